@@ -1,0 +1,5 @@
+import { authRoutes } from '../../../lib/auth/routes';
+import { me } from '../../../lib/auth/session';
+import { httpEndpoint } from '../../../lib/http/endpoint';
+
+export const handler = httpEndpoint(authRoutes.me, ({ identity }) => me(identity));

@@ -1,0 +1,5 @@
+import { claimRoutes } from '../../../lib/claims/routes';
+import { archiveClaimFor } from '../../../lib/claims/service';
+import { httpEndpoint } from '../../../lib/http/endpoint';
+
+export const handler = httpEndpoint(claimRoutes.archive, ({ identity, params }) => archiveClaimFor(identity, params.id));

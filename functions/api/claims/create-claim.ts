@@ -1,0 +1,5 @@
+import { claimRoutes } from '../../../lib/claims/routes';
+import { createClaimFor } from '../../../lib/claims/service';
+import { httpEndpoint } from '../../../lib/http/endpoint';
+
+export const handler = httpEndpoint(claimRoutes.create, ({ identity, body }) => createClaimFor(identity, body));

@@ -1,0 +1,5 @@
+import { claimRoutes } from '../../../lib/claims/routes';
+import { hardDeleteClaim } from '../../../lib/claims/service';
+import { httpEndpoint } from '../../../lib/http/endpoint';
+
+export const handler = httpEndpoint(claimRoutes.delete, ({ identity, params }) => hardDeleteClaim(identity, params.id));

@@ -1,0 +1,5 @@
+import { claimRoutes } from '../../../lib/claims/routes';
+import { getClaimFor } from '../../../lib/claims/service';
+import { httpEndpoint } from '../../../lib/http/endpoint';
+
+export const handler = httpEndpoint(claimRoutes.get, ({ identity, params }) => getClaimFor(identity, params.id));

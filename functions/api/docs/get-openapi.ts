@@ -1,0 +1,11 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { docsRoutes } from '../../../lib/http/docs-routes';
+import { openApiDocument } from '../../../lib/http/openapi';
+import { routeTable } from '../../../lib/http/route-table';
+
+let document: ReturnType<typeof openApiDocument> | undefined;
+
+export const handler = httpEndpoint(docsRoutes.openapi, async () => {
+  document ??= openApiDocument(routeTable, { title: 'Contents Inventory Service', version: '0.1.0' });
+  return document;
+});

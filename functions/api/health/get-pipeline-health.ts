@@ -1,0 +1,5 @@
+import { pipelineHealth } from '../../../lib/health/pipeline';
+import { healthRoutes } from '../../../lib/health/routes';
+import { httpEndpoint } from '../../../lib/http/endpoint';
+
+export const handler = httpEndpoint(healthRoutes.pipeline, () => pipelineHealth());

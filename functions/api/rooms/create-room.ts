@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { roomRoutes } from '../../../lib/rooms/routes';
+import { createRoomFor } from '../../../lib/rooms/service';
+
+export const handler = httpEndpoint(roomRoutes.create, ({ identity, params, body }) => createRoomFor(identity, params.claim_id, body.name));

@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { roomRoutes } from '../../../lib/rooms/routes';
+import { listRoomsFor } from '../../../lib/rooms/service';
+
+export const handler = httpEndpoint(roomRoutes.list, ({ identity, params, query }) => listRoomsFor(identity, params.claim_id, query.archived));

@@ -1,0 +1,81 @@
+'use strict';
+/**
+ * Builds serverless.yml's `functions:` block and the HTTP API CORS settings
+ * from the TypeScript declarations (lib/http/route-table.ts and
+ * lib/background/functions.ts), so routes and workers are declared once.
+ * The declarations are bundled in memory with esbuild (no build step).
+ */
+const path = require('node:path');
+const Module = require('node:module');
+const { buildSync } = require('esbuild');
+
+const root = path.join(__dirname, '..');
+
+function loadTypeScript(relativePath) {
+  const file = path.join(root, relativePath);
+  const { outputFiles } = buildSync({
+    entryPoints: [file],
+    bundle: true,
+    write: false,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'silent',
+    packages: 'external',
+  });
+  const mod = new Module(file, module);
+  mod.filename = file;
+  mod.paths = Module._nodeModulePaths(path.dirname(file));
+  mod._compile(outputFiles[0].text, file);
+  return mod.exports;
+}
+
+/** PurgeQueue for purpose 'purge', the logical id serverless.yml declares. */
+function queueLogicalId(purpose) {
+  return `${purpose.replace(/(^|-)(\w)/g, (_, __, c) => c.toUpperCase())}Queue`;
+}
+
+function buildFunctions() {
+  const { routeTable } = loadTypeScript('lib/http/route-table.ts');
+  const { backgroundFunctions } = loadTypeScript('lib/background/functions.ts');
+  const functions = {};
+  for (const route of routeTable) {
+    if (functions[route.name]) throw new Error(`Duplicate function name ${route.name}`);
+    functions[route.name] = {
+      handler: `functions/${route.handler}.handler`,
+      events: [{ httpApi: { method: route.method, path: route.path } }],
+      ...(route.lambda ?? {}),
+    };
+  }
+  for (const fn of backgroundFunctions) {
+    if (functions[fn.name]) throw new Error(`Duplicate function name ${fn.name}`);
+    const event =
+      fn.kind === 'queue'
+        ? {
+            sqs: {
+              arn: { 'Fn::GetAtt': [queueLogicalId(fn.queue), 'Arn'] },
+              batchSize: fn.batchSize,
+              functionResponseType: 'ReportBatchItemFailures',
+              ...(fn.maximumConcurrency ? { maximumConcurrency: fn.maximumConcurrency } : {}),
+            },
+          }
+        : { schedule: { rate: [fn.rate] } };
+    functions[fn.name] = { handler: `functions/${fn.handler}.handler`, timeout: fn.timeout, events: [event] };
+  }
+  return functions;
+}
+
+function buildCors() {
+  const { loadSettings } = loadTypeScript('lib/config/load.ts');
+  const settings = loadSettings();
+  return {
+    allowedOrigins: settings.CORS_ORIGINS,
+    allowCredentials: true,
+    allowedHeaders: ['Content-Type', 'Authorization', 'X-Requested-With', 'Idempotency-Key'],
+    allowedMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    exposedResponseHeaders: ['Content-Disposition'],
+    maxAge: 3600,
+  };
+}
+
+module.exports = { functions: buildFunctions(), cors: buildCors(), queueLogicalId, loadTypeScript };

@@ -1,0 +1,51 @@
+/**
+ * Undo (POST /api/activity/{log_id}/restore). Each restorable action type has
+ * one restorer that applies its snapshot; restoring is once only, decided by a
+ * conditional write on the entry so two clicks cannot both apply.
+ */
+import type { Identity } from '../auth/identity';
+import { archiveClaim, patchClaim, unarchiveClaim, type ClaimPatch } from '../claims/claim';
+import { badRequest, conflict, notFound } from '../http/errors';
+import { setRoomArchived } from '../rooms/room';
+import { loadClaimForTeam, loadRoomForTeam } from '../tenancy/scope';
+import { getActivity, markRestored, recordActivity, unmarkRestored, type ActivityEntry } from './log';
+
+type Restorer = (entry: ActivityEntry & { entity_id: string }, identity: Identity) => Promise<unknown>;
+
+const restorers: Record<string, Restorer> = {
+  // Undo of adding a claim or room hides it (archive) rather than destroying what was added to it since.
+  create_claim: async (e, id) => archiveClaim(await loadClaimForTeam(id, e.entity_id)),
+  update_claim: async (e, id) => patchClaim(await loadClaimForTeam(id, e.entity_id), (e.snapshot?.before ?? {}) as ClaimPatch),
+  archive_claim: async (e, id) => unarchiveClaim(await loadClaimForTeam(id, e.entity_id)),
+  unarchive_claim: async (e, id) => archiveClaim(await loadClaimForTeam(id, e.entity_id)),
+  create_room: async (e, id) => setRoomArchived(await loadRoomForTeam(id, e.entity_id), true),
+  archive_room: async (e, id) => setRoomArchived(await loadRoomForTeam(id, e.entity_id), false),
+  unarchive_room: async (e, id) => setRoomArchived(await loadRoomForTeam(id, e.entity_id), true),
+};
+
+export function isRestorableType(actionType: string): boolean {
+  return actionType in restorers;
+}
+
+export async function restoreActivity(identity: Identity, logId: string) {
+  const entry = await getActivity(logId);
+  if (!entry || (entry.team_id !== identity.team.id && !identity.isAdmin)) throw notFound('Activity entry not found');
+  const restorer = restorers[entry.action_type];
+  if (!entry.restorable || !restorer || !entry.entity_id) throw badRequest('This action cannot be undone.');
+  if (entry.restored_at || !(await markRestored(entry.id, identity.user.id))) throw conflict('This action has already been undone.');
+  try {
+    await restorer(entry as ActivityEntry & { entity_id: string }, identity);
+  } catch (err) {
+    await unmarkRestored(entry.id);
+    throw err;
+  }
+  await recordActivity(identity.actor, {
+    action_type: 'restore',
+    action_label: `Undid: ${entry.action_label}`,
+    target: entry.target,
+    entity_type: entry.entity_type ?? undefined,
+    entity_id: entry.entity_id,
+    restorable: false,
+  });
+  return { restored: true, entry: { ...(await getActivity(entry.id)) } };
+}

@@ -1,0 +1,208 @@
+/**
+ * Claims (spec: Resources > Claim; States > Other lifecycles). Claim.team_id is
+ * the tenant boundary. Every state change is a conditional write, so a
+ * concurrent submit cannot slip between the check and the archive.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { z } from 'zod';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { indexes, keys, withoutKeys } from '../db/keys';
+import { queryAll } from '../db/query';
+import { badRequest, notFound } from '../http/errors';
+import type { claimCreateBody, claimPatchBody } from './schemas';
+
+export interface Claim {
+  id: string;
+  team_id: string;
+  created_by_user_id: string;
+  claim_number: string;
+  insured_name: string | null;
+  loss_type: string | null;
+  coverage_type: 'ACV' | 'RCV' | null;
+  claim_type: 'Residential' | 'Commercial' | null;
+  zip_code: string | null;
+  adjuster_name: string | null;
+  is_archived: boolean;
+  archived_at: string | null;
+  submitted_at: string | null;
+  is_training: boolean;
+  estimation_claim_key: string | null;
+  estimation_claim_id: string | null;
+  estimation_submitted_at: string | null;
+  estimation_items_unlocked: boolean;
+  /** Whole credits charged to the claim; atomically incremented when a charge is finalized. */
+  spend_credits: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ClaimCreate = z.output<typeof claimCreateBody>;
+export type ClaimPatch = z.output<typeof claimPatchBody>;
+export const EDITABLE_CLAIM_FIELDS = ['claim_number', 'insured_name', 'loss_type', 'coverage_type', 'claim_type', 'zip_code', 'adjuster_name'] as const;
+
+export const CLAIM_SUBMITTED = 'This claim has been submitted and cannot be archived.';
+
+/**
+ * items_locked: the claim has been sent to the estimation platform. A training
+ * claim never locks, and the admin unlock overrides the lock.
+ */
+export function itemsLocked(claim: Pick<Claim, 'estimation_claim_id' | 'estimation_submitted_at' | 'is_training' | 'estimation_items_unlocked'>): boolean {
+  if (claim.is_training || claim.estimation_items_unlocked) return false;
+  return Boolean(claim.estimation_claim_id || claim.estimation_submitted_at);
+}
+
+/** A claim as the API shows it. */
+export function claimView(claim: Claim) {
+  const { spend_credits, ...rest } = claim;
+  return { ...rest, items_locked: itemsLocked(claim), spend_usd: Math.round(spend_credits ?? 0) };
+}
+
+function claimRow(claim: Claim) {
+  const index = indexes.teamClaims(claim.team_id);
+  return {
+    ...keys.claim(claim.id),
+    entity: 'Claim',
+    gsi1pk: index.pk,
+    gsi1sk: `${claim.created_at}#${claim.id}`,
+    gsi2pk: 'CLAIMS',
+    gsi2sk: claim.created_at,
+    ...(claim.is_archived && claim.archived_at ? { archpk: 'ARCHIVED', archsk: `${claim.archived_at}#claim#${claim.id}` } : {}),
+    ...claim,
+  };
+}
+
+export async function createClaim(teamId: string, userId: string, input: ClaimCreate, options: { isTraining?: boolean; id?: string } = {}): Promise<Claim> {
+  const now = new Date().toISOString();
+  const claim: Claim = {
+    id: options.id ?? randomUUID(),
+    team_id: teamId,
+    created_by_user_id: userId,
+    claim_number: input.claim_number,
+    insured_name: input.insured_name ?? null,
+    loss_type: input.loss_type ?? null,
+    coverage_type: input.coverage_type ?? null,
+    claim_type: input.claim_type ?? null,
+    zip_code: input.zip_code ?? null,
+    adjuster_name: input.adjuster_name ?? null,
+    is_archived: false,
+    archived_at: null,
+    submitted_at: null,
+    is_training: options.isTraining ?? false,
+    estimation_claim_key: null,
+    estimation_claim_id: null,
+    estimation_submitted_at: null,
+    estimation_items_unlocked: false,
+    spend_credits: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  await db().send(new PutCommand({ TableName: tableName(), Item: claimRow(claim), ConditionExpression: 'attribute_not_exists(pk)' }));
+  return claim;
+}
+
+export async function getClaim(id: string, consistent = false): Promise<Claim | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.claim(id), ConsistentRead: consistent }));
+  return Item ? (withoutKeys(Item) as unknown as Claim) : null;
+}
+
+export async function listTeamClaims(teamId: string, archived: boolean): Promise<Claim[]> {
+  const claims = await queryAll<Claim>(indexes.teamClaims(teamId), {
+    FilterExpression: 'is_archived = :archived',
+    ExpressionAttributeValues: { ':archived': archived },
+    ScanIndexForward: false,
+  });
+  return claims;
+}
+
+/** Applies a patch; returns the claim before and after (the before feeds the undo snapshot). */
+export async function patchClaim(claim: Claim, patch: ClaimPatch): Promise<{ before: Claim; after: Claim }> {
+  const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
+  const now = new Date().toISOString();
+  const names: Record<string, string> = { '#updated_at': 'updated_at' };
+  const values: Record<string, unknown> = { ':updated_at': now };
+  const sets = ['#updated_at = :updated_at'];
+  for (const [k, v] of entries) {
+    names[`#${k}`] = k;
+    values[`:${k}`] = v;
+    sets.push(`#${k} = :${k}`);
+  }
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.claim(claim.id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return { before: claim, after: withoutKeys(Attributes ?? {}) as unknown as Claim };
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) throw notFound('Claim not found');
+    throw err;
+  }
+}
+
+/** Archive: 400 if submitted; hidden from default lists, counts, exports and sends. */
+export async function archiveClaim(claim: Claim, now = new Date()): Promise<Claim> {
+  const archivedAt = now.toISOString();
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.claim(claim.id),
+        UpdateExpression: 'SET is_archived = :true, archived_at = :at, archpk = :archpk, archsk = :archsk, updated_at = :at',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(submitted_at) OR submitted_at = :null)',
+        ExpressionAttributeValues: { ':true': true, ':at': archivedAt, ':archpk': 'ARCHIVED', ':archsk': `${archivedAt}#claim#${claim.id}`, ':null': null },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return withoutKeys(Attributes ?? {}) as unknown as Claim;
+  } catch (err) {
+    if (!isConditionalCheckFailed(err)) throw err;
+    const current = await getClaim(claim.id, true);
+    if (!current) throw notFound('Claim not found');
+    throw badRequest(CLAIM_SUBMITTED);
+  }
+}
+
+export async function unarchiveClaim(claim: Claim): Promise<Claim> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.claim(claim.id),
+        UpdateExpression: 'SET is_archived = :false, archived_at = :null, updated_at = :now REMOVE archpk, archsk',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':false': false, ':null': null, ':now': new Date().toISOString() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return withoutKeys(Attributes ?? {}) as unknown as Claim;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) throw notFound('Claim not found');
+    throw err;
+  }
+}
+
+/** Removes the claim row itself; what lies beneath is removed by the purge worker. */
+export async function deleteClaimRow(claimId: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.claim(claimId) }));
+}
+
+/** Adds finalized credits to the claim's spend (atomic counter). */
+export async function addClaimSpend(claimId: string, credits: number): Promise<void> {
+  if (!credits) return;
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.claim(claimId),
+      UpdateExpression: 'ADD spend_credits :c',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':c': credits },
+    }),
+  );
+}

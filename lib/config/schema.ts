@@ -1,0 +1,148 @@
+/**
+ * Every setting the specification names (Limits, Pipeline tuning defaults,
+ * Insured link limits, Other configuration), plus the infrastructure names the
+ * serverless deployment adds. Defaults are the spec's defaults.
+ *
+ * Values arrive as strings from the environment and files, so numbers and
+ * booleans are coerced here; a value that cannot be coerced stops start-up
+ * with a message naming the variable (see load.ts).
+ */
+import { z } from 'zod';
+
+const num = (def: number) => z.coerce.number().refine(Number.isFinite, 'must be a finite number').default(def);
+const int = (def: number) => z.coerce.number().int('must be a whole number').default(def);
+const str = (def = '') => z.string().default(def);
+const bool = (def: boolean) =>
+  z
+    .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off', 'TRUE', 'FALSE', 'True', 'False'])])
+    .transform((v) => (typeof v === 'boolean' ? v : ['true', '1', 'yes', 'on'].includes(v.toLowerCase())))
+    .default(def);
+/** Comma-separated list, blanks dropped. */
+const list = (def: string) =>
+  z
+    .string()
+    .default(def)
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
+
+export const settingsSchema = z.object({
+  // --- Credit prices and charging ---
+  BILLING_BLOCK_SECONDS: int(20).refine((v) => v > 0, 'must be positive'),
+  COST_PER_VIDEO_BLOCK: num(3),
+  COST_PER_AUDIO_BLOCK: num(1),
+  COST_PER_PHOTO_REQUEST: num(1),
+  COST_PER_CONTENTS_ESTIMATION_ITEM: num(1),
+  ENABLE_BILLING: bool(false),
+  BILLING_APP_DOMAIN: str(),
+  BILLING_APP_API_KEY: str(),
+  BILLING_EXTERNAL_APP: str('contents-inventory'),
+  DEFAULT_TEAM_CREDIT_RATE: num(0.15),
+
+  // --- Size and concurrency limits ---
+  MAX_UPLOAD_SIZE_MB: num(2000),
+  MAX_PHOTO_UPLOAD_MB: num(8000),
+  MAX_CHUNK_BYTES: int(32 * 1024 * 1024),
+  RECOMMENDED_CHUNK_BYTES: int(16 * 1024 * 1024),
+  MAX_PHOTOS_PER_ITEM: int(5).refine((v) => v >= 1, 'must be at least 1'),
+  OPENROUTER_CONCURRENCY: int(6).refine((v) => v >= 1, 'must be at least 1'),
+  OPENROUTER_PHOTO_CONCURRENCY: int(12).refine((v) => v >= 1, 'must be at least 1'),
+  OPENROUTER_GLOBAL_CONCURRENCY: int(24).refine((v) => v >= 1 && v <= 32, 'must be between 1 and 32'),
+  WORKER_CONCURRENCY: int(4),
+  JOB_TIMEOUT_S: int(3600),
+  WEB_CONCURRENCY: int(2),
+  STUCK_JOB_MINUTES: num(15),
+  STUCK_JOB_MINUTES_WITH_QUEUE: num(30),
+  FRAME_EXTRACTION_HEARTBEAT_SECONDS: num(10),
+  WORKER_SHUTDOWN_GRACE_SECONDS: num(30),
+  ARCHIVE_PURGE_DAYS: num(30),
+  RECENT_JOBS_LIMIT: int(50),
+  ADMIN_USER_SEARCH_CAP: int(200),
+  ADMIN_MEDIA_PHOTOS_PER_JOB: int(12),
+  JOB_LOG_BUFFER_LINES: int(1000),
+  JOB_LOG_TTL_HOURS: num(24),
+
+  // --- Pipeline tuning defaults ---
+  FRAME_EXTRACTION_FPS: num(1.0),
+  FRAME_LONG_EDGE_PX: int(1600),
+  FRAME_JPEG_QUALITY: int(4).refine((v) => v >= 2 && v <= 31, 'must be between 2 and 31'),
+  KEYFRAME_DECODE_MIN_RATIO: num(0.8),
+  CHUNK_DURATION_SECONDS: num(30.0),
+  FRAMES_PER_MINUTE: int(60),
+  MAX_FRAMES_PER_CALL: int(60),
+  VIDEO_DEDUP_WINDOW_SECONDS: num(3.0),
+  MAX_PHOTOS_PER_CALL: int(8),
+  PHOTO_IMAGE_MAX_PIXELS: int(1150000),
+  PHOTO_IMAGE_MAX_LONG_EDGE: int(1568),
+  VIDEO_FRAME_LONG_EDGE: int(768),
+  PHOTO_BUDGET_CREDIT_RATE_USD: num(0.1),
+  PHOTO_BUDGET_TARGET_MARGIN: num(0.8),
+  PHOTO_BUDGET_MIN_OUTPUT_TOKENS: int(800),
+  PHOTO_BUDGET_MAX_OUTPUT_TOKENS: int(3500),
+  PHOTO_BUDGET_TRUNCATION_RATIO: num(0.95),
+  PHOTO_MAX_PASSES: int(3).refine((v) => v >= 1, 'must be at least 1'),
+  OPENROUTER_TEMPERATURE: num(0),
+  OPENROUTER_MODEL: str('google/gemini-2.5-flash'),
+  OPENROUTER_BASE_URL: str('https://openrouter.ai/api/v1'),
+  OPENROUTER_API_KEY: str(),
+  TRANSCRIPTION_MODEL: str('nova-3'),
+  TRANSCRIPTION_API_KEY: str(),
+  TRANSCRIPTION_BASE_URL: str('https://api.deepgram.com'),
+
+  // --- Insured link limits (0 or less disables a limit) ---
+  INSURED_LINK_TTL_DAYS: num(30),
+  INSURED_MAX_FILE_MB: num(80),
+  INSURED_MAX_VIDEO_MB: num(1500),
+  INSURED_CHUNK_MB: num(16),
+  INSURED_LINK_MAX_TOTAL_MB: num(4000),
+  INSURED_LINK_MAX_FILES: int(2000),
+  INSURED_LINK_MAX_ITEMS: int(5000),
+  INSURED_RATE_LIMIT_READS_PER_MINUTE: int(120),
+  INSURED_RATE_LIMIT_WRITES_PER_MINUTE: int(120),
+  INSURED_RATE_LIMIT_UPLOADS_PER_MINUTE: int(60),
+  INSURED_RATE_LIMIT_UNKNOWN_TOKEN_PER_MINUTE: int(20),
+
+  // --- Other configuration ---
+  CLAIMS_PLATFORM_JWT_SECRET: str(),
+  CLAIMS_PLATFORM_LOGIN_URL: str('https://claims-platform.example.com/login'),
+  CLAIMS_PLATFORM_COOKIE_NAME: str('bt_shared_data'),
+  ADMIN_EXTERNAL_USER_IDS: list('7,10'),
+  CLAIMS_PLATFORM_BASE_URL: str(),
+  CLAIMS_PLATFORM_BEARER_TOKEN: str(),
+  CLAIMS_PLATFORM_APP_URL: str(),
+  ESTIMATION_PLATFORM_BASE_URL: str(),
+  ESTIMATION_PLATFORM_APP_URL: str(),
+  ESTIMATION_PLATFORM_SSO_SECRET: str(),
+  ESTIMATION_PLATFORM_SSO_TTL_MINUTES: num(3).refine((v) => v > 0, 'must be positive'),
+  PUBLIC_BASE_URL: str(),
+  PUBLIC_APP_BASE_URL: str('http://localhost:3000'),
+  CAPTURE_SOURCE_API_BASE_URL: str(),
+  CAPTURE_SOURCE_WEBHOOK_SECRET: str(),
+  CAPTURE_SOURCE_IMPORT_CONCURRENCY: int(4),
+  MAIL_API_KEY: str(),
+  MAIL_DOMAIN: str(),
+  MAIL_BASE_URL: str('https://api.mailgun.net'),
+  MAIL_FROM: str(),
+  SUPPORT_EMAIL: str(),
+  MAX_EMAIL_ATTACHMENT_MB: num(20),
+  MAIL_WEBHOOK_SIGNING_KEY: str(),
+  CHAT_WEBHOOK_URL: str(),
+  APP_ENV: z.enum(['production', 'stage', 'local']).default('production'),
+  LOCAL_AUTH_USER_EMAIL: str(),
+  CORS_ORIGINS: list('http://localhost:3000'),
+  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'debug', 'info', 'warn', 'error']).default('INFO'),
+
+  // --- Deployment names (serverless.yml sets these; local defaults match the embedded stack) ---
+  TABLE_NAME: str('contents-inventory-local'),
+  MEDIA_BUCKET: str('contents-inventory-local-media'),
+  /** Queues are named <prefix><purpose>, e.g. contents-inventory-local-purge. */
+  QUEUE_NAME_PREFIX: str('contents-inventory-local-'),
+  PRESIGNED_URL_TTL_SECONDS: int(900).refine((v) => v > 0 && v <= 604800, 'must be between 1 and 604800'),
+});
+
+export type Settings = z.output<typeof settingsSchema>;
+export type SettingsInput = Partial<Record<keyof Settings, string | number | boolean>>;
+export const SETTING_NAMES = Object.keys(settingsSchema.shape) as (keyof Settings)[];

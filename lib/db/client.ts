@@ -1,0 +1,37 @@
+/**
+ * The DynamoDB document client. The endpoint comes only from the SDK's own
+ * AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_DYNAMODB variables.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { settings } from '../config';
+
+let doc: DynamoDBDocumentClient | undefined;
+
+export function db(): DynamoDBDocumentClient {
+  doc ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+  return doc;
+}
+
+export function tableName(): string {
+  return settings().TABLE_NAME;
+}
+
+export function isConditionalCheckFailed(err: unknown): boolean {
+  const name = (err as { name?: string } | undefined)?.name;
+  return name === 'ConditionalCheckFailedException';
+}
+
+export function isTransactionCanceled(err: unknown): boolean {
+  return (err as { name?: string } | undefined)?.name === 'TransactionCanceledException';
+}
+
+/** True when a cancelled transaction failed only on condition checks (a lost race, not a fault). */
+export function isConditionRace(err: unknown): boolean {
+  if (isConditionalCheckFailed(err)) return true;
+  if (!isTransactionCanceled(err)) return false;
+  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.some((r) => r.Code === 'ConditionalCheckFailed') && reasons.every((r) => !r.Code || r.Code === 'None' || r.Code === 'ConditionalCheckFailed');
+}

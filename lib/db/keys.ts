@@ -1,0 +1,59 @@
+/**
+ * Single-table design: every key shape the service writes, in one place.
+ *
+ * Table attributes: pk, sk (primary); gsi1pk/gsi1sk and gsi2pk/gsi2sk (general
+ * "list children of X, newest first" indexes); archpk/archsk (sparse index of
+ * archived things for the daily purge).
+ *
+ * | entity            | pk                      | sk        | gsi1pk                  | gsi1sk              | gsi2pk            | gsi2sk        |
+ * |-------------------|-------------------------|-----------|-------------------------|---------------------|-------------------|---------------|
+ * | Team              | TEAM#<id>               | TEAM      | TEAMS                   | <created_at>        |                   |               |
+ * | team token unique | TEAMTOKEN#<sha256>      | UNIQUE    |                         |                     |                   |               |
+ * | team ext unique   | TEAMEXT#<external_id>   | UNIQUE    |                         |                     |                   |               |
+ * | User              | USER#<id>               | USER      | TEAM#<team_id>#USERS    | <created_at>        | USERS             | <created_at>  |
+ * | user ext unique   | USEREXT#<external_id>   | UNIQUE    |                         |                     |                   |               |
+ * | user email unique | USEREMAIL#<email>       | UNIQUE    |                         |                     |                   |               |
+ * | Claim             | CLAIM#<id>              | CLAIM     | TEAM#<team_id>#CLAIMS   | <created_at>#<id>   | CLAIMS            | <created_at>  |
+ * | Room              | ROOM#<id>               | ROOM      | CLAIM#<claim_id>#ROOMS  | <created_at>#<id>   |                   |               |
+ * | ProcessingJob     | JOB#<id>                | JOB       | ROOM#<room_id>#JOBS     | <created_at>#<id>   | TEAM#<team>#JOBS  | <created_at>  |
+ * | InventoryItem     | ITEM#<id>               | ITEM      | JOB#<job_id>#ITEMS      | <item_number:08>    | ROOM#<room>#ITEMS | <number:08>   |
+ * | Activity entry    | ACTIVITY#<id>           | ACTIVITY  | TEAM#<team_id>#ACTIVITY | <created_at>#<id>   | ACTIVITY          | <created_at>  |
+ * | Component flags   | COMPONENTS              | GLOBAL or TEAM#<team_id> |          |                     |                   |               |
+ *
+ * Archived claims and rooms also carry archpk=ARCHIVED, archsk=<archived_at>#<kind>#<id>
+ * so the purge reads only what is archived.
+ */
+
+export const keys = {
+  team: (id: string) => ({ pk: `TEAM#${id}`, sk: 'TEAM' }),
+  teamToken: (tokenHash: string) => ({ pk: `TEAMTOKEN#${tokenHash}`, sk: 'UNIQUE' }),
+  teamExternal: (externalId: number | string) => ({ pk: `TEAMEXT#${externalId}`, sk: 'UNIQUE' }),
+  user: (id: string) => ({ pk: `USER#${id}`, sk: 'USER' }),
+  userExternal: (externalId: string) => ({ pk: `USEREXT#${externalId}`, sk: 'UNIQUE' }),
+  userEmail: (email: string) => ({ pk: `USEREMAIL#${email.trim().toLowerCase()}`, sk: 'UNIQUE' }),
+  claim: (id: string) => ({ pk: `CLAIM#${id}`, sk: 'CLAIM' }),
+  room: (id: string) => ({ pk: `ROOM#${id}`, sk: 'ROOM' }),
+  job: (id: string) => ({ pk: `JOB#${id}`, sk: 'JOB' }),
+  item: (id: string) => ({ pk: `ITEM#${id}`, sk: 'ITEM' }),
+  activity: (id: string) => ({ pk: `ACTIVITY#${id}`, sk: 'ACTIVITY' }),
+  components: (teamId: string | null) => ({ pk: 'COMPONENTS', sk: teamId ? `TEAM#${teamId}` : 'GLOBAL' }),
+} as const;
+
+export const indexes = {
+  teamClaims: (teamId: string) => ({ index: 'gsi1', pk: `TEAM#${teamId}#CLAIMS` }),
+  teamUsers: (teamId: string) => ({ index: 'gsi1', pk: `TEAM#${teamId}#USERS` }),
+  claimRooms: (claimId: string) => ({ index: 'gsi1', pk: `CLAIM#${claimId}#ROOMS` }),
+  roomJobs: (roomId: string) => ({ index: 'gsi1', pk: `ROOM#${roomId}#JOBS` }),
+  jobItems: (jobId: string) => ({ index: 'gsi1', pk: `JOB#${jobId}#ITEMS` }),
+  teamActivity: (teamId: string) => ({ index: 'gsi1', pk: `TEAM#${teamId}#ACTIVITY` }),
+  teamJobs: (teamId: string) => ({ index: 'gsi2', pk: `TEAM#${teamId}#JOBS` }),
+  roomItems: (roomId: string) => ({ index: 'gsi2', pk: `ROOM#${roomId}#ITEMS` }),
+  archived: () => ({ index: 'archived', pk: 'ARCHIVED' }),
+} as const;
+
+/** Strips the key attributes before a row is shaped for a response. */
+export function withoutKeys<T extends Record<string, unknown>>(row: T): Omit<T, 'pk' | 'sk' | 'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'archpk' | 'archsk' | 'entity'> {
+  const { pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, archpk, archsk, entity, ...rest } = row as Record<string, unknown>;
+  void pk; void sk; void gsi1pk; void gsi1sk; void gsi2pk; void gsi2sk; void archpk; void archsk; void entity;
+  return rest as never;
+}

@@ -1,0 +1,33 @@
+/** Reading whole index partitions (children of one parent), page by page. */
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client';
+import { withoutKeys } from './keys';
+
+export async function queryAll<T>(index: { index: string; pk: string }, options: Partial<QueryCommandInput> = {}): Promise<T[]> {
+  const out: T[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  const pkName = `${index.index === 'archived' ? 'arch' : index.index}pk`;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: index.index,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': pkName, ...(options.ExpressionAttributeNames ?? {}) },
+        ExpressionAttributeValues: { ':pk': index.pk, ...(options.ExpressionAttributeValues ?? {}) },
+        ExclusiveStartKey,
+        ...withoutExpressions(options),
+      }),
+    );
+    for (const item of page.Items ?? []) out.push(withoutKeys(item) as T);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return out;
+}
+
+function withoutExpressions(options: Partial<QueryCommandInput>) {
+  const { ExpressionAttributeNames, ExpressionAttributeValues, ...rest } = options;
+  void ExpressionAttributeNames;
+  void ExpressionAttributeValues;
+  return rest;
+}

@@ -1,0 +1,35 @@
+/**
+ * GET /api/health/pipeline: which mode work runs in, whether a worker has been
+ * seen recently, and how much is queued. "worker" means the queues answer;
+ * "in-process-fallback" means they do not, and work is handed to the worker
+ * functions by direct invoke instead (spec: Processing rules 10).
+ */
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client';
+import { QUEUE_PURPOSES, queueDepth } from '../queue/queues';
+
+/** A worker seen within this window counts as alive. */
+export const WORKER_ALIVE_WINDOW_MS = 5 * 60_000;
+const HEARTBEAT_KEY = { pk: 'WORKER', sk: 'HEARTBEAT' };
+
+export async function recordWorkerHeartbeat(worker: string, now = new Date()): Promise<void> {
+  await db().send(new PutCommand({ TableName: tableName(), Item: { ...HEARTBEAT_KEY, entity: 'WorkerHeartbeat', worker, seen_at: now.toISOString() } }));
+}
+
+export async function pipelineHealth(now = new Date()) {
+  let mode: 'worker' | 'in-process-fallback' = 'worker';
+  let queued = 0;
+  try {
+    queued = (await Promise.all(QUEUE_PURPOSES.map((p) => queueDepth(p)))).reduce((a, b) => a + b, 0);
+  } catch {
+    mode = 'in-process-fallback';
+  }
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: HEARTBEAT_KEY }));
+  const seenAt = Item?.seen_at ? Date.parse(String(Item.seen_at)) : 0;
+  return {
+    mode,
+    worker_alive: seenAt > 0 && now.getTime() - seenAt <= WORKER_ALIVE_WINDOW_MS,
+    worker_last_seen_at: Item?.seen_at ?? null,
+    queued_jobs: queued,
+  };
+}

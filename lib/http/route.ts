@@ -1,0 +1,47 @@
+/**
+ * A route contract: method, path, who may call it and the zod schemas of what
+ * it takes and returns. Contracts live beside their domain (lib/<domain>/routes.ts)
+ * and are read by three things: the handler (validation), the OpenAPI document
+ * (lib/http/openapi.ts) and the serverless function list (functions/manifest.js).
+ */
+import type { z } from 'zod';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * none: no token. user: signed-in user, team-scoped. actor: same identity, the
+ * route writes activity. admin: ADMIN_EXTERNAL_USER_IDS allowlist.
+ * capability: the uuid in the path is the credential (no header).
+ */
+export type RouteAuth = 'none' | 'user' | 'actor' | 'admin' | 'capability';
+
+export interface RouteContract {
+  /** Serverless function name; unique. */
+  name: string;
+  method: HttpMethod;
+  /** API Gateway path with {param} placeholders. */
+  path: string;
+  auth: RouteAuth;
+  summary: string;
+  tag: string;
+  /** Handler module under functions/, without extension, e.g. 'api/claims/get-claim'. */
+  handler: string;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** Documented success response (not validated at run time). */
+  response?: z.ZodType;
+  /** Status of a successful answer; 200 unless stated. */
+  successStatus?: number;
+  /** Documented error statuses besides 401/422 which every authenticated route has. */
+  errors?: number[];
+  /** Per-function overrides for serverless.yml (timeout, memory). */
+  lambda?: { timeout?: number; memorySize?: number };
+}
+
+/** Identity helper that keeps the literal types of a contract. */
+export function defineRoute<const C extends RouteContract>(contract: C): C {
+  return contract;
+}
+
+export type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;

@@ -1,0 +1,21 @@
+/** Small zod building blocks shared by route contracts. */
+import { z } from 'zod';
+
+export const uuid = () => z.uuid({ message: 'must be a UUID' });
+
+/** A query-string boolean: true/false/1/0; absent means the default. */
+export const queryBool = (def = false) =>
+  z
+    .enum(['true', 'false', '1', '0', 'True', 'False'], { message: 'must be true or false' })
+    .optional()
+    .transform((v) => (v === undefined ? def : v === 'true' || v === '1' || v === 'True'));
+
+export const idParams = z.object({ id: uuid() });
+
+export const detailResponse = z.object({ detail: z.string() });
+
+/** Cursor pagination for newest-first feeds. */
+export const pageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(2000).optional(),
+});

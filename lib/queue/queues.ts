@@ -1,0 +1,55 @@
+/**
+ * SQS queues by purpose. Names are <QUEUE_NAME_PREFIX><purpose>, matching the
+ * queues declared in serverless.yml; URLs are looked up once per container.
+ */
+import { GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { settings } from '../config';
+
+/** Every queue the service sends to; each has a -dlq twin in serverless.yml. */
+export const QUEUE_PURPOSES = ['purge'] as const;
+export type QueuePurpose = (typeof QUEUE_PURPOSES)[number];
+
+/** How long a send may take before the queue counts as unreachable (spec: ~3 s). */
+export const QUEUE_CONNECT_TIMEOUT_MS = 3000;
+
+let client: SQSClient | undefined;
+const urls = new Map<string, Promise<string>>();
+
+export function sqs(): SQSClient {
+  client ??= new SQSClient({ maxAttempts: 2 });
+  return client;
+}
+
+export function queueName(purpose: QueuePurpose): string {
+  return `${settings().QUEUE_NAME_PREFIX}${purpose}`;
+}
+
+export function queueUrl(purpose: QueuePurpose): Promise<string> {
+  const name = queueName(purpose);
+  let url = urls.get(name);
+  if (!url) {
+    url = sqs()
+      .send(new GetQueueUrlCommand({ QueueName: name }), { abortSignal: AbortSignal.timeout(QUEUE_CONNECT_TIMEOUT_MS) })
+      .then((r) => r.QueueUrl as string);
+    url.catch(() => urls.delete(name));
+    urls.set(name, url);
+  }
+  return url;
+}
+
+export async function sendToQueue(purpose: QueuePurpose, message: unknown, options: { delaySeconds?: number } = {}): Promise<void> {
+  const signal = AbortSignal.timeout(QUEUE_CONNECT_TIMEOUT_MS);
+  await sqs().send(
+    new SendMessageCommand({ QueueUrl: await queueUrl(purpose), MessageBody: JSON.stringify(message), DelaySeconds: options.delaySeconds }),
+    { abortSignal: signal },
+  );
+}
+
+/** Visible plus in-flight messages on a queue. */
+export async function queueDepth(purpose: QueuePurpose): Promise<number> {
+  const { Attributes } = await sqs().send(
+    new GetQueueAttributesCommand({ QueueUrl: await queueUrl(purpose), AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    { abortSignal: AbortSignal.timeout(QUEUE_CONNECT_TIMEOUT_MS) },
+  );
+  return Number(Attributes?.ApproximateNumberOfMessages ?? 0) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+}

@@ -1,0 +1,47 @@
+/**
+ * Per-room counts for room lists (spec: Room — video, photo, audio, items,
+ * submitted; item counts exclude archived items).
+ */
+import { indexes } from '../db/keys';
+import { queryAll } from '../db/query';
+
+/** The claims platform "submitted" marker on an item. */
+export const ITEM_SUBMITTED_FIELD = 'claims_platform_submitted_at';
+
+export interface RoomCounts {
+  video: number;
+  photo: number;
+  audio: number;
+  items: number;
+  submitted: number;
+  unsubmitted: number;
+}
+
+export async function roomCounts(roomId: string): Promise<RoomCounts> {
+  const [jobs, items] = await Promise.all([
+    queryAll<{ source_type: string }>(indexes.roomJobs(roomId), { ProjectionExpression: 'source_type' }),
+    queryAll<{ is_archived?: boolean; [ITEM_SUBMITTED_FIELD]?: string | null }>(indexes.roomItems(roomId), {
+      ProjectionExpression: `is_archived, ${ITEM_SUBMITTED_FIELD}`,
+    }),
+  ]);
+  const active = items.filter((i) => !i.is_archived);
+  const submitted = active.filter((i) => Boolean(i[ITEM_SUBMITTED_FIELD])).length;
+  return {
+    video: jobs.filter((j) => j.source_type === 'video').length,
+    photo: jobs.filter((j) => j.source_type === 'photo').length,
+    audio: jobs.filter((j) => j.source_type === 'audio').length,
+    items: active.length,
+    submitted,
+    unsubmitted: active.length - submitted,
+  };
+}
+
+/** Whether any item in the room (archived or not) has been submitted: such a room cannot be archived. */
+export async function roomHasSubmittedItem(roomId: string): Promise<boolean> {
+  const submitted = await queryAll(indexes.roomItems(roomId), {
+    FilterExpression: `attribute_exists(${ITEM_SUBMITTED_FIELD}) AND ${ITEM_SUBMITTED_FIELD} <> :null`,
+    ExpressionAttributeValues: { ':null': null },
+    ProjectionExpression: 'id',
+  });
+  return submitted.length > 0;
+}

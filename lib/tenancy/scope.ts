@@ -1,0 +1,40 @@
+/**
+ * Team scoping (spec: Authentication > Team scoping). The ownership chain is
+ * InventoryItem > ProcessingJob > Room > Claim.team_id. The id-loading helpers
+ * answer 404 for both a missing id and another team's id; allowlisted admins
+ * bypass ownership on id-addressed resources. List endpoints stay scoped to the
+ * caller's own team.
+ */
+import type { Identity } from '../auth/identity';
+import { getClaim, type Claim } from '../claims/claim';
+import { forbidden, notFound } from '../http/errors';
+import { getRoom, type Room } from '../rooms/room';
+
+export const CLAIM_NOT_FOUND = 'Claim not found';
+export const ROOM_NOT_FOUND = 'Room not found';
+
+function owns(identity: Identity, teamId: string): boolean {
+  return identity.isAdmin || identity.team.id === teamId;
+}
+
+/** load_claim_for_team: 404 for a missing claim and for another team's claim. */
+export async function loadClaimForTeam(identity: Identity, claimId: string): Promise<Claim> {
+  const claim = await getClaim(claimId, true);
+  if (!claim || !owns(identity, claim.team_id)) throw notFound(CLAIM_NOT_FOUND);
+  return claim;
+}
+
+/** The claim-level routes that answer 403 for another team's claim (GET /api/claims/{id}). */
+export async function loadClaimOr403(identity: Identity, claimId: string): Promise<Claim> {
+  const claim = await getClaim(claimId, true);
+  if (!claim) throw notFound(CLAIM_NOT_FOUND);
+  if (!owns(identity, claim.team_id)) throw forbidden('This claim belongs to another team.');
+  return claim;
+}
+
+/** load_room_for_team: 404 for a missing room and for another team's room. */
+export async function loadRoomForTeam(identity: Identity, roomId: string): Promise<Room> {
+  const room = await getRoom(roomId, true);
+  if (!room || !owns(identity, room.team_id)) throw notFound(ROOM_NOT_FOUND);
+  return room;
+}
