@@ -1,19 +1,37 @@
 /**
- * One jest run covers unit, integration and end-to-end suites. The embedded
- * AWS stack and the local service are started once per run by the global
- * setup (tests/support/global-setup.ts) and shared by every test file; each
- * test file isolates itself with its own teams and ids.
+ * Three projects in one run:
+ *  - unit: pure rules and handlers with mocked SDK clients; no emulators.
+ *  - service: integration and end-to-end suites. The embedded AWS stack and
+ *    the local service start ONCE for the run (tests/support/global-setup.ts)
+ *    and are shared by every file; each file isolates itself with its own
+ *    teams and ids.
+ *  - packaging: `serverless package` offline, stack and bundle budgets.
  */
+// The SDK warns that Node 20 support ends in 2027; Lambda runs Node 22, so keep test output clean.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }];
+
+const common = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.(t|j)sx?$': swc, '^.+\\.mjs$': swc },
+  // @middy/* and jose are ESM only: let swc turn it into CommonJS for jest.
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|jose)/)'],
+};
 
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/tests'],
-  testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.(t|j)sx?$': swc, '^.+\\.mjs$': swc },
-  // @middy/* is ESM only: let swc turn it into CommonJS for jest.
-  transformIgnorePatterns: ['/node_modules/(?!(@middy)/)'],
   testTimeout: 60000,
   maxWorkers: 2,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'service',
+      testMatch: ['<rootDir>/tests/integration/**/*.test.ts', '<rootDir>/tests/e2e/**/*.test.ts'],
+      globalSetup: '<rootDir>/tests/support/global-setup.ts',
+      globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
+    },
+    { ...common, displayName: 'packaging', testMatch: ['<rootDir>/tests/packaging/**/*.test.ts'] },
+  ],
 };

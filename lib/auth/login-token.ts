@@ -45,7 +45,8 @@ export async function verifyLoginToken(token: string, secret: string): Promise<V
   }
   let raw: JWTPayload;
   try {
-    ({ payload: raw } = await jwtVerify(token, new TextEncoder().encode(secret), { algorithms: ['HS256'] }));
+    // exp is required: a login token without one would never expire.
+    ({ payload: raw } = await jwtVerify(token, new TextEncoder().encode(secret), { algorithms: ['HS256'], requiredClaims: ['exp'] }));
   } catch (err) {
     if (!(err instanceof joseErrors.JOSEError) && !(err instanceof TypeError)) throw err;
     throw unauthorized(INVALID_TOKEN);

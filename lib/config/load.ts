@@ -27,7 +27,7 @@ export interface LoadOptions {
   overrides?: SettingsInput;
   /** Layer 2: defaults to process.env. */
   env?: Record<string, string | undefined>;
-  /** Layer 3: path of the checkout's .env; defaults to ./.env of the working directory. */
+  /** Layer 3: path of the checkout's .env; defaults to DOTENV_FILE, else ./.env of the working directory. */
   dotenvPath?: string;
   /** Layer 4: path of the machine-wide file; defaults to MACHINE_SETTINGS_FILE or DEFAULT_MACHINE_SETTINGS_FILE. */
   machineFilePath?: string;
@@ -43,7 +43,7 @@ function readEnvFile(path: string): Record<string, string> {
 export function loadSettings(options: LoadOptions = {}): Settings {
   const env = options.env ?? process.env;
   const machineFile = options.machineFilePath ?? env.MACHINE_SETTINGS_FILE ?? DEFAULT_MACHINE_SETTINGS_FILE;
-  const dotenvFile = options.dotenvPath ?? resolve(process.cwd(), '.env');
+  const dotenvFile = options.dotenvPath ?? env.DOTENV_FILE ?? resolve(process.cwd(), '.env');
   const layers: Record<string, unknown>[] = [
     readEnvFile(machineFile),
     readEnvFile(dotenvFile),

@@ -125,8 +125,10 @@ export async function setUserTimezone(userId: string, timezone: string): Promise
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.user(userId),
-      UpdateExpression: 'SET timezone = :tz',
+      // TIMEZONE is a DynamoDB reserved word.
+      UpdateExpression: 'SET #tz = :tz',
       ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#tz': 'timezone' },
       ExpressionAttributeValues: { ':tz': timezone },
       ReturnValues: 'ALL_NEW',
     }),

@@ -1,0 +1,72 @@
+'use strict';
+/**
+ * The whole service, locally: the embedded AWS stack, the resources from
+ * serverless.yml, `serverless offline` (API, Lambda endpoint, schedules) and
+ * delivery of queue messages to the worker functions. `npm start` and the
+ * test suite's global setup both start it through startLocalService().
+ */
+const { startEmulators } = require('./emulators');
+const { provision } = require('./provision');
+const { startOffline } = require('./offline');
+const { startQueueDelivery } = require('./queue-delivery');
+
+const SERVICE = 'contents-inventory';
+
+/**
+ * @param {object} options
+ * @param {string} options.stage
+ * @param {string} [options.dataDir]  where DynamoDB and S3 data persist; absent = throwaway
+ * @param {{ http?: number, lambda?: number, dynamodb?: number, s3?: number, sqs?: number }} [options.ports]
+ * @param {Record<string, string>} [options.env]  settings for the service (e.g. CLAIMS_PLATFORM_JWT_SECRET)
+ * @param {(line: string) => void} [options.log]
+ * @param {(chunk: string) => void} [options.onOfflineOutput]
+ */
+async function startLocalService({ stage, dataDir, ports = {}, env = {}, log = () => {}, onOfflineOutput }) {
+  const stops = [];
+  const stop = async () => {
+    for (const fn of stops.reverse()) await fn().catch((err) => log(`stop: ${err.message}`));
+  };
+  try {
+    const emulators = await startEmulators({ dataDir, ports: { dynamodb: ports.dynamodb, s3: ports.s3, sqs: ports.sqs }, quiet: true });
+    stops.push(() => emulators.stop());
+    log(`embedded AWS stack: DynamoDB ${emulators.endpoints.dynamodb}, S3 ${emulators.endpoints.s3}, SQS ${emulators.endpoints.sqs}`);
+
+    const { names, resources } = await provision({ stage, env: emulators.env, log });
+    const appEnv = {
+      ...emulators.env,
+      TABLE_NAME: names.table,
+      MEDIA_BUCKET: names.bucket,
+      QUEUE_NAME_PREFIX: names.queuePrefix,
+      ...env,
+    };
+
+    const httpPort = ports.http ?? 3000;
+    const lambdaPort = ports.lambda ?? 3002;
+    const offline = await startOffline({ stage, httpPort, lambdaPort, env: appEnv, onOutput: onOfflineOutput });
+    stops.push(() => offline.stop());
+
+    // The manifest is read in this process with the same settings the functions see.
+    Object.assign(process.env, appEnv);
+    const { functions } = require('../functions/manifest.js');
+    const delivery = startQueueDelivery({
+      functions,
+      queueUrlFor: (logicalId) => {
+        const queue = resources[logicalId];
+        if (!queue) throw new Error(`queue ${logicalId} is consumed by a worker but not declared in serverless.yml`);
+        return queue.ref;
+      },
+      functionPrefix: `${SERVICE}-${stage}-`,
+      lambdaEndpoint: offline.lambdaEndpoint,
+      sqsEndpoint: emulators.endpoints.sqs,
+      log,
+    });
+    stops.push(() => delivery.stop());
+
+    return { url: offline.url, lambdaEndpoint: offline.lambdaEndpoint, functionPrefix: `${SERVICE}-${stage}-`, env: appEnv, names, delivery, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+module.exports = { startLocalService };

@@ -1,0 +1,50 @@
+/**
+ * Starts the embedded AWS stack and the local service once for the whole run
+ * (fresh, throwaway state on free ports) and tells the test workers where it
+ * is through environment variables.
+ */
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serviceEnv } from './service-env';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { startLocalService } = require('../../localstack/service.js');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export default async function globalSetup(): Promise<void> {
+  const started = Date.now();
+  const dataDir = mkdtempSync(join(tmpdir(), 'contents-inventory-test-'));
+  const output: string[] = [];
+  const service = await startLocalService({
+    stage: 'test',
+    dataDir,
+    ports: { http: await freePort(), lambda: await freePort() },
+    env: serviceEnv,
+    log: (line: string) => output.push(line),
+    onOfflineOutput: (chunk: string) => {
+      output.push(chunk);
+      if (output.length > 400) output.splice(0, output.length - 400);
+    },
+  });
+  (globalThis as Record<string, unknown>).__LOCAL_SERVICE__ = service;
+  (globalThis as Record<string, unknown>).__LOCAL_SERVICE_OUTPUT__ = output;
+  Object.assign(process.env, service.env, {
+    TEST_SERVICE_URL: service.url,
+    TEST_LAMBDA_ENDPOINT: service.lambdaEndpoint,
+    TEST_FUNCTION_PREFIX: service.functionPrefix,
+  });
+  process.stdout.write(`\nlocal service ready at ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+}

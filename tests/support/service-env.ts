@@ -1,0 +1,22 @@
+/** The settings the local service runs with during tests. */
+import { TEST_JWT_SECRET } from './tokens';
+
+/** External ids on the admin allowlist in tests. */
+export const TEST_ADMIN_EXTERNAL_IDS = ['900000001', 'admin-uuid-0000'];
+
+export const TEST_SSO_SECRET = 'test-estimation-sso-secret-0123456789';
+
+export const serviceEnv: Record<string, string> = {
+  APP_ENV: 'stage',
+  LOG_LEVEL: 'WARN',
+  CLAIMS_PLATFORM_JWT_SECRET: TEST_JWT_SECRET,
+  ADMIN_EXTERNAL_USER_IDS: TEST_ADMIN_EXTERNAL_IDS.join(','),
+  CORS_ORIGINS: 'http://localhost:3000,http://app.example.test',
+  ESTIMATION_PLATFORM_APP_URL: 'https://estimation.example.test',
+  ESTIMATION_PLATFORM_SSO_SECRET: TEST_SSO_SECRET,
+  PUBLIC_APP_BASE_URL: 'http://app.example.test',
+  CLAIMS_PLATFORM_LOGIN_URL: 'https://claims-platform.example.test/login',
+  // Keep a developer's checkout .env and machine file out of the test service.
+  MACHINE_SETTINGS_FILE: '/nonexistent/contents-inventory-settings.env',
+  DOTENV_FILE: '/nonexistent/.env',
+};

@@ -1,0 +1,135 @@
+
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { backgroundFunctions } from '../../lib/background/functions';
+import { loadSettings, resetSettings } from '../../lib/config';
+import { openApiDocument } from '../../lib/http/openapi';
+import type { RouteContract } from '../../lib/http/route';
+import { routeTable } from '../../lib/http/route-table';
+
+const ROOT = join(__dirname, '..', '..');
+const handlerFile = (handler: string) => join(ROOT, 'functions', `${handler}.ts`);
+const placeholders = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+const label = (r: RouteContract) => `${r.method} ${r.path} (${r.name})`;
+
+beforeAll(() => {
+  // Handler modules read settings when they are built (CORS origins).
+  resetSettings(loadSettings({ env: {}, overrides: {}, dotenvPath: '/nonexistent', machineFilePath: '/nonexistent' }));
+});
+afterAll(() => resetSettings());
+
+describe('routeTable', () => {
+  it('is not empty and includes the auth routes', () => {
+    expect(routeTable.length).toBeGreaterThan(5);
+    const byName = new Map(routeTable.map((r) => [r.name, r]));
+    expect(byName.get('getMe')).toMatchObject({ method: 'GET', path: '/api/auth/me' });
+    expect(byName.get('estimationHandoff')).toMatchObject({ method: 'GET', path: '/api/sso/estimation-platform/authorize' });
+  });
+
+  it('has unique function names', () => {
+    const names = routeTable.map((r) => r.name);
+    const dupes = names.filter((n, i) => names.indexOf(n) !== i);
+    expect(dupes).toEqual([]);
+  });
+
+  it('has unique method + path pairs', () => {
+    const keys = routeTable.map((r) => `${r.method} ${r.path}`);
+    const dupes = keys.filter((k, i) => keys.indexOf(k) !== i);
+    expect(dupes).toEqual([]);
+  });
+
+  it('has path placeholders that match the params schema keys', () => {
+    const mismatches = routeTable
+      .map((r) => ({ route: label(r), inPath: placeholders(r.path), inSchema: Object.keys(r.params?.shape ?? {}).sort() }))
+      .filter((m) => JSON.stringify(m.inPath) !== JSON.stringify(m.inSchema));
+    expect(mismatches).toEqual([]);
+  });
+
+  it('points every route at an existing functions/<handler>.ts', () => {
+    const missing = routeTable.filter((r) => !existsSync(handlerFile(r.handler))).map(label);
+    expect(missing).toEqual([]);
+  });
+
+  it.each(routeTable.map((r) => [label(r), r] as const))('%s: the handler module exports handler.route === the contract', (_label, route) => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const mod = require(handlerFile(route.handler)) as { handler?: { route?: RouteContract } };
+    expect(typeof mod.handler).toBe('function');
+    expect(mod.handler!.route).toBe(route);
+  });
+});
+
+describe('openApiDocument', () => {
+  const doc = openApiDocument(routeTable, { title: 'Contents inventory', version: '0.1.0' });
+  const paths = doc.paths as Record<string, Record<string, { operationId?: string; parameters?: { name: string; in: string }[] }>>;
+
+  it('is an OpenAPI 3.1.0 document with the info given', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info).toEqual({ title: 'Contents inventory', version: '0.1.0' });
+  });
+
+  it('lists every route under its path and method with its operationId', () => {
+    const missing = routeTable.filter((r) => paths[r.path]?.[r.method.toLowerCase()]?.operationId !== r.name).map(label);
+    expect(missing).toEqual([]);
+  });
+
+  it('has no operations beyond the route table', () => {
+    const operations = Object.entries(paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`));
+    expect(operations.sort()).toEqual(routeTable.map((r) => `${r.method} ${r.path}`).sort());
+  });
+
+  it('documents every path placeholder as a path parameter', () => {
+    const missing = routeTable.flatMap((r) => {
+      const params = paths[r.path][r.method.toLowerCase()].parameters ?? [];
+      return placeholders(r.path).filter((name) => !params.some((p) => p.name === name && p.in === 'path')).map((name) => `${label(r)}: ${name}`);
+    });
+    expect(missing).toEqual([]);
+  });
+});
+
+describe('functions/manifest.js', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const manifest = require('../../functions/manifest.js') as {
+    functions: Record<string, { handler: string; events: Record<string, Record<string, unknown>>[] }>;
+    queueLogicalId: (purpose: string) => string;
+  };
+
+  it('declares every route as a function with an httpApi event of the same method and path', () => {
+    const wrong = routeTable
+      .filter((r) => {
+        const fn = manifest.functions[r.name];
+        return !fn || fn.handler !== `functions/${r.handler}.handler` || JSON.stringify(fn.events) !== JSON.stringify([{ httpApi: { method: r.method, path: r.path } }]);
+      })
+      .map(label);
+    expect(wrong).toEqual([]);
+  });
+
+  it('declares every background function with its handler and trigger', () => {
+    expect(backgroundFunctions.length).toBeGreaterThan(0);
+    for (const fn of backgroundFunctions) {
+      const declared = manifest.functions[fn.name];
+      expect(declared).toBeDefined();
+      expect(declared.handler).toBe(`functions/${fn.handler}.handler`);
+      expect(existsSync(handlerFile(fn.handler))).toBe(true);
+      if (fn.kind === 'queue') {
+        expect(declared.events[0].sqs).toMatchObject({
+          arn: { 'Fn::GetAtt': [manifest.queueLogicalId(fn.queue), 'Arn'] },
+          batchSize: fn.batchSize,
+          functionResponseType: 'ReportBatchItemFailures',
+        });
+      } else {
+        expect(declared.events[0].schedule).toEqual({ rate: [fn.rate] });
+      }
+    }
+  });
+
+  it('declares nothing that is neither a route nor a background function', () => {
+    const known = new Set([...routeTable.map((r) => r.name), ...backgroundFunctions.map((f) => f.name)]);
+    expect(Object.keys(manifest.functions).filter((name) => !known.has(name))).toEqual([]);
+  });
+
+  it('names queues the way serverless.yml declares them', () => {
+    expect(manifest.queueLogicalId('purge')).toBe('PurgeQueue');
+    expect(manifest.queueLogicalId('photo-analysis')).toBe('PhotoAnalysisQueue');
+  });
+});
