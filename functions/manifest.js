@@ -35,7 +35,26 @@ function queueLogicalId(purpose) {
   return `${purpose.replace(/(^|-)(\w)/g, (_, __, c) => c.toUpperCase())}Queue`;
 }
 
-function buildFunctions() {
+/** Deployment names come from serverless.yml itself (they depend on the stage). */
+const NAMES_FROM_SERVERLESS_YML = new Set(['TABLE_NAME', 'MEDIA_BUCKET', 'QUEUE_NAME_PREFIX']);
+
+/**
+ * The settings the functions run with: the layered settings of this machine
+ * (a bad value stops packaging with the variable's name), only where they
+ * differ from the spec's defaults.
+ */
+function buildSettingsEnvironment(config) {
+  const defaults = config.settingsSchema.parse({});
+  const settings = config.loadSettings();
+  const environment = {};
+  for (const [name, value] of Object.entries(settings)) {
+    if (NAMES_FROM_SERVERLESS_YML.has(name) || JSON.stringify(value) === JSON.stringify(defaults[name])) continue;
+    environment[name] = Array.isArray(value) ? value.join(',') : String(value);
+  }
+  return environment;
+}
+
+function buildFunctions(environment) {
   const { routeTable } = loadTypeScript('lib/http/route-table.ts');
   const { backgroundFunctions } = loadTypeScript('lib/background/functions.ts');
   const functions = {};
@@ -44,6 +63,7 @@ function buildFunctions() {
     functions[route.name] = {
       handler: `functions/${route.handler}.handler`,
       events: [{ httpApi: { method: route.method, path: route.path } }],
+      environment,
       ...(route.lambda ?? {}),
     };
   }
@@ -60,14 +80,13 @@ function buildFunctions() {
             },
           }
         : { schedule: { rate: [fn.rate] } };
-    functions[fn.name] = { handler: `functions/${fn.handler}.handler`, timeout: fn.timeout, events: [event] };
+    functions[fn.name] = { handler: `functions/${fn.handler}.handler`, timeout: fn.timeout, environment, events: [event] };
   }
   return functions;
 }
 
-function buildCors() {
-  const { loadSettings } = loadTypeScript('lib/config/load.ts');
-  const settings = loadSettings();
+function buildCors(config) {
+  const settings = config.loadSettings();
   return {
     allowedOrigins: settings.CORS_ORIGINS,
     allowCredentials: true,
@@ -78,4 +97,7 @@ function buildCors() {
   };
 }
 
-module.exports = { functions: buildFunctions(), cors: buildCors(), queueLogicalId, loadTypeScript };
+const config = loadTypeScript('lib/config/index.ts');
+const environment = buildSettingsEnvironment(config);
+
+module.exports = { functions: buildFunctions(environment), cors: buildCors(config), environment, queueLogicalId, loadTypeScript };

@@ -4,7 +4,7 @@
  * user_id may be an integer (normalized to its string form) or a string.
  */
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import { z } from 'zod';
+import * as z from 'zod';
 import { unauthorized } from '../http/errors';
 import { logger } from '../observability/logger';
 import { HANDOFF_AUDIENCE, HANDOFF_PURPOSE } from './estimation-handoff';

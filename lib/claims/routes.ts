@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute } from '../http/route';
 import { idParams } from '../http/schemas';
 import { claimCreateBody, claimListQuery, claimPatchBody, claimResponse } from './schemas';

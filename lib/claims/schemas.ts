@@ -1,5 +1,5 @@
 /** Claim request and response shapes (spec: Resources > Claim). */
-import { z } from 'zod';
+import * as z from 'zod';
 import { queryBool } from '../http/schemas';
 
 const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);

@@ -6,7 +6,7 @@
 import { loadSettings } from './load';
 import type { Settings } from './schema';
 
-export { loadSettings, ConfigError, DEFAULT_MACHINE_SETTINGS_FILE } from './load';
+export { loadSettings, layeredValues, ConfigError, DEFAULT_MACHINE_SETTINGS_FILE } from './load';
 export { settingsSchema, SETTING_NAMES } from './schema';
 export type { Settings, SettingsInput } from './schema';
 

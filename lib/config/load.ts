@@ -40,19 +40,24 @@ function readEnvFile(path: string): Record<string, string> {
   return Object.fromEntries(Object.entries(parsed).filter(([, v]) => v.trim() !== ''));
 }
 
-export function loadSettings(options: LoadOptions = {}): Settings {
+/** The raw values the layers set, before defaults and validation (undefined = no layer sets it). */
+export function layeredValues(options: LoadOptions = {}): Record<string, unknown> {
   const env = options.env ?? process.env;
   const machineFile = options.machineFilePath ?? env.MACHINE_SETTINGS_FILE ?? DEFAULT_MACHINE_SETTINGS_FILE;
   const dotenvFile = options.dotenvPath ?? env.DOTENV_FILE ?? resolve(process.cwd(), '.env');
   const layers: Record<string, unknown>[] = [
-    readEnvFile(machineFile),
-    readEnvFile(dotenvFile),
+    pickKnown(readEnvFile(machineFile)),
+    pickKnown(readEnvFile(dotenvFile)),
     pickKnown(env),
     pickKnown(options.overrides ?? {}),
   ];
   const merged: Record<string, unknown> = {};
   for (const layer of layers) Object.assign(merged, layer);
+  return merged;
+}
 
+export function loadSettings(options: LoadOptions = {}): Settings {
+  const merged = layeredValues(options);
   const result = settingsSchema.safeParse(merged);
   if (!result.success) {
     throw new ConfigError(

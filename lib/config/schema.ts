@@ -7,7 +7,7 @@
  * booleans are coerced here; a value that cannot be coerced stops start-up
  * with a message naming the variable (see load.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const num = (def: number) => z.coerce.number().refine(Number.isFinite, 'must be a finite number').default(def);
 const int = (def: number) => z.coerce.number().int('must be a whole number').default(def);

@@ -3,7 +3,7 @@
  * handlers validate with (lib/http/route-table.ts), so it always lists every
  * route the service has.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RouteContract } from './route';
 
 const ERROR_TEXT: Record<number, string> = {

@@ -1,5 +1,5 @@
 /** Small zod building blocks shared by route contracts. */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const uuid = () => z.uuid({ message: 'must be a UUID' });
 

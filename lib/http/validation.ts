@@ -1,5 +1,5 @@
 /** zod validation of the parts of a request, answering 422 with per-field messages. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { unprocessable, type FieldError } from './errors';
 
 export type RequestPart = 'path' | 'query' | 'body';

@@ -1,5 +1,5 @@
 /** Purge requests travel on the purge queue and are handled by functions/workers/purge. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { sendToQueue } from '../queue/queues';
 
 export const purgeRequest = z.discriminatedUnion('kind', [

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute } from '../http/route';
 import { uuid } from '../http/schemas';
 import { roomCreateBody, roomListQuery, roomRenameBody, roomResponse } from './schemas';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { queryBool } from '../http/schemas';
 
 export const roomName = z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters');

@@ -69,3 +69,12 @@ describe('settings layering', () => {
     expect(baseUrl('')).toBe('');
   });
 });
+
+describe('layeredValues', () => {
+  it('tells a value no layer sets apart from one a file sets to the default', async () => {
+    const { layeredValues } = await import('../../lib/config');
+    expect(layeredValues({ env: {}, ...files('', '') }).APP_ENV).toBeUndefined();
+    expect(layeredValues({ env: {}, ...files('', 'APP_ENV=production') }).APP_ENV).toBe('production');
+    expect(layeredValues({ env: { APP_ENV: 'stage' }, ...files('APP_ENV=local', '') }).APP_ENV).toBe('stage');
+  });
+});

@@ -1,0 +1,84 @@
+'use strict';
+/**
+ * `npm start`: the whole service on this machine — embedded DynamoDB, S3 and
+ * SQS (data kept in ./.local across restarts), the API on
+ * http://localhost:3000, queue delivery to the workers, and the schedules.
+ * Ctrl-C stops everything it started.
+ *
+ * Defaults for a first run: APP_ENV=local with the local sign-in bypass as
+ * developer@localhost, unless the environment or .env says otherwise.
+ */
+const path = require('node:path');
+const { mkdirSync } = require('node:fs');
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const root = path.join(__dirname, '..');
+const port = (name, fallback) => Number(process.env[name] || fallback);
+
+function localDefaults() {
+  const { loadTypeScript } = require('../functions/manifest.js');
+  const { loadSettings, layeredValues } = loadTypeScript('lib/config/load.ts');
+  const defaults = {};
+  // Local by default, unless the environment, .env or the machine file says otherwise.
+  if (layeredValues().APP_ENV === undefined) defaults.APP_ENV = 'local';
+  // Validate every setting up front: a bad value names its variable and stops here.
+  const settings = loadSettings({ overrides: defaults });
+  if (settings.APP_ENV === 'local' && !settings.LOCAL_AUTH_USER_EMAIL) defaults.LOCAL_AUTH_USER_EMAIL = 'developer@localhost';
+  return defaults;
+}
+
+async function main() {
+  let defaults;
+  try {
+    defaults = localDefaults();
+  } catch (err) {
+    console.error(err.message);
+    process.exit(1);
+  }
+  Object.assign(process.env, defaults);
+
+  const dataDir = path.join(root, '.local');
+  mkdirSync(dataDir, { recursive: true });
+  const { startLocalService } = require('./service');
+  const log = (line) => console.log(`[local] ${line}`);
+  log('starting the embedded AWS stack and serverless offline (the first start bundles every function)…');
+
+  let service;
+  let stopping = false;
+  const shutdown = async (signal) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping…`);
+    await service?.stop();
+    log('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+
+  try {
+    service = await startLocalService({
+      stage: 'local',
+      dataDir,
+      ports: {
+        http: port('LOCAL_HTTP_PORT', 3000),
+        lambda: port('LOCAL_LAMBDA_PORT', 3002),
+        dynamodb: port('LOCAL_DYNAMODB_PORT', 8000),
+        s3: port('LOCAL_S3_PORT', 4569),
+        sqs: port('LOCAL_SQS_PORT', 9324),
+      },
+      env: defaults,
+      log,
+      onOfflineOutput: process.env.LOCAL_VERBOSE ? (chunk) => process.stdout.write(chunk) : undefined,
+    });
+  } catch (err) {
+    console.error(`[local] could not start: ${err.message}`);
+    process.exit(1);
+  }
+  if (stopping) return;
+  const who = process.env.LOCAL_AUTH_USER_EMAIL ? `, signed in as ${process.env.LOCAL_AUTH_USER_EMAIL} (local bypass)` : '';
+  console.log(`Contents inventory service ready at ${service.url} (workers and schedules running${who}; Ctrl-C to stop)`);
+}
+
+main();
