@@ -5,7 +5,7 @@
  * delivery of queue messages to the worker functions. `npm start` and the
  * test suite's global setup both start it through startLocalService().
  */
-const { startEmulators } = require('./emulators');
+const { startEmulators, assertPortFree } = require('./emulators');
 const { provision } = require('./provision');
 const { startOffline } = require('./offline');
 const { startQueueDelivery } = require('./queue-delivery');
@@ -27,6 +27,7 @@ async function startLocalService({ stage, dataDir, ports = {}, env = {}, log = (
     for (const fn of stops.reverse()) await fn().catch((err) => log(`stop: ${err.message}`));
   };
   try {
+    for (const [what, port] of [['the API', ports.http ?? 3000], ['the Lambda endpoint', ports.lambda ?? 3002]]) await assertPortFree(port, what);
     const emulators = await startEmulators({ dataDir, ports: { dynamodb: ports.dynamodb, s3: ports.s3, sqs: ports.sqs }, quiet: true });
     stops.push(() => emulators.stop());
     log(`embedded AWS stack: DynamoDB ${emulators.endpoints.dynamodb}, S3 ${emulators.endpoints.s3}, SQS ${emulators.endpoints.sqs}`);

@@ -45,6 +45,7 @@ export default async function globalSetup(): Promise<void> {
     TEST_SERVICE_URL: service.url,
     TEST_LAMBDA_ENDPOINT: service.lambdaEndpoint,
     TEST_FUNCTION_PREFIX: service.functionPrefix,
+    TEST_DATA_DIR: dataDir,
   });
   process.stdout.write(`\nlocal service ready at ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
