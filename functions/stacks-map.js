@@ -21,10 +21,6 @@
  * The plugin calls this function with `this` set to its custom strategy
  * (this.plugin is the plugin instance: resourcesById, config, provider,
  * serverless).
- *
- * The same export is also listed under `plugins:` in serverless.yml: when osls
- * constructs it with `new`, it returns PackageOffline (below), which keeps
- * `serverless package` free of AWS calls.
  */
 const PerGroupFunction = require('serverless-plugin-split-stacks/lib/migration-strategy/per-group-function');
 
@@ -35,6 +31,8 @@ const CORE_ROOT_RESOURCES = [
   'HttpApi',
   'HttpApiStage',
 ];
+
+const namesByPlugin = new WeakMap();
 
 /** Lambda logical id (FooLambdaFunction) → normalized function name (Foo), as the plugin derives it. */
 function normalizedNamesByLambdaId(plugin) {
@@ -83,9 +81,8 @@ function lambdaIdOfIntegration(integration) {
 }
 
 function stacksMap(resource, logicalId) {
-  if (new.target) return new PackageOffline(...arguments); // loaded as an osls plugin, see below
-
-  const plugin = this.plugin;
+  const plugin = this && this.plugin;
+  if (!plugin) throw new Error('stacks-map.js: expected to be called by serverless-plugin-split-stacks (this.plugin)');
   const customResources = (plugin.serverless.service.resources && plugin.serverless.service.resources.Resources) || {};
   if (CORE_ROOT_RESOURCES.includes(logicalId) || logicalId in customResources) return false;
 
@@ -98,52 +95,10 @@ function stacksMap(resource, logicalId) {
     return undefined; // the built-in strategies decide
   }
 
-  plugin.splitStacksNormalizedNames = plugin.splitStacksNormalizedNames || normalizedNamesByLambdaId(plugin);
-  const normalizedName = plugin.splitStacksNormalizedNames.get(lambdaId);
+  if (!namesByPlugin.has(plugin)) namesByPlugin.set(plugin, normalizedNamesByLambdaId(plugin));
+  const normalizedName = namesByPlugin.get(plugin).get(lambdaId);
   const destination = normalizedName && functionDestination(plugin, normalizedName);
   return destination ? { destination } : undefined;
 }
 
-/**
- * serverless-plugin-split-stacks reads the deployed stack (CloudFormation
- * ListStackResources on the root and every nested stack) before splitting, so
- * resources that already live in a nested stack stay there. That needs AWS
- * credentials and the network, and with the framework's defaults (5 attempts,
- * 120 s socket timeout) it can hang for minutes where AWS is unreachable.
- *
- * On `serverless package` this plugin replaces that lookup with "nothing is
- * deployed yet": the layout then comes only from the deterministic mapping
- * (hash of the function name, fixed nestedStackCount), which is also what a
- * deployed stack was split with. `serverless deploy` keeps the lookup.
- * `serverless deploy --package <dir>` does not split again: it deploys the
- * templates written here.
- *
- * The plugin's other package-time request, a HEAD on provider.deploymentBucket
- * to learn its region, only happens when a deploymentBucket is configured;
- * serverless.yml does not configure one.
- */
-class PackageOffline {
-  constructor(serverless) {
-    this.serverless = serverless;
-    this.hooks = {
-      'before:aws:package:finalize:mergeCustomProviderResources': () => this.skipDeployedStackLookup(),
-    };
-  }
-
-  skipDeployedStackLookup() {
-    const commands = (this.serverless.processedInput && this.serverless.processedInput.commands) || [];
-    if (commands[0] !== 'package') return;
-    const splitStacks = this.serverless.pluginManager.plugins.find(
-      (p) => p.constructor && p.constructor.name === 'ServerlessPluginSplitStacks',
-    );
-    if (!splitStacks) return;
-    splitStacks.migrateExistingResources = function migrateExistingResourcesSkipped() {
-      this.existingResources = {};
-      this.log('package: deployed stacks not read (no AWS calls); layout from the stacks map only');
-      return Promise.resolve();
-    };
-  }
-}
-
 module.exports = stacksMap;
-module.exports.PackageOffline = PackageOffline;

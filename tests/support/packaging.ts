@@ -35,6 +35,12 @@ export function snapshotService(sourceDir = repoRoot): string {
   return serviceDir;
 }
 
+/** Deletes a snapshot made by snapshotService() and everything packaged from it. */
+export function removeSnapshot(serviceDir: string): void {
+  const workDir = path.dirname(serviceDir);
+  if (path.basename(workDir).startsWith('sls-package-')) fs.rmSync(workDir, { recursive: true, force: true });
+}
+
 /** Preload for the CLI's node processes: refuse and log non-loopback connections. */
 const NETWORK_GUARD = `'use strict';
 const fs = require('fs');
@@ -69,11 +75,16 @@ export async function runServerlessPackage(serviceDir: string, stage = 'ci', tim
   const packageDir = path.join(workDir, 'package');
   const guard = path.join(workDir, 'network-guard.js');
   const networkLog = path.join(workDir, 'network-attempts.log');
+  // serverless-esbuild leaves one copy of each bundle per function in the
+  // temporary directory (its cleanup does not remove non-empty directories):
+  // keep those inside workDir so removeSnapshot() takes them away.
+  const tmpDir = path.join(workDir, 'tmp');
+  fs.mkdirSync(tmpDir, { recursive: true });
   fs.writeFileSync(guard, NETWORK_GUARD);
 
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of Object.keys(env)) {
-    if (/^AWS_/.test(name) || name === 'NODE_ENV' || name.startsWith('JEST_')) delete env[name];
+    if ((/^AWS_/.test(name) && !/^AWS_SDK_JS_/.test(name)) || name === 'NODE_ENV' || name.startsWith('JEST_')) delete env[name];
   }
   Object.assign(env, {
     AWS_EC2_METADATA_DISABLED: 'true',
@@ -84,6 +95,7 @@ export async function runServerlessPackage(serviceDir: string, stage = 'ci', tim
     AWS_CLIENT_TIMEOUT: '5000',
     PACKAGING_NETWORK_LOG: networkLog,
     NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${guard}`.trim(),
+    TMPDIR: tmpDir,
     CI: 'true',
   });
 
