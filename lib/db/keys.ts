@@ -21,7 +21,9 @@
  * | Component flags   | COMPONENTS              | GLOBAL or TEAM#<team_id> |          |                     |                   |               |
  *
  * Archived claims and rooms also carry archpk=ARCHIVED, archsk=<archived_at>#<kind>#<id>
- * so the purge reads only what is archived.
+ * so the purge reads only what is archived. Jobs in a processing state carry
+ * activepk=ACTIVE, activesk=<last activity>#<id> so the watchdog reads only
+ * running jobs, oldest activity first.
  */
 
 export const keys = {
@@ -49,11 +51,12 @@ export const indexes = {
   teamJobs: (teamId: string) => ({ index: 'gsi2', pk: `TEAM#${teamId}#JOBS` }),
   roomItems: (roomId: string) => ({ index: 'gsi2', pk: `ROOM#${roomId}#ITEMS` }),
   archived: () => ({ index: 'archived', pk: 'ARCHIVED' }),
+  activeJobs: () => ({ index: 'active', pk: 'ACTIVE' }),
 } as const;
 
 /** Strips the key attributes before a row is shaped for a response. */
-export function withoutKeys<T extends Record<string, unknown>>(row: T): Omit<T, 'pk' | 'sk' | 'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'archpk' | 'archsk' | 'entity'> {
-  const { pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, archpk, archsk, entity, ...rest } = row as Record<string, unknown>;
-  void pk; void sk; void gsi1pk; void gsi1sk; void gsi2pk; void gsi2sk; void archpk; void archsk; void entity;
+export function withoutKeys<T extends Record<string, unknown>>(row: T): Omit<T, 'pk' | 'sk' | 'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'archpk' | 'archsk' | 'activepk' | 'activesk' | 'entity'> {
+  const { pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, archpk, archsk, activepk, activesk, entity, ...rest } = row as Record<string, unknown>;
+  void pk; void sk; void gsi1pk; void gsi1sk; void gsi2pk; void gsi2sk; void archpk; void archsk; void activepk; void activesk; void entity;
   return rest as never;
 }

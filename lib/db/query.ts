@@ -6,7 +6,7 @@ import { withoutKeys } from './keys';
 export async function queryAll<T>(index: { index: string; pk: string }, options: Partial<QueryCommandInput> = {}): Promise<T[]> {
   const out: T[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
-  const pkName = `${index.index === 'archived' ? 'arch' : index.index}pk`;
+  const pkName = { archived: 'archpk', active: 'activepk' }[index.index] ?? `${index.index}pk`;
   do {
     const page = await db().send(
       new QueryCommand({

@@ -1,0 +1,274 @@
+/**
+ * ProcessingJob records (spec: Resources > ProcessingJob; States and
+ * transitions). Every status change is a conditional write on the expected
+ * current status, so a retried or duplicated request can never move a job
+ * backwards or past a state it is not in.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { indexes, keys, withoutKeys } from '../db/keys';
+import { queryAll } from '../db/query';
+
+export const JOB_STATUSES = [
+  'pending',
+  'extracting',
+  'transcribing',
+  'segmenting',
+  'analyzing',
+  'synthesizing',
+  'complete',
+  'error',
+  'awaiting_grouping',
+  'awaiting_confirmation',
+  'importing_pdf',
+] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** The statuses pending through synthesizing are the processing states. */
+export const PROCESSING_STATUSES: readonly JobStatus[] = ['pending', 'extracting', 'transcribing', 'segmenting', 'analyzing', 'synthesizing'];
+export const isProcessing = (status: JobStatus) => PROCESSING_STATUSES.includes(status);
+
+/** States from which POST /api/jobs/{id}/process may start a job. */
+export const STARTABLE_STATUSES: readonly JobStatus[] = ['awaiting_grouping', 'awaiting_confirmation', 'error'];
+
+export type SourceType = 'video' | 'photo' | 'audio';
+
+export interface TruncatedGroup {
+  group_index: number;
+  passes: number;
+  names: string[];
+}
+
+export interface Job {
+  id: string;
+  room_id: string;
+  claim_id: string;
+  team_id: string;
+  created_by_user_id: string;
+  source_type: SourceType;
+  status: JobStatus;
+  progress_pct: number;
+  current_stage: string;
+  error_message: string | null;
+  /** Object key of the uploaded video or audio file. */
+  media_key: string | null;
+  original_filename: string | null;
+  file_size_bytes: number;
+  total_frames: number;
+  /** Seconds; drives billing for video and audio. */
+  duration: number | null;
+  transcript: { text: string; segments: unknown[] } | null;
+  items_found: number;
+  ai_cost_usd: number;
+  ai_input_tokens: number;
+  ai_output_tokens: number;
+  ai_api_calls: number;
+  /** Whole credits, not dollars (the name is historical). */
+  billed_cost_usd: number;
+  billed_blocks: number;
+  billed_minutes: number;
+  billing_finalized_at: string | null;
+  photo_request_count: number;
+  billing_charged: boolean;
+  billing_txn_id: string | null;
+  billing_amount: number;
+  billing_refunded: boolean;
+  /** How many times the job has been charged up front (a retried errored job is charged again). */
+  billing_rounds: number;
+  recovery_attempts: number;
+  photo_truncated_groups: TruncatedGroup[];
+  /** Photo jobs: bytes reserved against MAX_PHOTO_UPLOAD_MB as upload URLs are issued. */
+  photo_bytes_reserved: number;
+  /** Photo jobs: the next orig_#### number when appends give no start_index. */
+  photo_next_index: number;
+  /** Per-stage timings in seconds. */
+  stage_timings: Record<string, { started_at: string; finished_at: string | null; seconds: number | null }>;
+  heartbeat_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NewJob {
+  room: { id: string; claim_id: string; team_id: string };
+  userId: string;
+  sourceType: SourceType;
+  status: JobStatus;
+  mediaKey?: string | null;
+  originalFilename?: string | null;
+  fileSizeBytes?: number;
+  id?: string;
+}
+
+export function newJobRecord(input: NewJob, now = new Date()): Job {
+  const at = now.toISOString();
+  return {
+    id: input.id ?? randomUUID(),
+    room_id: input.room.id,
+    claim_id: input.room.claim_id,
+    team_id: input.room.team_id,
+    created_by_user_id: input.userId,
+    source_type: input.sourceType,
+    status: input.status,
+    progress_pct: 0,
+    current_stage: input.status,
+    error_message: null,
+    media_key: input.mediaKey ?? null,
+    original_filename: input.originalFilename ?? null,
+    file_size_bytes: input.fileSizeBytes ?? 0,
+    total_frames: 0,
+    duration: null,
+    transcript: null,
+    items_found: 0,
+    ai_cost_usd: 0,
+    ai_input_tokens: 0,
+    ai_output_tokens: 0,
+    ai_api_calls: 0,
+    billed_cost_usd: 0,
+    billed_blocks: 0,
+    billed_minutes: 0,
+    billing_finalized_at: null,
+    photo_request_count: 0,
+    billing_charged: false,
+    billing_txn_id: null,
+    billing_amount: 0,
+    billing_refunded: false,
+    billing_rounds: 0,
+    recovery_attempts: 0,
+    photo_truncated_groups: [],
+    photo_bytes_reserved: 0,
+    photo_next_index: 0,
+    stage_timings: {},
+    heartbeat_at: null,
+    started_at: null,
+    finished_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/** Index attributes a job row carries; `active*` only while it is processing (the watchdog's sparse index). */
+export function jobIndexAttributes(job: Pick<Job, 'id' | 'room_id' | 'team_id' | 'created_at' | 'status' | 'heartbeat_at' | 'updated_at'>) {
+  return {
+    gsi1pk: indexes.roomJobs(job.room_id).pk,
+    gsi1sk: `${job.created_at}#${job.id}`,
+    gsi2pk: indexes.teamJobs(job.team_id).pk,
+    gsi2sk: `${job.created_at}#${job.id}`,
+  };
+}
+
+export async function putNewJob(job: Job): Promise<Job> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.job(job.id), entity: 'Job', ...jobIndexAttributes(job), ...(isProcessing(job.status) ? activeIndex(job.id, job.updated_at) : {}), ...job },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return job;
+}
+
+export function activeIndex(jobId: string, at: string) {
+  return { activepk: 'ACTIVE', activesk: `${at}#${jobId}` };
+}
+
+export async function getJob(id: string, consistent = true): Promise<Job | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.job(id), ConsistentRead: consistent }));
+  return Item ? (withoutKeys(Item) as unknown as Job) : null;
+}
+
+/** The team's most recent jobs, newest first. */
+export async function listTeamJobs(teamId: string, limit: number): Promise<Job[]> {
+  const index = indexes.teamJobs(teamId);
+  const { Items } = await db().send(
+    new QueryCommand({ TableName: tableName(), IndexName: index.index, KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': index.pk }, ScanIndexForward: false, Limit: limit }),
+  );
+  return (Items ?? []).map((i) => withoutKeys(i) as unknown as Job);
+}
+
+export async function listRoomJobs(roomId: string): Promise<Job[]> {
+  return queryAll<Job>(indexes.roomJobs(roomId), { ScanIndexForward: false });
+}
+
+export interface JobUpdate {
+  set?: Partial<Job>;
+  /** Atomic increments. */
+  add?: Partial<Record<keyof Job, number>>;
+  /** The job must be in one of these statuses for the write to happen. */
+  expectStatus?: readonly JobStatus[];
+  /** Extra condition, e.g. 'billing_refunded = :false'; values go in `values`. */
+  condition?: string;
+  values?: Record<string, unknown>;
+}
+
+/**
+ * One conditional update of a job; returns the job after it, or null when the
+ * condition did not hold (wrong status, already done, gone). Keeps the
+ * watchdog's sparse index in step with the status.
+ */
+export async function updateJob(jobId: string, update: JobUpdate, now = new Date()): Promise<Job | null> {
+  const at = now.toISOString();
+  const names: Record<string, string> = { '#updated_at': 'updated_at' };
+  const values: Record<string, unknown> = { ':updated_at': at, ...(update.values ?? {}) };
+  const sets = ['#updated_at = :updated_at'];
+  const removes: string[] = [];
+  let i = 0;
+  for (const [k, v] of Object.entries(update.set ?? {})) {
+    names[`#s${i}`] = k;
+    values[`:s${i}`] = v;
+    sets.push(`#s${i} = :s${i}`);
+    i++;
+  }
+  const adds: string[] = [];
+  for (const [k, v] of Object.entries(update.add ?? {})) {
+    names[`#a${i}`] = k;
+    values[`:a${i}`] = v;
+    adds.push(`#a${i} :a${i}`);
+    i++;
+  }
+  const status = update.set?.status;
+  if (status) {
+    if (isProcessing(status)) {
+      Object.assign(values, { ':activepk': 'ACTIVE', ':activesk': `${at}#${jobId}` });
+      sets.push('activepk = :activepk', 'activesk = :activesk');
+    } else {
+      removes.push('activepk', 'activesk');
+    }
+  } else if (update.set?.heartbeat_at) {
+    // A heartbeat moves the job along the watchdog's index. A sparse index only
+    // lists rows that have both activepk and activesk, so outside processing
+    // states this sort key alone lists nothing.
+    values[':activesk'] = `${update.set.heartbeat_at}#${jobId}`;
+    sets.push('activesk = :activesk');
+  }
+  const conditions = ['attribute_exists(pk)'];
+  if (update.expectStatus) {
+    const placeholders = update.expectStatus.map((s, n) => {
+      values[`:es${n}`] = s;
+      return `:es${n}`;
+    });
+    names['#status'] = 'status';
+    conditions.push(`#status IN (${placeholders.join(', ')})`);
+  }
+  if (update.condition) conditions.push(`(${update.condition})`);
+  const expression = [`SET ${sets.join(', ')}`, adds.length ? `ADD ${adds.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.job(jobId),
+        UpdateExpression: expression,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return withoutKeys(Attributes ?? {}) as unknown as Job;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
