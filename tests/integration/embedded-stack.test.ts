@@ -91,7 +91,7 @@ afterAll(() => {
 });
 
 describe('DynamoDB', () => {
-  it('creates the table with the declared keys and its three GSIs', async () => {
+  it('creates the table with the declared keys and every declared GSI', async () => {
     const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: names.table }));
     const declaredIndexes = declared.Table.Properties.GlobalSecondaryIndexes.map((gsi: { IndexName: string }) => gsi.IndexName);
 
@@ -102,7 +102,7 @@ describe('DynamoDB', () => {
     ]);
     expect(Table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
     expect(Table?.GlobalSecondaryIndexes?.map((gsi) => gsi.IndexName).sort()).toEqual([...declaredIndexes].sort());
-    expect(Table?.GlobalSecondaryIndexes).toHaveLength(3);
+    expect(declaredIndexes).toEqual(expect.arrayContaining(['gsi1', 'gsi2', 'archived', 'active']));
   });
 
   it('enables TTL on the declared attribute', async () => {
