@@ -54,7 +54,7 @@ function buildSettingsEnvironment(config) {
   return environment;
 }
 
-function buildFunctions(environment) {
+function buildFunctions(environment, settings) {
   const { routeTable } = loadTypeScript('lib/http/route-table.ts');
   const { backgroundFunctions } = loadTypeScript('lib/background/functions.ts');
   const functions = {};
@@ -76,7 +76,9 @@ function buildFunctions(environment) {
               arn: { 'Fn::GetAtt': [queueLogicalId(fn.queue), 'Arn'] },
               batchSize: fn.batchSize,
               functionResponseType: 'ReportBatchItemFailures',
-              ...(fn.maximumConcurrency ? { maximumConcurrency: fn.maximumConcurrency } : {}),
+              ...(fn.maximumConcurrency
+                ? { maximumConcurrency: Math.max(2, typeof fn.maximumConcurrency === 'number' ? fn.maximumConcurrency : settings[fn.maximumConcurrency]) }
+                : {}),
             },
           }
         : { schedule: { rate: [fn.rate] } };
@@ -100,4 +102,4 @@ function buildCors(config) {
 const config = loadTypeScript('lib/config/index.ts');
 const environment = buildSettingsEnvironment(config);
 
-module.exports = { functions: buildFunctions(environment), cors: buildCors(config), environment, queueLogicalId, loadTypeScript };
+module.exports = { functions: buildFunctions(environment, config.loadSettings()), cors: buildCors(config), environment, queueLogicalId, loadTypeScript };

@@ -13,8 +13,8 @@ export interface QueueWorker {
   queue: QueuePurpose;
   batchSize: number;
   timeout: number;
-  /** The event source's maximum concurrency (SQS minimum is 2). */
-  maximumConcurrency?: number;
+  /** The event source's maximum concurrency (SQS minimum is 2), fixed or taken from a setting at package time. */
+  maximumConcurrency?: number | 'OPENROUTER_GLOBAL_CONCURRENCY' | 'WORKER_CONCURRENCY';
 }
 
 export interface Schedule {
@@ -29,6 +29,15 @@ export interface Schedule {
 export type BackgroundFunction = QueueWorker | Schedule;
 
 export const backgroundFunctions: BackgroundFunction[] = [
+  // Pipeline stages: one job stage per invocation (lib/orchestrator).
+  { kind: 'queue', name: 'stageWorker', handler: 'workers/stages', queue: 'stages', batchSize: 1, timeout: 900, maximumConcurrency: 'WORKER_CONCURRENCY' },
+  // Fan-out units (one AI call each): global AI concurrency is this event source's maximum concurrency.
+  { kind: 'queue', name: 'unitWorker', handler: 'workers/units', queue: 'units', batchSize: 1, timeout: 900, maximumConcurrency: 'OPENROUTER_GLOBAL_CONCURRENCY' },
+  // Measures uploaded video/audio (duration for pricing) with ffprobe.
+  { kind: 'queue', name: 'probeWorker', handler: 'workers/probe', queue: 'probe', batchSize: 1, timeout: 120, maximumConcurrency: 5 },
+  // Re-encodes landed photos to upright RGB JPEGs.
+  { kind: 'queue', name: 'photoWorker', handler: 'workers/photos', queue: 'photos', batchSize: 5, timeout: 300, maximumConcurrency: 10 },
+  { kind: 'schedule', name: 'watchdog', handler: 'schedules/watchdog', rate: 'rate(1 minute)', timeout: 300 },
   { kind: 'queue', name: 'purgeWorker', handler: 'workers/purge', queue: 'purge', batchSize: 5, timeout: 300, maximumConcurrency: 2 },
   { kind: 'schedule', name: 'dailyPurge', handler: 'schedules/daily-purge', rate: 'cron(15 3 * * ? *)', timeout: 300 },
 ];

@@ -140,6 +140,10 @@ export const settingsSchema = z.object({
   MEDIA_BUCKET: str('contents-inventory-local-media'),
   /** Queues are named <prefix><purpose>, e.g. contents-inventory-local-purge. */
   QUEUE_NAME_PREFIX: str('contents-inventory-local-'),
+  /** Lambda function names are <prefix><function>, e.g. contents-inventory-local-stageWorker. */
+  FUNCTION_NAME_PREFIX: str('contents-inventory-local-'),
+  /** How long a worker holds a stage or unit before another may take it over (longer than a worker can run). */
+  STAGE_LEASE_SECONDS: int(960).refine((v) => v >= 1, 'must be at least 1'),
   PRESIGNED_URL_TTL_SECONDS: int(900).refine((v) => v > 0 && v <= 604800, 'must be between 1 and 604800'),
 });
 

@@ -19,6 +19,11 @@
  * | InventoryItem     | ITEM#<id>               | ITEM      | JOB#<job_id>#ITEMS      | <item_number:08>    | ROOM#<room>#ITEMS | <number:08>   |
  * | Activity entry    | ACTIVITY#<id>           | ACTIVITY  | TEAM#<team_id>#ACTIVITY | <created_at>#<id>   | ACTIVITY          | <created_at>  |
  * | Component flags   | COMPONENTS              | GLOBAL or TEAM#<team_id> |          |                     |                   |               |
+ * | StagedPhoto       | JOB#<job_id>            | PHOTO#<index:06> |                  |                     |                   |               |
+ * | Upload session    | UPLOAD#<id>             | UPLOAD    |                         |                     | UPLOADS#OPEN (while open) | <created_at> |
+ * | Job live log      | JOBLOG#<job_id>         | SEQ, LINE#<slot:06> |               |                     |                   |               |
+ * | Job log archive   | JOBLOGARCHIVE#<job_id>  | ARCHIVE   |                         |                     |                   |               |
+ * | Fan-out unit      | JOBUNIT#<job_id>        | <run_id>#<stage>#<index:06> |       |                     |                   |               |
  *
  * Archived claims and rooms also carry archpk=ARCHIVED, archsk=<archived_at>#<kind>#<id>
  * so the purge reads only what is archived. Jobs in a processing state carry
@@ -38,6 +43,8 @@ export const keys = {
   job: (id: string) => ({ pk: `JOB#${id}`, sk: 'JOB' }),
   item: (id: string) => ({ pk: `ITEM#${id}`, sk: 'ITEM' }),
   activity: (id: string) => ({ pk: `ACTIVITY#${id}`, sk: 'ACTIVITY' }),
+  stagedPhoto: (jobId: string, index: number) => ({ pk: `JOB#${jobId}`, sk: `PHOTO#${String(index).padStart(6, '0')}` }),
+  upload: (id: string) => ({ pk: `UPLOAD#${id}`, sk: 'UPLOAD' }),
   components: (teamId: string | null) => ({ pk: 'COMPONENTS', sk: teamId ? `TEAM#${teamId}` : 'GLOBAL' }),
 } as const;
 
@@ -51,6 +58,7 @@ export const indexes = {
   teamJobs: (teamId: string) => ({ index: 'gsi2', pk: `TEAM#${teamId}#JOBS` }),
   roomItems: (roomId: string) => ({ index: 'gsi2', pk: `ROOM#${roomId}#ITEMS` }),
   archived: () => ({ index: 'archived', pk: 'ARCHIVED' }),
+  openUploads: () => ({ index: 'gsi2', pk: 'UPLOADS#OPEN' }),
   activeJobs: () => ({ index: 'active', pk: 'ACTIVE' }),
 } as const;
 

@@ -12,5 +12,6 @@ import { docsRoutes } from './docs-routes';
 import type { RouteContract } from './route';
 
 const groups: Record<string, RouteContract>[] = [healthRoutes, docsRoutes, authRoutes, claimRoutes, roomRoutes, activityRoutes];
+groups.push((require('../billing/routes') as typeof import('../billing/routes')).billingRoutes); // billing
 
 export const routeTable: RouteContract[] = groups.flatMap((g) => Object.values(g));

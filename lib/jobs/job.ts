@@ -82,13 +82,29 @@ export interface Job {
   photo_bytes_reserved: number;
   /** Photo jobs: the next orig_#### number when appends give no start_index. */
   photo_next_index: number;
-  /** Per-stage timings in seconds. */
-  stage_timings: Record<string, { started_at: string; finished_at: string | null; seconds: number | null }>;
+  /** Per-stage timings. */
+  stage_timings: Record<string, StageTiming>;
+  /** Engine state (lib/orchestrator): which pipeline run, stage and fan-out the job is in. */
+  pipeline: string | null;
+  run_id: string | null;
+  stage_name: string | null;
+  stage_state: 'queued' | 'running' | 'fanout' | 'done' | null;
+  stage_runner: string | null;
+  stage_lease_until: string | null;
+  fanout_total: number;
+  fanout_next: number;
+  fanout_done: number;
   heartbeat_at: string | null;
   started_at: string | null;
   finished_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+export interface StageTiming {
+  started_at: string;
+  finished_at: string | null;
+  seconds: number | null;
 }
 
 export interface NewJob {
@@ -141,6 +157,15 @@ export function newJobRecord(input: NewJob, now = new Date()): Job {
     photo_bytes_reserved: 0,
     photo_next_index: 0,
     stage_timings: {},
+    pipeline: null,
+    run_id: null,
+    stage_name: null,
+    stage_state: null,
+    stage_runner: null,
+    stage_lease_until: null,
+    fanout_total: 0,
+    fanout_next: 0,
+    fanout_done: 0,
     heartbeat_at: null,
     started_at: null,
     finished_at: null,
@@ -193,7 +218,8 @@ export async function listRoomJobs(roomId: string): Promise<Job[]> {
 }
 
 export interface JobUpdate {
-  set?: Partial<Job>;
+  /** Top-level fields, or nested paths such as 'stage_timings.extract'. */
+  set?: Partial<Job> & Record<string, unknown>;
   /** Atomic increments. */
   add?: Partial<Record<keyof Job, number>>;
   /** The job must be in one of these statuses for the write to happen. */
@@ -216,9 +242,12 @@ export async function updateJob(jobId: string, update: JobUpdate, now = new Date
   const removes: string[] = [];
   let i = 0;
   for (const [k, v] of Object.entries(update.set ?? {})) {
-    names[`#s${i}`] = k;
+    const path = k.split('.').map((part, n) => {
+      names[`#s${i}_${n}`] = part;
+      return `#s${i}_${n}`;
+    });
     values[`:s${i}`] = v;
-    sets.push(`#s${i} = :s${i}`);
+    sets.push(`${path.join('.')} = :s${i}`);
     i++;
   }
   const adds: string[] = [];

@@ -27,14 +27,38 @@ async function deleteKeys(rowKeys: { pk: string; sk: string }[]): Promise<void> 
   }
 }
 
+/** Every row keyed by one partition key (a job's own partition holds its staged photos). */
+async function partitionKeys(pk: string): Promise<{ pk: string; sk: string }[]> {
+  const out: { pk: string; sk: string }[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: 'pk, sk', ExclusiveStartKey }),
+    );
+    for (const item of page.Items ?? []) out.push({ pk: String(item.pk), sk: String(item.sk) });
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return out;
+}
+
+/** A job's rows: the job and its staged photos, its live log and archive, its fan-out units. */
+async function jobRowKeys(jobId: string): Promise<{ pk: string; sk: string }[]> {
+  const partitions = await Promise.all([`JOB#${jobId}`, `JOBLOG#${jobId}`, `JOBLOGARCHIVE#${jobId}`, `JOBUNIT#${jobId}`].map(partitionKeys));
+  return partitions.flat();
+}
+
 async function deleteRoomRows(roomId: string, teamId: string, claimId: string): Promise<number> {
   const [jobs, items] = await Promise.all([
     queryAll<{ id: string }>(indexes.roomJobs(roomId), { ProjectionExpression: 'id' }),
     queryAll<{ id: string }>(indexes.roomItems(roomId), { ProjectionExpression: 'id' }),
   ]);
-  for (const job of jobs) await deletePrefix(blobKeys.jobPrefix(teamId, claimId, job.id));
-  await deleteKeys([...items.map((i) => keys.item(i.id)), ...jobs.map((j) => keys.job(j.id)), keys.room(roomId)]);
-  return jobs.length + items.length + 1;
+  const rows = [...items.map((i) => keys.item(i.id))];
+  for (const job of jobs) {
+    await deletePrefix(blobKeys.jobPrefix(teamId, claimId, job.id));
+    rows.push(...(await jobRowKeys(job.id)));
+  }
+  await deleteKeys([...rows, keys.room(roomId)]);
+  return rows.length + 1;
 }
 
 export async function purge(request: PurgeRequest): Promise<void> {

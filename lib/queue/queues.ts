@@ -6,7 +6,7 @@ import { GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSC
 import { settings } from '../config';
 
 /** Every queue the service sends to; each has a -dlq twin in serverless.yml. */
-export const QUEUE_PURPOSES = ['purge'] as const;
+export const QUEUE_PURPOSES = ['purge', 'stages', 'units', 'probe', 'photos'] as const;
 export type QueuePurpose = (typeof QUEUE_PURPOSES)[number];
 
 /** How long a send may take before the queue counts as unreachable (spec: ~3 s). */

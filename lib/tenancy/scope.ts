@@ -8,10 +8,12 @@
 import type { Identity } from '../auth/identity';
 import { getClaim, type Claim } from '../claims/claim';
 import { forbidden, notFound } from '../http/errors';
+import { getJob, type Job } from '../jobs/job';
 import { getRoom, type Room } from '../rooms/room';
 
 export const CLAIM_NOT_FOUND = 'Claim not found';
 export const ROOM_NOT_FOUND = 'Room not found';
+export const JOB_NOT_FOUND = 'Job not found';
 
 function owns(identity: Identity, teamId: string): boolean {
   return identity.isAdmin || identity.team.id === teamId;
@@ -37,4 +39,11 @@ export async function loadRoomForTeam(identity: Identity, roomId: string): Promi
   const room = await getRoom(roomId, true);
   if (!room || !owns(identity, room.team_id)) throw notFound(ROOM_NOT_FOUND);
   return room;
+}
+
+/** load_job_for_team: 404 for a missing job and for another team's job. */
+export async function loadJobForTeam(identity: Identity, jobId: string): Promise<Job> {
+  const job = await getJob(jobId, true);
+  if (!job || !owns(identity, job.team_id)) throw notFound(JOB_NOT_FOUND);
+  return job;
 }

@@ -1,0 +1,5 @@
+import { billingRoutes } from '../../../lib/billing/routes';
+import { billingSummaryFor } from '../../../lib/billing/summary';
+import { httpEndpoint } from '../../../lib/http/endpoint';
+
+export const handler = httpEndpoint(billingRoutes.summary, ({ identity }) => billingSummaryFor(identity));

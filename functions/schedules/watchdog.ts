@@ -1,0 +1,3 @@
+import { runWatchdog } from '../../lib/orchestrator/recovery';
+
+export const handler = async () => runWatchdog();

@@ -1,0 +1,4 @@
+import { sqsWorker } from '../../lib/background/sqs-worker';
+import { handleUnitMessage, unitMessage } from '../../lib/orchestrator/engine';
+
+export const handler = sqsWorker('units', unitMessage, (message, record) => handleUnitMessage(message, Number(record.attributes.ApproximateReceiveCount ?? 1)));

@@ -1,0 +1,55 @@
+/**
+ * GET /api/billing/summary (spec: Settings, activity, billing): the team's
+ * total spend in whole credits, the flat rates, and with prepaid mode on the
+ * balance from the billing service and where to buy credits.
+ */
+import type { Identity } from '../auth/identity';
+import { listTeamClaims } from '../claims/claim';
+import { settings as currentSettings, type Settings } from '../config';
+import { BillingServiceClient } from '../integrations/billing-service';
+import { logger } from '../observability/logger';
+import { prepaidBillingActive } from './credits';
+
+export interface BillingSummary {
+  /** Whole credits the team has been billed (the name is historical). */
+  total_spend_usd: number;
+  /** Credits per block (video, audio) or per AI request (photo). */
+  rates: { video: number; photo: number; audio: number };
+  /** Length of a billing block in seconds. */
+  block_seconds: number;
+  billing_enabled: boolean;
+  /** From the billing service; null with billing off or when it is unreachable. */
+  credits_balance: number | null;
+  buy_credits_url: string | null;
+}
+
+/** Sum of the spend of the team's claims, active and archived. */
+export async function teamTotalSpend(teamId: string): Promise<number> {
+  const [active, archived] = await Promise.all([listTeamClaims(teamId, false), listTeamClaims(teamId, true)]);
+  return Math.round([...active, ...archived].reduce((sum, claim) => sum + (claim.spend_credits ?? 0), 0));
+}
+
+export async function billingSummaryFor(identity: Pick<Identity, 'team'>, deps: { client?: BillingServiceClient; config?: Settings } = {}): Promise<BillingSummary> {
+  const config = deps.config ?? currentSettings();
+  const total = await teamTotalSpend(identity.team.id);
+  const summary: BillingSummary = {
+    total_spend_usd: total,
+    rates: { video: config.COST_PER_VIDEO_BLOCK, photo: config.COST_PER_PHOTO_REQUEST, audio: config.COST_PER_AUDIO_BLOCK },
+    block_seconds: config.BILLING_BLOCK_SECONDS,
+    billing_enabled: false,
+    credits_balance: null,
+    buy_credits_url: null,
+  };
+  if (!prepaidBillingActive(config)) return summary;
+  summary.billing_enabled = true;
+  const externalId = identity.team.external_id;
+  if (externalId === null || externalId === undefined) return summary;
+  const result = await (deps.client ?? BillingServiceClient.fromSettings(config)).balance({ teamId: externalId });
+  if (result.outcome === 'ok') {
+    summary.credits_balance = result.balance;
+    summary.buy_credits_url = result.buyUrl;
+  } else {
+    logger.warn('billing balance unavailable for the summary', { team_id: identity.team.id, reason: result.error.reason, status: result.error.status, error: result.error.message });
+  }
+  return summary;
+}

@@ -1,0 +1,59 @@
+/**
+ * The chat message after each media job finishes (spec: Events > Outbound
+ * signals). Best-effort: a failed post is logged and swallowed, never breaking
+ * the job. The body is a Slack-compatible incoming-webhook message.
+ */
+import { settings } from '../config';
+import { logger } from '../observability/logger';
+
+export interface JobOutcomeMessage {
+  outcome: 'success' | 'failure';
+  company: string;
+  user: string;
+  mediaType: 'video' | 'photo' | 'audio';
+  credits?: number;
+  revenueUsd?: number;
+  error?: string;
+}
+
+const POST_TIMEOUT_MS = 5000;
+
+export function environmentLabel(appEnv: string): string {
+  if (appEnv === 'production') return 'Production';
+  if (appEnv === 'stage') return 'Stage';
+  return appEnv.charAt(0).toUpperCase() + appEnv.slice(1);
+}
+
+export function chatPayload(message: JobOutcomeMessage) {
+  const mediaType = message.mediaType.charAt(0).toUpperCase() + message.mediaType.slice(1);
+  const fields: { title: string; value: string; short: boolean }[] = [
+    { title: 'Environment', value: environmentLabel(settings().APP_ENV), short: true },
+    { title: 'Company', value: message.company, short: true },
+    { title: 'User', value: message.user, short: true },
+    { title: 'Media Type', value: mediaType, short: true },
+  ];
+  if (message.outcome === 'success') {
+    fields.push({ title: 'Credits Used', value: String(message.credits ?? 0), short: true });
+    fields.push({ title: 'Revenue', value: `$${(message.revenueUsd ?? 0).toFixed(2)}`, short: true });
+  } else {
+    fields.push({ title: 'Error', value: message.error ?? 'unknown error', short: false });
+  }
+  const title = message.outcome === 'success' ? 'New media uploaded' : 'Media processing failed';
+  return { text: title, attachments: [{ title, color: message.outcome === 'success' ? 'good' : 'danger', fields }] };
+}
+
+export async function postJobOutcome(message: JobOutcomeMessage): Promise<void> {
+  const url = settings().CHAT_WEBHOOK_URL;
+  if (!url) return;
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(chatPayload(message)),
+      signal: AbortSignal.timeout(POST_TIMEOUT_MS),
+    });
+    if (!res.ok) logger.warn('chat webhook answered an error', { status: res.status });
+  } catch (err) {
+    logger.warn('chat webhook unreachable', { error: String(err) });
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * Interruptions and the watchdog (spec: States and transitions, the
+ * processing-state rows):
+ *  - first interruption → pending with 'Restarting after an interruption',
+ *    partial results cleared, recovery_attempts incremented, run restarted;
+ *  - second interruption → error, refund, retryable message;
+ *  - quiet longer than STUCK_JOB_MINUTES → requeue if orphaned (its message
+ *    was lost), recover if its worker died, fail if hung (quiet longer than
+ *    STUCK_JOB_MINUTES_WITH_QUEUE while still holding its lease);
+ *  - older than JOB_TIMEOUT_S, or stuck longer than 24 hours → error, refund,
+ *    never requeued.
+ */
+import { randomUUID } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { settings } from '../config';
+import { db, tableName } from '../db/client';
+import { indexes } from '../db/keys';
+import { conflict } from '../http/errors';
+import { getJob, isProcessing, PROCESSING_STATUSES, updateJob, type Job } from '../jobs/job';
+import { JobLog } from '../jobs/logs';
+import { logger } from '../observability/logger';
+import { resendUnfinishedUnits, sendStage } from './engine';
+import { getPipeline } from './pipeline';
+import { failJob } from './terminal';
+
+export const RESTARTING = 'Restarting after an interruption';
+export const INTERRUPTED_TWICE = 'Processing was interrupted twice. Nothing was charged; please process the job again.';
+export const STUCK_FOR_A_DAY = 'Processing stopped: the job was stuck for more than 24 hours. Nothing was charged.';
+export const HUNG = 'Processing stopped: the job stopped making progress. Nothing was charged; please process it again.';
+export const DISMISSED = 'Stopped by an administrator. Nothing was charged; please process the job again.';
+const DAY_MS = 86_400_000;
+
+/** Called when a stage message could not take its lease: was it because the holder died? */
+export async function handlePossibleInterruption(jobId: string, runId: string, now = new Date()): Promise<void> {
+  const job = await getJob(jobId);
+  if (!job || job.run_id !== runId || job.stage_state !== 'running') return;
+  if (job.stage_lease_until && job.stage_lease_until < now.toISOString()) await recoverInterrupted(job, now);
+}
+
+export async function recoverInterrupted(job: Job, now = new Date()): Promise<'restarted' | 'failed' | 'raced'> {
+  const pipeline = job.pipeline ? getPipeline(job.pipeline) : undefined;
+  if (!pipeline) return (await failJob(job, `The ${job.pipeline} pipeline is not available in this deployment.`)) ? 'failed' : 'raced';
+  if (job.recovery_attempts >= 1) return (await failJob(job, INTERRUPTED_TWICE)) ? 'failed' : 'raced';
+  const at = now.toISOString();
+  const restarted = await updateJob(
+    job.id,
+    {
+      expectStatus: PROCESSING_STATUSES,
+      set: {
+        status: 'pending',
+        current_stage: RESTARTING,
+        progress_pct: 0,
+        run_id: randomUUID(),
+        stage_name: pipeline.stages[0].name,
+        stage_state: 'queued',
+        stage_runner: null,
+        stage_lease_until: null,
+        fanout_total: 0,
+        fanout_next: 0,
+        fanout_done: 0,
+        items_found: 0,
+        heartbeat_at: at,
+      },
+      add: { recovery_attempts: 1 },
+      // Only one of several detectors (redelivery, watchdog) wins the restart.
+      condition: 'run_id = :run AND stage_state = :running AND stage_lease_until < :now',
+      values: { ':run': job.run_id, ':running': 'running', ':now': at },
+    },
+    now,
+  );
+  if (!restarted) return 'raced';
+  await pipeline.clearPartialResults?.(restarted);
+  await new JobLog(job.id).warn(`${RESTARTING} (stage ${job.stage_name})`);
+  await sendStage(restarted);
+  return 'restarted';
+}
+
+export interface WatchdogReport {
+  checked: number;
+  requeued: number;
+  recovered: number;
+  failed: number;
+}
+
+export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
+  const config = settings();
+  const report: WatchdogReport = { checked: 0, requeued: 0, recovered: 0, failed: 0 };
+  const quietCutoff = new Date(now.getTime() - config.STUCK_JOB_MINUTES * 60_000).toISOString();
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: indexes.activeJobs().index,
+        KeyConditionExpression: 'activepk = :pk AND activesk < :cutoff',
+        ExpressionAttributeValues: { ':pk': indexes.activeJobs().pk, ':cutoff': quietCutoff },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const row of page.Items ?? []) {
+      const job = await getJob(String(row.pk).slice('JOB#'.length));
+      if (!job || !isProcessing(job.status)) continue;
+      report.checked++;
+      try {
+        const action = await inspect(job, now);
+        if (action) report[action]++;
+      } catch (err) {
+        logger.error('watchdog could not handle a job', { job_id: job.id, error: String(err) });
+      }
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  logger.info('watchdog sweep', { ...report });
+  return report;
+}
+
+async function inspect(job: Job, now: Date): Promise<keyof Omit<WatchdogReport, 'checked'> | null> {
+  const config = settings();
+  const startedAt = Date.parse(job.started_at ?? job.created_at);
+  if (now.getTime() - startedAt > DAY_MS) return (await failJob(job, STUCK_FOR_A_DAY)) ? 'failed' : null;
+  if (now.getTime() - startedAt > config.JOB_TIMEOUT_S * 1000) {
+    return (await failJob(job, `Processing stopped: the job ran longer than ${Math.round(config.JOB_TIMEOUT_S / 60)} minutes. Nothing was charged; please process it again.`)) ? 'failed' : null;
+  }
+  const quietMs = now.getTime() - Date.parse(job.heartbeat_at ?? job.updated_at);
+  const hung = quietMs > config.STUCK_JOB_MINUTES_WITH_QUEUE * 60_000;
+  const log = new JobLog(job.id);
+  switch (job.stage_state) {
+    case 'queued':
+      // Orphaned: the stage message was lost (or never sent). Resending is safe: the lease decides.
+      await log.warn(`Watchdog: stage ${job.stage_name} was queued but not picked up; requeued`);
+      await touch(job, now);
+      await sendStage(job);
+      return 'requeued';
+    case 'fanout': {
+      const resent = await resendUnfinishedUnits(job);
+      if (resent > 0) {
+        await log.warn(`Watchdog: ${resent} unit(s) of ${job.stage_name} were not finished; requeued`);
+        await touch(job, now);
+        return 'requeued';
+      }
+      return hung && (await failJob(job, HUNG)) ? 'failed' : null;
+    }
+    case 'running':
+      if (job.stage_lease_until && job.stage_lease_until < now.toISOString()) return (await recoverInterrupted(job, now)) === 'restarted' ? 'recovered' : 'failed';
+      return hung && (await failJob(job, HUNG)) ? 'failed' : null;
+    default:
+      return null;
+  }
+}
+
+async function touch(job: Job, now: Date): Promise<void> {
+  await updateJob(job.id, { set: { heartbeat_at: now.toISOString() }, condition: 'run_id = :run', values: { ':run': job.run_id } }, now);
+}
+
+/** POST /api/admin/jobs/{id}/dismiss: a hung job is failed with a retryable message and refunded. */
+export async function dismissJob(job: Job): Promise<Job> {
+  if (!isProcessing(job.status)) throw conflict(`Only a processing job can be dismissed; this one is ${job.status}.`);
+  const failed = await failJob(job, DISMISSED);
+  if (!failed) throw conflict('The job finished or changed while it was being dismissed.');
+  return failed;
+}

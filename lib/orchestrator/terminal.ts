@@ -1,0 +1,81 @@
+/**
+ * The terminal paths of a job (spec: States and transitions):
+ *  - complete: billing finalized once, logs archived, chat message posted;
+ *  - error: up-front charge refunded, failure posted to chat, logs archived.
+ * Both are conditional on the job still being in a processing state of the
+ * same run, so a late or duplicated message cannot finish a job twice.
+ */
+import { revenueUsd } from '../billing/credits';
+import { finalizeJobBilling, refundJob } from '../billing/prepaid';
+import { postJobOutcome } from '../integrations/chat';
+import { PROCESSING_STATUSES, updateJob, type Job } from '../jobs/job';
+import { archiveLog, JobLog } from '../jobs/logs';
+import { logger } from '../observability/logger';
+import { getTeam } from '../teams/team';
+import { getUser } from '../users/user';
+import type { PipelineDefinition } from './pipeline';
+
+/** A failure a pipeline reports with a message meant for the user (e.g. every AI call failed). */
+export class PipelineFailure extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PipelineFailure';
+  }
+}
+
+export async function completeJob(job: Job, pipeline: PipelineDefinition): Promise<void> {
+  const log = new JobLog(job.id);
+  let summary;
+  try {
+    summary = await pipeline.complete({ job, log, heartbeat: async () => undefined });
+  } catch (err) {
+    await failJob(job, err instanceof PipelineFailure ? err.message : `Finishing the job failed: ${err instanceof Error ? err.message : String(err)}`);
+    return;
+  }
+  const done = await updateJob(job.id, {
+    expectStatus: PROCESSING_STATUSES,
+    set: { status: 'complete', current_stage: 'Complete', progress_pct: 100, finished_at: new Date().toISOString(), items_found: summary.items_found, stage_state: 'done' },
+    condition: 'run_id = :run',
+    values: { ':run': job.run_id },
+  });
+  if (!done) return;
+  await finalizeJobBilling(done, summary);
+  await log.info(`Complete: ${summary.items_found} items, ${summary.credits} credits`);
+  await afterTerminal(done, { outcome: 'success', credits: summary.credits });
+}
+
+/**
+ * Ends a job in error: refunds any up-front charge (idempotent), archives the
+ * log and posts the failure. Returns null when the job was not processing
+ * (already finished, or another run owns it).
+ */
+export async function failJob(job: Job, message: string): Promise<Job | null> {
+  const failed = await updateJob(job.id, {
+    expectStatus: PROCESSING_STATUSES,
+    set: { status: 'error', error_message: message, current_stage: 'Failed', finished_at: new Date().toISOString(), stage_state: 'done', stage_runner: null },
+    condition: 'run_id = :run',
+    values: { ':run': job.run_id },
+  });
+  if (!failed) return null;
+  await refundJob(failed);
+  await new JobLog(job.id).error(message);
+  await afterTerminal(failed, { outcome: 'failure', error: message });
+  return failed;
+}
+
+/** Archive the log and post to chat; neither may break the job. */
+async function afterTerminal(job: Job, outcome: { outcome: 'success'; credits: number } | { outcome: 'failure'; error: string }): Promise<void> {
+  await archiveLog(job.id).catch((err) => logger.error('job log archive failed', { job_id: job.id, error: String(err) }));
+  try {
+    const [team, user] = await Promise.all([getTeam(job.team_id), getUser(job.created_by_user_id)]);
+    await postJobOutcome({
+      outcome: outcome.outcome,
+      company: team?.name ?? 'unknown team',
+      user: user?.name ?? 'unknown user',
+      mediaType: job.source_type,
+      ...(outcome.outcome === 'success' ? { credits: outcome.credits, revenueUsd: revenueUsd(outcome.credits, team) } : { error: outcome.error }),
+    });
+  } catch (err) {
+    logger.warn('job outcome message not posted', { job_id: job.id, error: String(err) });
+  }
+}

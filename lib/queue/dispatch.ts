@@ -1,0 +1,60 @@
+/**
+ * Sending work to the workers. Normally through SQS; if the queue does not
+ * answer within ~3 s the message is handed to the worker function by a direct
+ * asynchronous invoke with the same SQS-shaped event, and the outage is logged
+ * at error level (spec: Processing rules 10, 'in-process-fallback').
+ */
+import { randomUUID } from 'node:crypto';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { settings } from '../config';
+import { logger } from '../observability/logger';
+import { sendToQueue, type QueuePurpose } from './queues';
+
+/** The worker function that consumes each queue (lib/background/functions.ts). */
+export const WORKER_FOR_QUEUE: Record<QueuePurpose, string> = {
+  purge: 'purgeWorker',
+  stages: 'stageWorker',
+  units: 'unitWorker',
+  probe: 'probeWorker',
+  photos: 'photoWorker',
+};
+
+let lambda: LambdaClient | undefined;
+
+export type DispatchPath = 'queue' | 'direct-invoke';
+
+export async function dispatch(purpose: QueuePurpose, message: unknown): Promise<DispatchPath> {
+  try {
+    await sendToQueue(purpose, message);
+    return 'queue';
+  } catch (queueError) {
+    logger.error('queue unreachable: handing the message to the worker directly (in-process-fallback)', {
+      queue: purpose,
+      error: String(queueError),
+    });
+    await invokeWorker(purpose, message);
+    return 'direct-invoke';
+  }
+}
+
+async function invokeWorker(purpose: QueuePurpose, message: unknown): Promise<void> {
+  lambda ??= new LambdaClient({ maxAttempts: 2 });
+  const event = {
+    Records: [
+      {
+        messageId: randomUUID(),
+        receiptHandle: 'direct-invoke',
+        body: JSON.stringify(message),
+        attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()) },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: `direct-invoke:${purpose}`,
+        awsRegion: process.env.AWS_REGION ?? 'us-east-1',
+      },
+    ],
+  };
+  await lambda.send(
+    new InvokeCommand({ FunctionName: `${settings().FUNCTION_NAME_PREFIX}${WORKER_FOR_QUEUE[purpose]}`, InvocationType: 'Event', Payload: Buffer.from(JSON.stringify(event)) }),
+  );
+}
