@@ -82,7 +82,13 @@ function buildFunctions(environment, settings) {
             },
           }
         : { schedule: { rate: [fn.rate] } };
-    functions[fn.name] = { handler: `functions/${fn.handler}.handler`, timeout: fn.timeout, environment, events: [event] };
+    functions[fn.name] = {
+      handler: `functions/${fn.handler}.handler`,
+      timeout: fn.timeout,
+      ...(fn.memorySize ? { memorySize: fn.memorySize } : {}),
+      environment: { ...environment, ...(fn.environment ?? {}) },
+      events: [event],
+    };
   }
   return functions;
 }

@@ -19,32 +19,58 @@ const { LambdaClient, InvokeCommand } = require('@aws-sdk/client-lambda');
 const RETRY_VISIBILITY_SECONDS = 2;
 
 /**
- * @param {object} options
- * @param {Record<string, any>} options.functions  serverless function definitions (manifest.functions)
- * @param {(logicalId: string) => string} options.queueUrlFor  queue URL for a queue's logical id
- * @param {string} options.functionPrefix  e.g. "contents-inventory-local-"
- * @param {string} options.lambdaEndpoint  serverless-offline's Lambda endpoint, e.g. http://localhost:3002
- * @param {string} options.sqsEndpoint
- * @param {(line: string) => void} [options.log]
+ * The queue consumers serverless.yml declares: one per function with an sqs event.
+ *
+ * @param {Record<string, any>} functions  serverless function definitions (manifest.functions)
+ * @param {(logicalId: string) => string} queueUrlFor  queue URL for a queue's logical id
+ * @returns {{ name: string, queueUrl: string, batchSize: number, concurrency: number }[]}
  */
-function startQueueDelivery({ functions, queueUrlFor, functionPrefix, lambdaEndpoint, sqsEndpoint, log = () => {} }) {
-  const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
-  const sqs = new SQSClient({ endpoint: sqsEndpoint, region: 'us-east-1', credentials });
-  const lambda = new LambdaClient({ endpoint: lambdaEndpoint, region: 'us-east-1', credentials, maxAttempts: 1 });
-  const controller = new AbortController();
-  const loops = [];
-
+function consumersOf(functions, queueUrlFor) {
+  const consumers = [];
   for (const [name, definition] of Object.entries(functions)) {
     for (const event of definition.events ?? []) {
       if (!event.sqs) continue;
-      const logicalId = event.sqs.arn['Fn::GetAtt'][0];
-      const queueUrl = queueUrlFor(logicalId);
-      const concurrency = Math.max(1, event.sqs.maximumConcurrency ?? 2);
-      for (let i = 0; i < concurrency; i++) {
-        loops.push(pollLoop({ sqs, lambda, queueUrl, functionName: `${functionPrefix}${name}`, batchSize: event.sqs.batchSize ?? 10, signal: controller.signal, log }));
-      }
-      log(`delivering ${logicalId} → ${name} (${concurrency} in parallel)`);
+      consumers.push({
+        name,
+        queueUrl: queueUrlFor(event.sqs.arn['Fn::GetAtt'][0]),
+        batchSize: event.sqs.batchSize ?? 10,
+        concurrency: Math.max(1, event.sqs.maximumConcurrency ?? 2),
+      });
     }
+  }
+  return consumers;
+}
+
+/** Invokes functions through serverless-offline's Lambda endpoint. */
+function offlineInvoker({ lambdaEndpoint, functionPrefix }) {
+  const lambda = new LambdaClient({ endpoint: lambdaEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, maxAttempts: 1 });
+  const invoke = async (name, event) => {
+    const result = await lambda.send(new InvokeCommand({ FunctionName: `${functionPrefix}${name}`, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify(event)) }));
+    const text = result.Payload ? Buffer.from(result.Payload).toString('utf8') : '';
+    return { error: result.FunctionError ? text.slice(0, 500) || result.FunctionError : undefined, payload: text && !result.FunctionError ? JSON.parse(text) : null };
+  };
+  return { invoke, close: () => lambda.destroy() };
+}
+
+/**
+ * @param {object} options
+ * @param {{ name: string, queueUrl: string, batchSize: number, concurrency: number }[]} options.consumers
+ * @param {(name: string, event: object) => Promise<{ error?: string, payload: any }>} options.invoke
+ *   runs a worker with an SQS event: through serverless-offline, or in-process in tests
+ * @param {string} options.sqsEndpoint
+ * @param {(line: string) => void} [options.log]
+ */
+function startQueueDelivery({ consumers, invoke, sqsEndpoint, log = () => {} }) {
+  const credentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+  const sqs = new SQSClient({ endpoint: sqsEndpoint, region: 'us-east-1', credentials });
+  const controller = new AbortController();
+  const loops = [];
+
+  for (const consumer of consumers) {
+    for (let i = 0; i < consumer.concurrency; i++) {
+      loops.push(pollLoop({ sqs, invoke, queueUrl: consumer.queueUrl, name: consumer.name, batchSize: consumer.batchSize, signal: controller.signal, log }));
+    }
+    log(`delivering ${consumer.queueUrl.split('/').pop()} → ${consumer.name} (${consumer.concurrency} in parallel)`);
   }
 
   return {
@@ -52,12 +78,11 @@ function startQueueDelivery({ functions, queueUrlFor, functionPrefix, lambdaEndp
       controller.abort();
       await Promise.allSettled(loops);
       sqs.destroy();
-      lambda.destroy();
     },
     /** Visible plus in-flight messages across the delivered queues (tests wait for 0). */
     async pending() {
       let total = 0;
-      for (const url of new Set(Object.values(functions).flatMap((d) => (d.events ?? []).filter((e) => e.sqs).map((e) => queueUrlFor(e.sqs.arn['Fn::GetAtt'][0]))))) {
+      for (const url of new Set(consumers.map((c) => c.queueUrl))) {
         const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }));
         total += Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0);
       }
@@ -66,13 +91,16 @@ function startQueueDelivery({ functions, queueUrlFor, functionPrefix, lambdaEndp
   };
 }
 
-async function pollLoop({ sqs, lambda, queueUrl, functionName, batchSize, signal, log }) {
+async function pollLoop({ sqs, invoke, queueUrl, name, batchSize, signal, log }) {
+  // Stopping waits for the current 1-second poll instead of aborting it: an
+  // aborted long poll can still be handed a message by the server, which then
+  // stays invisible for the whole visibility timeout. Whatever a last poll
+  // receives is delivered before the loop ends.
   while (!signal.aborted) {
     let messages;
     try {
       ({ Messages: messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: Math.min(10, batchSize), WaitTimeSeconds: 1, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
-        { abortSignal: signal },
+        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: Math.min(10, batchSize), WaitTimeSeconds: 1, AttributeNames: ['All'], MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
       ));
     } catch (err) {
       if (signal.aborted) return;
@@ -81,7 +109,7 @@ async function pollLoop({ sqs, lambda, queueUrl, functionName, batchSize, signal
       continue;
     }
     if (messages.length === 0) continue;
-    const failed = await deliver({ lambda, functionName, queueUrl, messages, log });
+    const failed = await deliver({ invoke, name, queueUrl, messages, log });
     const succeeded = messages.filter((m) => !failed.has(m.MessageId));
     if (succeeded.length > 0) {
       await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: succeeded.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })) })).catch((err) => log(`delete failed: ${err.message}`));
@@ -96,7 +124,7 @@ async function pollLoop({ sqs, lambda, queueUrl, functionName, batchSize, signal
 }
 
 /** Invokes the worker; returns the ids of messages to retry. */
-async function deliver({ lambda, functionName, queueUrl, messages, log }) {
+async function deliver({ invoke, name, queueUrl, messages, log }) {
   const queueName = queueUrl.split('/').pop();
   const event = {
     Records: messages.map((m) => ({
@@ -112,20 +140,18 @@ async function deliver({ lambda, functionName, queueUrl, messages, log }) {
     })),
   };
   try {
-    const result = await lambda.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify(event)) }));
-    const text = result.Payload ? Buffer.from(result.Payload).toString('utf8') : '';
-    if (result.FunctionError) {
-      log(`${functionName} failed: ${text.slice(0, 500)}`);
+    const { error, payload } = await invoke(name, event);
+    if (error) {
+      log(`${name} failed: ${error}`);
       return new Set(messages.map((m) => m.MessageId));
     }
-    const payload = text ? JSON.parse(text) : {};
     return new Set((payload?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
   } catch (err) {
-    log(`${functionName} invoke failed: ${err.message}`);
+    log(`${name} invoke failed: ${err.message}`);
     return new Set(messages.map((m) => m.MessageId));
   }
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-module.exports = { startQueueDelivery };
+module.exports = { startQueueDelivery, consumersOf, offlineInvoker };

@@ -8,7 +8,7 @@
 const { startEmulators, assertPortFree } = require('./emulators');
 const { provision } = require('./provision');
 const { startOffline } = require('./offline');
-const { startQueueDelivery } = require('./queue-delivery');
+const { startQueueDelivery, consumersOf, offlineInvoker } = require('./queue-delivery');
 
 const SERVICE = 'contents-inventory';
 
@@ -33,7 +33,12 @@ async function startLocalService({ stage, dataDir, ports = {}, env = {}, log = (
     log(`embedded AWS stack: DynamoDB ${emulators.endpoints.dynamodb}, S3 ${emulators.endpoints.s3}, SQS ${emulators.endpoints.sqs}`);
 
     const { names, resources } = await provision({ stage, env: emulators.env, log });
+    const httpPort = ports.http ?? 3000;
+    const lambdaPort = ports.lambda ?? 3002;
     const appEnv = {
+      // The queue-outage fallback invokes workers directly, here through serverless-offline.
+      AWS_ENDPOINT_URL_LAMBDA: `http://localhost:${lambdaPort}`,
+      FUNCTION_NAME_PREFIX: `${SERVICE}-${stage}-`,
       ...emulators.env,
       TABLE_NAME: names.table,
       MEDIA_BUCKET: names.bucket,
@@ -41,26 +46,20 @@ async function startLocalService({ stage, dataDir, ports = {}, env = {}, log = (
       ...env,
     };
 
-    const httpPort = ports.http ?? 3000;
-    const lambdaPort = ports.lambda ?? 3002;
     const offline = await startOffline({ stage, httpPort, lambdaPort, env: appEnv, onOutput: onOfflineOutput });
     stops.push(() => offline.stop());
 
     // The manifest is read in this process with the same settings the functions see.
     Object.assign(process.env, appEnv);
     const { functions } = require('../functions/manifest.js');
-    const delivery = startQueueDelivery({
-      functions,
-      queueUrlFor: (logicalId) => {
-        const queue = resources[logicalId];
-        if (!queue) throw new Error(`queue ${logicalId} is consumed by a worker but not declared in serverless.yml`);
-        return queue.ref;
-      },
-      functionPrefix: `${SERVICE}-${stage}-`,
-      lambdaEndpoint: offline.lambdaEndpoint,
-      sqsEndpoint: emulators.endpoints.sqs,
-      log,
+    const invoker = offlineInvoker({ lambdaEndpoint: offline.lambdaEndpoint, functionPrefix: `${SERVICE}-${stage}-` });
+    const consumers = consumersOf(functions, (logicalId) => {
+      const queue = resources[logicalId];
+      if (!queue) throw new Error(`queue ${logicalId} is consumed by a worker but not declared in serverless.yml`);
+      return queue.ref;
     });
+    const delivery = startQueueDelivery({ consumers, invoke: invoker.invoke, sqsEndpoint: emulators.endpoints.sqs, log });
+    stops.push(async () => invoker.close());
     stops.push(() => delivery.stop());
 
     return { url: offline.url, lambdaEndpoint: offline.lambdaEndpoint, functionPrefix: `${SERVICE}-${stage}-`, env: appEnv, names, delivery, stop };

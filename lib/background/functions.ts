@@ -13,6 +13,9 @@ export interface QueueWorker {
   queue: QueuePurpose;
   batchSize: number;
   timeout: number;
+  memorySize?: number;
+  /** Extra environment for this worker only. */
+  environment?: Record<string, string>;
   /** The event source's maximum concurrency (SQS minimum is 2), fixed or taken from a setting at package time. */
   maximumConcurrency?: number | 'OPENROUTER_GLOBAL_CONCURRENCY' | 'WORKER_CONCURRENCY';
 }
@@ -36,8 +39,11 @@ export const backgroundFunctions: BackgroundFunction[] = [
   // Measures uploaded video/audio (duration for pricing) with ffprobe.
   { kind: 'queue', name: 'probeWorker', handler: 'workers/probe', queue: 'probe', batchSize: 1, timeout: 120, maximumConcurrency: 5 },
   // Re-encodes landed photos to upright RGB JPEGs.
-  { kind: 'queue', name: 'photoWorker', handler: 'workers/photos', queue: 'photos', batchSize: 5, timeout: 300, maximumConcurrency: 10 },
+  // HEIC decoding peaks near 500 MB; a bounded glibc arena count stops RSS creeping across decodes.
+  { kind: 'queue', name: 'photoWorker', handler: 'workers/photos', queue: 'photos', batchSize: 5, timeout: 300, maximumConcurrency: 10, memorySize: 1536, environment: { MALLOC_ARENA_MAX: '2' } },
   { kind: 'schedule', name: 'watchdog', handler: 'schedules/watchdog', rate: 'rate(1 minute)', timeout: 300 },
   { kind: 'queue', name: 'purgeWorker', handler: 'workers/purge', queue: 'purge', batchSize: 5, timeout: 300, maximumConcurrency: 2 },
   { kind: 'schedule', name: 'dailyPurge', handler: 'schedules/daily-purge', rate: 'cron(15 3 * * ? *)', timeout: 300 },
+  // Expires chunked uploads left open for over a day and aborts their S3 multipart uploads.
+  { kind: 'schedule', name: 'uploadSweep', handler: 'schedules/upload-sweep', rate: 'rate(1 hour)', timeout: 300 },
 ];

@@ -8,6 +8,7 @@ import { listTeamClaims } from '../claims/claim';
 import { settings as currentSettings, type Settings } from '../config';
 import { BillingServiceClient } from '../integrations/billing-service';
 import { logger } from '../observability/logger';
+import type { Team } from '../teams/team';
 import { prepaidBillingActive } from './credits';
 
 export interface BillingSummary {
@@ -29,27 +30,41 @@ export async function teamTotalSpend(teamId: string): Promise<number> {
   return Math.round([...active, ...archived].reduce((sum, claim) => sum + (claim.spend_credits ?? 0), 0));
 }
 
+export interface TeamCreditsBalance {
+  billing_enabled: boolean;
+  /** From the billing service; null with billing off, no team external id, or when it is unreachable. */
+  credits_balance: number | null;
+  buy_credits_url: string | null;
+}
+
+/**
+ * The team's prepaid balance as the summary and the quotes show it. Never
+ * throws: billing off is false/null, an unreachable service is a null balance
+ * (logged).
+ */
+export async function teamCreditsBalance(team: Pick<Team, 'id' | 'external_id'>, deps: { client?: BillingServiceClient; config?: Settings } = {}): Promise<TeamCreditsBalance> {
+  const config = deps.config ?? currentSettings();
+  const out: TeamCreditsBalance = { billing_enabled: false, credits_balance: null, buy_credits_url: null };
+  if (!prepaidBillingActive(config)) return out;
+  out.billing_enabled = true;
+  if (team.external_id === null || team.external_id === undefined) return out;
+  const result = await (deps.client ?? BillingServiceClient.fromSettings(config)).balance({ teamId: team.external_id });
+  if (result.outcome === 'ok') {
+    out.credits_balance = result.balance;
+    out.buy_credits_url = result.buyUrl;
+  } else {
+    logger.warn('billing balance unavailable', { team_id: team.id, reason: result.error.reason, status: result.error.status, error: result.error.message });
+  }
+  return out;
+}
+
 export async function billingSummaryFor(identity: Pick<Identity, 'team'>, deps: { client?: BillingServiceClient; config?: Settings } = {}): Promise<BillingSummary> {
   const config = deps.config ?? currentSettings();
-  const total = await teamTotalSpend(identity.team.id);
-  const summary: BillingSummary = {
+  const [total, balance] = await Promise.all([teamTotalSpend(identity.team.id), teamCreditsBalance(identity.team, { ...deps, config })]);
+  return {
     total_spend_usd: total,
     rates: { video: config.COST_PER_VIDEO_BLOCK, photo: config.COST_PER_PHOTO_REQUEST, audio: config.COST_PER_AUDIO_BLOCK },
     block_seconds: config.BILLING_BLOCK_SECONDS,
-    billing_enabled: false,
-    credits_balance: null,
-    buy_credits_url: null,
+    ...balance,
   };
-  if (!prepaidBillingActive(config)) return summary;
-  summary.billing_enabled = true;
-  const externalId = identity.team.external_id;
-  if (externalId === null || externalId === undefined) return summary;
-  const result = await (deps.client ?? BillingServiceClient.fromSettings(config)).balance({ teamId: externalId });
-  if (result.outcome === 'ok') {
-    summary.credits_balance = result.balance;
-    summary.buy_credits_url = result.buyUrl;
-  } else {
-    logger.warn('billing balance unavailable for the summary', { team_id: identity.team.id, reason: result.error.reason, status: result.error.status, error: result.error.message });
-  }
-  return summary;
 }

@@ -3,7 +3,7 @@
  * carry the empty-body CRC and S3 rejects the browser's upload
  * (aws-sdk-js-v3 #6994). Path-style addressing when a local endpoint is set.
  */
-import { DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { settings } from '../config';
 
 let client: S3Client | undefined;
@@ -35,4 +35,42 @@ export async function deletePrefix(prefix: string): Promise<number> {
     ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (ContinuationToken);
   return deleted;
+}
+
+/** A short-lived GET URL for an object (S3 then serves HTTP Range itself). */
+export async function presignedGet(key: string, ttlSeconds = settings().PRESIGNED_URL_TTL_SECONDS): Promise<string> {
+  const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
+  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: mediaBucket(), Key: key }), { expiresIn: ttlSeconds });
+}
+
+/** Object keys directly under a prefix (one level), sorted. */
+export async function listNames(prefix: string): Promise<string[]> {
+  const names: string[] = [];
+  let ContinuationToken: string | undefined;
+  do {
+    const page = await s3().send(new ListObjectsV2Command({ Bucket: mediaBucket(), Prefix: prefix, ContinuationToken }));
+    for (const o of page.Contents ?? []) {
+      const name = (o.Key as string).slice(prefix.length);
+      if (name && !name.includes('/')) names.push(name);
+    }
+    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (ContinuationToken);
+  return names.sort();
+}
+
+/** A file name from a URL that may be used as the last segment of a key: no paths, no traversal. */
+export const SAFE_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export function isSafeFileName(name: string): boolean {
+  return SAFE_FILE_NAME.test(name) && !name.includes('..');
+}
+
+export async function objectExists(key: string): Promise<boolean> {
+  try {
+    await s3().send(new HeadObjectCommand({ Bucket: mediaBucket(), Key: key }));
+    return true;
+  } catch (err) {
+    const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    if (status === 404 || (err as { name?: string }).name === 'NotFound') return false;
+    throw err;
+  }
 }

@@ -5,13 +5,27 @@
  */
 import { activityRoutes } from '../activity/routes';
 import { authRoutes } from '../auth/routes';
+import { billingRoutes } from '../billing/routes';
 import { claimRoutes } from '../claims/routes';
 import { healthRoutes } from '../health/routes';
+import { jobRoutes } from '../jobs/routes';
+import { photoRoutes } from '../photos/routes';
 import { roomRoutes } from '../rooms/routes';
+import { uploadRoutes } from '../uploads/routes';
 import { docsRoutes } from './docs-routes';
 import type { RouteContract } from './route';
 
-const groups: Record<string, RouteContract>[] = [healthRoutes, docsRoutes, authRoutes, claimRoutes, roomRoutes, activityRoutes];
-groups.push((require('../billing/routes') as typeof import('../billing/routes')).billingRoutes); // billing
+const groups: Record<string, RouteContract>[] = [
+  healthRoutes,
+  docsRoutes,
+  authRoutes,
+  claimRoutes,
+  roomRoutes,
+  activityRoutes,
+  jobRoutes,
+  uploadRoutes,
+  photoRoutes,
+  billingRoutes,
+];
 
 export const routeTable: RouteContract[] = groups.flatMap((g) => Object.values(g));

@@ -5,7 +5,8 @@
  * backwards or past a state it is not in.
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteKeys, partitionKeys, type RowKey } from '../db/batch';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { queryAll } from '../db/query';
@@ -300,4 +301,34 @@ export async function updateJob(jobId: string, update: JobUpdate, now = new Date
     if (isConditionalCheckFailed(err)) return null;
     throw err;
   }
+}
+
+/** A job's rows: the job and its staged photos (its partition), its live log and archive, its fan-out units. */
+export async function jobRowKeys(jobId: string): Promise<RowKey[]> {
+  const partitions = await Promise.all([`JOB#${jobId}`, `JOBLOG#${jobId}`, `JOBLOGARCHIVE#${jobId}`, `JOBUNIT#${jobId}`].map(partitionKeys));
+  return partitions.flat();
+}
+
+/**
+ * Deletes a job and everything keyed to it. The job row goes first, in a
+ * write conditional on its status, so a job that started meanwhile is kept;
+ * returns false then.
+ */
+export async function deleteJobRows(job: Pick<Job, 'id'>, guard: { expectStatus: JobStatus }): Promise<boolean> {
+  try {
+    await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.job(job.id),
+        ConditionExpression: '#status = :status AND (attribute_not_exists(billing_charged) OR billing_charged = :false)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':status': guard.expectStatus, ':false': false },
+      }),
+    );
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return false;
+    throw err;
+  }
+  await deleteKeys(await jobRowKeys(job.id));
+  return true;
 }

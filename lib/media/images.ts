@@ -2,13 +2,13 @@
  * Photo decoding and normalisation (SPEC "Photo pipeline (live path)" and "Uploads",
  * DESIGN "Images").
  *
- * - sniffImage(head): identifies an image from its first SNIFF_HEAD_BYTES bytes (magic bytes
- *   only, no decoding). The upload handlers use it to "check the header to confirm an image"
- *   before replying; a null answer means the file goes to skipped_photos.
+ * Workers only: this module loads sharp, which HTTP handlers do not ship. Recognising an image
+ * from its header (sniffImage) and client dates (normalizeCapturedAt) live in ./sniff and are
+ * re-exported here.
+ *
  * - normalizePhoto(bytes): the background re-encode. Any supported input becomes an upright,
  *   8-bit sRGB, 3-channel baseline JPEG without metadata, plus the EXIF capture date.
  *   Throws UnreadableImageError for anything it cannot decode (caller: skipped_photos).
- * - normalizeCapturedAt(value): client-supplied dates (captured_ats) to the spec's form.
  * - resizeForModel / thumbnail: downscale a normalised JPEG, never upscaling.
  *
  * Decoders. sharp (prebuilt libvips) decodes JPEG, PNG, WebP, GIF, TIFF and AVIF but has no
@@ -26,15 +26,20 @@
  * sharp's libheif parses the container (and its Exif item) even though it cannot decode HEVC.
  * EXIF dates are local wall-clock time without a zone and are returned as such.
  *
- * Memory. The decompression-bomb guard (MAX_INPUT_PIXELS) is checked from the header before
- * any pixels are decoded. Peak memory is roughly 3-4 bytes per pixel for sharp inputs and
- * roughly 8-10 bytes per pixel for HEIC (the WASM heap plus the JS RGBA copy).
+ * Cost (measured on a 2-core dev box, Node 20, MALLOC_ARENA_MAX=2, sharp cache off):
+ * a 12 MP JPEG takes ~0.15 s upright / ~0.35 s with EXIF Orientation 6, peak RSS ~200 MB;
+ * a 12 MP HEIC takes ~1.2-1.8 s (single-threaded WASM) and peaks at ~420-490 MB RSS (the WASM
+ * heap grows to ~190 MB and never shrinks, plus the JS RGBA copy). Give a worker that
+ * normalises HEIC at least 1024 MB. The decompression-bomb guard (MAX_INPUT_PIXELS) is
+ * checked from the header before any pixels are decoded.
  */
+import { deflateSync } from 'node:zlib';
 import exifReader from 'exif-reader';
 import sharp, { type Metadata, type Sharp, type SharpOptions } from 'sharp';
+import { ascii, normalizeCapturedAt, sniffImage, type ImageType } from './sniff';
 
-/** How many leading bytes sniffImage looks at; fetch this range (bytes=0-63) to sniff remotely. */
-export const SNIFF_HEAD_BYTES = 64;
+export { normalizeCapturedAt, sniffImage, SNIFF_HEAD_BYTES, type ImageType } from './sniff';
+
 
 /**
  * Largest decoded image accepted, in pixels (width x height), checked from the header before
@@ -45,11 +50,6 @@ export const MAX_INPUT_PIXELS = 100_000_000;
 export const DEFAULT_JPEG_QUALITY = 90;
 export const DEFAULT_THUMBNAIL_LONG_EDGE = 640;
 
-/**
- * 'heic' is the whole ISO-BMFF HEIF family: HEIC (HEVC), generic HEIF (mif1/msf1) and AVIF
- * (AV1). AVIF counts as an image; sharp decodes it natively.
- */
-export type ImageType = 'jpeg' | 'png' | 'heic' | 'webp' | 'gif' | 'tiff' | 'bmp';
 
 /** A file that is not an image we can decode, is corrupt, truncated, or too large. */
 export class UnreadableImageError extends Error {
@@ -63,159 +63,7 @@ export class UnreadableImageError extends Error {
 // Sniffing
 // ---------------------------------------------------------------------------------------------
 
-/** HEVC-coded HEIF brands (heic-decode's domain). */
-const HEVC_BRANDS = new Set(['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'hevm', 'hevs']);
-/** AV1-coded HEIF brands (sharp decodes these). */
-const AV1_BRANDS = new Set(['avif', 'avis']);
-/** Codec-neutral HEIF image / image-sequence brands. */
-const HEIF_BRANDS = new Set(['mif1', 'msf1', 'mif2']);
-/** Video / audio ISO-BMFF brands: a file declaring one of these is never taken for a photo. */
-const VIDEO_BRANDS = new Set([
-  'isom', 'iso2', 'iso3', 'iso4', 'iso5', 'iso6', 'iso7', 'iso8', 'iso9', 'mp41', 'mp42', 'mp71',
-  'avc1', 'hvc1', 'hev1', 'av01', 'dash', 'msnv', 'qt  ', 'M4V ', 'M4VH', 'M4VP', 'M4A ', 'M4B ',
-  'M4P ', 'f4v ', 'f4p ', 'f4a ', '3gp4', '3gp5', '3gp6', '3gp7', '3gp8', '3gp9', '3g2a', 'mjp2', 'jp2 ',
-  'crx ', 'CAEP',
-]);
 
-const BMP_DIB_HEADER_SIZES = new Set([12, 40, 52, 56, 64, 108, 124]);
-
-function startsWith(head: Buffer, bytes: number[], at = 0): boolean {
-  if (head.length < at + bytes.length) return false;
-  return bytes.every((b, i) => head[at + i] === b);
-}
-
-function ascii(head: Buffer, start: number, end: number): string {
-  return head.toString('latin1', start, end);
-}
-
-interface FtypInfo {
-  major: string;
-  brands: string[];
-}
-
-/** Reads the ftyp box at offset 0 (as far as the head goes), or null when there is none. */
-function readFtyp(head: Buffer): FtypInfo | null {
-  if (head.length < 12 || ascii(head, 4, 8) !== 'ftyp') return null;
-  const size = head.readUInt32BE(0);
-  if (size < 16 || size % 4 !== 0) return null;
-  const major = ascii(head, 8, 12);
-  const brands = [major];
-  const end = Math.min(size, head.length);
-  for (let p = 16; p + 4 <= end; p += 4) brands.push(ascii(head, p, p + 4));
-  return { major, brands };
-}
-
-function heifFamily(ftyp: FtypInfo): 'hevc' | 'av1' | 'heif' | null {
-  const { major, brands } = ftyp;
-  const isImageBrand = (b: string) => HEVC_BRANDS.has(b) || AV1_BRANDS.has(b) || HEIF_BRANDS.has(b);
-  if (!isImageBrand(major)) {
-    // A non-image major brand is accepted only with an image compatible brand and no video brand.
-    if (VIDEO_BRANDS.has(major) || brands.some((b) => VIDEO_BRANDS.has(b))) return null;
-    if (!brands.some(isImageBrand)) return null;
-  }
-  if (HEVC_BRANDS.has(major) || (!AV1_BRANDS.has(major) && brands.some((b) => HEVC_BRANDS.has(b)))) return 'hevc';
-  if (brands.some((b) => AV1_BRANDS.has(b))) return 'av1';
-  return 'heif';
-}
-
-/**
- * Identifies an image from the magic bytes of its first bytes (pass at least SNIFF_HEAD_BYTES
- * when the file is that long). Returns null for anything else: text, SVG, PDF, video (ISO-BMFF
- * video brands such as isom/mp42/qt), empty input and headers too short to tell.
- */
-export function sniffImage(head: Buffer | Uint8Array): ImageType | null {
-  const buf = Buffer.isBuffer(head) ? head : Buffer.from(head.buffer, head.byteOffset, head.byteLength);
-  // SOI then the first marker's 0xFF and code (APPn, DQT, SOFn, DHT, COM...): 4 bytes.
-  if (startsWith(buf, [0xff, 0xd8, 0xff]) && buf.length >= 4 && buf[3] >= 0xc0 && buf[3] <= 0xfe) return 'jpeg';
-  if (startsWith(buf, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'png';
-  if (buf.length >= 6 && (ascii(buf, 0, 6) === 'GIF87a' || ascii(buf, 0, 6) === 'GIF89a')) return 'gif';
-  if (buf.length >= 16 && ascii(buf, 0, 4) === 'RIFF' && ascii(buf, 8, 12) === 'WEBP' && /^VP8[ LX]$/.test(ascii(buf, 12, 16))) {
-    return 'webp';
-  }
-  // Classic TIFF (II*\0 / MM\0*) and BigTIFF (II+\0 / MM\0+), with a plausible first-IFD offset.
-  if (startsWith(buf, [0x49, 0x49, 0x2a, 0x00]) || startsWith(buf, [0x4d, 0x4d, 0x00, 0x2a])) {
-    if (buf.length < 8) return null;
-    const ifd = buf[0] === 0x49 ? buf.readUInt32LE(4) : buf.readUInt32BE(4);
-    return ifd >= 8 ? 'tiff' : null;
-  }
-  if (startsWith(buf, [0x49, 0x49, 0x2b, 0x00, 0x08, 0x00]) || startsWith(buf, [0x4d, 0x4d, 0x00, 0x2b, 0x00, 0x08])) {
-    return 'tiff';
-  }
-  if (buf.length >= 26 && buf[0] === 0x42 && buf[1] === 0x4d && BMP_DIB_HEADER_SIZES.has(buf.readUInt32LE(14))) {
-    const planes = buf.readUInt32LE(14) === 12 ? buf.readUInt16LE(22) : buf.readUInt16LE(26);
-    return planes === 1 ? 'bmp' : null;
-  }
-  const ftyp = readFtyp(buf);
-  if (ftyp && heifFamily(ftyp)) return 'heic';
-  return null;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Capture dates
-// ---------------------------------------------------------------------------------------------
-
-const MIN_YEAR = 1900;
-const MAX_YEAR = 2100;
-
-const pad = (n: number, width = 2) => String(n).padStart(width, '0');
-
-function formatWallClock(y: number, mo: number, d: number, h: number, mi: number, s: number): string | null {
-  if (y < MIN_YEAR || y > MAX_YEAR || mo < 1 || mo > 12 || h > 23 || mi > 59 || s > 59) return null;
-  const check = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
-  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) return null;
-  return `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}`;
-}
-
-function fromDate(date: Date): string | null {
-  if (Number.isNaN(date.getTime())) return null;
-  return formatWallClock(
-    date.getUTCFullYear(),
-    date.getUTCMonth() + 1,
-    date.getUTCDate(),
-    date.getUTCHours(),
-    date.getUTCMinutes(),
-    date.getUTCSeconds(),
-  );
-}
-
-function fromEpoch(n: number): string | null {
-  if (!Number.isFinite(n)) return null;
-  // 1e11 ms is March 1973; 1e11 s is past MAX_YEAR, so the magnitude tells the unit.
-  return fromDate(new Date(Math.abs(n) >= 1e11 ? n : n * 1000));
-}
-
-const WALL_CLOCK_PATTERN =
-  /^(\d{4})[-:](\d{2})[-:](\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?\s*(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
-
-/**
- * Normalises a capture date to 'YYYY-MM-DDTHH:MM:SS' (no zone), or null when absent/invalid.
- *
- * Accepted:
- * - ISO 8601 'YYYY-MM-DDTHH:MM[:SS[.fff]]' with 'T' or a space, optional 'Z' or '+HH:MM' /
- *   '+HHMM' / '+HH' offset. The offset is dropped and the written wall-clock time kept
- *   ('2024-05-01T10:20:30+02:00' -> '2024-05-01T10:20:30'), matching EXIF, which records the
- *   local time the photo was taken.
- * - EXIF 'YYYY:MM:DD HH:MM:SS' (also with fraction/offset as above).
- * - a date alone, 'YYYY-MM-DD' or 'YYYY:MM:DD' -> midnight.
- * - epoch time as a number or an all-digit string of at least 9 digits: milliseconds when
- *   >= 1e11, otherwise seconds; rendered in UTC (a browser's File.lastModified).
- * - a Date, rendered in UTC (exif-reader builds its Dates with Date.UTC from the wall clock).
- * Rejected (null): empty strings, '0000:00:00 00:00:00' and other impossible dates (Feb 30,
- * month 13, hour 24...), years outside 1900-2100, anything else.
- */
-export function normalizeCapturedAt(value: string | number | Date | null | undefined): string | null {
-  if (value === null || value === undefined) return null;
-  if (value instanceof Date) return fromDate(value);
-  if (typeof value === 'number') return fromEpoch(value);
-  if (typeof value !== 'string') return null;
-  const text = value.trim();
-  if (!text) return null;
-  if (/^\d{9,}$/.test(text)) return fromEpoch(Number(text));
-  const m = WALL_CLOCK_PATTERN.exec(text);
-  if (!m) return null;
-  const [, y, mo, d, h = '0', mi = '0', s = '0'] = m;
-  return formatWallClock(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s));
-}
 
 /** EXIF DateTimeOriginal, then DateTimeDigitized (CreateDate), then DateTime. */
 function capturedAtFromExif(exif: Buffer | undefined): string | null {
@@ -283,7 +131,6 @@ interface HeicDecode {
 let heicDecoder: HeicDecode | undefined;
 function heicDecode(): HeicDecode {
   // Loaded on first use: a 2 MB WASM bundle that photo-free cold starts should not pay for.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   heicDecoder ??= require('heic-decode') as HeicDecode;
   return heicDecoder;
 }
@@ -314,6 +161,37 @@ async function decodeHeic(input: Buffer, limit: number): Promise<RawImage> {
   } finally {
     images.dispose();
   }
+}
+
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(...parts: Buffer[]): number {
+  let c = 0xffffffff;
+  for (const part of parts) for (const byte of part) c = CRC_TABLE[(c ^ byte) & 0xff] ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * Raw pixels have no way to carry a colour profile into sharp, and iPhone HEICs are Display P3:
+ * wrap the pixels in a fast (stored, unfiltered) PNG with an iCCP chunk so sharp converts them
+ * to sRGB like any profiled input. Costs roughly 0.1 s per 12 MP.
+ */
+async function pngWithIcc(raw: RawImage, icc: Buffer, hasAlpha: boolean): Promise<Buffer> {
+  let image = sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels }, limitInputPixels: false });
+  if (!hasAlpha && raw.channels === 4) image = image.removeAlpha();
+  const png = await image.png({ compressionLevel: 0, adaptiveFiltering: false }).toBuffer();
+  const type = Buffer.from('iCCP', 'latin1');
+  const data = Buffer.concat([Buffer.from('icc\0\0', 'latin1'), deflateSync(icc)]);
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(data.length);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(type, data));
+  const afterIhdr = 8 + 25; // signature, then IHDR (4 length + 4 type + 13 data + 4 crc)
+  return Buffer.concat([png.subarray(0, afterIhdr), head, type, data, crc, png.subarray(afterIhdr)]);
 }
 
 /**
@@ -466,7 +344,6 @@ export async function normalizePhoto(input: Buffer, options: NormalizePhotoOptio
     const raw = decodeBmp(input, limit);
     pipeline = sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels }, limitInputPixels: limit });
   } else {
-    const source = sharp(input, inputOptions(limit));
     let meta: Metadata;
     try {
       // Header only, so no pixel limit here: checkPixels below gives the clearer message.
@@ -477,12 +354,15 @@ export async function normalizePhoto(input: Buffer, options: NormalizePhotoOptio
     checkPixels(meta.width, meta.height, limit);
     capturedAt = capturedAtFromExif(meta.exif);
     if (sourceType === 'heic' && meta.compression !== 'av1') {
-      // HEVC: sharp can read the container but not the pixels. libheif applies irot/imir;
-      // the raw pixels carry no EXIF, so the rotate() below is a no-op for them.
+      // HEVC: sharp's libheif (newer than heic-decode's) reads the container and Exif but has
+      // no HEVC decoder. libheif applies irot/imir; the raw pixels carry no EXIF, so the
+      // rotate() below is a no-op for them.
       const raw = await decodeHeic(input, limit);
-      pipeline = sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels }, limitInputPixels: limit });
+      pipeline = meta.icc
+        ? sharp(await pngWithIcc(raw, meta.icc, meta.hasAlpha), inputOptions(limit))
+        : sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels }, limitInputPixels: limit });
     } else {
-      pipeline = source;
+      pipeline = sharp(input, inputOptions(limit)); // first page/frame of GIF, TIFF, WebP
     }
   }
 
@@ -511,7 +391,7 @@ export interface ResizedJpeg {
   height: number;
 }
 
-async function orientedSize(jpeg: Buffer): Promise<{ width: number; height: number; upright: boolean; isJpeg: boolean }> {
+async function orientedSize(jpeg: Buffer): Promise<{ width: number; height: number; alreadyNormal: boolean }> {
   let meta: Metadata;
   try {
     meta = await sharp(jpeg, inputOptions(MAX_INPUT_PIXELS)).metadata();
@@ -520,7 +400,9 @@ async function orientedSize(jpeg: Buffer): Promise<{ width: number; height: numb
   }
   checkPixels(meta.width, meta.height, MAX_INPUT_PIXELS);
   const { width, height } = meta.autoOrient ?? meta;
-  return { width, height, upright: (meta.orientation ?? 1) === 1, isJpeg: meta.format === 'jpeg' };
+  const alreadyNormal =
+    meta.format === 'jpeg' && (meta.orientation ?? 1) === 1 && meta.space === 'srgb' && meta.channels === 3 && !meta.hasProfile;
+  return { width, height, alreadyNormal };
 }
 
 async function encodeWithin(
@@ -547,8 +429,8 @@ async function encodeWithin(
 /**
  * Downscales a (normalised) JPEG for the vision model so that width x height <= maxPixels and
  * the long edge <= maxLongEdge (spec defaults: PHOTO_IMAGE_MAX_PIXELS 1150000,
- * PHOTO_IMAGE_MAX_LONG_EDGE 1568). Never upscales: an upright JPEG already within both limits
- * is returned as is (same Buffer, no re-encode).
+ * PHOTO_IMAGE_MAX_LONG_EDGE 1568). Never upscales: an upright, profile-free sRGB JPEG (what
+ * normalizePhoto makes) already within both limits is returned as is (same Buffer, no re-encode).
  */
 export async function resizeForModel(
   jpeg: Buffer,
@@ -557,9 +439,9 @@ export async function resizeForModel(
   const maxPixels = positiveInt('maxPixels', limits.maxPixels, null);
   const maxLongEdge = positiveInt('maxLongEdge', limits.maxLongEdge, null);
   const quality = positiveInt('quality', limits.quality, 85, 100);
-  const { width, height, upright, isJpeg } = await orientedSize(jpeg);
+  const { width, height, alreadyNormal } = await orientedSize(jpeg);
   const scale = Math.min(1, maxLongEdge / Math.max(width, height), Math.sqrt(maxPixels / (width * height)));
-  if (scale === 1 && upright && isJpeg) return { jpeg, width, height };
+  if (scale === 1 && alreadyNormal) return { jpeg, width, height };
   // Exact target edges ('fill'): the rounding distorts the aspect ratio by under a pixel.
   // The epsilon keeps 6000 x (1568 / 6000) at 1568 instead of 1567.
   let targetWidth = Math.max(1, Math.min(maxLongEdge, Math.floor(width * scale + 1e-6)));

@@ -15,9 +15,10 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import { db, tableName } from '../db/client';
 import { indexes } from '../db/keys';
-import { conflict } from '../http/errors';
+import { conflict, notFound } from '../http/errors';
 import { getJob, isProcessing, PROCESSING_STATUSES, updateJob, type Job } from '../jobs/job';
 import { JobLog } from '../jobs/logs';
+import { jobView } from '../jobs/view';
 import { logger } from '../observability/logger';
 import { resendUnfinishedUnits, sendStage } from './engine';
 import { getPipeline } from './pipeline';
@@ -85,15 +86,16 @@ export interface WatchdogReport {
 export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
   const config = settings();
   const report: WatchdogReport = { checked: 0, requeued: 0, recovered: 0, failed: 0 };
-  const quietCutoff = new Date(now.getTime() - config.STUCK_JOB_MINUTES * 60_000).toISOString();
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await db().send(
       new QueryCommand({
         TableName: tableName(),
         IndexName: indexes.activeJobs().index,
-        KeyConditionExpression: 'activepk = :pk AND activesk < :cutoff',
-        ExpressionAttributeValues: { ':pk': indexes.activeJobs().pk, ':cutoff': quietCutoff },
+        // The index is sparse (processing jobs only), so every one is looked at:
+        // the age limits apply even to a job that keeps heartbeating.
+        KeyConditionExpression: 'activepk = :pk',
+        ExpressionAttributeValues: { ':pk': indexes.activeJobs().pk },
         ExclusiveStartKey,
       }),
     );
@@ -122,6 +124,7 @@ async function inspect(job: Job, now: Date): Promise<keyof Omit<WatchdogReport, 
     return (await failJob(job, `Processing stopped: the job ran longer than ${Math.round(config.JOB_TIMEOUT_S / 60)} minutes. Nothing was charged; please process it again.`)) ? 'failed' : null;
   }
   const quietMs = now.getTime() - Date.parse(job.heartbeat_at ?? job.updated_at);
+  if (quietMs <= config.STUCK_JOB_MINUTES * 60_000) return null;
   const hung = quietMs > config.STUCK_JOB_MINUTES_WITH_QUEUE * 60_000;
   const log = new JobLog(job.id);
   switch (job.stage_state) {
@@ -158,4 +161,11 @@ export async function dismissJob(job: Job): Promise<Job> {
   const failed = await failJob(job, DISMISSED);
   if (!failed) throw conflict('The job finished or changed while it was being dismissed.');
   return failed;
+}
+
+/** The admin route: not team-scoped. */
+export async function dismissJobById(jobId: string) {
+  const job = await getJob(jobId);
+  if (!job) throw notFound('Job not found');
+  return jobView(await dismissJob(job));
 }

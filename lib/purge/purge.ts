@@ -6,7 +6,9 @@
  * Every entity that hangs below a room must be deleted here; a new child kind
  * added in a later capability extends deleteRoomRows.
  */
-import { BatchWriteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteKeys } from '../db/batch';
+import { jobRowKeys } from '../jobs/job';
 import { deletePrefix } from '../blob/client';
 import { blobKeys } from '../blob/keys';
 import { settings } from '../config';
@@ -15,37 +17,6 @@ import { indexes, keys } from '../db/keys';
 import { queryAll } from '../db/query';
 import { logger } from '../observability/logger';
 import { requestPurge, type PurgeRequest } from './requests';
-
-async function deleteKeys(rowKeys: { pk: string; sk: string }[]): Promise<void> {
-  for (let i = 0; i < rowKeys.length; i += 25) {
-    let requests = rowKeys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
-    for (let attempt = 0; requests.length > 0; attempt++) {
-      const { UnprocessedItems } = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-      requests = (UnprocessedItems?.[tableName()] ?? []) as typeof requests;
-      if (requests.length > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-    }
-  }
-}
-
-/** Every row keyed by one partition key (a job's own partition holds its staged photos). */
-async function partitionKeys(pk: string): Promise<{ pk: string; sk: string }[]> {
-  const out: { pk: string; sk: string }[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: 'pk, sk', ExclusiveStartKey }),
-    );
-    for (const item of page.Items ?? []) out.push({ pk: String(item.pk), sk: String(item.sk) });
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return out;
-}
-
-/** A job's rows: the job and its staged photos, its live log and archive, its fan-out units. */
-async function jobRowKeys(jobId: string): Promise<{ pk: string; sk: string }[]> {
-  const partitions = await Promise.all([`JOB#${jobId}`, `JOBLOG#${jobId}`, `JOBLOGARCHIVE#${jobId}`, `JOBUNIT#${jobId}`].map(partitionKeys));
-  return partitions.flat();
-}
 
 async function deleteRoomRows(roomId: string, teamId: string, claimId: string): Promise<number> {
   const [jobs, items] = await Promise.all([

@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { jobRoutes } from '../../../lib/jobs/routes';
+import { getJobFor } from '../../../lib/jobs/service';
+
+export const handler = httpEndpoint(jobRoutes.get, ({ identity, params }) => getJobFor(identity, params.id));

@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { listFramesFor } from '../../../lib/jobs/media';
+import { jobRoutes } from '../../../lib/jobs/routes';
+
+export const handler = httpEndpoint(jobRoutes.frames, ({ identity, params }) => listFramesFor(identity, params.id));

@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { mediaRedirect } from '../../../lib/jobs/media';
+import { jobRoutes } from '../../../lib/jobs/routes';
+
+export const handler = httpEndpoint(jobRoutes.video, ({ params }) => mediaRedirect(params.id, 'video'));

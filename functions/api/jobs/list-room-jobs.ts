@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { jobRoutes } from '../../../lib/jobs/routes';
+import { listRoomJobsFor } from '../../../lib/jobs/service';
+
+export const handler = httpEndpoint(jobRoutes.roomJobs, ({ identity, params }) => listRoomJobsFor(identity, params.room_id));

@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { jobRoutes } from '../../../lib/jobs/routes';
+import { quoteJobFor } from '../../../lib/jobs/service';
+
+export const handler = httpEndpoint(jobRoutes.quote, ({ identity, params }) => quoteJobFor(identity, params.id));

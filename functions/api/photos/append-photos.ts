@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { photoRoutes } from '../../../lib/photos/routes';
+import { appendPhotoUpload } from '../../../lib/photos/upload';
+
+export const handler = httpEndpoint(photoRoutes.append, ({ identity, params, body }) => appendPhotoUpload(identity, params.id, body));

@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { confirmPhotoUpload } from '../../../lib/photos/confirm';
+import { photoRoutes } from '../../../lib/photos/routes';
+
+export const handler = httpEndpoint(photoRoutes.confirm, ({ identity, params, body }) => confirmPhotoUpload(identity, params.id, body));

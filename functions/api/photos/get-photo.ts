@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { photoRoutes } from '../../../lib/photos/routes';
+import { photoRedirect } from '../../../lib/photos/serve';
+
+export const handler = httpEndpoint(photoRoutes.get, ({ params }) => photoRedirect(params.job_id, params.filename));

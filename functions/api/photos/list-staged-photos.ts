@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { photoRoutes } from '../../../lib/photos/routes';
+import { listStagedPhotosFor } from '../../../lib/photos/serve';
+
+export const handler = httpEndpoint(photoRoutes.listStaged, ({ identity, params }) => listStagedPhotosFor(identity, params.id));

@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { photoRoutes } from '../../../lib/photos/routes';
+import { startPhotoUpload } from '../../../lib/photos/upload';
+
+export const handler = httpEndpoint(photoRoutes.upload, ({ identity, body }) => startPhotoUpload(identity, body));

@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { uploadRoutes } from '../../../lib/uploads/routes';
+import { abortUploadFor } from '../../../lib/uploads/service';
+
+export const handler = httpEndpoint(uploadRoutes.abort, ({ identity, params }) => abortUploadFor(identity, params.id));

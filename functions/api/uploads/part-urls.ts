@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { uploadRoutes } from '../../../lib/uploads/routes';
+import { partUrlsFor } from '../../../lib/uploads/service';
+
+export const handler = httpEndpoint(uploadRoutes.partUrls, ({ identity, params, body }) => partUrlsFor(identity, params.id, body.parts));

@@ -1,0 +1,3 @@
+import { sweepStaleUploads } from '../../lib/uploads/sweep';
+
+export const handler = async () => sweepStaleUploads();

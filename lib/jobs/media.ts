@@ -1,0 +1,38 @@
+/**
+ * Byte streams of a job behind capability URLs (spec: Capability URLs): the
+ * uuid in the path is the credential, names are traversal-checked, and the
+ * answer is a 302 to a short-lived presigned GET so S3 serves Range requests.
+ */
+import { isSafeFileName, listNames, objectExists, presignedGet } from '../blob/client';
+import { blobKeys } from '../blob/keys';
+import { notFound } from '../http/errors';
+import { HttpResponse } from '../http/response';
+import type { Identity } from '../auth/identity';
+import { loadJobForTeam } from '../tenancy/scope';
+import { getJob, type Job } from './job';
+
+const framesPrefix = (job: Job) => `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}frames/`;
+
+/** GET /api/jobs/{id}/video and /audio. */
+export async function mediaRedirect(jobId: string, kind: 'video' | 'audio'): Promise<HttpResponse> {
+  const job = await getJob(jobId, false);
+  if (!job || job.source_type !== kind || !job.media_key) throw notFound(`No ${kind} for this job`);
+  return HttpResponse.redirect(await presignedGet(job.media_key));
+}
+
+/** GET /api/jobs/{id}/frames: the extracted frames' capability URLs. */
+export async function listFramesFor(identity: Identity, jobId: string) {
+  const job = await loadJobForTeam(identity, jobId);
+  const names = await listNames(framesPrefix(job));
+  return { job_id: job.id, frames: names.map((name) => ({ name, url: `/api/jobs/${job.id}/frames/${name}` })) };
+}
+
+/** GET /api/jobs/{id}/frames/{name}. */
+export async function frameRedirect(jobId: string, name: string): Promise<HttpResponse> {
+  if (!isSafeFileName(name)) throw notFound('No such frame');
+  const job = await getJob(jobId, false);
+  if (!job) throw notFound('No such frame');
+  const key = `${framesPrefix(job)}${name}`;
+  if (!(await objectExists(key))) throw notFound('No such frame');
+  return HttpResponse.redirect(await presignedGet(key));
+}

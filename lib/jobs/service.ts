@@ -1,0 +1,142 @@
+/**
+ * Job use cases behind /api/jobs (spec: Jobs; States and transitions):
+ * listing, quoting, processing (with the up-front charge and its 402),
+ * cancelling a not-yet-started job, logs and metrics.
+ */
+import type { Identity } from '../auth/identity';
+import { recordActivity } from '../activity/log';
+import { jobCharge, type JobCharge } from '../billing/credits';
+import { chargeJobUpFront, refundJob } from '../billing/prepaid';
+import { teamCreditsBalance } from '../billing/summary';
+import { deletePrefix } from '../blob/client';
+import { blobKeys } from '../blob/keys';
+import { getClaim } from '../claims/claim';
+import { settings } from '../config';
+import { teamFeatures } from '../features/components';
+import { conflict, serviceUnavailable } from '../http/errors';
+import { startJob } from '../orchestrator/engine';
+import { pipelineForSource } from '../orchestrator/pipeline';
+import { countPhotoAiRequests } from '../photos/requests';
+import { roomItemCountByJob } from '../rooms/counts';
+import { loadJobForTeam, loadRoomForTeam } from '../tenancy/scope';
+import { deleteJobRows, getJob, isProcessing, listRoomJobs, listTeamJobs, STARTABLE_STATUSES, type Job } from './job';
+import { readArchivedLog, readLiveLog } from './logs';
+import { jobView } from './view';
+
+export async function listJobsFor(identity: Identity) {
+  return (await listTeamJobs(identity.team.id, settings().RECENT_JOBS_LIMIT)).map(jobView);
+}
+
+export async function getJobFor(identity: Identity, jobId: string) {
+  return jobView(await loadJobForTeam(identity, jobId));
+}
+
+/** GET /api/rooms/{room_id}/jobs: with the live item count (archived items excluded) beside items_found. */
+export async function listRoomJobsFor(identity: Identity, roomId: string) {
+  const room = await loadRoomForTeam(identity, roomId);
+  const [jobs, counts] = await Promise.all([listRoomJobs(room.id), roomItemCountByJob(room.id)]);
+  return jobs.map((job) => ({ ...jobView(job), current_item_count: counts.get(job.id) ?? 0 }));
+}
+
+/** What processing the job would cost now: the spec's credit rules with enterprise and training applied. */
+async function chargeFor(job: Job, enterprise: boolean): Promise<JobCharge & { photoRequests: number }> {
+  const claim = await getClaim(job.claim_id);
+  const photoRequests = job.source_type === 'photo' ? await countPhotoAiRequests(job.id) : 0;
+  const charge = jobCharge({ sourceType: job.source_type, durationSeconds: job.duration, photoRequests, enterprise, training: Boolean(claim?.is_training) });
+  return { ...charge, photoRequests };
+}
+
+function requireMeasured(job: Job): void {
+  if (job.source_type !== 'photo' && (job.duration === null || job.duration === undefined)) {
+    throw conflict('The upload is still being measured; try again in a moment.');
+  }
+}
+
+/** GET /api/jobs/{id}/quote: the exact credit cost and the team's balance; charges nothing. */
+export async function quoteJobFor(identity: Identity, jobId: string) {
+  const job = await loadJobForTeam(identity, jobId);
+  requireMeasured(job);
+  const { enterprise } = await teamFeatures(identity.team.id);
+  const charge = await chargeFor(job, enterprise);
+  const balance = await teamCreditsBalance(identity.team);
+  return {
+    job_id: job.id,
+    source_type: job.source_type,
+    credits: charge.credits,
+    blocks: charge.blocks,
+    duration: job.duration,
+    photo_requests: charge.photoRequests,
+    enterprise,
+    billing_enabled: balance.billing_enabled,
+    credits_balance: balance.credits_balance,
+    buy_url: balance.buy_credits_url,
+  };
+}
+
+/**
+ * POST /api/jobs/{id}/process: from awaiting_grouping, awaiting_confirmation or
+ * error (an errored job is charged again). Credits are spent up front — a flat
+ * refusal is the spec's 402 and changes nothing — then the pipeline starts.
+ */
+export async function processJobFor(identity: Identity, jobId: string) {
+  const job = await loadJobForTeam(identity, jobId);
+  if (!STARTABLE_STATUSES.includes(job.status)) {
+    throw conflict(isProcessing(job.status) ? 'The job is already being processed.' : `A ${job.status} job cannot be processed.`);
+  }
+  const pipeline = pipelineForSource(job.source_type);
+  if (!pipeline) throw serviceUnavailable(`Processing ${job.source_type} jobs is not available in this deployment yet. Nothing was charged.`);
+  requireMeasured(job);
+  const { enterprise } = await teamFeatures(identity.team.id);
+  const charge = await chargeFor(job, enterprise);
+  const charged = await chargeJobUpFront({ job, team: identity.team, user: identity.user, credits: charge.credits });
+  const started = await startJob(charged.job, pipeline);
+  if (!started) {
+    // Someone else started (or cancelled) it between our read and our write.
+    // A racing start shares our charge reference, so only refund if the job is not running on it.
+    const now = await getJob(job.id);
+    if (charged.charged && (!now || !isProcessing(now.status))) await refundJob(charged.job);
+    throw conflict('The job changed while it was being started; reload it.');
+  }
+  await recordActivity(identity.actor, { action_type: 'process_job', action_label: `Started processing ${job.source_type}`, target: job.original_filename ?? job.id, entity_type: 'job', entity_id: job.id, restorable: false });
+  return jobView(started);
+}
+
+/** POST /api/jobs/{id}/cancel: discards a job that has not started (awaiting_confirmation) and its file. */
+export async function cancelJobFor(identity: Identity, jobId: string) {
+  const job = await loadJobForTeam(identity, jobId);
+  if (job.status !== 'awaiting_confirmation' || job.billing_charged) throw conflict('Only a job waiting for confirmation, before any charge, can be cancelled.');
+  const removed = await deleteJobRows(job, { expectStatus: 'awaiting_confirmation' });
+  if (!removed) throw conflict('The job changed while it was being cancelled; reload it.');
+  await deletePrefix(blobKeys.jobPrefix(job.team_id, job.claim_id, job.id));
+  await recordActivity(identity.actor, { action_type: 'cancel_job', action_label: `Cancelled ${job.source_type} upload`, target: job.original_filename ?? job.id, entity_type: 'job', entity_id: job.id, restorable: false });
+  return { cancelled: true, id: job.id };
+}
+
+/** GET /api/jobs/{id}/logs: the live buffer while it runs, the archive once finished. */
+export async function jobLogsFor(identity: Identity, jobId: string) {
+  const job = await loadJobForTeam(identity, jobId);
+  if (job.status === 'complete' || job.status === 'error') {
+    const archived = await readArchivedLog(job.id);
+    if (archived) return { job_id: job.id, source: 'archive' as const, lines: archived };
+  }
+  return { job_id: job.id, source: 'live' as const, lines: await readLiveLog(job.id) };
+}
+
+export function jobMetrics(job: Job) {
+  const seconds = job.started_at && job.finished_at ? (Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000 : null;
+  return {
+    job_id: job.id,
+    status: job.status,
+    stage_timings: job.stage_timings ?? {},
+    processing_seconds: seconds,
+    items_found: job.items_found,
+    ai: { cost_usd: job.ai_cost_usd, input_tokens: job.ai_input_tokens, output_tokens: job.ai_output_tokens, api_calls: job.ai_api_calls },
+    billing: { credits: job.billed_cost_usd, blocks: job.billed_blocks, minutes: job.billed_minutes, photo_request_count: job.photo_request_count, refunded: job.billing_refunded },
+    recovery_attempts: job.recovery_attempts,
+  };
+}
+
+export async function jobMetricsFor(identity: Identity, jobId: string) {
+  return jobMetrics(await loadJobForTeam(identity, jobId));
+}
+

@@ -1,0 +1,170 @@
+/**
+ * Measuring uploaded video and audio with ffprobe (spec: States, "video/audio
+ * upload complete → duration probed for pricing"; Video pipeline 1). ffprobe
+ * reads the object straight from S3 through a short-lived presigned GET URL
+ * (it seeks with HTTP Range), so nothing is downloaded to the function first.
+ *
+ * Binary resolution, at run time: FFPROBE_PATH → an `ffprobe` next to the
+ * ffmpeg-static binary (optional dependency; FFMPEG_PATH's directory is tried
+ * too) → `ffprobe` on PATH.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { getJob, updateJob } from '../jobs/job';
+import { JobLog } from '../jobs/logs';
+import { logger } from '../observability/logger';
+import { presignGet } from '../uploads/storage';
+import * as z from 'zod';
+
+/** The probe queue's message (lib/uploads/service.ts sends it when an upload completes). */
+export const probeMessage = z.object({ job_id: z.uuid() });
+
+/** Deliveries of one probe message before a failure is recorded on the job instead of retried. */
+export const PROBE_MAX_ATTEMPTS = 3;
+const PROBE_TIMEOUT_MS = 90_000;
+const URL_TTL_SECONDS = 600;
+
+export interface ProbeResult {
+  /** Seconds, or null when the container states none. */
+  duration: number | null;
+  video: { width: number | null; height: number | null; fps: number | null } | null;
+  hasAudio: boolean;
+}
+
+export class ProbeError extends Error {
+  override readonly name = 'ProbeError';
+  constructor(
+    message: string,
+    /** Worth another try (network, timeout, missing binary); false when ffprobe read the file and could not make sense of it. */
+    readonly transient = false,
+  ) {
+    super(message);
+  }
+}
+
+/** ffprobe complaints about reaching the file rather than about its contents. */
+const TRANSIENT_STDERR = /Server returned|Connection (refused|reset|timed out)|timed out|Operation timed out|I\/O error|Failed to resolve|Network is unreachable|HTTP error|End of file while|Broken pipe/i;
+
+export function isTransientProbeOutput(stderr: string): boolean {
+  return TRANSIENT_STDERR.test(stderr);
+}
+
+function ffmpegStaticPath(): string | null {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const path = require('ffmpeg-static') as unknown;
+    return typeof path === 'string' ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+export function resolveFfprobe(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.FFPROBE_PATH) return env.FFPROBE_PATH;
+  for (const ffmpeg of [env.FFMPEG_PATH, ffmpegStaticPath()]) {
+    if (!ffmpeg) continue;
+    const sibling = join(dirname(ffmpeg), process.platform === 'win32' ? 'ffprobe.exe' : 'ffprobe');
+    if (existsSync(sibling)) return sibling;
+  }
+  return 'ffprobe';
+}
+
+/** "30000/1001" → 29.97; null for 0/0 and nonsense. */
+export function parseFrameRate(value: unknown): number | null {
+  if (typeof value !== 'string') return null;
+  const [num, den] = value.split('/').map(Number);
+  const rate = den === undefined ? num : den ? num / den : NaN;
+  return Number.isFinite(rate) && rate > 0 ? Math.round(rate * 1000) / 1000 : null;
+}
+
+/** Shapes ffprobe's JSON (format=duration, streams' codec_type, r_frame_rate, width, height). */
+export function parseProbeOutput(stdout: string): ProbeResult {
+  let data: { format?: { duration?: string }; streams?: { codec_type?: string; r_frame_rate?: string; width?: number; height?: number }[] };
+  try {
+    data = JSON.parse(stdout);
+  } catch {
+    throw new ProbeError('ffprobe printed no readable answer');
+  }
+  const duration = Number.parseFloat(data.format?.duration ?? '');
+  const streams = data.streams ?? [];
+  const video = streams.find((s) => s.codec_type === 'video');
+  return {
+    duration: Number.isFinite(duration) && duration >= 0 ? Math.round(duration * 1000) / 1000 : null,
+    video: video ? { width: video.width ?? null, height: video.height ?? null, fps: parseFrameRate(video.r_frame_rate) } : null,
+    hasAudio: streams.some((s) => s.codec_type === 'audio'),
+  };
+}
+
+/** Runs ffprobe on a file path or an http(s) URL. The URL never appears in an error message (it carries a signature). */
+export function probeMedia(input: string, options: { timeoutMs?: number; ffprobe?: string } = {}): Promise<ProbeResult> {
+  const args = ['-v', 'error'];
+  if (/^https?:\/\//i.test(input)) args.push('-rw_timeout', String(30_000_000));
+  args.push('-show_entries', 'format=duration:stream=codec_type,r_frame_rate,width,height', '-of', 'json', input);
+  const redact = (text: string) => text.split(input).join('<media>').trim();
+  return new Promise((resolve, reject) => {
+    execFile(options.ffprobe ?? resolveFfprobe(), args, { timeout: options.timeoutMs ?? PROBE_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        const text = redact(String(stderr || ''));
+        if (code === 'ENOENT') reject(new ProbeError('ffprobe is not installed', true));
+        else if (err.killed || !text) reject(new ProbeError(err.killed ? 'ffprobe timed out' : `ffprobe exited with ${String(code)}`, true));
+        else reject(new ProbeError(text.slice(0, 300), isTransientProbeOutput(text)));
+        return;
+      }
+      try {
+        resolve(parseProbeOutput(stdout));
+      } catch (parseError) {
+        reject(parseError);
+      }
+    });
+  });
+}
+
+function describe(result: ProbeResult): string {
+  const parts: string[] = [];
+  if (result.video) {
+    const size = result.video.width && result.video.height ? `${result.video.width}x${result.video.height}` : 'unknown size';
+    parts.push(`video ${size}${result.video.fps ? ` at ${result.video.fps} fps` : ''}`);
+  }
+  if (result.hasAudio) parts.push('audio');
+  return parts.join(', ') || 'no audio or video streams';
+}
+
+/**
+ * The probe worker's job: measure an uploaded job's media and store its
+ * duration (seconds). A file ffprobe reads but cannot make sense of is
+ * recorded on the job log at once (another try would not change it). Other
+ * failures (network, timeout, S3, no ffprobe) are retried through the queue
+ * until PROBE_MAX_ATTEMPTS deliveries, then recorded and dropped; where the
+ * delivery count is not known the queue's redrive policy dead-letters the
+ * message instead. Nothing loops forever; the quote then shows no duration.
+ */
+export async function measureJobDuration(jobId: string, attempt = 1): Promise<void> {
+  const job = await getJob(jobId);
+  if (!job) {
+    logger.info('probe skipped: job is gone', { job_id: jobId });
+    return;
+  }
+  if (!job.media_key || job.duration !== null) return;
+  const log = new JobLog(jobId);
+  let result: ProbeResult;
+  try {
+    result = await probeMedia(await presignGet(job.media_key, URL_TTL_SECONDS));
+  } catch (err) {
+    const reason = err instanceof ProbeError ? err.message : String(err);
+    const transient = !(err instanceof ProbeError) || err.transient;
+    if (transient && attempt < PROBE_MAX_ATTEMPTS) {
+      await log.warn(`Could not measure the file yet (attempt ${attempt} of ${PROBE_MAX_ATTEMPTS}): ${reason}`);
+      throw err;
+    }
+    await log.error(`Could not measure the duration of ${job.original_filename ?? 'the file'}: ${reason}`);
+    return;
+  }
+  if (result.duration === null) {
+    await log.warn(`The file states no duration (${describe(result)})`);
+    return;
+  }
+  await updateJob(jobId, { set: { duration: result.duration } });
+  await log.info(`Measured duration ${result.duration.toFixed(1)} s (${describe(result)})`);
+}

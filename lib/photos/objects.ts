@@ -1,0 +1,57 @@
+/** The few bucket operations the photo upload path needs, on the media bucket. */
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { mediaBucket, s3 } from '../blob/client';
+
+export function isMissingObject(err: unknown): boolean {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
+}
+
+export interface ObjectHead {
+  size: number;
+  /** User metadata, names lower-case without the x-amz-meta- prefix. */
+  metadata: Record<string, string>;
+}
+
+export async function headObject(key: string): Promise<ObjectHead | null> {
+  try {
+    const head = await s3().send(new HeadObjectCommand({ Bucket: mediaBucket(), Key: key }));
+    const metadata = Object.fromEntries(Object.entries(head.Metadata ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+    return { size: head.ContentLength ?? 0, metadata };
+  } catch (err) {
+    if (isMissingObject(err)) return null;
+    throw err;
+  }
+}
+
+/** The first `bytes` bytes of an object (a Range GET), or null when it is gone. */
+export async function readObjectHead(key: string, bytes: number): Promise<Buffer | null> {
+  try {
+    const { Body } = await s3().send(new GetObjectCommand({ Bucket: mediaBucket(), Key: key, Range: `bytes=0-${bytes - 1}` }));
+    const data = Buffer.from(await Body!.transformToByteArray());
+    return data.subarray(0, bytes);
+  } catch (err) {
+    if (isMissingObject(err)) return null;
+    throw err;
+  }
+}
+
+export async function readObject(key: string): Promise<{ body: Buffer; metadata: Record<string, string> } | null> {
+  try {
+    const { Body, Metadata } = await s3().send(new GetObjectCommand({ Bucket: mediaBucket(), Key: key }));
+    const metadata = Object.fromEntries(Object.entries(Metadata ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+    return { body: Buffer.from(await Body!.transformToByteArray()), metadata };
+  } catch (err) {
+    if (isMissingObject(err)) return null;
+    throw err;
+  }
+}
+
+/** One PUT: the object is replaced atomically (readers see the old bytes or the new, never a mix). */
+export async function putJpeg(key: string, jpeg: Buffer): Promise<void> {
+  await s3().send(new PutObjectCommand({ Bucket: mediaBucket(), Key: key, Body: jpeg, ContentType: 'image/jpeg', CacheControl: 'private, max-age=3600' }));
+}
+
+export async function deleteObject(key: string): Promise<void> {
+  await s3().send(new DeleteObjectCommand({ Bucket: mediaBucket(), Key: key }));
+}

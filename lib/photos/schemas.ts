@@ -1,0 +1,93 @@
+/** Request and response shapes of the photo upload routes (spec: Uploads; Jobs > staged-photos). */
+import * as z from 'zod';
+import { uuid } from '../http/schemas';
+import { jobResponse } from '../jobs/view';
+import { MAX_FILES_PER_BATCH, MAX_PHOTO_INDEX } from './rules';
+
+export const manifestFile = z.strictObject({
+  filename: z.string().trim().min(1, 'is required').max(255, 'must be at most 255 characters'),
+  /** Bytes, exactly as the browser's File.size: the presigned POST accepts at most this many. */
+  size: z.number().int('must be a whole number of bytes').min(0).max(Number.MAX_SAFE_INTEGER),
+  content_type: z.string().max(200).optional(),
+});
+
+const batchFields = {
+  files: z.array(manifestFile).min(1, 'must list at least one file').max(MAX_FILES_PER_BATCH, `at most ${MAX_FILES_PER_BATCH} files per request`),
+  /** Total loose photos in the browser's selection (informational; accepted and not stored). */
+  photo_count_hint: z.number().int().min(0).optional(),
+  /** The files are numbered orig_{start_index+i}; without it the job's counter hands out the next numbers. */
+  start_index: z.number().int().min(0).max(MAX_PHOTO_INDEX).optional(),
+  /** Capture dates aligned to files (ISO or EXIF text, or epoch ms such as File.lastModified); EXIF wins when present. */
+  captured_ats: z.array(z.union([z.string().max(64), z.number(), z.null()])).optional(),
+};
+
+type Batch = { files: unknown[]; start_index?: number; captured_ats?: unknown[] };
+const batchRules = <T extends Batch>(schema: z.ZodType<T>) =>
+  schema
+    .refine((b) => b.captured_ats === undefined || b.captured_ats.length === b.files.length, {
+      message: 'must have one entry per file',
+      path: ['captured_ats'],
+    })
+    .refine((b) => b.start_index === undefined || b.start_index + b.files.length - 1 <= MAX_PHOTO_INDEX, {
+      message: `numbers must stay at or below ${MAX_PHOTO_INDEX}`,
+      path: ['start_index'],
+    });
+
+export const uploadPhotosBody = batchRules(z.strictObject({ room_id: uuid(), ...batchFields }));
+export const appendPhotosBody = batchRules(z.strictObject(batchFields));
+export type UploadPhotosInput = z.output<typeof uploadPhotosBody>;
+export type AppendPhotosInput = z.output<typeof appendPhotosBody>;
+
+export const confirmPhotosBody = z.strictObject({
+  indices: z.array(z.number().int().min(0).max(MAX_PHOTO_INDEX)).min(1, 'must list at least one index').max(MAX_FILES_PER_BATCH),
+});
+
+export const skippedPhoto = z.object({
+  filename: z.string().describe('The original filename (or the synthetic one when the upload never arrived).'),
+  reason: z.string(),
+  index: z.number().int().nullable().describe('The orig number the file had, null when none was given.'),
+});
+
+export const uploadSlot = z.object({
+  index: z.number().int(),
+  filename: z.string().describe('The synthetic stored name, orig_####.jpg.'),
+  original_filename: z.string(),
+  url: z.string().describe('POST the form here: every entry of fields first, then the file as the field "file".'),
+  fields: z.record(z.string(), z.string()),
+  max_bytes: z.number().int().describe('The bucket refuses a file larger than this (the declared size).'),
+});
+
+export const uploadBatchResponse = z.object({
+  job: jobResponse,
+  uploads: z.array(uploadSlot),
+  skipped_photos: z.array(skippedPhoto),
+});
+
+export const stagedPhotoResponse = z.object({
+  id: z.uuid(),
+  job_id: z.uuid(),
+  index: z.number().int(),
+  filename: z.string(),
+  original_filename: z.string(),
+  captured_at: z.string().nullable(),
+  group_index: z.number().int(),
+  is_segment: z.boolean(),
+  manual_name: z.string().nullable(),
+  quantity: z.number().nullable(),
+  deleted: z.boolean(),
+  normalized: z.boolean(),
+  width: z.number().int().nullable(),
+  height: z.number().int().nullable(),
+  source_description: z.string().nullable(),
+  source_item_key: z.string().nullable(),
+  source_room: z.string().nullable(),
+  url: z.string().describe('Capability URL of the photo: /api/photos/{job_id}/{filename}.'),
+});
+
+export const confirmPhotosResponse = z.object({
+  job: jobResponse,
+  staged_photos: z.array(stagedPhotoResponse),
+  skipped_photos: z.array(skippedPhoto),
+});
+
+export const photoParams = z.object({ job_id: uuid(), filename: z.string() });

@@ -1,0 +1,53 @@
+/**
+ * Reading staged photos: the job's list (GET /api/jobs/{id}/staged-photos)
+ * and the capability URL that serves one photo (GET /api/photos/{job_id}/{filename},
+ * spec: Capability URLs). The photo route answers 302 to a short-lived
+ * presigned GET, so S3 serves the bytes and HTTP Range (DESIGN §4).
+ */
+import type { Identity } from '../auth/identity';
+import { isSafeFileName, presignedGet } from '../blob/client';
+import { settings } from '../config';
+import { notFound } from '../http/errors';
+import { HttpResponse } from '../http/response';
+import { loadJobForTeam } from '../tenancy/scope';
+import { getStagedPhoto, listStagedPhotos, type StagedPhoto } from './staged-photo';
+import { stagedPhotoView } from './view';
+
+export const PHOTO_NOT_FOUND = 'Photo not found';
+
+export async function listStagedPhotosFor(identity: Identity, jobId: string) {
+  const job = await loadJobForTeam(identity, jobId);
+  return (await listStagedPhotos(job.id)).map(stagedPhotoView);
+}
+
+/**
+ * The index a stored photo name carries: orig_0001.jpg → 1. Staged photo
+ * names are <word>_<index>[...]: the capability route finds the row with one
+ * read instead of scanning the job.
+ */
+export function indexFromFilename(filename: string): number | null {
+  const m = /^[A-Za-z]+_(\d{1,6})(?:[._-]|$)/.exec(filename);
+  return m ? Number(m[1]) : null;
+}
+
+async function findPhoto(jobId: string, filename: string): Promise<StagedPhoto | null> {
+  // One path segment of safe characters, no '..' (the shared capability-name rule).
+  if (!isSafeFileName(filename)) return null;
+  const index = indexFromFilename(filename);
+  if (index === null) return null;
+  const photo = await getStagedPhoto(jobId, index);
+  return photo && photo.filename === filename ? photo : null;
+}
+
+/**
+ * 302 to the photo's bytes. Before the background re-encode has run the
+ * original upload is served (the row's incoming_key); afterwards the upright
+ * JPEG. A name that is not one safe path segment, an unknown job or photo, or
+ * a photo whose upload could not be read all answer the same 404.
+ */
+export async function photoRedirect(jobId: string, filename: string): Promise<HttpResponse> {
+  const photo = await findPhoto(jobId, filename);
+  if (!photo || photo.unreadable_reason) throw notFound(PHOTO_NOT_FOUND);
+  const key = photo.normalized ? photo.key : photo.incoming_key;
+  return HttpResponse.redirect(await presignedGet(key, settings().PRESIGNED_URL_TTL_SECONDS));
+}

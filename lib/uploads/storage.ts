@@ -1,0 +1,100 @@
+/**
+ * The S3 side of a chunked upload: a multipart upload whose parts the browser
+ * PUTs straight to the bucket through presigned UploadPart URLs (DESIGN §4).
+ * Each URL signs the part's exact Content-Length, so S3 refuses a body of any
+ * other size (SignatureDoesNotMatch); that is also how MAX_CHUNK_BYTES is
+ * enforced, since no part is ever signed larger than chunk_size.
+ */
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListPartsCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { mediaBucket, s3 } from '../blob/client';
+
+/** A part as S3 lists it (PartNumber is 1-based). */
+export interface StoredPart {
+  partNumber: number;
+  size: number;
+  etag: string;
+}
+
+/** S3 no longer knows the multipart upload (completed, aborted, or expired by the lifecycle rule). */
+export function isNoSuchUpload(err: unknown): boolean {
+  const e = err as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  return e?.name === 'NoSuchUpload' || e?.Code === 'NoSuchUpload';
+}
+
+export async function createMultipart(key: string, contentType: string): Promise<string> {
+  const { UploadId } = await s3().send(new CreateMultipartUploadCommand({ Bucket: mediaBucket(), Key: key, ContentType: contentType }));
+  if (!UploadId) throw new Error('S3 returned no UploadId');
+  return UploadId;
+}
+
+/**
+ * A presigned UploadPart URL for one part. ContentLength puts the exact size
+ * in the request, and content-length is named a signable header, so it is in
+ * X-Amz-SignedHeaders: the browser's PUT must carry exactly that many bytes.
+ */
+export async function presignPart(key: string, uploadId: string, partNumber: number, size: number, ttlSeconds: number): Promise<string> {
+  return getSignedUrl(
+    s3(),
+    new UploadPartCommand({ Bucket: mediaBucket(), Key: key, UploadId: uploadId, PartNumber: partNumber, ContentLength: size }),
+    { expiresIn: ttlSeconds, signableHeaders: new Set(['content-length']) },
+  );
+}
+
+/** Every part S3 holds for the upload, ascending (ListParts pages through 1,000 at a time). */
+export async function listAllParts(key: string, uploadId: string): Promise<StoredPart[]> {
+  const parts: StoredPart[] = [];
+  let marker: string | undefined;
+  for (;;) {
+    const page = await s3().send(new ListPartsCommand({ Bucket: mediaBucket(), Key: key, UploadId: uploadId, PartNumberMarker: marker }));
+    for (const p of page.Parts ?? []) parts.push({ partNumber: Number(p.PartNumber), size: Number(p.Size ?? 0), etag: String(p.ETag ?? '') });
+    if (!page.IsTruncated || page.NextPartNumberMarker === undefined || String(page.NextPartNumberMarker) === marker) break;
+    marker = String(page.NextPartNumberMarker);
+  }
+  return parts.sort((a, b) => a.partNumber - b.partNumber);
+}
+
+export async function completeMultipart(key: string, uploadId: string, parts: StoredPart[]): Promise<void> {
+  await s3().send(
+    new CompleteMultipartUploadCommand({
+      Bucket: mediaBucket(),
+      Key: key,
+      UploadId: uploadId,
+      MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.partNumber, ETag: p.etag })) },
+    }),
+  );
+}
+
+/** Aborts a multipart upload; one S3 no longer knows counts as aborted. */
+export async function abortMultipart(key: string, uploadId: string): Promise<void> {
+  try {
+    await s3().send(new AbortMultipartUploadCommand({ Bucket: mediaBucket(), Key: key, UploadId: uploadId }));
+  } catch (err) {
+    if (!isNoSuchUpload(err)) throw err;
+  }
+}
+
+/** Size of a stored object, or null when there is none. */
+export async function objectSize(key: string): Promise<number | null> {
+  try {
+    const head = await s3().send(new HeadObjectCommand({ Bucket: mediaBucket(), Key: key }));
+    return Number(head.ContentLength ?? 0);
+  } catch (err) {
+    const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    if (status === 404 || (err as { name?: string }).name === 'NotFound' || (err as { name?: string }).name === 'NoSuchKey') return null;
+    throw err;
+  }
+}
+
+/** A short-lived GET URL for an object (ffprobe reads it over HTTP with Range requests). */
+export async function presignGet(key: string, ttlSeconds: number): Promise<string> {
+  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: mediaBucket(), Key: key }), { expiresIn: ttlSeconds });
+}

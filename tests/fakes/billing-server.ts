@@ -1,0 +1,218 @@
+/**
+ * A fake billing service (the external prepaid credit ledger) speaking the
+ * contract documented in lib/integrations/billing-service.ts, over real HTTP
+ * on 127.0.0.1 and a free port.
+ *
+ * - Per-team balances (keyed by app and team_id) you set with setBalance().
+ * - POST /api/v1/credits/spend is idempotent by reference: a repeated
+ *   reference returns the first answer and does not charge twice. A short
+ *   balance answers 402 {error: 'insufficient_credits', balance, required, buy_url}
+ *   (a refusal is not remembered, so the same reference may succeed later).
+ * - POST /api/v1/credits/refund restores the spend with that reference once;
+ *   a second refund returns the same answer. Unknown reference: 404.
+ * - GET /api/v1/credits/balance?app=&team_id= answers {balance, buy_url}.
+ * - Every call needs `Authorization: Bearer <apiKey>` (401 otherwise).
+ * - failNext(mode, count) makes the next `count` requests fail: 500, hang
+ *   (never answers, the client times out), empty (200 with an empty body),
+ *   garbage (200 with a non-JSON body), reset (connection destroyed), 401.
+ *   A failed request changes no state.
+ * - Every request received is recorded in `requests`, in order.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export type FailureMode = '500' | 'hang' | 'empty' | 'garbage' | 'reset' | '401';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+  /** How it was answered: a status, or the failure mode injected. */
+  answered: number | FailureMode;
+}
+
+export interface FakeBillingServer {
+  /** Base URL, e.g. http://127.0.0.1:41234 (no trailing slash). */
+  url: string;
+  /** host:port without a scheme, for bare-domain tests. */
+  host: string;
+  apiKey: string;
+  buyUrl: string;
+  requests: RecordedRequest[];
+  setBalance(teamId: number | string, balance: number, app?: string): void;
+  balance(teamId: number | string, app?: string): number;
+  failNext(mode: FailureMode, count?: number): void;
+  /** Requests to one path (without query). */
+  requestsTo(path: string): RecordedRequest[];
+  /** Clear recorded requests and pending failures (balances and ledger stay). */
+  reset(): void;
+  stop(): Promise<void>;
+}
+
+interface Spend {
+  app: string;
+  teamKey: string;
+  amount: number;
+  answer: { transaction_id: string; balance: number };
+  refund?: { transaction_id: string; balance: number; refunded: true };
+}
+
+export async function startFakeBillingServer(options: { apiKey?: string; app?: string; buyUrl?: string } = {}): Promise<FakeBillingServer> {
+  const apiKey = options.apiKey ?? 'fake-billing-key';
+  const defaultApp = options.app ?? 'contents-inventory';
+  const buyUrl = options.buyUrl ?? 'https://billing.example.test/buy';
+  const balances = new Map<string, number>();
+  const spends = new Map<string, Spend>();
+  const requests: RecordedRequest[] = [];
+  const failures: FailureMode[] = [];
+  const sockets = new Set<Socket>();
+  const hanging = new Set<ServerResponse>();
+
+  const teamKey = (app: string, teamId: unknown) => `${app}#${String(teamId)}`;
+  const balanceOf = (key: string) => balances.get(key) ?? 0;
+
+  function send(res: ServerResponse, status: number, body: unknown) {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+    return status;
+  }
+
+  async function readBody(req: IncomingMessage): Promise<any> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    if (!text) return null;
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+
+  function handle(path: string, method: string, query: URLSearchParams, body: any, res: ServerResponse): number {
+    if (method === 'POST' && path === '/api/v1/credits/spend') {
+      const { app, team_id, amount, reference } = body ?? {};
+      if (typeof app !== 'string' || team_id === undefined || team_id === null || typeof reference !== 'string' || !reference || typeof amount !== 'number' || !(amount > 0)) {
+        return send(res, 422, { error: 'invalid_request' });
+      }
+      const key = teamKey(app, team_id);
+      const refKey = `${key}#${reference}`;
+      const earlier = spends.get(refKey);
+      if (earlier) return send(res, 200, earlier.answer);
+      const balance = balanceOf(key);
+      if (balance < amount) return send(res, 402, { error: 'insufficient_credits', balance, required: amount, buy_url: buyUrl });
+      balances.set(key, balance - amount);
+      const answer = { transaction_id: `txn_${randomUUID()}`, balance: balance - amount };
+      spends.set(refKey, { app, teamKey: key, amount, answer });
+      return send(res, 200, answer);
+    }
+    if (method === 'POST' && path === '/api/v1/credits/refund') {
+      const { app, team_id, reference } = body ?? {};
+      if (typeof app !== 'string' || team_id === undefined || team_id === null || typeof reference !== 'string') return send(res, 422, { error: 'invalid_request' });
+      const key = teamKey(app, team_id);
+      const spend = spends.get(`${key}#${reference}`);
+      if (!spend) return send(res, 404, { error: 'unknown_reference' });
+      if (!spend.refund) {
+        const balance = balanceOf(key) + spend.amount;
+        balances.set(key, balance);
+        spend.refund = { transaction_id: `txn_${randomUUID()}`, balance, refunded: true };
+      }
+      return send(res, 200, spend.refund);
+    }
+    if (method === 'GET' && path === '/api/v1/credits/balance') {
+      const app = query.get('app');
+      const teamId = query.get('team_id');
+      if (!app || !teamId) return send(res, 422, { error: 'invalid_request' });
+      return send(res, 200, { balance: balanceOf(teamKey(app, teamId)), buy_url: buyUrl });
+    }
+    return send(res, 404, { error: 'not_found' });
+  }
+
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const body = await readBody(req);
+    const record: RecordedRequest = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers: req.headers,
+      body,
+      answered: 0,
+    };
+    requests.push(record);
+    const failure = failures.shift();
+    if (failure) {
+      record.answered = failure;
+      switch (failure) {
+        case '500':
+          send(res, 500, { error: 'internal' });
+          return;
+        case '401':
+          send(res, 401, { error: 'unauthorized' });
+          return;
+        case 'empty':
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': 0 });
+          res.end();
+          return;
+        case 'garbage':
+          res.writeHead(200, { 'content-type': 'text/html' });
+          res.end('<html>maintenance</html>');
+          return;
+        case 'reset':
+          req.socket.destroy();
+          return;
+        case 'hang':
+          hanging.add(res);
+          res.on('close', () => hanging.delete(res));
+          return;
+      }
+    }
+    if (req.headers.authorization !== `Bearer ${apiKey}`) {
+      record.answered = send(res, 401, { error: 'unauthorized' });
+      return;
+    }
+    record.answered = handle(url.pathname, record.method, url.searchParams, body, res);
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    host: `127.0.0.1:${port}`,
+    apiKey,
+    buyUrl,
+    requests,
+    setBalance(teamId, balance, app = defaultApp) {
+      balances.set(teamKey(app, teamId), balance);
+    },
+    balance(teamId, app = defaultApp) {
+      return balanceOf(teamKey(app, teamId));
+    },
+    failNext(mode, count = 1) {
+      for (let i = 0; i < count; i++) failures.push(mode);
+    },
+    requestsTo(path) {
+      return requests.filter((r) => r.path === path);
+    },
+    reset() {
+      requests.length = 0;
+      failures.length = 0;
+    },
+    async stop() {
+      for (const res of hanging) res.destroy();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

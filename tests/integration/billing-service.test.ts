@@ -1,0 +1,376 @@
+/**
+ * Prepaid billing against a fake billing service over real HTTP (spec: Limits >
+ * Credit prices and charging; States, process/402/refund rows; Errors, 402 and
+ * fail-open rules). The real client and the real job/claim repositories run
+ * against the embedded DynamoDB; only the billing service is a fake.
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import { jobCharge } from '../../lib/billing/credits';
+import { chargeJobUpFront, finalizeJobBilling, jobChargeReference, refundJob } from '../../lib/billing/prepaid';
+import { billingSummaryFor, teamCreditsBalance } from '../../lib/billing/summary';
+import { addClaimSpend, archiveClaim, createClaim, getClaim, type Claim } from '../../lib/claims/claim';
+import { loadSettings, resetSettings, settings, type SettingsInput } from '../../lib/config';
+import { HttpError } from '../../lib/http/errors';
+import { BillingServiceClient, REFUND_PATH, SPEND_PATH } from '../../lib/integrations/billing-service';
+import { getJob, newJobRecord, putNewJob, type Job } from '../../lib/jobs/job';
+import { logger } from '../../lib/observability/logger';
+import { createTeam, type Team } from '../../lib/teams/team';
+import { createUser, type User } from '../../lib/users/user';
+import { startFakeBillingServer, type FailureMode, type FakeBillingServer } from '../fakes/billing-server';
+import { getRow } from '../support/aws';
+
+const APP = 'contents-inventory-test';
+let fake: FakeBillingServer;
+
+/** Settings as the service would load them, with billing switched as given. */
+function configure(env: Record<string, string>, overrides: SettingsInput = {}) {
+  resetSettings(loadSettings({ env: { ...process.env, ENABLE_BILLING: 'true', BILLING_APP_DOMAIN: fake.url, BILLING_APP_API_KEY: fake.apiKey, BILLING_EXTERNAL_APP: APP, ...env }, overrides }));
+}
+
+/** The real client from the current settings, with short timeouts so outage tests stay quick. */
+const quickClient = () => BillingServiceClient.fromSettings(settings(), { timeoutMs: 400, backoffMs: 10 });
+
+interface World {
+  team: Team;
+  user: User;
+  claim: Claim;
+}
+
+async function world(options: { externalId?: number | null; balance?: number } = {}): Promise<World> {
+  const externalId = options.externalId === undefined ? randomInt(100_000, 2_000_000_000) : options.externalId;
+  const team = await createTeam({ external_id: externalId, name: `Billing ${externalId}`, team_token: null, estimation_platform_key: null });
+  const user = await createUser({ external_id: String(randomInt(100_000, 2_000_000_000)), name: 'Biller', email: null, team_id: team.id }, false);
+  const claim = await createClaim(team.id, user.id, { claim_number: `BILL-${randomInt(1, 1_000_000)}` });
+  if (externalId !== null && options.balance !== undefined) fake.setBalance(externalId, options.balance, APP);
+  return { team, user, claim };
+}
+
+async function newJob(w: World, sourceType: Job['source_type'] = 'video', status: Job['status'] = 'awaiting_confirmation'): Promise<Job> {
+  const job = newJobRecord({ room: { id: randomUUID(), claim_id: w.claim.id, team_id: w.team.id }, userId: w.user.id, sourceType, status });
+  return putNewJob({ ...job, duration: 90 });
+}
+
+const jobRow = (id: string) => getRow(`JOB#${id}`, 'JOB');
+
+beforeAll(async () => {
+  fake = await startFakeBillingServer({ app: APP });
+});
+afterAll(async () => {
+  await fake.stop();
+  resetSettings();
+});
+beforeEach(() => {
+  fake.reset();
+  configure({});
+  jest.spyOn(logger, 'info').mockImplementation(() => undefined);
+  jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
+  jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+  jest.spyOn(logger, 'debug').mockImplementation(() => undefined);
+});
+afterEach(() => jest.restoreAllMocks());
+
+describe('up-front charge', () => {
+  it('spends through the billing service and records the charge on the job', async () => {
+    const w = await world({ balance: 100 });
+    const job = await newJob(w);
+    const credits = jobCharge({ sourceType: 'video', durationSeconds: job.duration }).credits;
+    expect(credits).toBe(15); // 90 s = 5 blocks × 3
+
+    const outcome = await chargeJobUpFront({ job, team: w.team, user: w.user, credits });
+    expect(outcome).toMatchObject({ charged: true, reference: `job:${job.id}:1`, balance: 85 });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(85);
+
+    const [spend] = fake.requestsTo(SPEND_PATH);
+    expect(spend.method).toBe('POST');
+    expect(spend.headers.authorization).toBe(`Bearer ${fake.apiKey}`);
+    expect(spend.body).toEqual({ app: APP, team_id: w.team.external_id, user_id: w.user.external_id, amount: 15, reference: `job:${job.id}:1`, description: expect.stringContaining(job.id) });
+
+    const stored = (await getJob(job.id))!;
+    expect(stored).toMatchObject({ billing_charged: true, billing_txn_id: outcome.charged ? outcome.transactionId : 'x', billing_amount: 15, billing_rounds: 1, billing_refunded: false, status: 'awaiting_confirmation' });
+  });
+
+  it('answers a flat refusal with 402 and the exact body, writing nothing on the job', async () => {
+    const w = await world({ balance: 4 });
+    const job = await newJob(w);
+    const before = await jobRow(job.id);
+
+    const err = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(HttpError);
+    expect((err as HttpError).status).toBe(402);
+    expect((err as HttpError).body).toStrictEqual({ error: 'insufficient_credits', credits_balance: 4, required_amount: 15, buy_url: fake.buyUrl });
+
+    expect(await jobRow(job.id)).toStrictEqual(before);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(4);
+  });
+
+  it('charges a reference once however often it is spent', async () => {
+    const w = await world({ balance: 50 });
+    const client = quickClient();
+    const request = { teamId: w.team.external_id!, userId: w.user.external_id, amount: 10, reference: `job:${randomUUID()}:1`, description: 'test' };
+    const first = await client.spend(request);
+    const second = await client.spend(request);
+    expect(first).toMatchObject({ outcome: 'charged', balance: 40 });
+    expect(second).toEqual(first);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(40);
+    expect(fake.requestsTo(SPEND_PATH)).toHaveLength(2);
+  });
+
+  it('charges once and records once when two confirms race', async () => {
+    const w = await world({ balance: 50 });
+    const job = await newJob(w);
+    const outcomes = await Promise.all([1, 2, 3].map(() => chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 })));
+    expect(outcomes.every((o) => o.charged)).toBe(true);
+    expect(new Set(outcomes.map((o) => (o.charged ? o.transactionId : null))).size).toBe(1);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(35);
+    expect(await getJob(job.id)).toMatchObject({ billing_rounds: 1, billing_amount: 15, billing_charged: true });
+  });
+
+  it('does not charge again for a confirm that read the job before a racing confirm charged it', async () => {
+    const w = await world({ balance: 50 });
+    const job = await newJob(w);
+    const first = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    const late = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }); // same (stale) read
+    expect(late).toMatchObject({ charged: true, reference: `job:${job.id}:1`, transactionId: first.charged ? first.transactionId : 'x' });
+    expect(fake.requestsTo(SPEND_PATH)).toHaveLength(1);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(35);
+  });
+
+  it('recovers from one transient 5xx by retrying the same reference', async () => {
+    const w = await world({ balance: 20 });
+    const job = await newJob(w);
+    fake.failNext('500');
+    const outcome = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }, { client: quickClient() });
+    expect(outcome.charged).toBe(true);
+    expect(fake.requestsTo(SPEND_PATH).map((r) => r.answered)).toEqual(['500', 200]);
+    expect(new Set(fake.requestsTo(SPEND_PATH).map((r) => r.body.reference)).size).toBe(1);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(5);
+  });
+
+  it('charges an errored job again in a new round after its refund', async () => {
+    const w = await world({ balance: 100 });
+    const job = await newJob(w);
+    await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    expect((await refundJob(job)).refunded).toBe(true);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(100);
+
+    // The caller's copy is stale (billing_rounds 0): the round comes from the stored job.
+    const again = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    expect(again).toMatchObject({ charged: true, reference: jobChargeReference(job.id, 2) });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(85);
+    expect(await getJob(job.id)).toMatchObject({ billing_rounds: 2, billing_charged: true, billing_refunded: false });
+  });
+});
+
+describe('fail open', () => {
+  it.each<[string, FailureMode, number, string]>([
+    ['a 500 on every attempt', '500', 3, 'server_error'],
+    ['a hang (timeout) on every attempt', 'hang', 3, 'timeout'],
+    ['a 200 with an empty body on every attempt', 'empty', 3, 'unreadable'],
+    ['a 200 with an unreadable body on every attempt', 'garbage', 3, 'unreadable'],
+    ['a connection reset on every attempt', 'reset', 3, 'network'],
+    ['a 401 (wrong key), not retried', '401', 1, 'rejected'],
+  ])('proceeds uncharged on %s, and logs it', async (_label, mode, attempts, reason) => {
+    const w = await world({ balance: 100 });
+    const job = await newJob(w);
+    const before = await jobRow(job.id);
+    fake.failNext(mode, 3);
+
+    const outcome = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }, { client: quickClient() });
+    expect(outcome).toMatchObject({ charged: false, reason: 'unavailable' });
+    expect(fake.requestsTo(SPEND_PATH)).toHaveLength(attempts);
+    expect(logger.error).toHaveBeenCalledWith(expect.stringContaining('failing open'), expect.objectContaining({ job_id: job.id, reason }));
+    const [, fields] = (logger.error as jest.Mock).mock.calls.find(([m]) => String(m).includes('failing open'));
+    expect(fields.error).toMatch(/^billing service unreachable: POST \/api\/v1\/credits\/spend/);
+    expect(await jobRow(job.id)).toStrictEqual(before);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(100);
+  });
+
+  it('proceeds uncharged with the wrong key configured (401)', async () => {
+    configure({ BILLING_APP_API_KEY: 'not-the-key' });
+    const w = await world({ balance: 100 });
+    const job = await newJob(w);
+    const outcome = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    expect(outcome).toMatchObject({ charged: false, reason: 'unavailable' });
+    expect(fake.requestsTo(SPEND_PATH).map((r) => r.answered)).toEqual([401]);
+  });
+
+  it('proceeds uncharged when nothing listens at the configured address', async () => {
+    const closed = await startFakeBillingServer();
+    await closed.stop();
+    configure({ BILLING_APP_DOMAIN: closed.url });
+    const w = await world({ balance: 100 });
+    const job = await newJob(w);
+    const outcome = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }, { client: quickClient() });
+    expect(outcome).toMatchObject({ charged: false, reason: 'unavailable' });
+    expect(logger.error).toHaveBeenCalledWith(expect.stringContaining('failing open'), expect.objectContaining({ reason: 'network' }));
+  });
+
+  it.each([
+    ['billing off', { ENABLE_BILLING: 'false' }, 'billing_off'],
+    ['a missing domain', { BILLING_APP_DOMAIN: '' }, 'config_gap'],
+    ['a missing key', { BILLING_APP_API_KEY: '' }, 'config_gap'],
+  ])('makes no call with %s', async (_label, env, reason) => {
+    configure(env);
+    const w = await world({ balance: 100 });
+    const job = await newJob(w);
+    expect(await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 })).toMatchObject({ charged: false, reason });
+    expect(fake.requests).toHaveLength(0);
+    if (reason === 'config_gap') expect(logger.warn).toHaveBeenCalled();
+  });
+
+  it('makes no call for a zero cost or a team with no external id', async () => {
+    const w = await world({ balance: 100 });
+    expect(await chargeJobUpFront({ job: await newJob(w), team: w.team, user: w.user, credits: 0 })).toMatchObject({ charged: false, reason: 'zero_cost' });
+    const orphan = await world({ externalId: null });
+    expect(await chargeJobUpFront({ job: await newJob(orphan), team: orphan.team, user: orphan.user, credits: 15 })).toMatchObject({ charged: false, reason: 'no_team_external_id' });
+    expect(fake.requests).toHaveLength(0);
+    expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('no external id'), expect.anything());
+  });
+});
+
+describe('base URL', () => {
+  it('uses a full base URL as given', async () => {
+    configure({ BILLING_APP_DOMAIN: `${fake.url}/` });
+    const w = await world({ balance: 30 });
+    const outcome = await chargeJobUpFront({ job: await newJob(w), team: w.team, user: w.user, credits: 15 });
+    expect(outcome.charged).toBe(true);
+    expect(fake.requestsTo(SPEND_PATH)).toHaveLength(1);
+  });
+
+  it('treats a bare domain as https (the plain-HTTP fake cannot answer it, so the job fails open)', async () => {
+    configure({ BILLING_APP_DOMAIN: fake.host });
+    expect(quickClient().baseUrl).toBe(`https://${fake.host}`);
+    const w = await world({ balance: 30 });
+    const job = await newJob(w);
+    const outcome = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }, { client: quickClient() });
+    expect(outcome).toMatchObject({ charged: false, reason: 'unavailable' });
+    expect(fake.requestsTo(SPEND_PATH)).toHaveLength(0);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(30);
+  });
+});
+
+describe('refund', () => {
+  it('refunds once, records billing_refunded, and a second refund makes no call', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(25);
+
+    const first = await refundJob(job);
+    expect(first).toMatchObject({ refunded: true, job: { billing_refunded: true, billing_charged: true } });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(40);
+    expect(fake.requestsTo(REFUND_PATH).map((r) => r.body)).toEqual([{ app: APP, team_id: w.team.external_id, reference: `job:${job.id}:1` }]);
+    const after = await jobRow(job.id);
+
+    const second = await refundJob(job);
+    expect(second).toMatchObject({ refunded: false, reason: 'already_refunded' });
+    expect(fake.requestsTo(REFUND_PATH)).toHaveLength(1);
+    expect(await jobRow(job.id)).toStrictEqual(after);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(40);
+  });
+
+  it('restores the amount only once when refunds race (the service is idempotent per reference)', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    const outcomes = await Promise.all([refundJob(job), refundJob(job), refundJob(job)]);
+    expect(outcomes.filter((o) => o.refunded)).toHaveLength(1);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(40);
+    expect((await getJob(job.id))?.billing_refunded).toBe(true);
+  });
+
+  it('does nothing for a job that was never charged', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    expect(await refundJob(job)).toMatchObject({ refunded: false, reason: 'not_charged' });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('logs a failed refund and never raises; a later refund still works', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    fake.failNext('500', 3);
+
+    const failed = await refundJob(job, { client: quickClient() });
+    expect(failed).toMatchObject({ refunded: false, reason: 'unavailable' });
+    expect(logger.error).toHaveBeenCalledWith(expect.stringContaining('refund failed'), expect.objectContaining({ job_id: job.id, reason: 'server_error' }));
+    expect(await getJob(job.id)).toMatchObject({ billing_charged: true, billing_refunded: false });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(25);
+
+    expect((await refundJob(job)).refunded).toBe(true);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(40);
+  });
+
+  it('never raises even when the service is unreachable and the call times out', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    fake.failNext('hang', 3);
+    await expect(refundJob(job, { client: quickClient() })).resolves.toMatchObject({ refunded: false, reason: 'unavailable' });
+  });
+});
+
+describe('finalize', () => {
+  it('records the billed credits once and adds them to the claim once, even when called concurrently', async () => {
+    const w = await world();
+    const job = await newJob(w);
+    const charge = jobCharge({ sourceType: 'video', durationSeconds: 90 });
+    const outcomes = await Promise.all([finalizeJobBilling(job, charge), finalizeJobBilling(job, charge)]);
+    expect(outcomes.filter((o) => o.finalized)).toHaveLength(1);
+    expect(await getJob(job.id)).toMatchObject({ billed_cost_usd: 15, billed_blocks: 5, billed_minutes: 2, billing_finalized_at: expect.any(String) });
+    expect((await getClaim(w.claim.id, true))?.spend_credits).toBe(15);
+
+    expect((await finalizeJobBilling(job, charge)).finalized).toBe(false);
+    expect((await getClaim(w.claim.id, true))?.spend_credits).toBe(15);
+  });
+
+  it('records 0 credits but the basis for an enterprise job', async () => {
+    const w = await world();
+    const job = await newJob(w, 'audio');
+    const outcome = await finalizeJobBilling(job, jobCharge({ sourceType: 'audio', durationSeconds: 90, enterprise: true }));
+    expect(outcome.job).toMatchObject({ billed_cost_usd: 0, billed_blocks: 5, billed_minutes: 2 });
+    expect((await getClaim(w.claim.id, true))?.spend_credits).toBe(0);
+  });
+});
+
+describe('billing summary', () => {
+  it('adds up active and archived claims and reports the balance with billing on', async () => {
+    const w = await world({ balance: 77 });
+    const archived = await createClaim(w.team.id, w.user.id, { claim_number: 'ARCH' });
+    await addClaimSpend(w.claim.id, 12);
+    await addClaimSpend(archived.id, 5);
+    await archiveClaim(archived);
+
+    const summary = await billingSummaryFor({ team: w.team });
+    expect(summary).toEqual({
+      total_spend_usd: 17,
+      rates: { video: 3, photo: 1, audio: 1 },
+      block_seconds: 20,
+      billing_enabled: true,
+      credits_balance: 77,
+      buy_credits_url: fake.buyUrl,
+    });
+    expect(fake.requests.at(-1)).toMatchObject({ method: 'GET', path: '/api/v1/credits/balance', query: { app: APP, team_id: String(w.team.external_id) } });
+  });
+
+  it('reports a null balance when the service is unreachable', async () => {
+    const w = await world({ balance: 77 });
+    fake.failNext('500', 3);
+    const summary = await billingSummaryFor({ team: w.team }, { client: quickClient() });
+    expect(summary).toMatchObject({ billing_enabled: true, credits_balance: null, buy_credits_url: null });
+  });
+
+  it('reports billing on with a null balance for a team with no external id, without a call', async () => {
+    const orphan = await world({ externalId: null });
+    expect(await teamCreditsBalance(orphan.team)).toEqual({ billing_enabled: true, credits_balance: null, buy_credits_url: null });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('reports billing off with false and nulls', async () => {
+    configure({ ENABLE_BILLING: 'false' });
+    const w = await world({ balance: 77 });
+    expect(await billingSummaryFor({ team: w.team })).toMatchObject({ billing_enabled: false, credits_balance: null, buy_credits_url: null, total_spend_usd: 0 });
+    expect(fake.requests).toHaveLength(0);
+  });
+});

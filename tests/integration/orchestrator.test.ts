@@ -1,0 +1,279 @@
+/**
+ * The orchestrator proven on real SQS and DynamoDB with the real worker
+ * handlers and pipelines declared by the tests: stages in order, duplicates
+ * and out-of-order messages, fan-out with bounded concurrency and fan-in,
+ * unit retries, failures with refunds, a worker killed mid-stage, the
+ * watchdog, and the queue-outage fallback.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { eventually } from '../support/api';
+import { killed, startInProcessWorkers, startWorkerProcess, useEngineStage, type EngineStage } from '../support/engine';
+import { fanoutPipeline, linearPipeline, registerTestPipelines, runRecord, setScript, type Script } from '../support/test-pipelines';
+import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job';
+import { readArchivedLog } from '../../lib/jobs/logs';
+import { startJob } from '../../lib/orchestrator/engine';
+import type { PipelineDefinition } from '../../lib/orchestrator/pipeline';
+import { dismissJob, INTERRUPTED_TWICE, RESTARTING, runWatchdog, STUCK_FOR_A_DAY } from '../../lib/orchestrator/recovery';
+
+let stage: EngineStage;
+let workers: { stop(): Promise<void> } | null = null;
+const sqs = new SQSClient({});
+
+beforeAll(async () => {
+  stage = await useEngineStage({ STUCK_JOB_MINUTES: '15', STUCK_JOB_MINUTES_WITH_QUEUE: '30' });
+  registerTestPipelines();
+}, 120_000);
+
+afterEach(async () => {
+  await workers?.stop();
+  workers = null;
+});
+
+async function newJob(script: Script, status: Job['status'] = 'awaiting_confirmation'): Promise<Job> {
+  const job = newJobRecord({ room: { id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() }, userId: randomUUID(), sourceType: 'video', status });
+  await putNewJob(job);
+  await setScript(job.id, script);
+  return job;
+}
+
+async function run(script: Script, pipeline: PipelineDefinition = linearPipeline): Promise<Job> {
+  const job = await newJob(script);
+  const started = await startJob(job, pipeline);
+  expect(started?.status).toBe('pending');
+  return started as Job;
+}
+
+const finished = (jobId: string, timeout = 40_000) =>
+  eventually(async () => {
+    const job = await getJob(jobId);
+    return job && (job.status === 'complete' || job.status === 'error') ? job : null;
+  }, timeout);
+
+async function sendRaw(queueUrl: string, body: unknown) {
+  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body) }));
+}
+
+describe('a linear pipeline', () => {
+  it('runs every stage once, in order, through the declared statuses to complete', async () => {
+    workers = startInProcessWorkers(stage);
+    const job = await run({ sleepMs: { b: 300 }, items: 4 });
+    const statuses = new Set<string>();
+    const done = await eventually(async () => {
+      const now = await getJob(job.id);
+      if (now) statuses.add(now.status);
+      return now?.status === 'complete' ? now : null;
+    }, 30_000, 50);
+    expect((await runRecord(job.id)).order).toEqual(['a', 'b', 'c']);
+    expect(statuses.has('analyzing')).toBe(true);
+    expect(done).toMatchObject({ status: 'complete', progress_pct: 100, items_found: 4, stage_state: 'done' });
+    expect(Object.keys(done.stage_timings).sort()).toEqual(['a', 'b', 'c']);
+    expect(done.stage_timings.b.seconds).toBeGreaterThanOrEqual(0.3);
+    // The log is archived right after the status turns complete.
+    await eventually(async () => (await readArchivedLog(job.id))?.some((l) => l.message.startsWith('Complete')));
+  });
+
+  it('runs a stage once when its message is delivered twice', async () => {
+    workers = startInProcessWorkers(stage);
+    const job = await run({ sleepMs: { a: 1500 } });
+    await sendRaw(stage.queues.stages, { job_id: job.id, run_id: job.run_id, stage: 'a' });
+    await sendRaw(stage.queues.stages, { job_id: job.id, run_id: job.run_id, stage: 'a' });
+    await finished(job.id);
+    expect((await runRecord(job.id)).runs).toEqual({ a: 1, b: 1, c: 1 });
+  });
+
+  it('drops messages that arrive out of order or after the job moved on', async () => {
+    workers = startInProcessWorkers(stage);
+    const job = await run({ sleepMs: { a: 1000 } });
+    // A message for a later stage while the job is still in stage a.
+    await sendRaw(stage.queues.stages, { job_id: job.id, run_id: job.run_id, stage: 'c' });
+    // A message of another run.
+    await sendRaw(stage.queues.stages, { job_id: job.id, run_id: randomUUID(), stage: 'a' });
+    const done = await finished(job.id);
+    expect(done.status).toBe('complete');
+    expect((await runRecord(job.id)).order).toEqual(['a', 'b', 'c']);
+    // Redelivering an old stage after completion changes nothing.
+    await sendRaw(stage.queues.stages, { job_id: job.id, run_id: job.run_id, stage: 'b' });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await runRecord(job.id)).runs.b).toBe(1);
+    expect((await getJob(job.id))?.status).toBe('complete');
+  });
+
+  it('ends in error with the stage message when a stage fails, and archives the log', async () => {
+    workers = startInProcessWorkers(stage);
+    const job = await run({ fail: { stage: 'b', message: 'Every AI call failed.' } });
+    const done = await finished(job.id);
+    expect(done).toMatchObject({ status: 'error', error_message: 'Every AI call failed.' });
+    expect((await runRecord(job.id)).order).toEqual(['a', 'b']);
+    await eventually(async () => (await readArchivedLog(job.id))?.some((l) => l.level === 'error'));
+  });
+
+  it('does not start a job twice, nor one that is not startable', async () => {
+    const job = await newJob({});
+    const [first, second] = await Promise.all([startJob(job, linearPipeline), startJob(job, linearPipeline)]);
+    expect([first, second].filter(Boolean)).toHaveLength(1);
+    const processing = await newJob({}, 'analyzing');
+    expect(await startJob(processing, linearPipeline)).toBeNull();
+  });
+});
+
+describe('fan-out', () => {
+  it('keeps at most the per-job concurrency in flight and advances once after the last unit', async () => {
+    workers = startInProcessWorkers(stage, { stages: 2, units: 10 });
+    const job = await run({ fanout: { units: 12, concurrency: 3 }, sleepMs: { unit: 200 } }, fanoutPipeline);
+    const done = await finished(job.id);
+    const record = await runRecord(job.id);
+    expect(done.status).toBe('complete');
+    expect(record.max_inflight).toBeLessThanOrEqual(3);
+    expect(record.max_inflight).toBeGreaterThanOrEqual(2);
+    expect(Object.keys(record.units)).toHaveLength(12);
+    expect(Object.values(record.units).every((n) => n === 1)).toBe(true);
+    expect(record.runs).toEqual({ split: 1, finish: 1 });
+    expect(done).toMatchObject({ fanout_total: 0, progress_pct: 100 });
+  });
+
+  it('retries a failing unit and gives up after three attempts without stalling the fan-in', async () => {
+    workers = startInProcessWorkers(stage, { stages: 2, units: 6 });
+    const job = await run({ fanout: { units: 5, concurrency: 5 }, unitFailures: { 1: 1, 3: 99 } }, fanoutPipeline);
+    const done = await finished(job.id, 45_000);
+    const record = await runRecord(job.id);
+    expect(done.status).toBe('complete');
+    expect(record.units[1]).toBe(2); // failed once, then succeeded
+    expect(record.units[3]).toBe(3); // failed three times: given up, counted
+    expect(record.units[0]).toBe(1);
+    expect(record.runs.finish).toBe(1);
+  }, 60_000);
+
+  it('ignores a duplicated unit message', async () => {
+    workers = startInProcessWorkers(stage, { stages: 2, units: 6 });
+    const job = await run({ fanout: { units: 3, concurrency: 1 }, sleepMs: { unit: 500 } }, fanoutPipeline);
+    await eventually(async () => (await getJob(job.id))?.stage_state === 'fanout');
+    await sendRaw(stage.queues.units, { job_id: job.id, run_id: job.run_id, stage: 'split', index: 0 });
+    await sendRaw(stage.queues.units, { job_id: job.id, run_id: job.run_id, stage: 'split', index: 0 });
+    await finished(job.id);
+    expect((await runRecord(job.id)).units).toEqual({ 0: 1, 1: 1, 2: 1 });
+  });
+});
+
+describe('interruptions and the watchdog', () => {
+  const later = (minutes: number) => new Date(Date.now() + minutes * 60_000);
+
+  it('restarts a job whose worker was killed mid-stage, clearing partial results, and completes it', async () => {
+    let child = await startWorkerProcess(stage);
+    const job = await run({ hangStage: 'b' });
+    await eventually(async () => (await getJob(job.id))?.stage_name === 'b' && (await getJob(job.id))?.stage_state === 'running');
+    await killed(child);
+
+    // The lease is 3 s; the watchdog looks 20 minutes ahead so the job counts as quiet.
+    await setScript(job.id, {}); // the restarted run behaves
+    const report = await runWatchdog(later(20));
+    expect(report.recovered).toBeGreaterThanOrEqual(1);
+    const restarted = await getJob(job.id);
+    expect(restarted).toMatchObject({ status: 'pending', current_stage: RESTARTING, recovery_attempts: 1 });
+    expect(restarted?.run_id).not.toBe(job.run_id);
+    expect((await runRecord(job.id)).cleared).toBe(1);
+
+    child = await startWorkerProcess(stage);
+    try {
+      const done = await finished(job.id);
+      expect(done).toMatchObject({ status: 'complete', recovery_attempts: 1 });
+    } finally {
+      await killed(child);
+    }
+  }, 90_000);
+
+  it('fails a job interrupted a second time, with a retryable message', async () => {
+    const child = await startWorkerProcess(stage);
+    const job = await run({ hangStage: 'a' });
+    await eventually(async () => (await getJob(job.id))?.stage_state === 'running');
+    await killed(child);
+    await updateJob(job.id, { set: { recovery_attempts: 1 } });
+    await runWatchdog(later(20));
+    const failed = await getJob(job.id);
+    expect(failed).toMatchObject({ status: 'error', error_message: INTERRUPTED_TWICE });
+  }, 60_000);
+
+  it('requeues a stage whose message was lost', async () => {
+    const job = await newJob({});
+    // Start it with the queue message "lost": state queued, nothing sent.
+    await updateJob(job.id, {
+      set: { status: 'pending', pipeline: linearPipeline.name, run_id: randomUUID(), stage_name: 'a', stage_state: 'queued', started_at: new Date().toISOString(), heartbeat_at: new Date().toISOString() },
+    });
+    const report = await runWatchdog(later(16));
+    expect(report.requeued).toBeGreaterThanOrEqual(1);
+    workers = startInProcessWorkers(stage);
+    expect((await finished(job.id)).status).toBe('complete');
+  });
+
+  it('fails a job stuck for more than a day and never requeues it', async () => {
+    const job = await newJob({});
+    const dayAgo = new Date(Date.now() - 25 * 3600_000).toISOString();
+    await updateJob(job.id, { set: { status: 'analyzing', pipeline: linearPipeline.name, run_id: randomUUID(), stage_name: 'b', stage_state: 'queued', started_at: dayAgo, heartbeat_at: dayAgo } });
+    await runWatchdog(new Date());
+    expect(await getJob(job.id)).toMatchObject({ status: 'error', error_message: STUCK_FOR_A_DAY });
+  });
+
+  it('fails a hung job that still holds its lease after the queue threshold', async () => {
+    const job = await newJob({});
+    const now = new Date();
+    await updateJob(job.id, {
+      set: { status: 'analyzing', pipeline: linearPipeline.name, run_id: randomUUID(), stage_name: 'b', stage_state: 'running', stage_runner: 'x', stage_lease_until: later(120).toISOString(), started_at: now.toISOString(), heartbeat_at: now.toISOString() },
+    });
+    await runWatchdog(later(20));
+    expect((await getJob(job.id))?.status).toBe('analyzing'); // quiet 20 min: not yet hung
+    await runWatchdog(later(35));
+    expect((await getJob(job.id))?.status).toBe('error');
+  });
+
+  it('lets an admin dismiss a processing job, and refuses to dismiss a finished one', async () => {
+    const job = await newJob({});
+    await updateJob(job.id, { set: { status: 'analyzing', run_id: randomUUID(), stage_state: 'running' } });
+    const dismissed = await dismissJob((await getJob(job.id)) as Job);
+    expect(dismissed.status).toBe('error');
+    await expect(dismissJob(dismissed)).rejects.toMatchObject({ status: 409 });
+  });
+});
+
+describe('queue outage', () => {
+  let fakeLambda: Server;
+  const invoked: { name: string; body: any }[] = [];
+
+  beforeAll(async () => {
+    fakeLambda = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        invoked.push({ name: decodeURIComponent(String(req.url).split('/functions/')[1]?.split('/')[0] ?? ''), body: JSON.parse(body || '{}') });
+        res.writeHead(202).end();
+      });
+    });
+    await new Promise<void>((r) => fakeLambda.listen(0, '127.0.0.1', () => r()));
+  });
+  afterAll(() => new Promise<void>((r) => fakeLambda.close(() => r())));
+
+  it('hands the stage to the worker by direct invoke when SQS does not answer, and health reports it', async () => {
+    const job = await newJob({});
+    await jest.isolateModulesAsync(async () => {
+      // A fresh module graph whose SQS client points at a closed port.
+      process.env.AWS_ENDPOINT_URL_SQS_SAVED = process.env.AWS_ENDPOINT_URL_SQS;
+      process.env.AWS_ENDPOINT_URL_SQS = 'http://127.0.0.1:9';
+      process.env.AWS_ENDPOINT_URL_LAMBDA = `http://127.0.0.1:${(fakeLambda.address() as AddressInfo).port}`;
+      try {
+        const engine = await import('../../lib/orchestrator/engine');
+        const { pipelineHealth } = await import('../../lib/health/pipeline');
+        const started = await engine.startJob(job, linearPipeline);
+        expect(started?.status).toBe('pending');
+        expect((await pipelineHealth()).mode).toBe('in-process-fallback');
+      } finally {
+        process.env.AWS_ENDPOINT_URL_SQS = process.env.AWS_ENDPOINT_URL_SQS_SAVED;
+        delete process.env.AWS_ENDPOINT_URL_LAMBDA;
+      }
+    });
+    expect(invoked).toHaveLength(1);
+    expect(invoked[0].name).toBe(`${stage.env.FUNCTION_NAME_PREFIX}stageWorker`);
+    const message = JSON.parse(invoked[0].body.Records[0].body);
+    expect(message).toMatchObject({ job_id: job.id, stage: 'a' });
+  }, 60_000);
+});

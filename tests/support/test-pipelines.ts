@@ -1,0 +1,132 @@
+/**
+ * Pipelines declared by the tests to prove the engine. What each stage does
+ * for a job (sleep, fail, hang, fan out) is scripted per job in a table row,
+ * so a worker in another process sees the same script. Every execution is
+ * recorded atomically in a record row the tests read back.
+ */
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../../lib/db/client';
+import { registerPipeline, type PipelineDefinition, type StageDefinition } from '../../lib/orchestrator/pipeline';
+import { PipelineFailure } from '../../lib/orchestrator/terminal';
+
+export interface Script {
+  /** Milliseconds each named stage (or every unit, 'unit') sleeps. */
+  sleepMs?: Record<string, number>;
+  /** This stage throws a PipelineFailure with this message. */
+  fail?: { stage: string; message: string };
+  /** This stage never returns (the worker looks dead or hung). */
+  hangStage?: string;
+  fanout?: { units: number; concurrency: number };
+  /** Unit index → how many of its first attempts throw. */
+  unitFailures?: Record<number, number>;
+  items?: number;
+  credits?: number;
+}
+
+const scriptKey = (jobId: string) => ({ pk: `TESTSCRIPT#${jobId}`, sk: 'SCRIPT' });
+const recordKey = (jobId: string) => ({ pk: `TESTSCRIPT#${jobId}`, sk: 'RECORD' });
+
+export async function setScript(jobId: string, script: Script): Promise<void> {
+  await db().send(new PutCommand({ TableName: tableName(), Item: { ...scriptKey(jobId), script } }));
+  await db().send(new PutCommand({ TableName: tableName(), Item: { ...recordKey(jobId), order: [], inflight: 0, max_inflight: 0, cleared: 0 } }));
+}
+
+async function script(jobId: string): Promise<Script> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: scriptKey(jobId), ConsistentRead: true }));
+  return (Item?.script as Script) ?? {};
+}
+
+export interface RunRecord {
+  order: string[];
+  runs: Record<string, number>;
+  units: Record<number, number>;
+  max_inflight: number;
+  cleared: number;
+}
+
+export async function runRecord(jobId: string): Promise<RunRecord> {
+  const { Item = {} } = await db().send(new GetCommand({ TableName: tableName(), Key: recordKey(jobId), ConsistentRead: true }));
+  const runs: Record<string, number> = {};
+  const units: Record<number, number> = {};
+  for (const [k, v] of Object.entries(Item)) {
+    if (k.startsWith('runs_')) runs[k.slice(5)] = Number(v);
+    if (k.startsWith('unit_')) units[Number(k.slice(5))] = Number(v);
+  }
+  return { order: (Item.order as string[]) ?? [], runs, units, max_inflight: Number(Item.max_inflight ?? 0), cleared: Number(Item.cleared ?? 0) };
+}
+
+async function record(jobId: string, expression: string, values: Record<string, unknown>, names?: Record<string, string>) {
+  const { Attributes } = await db().send(
+    new UpdateCommand({ TableName: tableName(), Key: recordKey(jobId), UpdateExpression: expression, ExpressionAttributeValues: values, ExpressionAttributeNames: names, ReturnValues: 'UPDATED_NEW' }),
+  );
+  return Attributes ?? {};
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function scriptedStage(name: string, status: StageDefinition['status'], progress: [number, number]): StageDefinition {
+  return {
+    name,
+    status,
+    progress,
+    async run({ job }) {
+      await record(job.id, `ADD #runs :one SET #order = list_append(#order, :name)`, { ':one': 1, ':name': [name] }, { '#runs': `runs_${name}`, '#order': 'order' });
+      const s = await script(job.id);
+      if (s.hangStage === name) await new Promise(() => undefined);
+      await sleep(s.sleepMs?.[name] ?? 0);
+      if (s.fail?.stage === name) throw new PipelineFailure(s.fail.message);
+      if (s.fanout && name === 'split') return { kind: 'fanout', units: s.fanout.units, concurrency: s.fanout.concurrency };
+      return { kind: 'next' };
+    },
+    async unit({ job }, index) {
+      const attrs = await record(job.id, 'ADD #unit :one, inflight :one', { ':one': 1 }, { '#unit': `unit_${index}` });
+      const inflight = Number(attrs.inflight);
+      await db()
+        .send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: recordKey(job.id),
+            UpdateExpression: 'SET max_inflight = :n',
+            ConditionExpression: 'max_inflight < :n',
+            ExpressionAttributeValues: { ':n': inflight },
+          }),
+        )
+        .catch(() => undefined);
+      try {
+        const s = await script(job.id);
+        await sleep(s.sleepMs?.unit ?? 0);
+        if ((s.unitFailures?.[index] ?? 0) >= Number(attrs[`unit_${index}`])) throw new Error(`unit ${index} failed on purpose`);
+      } finally {
+        await record(job.id, 'ADD inflight :minus', { ':minus': -1 });
+      }
+    },
+  };
+}
+
+function pipeline(name: string, stages: StageDefinition[]): PipelineDefinition {
+  return {
+    name,
+    sourceType: 'video',
+    stages,
+    async complete({ job }) {
+      const s = await script(job.id);
+      return { items_found: s.items ?? 3, credits: s.credits ?? 0, blocks: 1, minutes: 1 };
+    },
+    async clearPartialResults(job) {
+      await record(job.id, 'ADD cleared :one', { ':one': 1 });
+    },
+  };
+}
+
+export const linearPipeline = pipeline('test-linear', [
+  scriptedStage('a', 'extracting', [0, 30]),
+  scriptedStage('b', 'analyzing', [30, 80]),
+  scriptedStage('c', 'synthesizing', [80, 100]),
+]);
+
+export const fanoutPipeline = pipeline('test-fanout', [scriptedStage('split', 'analyzing', [0, 80]), scriptedStage('finish', 'synthesizing', [80, 100])]);
+
+export function registerTestPipelines(): void {
+  registerPipeline(linearPipeline);
+  registerPipeline(fanoutPipeline);
+}
