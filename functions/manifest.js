@@ -69,6 +69,10 @@ function buildFunctions(environment, settings) {
   }
   for (const fn of backgroundFunctions) {
     if (functions[fn.name]) throw new Error(`Duplicate function name ${fn.name}`);
+    if (fn.kind === 'stream') {
+      functions[fn.name] = { handler: `functions/${fn.handler}.handler`, timeout: fn.timeout, environment, url: { invokeMode: 'RESPONSE_STREAM', cors: true } };
+      continue;
+    }
     const event =
       fn.kind === 'queue'
         ? {

@@ -9,6 +9,7 @@ const { startEmulators, assertPortFree } = require('./emulators');
 const { provision } = require('./provision');
 const { startOffline } = require('./offline');
 const { startQueueDelivery, consumersOf, offlineInvoker } = require('./queue-delivery');
+const { startStreamServer } = require('./stream-server');
 
 const SERVICE = 'contents-inventory';
 
@@ -16,7 +17,7 @@ const SERVICE = 'contents-inventory';
  * @param {object} options
  * @param {string} options.stage
  * @param {string} [options.dataDir]  where DynamoDB and S3 data persist; absent = throwaway
- * @param {{ http?: number, lambda?: number, dynamodb?: number, s3?: number, sqs?: number }} [options.ports]
+ * @param {{ http?: number, lambda?: number, stream?: number, dynamodb?: number, s3?: number, sqs?: number }} [options.ports]
  * @param {Record<string, string>} [options.env]  settings for the service (e.g. CLAIMS_PLATFORM_JWT_SECRET)
  * @param {(line: string) => void} [options.log]
  * @param {(chunk: string) => void} [options.onOfflineOutput]
@@ -27,15 +28,18 @@ async function startLocalService({ stage, dataDir, ports = {}, env = {}, log = (
     for (const fn of stops.reverse()) await fn().catch((err) => log(`stop: ${err.message}`));
   };
   try {
-    for (const [what, port] of [['the API', ports.http ?? 3000], ['the Lambda endpoint', ports.lambda ?? 3002]]) await assertPortFree(port, what);
+    const httpPort = ports.http ?? 3000;
+    const lambdaPort = ports.lambda ?? 3002;
+    const streamPort = ports.stream ?? 3001;
+    for (const [what, port] of [['the API', httpPort], ['the Lambda endpoint', lambdaPort], ['job event streams', streamPort]]) await assertPortFree(port, what);
     const emulators = await startEmulators({ dataDir, ports: { dynamodb: ports.dynamodb, s3: ports.s3, sqs: ports.sqs }, quiet: true });
     stops.push(() => emulators.stop());
     log(`embedded AWS stack: DynamoDB ${emulators.endpoints.dynamodb}, S3 ${emulators.endpoints.s3}, SQS ${emulators.endpoints.sqs}`);
 
     const { names, resources } = await provision({ stage, env: emulators.env, log });
-    const httpPort = ports.http ?? 3000;
-    const lambdaPort = ports.lambda ?? 3002;
     const appEnv = {
+      // serverless offline cannot stream responses; the job event stream runs beside it.
+      STREAM_BASE_URL: `http://localhost:${streamPort}`,
       // The queue-outage fallback invokes workers directly, here through serverless-offline.
       AWS_ENDPOINT_URL_LAMBDA: `http://localhost:${lambdaPort}`,
       FUNCTION_NAME_PREFIX: `${SERVICE}-${stage}-`,
@@ -49,8 +53,11 @@ async function startLocalService({ stage, dataDir, ports = {}, env = {}, log = (
     const offline = await startOffline({ stage, httpPort, lambdaPort, env: appEnv, onOutput: onOfflineOutput });
     stops.push(() => offline.stop());
 
-    // The manifest is read in this process with the same settings the functions see.
+    // The manifest, the stream server and the queue delivery run in this
+    // process with the same settings the functions see.
     Object.assign(process.env, appEnv);
+    const streams = await startStreamServer({ port: streamPort, log });
+    stops.push(() => streams.stop());
     const { functions } = require('../functions/manifest.js');
     const invoker = offlineInvoker({ lambdaEndpoint: offline.lambdaEndpoint, functionPrefix: `${SERVICE}-${stage}-` });
     const consumers = consumersOf(functions, (logicalId) => {

@@ -64,6 +64,7 @@ async function main() {
       ports: {
         http: port('LOCAL_HTTP_PORT', 3000),
         lambda: port('LOCAL_LAMBDA_PORT', 3002),
+        stream: port('LOCAL_STREAM_PORT', 3001),
         dynamodb: port('LOCAL_DYNAMODB_PORT', 8000),
         s3: port('LOCAL_S3_PORT', 4569),
         sqs: port('LOCAL_SQS_PORT', 9324),

@@ -29,7 +29,15 @@ export interface Schedule {
   timeout: number;
 }
 
-export type BackgroundFunction = QueueWorker | Schedule;
+/** A function behind a Lambda Function URL with response streaming (API Gateway cannot stream). */
+export interface StreamingUrl {
+  kind: 'stream';
+  name: string;
+  handler: string;
+  timeout: number;
+}
+
+export type BackgroundFunction = QueueWorker | Schedule | StreamingUrl;
 
 export const backgroundFunctions: BackgroundFunction[] = [
   // Pipeline stages: one job stage per invocation (lib/orchestrator).
@@ -41,6 +49,8 @@ export const backgroundFunctions: BackgroundFunction[] = [
   // Re-encodes landed photos to upright RGB JPEGs.
   // HEIC decoding peaks near 500 MB; a bounded glibc arena count stops RSS creeping across decodes.
   { kind: 'queue', name: 'photoWorker', handler: 'workers/photos', queue: 'photos', batchSize: 5, timeout: 300, maximumConcurrency: 10, memorySize: 1536, environment: { MALLOC_ARENA_MAX: '2' } },
+  // Job events (server-sent events): ~10 minutes of polling per connection.
+  { kind: 'stream', name: 'jobStream', handler: 'streams/job-stream', timeout: 660 },
   { kind: 'schedule', name: 'watchdog', handler: 'schedules/watchdog', rate: 'rate(1 minute)', timeout: 300 },
   { kind: 'queue', name: 'purgeWorker', handler: 'workers/purge', queue: 'purge', batchSize: 5, timeout: 300, maximumConcurrency: 2 },
   { kind: 'schedule', name: 'dailyPurge', handler: 'schedules/daily-purge', rate: 'cron(15 3 * * ? *)', timeout: 300 },

@@ -133,6 +133,7 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       MEDIA_BUCKET: 'S3 bucket for media and per-team settings files.',
       QUEUE_NAME_PREFIX: 'SQS queues are named <prefix><purpose>.',
       FUNCTION_NAME_PREFIX: 'Lambda functions are named <prefix><function> (the queue-outage fallback invokes workers directly).',
+      STREAM_BASE_URL: "Origin of the job event stream: the jobStream function's URL after deploy (npm start sets its own).",
       STAGE_LEASE_SECONDS: 'How long a worker holds a pipeline stage before it counts as interrupted.',
       PRESIGNED_URL_TTL_SECONDS: 'Lifetime of presigned upload and download URLs.',
     },

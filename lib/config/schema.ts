@@ -144,6 +144,8 @@ export const settingsSchema = z.object({
   FUNCTION_NAME_PREFIX: str('contents-inventory-local-'),
   /** How long a worker holds a stage or unit before another may take it over (longer than a worker can run). */
   STAGE_LEASE_SECONDS: int(960).refine((v) => v >= 1, 'must be at least 1'),
+  /** Origin of the job event stream (the jobStream Function URL in AWS; npm start runs one locally). */
+  STREAM_BASE_URL: str(),
   PRESIGNED_URL_TTL_SECONDS: int(900).refine((v) => v > 0 && v <= 604800, 'must be between 1 and 604800'),
 });
 

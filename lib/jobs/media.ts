@@ -5,7 +5,8 @@
  */
 import { isSafeFileName, listNames, objectExists, presignedGet } from '../blob/client';
 import { blobKeys } from '../blob/keys';
-import { notFound } from '../http/errors';
+import { baseUrl, settings } from '../config';
+import { notFound, serviceUnavailable } from '../http/errors';
 import { HttpResponse } from '../http/response';
 import type { Identity } from '../auth/identity';
 import { loadJobForTeam } from '../tenancy/scope';
@@ -35,4 +36,15 @@ export async function frameRedirect(jobId: string, name: string): Promise<HttpRe
   const key = `${framesPrefix(job)}${name}`;
   if (!(await objectExists(key))) throw notFound('No such frame');
   return HttpResponse.redirect(await presignedGet(key));
+}
+
+/**
+ * GET /api/jobs/{id}/stream on the HTTP API: HTTP APIs cannot stream, so this
+ * redirects (307; EventSource follows it) to the streaming function.
+ */
+export async function streamRedirect(jobId: string): Promise<HttpResponse> {
+  const base = baseUrl(settings().STREAM_BASE_URL);
+  if (!base) throw serviceUnavailable('Live job events are not configured (STREAM_BASE_URL).');
+  if (!(await getJob(jobId, false))) throw notFound('Job not found');
+  return new HttpResponse(307, undefined, { location: `${base}/api/jobs/${jobId}/stream`, 'cache-control': 'no-store' });
 }

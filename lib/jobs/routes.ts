@@ -65,6 +65,11 @@ export const jobRoutes = {
     name: 'jobFrame', method: 'GET', path: '/api/jobs/{id}/frames/{name}', auth: 'capability', tag: 'jobs',
     summary: 'One frame (302); the name is traversal-checked.', handler: 'api/jobs/job-frame', params: frameName, successStatus: 302, errors: [404],
   }),
+  stream: defineRoute({
+    name: 'jobStreamRedirect', method: 'GET', path: '/api/jobs/{id}/stream', auth: 'capability', tag: 'jobs',
+    summary: 'Server-sent events (progress, log, metrics): 307 to the streaming endpoint, which polls about every 1.5 s for up to about 10 minutes.',
+    handler: 'api/jobs/job-stream', params: idParams, successStatus: 307, errors: [404, 503],
+  }),
   dismiss: defineRoute({
     name: 'dismissJob', method: 'POST', path: '/api/admin/jobs/{id}/dismiss', auth: 'admin', tag: 'admin',
     summary: 'Admin: mark a hung job failed with a retryable message and refund any up-front charge.', handler: 'api/jobs/dismiss-job',

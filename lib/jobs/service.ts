@@ -21,7 +21,7 @@ import { roomItemCountByJob } from '../rooms/counts';
 import { loadJobForTeam, loadRoomForTeam } from '../tenancy/scope';
 import { deleteJobRows, getJob, isProcessing, listRoomJobs, listTeamJobs, STARTABLE_STATUSES, type Job } from './job';
 import { readArchivedLog, readLiveLog } from './logs';
-import { jobView } from './view';
+import { jobMetrics, jobView } from './view';
 
 export async function listJobsFor(identity: Identity) {
   return (await listTeamJobs(identity.team.id, settings().RECENT_JOBS_LIMIT)).map(jobView);
@@ -120,20 +120,6 @@ export async function jobLogsFor(identity: Identity, jobId: string) {
     if (archived) return { job_id: job.id, source: 'archive' as const, lines: archived };
   }
   return { job_id: job.id, source: 'live' as const, lines: await readLiveLog(job.id) };
-}
-
-export function jobMetrics(job: Job) {
-  const seconds = job.started_at && job.finished_at ? (Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000 : null;
-  return {
-    job_id: job.id,
-    status: job.status,
-    stage_timings: job.stage_timings ?? {},
-    processing_seconds: seconds,
-    items_found: job.items_found,
-    ai: { cost_usd: job.ai_cost_usd, input_tokens: job.ai_input_tokens, output_tokens: job.ai_output_tokens, api_calls: job.ai_api_calls },
-    billing: { credits: job.billed_cost_usd, blocks: job.billed_blocks, minutes: job.billed_minutes, photo_request_count: job.photo_request_count, refunded: job.billing_refunded },
-    recovery_attempts: job.recovery_attempts,
-  };
 }
 
 export async function jobMetricsFor(identity: Identity, jobId: string) {

@@ -75,3 +75,18 @@ export const jobResponse = z.object({
   created_at: z.string(),
   updated_at: z.string(),
 });
+
+/** GET /api/jobs/{id}/metrics and the stream's final event. */
+export function jobMetrics(job: Job) {
+  const seconds = job.started_at && job.finished_at ? (Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000 : null;
+  return {
+    job_id: job.id,
+    status: job.status,
+    stage_timings: job.stage_timings ?? {},
+    processing_seconds: seconds,
+    items_found: job.items_found,
+    ai: { cost_usd: job.ai_cost_usd, input_tokens: job.ai_input_tokens, output_tokens: job.ai_output_tokens, api_calls: job.ai_api_calls },
+    billing: { credits: job.billed_cost_usd, blocks: job.billed_blocks, minutes: job.billed_minutes, photo_request_count: job.photo_request_count, refunded: job.billing_refunded },
+    recovery_attempts: job.recovery_attempts,
+  };
+}

@@ -53,7 +53,7 @@ let nested: TemplateFile[];
 let zips: Record<string, number>;
 
 const allTemplates = () => [root, ...nested];
-const isHttp = (fn: ManifestFunction) => fn.events.some((e) => 'httpApi' in e);
+const isHttp = (fn: ManifestFunction) => (fn.events ?? []).some((e) => 'httpApi' in e);
 
 let serviceDir: string | undefined;
 

@@ -31,7 +31,7 @@ export default async function globalSetup(): Promise<void> {
   const service = await startLocalService({
     stage: 'test',
     dataDir,
-    ports: { http: await freePort(), lambda: await freePort() },
+    ports: { http: await freePort(), lambda: await freePort(), stream: await freePort() },
     env: serviceEnv,
     log: (line: string) => output.push(line),
     onOfflineOutput: (chunk: string) => {

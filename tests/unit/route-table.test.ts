@@ -90,7 +90,7 @@ describe('openApiDocument', () => {
 describe('functions/manifest.js', () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const manifest = require('../../functions/manifest.js') as {
-    functions: Record<string, { handler: string; events: Record<string, Record<string, unknown>>[] }>;
+    functions: Record<string, { handler: string; events: Record<string, Record<string, unknown>>[]; url?: unknown }>;
     queueLogicalId: (purpose: string) => string;
   };
 
@@ -117,8 +117,11 @@ describe('functions/manifest.js', () => {
           batchSize: fn.batchSize,
           functionResponseType: 'ReportBatchItemFailures',
         });
-      } else {
+      } else if (fn.kind === 'schedule') {
         expect(declared.events[0].schedule).toEqual({ rate: [fn.rate] });
+      } else {
+        expect(declared.url).toEqual({ invokeMode: 'RESPONSE_STREAM', cors: true });
+        expect(declared.events).toBeUndefined();
       }
     }
   });

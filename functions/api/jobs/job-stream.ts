@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { streamRedirect } from '../../../lib/jobs/media';
+import { jobRoutes } from '../../../lib/jobs/routes';
+
+export const handler = httpEndpoint(jobRoutes.stream, ({ params }) => streamRedirect(params.id));

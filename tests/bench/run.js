@@ -1,0 +1,173 @@
+'use strict';
+/**
+ * `npm run bench`: starts ONE throwaway local stack (embedded emulators,
+ * provisioning, serverless offline, queue delivery) on free ports, runs each
+ * benchmark entry (tests/bench/*.ts, bundled with esbuild) in a child process
+ * against it, prints their figures and a summary table, and stops everything.
+ * Exits non-zero when a benchmark fails its bound or errors.
+ *
+ *   npm run bench                       # all benchmarks
+ *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator)
+ */
+const { spawn } = require('node:child_process');
+const { mkdtempSync, mkdirSync, rmSync } = require('node:fs');
+const { createServer } = require('node:net');
+const { tmpdir } = require('node:os');
+const path = require('node:path');
+const { build } = require('esbuild');
+const { startLocalService } = require('../../localstack/service.js');
+
+const root = path.join(__dirname, '..', '..');
+const RESULT_PREFIX = 'BENCH_RESULT ';
+const BENCH_JWT_SECRET = 'bench-claims-platform-secret-0123456789';
+const BENCHMARKS = [
+  { id: 'upload', entry: 'upload.ts', title: '(a) presigned upload 1 GiB' },
+  { id: 'orchestrator', entry: 'orchestrator.ts', title: '(b) orchestrator fan-out' },
+];
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * The local stack's own modules (localstack/*.js) stay outside the bundle,
+ * required from where they are: they find serverless.yml next to them.
+ */
+const keepLocalstackExternal = {
+  name: 'keep-localstack-external',
+  setup(build) {
+    build.onResolve({ filter: /localstack\/[^/]+\.js$/ }, (args) => ({ path: path.resolve(args.resolveDir, args.path), external: true }));
+  },
+};
+
+/** Bundles an entry (TypeScript) next to node_modules so its packages resolve; removed after the run. */
+async function bundle(entry) {
+  const outDir = path.join(root, 'node_modules', '.cache', 'contents-inventory', `bench-${process.pid}`);
+  mkdirSync(outDir, { recursive: true });
+  const outfile = path.join(outDir, entry.replace(/\.ts$/, '.js'));
+  await build({
+    entryPoints: [path.join(__dirname, entry)],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    packages: 'external',
+    plugins: [keepLocalstackExternal],
+    logLevel: 'silent',
+    sourcemap: 'inline',
+  });
+  return { outfile, outDir };
+}
+
+/** Runs one bundled entry; echoes its output and returns its result line (or a failure). */
+function runChild(file, env, name) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--enable-source-maps', file], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let result = null;
+    let buffered = '';
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk;
+      let nl;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        if (line.startsWith(RESULT_PREFIX)) result = JSON.parse(line.slice(RESULT_PREFIX.length));
+        else process.stdout.write(`${line}\n`);
+      }
+    });
+    child.on('exit', (code, signal) => {
+      if (buffered) process.stdout.write(buffered);
+      if (!result) result = { name, pass: false, summary: { error: `exited ${signal ?? code} without a result` } };
+      if (code !== 0 && result.pass !== false) result.pass = false;
+      resolve(result);
+    });
+  });
+}
+
+async function main() {
+  const only = process.argv.slice(2);
+  const selected = BENCHMARKS.filter((b) => only.length === 0 || only.includes(b.id));
+  if (selected.length === 0) throw new Error(`unknown benchmark(s) ${only.join(', ')}; known: ${BENCHMARKS.map((b) => b.id).join(', ')}`);
+
+  const files = [];
+  for (const b of selected) files.push({ ...b, ...(await bundle(b.entry)) });
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'contents-inventory-bench-'));
+  const output = [];
+  const started = Date.now();
+  process.stdout.write('starting the local stack (stage bench)…\n');
+  let service;
+  try {
+    service = await startLocalService({
+      stage: 'bench',
+      dataDir,
+      // 'stream' is for the job event stream server, where the stack has one.
+      ports: { http: await freePort(), lambda: await freePort(), stream: await freePort() },
+      env: {
+        APP_ENV: 'stage',
+        LOG_LEVEL: 'ERROR',
+        CLAIMS_PLATFORM_JWT_SECRET: BENCH_JWT_SECRET,
+        // Keep a developer's checkout .env and machine file out of the bench service.
+        MACHINE_SETTINGS_FILE: '/nonexistent/contents-inventory-settings.env',
+        DOTENV_FILE: '/nonexistent/.env',
+      },
+      log: (line) => output.push(line),
+      onOfflineOutput: (chunk) => {
+        output.push(chunk);
+        if (output.length > 400) output.splice(0, output.length - 400);
+      },
+    });
+  } catch (err) {
+    process.stdout.write(output.join(''));
+    rmSync(dataDir, { recursive: true, force: true });
+    for (const { outDir } of files) rmSync(outDir, { recursive: true, force: true });
+    throw err;
+  }
+  process.stdout.write(`local stack ready at ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+
+  const results = [];
+  const stop = async () => {
+    await service.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    for (const { outDir } of files) rmSync(outDir, { recursive: true, force: true });
+  };
+  const onSignal = () => void stop().finally(() => process.exit(130));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    for (const bench of files) {
+      const env = { ...process.env, ...service.env, BENCH_SERVICE_URL: service.url };
+      results.push({ title: bench.title, ...(await runChild(bench.outfile, env, bench.id)) });
+    }
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await stop();
+  }
+
+  process.stdout.write('\nSummary\n-------\n');
+  for (const r of results) {
+    const verdict = r.pass === undefined ? '' : r.pass ? 'PASS' : 'FAIL';
+    const figures = Object.entries(r.summary).map(([k, v]) => `${k}: ${v}`).join(' | ');
+    process.stdout.write(`  ${verdict.padEnd(4)}  ${r.title.padEnd(28)}  ${figures}\n`);
+  }
+  if (process.env.BENCH_SERVICE_LOG === '1') process.stdout.write(output.join(''));
+  process.stdout.write(`total ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  return results.every((r) => r.pass !== false) ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

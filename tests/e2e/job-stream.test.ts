@@ -1,0 +1,91 @@
+/**
+ * GET /api/jobs/{id}/stream: the API redirects to the streaming function
+ * (run beside serverless offline locally), which sends progress, log and,
+ * at the end, metrics events as they happen.
+ */
+import { randomUUID } from 'node:crypto';
+import { appendLog } from '../../lib/jobs/logs';
+import { Client, request, serviceUrl } from '../support/api';
+import { seedJob, setFields } from '../support/aws';
+import { newTeamMember } from '../support/tokens';
+
+interface SseEvent {
+  event: string;
+  data: any;
+  at: number;
+}
+
+/** Reads a server-sent event stream as a browser's EventSource would, event by event. */
+async function openStream(url: string) {
+  const res = await fetch(url, { headers: { accept: 'text/event-stream' } });
+  const events: SseEvent[] = [];
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const done = (async () => {
+    for (;;) {
+      const { value, done: ended } = await reader.read();
+      if (ended) return;
+      buffer += decoder.decode(value, { stream: true });
+      let cut;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const event = /^event: (.+)$/m.exec(block)?.[1];
+        const data = /^data: (.+)$/m.exec(block)?.[1];
+        if (event && data) events.push({ event, data: JSON.parse(data), at: Date.now() });
+      }
+    }
+  })();
+  return { res, events, done };
+}
+
+describe('job event stream', () => {
+  let room: { id: string; claim_id: string; team_id: string };
+
+  beforeAll(async () => {
+    const client = await Client.signIn(newTeamMember());
+    const claim = (await client.post('/api/claims', { claim_number: 'SSE-1' })).body;
+    room = (await client.post(`/api/claims/${claim.id}/rooms`, { name: 'Lounge' })).body;
+  });
+
+  it('streams progress and log lines while the job runs, then metrics, and ends', async () => {
+    const jobId = await seedJob(room, 'video');
+    await setFields(`JOB#${jobId}`, 'JOB', { status: 'analyzing', progress_pct: 55, current_stage: 'analyze' });
+
+    const redirect = await request('GET', `/api/jobs/${jobId}/stream`);
+    expect(redirect.status).toBe(307);
+    const started = Date.now();
+    const stream = await openStream(`${serviceUrl()}/api/jobs/${jobId}/stream`);
+    expect(stream.res.status).toBe(200);
+    expect(stream.res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+
+    // The first event arrives while the job is still running: nothing is buffered.
+    await waitFor(() => stream.events.some((e) => e.event === 'progress'));
+    expect(stream.events[0]).toMatchObject({ event: 'progress', data: { status: 'analyzing', percent: 55, current_stage: 'analyze' } });
+
+    await appendLog(jobId, 'info', 'Analyzing chunk 3 of 8');
+    await waitFor(() => stream.events.some((e) => e.event === 'log'));
+    expect(stream.events.find((e) => e.event === 'log')?.data.lines.map((l: any) => l.message)).toContain('Analyzing chunk 3 of 8');
+
+    await setFields(`JOB#${jobId}`, 'JOB', { status: 'complete', progress_pct: 100, current_stage: 'Complete', items_found: 7 });
+    await stream.done; // the server ends the stream after the final event
+    const last = stream.events[stream.events.length - 1];
+    expect(last).toMatchObject({ event: 'metrics', data: { job_id: jobId, status: 'complete', items_found: 7 } });
+    expect(stream.events.filter((e) => e.event === 'progress').map((e) => e.data.status)).toEqual(['analyzing', 'complete']);
+    expect(stream.events[0].at - started).toBeLessThan(last.at - started);
+  });
+
+  it('answers 404 for an unknown job and 422 for a malformed id, without a token', async () => {
+    expect((await request('GET', `/api/jobs/${randomUUID()}/stream`)).status).toBe(404);
+    expect((await request('GET', '/api/jobs/not-a-uuid/stream')).status).toBe(422);
+  });
+});
+
+async function waitFor(check: () => boolean, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('event did not arrive in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
