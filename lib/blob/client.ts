@@ -3,7 +3,7 @@
  * carry the empty-body CRC and S3 rejects the browser's upload
  * (aws-sdk-js-v3 #6994). Path-style addressing when a local endpoint is set.
  */
-import { DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { settings } from '../config';
 
 let client: S3Client | undefined;
@@ -62,15 +62,4 @@ export async function listNames(prefix: string): Promise<string[]> {
 export const SAFE_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export function isSafeFileName(name: string): boolean {
   return SAFE_FILE_NAME.test(name) && !name.includes('..');
-}
-
-export async function objectExists(key: string): Promise<boolean> {
-  try {
-    await s3().send(new HeadObjectCommand({ Bucket: mediaBucket(), Key: key }));
-    return true;
-  } catch (err) {
-    const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-    if (status === 404 || (err as { name?: string }).name === 'NotFound') return false;
-    throw err;
-  }
 }

@@ -3,7 +3,8 @@
  * uuid in the path is the credential, names are traversal-checked, and the
  * answer is a 302 to a short-lived presigned GET so S3 serves Range requests.
  */
-import { isSafeFileName, listNames, objectExists, presignedGet } from '../blob/client';
+import { isSafeFileName, listNames, presignedGet } from '../blob/client';
+import { headObject } from '../blob/objects';
 import { blobKeys } from '../blob/keys';
 import { baseUrl, settings } from '../config';
 import { notFound, serviceUnavailable } from '../http/errors';
@@ -34,7 +35,7 @@ export async function frameRedirect(jobId: string, name: string): Promise<HttpRe
   const job = await getJob(jobId, false);
   if (!job) throw notFound('No such frame');
   const key = `${framesPrefix(job)}${name}`;
-  if (!(await objectExists(key))) throw notFound('No such frame');
+  if (!(await headObject(key))) throw notFound('No such frame');
   return HttpResponse.redirect(await presignedGet(key));
 }
 

@@ -4,7 +4,8 @@ import { idParams, uuid } from '../http/schemas';
 import { jobResponse } from './view';
 
 const logLine = z.object({ seq: z.number().int(), at: z.string(), level: z.enum(['info', 'warn', 'error']), message: z.string() });
-const frameName = z.object({ id: uuid(), name: z.string().min(1).max(200) });
+// No length cap here: every unusable name, however long, is the traversal check's 404.
+const frameName = z.object({ id: uuid(), name: z.string().min(1) });
 
 export const jobRoutes = {
   list: defineRoute({

@@ -39,6 +39,11 @@ const HEARTBEAT_MS = 15_000;
 const leaseUntil = (now = Date.now()) => new Date(now + settings().STAGE_LEASE_SECONDS * 1000).toISOString();
 const sameRun = (job: Pick<Job, 'run_id'>) => ({ condition: 'run_id = :run', values: { ':run': job.run_id } });
 
+/** The engine fields of a stage waiting for its message (nothing leased, no fan-out). */
+export function queuedStage(name: string): Partial<Job> {
+  return { stage_name: name, stage_state: 'queued', stage_runner: null, stage_lease_until: null, fanout_total: 0, fanout_next: 0, fanout_done: 0 };
+}
+
 function stageOf(pipeline: PipelineDefinition, name: string): { def: StageDefinition; index: number } | null {
   const index = pipeline.stages.findIndex((s) => s.name === name);
   return index < 0 ? null : { def: pipeline.stages[index], index };
@@ -61,13 +66,7 @@ export async function startJob(job: Job, pipeline: PipelineDefinition, extra: Pa
       error_message: null,
       pipeline: pipeline.name,
       run_id: randomUUID(),
-      stage_name: first.name,
-      stage_state: 'queued',
-      stage_runner: null,
-      stage_lease_until: null,
-      fanout_total: 0,
-      fanout_next: 0,
-      fanout_done: 0,
+      ...queuedStage(first.name),
       stage_timings: {},
       started_at: now,
       finished_at: null,
@@ -199,13 +198,7 @@ async function advance(job: Job, pipeline: PipelineDefinition, index: number, ho
       ...(how.set ?? {}),
       ...finishedTiming,
       progress_pct: def.progress[1],
-      stage_name: next.name,
-      stage_state: 'queued',
-      stage_runner: null,
-      stage_lease_until: null,
-      fanout_total: 0,
-      fanout_next: 0,
-      fanout_done: 0,
+      ...queuedStage(next.name),
       heartbeat_at: now,
     },
     ...guard,

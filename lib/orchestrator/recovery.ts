@@ -20,7 +20,7 @@ import { getJob, isProcessing, PROCESSING_STATUSES, updateJob, type Job } from '
 import { JobLog } from '../jobs/logs';
 import { jobView } from '../jobs/view';
 import { logger } from '../observability/logger';
-import { resendUnfinishedUnits, sendStage } from './engine';
+import { queuedStage, resendUnfinishedUnits, sendStage } from './engine';
 import { getPipeline } from './pipeline';
 import { failJob } from './terminal';
 
@@ -52,13 +52,7 @@ export async function recoverInterrupted(job: Job, now = new Date()): Promise<'r
         current_stage: RESTARTING,
         progress_pct: 0,
         run_id: randomUUID(),
-        stage_name: pipeline.stages[0].name,
-        stage_state: 'queued',
-        stage_runner: null,
-        stage_lease_until: null,
-        fanout_total: 0,
-        fanout_next: 0,
-        fanout_done: 0,
+        ...queuedStage(pipeline.stages[0].name),
         items_found: 0,
         heartbeat_at: at,
       },

@@ -21,7 +21,7 @@ import { logger } from '../observability/logger';
 import { dispatch } from '../queue/dispatch';
 import { JOB_NOT_FOUND, loadJobForTeam } from '../tenancy/scope';
 import type { NormalizeMessage } from './normalize';
-import { deleteObject, headObject, readObjectHead } from './objects';
+import { deleteObject, headObject, readObjectHead } from '../blob/objects';
 import { decodeMetaFilename, PHOTO_UPLOAD_STATUSES, photoObjectKeys, SINGLE_PHOTO_MAX_BYTES, SINGLE_PHOTO_MAX_MB } from './rules';
 import { getStagedPhotos, insertStagedPhotos, newStagedPhoto, type StagedPhoto } from './staged-photo';
 import { EMPTY_FILE, assertTakesPhotos, type SkippedPhoto } from './upload';

@@ -16,7 +16,7 @@ import * as z from 'zod';
 import { JobLog } from '../jobs/logs';
 import { normalizePhoto, UnreadableImageError } from '../media/images';
 import { logger } from '../observability/logger';
-import { deleteObject, putJpeg, readObject } from './objects';
+import { deleteObject, putJpeg, readObject } from '../blob/objects';
 import { getStagedPhoto, updateStagedPhoto } from './staged-photo';
 
 export const normalizeMessage = z.object({ job_id: z.uuid(), index: z.number().int().min(0) });

@@ -12,7 +12,7 @@
 const { spawn } = require('node:child_process');
 const { mkdtempSync, mkdirSync, rmSync } = require('node:fs');
 const { createServer } = require('node:net');
-const { tmpdir } = require('node:os');
+const { availableParallelism, loadavg, tmpdir } = require('node:os');
 const path = require('node:path');
 const { build } = require('esbuild');
 const { startLocalService } = require('../../localstack/service.js');
@@ -132,6 +132,8 @@ async function main() {
     throw err;
   }
   process.stdout.write(`local stack ready at ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
+  process.stdout.write(`machine: ${availableParallelism()} cores, load average ${load()} (other work on the machine inflates every figure)\n`);
 
   const results = [];
   const stop = async () => {
@@ -160,7 +162,7 @@ async function main() {
     process.stdout.write(`  ${verdict.padEnd(4)}  ${r.title.padEnd(28)}  ${figures}\n`);
   }
   if (process.env.BENCH_SERVICE_LOG === '1') process.stdout.write(output.join(''));
-  process.stdout.write(`total ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  process.stdout.write(`total ${((Date.now() - started) / 1000).toFixed(1)} s; load average at the end ${load()}\n`);
   return results.every((r) => r.pass !== false) ? 0 : 1;
 }
 

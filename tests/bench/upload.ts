@@ -177,6 +177,7 @@ async function main() {
       'PUT p50/p95': `${ms(median(putMs))} / ${ms(quantile(putMs, 0.95))}`,
       'API/part': ms(apiMs / partCount),
       'API bytes': `${bytes(apiSent + apiReceived)} vs ${bytes(bucketSent)} to bucket`,
+      'API touches bytes': apiUntouched ? 'no' : 'YES',
     },
   });
   s3.destroy();

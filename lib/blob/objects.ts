@@ -1,6 +1,6 @@
-/** The few bucket operations the photo upload path needs, on the media bucket. */
+/** Single-object operations on the media bucket; a missing object is null, not an error. */
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { mediaBucket, s3 } from '../blob/client';
+import { mediaBucket, s3 } from './client';
 
 export function isMissingObject(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
