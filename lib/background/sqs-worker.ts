@@ -10,9 +10,16 @@ import type { z } from 'zod';
 import { recordWorkerHeartbeat } from '../health/pipeline';
 import { logger } from '../observability/logger';
 
+const HEARTBEAT_EVERY_MS = 30_000;
+
+/** Sent through the stages queue by the watchdog every minute. */
+export const PING_BODY = JSON.stringify({ kind: 'ping' });
+
 export function sqsWorker<S extends z.ZodType>(name: string, schema: S, handle: (message: z.output<S>, record: SQSRecord) => Promise<void>) {
   const processor = new BatchProcessor(EventType.SQS);
   const recordHandler = async (record: SQSRecord) => {
+    // The watchdog's ping proves delivery from the queue to a worker; the heartbeat below records it.
+    if (record.body === PING_BODY) return;
     let message: z.output<S>;
     try {
       message = schema.parse(JSON.parse(record.body));
@@ -23,8 +30,13 @@ export function sqsWorker<S extends z.ZodType>(name: string, schema: S, handle: 
     }
     await handle(message, record);
   };
+  let lastHeartbeat = 0;
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
-    await recordWorkerHeartbeat(name).catch((err) => logger.warn('worker heartbeat failed', { error: String(err) }));
+    // At most one heartbeat write per container every HEARTBEAT_EVERY_MS: it is a liveness signal, not a log.
+    if (Date.now() - lastHeartbeat > HEARTBEAT_EVERY_MS) {
+      lastHeartbeat = Date.now();
+      await recordWorkerHeartbeat(name).catch((err) => logger.warn('worker heartbeat failed', { error: String(err) }));
+    }
     return processPartialResponse(event, recordHandler, processor, { context });
   };
 }

@@ -28,10 +28,17 @@ export function isTransactionCanceled(err: unknown): boolean {
   return (err as { name?: string } | undefined)?.name === 'TransactionCanceledException';
 }
 
-/** True when a cancelled transaction failed only on condition checks (a lost race, not a fault). */
+const RACE_CODES = new Set(['ConditionalCheckFailed', 'TransactionConflict']);
+
+/**
+ * True when a write lost a race rather than failed: a condition check, or a
+ * transaction cancelled because another transaction held the same item.
+ * Retrying re-reads and finds the winner's rows.
+ */
 export function isConditionRace(err: unknown): boolean {
   if (isConditionalCheckFailed(err)) return true;
+  if ((err as { name?: string } | undefined)?.name === 'TransactionConflictException') return true;
   if (!isTransactionCanceled(err)) return false;
   const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.some((r) => r.Code === 'ConditionalCheckFailed') && reasons.every((r) => !r.Code || r.Code === 'None' || r.Code === 'ConditionalCheckFailed');
+  return reasons.some((r) => RACE_CODES.has(r.Code ?? '')) && reasons.every((r) => !r.Code || r.Code === 'None' || RACE_CODES.has(r.Code));
 }

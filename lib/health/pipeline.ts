@@ -6,9 +6,12 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import { QUEUE_PURPOSES, queueDepth } from '../queue/queues';
+import { queueDepth } from '../queue/queues';
 
-/** A worker seen within this window counts as alive. */
+/**
+ * A worker seen within this window counts as alive. The watchdog pings the
+ * stages queue every minute, so a healthy deployment is seen every minute.
+ */
 export const WORKER_ALIVE_WINDOW_MS = 5 * 60_000;
 const HEARTBEAT_KEY = { pk: 'WORKER', sk: 'HEARTBEAT' };
 
@@ -20,7 +23,8 @@ export async function pipelineHealth(now = new Date()) {
   let mode: 'worker' | 'in-process-fallback' = 'worker';
   let queued = 0;
   try {
-    queued = (await Promise.all(QUEUE_PURPOSES.map((p) => queueDepth(p)))).reduce((a, b) => a + b, 0);
+    // Stage messages are jobs waiting for (or in) their next stage.
+    queued = await queueDepth('stages');
   } catch {
     mode = 'in-process-fallback';
   }

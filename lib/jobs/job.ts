@@ -95,6 +95,8 @@ export interface Job {
   fanout_total: number;
   fanout_next: number;
   fanout_done: number;
+  /** The fanning stage's progress range; progress moves across it as units finish. */
+  fanout_progress?: [number, number] | null;
   heartbeat_at: string | null;
   started_at: string | null;
   finished_at: string | null;
@@ -331,4 +333,11 @@ export async function deleteJobRows(job: Pick<Job, 'id'>, guard: { expectStatus:
   }
   await deleteKeys(await jobRowKeys(job.id));
   return true;
+}
+
+/** progress_pct, or during a fan-out, the share of units done mapped onto the stage's range. */
+export function jobProgress(job: Pick<Job, 'progress_pct' | 'stage_state' | 'fanout_total' | 'fanout_done' | 'fanout_progress'>): number {
+  if (job.stage_state !== 'fanout' || !job.fanout_progress || !(job.fanout_total > 0)) return job.progress_pct;
+  const [from, to] = job.fanout_progress;
+  return Math.round(from + ((to - from) * Math.min(job.fanout_done, job.fanout_total)) / job.fanout_total);
 }

@@ -6,7 +6,7 @@
  * error, after which the stream ends. Nothing is buffered: each event is
  * written as soon as it is known.
  */
-import { getJob } from './job';
+import { getJob, jobProgress } from './job';
 import { readLiveLog } from './logs';
 import { jobMetrics } from './view';
 
@@ -47,7 +47,7 @@ export async function streamJobEvents(
       sink.write(sseEvent('error', { detail: 'Job not found' }));
       return 'not-found';
     }
-    const progress = { status: job.status, percent: job.progress_pct, current_stage: job.current_stage };
+    const progress = { status: job.status, percent: jobProgress(job), current_stage: job.current_stage };
     if (JSON.stringify(progress) !== lastProgress) {
       lastProgress = JSON.stringify(progress);
       sink.write(sseEvent('progress', progress));

@@ -1,6 +1,6 @@
 /** A job as the API shows it (engine internals left out). */
 import * as z from 'zod';
-import { JOB_STATUSES, type Job } from './job';
+import { JOB_STATUSES, jobProgress, type Job } from './job';
 
 export function jobView(job: Job) {
   return {
@@ -9,7 +9,7 @@ export function jobView(job: Job) {
     claim_id: job.claim_id,
     source_type: job.source_type,
     status: job.status,
-    progress_pct: job.progress_pct,
+    progress_pct: jobProgress(job),
     current_stage: job.current_stage,
     error_message: job.error_message,
     original_filename: job.original_filename,

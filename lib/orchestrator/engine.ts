@@ -163,7 +163,7 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
   if (outcome.kind === 'fanout' && outcome.units > 0) {
     const inFlight = Math.min(Math.max(1, outcome.concurrency), outcome.units);
     const fanning = await updateJob(job.id, {
-      set: { ...(outcome.set ?? {}), stage_state: 'fanout', fanout_total: outcome.units, fanout_next: inFlight, fanout_done: 0 },
+      set: { ...(outcome.set ?? {}), stage_state: 'fanout', fanout_total: outcome.units, fanout_next: inFlight, fanout_done: 0, fanout_progress: stage.def.progress },
       condition: 'run_id = :run AND stage_runner = :runner AND stage_state = :running',
       values: { ':run': claimed.run_id, ':runner': runner, ':running': 'running' },
     });
@@ -333,12 +333,8 @@ async function fanIn(job: Job, pipeline: PipelineDefinition, stageIndex: number)
   if (!counted) return;
   const toDispatch = counted.fanout_next - 1;
   if (toDispatch < counted.fanout_total) await sendUnit(counted, toDispatch);
+  // Progress within a fan-out is derived from these counters when the job is read (jobProgress).
   if (counted.fanout_done === counted.fanout_total) await advance(counted, pipeline, stageIndex, {});
-  else await updateJob(job.id, { set: { progress_pct: progressWithin(pipeline.stages[stageIndex].progress, counted.fanout_done / counted.fanout_total) }, ...sameRun(job) });
-}
-
-function progressWithin([from, to]: [number, number], fraction: number): number {
-  return Math.round(from + (to - from) * fraction);
 }
 
 export function errorText(err: unknown): string {

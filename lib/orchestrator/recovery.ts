@@ -19,7 +19,9 @@ import { conflict, notFound } from '../http/errors';
 import { getJob, isProcessing, PROCESSING_STATUSES, updateJob, type Job } from '../jobs/job';
 import { JobLog } from '../jobs/logs';
 import { jobView } from '../jobs/view';
+import { PING_BODY } from '../background/sqs-worker';
 import { logger } from '../observability/logger';
+import { sendToQueue } from '../queue/queues';
 import { queuedStage, resendUnfinishedUnits, sendStage } from './engine';
 import { getPipeline } from './pipeline';
 import { failJob } from './terminal';
@@ -107,6 +109,7 @@ export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   logger.info('watchdog sweep', { ...report });
+  await sendToQueue('stages', JSON.parse(PING_BODY)).catch((err) => logger.error('watchdog could not ping the stage workers', { error: String(err) }));
   return report;
 }
 

@@ -27,8 +27,23 @@ const UNIT_SLEEP_MS = 1000;
 const BOUND_FACTOR = 1.15;
 const IDEAL_S = Math.ceil(UNITS / CONCURRENCY); // 7 s
 const BOUND_S = BOUND_FACTOR * IDEAL_S; // 8.05 s
-/** Local SQS pollers (the stand-in for Lambda's event source mapping): the benchmark's only tuning. */
-const POLLERS = { stages: Number(process.env.BENCH_STAGE_POLLERS ?? 2), units: Number(process.env.BENCH_UNIT_POLLERS ?? 8) };
+/** Measured runs of the job; PASS/FAIL is on their median (one run is at the mercy of the machine's other work). */
+const REPEAT = Math.max(1, Number(process.env.BENCH_REPEAT ?? 3));
+/**
+ * Local SQS pollers (the stand-in for Lambda's event source mapping), the
+ * benchmark's only tuning. By default as many as the deployment lets Lambda
+ * run (the workers' maximumConcurrency: WORKER_CONCURRENCY for stages,
+ * OPENROUTER_GLOBAL_CONCURRENCY for units). With fewer than 2 × the job's
+ * concurrency, a unit message sent at a wave boundary waits for the poller of
+ * a unit that is still finishing (its progress write and message delete),
+ * which is the local stand-in's limit, not the engine's.
+ */
+function pollers(config: { WORKER_CONCURRENCY: number; OPENROUTER_GLOBAL_CONCURRENCY: number }) {
+  return {
+    stages: Number(process.env.BENCH_STAGE_POLLERS ?? config.WORKER_CONCURRENCY),
+    units: Number(process.env.BENCH_UNIT_POLLERS ?? config.OPENROUTER_GLOBAL_CONCURRENCY),
+  };
+}
 
 const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
 
@@ -110,7 +125,10 @@ async function main() {
     unitWorker: require('../../functions/workers/units').handler,
   };
   /* eslint-enable @typescript-eslint/no-require-imports */
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { settings } = require('../../lib/config') as typeof import('../../lib/config');
   registerPipeline(benchPipeline);
+  const POLLERS = pollers(settings());
 
   const context = { awsRequestId: 'bench', functionName: 'bench', getRemainingTimeInMillis: () => 900_000 } as unknown as Context;
   const delivery = startQueueDelivery({
@@ -159,8 +177,12 @@ async function main() {
   try {
     // Warm-up (not measured): first SDK connections, first handler runs, queue URL look-ups.
     const warm = await runJob(CONCURRENCY, CONCURRENCY, 0);
-    const run = await runJob(UNITS, CONCURRENCY, UNIT_SLEEP_MS);
+    // The job runs REPEAT times one after the other; the median run is the measurement.
+    const runs = [];
+    for (let r = 0; r < REPEAT; r++) runs.push(await runJob(UNITS, CONCURRENCY, UNIT_SLEEP_MS));
+    const run = [...runs].sort((a, b) => a.seenMs - b.seenMs)[Math.floor((runs.length - 1) / 2)];
     const measuredS = run.seenMs / 1000;
+    const allRuns = runs.map((r) => (r.seenMs / 1000).toFixed(2)).join(' / ') + ' s';
     const ratio = measuredS / IDEAL_S;
     const pass = measuredS <= BOUND_S;
 
@@ -190,14 +212,15 @@ async function main() {
     const stats = (xs: number[]) => `${ms(median(xs))} / ${ms(quantile(xs, 0.95))} / ${ms(Math.max(...xs))}`;
 
     printTable(`(b) orchestrator: ${UNITS} units × ${UNIT_SLEEP_MS / 1000} s, per-job concurrency ${CONCURRENCY} (${POLLERS.units} unit pollers, ${POLLERS.stages} stage pollers)`, [
-      ['measured (startJob → status complete seen)', seconds(measuredS)],
+      [`measured, median of ${REPEAT} runs (startJob → complete seen)`, seconds(measuredS)],
+      ['  every run, in order', allRuns],
       ['  as recorded on the job (finished_at − started_at)', seconds(run.recordedS)],
       ['ideal ceil(40/6) × 1 s', seconds(IDEAL_S)],
       [`bound ${BOUND_FACTOR} × ideal`, seconds(BOUND_S)],
       ['ratio measured / ideal', `${ratio.toFixed(3)} (limit ${BOUND_FACTOR})`],
       ['result', pass ? 'PASS' : 'FAIL'],
       ['warm-up job (6 units × 0 s, not measured)', seconds(warm.seenMs / 1000)],
-      ['overhead breakdown', ''],
+      ['overhead breakdown (median run)', ''],
       ['  start → split stage runs', ms((plan.splitAt ?? NaN) - t0)],
       ['  split → first unit starts', ms(firstStart - (plan.splitAt ?? NaN))],
       ['  first unit start → last unit end', `${ms(lastEnd - firstStart)} (ideal ${chainUnits} × ${UNIT_SLEEP_MS} ms)`],
@@ -218,7 +241,7 @@ async function main() {
     emitResult({
       name: NAME,
       pass,
-      summary: { measured: seconds(measuredS), bound: seconds(BOUND_S), ratio: `${ratio.toFixed(3)} (≤ ${BOUND_FACTOR})`, handoff: `p50 ${ms(median(handoff))}`, result: pass ? 'PASS' : 'FAIL' },
+      summary: { [`measured (median of ${REPEAT})`]: seconds(measuredS), runs: allRuns, bound: seconds(BOUND_S), ratio: `${ratio.toFixed(3)} (≤ ${BOUND_FACTOR})`, handoff: `p50 ${ms(median(handoff))}`, result: pass ? 'PASS' : 'FAIL' },
     });
   } finally {
     await delivery.stop();

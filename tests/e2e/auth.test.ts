@@ -3,7 +3,8 @@
  * service (spec: Authentication).
  */
 import { jwtVerify } from 'jose';
-import { Client, request } from '../support/api';
+import { Client, eventually, request } from '../support/api';
+import { invokeFunction } from '../support/aws';
 import { TEST_ADMIN_EXTERNAL_IDS, TEST_SSO_SECRET } from '../support/service-env';
 import { newTeamMember, signLoginToken, teammateOf, unsignedToken, TEST_JWT_SECRET } from '../support/tokens';
 
@@ -119,6 +120,7 @@ describe('provisioning on every authenticated request', () => {
     const results = await Promise.all(Array.from({ length: 8 }, () => request('GET', '/api/claims', { token })));
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));
     const me = await Promise.all(Array.from({ length: 3 }, () => request('GET', '/api/auth/me', { token })));
+    expect(me.map((r) => [r.status, r.status === 200 ? 'ok' : r.body])).toEqual(Array(3).fill([200, 'ok']));
     expect(new Set(me.map((r) => r.body.team.id)).size).toBe(1);
     expect(new Set(me.map((r) => r.body.user.id)).size).toBe(1);
     // A teammate signing in lands in the same team.
@@ -220,12 +222,18 @@ describe('health', () => {
     expect(typeof res.body.model).toBe('string');
   });
 
-  it('GET /api/health/pipeline reports the queue mode', async () => {
+  it('GET /api/health/pipeline reports the queue mode, and a worker alive once the watchdog ping went through', async () => {
     const res = await request('GET', '/api/health/pipeline');
     expect(res.status).toBe(200);
     expect(res.body.mode).toBe('worker');
-    expect(typeof res.body.worker_alive).toBe('boolean');
     expect(Number.isInteger(res.body.queued_jobs)).toBe(true);
+    const run = await invokeFunction('watchdog');
+    expect(run.error).toBeUndefined();
+    const alive = await eventually(async () => {
+      const health = await request('GET', '/api/health/pipeline');
+      return health.body.worker_alive ? health.body : null;
+    });
+    expect(Date.now() - Date.parse(alive.worker_last_seen_at)).toBeLessThan(60_000);
   });
 
   it('GET /api/openapi.json lists every route', async () => {

@@ -13,7 +13,7 @@ import { eventually } from '../support/api';
 import { killed, startInProcessWorkers, startWorkerProcess, useEngineStage, type EngineStage } from '../support/engine';
 import { fanoutPipeline, linearPipeline, registerTestPipelines, runRecord, setScript, type Script } from '../support/test-pipelines';
 import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job';
-import { readArchivedLog } from '../../lib/jobs/logs';
+import { appendLog, archiveLog, readArchivedLog, readLiveLog } from '../../lib/jobs/logs';
 import { startJob } from '../../lib/orchestrator/engine';
 import type { PipelineDefinition } from '../../lib/orchestrator/pipeline';
 import { dismissJob, INTERRUPTED_TWICE, RESTARTING, runWatchdog, STUCK_FOR_A_DAY } from '../../lib/orchestrator/recovery';
@@ -23,7 +23,7 @@ let workers: { stop(): Promise<void> } | null = null;
 const sqs = new SQSClient({});
 
 beforeAll(async () => {
-  stage = await useEngineStage({ STUCK_JOB_MINUTES: '15', STUCK_JOB_MINUTES_WITH_QUEUE: '30' });
+  stage = await useEngineStage({ STUCK_JOB_MINUTES: '15', STUCK_JOB_MINUTES_WITH_QUEUE: '30', JOB_LOG_BUFFER_LINES: '5' });
   registerTestPipelines();
 }, 120_000);
 
@@ -116,6 +116,17 @@ describe('a linear pipeline', () => {
     expect([first, second].filter(Boolean)).toHaveLength(1);
     const processing = await newJob({}, 'analyzing');
     expect(await startJob(processing, linearPipeline)).toBeNull();
+  });
+});
+
+describe('the live job log', () => {
+  it('keeps exactly the last JOB_LOG_BUFFER_LINES lines, oldest first, and archives them', async () => {
+    const job = await newJob({});
+    for (let i = 1; i <= 8; i++) await appendLog(job.id, 'info', `line ${i}`);
+    expect((await readLiveLog(job.id)).map((l) => l.message)).toEqual(['line 4', 'line 5', 'line 6', 'line 7', 'line 8']);
+    expect((await readLiveLog(job.id, 6)).map((l) => l.message)).toEqual(['line 7', 'line 8']);
+    await archiveLog(job.id);
+    expect((await readArchivedLog(job.id))?.map((l) => l.seq)).toEqual([4, 5, 6, 7, 8]);
   });
 });
 
