@@ -20,6 +20,7 @@
  */
 import { settings as currentSettings, type Settings } from '../config';
 import { addClaimSpend } from '../claims/claim';
+import { isConditionalCheckFailed } from '../db/client';
 import { HttpError, notFound } from '../http/errors';
 import { BillingServiceClient } from '../integrations/billing-service';
 import { getJob, updateJob, type Job } from '../jobs/job';
@@ -223,7 +224,13 @@ export async function finalizeJobBilling(job: Pick<Job, 'id' | 'claim_id'>, char
   }
   // A crash between the two writes would lose the claim's increment; the job's
   // billed_cost_usd stays the record of truth.
-  await addClaimSpend(updated.claim_id ?? job.claim_id, credits);
+  try {
+    await addClaimSpend(updated.claim_id ?? job.claim_id, credits);
+  } catch (err) {
+    // The claim was deleted while the job ran: the job keeps its billed credits; nothing to add to.
+    if (!isConditionalCheckFailed(err)) throw err;
+    logger.warn('claim gone at finalize; spend not added to it', { job_id: job.id, claim_id: updated.claim_id });
+  }
   logger.info('billing finalized', { job_id: job.id, claim_id: updated.claim_id, credits, blocks: charge.blocks, minutes: charge.minutes });
   return { finalized: true, job: updated };
 }

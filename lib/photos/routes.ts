@@ -42,6 +42,13 @@ export const photoRoutes = {
     handler: 'api/photos/list-staged-photos',
     params: idParams, response: z.array(stagedPhotoResponse), errors: [404],
   }),
+  sourcePhotos: defineRoute({
+    name: 'jobPhotos', method: 'GET', path: '/api/jobs/{id}/photos', auth: 'user', tag: 'jobs',
+    summary: "The job's source photo URLs (deleted photos left out), in index order.",
+    handler: 'api/photos/list-source-photos',
+    params: idParams, errors: [404],
+    response: z.object({ job_id: z.uuid(), photos: z.array(z.object({ filename: z.string(), original_filename: z.string(), url: z.string() })) }),
+  }),
   get: defineRoute({
     name: 'getPhoto', method: 'GET', path: '/api/photos/{job_id}/{filename}', auth: 'capability', tag: 'jobs',
     summary: 'Capability URL (the job uuid is the credential): 302 to a short-lived presigned GET of the stored photo, which serves HTTP Range. The filename is traversal-checked; unknown or unsafe names answer 404.',

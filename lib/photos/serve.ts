@@ -20,6 +20,13 @@ export async function listStagedPhotosFor(identity: Identity, jobId: string) {
   return (await listStagedPhotos(job.id)).map(stagedPhotoView);
 }
 
+/** GET /api/jobs/{id}/photos: the capability URLs of the job's source photos. */
+export async function listSourcePhotosFor(identity: Identity, jobId: string) {
+  const job = await loadJobForTeam(identity, jobId);
+  const photos = (await listStagedPhotos(job.id)).filter((p) => !p.deleted);
+  return { job_id: job.id, photos: photos.map((p) => ({ filename: p.filename, original_filename: p.original_filename, url: stagedPhotoView(p).url })) };
+}
+
 /**
  * The index a stored photo name carries: orig_0001.jpg → 1. Staged photo
  * names are <word>_<index>[...]: the capability route finds the row with one

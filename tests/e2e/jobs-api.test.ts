@@ -176,6 +176,16 @@ describe('GET /api/jobs/{id}/quote', () => {
 
     // The quote charges nothing and changes nothing.
     expect(await jobRow(photoJobId)).toMatchObject({ status: 'awaiting_grouping', billing_charged: false });
+
+    // GET /api/jobs/{id}/photos: the source photos' capability URLs, the deleted one left out.
+    const listed = await alice.get(`/api/jobs/${photoJobId}/photos`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.photos).toHaveLength(2);
+    for (const photo of listed.body.photos) {
+      expect(photo.url).toMatch(new RegExp(`^/api/photos/${photoJobId}/`));
+      expect((await request('GET', photo.url)).status).toBe(302);
+    }
+    expect((await mallory.get(`/api/jobs/${photoJobId}/photos`)).status).toBe(404);
   });
 
   it('quotes 0 on a training claim', async () => {

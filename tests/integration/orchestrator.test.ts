@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { startFakeChatServer } from '../fakes/chat-server';
 import { eventually } from '../support/api';
 import { killed, startInProcessWorkers, startWorkerProcess, useEngineStage, type EngineStage } from '../support/engine';
 import { fanoutPipeline, linearPipeline, registerTestPipelines, runRecord, setScript, type Script } from '../support/test-pipelines';
@@ -19,13 +20,17 @@ import type { PipelineDefinition } from '../../lib/orchestrator/pipeline';
 import { dismissJob, INTERRUPTED_TWICE, RESTARTING, runWatchdog, STUCK_FOR_A_DAY } from '../../lib/orchestrator/recovery';
 
 let stage: EngineStage;
+let chat: Awaited<ReturnType<typeof startFakeChatServer>>;
 let workers: { stop(): Promise<void> } | null = null;
 const sqs = new SQSClient({});
 
 beforeAll(async () => {
-  stage = await useEngineStage({ STUCK_JOB_MINUTES: '15', STUCK_JOB_MINUTES_WITH_QUEUE: '30', JOB_LOG_BUFFER_LINES: '5' });
+  chat = await startFakeChatServer();
+  stage = await useEngineStage({ STUCK_JOB_MINUTES: '15', STUCK_JOB_MINUTES_WITH_QUEUE: '30', JOB_LOG_BUFFER_LINES: '5', CHAT_WEBHOOK_URL: chat.url, APP_ENV: 'stage' });
   registerTestPipelines();
 }, 120_000);
+
+afterAll(() => chat.stop());
 
 afterEach(async () => {
   await workers?.stop();
@@ -116,6 +121,36 @@ describe('a linear pipeline', () => {
     expect([first, second].filter(Boolean)).toHaveLength(1);
     const processing = await newJob({}, 'analyzing');
     expect(await startJob(processing, linearPipeline)).toBeNull();
+  });
+});
+
+describe('outbound chat messages', () => {
+  const field = (message: any, title: string) => message.attachments[0].fields.find((f: any) => f.title === title)?.value;
+
+  // The jobs here belong to claims that do not exist: finalizing still completes the job.
+  it('posts a success with credits and revenue, and a failure with the error', async () => {
+    workers = startInProcessWorkers(stage);
+    const ok = await run({ credits: 4 });
+    await finished(ok.id);
+    const success = await eventually(async () => chat.messages.find((m) => m.text === 'New media uploaded' && field(m, 'Credits Used') === '4'));
+    expect(field(success, 'Environment')).toBe('Stage');
+    expect(field(success, 'Media Type')).toBe('Video');
+    expect(field(success, 'Revenue')).toBe('$0.60'); // 4 credits at the default 0.15
+    const bad = await run({ fail: { stage: 'a', message: 'Could not read the video.' } });
+    await finished(bad.id);
+    const failure = await eventually(async () => chat.messages.find((m) => m.text === 'Media processing failed' && field(m, 'Error') === 'Could not read the video.'));
+    expect(field(failure, 'Credits Used')).toBeUndefined();
+  });
+
+  it('never breaks a job when the chat service fails', async () => {
+    chat.failWith(500);
+    try {
+      workers = startInProcessWorkers(stage);
+      const job = await run({});
+      expect((await finished(job.id)).status).toBe('complete');
+    } finally {
+      chat.failWith(null);
+    }
   });
 });
 

@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { photoRoutes } from '../../../lib/photos/routes';
+import { listSourcePhotosFor } from '../../../lib/photos/serve';
+
+export const handler = httpEndpoint(photoRoutes.sourcePhotos, ({ identity, params }) => listSourcePhotosFor(identity, params.id));
