@@ -277,12 +277,12 @@ export async function updateJob(jobId: string, update: JobUpdate, now = new Date
   }
   const conditions = ['attribute_exists(pk)'];
   if (update.expectStatus) {
-    const placeholders = update.expectStatus.map((s, n) => {
+    const statusValues = update.expectStatus.map((s, n) => {
       values[`:es${n}`] = s;
       return `:es${n}`;
     });
     names['#status'] = 'status';
-    conditions.push(`#status IN (${placeholders.join(', ')})`);
+    conditions.push(`#status IN (${statusValues.join(', ')})`);
   }
   if (update.condition) conditions.push(`(${update.condition})`);
   const expression = [`SET ${sets.join(', ')}`, adds.length ? `ADD ${adds.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');

@@ -12,6 +12,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import sharp from 'sharp';
+import type { UploadSlot } from '../../lib/photos/upload';
 import { Client, eventually, request } from '../support/api';
 import { doc, getRow, listKeys, objectExists, setFields, table } from '../support/aws';
 import { newTeamMember, teammateOf } from '../support/tokens';
@@ -62,14 +63,7 @@ async function newRoom(client: Client, name: string) {
   return { id: created.body.id as string, claim_id: claim.body.id as string, team_id: row!.team_id as string, name };
 }
 
-interface Slot {
-  index: number;
-  filename: string;
-  original_filename: string;
-  url: string;
-  fields: Record<string, string>;
-  max_bytes: number;
-}
+type Slot = UploadSlot;
 
 /** What the browser does with a slot: a multipart form, every signed field first, then the file. */
 async function postToBucket(slot: Slot, bytes: Buffer): Promise<{ status: number; text: string }> {

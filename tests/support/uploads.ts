@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
+import type { UploadSlot } from '../../lib/photos/upload';
 import { Client, eventually } from './api';
 import { getRow } from './aws';
 
@@ -34,14 +35,8 @@ export function smallPng(seed = 0, width = 40, height = 30): Promise<Buffer> {
     .toBuffer();
 }
 
-export interface PhotoSlot {
-  index: number;
-  filename: string;
-  original_filename: string;
-  url: string;
-  fields: Record<string, string>;
-  max_bytes: number;
-}
+/** One presigned POST slot as POST /api/upload-photos answers it. */
+export type PhotoSlot = UploadSlot;
 
 /** What the browser does with a slot: a multipart form, every signed field first, then the file. */
 export async function postToBucket(slot: PhotoSlot, bytes: Buffer): Promise<{ status: number; text: string }> {
