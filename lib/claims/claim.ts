@@ -8,6 +8,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import type { z } from 'zod';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
+import { setClauses } from '../db/update';
 import { queryAll } from '../db/query';
 import { badRequest, notFound } from '../http/errors';
 import type { claimCreateBody, claimPatchBody } from './schemas';
@@ -117,25 +118,16 @@ export async function listTeamClaims(teamId: string, archived: boolean): Promise
 
 /** Applies a patch; returns the claim before and after (the before feeds the undo snapshot). */
 export async function patchClaim(claim: Claim, patch: ClaimPatch): Promise<{ before: Claim; after: Claim }> {
-  const entries = Object.entries(patch).filter(([, v]) => v !== undefined);
-  const now = new Date().toISOString();
-  const names: Record<string, string> = { '#updated_at': 'updated_at' };
-  const values: Record<string, unknown> = { ':updated_at': now };
-  const sets = ['#updated_at = :updated_at'];
-  for (const [k, v] of entries) {
-    names[`#${k}`] = k;
-    values[`:${k}`] = v;
-    sets.push(`#${k} = :${k}`);
-  }
+  const set = setClauses({ ...patch, updated_at: new Date().toISOString() });
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.claim(claim.id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
+        UpdateExpression: `SET ${set.expression}`,
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        ExpressionAttributeNames: set.names,
+        ExpressionAttributeValues: set.values,
         ReturnValues: 'ALL_NEW',
       }),
     );

@@ -9,6 +9,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { deleteKeys, partitionKeys, type RowKey } from '../db/batch';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
+import { setClauses } from '../db/update';
 import { queryAll } from '../db/query';
 
 export const JOB_STATUSES = [
@@ -239,26 +240,16 @@ export interface JobUpdate {
  */
 export async function updateJob(jobId: string, update: JobUpdate, now = new Date()): Promise<Job | null> {
   const at = now.toISOString();
-  const names: Record<string, string> = { '#updated_at': 'updated_at' };
-  const values: Record<string, unknown> = { ':updated_at': at, ...(update.values ?? {}) };
-  const sets = ['#updated_at = :updated_at'];
+  const set = setClauses({ ...(update.set ?? {}), updated_at: at });
+  const names: Record<string, string> = { ...set.names };
+  const values: Record<string, unknown> = { ...set.values, ...(update.values ?? {}) };
+  const sets = [set.expression];
   const removes: string[] = [];
-  let i = 0;
-  for (const [k, v] of Object.entries(update.set ?? {})) {
-    const path = k.split('.').map((part, n) => {
-      names[`#s${i}_${n}`] = part;
-      return `#s${i}_${n}`;
-    });
-    values[`:s${i}`] = v;
-    sets.push(`${path.join('.')} = :s${i}`);
-    i++;
-  }
   const adds: string[] = [];
   for (const [k, v] of Object.entries(update.add ?? {})) {
-    names[`#a${i}`] = k;
-    values[`:a${i}`] = v;
-    adds.push(`#a${i} :a${i}`);
-    i++;
+    names[`#${k}`] = k;
+    values[`:add_${k}`] = v;
+    adds.push(`#${k} :add_${k}`);
   }
   const status = update.set?.status;
   if (status) {

@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { getJob, updateJob } from '../jobs/job';
 import { JobLog } from '../jobs/logs';
 import { logger } from '../observability/logger';
-import { presignGet } from '../uploads/storage';
+import { presignedGet } from '../blob/client';
 import * as z from 'zod';
 
 /** The probe queue's message (lib/uploads/service.ts sends it when an upload completes). */
@@ -150,7 +150,7 @@ export async function measureJobDuration(jobId: string, attempt = 1): Promise<vo
   const log = new JobLog(jobId);
   let result: ProbeResult;
   try {
-    result = await probeMedia(await presignGet(job.media_key, URL_TTL_SECONDS));
+    result = await probeMedia(await presignedGet(job.media_key, URL_TTL_SECONDS));
   } catch (err) {
     const reason = err instanceof ProbeError ? err.message : String(err);
     const transient = !(err instanceof ProbeError) || err.transient;

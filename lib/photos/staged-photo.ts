@@ -4,6 +4,7 @@
  * PHOTO#<index:06>), so one Query lists a job's photos in index order and
  * one conditional put makes the write idempotent per index.
  */
+import { setClauses } from '../db/update';
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
@@ -192,23 +193,16 @@ export async function listStagedPhotos(jobId: string): Promise<StagedPhoto[]> {
 
 /** Sets fields of an existing photo; returns it after, or null when it does not exist. */
 export async function updateStagedPhoto(jobId: string, index: number, set: Partial<Omit<StagedPhoto, 'id' | 'job_id' | 'index'>>, now = new Date()): Promise<StagedPhoto | null> {
-  const fields = { ...set, updated_at: now.toISOString() };
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets = Object.entries(fields).map(([k, v], i) => {
-    names[`#f${i}`] = k;
-    values[`:v${i}`] = v;
-    return `#f${i} = :v${i}`;
-  });
+  const clauses = setClauses({ ...set, updated_at: now.toISOString() });
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.stagedPhoto(jobId, index),
-        UpdateExpression: `SET ${sets.join(', ')}`,
+        UpdateExpression: `SET ${clauses.expression}`,
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        ExpressionAttributeNames: clauses.names,
+        ExpressionAttributeValues: clauses.values,
         ReturnValues: 'ALL_NEW',
       }),
     );

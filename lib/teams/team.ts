@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
+import { setClauses } from '../db/update';
 
 export interface Team {
   id: string;
@@ -86,21 +87,14 @@ export async function syncTeam(team: Team, changes: Partial<Pick<Team, 'name' | 
   if (changed.length === 0) return team;
   const now = new Date().toISOString();
   const next = { ...team, ...Object.fromEntries(changed), updated_at: now } as Team;
-  const names: Record<string, string> = { '#updated_at': 'updated_at' };
-  const values: Record<string, unknown> = { ':updated_at': now };
-  const sets = ['#updated_at = :updated_at'];
-  for (const [k, v] of changed) {
-    names[`#${k}`] = k;
-    values[`:${k}`] = v;
-    sets.push(`#${k} = :${k}`);
-  }
+  const set = setClauses({ ...Object.fromEntries(changed), updated_at: now });
   const update = {
     Update: {
       TableName: tableName(),
       Key: keys.team(team.id),
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
+      UpdateExpression: `SET ${set.expression}`,
+      ExpressionAttributeNames: set.names,
+      ExpressionAttributeValues: set.values,
     },
   };
   const tokenChanged = changed.some(([k]) => k === 'team_token');

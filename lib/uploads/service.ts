@@ -35,7 +35,8 @@ import {
   unsupportedTypeMessage,
   type UploadKind,
 } from './rules';
-import { abortMultipart, completeMultipart, createMultipart, isNoSuchUpload, listAllParts, objectSize, presignPart, type StoredPart } from './storage';
+import { headObject } from '../blob/objects';
+import { abortMultipart, completeMultipart, createMultipart, isNoSuchUpload, listAllParts, presignPart, type StoredPart } from './storage';
 import { getUpload, putUpload, transitionUpload, type Upload, type UploadStatus } from './upload';
 
 export const UPLOAD_NOT_FOUND = 'Upload not found';
@@ -228,7 +229,7 @@ async function assemble(upload: Upload, parts: StoredPart[] | null): Promise<voi
   } catch (err) {
     if (!isNoSuchUpload(err)) throw err;
     // S3 no longer knows the multipart upload: a concurrent complete assembled it (the object is there) or is doing so now.
-    const size = await objectSize(upload.s3_key);
+    const size = (await headObject(upload.s3_key))?.size ?? null;
     if (size !== upload.total_size) {
       logger.warn('multipart upload gone but object not (yet) assembled', { upload_id: upload.id, size });
       throw conflict('This upload is being completed; try again shortly.');

@@ -9,8 +9,6 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
   ListPartsCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
@@ -80,21 +78,4 @@ export async function abortMultipart(key: string, uploadId: string): Promise<voi
   } catch (err) {
     if (!isNoSuchUpload(err)) throw err;
   }
-}
-
-/** Size of a stored object, or null when there is none. */
-export async function objectSize(key: string): Promise<number | null> {
-  try {
-    const head = await s3().send(new HeadObjectCommand({ Bucket: mediaBucket(), Key: key }));
-    return Number(head.ContentLength ?? 0);
-  } catch (err) {
-    const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-    if (status === 404 || (err as { name?: string }).name === 'NotFound' || (err as { name?: string }).name === 'NoSuchKey') return null;
-    throw err;
-  }
-}
-
-/** A short-lived GET URL for an object (ffprobe reads it over HTTP with Range requests). */
-export async function presignGet(key: string, ttlSeconds: number): Promise<string> {
-  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: mediaBucket(), Key: key }), { expiresIn: ttlSeconds });
 }

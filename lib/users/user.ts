@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
+import { setClauses } from '../db/update';
 
 export interface User {
   id: string;
@@ -72,25 +73,15 @@ export async function syncUser(user: User, changes: Partial<Pick<User, 'team_id'
   const changed = Object.entries(changes).filter(([k, v]) => v !== undefined && v !== null && user[k as keyof User] !== v);
   if (changed.length === 0) return user;
   const next = { ...user, ...Object.fromEntries(changed) } as User;
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const sets: string[] = [];
-  for (const [k, v] of changed) {
-    names[`#${k}`] = k;
-    values[`:${k}`] = v;
-    sets.push(`#${k} = :${k}`);
-  }
-  if (changes.team_id && changes.team_id !== user.team_id) {
-    names['#gsi1pk'] = 'gsi1pk';
-    values[':gsi1pk'] = `TEAM#${changes.team_id}#USERS`;
-    sets.push('#gsi1pk = :gsi1pk');
-  }
+  const moved = changes.team_id && changes.team_id !== user.team_id;
+  // A moved user also moves to the new team's user list.
+  const set = setClauses({ ...Object.fromEntries(changed), ...(moved ? { gsi1pk: `TEAM#${changes.team_id}#USERS` } : {}) });
   const update = {
     TableName: tableName(),
     Key: keys.user(user.id),
-    UpdateExpression: `SET ${sets.join(', ')}`,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
+    UpdateExpression: `SET ${set.expression}`,
+    ExpressionAttributeNames: set.names,
+    ExpressionAttributeValues: set.values,
   };
   const adopting = changed.some(([k]) => k === 'external_id');
   if (adopting && next.external_id) {
