@@ -1,6 +1,4 @@
 import { sqsWorker } from '../../lib/background/sqs-worker';
-import { normalizeMessage, normalizeStagedPhoto } from '../../lib/photos/normalize';
+import { handlePhotosMessage, photosQueueMessage } from '../../lib/photos/segments';
 
-export const handler = sqsWorker('photos', normalizeMessage, async (message) => {
-  await normalizeStagedPhoto(message);
-});
+export const handler = sqsWorker('photos', photosQueueMessage, handlePhotosMessage);

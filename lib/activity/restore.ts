@@ -7,6 +7,8 @@ import type { Identity } from '../auth/identity';
 import { archiveClaim, patchClaim, unarchiveClaim, type ClaimPatch } from '../claims/claim';
 import { badRequest, conflict, notFound } from '../http/errors';
 import { setRoomArchived } from '../rooms/room';
+import { restoreAutomationSettings } from '../settings/automation';
+import { restorePromptSettings } from '../settings/prompts';
 import { loadClaimForTeam, loadRoomForTeam } from '../tenancy/scope';
 import { getActivity, markRestored, recordActivity, unmarkRestored, type ActivityEntry } from './log';
 
@@ -21,6 +23,9 @@ const restorers: Record<string, Restorer> = {
   create_room: async (e, id) => setRoomArchived(await loadRoomForTeam(id, e.entity_id), true),
   archive_room: async (e, id) => setRoomArchived(await loadRoomForTeam(id, e.entity_id), false),
   unarchive_room: async (e, id) => setRoomArchived(await loadRoomForTeam(id, e.entity_id), true),
+  // Team settings entries are the team's own (restoreActivity checked the team); entity_id is the team id.
+  update_automation_settings: async (e) => restoreAutomationSettings(e.team_id, e.snapshot),
+  update_prompt_settings: async (e) => restorePromptSettings(e.team_id, e.snapshot),
 };
 
 export function isRestorableType(actionType: string): boolean {

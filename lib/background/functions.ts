@@ -46,7 +46,7 @@ export const backgroundFunctions: BackgroundFunction[] = [
   { kind: 'queue', name: 'unitWorker', handler: 'workers/units', queue: 'units', batchSize: 1, timeout: 900, maximumConcurrency: 'OPENROUTER_GLOBAL_CONCURRENCY' },
   // Measures uploaded video/audio (duration for pricing) with ffprobe.
   { kind: 'queue', name: 'probeWorker', handler: 'workers/probe', queue: 'probe', batchSize: 1, timeout: 120, maximumConcurrency: 5 },
-  // Re-encodes landed photos to upright RGB JPEGs.
+  // Re-encodes landed photos to upright RGB JPEGs, and cuts user-drawn segments out of them.
   // HEIC decoding peaks near 500 MB; a bounded glibc arena count stops RSS creeping across decodes.
   { kind: 'queue', name: 'photoWorker', handler: 'workers/photos', queue: 'photos', batchSize: 5, timeout: 300, maximumConcurrency: 10, memorySize: 1536, environment: { MALLOC_ARENA_MAX: '2' } },
   // Job events (server-sent events): ~10 minutes of polling per connection.

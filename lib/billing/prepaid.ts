@@ -201,36 +201,62 @@ export async function refundJob(job: Pick<Job, 'id'>, deps: BillingDeps & { team
 
 export type FinalizeOutcome = { finalized: boolean; job: Job | null };
 
+/** What a job's completing write records for billing: its billed credits, once (billing_finalized_at). */
+export function completionBilling(charge: JobCharge, now = new Date()) {
+  const credits = Math.max(0, Math.ceil(charge.credits));
+  return {
+    credits,
+    set: { billed_cost_usd: credits, billed_blocks: charge.blocks, billed_minutes: charge.minutes, billing_finalized_at: now.toISOString() },
+    add: {},
+    condition: 'attribute_not_exists(billing_finalized_at) OR billing_finalized_at = :null',
+    values: { ':null': null } as Record<string, unknown>,
+  };
+}
+
+/**
+ * What a follow-up pass's completing write records (read the rest: one credit
+ * per group re-read and answered): its credits added to the job's billed
+ * credits, once per pass (pass_billed).
+ */
+export function passCompletionBilling(charge: JobCharge, pass: string) {
+  const credits = Math.max(0, Math.ceil(charge.credits));
+  return {
+    credits,
+    set: { pass_billed: pass },
+    add: { billed_cost_usd: credits, billed_blocks: charge.blocks },
+    condition: 'attribute_not_exists(pass_billed) OR pass_billed <> :pass',
+    values: { ':pass': pass } as Record<string, unknown>,
+  };
+}
+
+/** Adds finalized credits to the claim's spend; a claim deleted meanwhile keeps nothing to add to. */
+export async function addFinalizedSpend(job: Pick<Job, 'id' | 'claim_id'>, credits: number): Promise<void> {
+  // A crash between the job's write and this one would lose the claim's increment; the job's
+  // billed_cost_usd stays the record of truth.
+  try {
+    await addClaimSpend(job.claim_id, credits);
+  } catch (err) {
+    if (!isConditionalCheckFailed(err)) throw err;
+    logger.warn('claim gone at finalize; spend not added to it', { job_id: job.id, claim_id: job.claim_id });
+  }
+}
+
 /**
  * Records the billed credits exactly once per job success: the write is
  * conditional on billing_finalized_at being null, and only the call that wins
  * it adds the credits to the claim's spend. `charge` comes from jobCharge at
- * finalize time (current prices; 0 for enterprise and training).
+ * finalize time (current prices; 0 for enterprise and training). A pipeline's
+ * completion makes the same write together with the status change
+ * (lib/orchestrator/terminal.ts), so a complete job is never seen unbilled.
  */
 export async function finalizeJobBilling(job: Pick<Job, 'id' | 'claim_id'>, charge: JobCharge, now = new Date()): Promise<FinalizeOutcome> {
-  const credits = Math.max(0, Math.ceil(charge.credits));
-  const updated = await updateJob(
-    job.id,
-    {
-      set: { billed_cost_usd: credits, billed_blocks: charge.blocks, billed_minutes: charge.minutes, billing_finalized_at: now.toISOString() },
-      condition: 'attribute_not_exists(billing_finalized_at) OR billing_finalized_at = :null',
-      values: { ':null': null },
-    },
-    now,
-  );
+  const billing = completionBilling(charge, now);
+  const updated = await updateJob(job.id, { set: billing.set, condition: billing.condition, values: billing.values }, now);
   if (!updated) {
     logger.debug('billing already finalized (or job gone); nothing added', { job_id: job.id });
     return { finalized: false, job: null };
   }
-  // A crash between the two writes would lose the claim's increment; the job's
-  // billed_cost_usd stays the record of truth.
-  try {
-    await addClaimSpend(updated.claim_id ?? job.claim_id, credits);
-  } catch (err) {
-    // The claim was deleted while the job ran: the job keeps its billed credits; nothing to add to.
-    if (!isConditionalCheckFailed(err)) throw err;
-    logger.warn('claim gone at finalize; spend not added to it', { job_id: job.id, claim_id: updated.claim_id });
-  }
-  logger.info('billing finalized', { job_id: job.id, claim_id: updated.claim_id, credits, blocks: charge.blocks, minutes: charge.minutes });
+  await addFinalizedSpend({ id: job.id, claim_id: updated.claim_id ?? job.claim_id }, billing.credits);
+  logger.info('billing finalized', { job_id: job.id, claim_id: updated.claim_id, credits: billing.credits, blocks: charge.blocks, minutes: charge.minutes });
   return { finalized: true, job: updated };
 }

@@ -52,6 +52,11 @@ export async function putJpeg(key: string, jpeg: Buffer): Promise<void> {
   await s3().send(new PutObjectCommand({ Bucket: mediaBucket(), Key: key, Body: jpeg, ContentType: 'image/jpeg', CacheControl: 'private, max-age=3600' }));
 }
 
+/** A small JSON document (per-team settings), replaced atomically like any PUT. */
+export async function putJson(key: string, value: unknown): Promise<void> {
+  await s3().send(new PutObjectCommand({ Bucket: mediaBucket(), Key: key, Body: JSON.stringify(value), ContentType: 'application/json', CacheControl: 'no-store' }));
+}
+
 export async function deleteObject(key: string): Promise<void> {
   await s3().send(new DeleteObjectCommand({ Bucket: mediaBucket(), Key: key }));
 }

@@ -17,6 +17,10 @@
  * | Room              | ROOM#<id>               | ROOM      | CLAIM#<claim_id>#ROOMS  | <created_at>#<id>   |                   |               |
  * | ProcessingJob     | JOB#<id>                | JOB       | ROOM#<room_id>#JOBS     | <created_at>#<id>   | TEAM#<team>#JOBS  | <created_at>  |
  * | InventoryItem     | ITEM#<id>               | ITEM      | JOB#<job_id>#ITEMS      | <item_number:08>    | ROOM#<room>#ITEMS | <number:08>   |
+ * | ItemPhoto         | ITEM#<item_id>          | PHOTO#<id> |                        |                     |                   |               |
+ * | item number batch | JOB#<job_id>            | ITEMBATCH#<batch> |                 |                     |                   |               |
+ * | photo group plan  | JOB#<job_id>            | PHOTOPLAN#<run_id> |                |                     |                   |               |
+ * | photo group result| JOB#<job_id>            | PHOTORESULT#<run_id>#<group:06> |   |                     |                   |               |
  * | Activity entry    | ACTIVITY#<id>           | ACTIVITY  | TEAM#<team_id>#ACTIVITY | <created_at>#<id>   | ACTIVITY          | <created_at>  |
  * | Component flags   | COMPONENTS              | GLOBAL or TEAM#<team_id> |          |                     |                   |               |
  * | StagedPhoto       | JOB#<job_id>            | PHOTO#<index:06> |                  |                     |                   |               |
@@ -24,6 +28,7 @@
  * | Job live log      | JOBLOG#<job_id>         | SEQ, LINE#<slot:06> |               |                     |                   |               |
  * | Job log archive   | JOBLOGARCHIVE#<job_id>  | ARCHIVE   |                         |                     |                   |               |
  * | Fan-out unit      | JOBUNIT#<job_id>        | <run_id>#<stage>#<index:06> |       |                     |                   |               |
+ * | AI request record | AIREQ#<job_id>          | <at ISO>#<id> |                       |                     |                   |               |
  *
  * Archived claims and rooms also carry archpk=ARCHIVED, archsk=<archived_at>#<kind>#<id>
  * so the purge reads only what is archived. Jobs in a processing state carry
@@ -42,10 +47,12 @@ export const keys = {
   room: (id: string) => ({ pk: `ROOM#${id}`, sk: 'ROOM' }),
   job: (id: string) => ({ pk: `JOB#${id}`, sk: 'JOB' }),
   item: (id: string) => ({ pk: `ITEM#${id}`, sk: 'ITEM' }),
+  itemPhoto: (itemId: string, photoId: string) => ({ pk: `ITEM#${itemId}`, sk: `PHOTO#${photoId}` }),
   activity: (id: string) => ({ pk: `ACTIVITY#${id}`, sk: 'ACTIVITY' }),
   stagedPhoto: (jobId: string, index: number) => ({ pk: `JOB#${jobId}`, sk: `PHOTO#${String(index).padStart(6, '0')}` }),
   upload: (id: string) => ({ pk: `UPLOAD#${id}`, sk: 'UPLOAD' }),
   components: (teamId: string | null) => ({ pk: 'COMPONENTS', sk: teamId ? `TEAM#${teamId}` : 'GLOBAL' }),
+  aiRequest: (jobId: string, at: string, id: string) => ({ pk: `AIREQ#${jobId}`, sk: `${at}#${id}` }),
 } as const;
 
 export const indexes = {

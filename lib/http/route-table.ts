@@ -8,9 +8,11 @@ import { authRoutes } from '../auth/routes';
 import { billingRoutes } from '../billing/routes';
 import { claimRoutes } from '../claims/routes';
 import { healthRoutes } from '../health/routes';
+import { inventoryRoutes } from '../inventory/routes';
 import { jobRoutes } from '../jobs/routes';
 import { photoRoutes } from '../photos/routes';
 import { roomRoutes } from '../rooms/routes';
+import { settingsRoutes } from '../settings/routes';
 import { uploadRoutes } from '../uploads/routes';
 import { docsRoutes } from './docs-routes';
 import type { RouteContract } from './route';
@@ -25,7 +27,9 @@ const groups: Record<string, RouteContract>[] = [
   jobRoutes,
   uploadRoutes,
   photoRoutes,
+  inventoryRoutes,
   billingRoutes,
+  settingsRoutes,
 ];
 
 export const routeTable: RouteContract[] = groups.flatMap((g) => Object.values(g));

@@ -36,10 +36,15 @@ export const STARTABLE_STATUSES: readonly JobStatus[] = ['awaiting_grouping', 'a
 
 export type SourceType = 'video' | 'photo' | 'audio';
 
+/** A photo group whose answer was cut short (spec: Output budget and truncation). */
 export interface TruncatedGroup {
   group_index: number;
+  /** Calls made for it so far, the first included. */
   passes: number;
+  /** Names found so far. */
   names: string[];
+  /** Still cut short at PHOTO_MAX_PASSES: the user is told to segment it. */
+  too_dense: boolean;
 }
 
 export interface Job {
@@ -80,6 +85,16 @@ export interface Job {
   billing_rounds: number;
   recovery_attempts: number;
   photo_truncated_groups: TruncatedGroup[];
+  /** Photo jobs: the last pass run (1 = the first run, 2.. = read-the-rest passes). */
+  photo_pass?: number;
+  /** Read the rest: AI requests of the last pass that were answered (what it is billed for). */
+  pass_request_count?: number;
+  /** Read the rest: the charge round spent up front for the running pass, or null when it was not charged. */
+  pass_charge_round?: number | null;
+  /** Read the rest: the last pass whose credits were added to the job's billed credits (once per pass). */
+  pass_billed?: string | null;
+  /** Why the last read-the-rest pass failed (the job stays complete with its items). */
+  last_pass_error?: string | null;
   /** Photo jobs: bytes reserved against MAX_PHOTO_UPLOAD_MB as upload URLs are issued. */
   photo_bytes_reserved: number;
   /** Photo jobs: the next orig_#### number when appends give no start_index. */
@@ -296,9 +311,9 @@ export async function updateJob(jobId: string, update: JobUpdate, now = new Date
   }
 }
 
-/** A job's rows: the job and its staged photos (its partition), its live log and archive, its fan-out units. */
+/** A job's rows: the job, its staged photos and run records (its partition), its live log and archive, its fan-out units, its AI request records. */
 export async function jobRowKeys(jobId: string): Promise<RowKey[]> {
-  const partitions = await Promise.all([`JOB#${jobId}`, `JOBLOG#${jobId}`, `JOBLOGARCHIVE#${jobId}`, `JOBUNIT#${jobId}`].map(partitionKeys));
+  const partitions = await Promise.all([`JOB#${jobId}`, `JOBLOG#${jobId}`, `JOBLOGARCHIVE#${jobId}`, `JOBUNIT#${jobId}`, `AIREQ#${jobId}`].map(partitionKeys));
   return partitions.flat();
 }
 

@@ -35,6 +35,22 @@ export const jobRoutes = {
     summary: 'Start processing (credits spent up front; 402 when the billing service refuses).', handler: 'api/jobs/process-job',
     params: idParams, response: jobResponse, errors: [402, 404, 409, 503],
   }),
+  readTheRestQuote: defineRoute({
+    name: 'readTheRestQuote', method: 'GET', path: '/api/jobs/{id}/read-the-rest/quote', auth: 'user', tag: 'jobs',
+    summary: 'What reading the rest of the cut-short photo groups costs (one credit per group re-read), how many groups, the too-dense ones and the balance; charges nothing.',
+    handler: 'api/jobs/read-the-rest-quote', params: idParams, errors: [404, 409],
+    response: z.object({
+      job_id: z.uuid(), groups: z.number().int(), group_indices: z.array(z.number().int()), credits: z.number().int(), max_passes: z.number().int(),
+      too_dense: z.array(z.number().int()), advice: z.string().nullable(), enterprise: z.boolean(), billing_enabled: z.boolean(), credits_balance: z.number().nullable(), buy_url: z.string().nullable(),
+    }),
+  }),
+  readTheRest: defineRoute({
+    name: 'readTheRest', method: 'POST', path: '/api/jobs/{id}/read-the-rest', auth: 'actor', tag: 'jobs',
+    summary:
+      'Re-read the cut-short groups of a complete photo job with the names already found; new items are saved after the existing ones. ' +
+      'Credits are spent up front (idempotent per round, refunded if the pass fails); 402 when the billing service refuses; 409 when nothing has a pass left.',
+    handler: 'api/jobs/read-the-rest', params: idParams, response: jobResponse, errors: [402, 404, 409],
+  }),
   cancel: defineRoute({
     name: 'cancelJob', method: 'POST', path: '/api/jobs/{id}/cancel', auth: 'actor', tag: 'jobs',
     summary: 'Discard a job waiting for confirmation, and its file, before any charge.', handler: 'api/jobs/cancel-job',

@@ -15,7 +15,7 @@ import { settings } from '../config';
 import { teamFeatures } from '../features/components';
 import { conflict, serviceUnavailable } from '../http/errors';
 import { startJob } from '../orchestrator/engine';
-import { pipelineForSource } from '../orchestrator/pipeline';
+import { pipelineForSource } from '../pipelines';
 import { countPhotoAiRequests } from '../photos/requests';
 import { roomItemCountByJob } from '../rooms/counts';
 import { loadJobForTeam, loadRoomForTeam } from '../tenancy/scope';

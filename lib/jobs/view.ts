@@ -30,8 +30,9 @@ export function jobView(job: Job) {
     billing_amount: job.billing_amount,
     billing_refunded: job.billing_refunded,
     recovery_attempts: job.recovery_attempts,
-    photo_truncated_groups: job.photo_truncated_groups,
+    photo_truncated_groups: (job.photo_truncated_groups ?? []).map((g) => ({ ...g, too_dense: Boolean(g.too_dense) })),
     photos_with_more_items: job.photo_truncated_groups?.length ?? 0,
+    last_pass_error: job.last_pass_error ?? null,
     created_by_user_id: job.created_by_user_id,
     started_at: job.started_at,
     finished_at: job.finished_at,
@@ -67,8 +68,11 @@ export const jobResponse = z.object({
   billing_amount: z.number(),
   billing_refunded: z.boolean(),
   recovery_attempts: z.number().int(),
-  photo_truncated_groups: z.array(z.object({ group_index: z.number().int(), passes: z.number().int(), names: z.array(z.string()) })),
+  photo_truncated_groups: z
+    .array(z.object({ group_index: z.number().int(), passes: z.number().int(), names: z.array(z.string()), too_dense: z.boolean() }))
+    .describe('Photo groups whose answer was cut short: passes made, names found; too_dense once PHOTO_MAX_PASSES is reached (segment the photo).'),
   photos_with_more_items: z.number().int(),
+  last_pass_error: z.string().nullable().describe('Why the last read-the-rest pass failed; the job stays complete with its items.'),
   created_by_user_id: z.string(),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),

@@ -458,3 +458,54 @@ export async function thumbnail(jpeg: Buffer, longEdge = DEFAULT_THUMBNAIL_LONG_
   const edge = positiveInt('longEdge', longEdge, DEFAULT_THUMBNAIL_LONG_EDGE);
   return encodeWithin(jpeg, edge, edge, positiveInt('quality', quality, 80, 100));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Cropping
+// ---------------------------------------------------------------------------------------------
+
+/** A box as fractions (0..1) of the upright image's width and height. */
+export interface CropBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * The pixel rectangle of a fractional box on a width x height image: edges
+ * rounded to the nearest pixel, clamped inside the image, at least 1 x 1.
+ */
+export function cropRect(box: CropBox, width: number, height: number): { left: number; top: number; width: number; height: number } {
+  if (![box.x, box.y, box.width, box.height].every(Number.isFinite) || box.width <= 0 || box.height <= 0) {
+    throw new RangeError('crop box must have finite x, y and a positive width and height');
+  }
+  const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+  const left = clamp(Math.round(box.x * width), 0, width - 1);
+  const top = clamp(Math.round(box.y * height), 0, height - 1);
+  const right = clamp(Math.round((box.x + box.width) * width), left + 1, width);
+  const bottom = clamp(Math.round((box.y + box.height) * height), top + 1, height);
+  return { left, top, width: right - left, height: bottom - top };
+}
+
+/**
+ * Crops an upright JPEG (what normalizePhoto makes) to a fractional box and
+ * encodes the crop the same way: upright 8-bit sRGB baseline JPEG without
+ * metadata. Used for the user-drawn segments of a staged photo.
+ */
+export async function cropJpeg(jpeg: Buffer, box: CropBox, quality = DEFAULT_JPEG_QUALITY): Promise<ResizedJpeg> {
+  const q = positiveInt('quality', quality, DEFAULT_JPEG_QUALITY, 100);
+  const { width, height } = await orientedSize(jpeg);
+  const rect = cropRect(box, width, height);
+  try {
+    const { data, info } = await sharp(jpeg, inputOptions(MAX_INPUT_PIXELS))
+      .rotate()
+      .extract(rect)
+      .flatten({ background: '#ffffff' })
+      .toColourspace('srgb')
+      .jpeg({ quality: q, mozjpeg: false, progressive: false, chromaSubsampling: '4:2:0' })
+      .toBuffer({ resolveWithObject: true });
+    return { jpeg: data, width: info.width, height: info.height };
+  } catch (err) {
+    throw unreadable('cannot crop image', err);
+  }
+}

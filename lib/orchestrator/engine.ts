@@ -57,7 +57,8 @@ export async function startJob(job: Job, pipeline: PipelineDefinition, extra: Pa
   const first = pipeline.stages[0];
   const now = new Date().toISOString();
   const started = await updateJob(job.id, {
-    expectStatus: STARTABLE_STATUSES,
+    // A follow-up pass starts from a complete job and keeps its earlier stage timings.
+    expectStatus: pipeline.followUp ? ['complete'] : STARTABLE_STATUSES,
     set: {
       ...extra,
       status: 'pending',
@@ -67,7 +68,7 @@ export async function startJob(job: Job, pipeline: PipelineDefinition, extra: Pa
       pipeline: pipeline.name,
       run_id: randomUUID(),
       ...queuedStage(first.name),
-      stage_timings: {},
+      ...(pipeline.followUp ? {} : { stage_timings: {} }),
       started_at: now,
       finished_at: null,
       heartbeat_at: now,

@@ -38,9 +38,24 @@ export interface CompletionSummary {
   minutes: number;
 }
 
+/**
+ * A pass over a job that has already finished (read the rest): it starts from
+ * complete and ends there again. Its credits are added to the job's billed
+ * credits instead of finalizing them, no chat message is posted, and a failed pass leaves the job complete with
+ * its items, instead of in error.
+ */
+export interface FollowUpPass {
+  /** Names the pass its credits are recorded under (once per pass). */
+  passKey(job: Job): string;
+  /** After the pass failed and the job is complete again: undo its charge. */
+  failed(job: Job, message: string): Promise<void>;
+}
+
 export interface PipelineDefinition {
   name: string;
   sourceType: SourceType;
+  /** Set for a follow-up pass; such a pipeline is never the one pipelineForSource picks. */
+  followUp?: FollowUpPass;
   stages: StageDefinition[];
   /** After the last stage: the totals billing is finalized with. Throwing fails the job. */
   complete(ctx: StageContext): Promise<CompletionSummary>;
@@ -67,5 +82,5 @@ export function getPipeline(name: string): PipelineDefinition | undefined {
 
 /** The pipeline that processes a job of this source type, when this deployment has one. */
 export function pipelineForSource(sourceType: SourceType): PipelineDefinition | undefined {
-  return [...registry.values()].find((p) => p.sourceType === sourceType);
+  return [...registry.values()].find((p) => p.sourceType === sourceType && !p.followUp);
 }

@@ -1,19 +1,19 @@
 /**
  * The terminal paths of a job (spec: States and transitions):
- *  - complete: billing finalized once, logs archived, chat message posted;
+ *  - complete: billing finalized once (in the completing write), logs archived, chat message posted;
  *  - error: up-front charge refunded, failure posted to chat, logs archived.
  * Both are conditional on the job still being in a processing state of the
  * same run, so a late or duplicated message cannot finish a job twice.
  */
 import { revenueUsd } from '../billing/credits';
-import { finalizeJobBilling, refundJob } from '../billing/prepaid';
+import { addFinalizedSpend, completionBilling, passCompletionBilling, refundJob } from '../billing/prepaid';
 import { postJobOutcome } from '../integrations/chat';
 import { PROCESSING_STATUSES, updateJob, type Job } from '../jobs/job';
 import { archiveLog, JobLog } from '../jobs/logs';
 import { logger } from '../observability/logger';
 import { getTeam } from '../teams/team';
 import { getUser } from '../users/user';
-import type { PipelineDefinition } from './pipeline';
+import { getPipeline, type FollowUpPass, type PipelineDefinition } from './pipeline';
 
 /** A failure a pipeline reports with a message meant for the user (e.g. every AI call failed). */
 export class PipelineFailure extends Error {
@@ -32,14 +32,23 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
     await failJob(job, err instanceof PipelineFailure ? err.message : `Finishing the job failed: ${err instanceof Error ? err.message : String(err)}`);
     return;
   }
+  // Billing is recorded in the same write as the status, so a complete job is never seen unbilled.
+  const billing = pipeline.followUp ? passCompletionBilling(summary, pipeline.followUp.passKey(job)) : completionBilling(summary);
   const done = await updateJob(job.id, {
     expectStatus: PROCESSING_STATUSES,
-    set: { status: 'complete', current_stage: 'Complete', progress_pct: 100, finished_at: new Date().toISOString(), items_found: summary.items_found, stage_state: 'done' },
-    condition: 'run_id = :run',
-    values: { ':run': job.run_id },
+    set: { ...billing.set, status: 'complete', current_stage: 'Complete', progress_pct: 100, finished_at: new Date().toISOString(), items_found: summary.items_found, stage_state: 'done' },
+    add: billing.add,
+    condition: `run_id = :run AND (${billing.condition})`,
+    values: { ':run': job.run_id, ...billing.values },
   });
   if (!done) return;
-  await finalizeJobBilling(done, summary);
+  await addFinalizedSpend(done, billing.credits);
+  logger.info('billing finalized', { job_id: job.id, credits: billing.credits, pass: pipeline.followUp ? pipeline.followUp.passKey(job) : null });
+  if (pipeline.followUp) {
+    await log.info(`Pass complete: ${summary.items_found} items, ${summary.credits} credits`);
+    await archiveLog(job.id).catch((err) => logger.error('job log archive failed', { job_id: job.id, error: String(err) }));
+    return;
+  }
   await log.info(`Complete: ${summary.items_found} items, ${summary.credits} credits`);
   await afterTerminal(done, { outcome: 'success', credits: summary.credits });
 }
@@ -50,6 +59,8 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
  * (already finished, or another run owns it).
  */
 export async function failJob(job: Job, message: string): Promise<Job | null> {
+  const pipeline = job.pipeline ? getPipeline(job.pipeline) : undefined;
+  if (pipeline?.followUp) return failPass(job, pipeline.followUp, message);
   const failed = await updateJob(job.id, {
     expectStatus: PROCESSING_STATUSES,
     set: { status: 'error', error_message: message, current_stage: 'Failed', finished_at: new Date().toISOString(), stage_state: 'done', stage_runner: null },
@@ -61,6 +72,21 @@ export async function failJob(job: Job, message: string): Promise<Job | null> {
   await new JobLog(job.id).error(message);
   await afterTerminal(failed, { outcome: 'failure', error: message });
   return failed;
+}
+
+/** A failed follow-up pass: the job is complete again with the items it had, and the pass's charge is undone. */
+async function failPass(job: Job, pass: FollowUpPass, message: string): Promise<Job | null> {
+  const back = await updateJob(job.id, {
+    expectStatus: PROCESSING_STATUSES,
+    set: { status: 'complete', current_stage: 'Complete', progress_pct: 100, last_pass_error: message, finished_at: new Date().toISOString(), stage_state: 'done', stage_runner: null },
+    condition: 'run_id = :run',
+    values: { ':run': job.run_id },
+  });
+  if (!back) return null;
+  await pass.failed(back, message);
+  await new JobLog(job.id).error(message);
+  await archiveLog(job.id).catch((err) => logger.error('job log archive failed', { job_id: job.id, error: String(err) }));
+  return back;
 }
 
 /** Archive the log and post to chat; neither may break the job. */

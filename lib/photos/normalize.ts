@@ -31,6 +31,8 @@ export async function normalizeStagedPhoto(message: NormalizeMessage): Promise<N
     return 'missing-row';
   }
   if (photo.unreadable_reason) return 'already-done';
+  // A segment is cut from its original (lib/photos/segments.ts), never re-encoded: its incoming_key is its own crop.
+  if (photo.is_segment) return 'already-done';
 
   const original = await readObject(photo.incoming_key);
   if (!original) {

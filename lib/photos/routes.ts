@@ -3,13 +3,20 @@ import { defineRoute } from '../http/route';
 import { idParams } from '../http/schemas';
 import {
   appendPhotosBody,
+  clearSegmentsBody,
   confirmPhotosBody,
   confirmPhotosResponse,
+  groupDetailsBody,
+  photoIdsBody,
   photoParams,
+  regroupBody,
+  segmentBody,
   stagedPhotoResponse,
   uploadBatchResponse,
   uploadPhotosBody,
 } from './schemas';
+
+const stagedPhotoList = z.array(stagedPhotoResponse);
 
 export const photoRoutes = {
   upload: defineRoute({
@@ -54,5 +61,48 @@ export const photoRoutes = {
     summary: 'Capability URL (the job uuid is the credential): 302 to a short-lived presigned GET of the stored photo, which serves HTTP Range. The filename is traversal-checked; unknown or unsafe names answer 404.',
     handler: 'api/photos/get-photo',
     params: photoParams, successStatus: 302, errors: [404],
+  }),
+  regroup: defineRoute({
+    name: 'regroupStagedPhotos', method: 'PUT', path: '/api/jobs/{id}/staged-photos/regroup', auth: 'actor', tag: 'jobs',
+    summary:
+      'Replaces all group assignments: each listed group of staged-photo ids becomes one group (group_index = its smallest photo index); every other whole photo goes back to its own group. ' +
+      'Manual segments are left alone and cannot be listed. 400 (nothing written) for an empty group, an id listed twice or unknown, or a group over MAX_PHOTOS_PER_ITEM; ' +
+      '409 unless the job is awaiting_grouping or error. Answers the job\'s staged photos.',
+    handler: 'api/photos/regroup-staged-photos',
+    params: idParams, body: regroupBody, response: stagedPhotoList, errors: [400, 404, 409],
+  }),
+  delete: defineRoute({
+    name: 'deleteStagedPhotos', method: 'PUT', path: '/api/jobs/{id}/staged-photos/delete', auth: 'actor', tag: 'jobs',
+    summary: 'Soft-deletes staged photos by id (a deleted photo reaches no AI call). 400 naming unknown ids, nothing written; 409 unless the job is awaiting_grouping or error.',
+    handler: 'api/photos/delete-staged-photos',
+    params: idParams, body: photoIdsBody, response: stagedPhotoList, errors: [400, 404, 409],
+  }),
+  restore: defineRoute({
+    name: 'restoreStagedPhotos', method: 'PUT', path: '/api/jobs/{id}/staged-photos/restore', auth: 'actor', tag: 'jobs',
+    summary: 'Restores soft-deleted staged photos by id. 400 naming unknown ids or a photo that could not be read (never restorable), nothing written; 409 unless the job is awaiting_grouping or error.',
+    handler: 'api/photos/restore-staged-photos',
+    params: idParams, body: photoIdsBody, response: stagedPhotoList, errors: [400, 404, 409],
+  }),
+  segment: defineRoute({
+    name: 'segmentStagedPhoto', method: 'PUT', path: '/api/jobs/{id}/staged-photos/segment', auth: 'actor', tag: 'jobs',
+    summary:
+      "Marks items on one photo: each item's boxes (fractions of the upright photo, 1..MAX_PHOTOS_PER_ITEM per item) become segment photos in one group, a known item named by the user or, when the name is blank, by the AI. " +
+      "Replaces the photo's earlier segments and hides the photo; the crops are made in the background. 400 (nothing written) for an unknown, deleted or segment photo_id or a bad box.",
+    handler: 'api/photos/segment-staged-photo',
+    params: idParams, body: segmentBody, response: stagedPhotoList, errors: [400, 404, 409],
+  }),
+  clearSegments: defineRoute({
+    name: 'clearStagedPhotoSegments', method: 'PUT', path: '/api/jobs/{id}/staged-photos/clear-segments', auth: 'actor', tag: 'jobs',
+    summary: "Removes a photo's segments and their crops and shows the whole photo again in its group. 400 when the photo has no segments or is itself a segment.",
+    handler: 'api/photos/clear-staged-photo-segments',
+    params: idParams, body: clearSegmentsBody, response: stagedPhotoList, errors: [400, 404, 409],
+  }),
+  details: defineRoute({
+    name: 'setStagedGroupDetails', method: 'PUT', path: '/api/jobs/{id}/staged-photos/details', auth: 'actor', tag: 'jobs',
+    summary:
+      'Name and quantity of one whole group (ids: all its photos). A non-empty name marks the item user-described: it is built without an AI call; an empty or null name hands it back to the AI. ' +
+      '400 when the ids span groups or leave some of the group out.',
+    handler: 'api/photos/set-staged-group-details',
+    params: idParams, body: groupDetailsBody, response: stagedPhotoList, errors: [400, 404, 409],
   }),
 };

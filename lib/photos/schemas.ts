@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { uuid } from '../http/schemas';
 import { jobResponse } from '../jobs/view';
+import { MAX_MANUAL_NAME_LENGTH, MAX_SEGMENT_ITEMS } from './grouping';
 import { MAX_FILES_PER_BATCH, MAX_PHOTO_INDEX } from './rules';
 
 export const manifestFile = z.strictObject({
@@ -72,6 +73,12 @@ export const stagedPhotoResponse = z.object({
   captured_at: z.string().nullable(),
   group_index: z.number().int(),
   is_segment: z.boolean(),
+  segment_of: z.number().int().nullable().describe('Segments: the index of the photo they were cut from.'),
+  crop: z
+    .object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() })
+    .nullable()
+    .describe("Segments: the box they were cut from, as fractions of the upright photo."),
+  hidden_by_segments: z.boolean().describe('The photo has segments, so it no longer forms its own group.'),
   manual_name: z.string().nullable(),
   quantity: z.number().nullable(),
   deleted: z.boolean(),
@@ -91,3 +98,47 @@ export const confirmPhotosResponse = z.object({
 });
 
 export const photoParams = z.object({ job_id: uuid(), filename: z.string() });
+
+// Grouping (lib/photos/grouping.ts has the rules; ids are checked against the job's photos there, for a 400 that names them).
+const photoId = z.string().max(100);
+
+export const regroupBody = z.strictObject({
+  groups: z.array(z.array(photoId).max(1000)).max(10_000).describe('Staged photo ids; each list becomes one group. Non-segment photos not listed go back to their own group.'),
+});
+
+export const photoIdsBody = z.strictObject({
+  ids: z.array(photoId).min(1, 'must list at least one photo').max(1000, 'at most 1000 photos per request'),
+});
+
+const manualNameField = z.string().max(MAX_MANUAL_NAME_LENGTH, `must be at most ${MAX_MANUAL_NAME_LENGTH} characters`);
+
+export const segmentBox = z.strictObject({
+  x: z.number().describe('Left edge, a fraction (0..1) of the upright photo width.'),
+  y: z.number().describe('Top edge, a fraction of the upright photo height.'),
+  width: z.number(),
+  height: z.number(),
+});
+
+export const segmentBody = z.strictObject({
+  photo_id: photoId,
+  items: z
+    .array(
+      z.strictObject({
+        name: manualNameField.describe('Blank: the AI names the item.'),
+        quantity: z.number().int().min(1).optional().describe('Overrides the model count; default 1.'),
+        boxes: z.array(segmentBox).max(1000).describe('1..MAX_PHOTOS_PER_ITEM boxes; one item, one group.'),
+      }),
+    )
+    .min(1, 'must draw at least one item')
+    .max(MAX_SEGMENT_ITEMS, `at most ${MAX_SEGMENT_ITEMS} items per photo`),
+});
+export type SegmentInput = z.output<typeof segmentBody>;
+
+export const clearSegmentsBody = z.strictObject({ photo_id: photoId });
+
+export const groupDetailsBody = z.strictObject({
+  ids: z.array(photoId).min(1, 'must list the photos of one group').max(1000),
+  name: manualNameField.nullable().describe('A non-empty name marks the item user-described (no AI call); empty or null hands it back to the AI.'),
+  quantity: z.number().int().min(1).nullable(),
+});
+export type GroupDetailsInput = z.output<typeof groupDetailsBody>;

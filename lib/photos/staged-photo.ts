@@ -7,8 +7,18 @@
 import { setClauses } from '../db/update';
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
+import { deleteKeys } from '../db/batch';
+
+/** A user-drawn box: fractions (0..1) of the upright photo's width and height. */
+export interface SegmentBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 export interface StagedPhoto {
   id: string;
@@ -19,14 +29,21 @@ export interface StagedPhoto {
   filename: string;
   /** Object key of the upright JPEG. */
   key: string;
-  /** Object key the browser uploaded the original to (deleted once re-encoded). */
+  /** Object key the browser uploaded the original to (deleted once re-encoded). A segment has no upload: its own key. */
   incoming_key: string;
   /** The real name behind the synthetic one. */
   original_filename: string;
   /** 'YYYY-MM-DDTHH:MM:SS': EXIF date once re-encoded, the browser's date until then (or when EXIF has none). */
   captured_at: string | null;
   group_index: number;
+  /** A crop of another photo made by the segment endpoint (spec: Photo pipeline 7). */
   is_segment: boolean;
+  /** Segments: the index of the photo they were cut from. */
+  segment_of: number | null;
+  /** Segments: the box they were cut from. */
+  crop: SegmentBox | null;
+  /** The photo has segments, so it no longer forms its own group (not the user's `deleted`). */
+  hidden_by_segments: boolean;
   manual_name: string | null;
   quantity: number | null;
   /** Soft delete. */
@@ -71,6 +88,9 @@ export function newStagedPhoto(input: NewStagedPhoto, now = new Date()): StagedP
     captured_at: input.capturedAt,
     group_index: input.index,
     is_segment: false,
+    segment_of: null,
+    crop: null,
+    hidden_by_segments: false,
     manual_name: null,
     quantity: null,
     deleted: false,
@@ -87,8 +107,48 @@ export function newStagedPhoto(input: NewStagedPhoto, now = new Date()): StagedP
   };
 }
 
+export interface NewSegment {
+  index: number;
+  group_index: number;
+  box: SegmentBox;
+  manual_name: string | null;
+  quantity: number;
+}
+
+/**
+ * A segment row cut from `original`: its own group of the item it belongs to,
+ * the original's provenance, stored as seg_####.jpg next to the original. Not
+ * normalized until the crop is made (lib/photos/segments.ts).
+ */
+export function newSegmentPhoto(original: StagedPhoto, segment: NewSegment, now = new Date()): StagedPhoto {
+  const filename = segmentFilename(segment.index);
+  const key = `${original.key.slice(0, original.key.lastIndexOf('/') + 1)}${filename}`;
+  return {
+    ...newStagedPhoto(
+      { jobId: original.job_id, index: segment.index, filename, key, incomingKey: key, originalFilename: original.original_filename, capturedAt: original.captured_at, sizeBytes: 0 },
+      now,
+    ),
+    group_index: segment.group_index,
+    is_segment: true,
+    segment_of: original.index,
+    crop: { ...segment.box },
+    manual_name: segment.manual_name,
+    quantity: segment.quantity,
+    source_description: original.source_description,
+    source_item_key: original.source_item_key,
+    source_room: original.source_room,
+  };
+}
+
+/** The stored name of a segment: seg_0012.jpg (4 digits at least, like orig_####.jpg). */
+export function segmentFilename(index: number): string {
+  return `seg_${String(index).padStart(4, '0')}.jpg`;
+}
+
 const item = (photo: StagedPhoto) => ({ ...keys.stagedPhoto(photo.job_id, photo.index), entity: 'StagedPhoto', ...photo });
-const fromItem = (row: Record<string, unknown>) => withoutKeys(row) as unknown as StagedPhoto;
+/** Rows written before segments existed lack their fields: they read as not segmented. */
+const fromItem = (row: Record<string, unknown>) =>
+  ({ segment_of: null, crop: null, hidden_by_segments: false, ...withoutKeys(row) }) as unknown as StagedPhoto;
 
 /** Puts a photo unless its index is taken; returns false when it already existed. */
 export async function putStagedPhoto(photo: StagedPhoto): Promise<boolean> {
@@ -211,4 +271,74 @@ export async function updateStagedPhoto(jobId: string, index: number, set: Parti
     if (isConditionalCheckFailed(err)) return null;
     throw err;
   }
+}
+
+export type StagedPhotoWrite =
+  | { put: StagedPhoto }
+  | { update: { index: number; set: Partial<Omit<StagedPhoto, 'id' | 'job_id' | 'index'>> } }
+  | { delete: { index: number } };
+
+export type WriteOutcome = 'written' | 'job-state' | 'row-changed';
+
+/** Photo writes per transaction: DynamoDB takes 100 items, one is the job's status check (and the spec's cap is 99). */
+const WRITES_PER_TRANSACTION = 98;
+
+/**
+ * Writes many photo rows in transactions of at most 99 items: up to 98 row
+ * writes plus a check that the job still exists and is in one of
+ * `jobStatuses`, so nothing is written once the job has moved on. Puts need
+ * a free index, updates an existing row. Chunks commit one after another; a
+ * chunk that loses a race to another transaction is retried. 'job-state': the
+ * job check failed; 'row-changed': a row appeared or vanished meanwhile.
+ */
+export async function writeStagedPhotos(jobId: string, writes: StagedPhotoWrite[], jobStatuses: readonly string[], now = new Date()): Promise<WriteOutcome> {
+  const at = now.toISOString();
+  const statusValues = Object.fromEntries(jobStatuses.map((s, i) => [`:s${i}`, s]));
+  const check = {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: keys.job(jobId),
+      ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(statusValues).join(', ')})`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: statusValues,
+    },
+  };
+  const transactItem = (write: StagedPhotoWrite): NonNullable<TransactWriteCommandInput['TransactItems']>[number] => {
+    if ('put' in write) return { Put: { TableName: tableName(), Item: item(write.put), ConditionExpression: 'attribute_not_exists(pk)' } };
+    if ('delete' in write) return { Delete: { TableName: tableName(), Key: keys.stagedPhoto(jobId, write.delete.index) } };
+    const clauses = setClauses({ ...write.update.set, updated_at: at });
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: keys.stagedPhoto(jobId, write.update.index),
+        UpdateExpression: `SET ${clauses.expression}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: clauses.names,
+        ExpressionAttributeValues: clauses.values,
+      },
+    };
+  };
+  for (let i = 0; i < writes.length; i += WRITES_PER_TRANSACTION) {
+    const chunk = writes.slice(i, i + WRITES_PER_TRANSACTION);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await db().send(new TransactWriteCommand({ TransactItems: [...chunk.map(transactItem), check] }));
+        break;
+      } catch (err) {
+        if (!isTransactionCanceled(err)) throw err;
+        const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+        if (reasons[chunk.length]?.Code === 'ConditionalCheckFailed') return 'job-state';
+        if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) return 'row-changed';
+        // A concurrent transaction held one of the rows: nothing of this chunk was written, so it can run again.
+        if (!reasons.some((r) => r.Code === 'TransactionConflict') || attempt >= 6) throw err;
+        await new Promise((r) => setTimeout(r, Math.min(2000, 40 * 2 ** attempt + Math.random() * 60)));
+      }
+    }
+  }
+  return 'written';
+}
+
+/** Deletes staged photo rows by index (the pipeline removes soft-deleted photos before the AI runs). */
+export async function deleteStagedPhotos(jobId: string, indices: number[]): Promise<void> {
+  await deleteKeys(indices.map((index) => keys.stagedPhoto(jobId, index)));
 }

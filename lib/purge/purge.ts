@@ -7,7 +7,7 @@
  * added in a later capability extends deleteRoomRows.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { deleteKeys } from '../db/batch';
+import { deleteKeys, partitionKeys } from '../db/batch';
 import { jobRowKeys } from '../jobs/job';
 import { deletePrefix } from '../blob/client';
 import { blobKeys } from '../blob/keys';
@@ -23,7 +23,8 @@ async function deleteRoomRows(roomId: string, teamId: string, claimId: string): 
     queryAll<{ id: string }>(indexes.roomJobs(roomId), { ProjectionExpression: 'id' }),
     queryAll<{ id: string }>(indexes.roomItems(roomId), { ProjectionExpression: 'id' }),
   ]);
-  const rows = [...items.map((i) => keys.item(i.id))];
+  // An item's partition holds the item and its ItemPhoto rows.
+  const rows = (await Promise.all(items.map((i) => partitionKeys(keys.item(i.id).pk)))).flat();
   for (const job of jobs) {
     await deletePrefix(blobKeys.jobPrefix(teamId, claimId, job.id));
     rows.push(...(await jobRowKeys(job.id)));

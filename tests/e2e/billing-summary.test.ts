@@ -1,25 +1,29 @@
 /**
  * GET /api/billing/summary over real HTTP (spec: Settings, activity, billing).
- * The test service runs with billing off (no BILLING_APP_DOMAIN), so the
- * prepaid fields are false/null; spend is whole credits over all the team's
- * claims, archived ones included.
+ * The test service runs in prepaid mode against the fake billing service
+ * (tests/support/global-setup.ts); the billing-off shape is covered in
+ * tests/integration/billing-service.test.ts. Spend is whole credits over all
+ * the team's claims, archived ones included.
  */
 import { Client, request } from '../support/api';
 import { setFields } from '../support/aws';
+import { fakeBilling } from '../support/fake-billing';
 import { newTeamMember, teammateOf } from '../support/tokens';
 
 describe('GET /api/billing/summary', () => {
-  it('answers the billing-off shape with the flat rates for a new team', async () => {
-    const alice = await Client.signIn(newTeamMember());
+  it('answers the prepaid shape: the flat rates, and the balance and buy URL from the billing service', async () => {
+    const member = newTeamMember();
+    const alice = await Client.signIn(member);
+    await fakeBilling.setBalance(member.current_team_id, 37);
     const res = await alice.get('/api/billing/summary');
     expect(res.status).toBe(200);
     expect(res.body).toStrictEqual({
       total_spend_usd: 0,
       rates: { video: 3, photo: 1, audio: 1 },
       block_seconds: 20,
-      billing_enabled: false,
-      credits_balance: null,
-      buy_credits_url: null,
+      billing_enabled: true,
+      credits_balance: 37,
+      buy_credits_url: expect.stringMatching(/^https:\/\//),
     });
   });
 

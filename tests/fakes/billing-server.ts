@@ -17,6 +17,13 @@
  *   garbage (200 with a non-JSON body), reset (connection destroyed), 401.
  *   A failed request changes no state.
  * - Every request received is recorded in `requests`, in order.
+ * - `defaultBalance` is the balance of a team never set (0 unless given), so
+ *   one fake can serve a whole test run where most teams just need credits.
+ * - An HTTP control API (never recorded, no auth) lets other processes drive
+ *   a fake started once per run (tests/support/fake-billing.ts):
+ *   POST /__fake/balance {team_id, balance, app?}, GET /__fake/balance?team_id=&app=,
+ *   POST /__fake/fail {mode, count, team_id?} (team_id: only that team's calls fail),
+ *   GET /__fake/requests?team_id= (that team's calls, in order).
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -60,19 +67,40 @@ interface Spend {
   refund?: { transaction_id: string; balance: number; refunded: true };
 }
 
-export async function startFakeBillingServer(options: { apiKey?: string; app?: string; buyUrl?: string } = {}): Promise<FakeBillingServer> {
+export async function startFakeBillingServer(options: { apiKey?: string; app?: string; buyUrl?: string; defaultBalance?: number } = {}): Promise<FakeBillingServer> {
   const apiKey = options.apiKey ?? 'fake-billing-key';
   const defaultApp = options.app ?? 'contents-inventory';
   const buyUrl = options.buyUrl ?? 'https://billing.example.test/buy';
   const balances = new Map<string, number>();
   const spends = new Map<string, Spend>();
   const requests: RecordedRequest[] = [];
-  const failures: FailureMode[] = [];
+  const failures: { mode: FailureMode; teamId: string | null }[] = [];
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
 
   const teamKey = (app: string, teamId: unknown) => `${app}#${String(teamId)}`;
-  const balanceOf = (key: string) => balances.get(key) ?? 0;
+  const balanceOf = (key: string) => balances.get(key) ?? options.defaultBalance ?? 0;
+  const teamOf = (record: Pick<RecordedRequest, 'body' | 'query'>) => String(record.body?.team_id ?? record.query.team_id ?? '');
+
+  /** The control API: answers true when it handled the request. */
+  function control(path: string, method: string, query: URLSearchParams, body: any, res: ServerResponse): boolean {
+    if (!path.startsWith('/__fake/')) return false;
+    if (method === 'POST' && path === '/__fake/balance') {
+      balances.set(teamKey(body?.app ?? defaultApp, body?.team_id), Number(body?.balance));
+      send(res, 200, { ok: true });
+    } else if (method === 'GET' && path === '/__fake/balance') {
+      send(res, 200, { balance: balanceOf(teamKey(query.get('app') ?? defaultApp, query.get('team_id'))) });
+    } else if (method === 'POST' && path === '/__fake/fail') {
+      for (let i = 0; i < Number(body?.count ?? 1); i++) failures.push({ mode: body?.mode, teamId: body?.team_id === undefined ? null : String(body.team_id) });
+      send(res, 200, { ok: true });
+    } else if (method === 'GET' && path === '/__fake/requests') {
+      const team = query.get('team_id');
+      send(res, 200, requests.filter((r) => team === null || teamOf(r) === team).map(({ headers, ...rest }) => (void headers, rest)));
+    } else {
+      send(res, 404, { error: 'unknown control path' });
+    }
+    return true;
+  }
 
   function send(res: ServerResponse, status: number, body: unknown) {
     const text = JSON.stringify(body);
@@ -135,6 +163,7 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
     const body = await readBody(req);
+    if (control(url.pathname, req.method ?? 'GET', url.searchParams, body, res)) return;
     const record: RecordedRequest = {
       method: req.method ?? 'GET',
       path: url.pathname,
@@ -144,7 +173,8 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
       answered: 0,
     };
     requests.push(record);
-    const failure = failures.shift();
+    const at = failures.findIndex((f) => f.teamId === null || f.teamId === teamOf(record));
+    const failure = at < 0 ? undefined : failures.splice(at, 1)[0].mode;
     if (failure) {
       record.answered = failure;
       switch (failure) {
@@ -200,7 +230,7 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
       return balanceOf(teamKey(app, teamId));
     },
     failNext(mode, count = 1) {
-      for (let i = 0; i < count; i++) failures.push(mode);
+      for (let i = 0; i < count; i++) failures.push({ mode, teamId: null });
     },
     requestsTo(path) {
       return requests.filter((r) => r.path === path);

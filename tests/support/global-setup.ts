@@ -7,6 +7,8 @@ import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startFakeAiGateway } from '../fakes/ai-gateway-server';
+import { startFakeBillingServer } from '../fakes/billing-server';
 import { serviceEnv } from './service-env';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -28,11 +30,24 @@ export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const dataDir = mkdtempSync(join(tmpdir(), 'contents-inventory-test-'));
   const output: string[] = [];
+  // The external systems the pipelines call: one fake each for the whole run, driven by
+  // the tests through their control APIs (tests/support/fake-gateway.ts, fake-billing.ts).
+  const gateway = await startFakeAiGateway();
+  // Teams have credits unless a test sets a balance; billing is on as in production.
+  const billing = await startFakeBillingServer({ defaultBalance: 1_000_000 });
+  (globalThis as Record<string, unknown>).__TEST_FAKES__ = [gateway, billing];
   const service = await startLocalService({
     stage: 'test',
     dataDir,
     ports: { http: await freePort(), lambda: await freePort(), stream: await freePort() },
-    env: serviceEnv,
+    env: {
+      ...serviceEnv,
+      OPENROUTER_BASE_URL: gateway.url,
+      OPENROUTER_API_KEY: gateway.apiKey,
+      ENABLE_BILLING: 'true',
+      BILLING_APP_DOMAIN: billing.url,
+      BILLING_APP_API_KEY: billing.apiKey,
+    },
     log: (line: string) => output.push(line),
     onOfflineOutput: (chunk: string) => {
       output.push(chunk);
@@ -46,6 +61,8 @@ export default async function globalSetup(): Promise<void> {
     TEST_LAMBDA_ENDPOINT: service.lambdaEndpoint,
     TEST_FUNCTION_PREFIX: service.functionPrefix,
     TEST_DATA_DIR: dataDir,
+    TEST_FAKE_GATEWAY_URL: gateway.url,
+    TEST_FAKE_BILLING_URL: billing.url,
   });
   process.stdout.write(`\nlocal service ready at ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }

@@ -4,4 +4,6 @@ export default async function globalTeardown(): Promise<void> {
     process.stdout.write(((globalThis as Record<string, unknown>).__LOCAL_SERVICE_OUTPUT__ as string[] | undefined)?.join('') ?? '');
   }
   await service?.stop();
+  const fakes = ((globalThis as Record<string, unknown>).__TEST_FAKES__ ?? []) as { stop(): Promise<void> }[];
+  await Promise.all(fakes.map((f) => f.stop()));
 }

@@ -16,6 +16,9 @@ export const serviceEnv: Record<string, string> = {
   ESTIMATION_PLATFORM_SSO_SECRET: TEST_SSO_SECRET,
   PUBLIC_APP_BASE_URL: 'http://app.example.test',
   CLAIMS_PLATFORM_LOGIN_URL: 'https://claims-platform.example.test/login',
+  // Gateway failure tests retry quickly; the fake's 'timeout' mode never answers.
+  OPENROUTER_TIMEOUT_SECONDS: '3',
+  OPENROUTER_RETRY_BACKOFF_MS: '20',
   // Keep a developer's checkout .env and machine file out of the test service.
   MACHINE_SETTINGS_FILE: '/nonexistent/contents-inventory-settings.env',
   DOTENV_FILE: '/nonexistent/.env',

@@ -48,8 +48,9 @@ export async function postToBucket(slot: PhotoSlot, bytes: Buffer): Promise<{ st
 }
 
 /** A photo job (awaiting_grouping) with the given photos uploaded and confirmed; each photo in its own group. */
-export async function photoJob(client: Client, roomId: string, photos: Buffer[]): Promise<{ jobId: string; indices: number[] }> {
-  const started = await client.post('/api/upload-photos', { room_id: roomId, files: photos.map((p, i) => ({ filename: `photo-${i}.png`, size: p.length })) });
+export async function photoJob(client: Client, roomId: string, photos: Buffer[], filenames?: string[]): Promise<{ jobId: string; indices: number[] }> {
+  const files = photos.map((p, i) => ({ filename: filenames?.[i] ?? `photo-${i}.png`, size: p.length }));
+  const started = await client.post('/api/upload-photos', { room_id: roomId, files });
   if (started.status !== 201) throw new Error(`upload-photos: ${started.status} ${JSON.stringify(started.body)}`);
   const slots = started.body.uploads as PhotoSlot[];
   for (let i = 0; i < slots.length; i++) {

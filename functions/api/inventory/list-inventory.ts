@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { inventoryRoutes } from '../../../lib/inventory/routes';
+import { listInventoryFor } from '../../../lib/inventory/service';
+
+export const handler = httpEndpoint(inventoryRoutes.list, ({ identity, params, query }) => listInventoryFor(identity, params.job_id, { archived: query.archived }));

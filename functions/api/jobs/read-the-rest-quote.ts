@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { jobRoutes } from '../../../lib/jobs/routes';
+import { readTheRestQuoteFor } from '../../../lib/pipelines/photo/read-the-rest';
+
+export const handler = httpEndpoint(jobRoutes.readTheRestQuote, ({ identity, params }) => readTheRestQuoteFor(identity, params.id));

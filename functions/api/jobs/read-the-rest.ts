@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { jobRoutes } from '../../../lib/jobs/routes';
+import { readTheRestFor } from '../../../lib/pipelines/photo/read-the-rest';
+
+export const handler = httpEndpoint(jobRoutes.readTheRest, ({ identity, params }) => readTheRestFor(identity, params.id));

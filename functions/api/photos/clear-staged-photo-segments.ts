@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { clearStagedPhotoSegments } from '../../../lib/photos/grouping-service';
+import { photoRoutes } from '../../../lib/photos/routes';
+
+export const handler = httpEndpoint(photoRoutes.clearSegments, ({ identity, params, body }) => clearStagedPhotoSegments(identity, params.id, body));

@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { getAutomationSettings } from '../../../lib/settings/automation';
+import { settingsRoutes } from '../../../lib/settings/routes';
+
+export const handler = httpEndpoint(settingsRoutes.getAutomation, ({ identity }) => getAutomationSettings(identity.team.id));

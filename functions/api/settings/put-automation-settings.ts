@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/http/endpoint';
+import { updateAutomationSettings } from '../../../lib/settings/automation';
+import { settingsRoutes } from '../../../lib/settings/routes';
+
+export const handler = httpEndpoint(settingsRoutes.putAutomation, ({ identity, body }) => updateAutomationSettings(identity, body));

@@ -1,0 +1,136 @@
+/**
+ * What every AI gateway call leaves behind (spec: ProcessingJob ai_cost_usd,
+ * ai_input_tokens, ai_output_tokens, ai_api_calls: internal AI spend):
+ *
+ *  - the job's counters, added atomically: ai_api_calls by the HTTP attempts
+ *    made (failed ones too: each was a request), tokens and cost by the usage
+ *    of the attempts that came back with usage;
+ *  - one redacted request record per call under AIREQ#<job_id>, for the admin
+ *    API-requests view. The API key is never stored; images are stored as
+ *    {label, bytes, sha256}, never their data; long texts are cut at
+ *    RECORD_TEXT_LIMIT characters.
+ *
+ * Recording is best-effort: a failure is logged and never fails the call.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client';
+import { keys, withoutKeys } from '../db/keys';
+import { updateJob } from '../jobs/job';
+import { logger } from '../observability/logger';
+import type { AiCallRecord, AiFailureKind } from './ai-gateway';
+
+/** Prompt, user text and answer are kept up to this many characters each. */
+export const RECORD_TEXT_LIMIT = 20_000;
+
+export interface RecordedImage {
+  label: string;
+  bytes: number;
+  sha256: string;
+}
+
+export interface AiRequestRecord {
+  id: string;
+  job_id: string;
+  team_id: string;
+  purpose: string;
+  detail: Record<string, unknown> | null;
+  model: string;
+  outcome: 'ok' | 'failed';
+  failure_kind: AiFailureKind | null;
+  http_status: number | null;
+  error_message: string | null;
+  attempts: number;
+  latency_ms: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  finish_reason: string | null;
+  max_tokens: number;
+  /** The temperature sent; null when the model takes none. */
+  temperature: number | null;
+  request: {
+    system: string;
+    text: string;
+    images: RecordedImage[];
+    response_format: { name: string; schema: Record<string, unknown> } | null;
+  };
+  content: string | null;
+  created_at: string;
+}
+
+const cut = (text: string) => (text.length > RECORD_TEXT_LIMIT ? text.slice(0, RECORD_TEXT_LIMIT) : text);
+
+/** The row kept for one call: no key, no image data. */
+export function aiRequestRecord(call: AiCallRecord, id: string = randomUUID()): AiRequestRecord {
+  return {
+    id,
+    job_id: call.context.jobId,
+    team_id: call.context.teamId,
+    purpose: call.context.purpose,
+    detail: call.context.detail ?? null,
+    model: call.model,
+    outcome: call.outcome,
+    failure_kind: call.failureKind,
+    http_status: call.httpStatus,
+    error_message: call.errorMessage ? cut(call.errorMessage) : null,
+    attempts: call.attempts,
+    latency_ms: call.latencyMs,
+    input_tokens: call.usage.inputTokens,
+    output_tokens: call.usage.outputTokens,
+    cost_usd: call.usage.costUsd,
+    finish_reason: call.finishReason,
+    max_tokens: call.maxTokens,
+    temperature: call.temperature,
+    request: {
+      system: cut(call.request.system),
+      text: cut(call.request.text),
+      images: call.request.images.map((image) => ({ label: image.label, bytes: image.jpeg.length, sha256: createHash('sha256').update(image.jpeg).digest('hex') })),
+      response_format: call.request.responseFormat ?? null,
+    },
+    content: call.content === null ? null : cut(call.content),
+    created_at: call.startedAt.toISOString(),
+  };
+}
+
+async function addSpendToJob(call: AiCallRecord): Promise<void> {
+  const { attempts, usage } = call;
+  if (!call.context.jobId || (attempts === 0 && usage.inputTokens === 0 && usage.outputTokens === 0 && usage.costUsd === 0)) return;
+  const job = await updateJob(call.context.jobId, {
+    add: { ai_api_calls: attempts, ai_input_tokens: usage.inputTokens, ai_output_tokens: usage.outputTokens, ai_cost_usd: usage.costUsd },
+  });
+  if (!job) logger.warn('AI spend not added: job not found', { job_id: call.context.jobId, purpose: call.context.purpose });
+}
+
+async function putRecord(call: AiCallRecord): Promise<void> {
+  const record = aiRequestRecord(call);
+  await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.aiRequest(record.job_id, record.created_at, record.id), entity: 'AiRequest', ...record } }));
+}
+
+/** The default recorder of AiGatewayClient: job counters plus the request record. */
+export async function recordAiCall(call: AiCallRecord): Promise<void> {
+  const results = await Promise.allSettled([addSpendToJob(call), putRecord(call)]);
+  const [spend, row] = results;
+  if (spend.status === 'rejected') logger.error('adding AI spend to the job failed', { job_id: call.context.jobId, purpose: call.context.purpose, error: String(spend.reason) });
+  if (row.status === 'rejected') logger.error('writing the AI request record failed', { job_id: call.context.jobId, purpose: call.context.purpose, error: String(row.reason) });
+}
+
+/** A job's AI request records, oldest first. */
+export async function listAiRequests(jobId: string): Promise<AiRequestRecord[]> {
+  const out: AiRequestRecord[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.aiRequest(jobId, '', '').pk },
+        ScanIndexForward: true,
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) out.push(withoutKeys(item) as unknown as AiRequestRecord);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return out;
+}

@@ -1,0 +1,26 @@
+/**
+ * Drives the fake billing service the test run started once (global setup),
+ * through its HTTP control API (tests/fakes/billing-server.ts).
+ */
+import type { FailureMode } from '../fakes/billing-server';
+
+function base(): string {
+  const url = process.env.TEST_FAKE_BILLING_URL;
+  if (!url) throw new Error('TEST_FAKE_BILLING_URL is not set: the fake billing service starts in tests/support/global-setup.ts');
+  return url;
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${base()}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!res.ok) throw new Error(`fake billing control ${method} ${path}: ${res.status}`);
+  return res.json();
+}
+
+export const fakeBilling = {
+  setBalance: (teamExternalId: number | string, balance: number) => call('POST', '/__fake/balance', { team_id: teamExternalId, balance }),
+  balance: async (teamExternalId: number | string): Promise<number> => (await call('GET', `/__fake/balance?team_id=${encodeURIComponent(String(teamExternalId))}`)).balance,
+  failNext: (mode: FailureMode, count: number, teamExternalId: number | string) => call('POST', '/__fake/fail', { mode, count, team_id: teamExternalId }),
+  /** The calls made for one team, in order: {method, path, body, answered}. */
+  requests: async (teamExternalId: number | string): Promise<{ method: string; path: string; body: any; answered: number | string }[]> =>
+    call('GET', `/__fake/requests?team_id=${encodeURIComponent(String(teamExternalId))}`),
+};
