@@ -89,6 +89,8 @@ export interface Job {
   photo_pass?: number;
   /** Read the rest: AI requests of the last pass that were answered (what it is billed for). */
   pass_request_count?: number;
+  /** Set while the job runs a follow-up pass (read the rest): it ends complete again, even on failure. */
+  follow_up_pass?: boolean;
   /** Read the rest: the charge round spent up front for the running pass, or null when it was not charged. */
   pass_charge_round?: number | null;
   /** Read the rest: the last pass whose credits were added to the job's billed credits (once per pass). */

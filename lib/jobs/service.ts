@@ -15,7 +15,7 @@ import { settings } from '../config';
 import { teamFeatures } from '../features/components';
 import { conflict, serviceUnavailable } from '../http/errors';
 import { startJob } from '../orchestrator/engine';
-import { pipelineForSource } from '../pipelines';
+import { pipelineRefForSource } from '../pipelines/catalog';
 import { countPhotoAiRequests } from '../photos/requests';
 import { roomItemCountByJob } from '../rooms/counts';
 import { loadJobForTeam, loadRoomForTeam } from '../tenancy/scope';
@@ -83,7 +83,7 @@ export async function processJobFor(identity: Identity, jobId: string) {
   if (!STARTABLE_STATUSES.includes(job.status)) {
     throw conflict(isProcessing(job.status) ? 'The job is already being processed.' : `A ${job.status} job cannot be processed.`);
   }
-  const pipeline = pipelineForSource(job.source_type);
+  const pipeline = pipelineRefForSource(job.source_type);
   if (!pipeline) throw serviceUnavailable(`Processing ${job.source_type} jobs is not available in this deployment yet. Nothing was charged.`);
   requireMeasured(job);
   const { enterprise } = await teamFeatures(identity.team.id);

@@ -23,7 +23,7 @@ import { getJob, isProcessing, STARTABLE_STATUSES, updateJob, type Job } from '.
 import { JobLog } from '../jobs/logs';
 import { logger } from '../observability/logger';
 import { dispatch } from '../queue/dispatch';
-import { getPipeline, type PipelineDefinition, type StageContext, type StageDefinition } from './pipeline';
+import { getPipeline, refOf, type PipelineDefinition, type PipelineRef, type StageContext, type StageDefinition } from './pipeline';
 import { handlePossibleInterruption } from './recovery';
 import { completeJob, failJob, PipelineFailure } from './terminal';
 
@@ -53,8 +53,8 @@ function stageOf(pipeline: PipelineDefinition, name: string): { def: StageDefini
  * Starts (or restarts) a job on a pipeline: status pending, a fresh run, the
  * first stage queued. Returns null when the job is not in a startable state.
  */
-export async function startJob(job: Job, pipeline: PipelineDefinition, extra: Partial<Job> = {}): Promise<Job | null> {
-  const first = pipeline.stages[0];
+export async function startJob(job: Job, definition: PipelineDefinition | PipelineRef, extra: Partial<Job> = {}): Promise<Job | null> {
+  const pipeline = refOf(definition);
   const now = new Date().toISOString();
   const started = await updateJob(job.id, {
     // A follow-up pass starts from a complete job and keeps its earlier stage timings.
@@ -66,8 +66,9 @@ export async function startJob(job: Job, pipeline: PipelineDefinition, extra: Pa
       progress_pct: 0,
       error_message: null,
       pipeline: pipeline.name,
+      follow_up_pass: pipeline.followUp,
       run_id: randomUUID(),
-      ...queuedStage(first.name),
+      ...queuedStage(pipeline.firstStage),
       ...(pipeline.followUp ? {} : { stage_timings: {} }),
       started_at: now,
       finished_at: null,

@@ -38,30 +38,37 @@ export interface CompletionSummary {
   minutes: number;
 }
 
-/**
- * A pass over a job that has already finished (read the rest): it starts from
- * complete and ends there again. Its credits are added to the job's billed
- * credits instead of finalizing them, no chat message is posted, and a failed pass leaves the job complete with
- * its items, instead of in error.
- */
-export interface FollowUpPass {
-  /** Names the pass its credits are recorded under (once per pass). */
-  passKey(job: Job): string;
-  /** After the pass failed and the job is complete again: undo its charge. */
-  failed(job: Job, message: string): Promise<void>;
-}
-
 export interface PipelineDefinition {
   name: string;
   sourceType: SourceType;
-  /** Set for a follow-up pass; such a pipeline is never the one pipelineForSource picks. */
-  followUp?: FollowUpPass;
+  /**
+   * A pass over a job that has already finished (read the rest): it starts
+   * from complete and ends there again. Its credits are added to the job's
+   * billed credits instead of finalizing them, no chat message is posted, and
+   * a failed pass leaves the job complete with its items (and undoes only the
+   * pass's own charge, pass_charge_round). Never what pipelineForSource picks.
+   */
+  followUp?: boolean;
   stages: StageDefinition[];
   /** After the last stage: the totals billing is finalized with. Throwing fails the job. */
   complete(ctx: StageContext): Promise<CompletionSummary>;
   /** Before a restart after an interruption: clear partial results (e.g. items) of the interrupted run. */
   clearPartialResults?(job: Job): Promise<void>;
 }
+
+/**
+ * What starting a job on a pipeline needs to know. HTTP handlers start jobs
+ * from these (lib/pipelines/catalog.ts) without loading any stage code.
+ */
+export interface PipelineRef {
+  name: string;
+  sourceType: SourceType;
+  firstStage: string;
+  followUp: boolean;
+}
+
+export const refOf = (p: PipelineDefinition | PipelineRef): PipelineRef =>
+  'stages' in p ? { name: p.name, sourceType: p.sourceType, firstStage: p.stages[0].name, followUp: Boolean(p.followUp) } : p;
 
 const registry = new Map<string, PipelineDefinition>();
 

@@ -13,7 +13,7 @@ import { archiveLog, JobLog } from '../jobs/logs';
 import { logger } from '../observability/logger';
 import { getTeam } from '../teams/team';
 import { getUser } from '../users/user';
-import { getPipeline, type FollowUpPass, type PipelineDefinition } from './pipeline';
+import type { PipelineDefinition } from './pipeline';
 
 /** A failure a pipeline reports with a message meant for the user (e.g. every AI call failed). */
 export class PipelineFailure extends Error {
@@ -33,7 +33,8 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
     return;
   }
   // Billing is recorded in the same write as the status, so a complete job is never seen unbilled.
-  const billing = pipeline.followUp ? passCompletionBilling(summary, pipeline.followUp.passKey(job)) : completionBilling(summary);
+  // A pass is billed once per run: its run id names it.
+  const billing = pipeline.followUp ? passCompletionBilling(summary, `pass:${job.run_id}`) : completionBilling(summary);
   const done = await updateJob(job.id, {
     expectStatus: PROCESSING_STATUSES,
     set: { ...billing.set, status: 'complete', current_stage: 'Complete', progress_pct: 100, finished_at: new Date().toISOString(), items_found: summary.items_found, stage_state: 'done' },
@@ -43,7 +44,7 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
   });
   if (!done) return;
   await addFinalizedSpend(done, billing.credits);
-  logger.info('billing finalized', { job_id: job.id, credits: billing.credits, pass: pipeline.followUp ? pipeline.followUp.passKey(job) : null });
+  logger.info('billing finalized', { job_id: job.id, credits: billing.credits, follow_up_pass: Boolean(pipeline.followUp) });
   if (pipeline.followUp) {
     await log.info(`Pass complete: ${summary.items_found} items, ${summary.credits} credits`);
     await archiveLog(job.id).catch((err) => logger.error('job log archive failed', { job_id: job.id, error: String(err) }));
@@ -59,8 +60,7 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
  * (already finished, or another run owns it).
  */
 export async function failJob(job: Job, message: string): Promise<Job | null> {
-  const pipeline = job.pipeline ? getPipeline(job.pipeline) : undefined;
-  if (pipeline?.followUp) return failPass(job, pipeline.followUp, message);
+  if (job.follow_up_pass) return failPass(job, message);
   const failed = await updateJob(job.id, {
     expectStatus: PROCESSING_STATUSES,
     set: { status: 'error', error_message: message, current_stage: 'Failed', finished_at: new Date().toISOString(), stage_state: 'done', stage_runner: null },
@@ -75,7 +75,7 @@ export async function failJob(job: Job, message: string): Promise<Job | null> {
 }
 
 /** A failed follow-up pass: the job is complete again with the items it had, and the pass's charge is undone. */
-async function failPass(job: Job, pass: FollowUpPass, message: string): Promise<Job | null> {
+async function failPass(job: Job, message: string): Promise<Job | null> {
   const back = await updateJob(job.id, {
     expectStatus: PROCESSING_STATUSES,
     set: { status: 'complete', current_stage: 'Complete', progress_pct: 100, last_pass_error: message, finished_at: new Date().toISOString(), stage_state: 'done', stage_runner: null },
@@ -83,7 +83,8 @@ async function failPass(job: Job, pass: FollowUpPass, message: string): Promise<
     values: { ':run': job.run_id },
   });
   if (!back) return null;
-  await pass.failed(back, message);
+  // Only the pass's own charge is undone; the job's earlier charge stands for the items it made.
+  if (back.pass_charge_round && back.billing_rounds === back.pass_charge_round) await refundJob(back);
   await new JobLog(job.id).error(message);
   await archiveLog(job.id).catch((err) => logger.error('job log archive failed', { job_id: job.id, error: String(err) }));
   return back;

@@ -1,12 +1,11 @@
 /**
  * The pipelines this deployment runs, registered with the orchestrator.
- * Everything that starts or runs jobs (the process and read-the-rest
- * endpoints, the stage and unit workers) imports this module; the video and
- * audio pipelines join here when they exist.
+ * Everything that runs jobs (the stage and unit workers, the watchdog)
+ * imports this module; HTTP handlers start jobs from lib/pipelines/catalog.ts
+ * instead. The video and audio pipelines join both when they exist.
  */
-import { pipelineForSource, registerPipeline } from '../orchestrator/pipeline';
+import { registerPipeline } from '../orchestrator/pipeline';
 import { photoPipeline, readTheRestPipeline } from './photo/pipeline';
 
-for (const pipeline of [photoPipeline, readTheRestPipeline]) registerPipeline(pipeline);
-
-export { pipelineForSource, photoPipeline, readTheRestPipeline };
+export const PIPELINES = [photoPipeline, readTheRestPipeline];
+for (const pipeline of PIPELINES) registerPipeline(pipeline);

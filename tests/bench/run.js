@@ -7,7 +7,12 @@
  * Exits non-zero when a benchmark fails its bound or errors.
  *
  *   npm run bench                       # all benchmarks
- *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator)
+ *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator, photos)
+ *
+ * The service is pointed at a fake AI gateway on a port chosen here
+ * (OPENROUTER_BASE_URL, OPENROUTER_API_KEY); an entry that makes AI calls
+ * starts the fake itself on BENCH_FAKE_GATEWAY_PORT with BENCH_FAKE_GATEWAY_KEY.
+ * Billing stays off (no billing settings).
  */
 const { spawn } = require('node:child_process');
 const { mkdtempSync, mkdirSync, rmSync } = require('node:fs');
@@ -20,9 +25,11 @@ const { startLocalService } = require('../../localstack/service.js');
 const root = path.join(__dirname, '..', '..');
 const RESULT_PREFIX = 'BENCH_RESULT ';
 const BENCH_JWT_SECRET = 'bench-claims-platform-secret-0123456789';
+const BENCH_GATEWAY_KEY = 'bench-ai-gateway-key';
 const BENCHMARKS = [
   { id: 'upload', entry: 'upload.ts', title: '(a) presigned upload 1 GiB' },
   { id: 'orchestrator', entry: 'orchestrator.ts', title: '(b) orchestrator fan-out' },
+  { id: 'photos', entry: 'photo-pipeline.ts', title: '(c) photo pipeline 500 photos' },
 ];
 
 function freePort() {
@@ -104,6 +111,7 @@ async function main() {
   const output = [];
   const started = Date.now();
   process.stdout.write('starting the local stack (stage bench)…\n');
+  const gatewayPort = await freePort();
   let service;
   try {
     service = await startLocalService({
@@ -118,6 +126,9 @@ async function main() {
         // Keep a developer's checkout .env and machine file out of the bench service.
         MACHINE_SETTINGS_FILE: '/nonexistent/contents-inventory-settings.env',
         DOTENV_FILE: '/nonexistent/.env',
+        // The fake AI gateway an entry starts on this port (tests/fakes/ai-gateway-server.ts).
+        OPENROUTER_BASE_URL: `http://127.0.0.1:${gatewayPort}/api/v1`,
+        OPENROUTER_API_KEY: BENCH_GATEWAY_KEY,
       },
       log: (line) => output.push(line),
       onOfflineOutput: (chunk) => {
@@ -146,7 +157,7 @@ async function main() {
   process.once('SIGTERM', onSignal);
   try {
     for (const bench of files) {
-      const env = { ...process.env, ...service.env, BENCH_SERVICE_URL: service.url };
+      const env = { ...process.env, ...service.env, BENCH_SERVICE_URL: service.url, BENCH_FAKE_GATEWAY_PORT: String(gatewayPort), BENCH_FAKE_GATEWAY_KEY: BENCH_GATEWAY_KEY };
       results.push({ title: bench.title, ...(await runChild(bench.outfile, env, bench.id)) });
     }
   } finally {

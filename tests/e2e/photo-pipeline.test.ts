@@ -305,19 +305,22 @@ describe('photo pipeline: output budget, truncation and read the rest', () => {
 });
 
 describe('photo pipeline: gateway failures and billing', () => {
-  it('retries a 5xx, a timeout-free empty 200 and a 429, and counts every attempt', async () => {
+  it('retries every transient gateway failure (5xx, 429, timeout, empty, no content, reset) and counts every attempt', async () => {
     const { client, room } = await team();
     const t = tag();
-    const name = `retry-${t}.jpg`;
-    await gateway.script(name, [{ items: [item('Desk')] }]);
-    await gateway.failNext('503', 1, name);
-    await gateway.failNext('empty', 1, name);
-    await gateway.failNext('429', 1, name);
-    const { jobId } = await photoJob(client, room.id, [await photo()], [name]);
+    const first = `retry-a-${t}.jpg`;
+    const second = `retry-b-${t}.jpg`;
+    await gateway.script(first, [{ items: [item('Desk')] }]);
+    await gateway.script(second, [{ items: [item('Office chair')] }]);
+    // Three failures each, then an answer: within the four attempts of a request.
+    for (const mode of ['503', 'empty', '429'] as const) await gateway.failNext(mode, 1, first);
+    for (const mode of ['timeout', 'no-content', 'reset'] as const) await gateway.failNext(mode, 1, second);
+    const { jobId } = await photoJob(client, room.id, [await photo(), await photo(160, 120, 3)], [first, second]);
     await startProcessing(client, jobId);
     const job = await waitForStatus(client, jobId, ['complete', 'error']);
-    expect(job).toMatchObject({ status: 'complete', photo_request_count: 1, ai_api_calls: 4, billed_cost_usd: 1 });
-    expect((await inventory(client, jobId)).map((i) => i.name)).toEqual(['Desk']);
+    expect(job).toMatchObject({ status: 'complete', photo_request_count: 2, ai_api_calls: 8, billed_cost_usd: 2 });
+    expect((await inventory(client, jobId)).map((i) => i.name)).toEqual(['Desk', 'Office chair']);
+    expect((await gateway.requests(second)).map((r) => r.answered)).toEqual(['timeout', 'no-content', 'reset', 200]);
   });
 
   it('never bills a failed request: a job with one failed group completes and is billed for the rest', async () => {

@@ -14,7 +14,6 @@ import { settings } from '../../config';
 import { deleteObject } from '../../blob/objects';
 import { getClaim } from '../../claims/claim';
 import { jobCharge } from '../../billing/credits';
-import { refundJob } from '../../billing/prepaid';
 import { teamFeatures } from '../../features/components';
 import { autoApprovalRules, shouldAutoApprove } from '../../inventory/auto-approval';
 import { deleteJobItems, passBatchPrefix, saveItemBatch, setItemsApproved, type InventoryItem, type ItemDraft } from '../../inventory/items';
@@ -26,6 +25,7 @@ import { getRoom } from '../../rooms/room';
 import { effectivePrompts } from '../../settings/prompts';
 import { draftFromModel, sourceNoteLine } from './answer';
 import { callGroup } from './group-call';
+import { groupsWithPassLeft } from './passes';
 import { planGroups, type PlannedGroup } from './plan';
 import { aiCalls, getPlan, getResult, listResults, putPlan, putResult, type RunPlan } from './records';
 
@@ -180,10 +180,6 @@ export const photoPipeline: PipelineDefinition = {
 // Read the rest
 // ---------------------------------------------------------------------------
 
-/** Recorded groups that still have a pass left (spec: the ceiling is PHOTO_MAX_PASSES, counting the first call). */
-export function groupsWithPassLeft(job: Pick<Job, 'photo_truncated_groups'>, maxPasses = settings().PHOTO_MAX_PASSES): TruncatedGroup[] {
-  return (job.photo_truncated_groups ?? []).filter((g) => g.passes < maxPasses);
-}
 
 async function prepareReread(ctx: StageContext): Promise<StageOutcome> {
   const { job } = ctx;
@@ -231,11 +227,5 @@ export const readTheRestPipeline: PipelineDefinition = {
   async clearPartialResults(job) {
     await deleteJobItems(job.id, (job.photo_pass ?? 1) + 1);
   },
-  followUp: {
-    passKey: (job) => `pass${job.photo_pass}`,
-    async failed(job) {
-      // Only this pass's own charge is undone; the job's first charge stands for the items it made.
-      if (job.pass_charge_round && job.billing_rounds === job.pass_charge_round) await refundJob(job);
-    },
-  },
+  followUp: true,
 };

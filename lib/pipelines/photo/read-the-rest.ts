@@ -19,7 +19,8 @@ import { getJob, isProcessing, type Job } from '../../jobs/job';
 import { jobView } from '../../jobs/view';
 import { startJob } from '../../orchestrator/engine';
 import { loadJobForTeam } from '../../tenancy/scope';
-import { groupsWithPassLeft, readTheRestPipeline } from './pipeline';
+import { PHOTO_READ_THE_REST } from '../catalog';
+import { groupsWithPassLeft, tooDenseGroups } from './passes';
 
 export const TOO_DENSE_ADVICE = 'Some photos hold more items than one request can read, even after the last pass. Segment them (draw a box around each part) and process the segments.';
 
@@ -27,10 +28,6 @@ function requirePhotoJob(job: Job): void {
   if (job.source_type !== 'photo') throw conflict('Read the rest is only for photo jobs.');
 }
 
-function tooDense(job: Job): number[] {
-  const max = settings().PHOTO_MAX_PASSES;
-  return (job.photo_truncated_groups ?? []).filter((g) => g.passes >= max).map((g) => g.group_index);
-}
 
 async function passCharge(job: Job, groups: number) {
   const [features, claim] = await Promise.all([teamFeatures(job.team_id), getClaim(job.claim_id)]);
@@ -44,7 +41,7 @@ export async function readTheRestQuoteFor(identity: Identity, jobId: string) {
   const groups = groupsWithPassLeft(job);
   const charge = await passCharge(job, groups.length);
   const balance = await teamCreditsBalance(identity.team);
-  const dense = tooDense(job);
+  const dense = tooDenseGroups(job);
   return {
     job_id: job.id,
     groups: groups.length,
@@ -66,10 +63,10 @@ export async function readTheRestFor(identity: Identity, jobId: string) {
   requirePhotoJob(job);
   if (job.status !== 'complete') throw conflict(isProcessing(job.status) ? 'The job is being processed; wait for it to finish.' : 'Read the rest is only for complete photo jobs.');
   const groups = groupsWithPassLeft(job);
-  if (groups.length === 0) throw conflict(tooDense(job).length ? `Nothing is left to read that another pass could reach. ${TOO_DENSE_ADVICE}` : 'Every photo was read completely; there is nothing left to read.');
+  if (groups.length === 0) throw conflict(tooDenseGroups(job).length ? `Nothing is left to read that another pass could reach. ${TOO_DENSE_ADVICE}` : 'Every photo was read completely; there is nothing left to read.');
   const charge = await passCharge(job, groups.length);
   const charged = await chargeJobUpFront({ job, team: identity.team, user: identity.user, credits: charge.credits });
-  const started = await startJob(charged.job, readTheRestPipeline, { pass_charge_round: charged.charged ? charged.job.billing_rounds : null, last_pass_error: null, pass_request_count: 0 });
+  const started = await startJob(charged.job, PHOTO_READ_THE_REST, { pass_charge_round: charged.charged ? charged.job.billing_rounds : null, last_pass_error: null, pass_request_count: 0 });
   if (!started) {
     // A racing request started the pass on the same charge round; refund only if nothing runs on it.
     const now = await getJob(job.id);

@@ -1,0 +1,19 @@
+/**
+ * The pipelines of this deployment by name, as the HTTP side starts them:
+ * without their stage code (which loads sharp and the AI client), so the
+ * process and read-the-rest handlers stay small. lib/pipelines/index.ts
+ * registers the full declarations for the workers; a unit test keeps the two
+ * in step.
+ */
+import type { SourceType } from '../jobs/job';
+import type { PipelineRef } from '../orchestrator/pipeline';
+
+export const PHOTO_PIPELINE: PipelineRef = { name: 'photo', sourceType: 'photo', firstStage: 'analyze', followUp: false };
+export const PHOTO_READ_THE_REST: PipelineRef = { name: 'photo-read-the-rest', sourceType: 'photo', firstStage: 'reread', followUp: true };
+
+export const PIPELINE_CATALOG: readonly PipelineRef[] = [PHOTO_PIPELINE, PHOTO_READ_THE_REST];
+
+/** The pipeline that processes a job of this source type, when this deployment has one. */
+export function pipelineRefForSource(sourceType: SourceType): PipelineRef | undefined {
+  return PIPELINE_CATALOG.find((p) => p.sourceType === sourceType && !p.followUp);
+}
