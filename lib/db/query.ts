@@ -31,3 +31,23 @@ function withoutExpressions(options: Partial<QueryCommandInput>) {
   void ExpressionAttributeValues;
   return rest;
 }
+
+/** Every row of one partition whose sort key starts with `skPrefix` (all rows when empty), in sort-key order, keys stripped. */
+export async function queryPartition<T>(pk: string, skPrefix = '', options: { consistent?: boolean } = {}): Promise<T[]> {
+  const out: T[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: skPrefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk, ...(skPrefix ? { ':prefix': skPrefix } : {}) },
+        ConsistentRead: options.consistent ?? false,
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) out.push(withoutKeys(item) as T);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return out;
+}

@@ -13,9 +13,10 @@
  * Recording is best-effort: a failure is logged and never fails the call.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import { keys, withoutKeys } from '../db/keys';
+import { queryPartition } from '../db/query';
+import { keys } from '../db/keys';
 import { updateJob } from '../jobs/job';
 import { logger } from '../observability/logger';
 import type { AiCallRecord, AiFailureKind } from './ai-gateway';
@@ -117,20 +118,5 @@ export async function recordAiCall(call: AiCallRecord): Promise<void> {
 
 /** A job's AI request records, oldest first. */
 export async function listAiRequests(jobId: string): Promise<AiRequestRecord[]> {
-  const out: AiRequestRecord[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.aiRequest(jobId, '', '').pk },
-        ScanIndexForward: true,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) out.push(withoutKeys(item) as unknown as AiRequestRecord);
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return out;
+  return queryPartition<AiRequestRecord>(keys.aiRequest(jobId, '', '').pk);
 }

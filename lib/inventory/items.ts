@@ -15,11 +15,11 @@
  *   runs again after a crash writes the same items with the same numbers.
  */
 import { createHash } from 'node:crypto';
-import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { deleteKeys, partitionKeys } from '../db/batch';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteKeys, partitionKeys, putRows } from '../db/batch';
 import { db, isTransactionCanceled, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
-import { queryAll } from '../db/query';
+import { indexes, keys } from '../db/keys';
+import { queryAll, queryPartition } from '../db/query';
 import { photoUrl } from '../photos/view';
 
 /** Confidence below this flags an item for review (Processing rules 2). */
@@ -255,17 +255,6 @@ export async function allocateItemNumbers(claimId: string, jobId: string, batchK
 // Writing and reading
 // ---------------------------------------------------------------------------
 
-async function batchPut(rows: Record<string, unknown>[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 25) {
-    let requests = rows.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-    for (let attempt = 0; requests.length > 0; attempt++) {
-      const { UnprocessedItems } = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-      requests = (UnprocessedItems?.[tableName()] ?? []) as typeof requests;
-      if (requests.length > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-    }
-  }
-}
-
 /**
  * Saves a pipeline's items with the next numbers of the claim, in draft
  * order. Idempotent per (job, batchKey): running it again writes the same ids
@@ -281,7 +270,7 @@ export async function saveItemBatch(
 ): Promise<InventoryItem[]> {
   const range = await allocateItemNumbers(job.claim_id, job.id, batchKey, drafts.length);
   const built = drafts.map((draft, i) => newItem(draft, { id: derivedId(job.id, batchKey, i), job, roomName, itemNumber: range.first + i, pass }, now));
-  await batchPut(built.flatMap(({ item, photos }) => [itemRow(item), ...photos.map(photoRow)]));
+  await putRows(built.flatMap(({ item, photos }) => [itemRow(item), ...photos.map(photoRow)]));
   return built.map((b) => b.item);
 }
 
@@ -304,21 +293,7 @@ export async function listJobItems(jobId: string): Promise<InventoryItem[]> {
 }
 
 export async function listItemPhotos(itemId: string): Promise<ItemPhoto[]> {
-  const out: ItemPhoto[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :photo)',
-        ExpressionAttributeValues: { ':pk': keys.item(itemId).pk, ':photo': 'PHOTO#' },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const row of page.Items ?? []) out.push(withoutKeys(row) as unknown as ItemPhoto);
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return out.sort((a, b) => a.ordering - b.ordering);
+  return (await queryPartition<ItemPhoto>(keys.item(itemId).pk, 'PHOTO#')).sort((a, b) => a.ordering - b.ordering);
 }
 
 /** Deletes the job's items made by one pass (and their photo rows), e.g. the partial results of an interrupted run. */

@@ -171,7 +171,7 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
     });
     if (!fanning) return; // the lease was lost (taken over after expiry); the new owner carries on
     await ctx.log.info(`Stage ${stage.def.name}: ${outcome.units} units, ${inFlight} at a time`);
-    for (let index = 0; index < inFlight; index++) await sendUnit(fanning, index);
+    await Promise.all(Array.from({ length: inFlight }, (_, index) => sendUnit(fanning, index)));
     return;
   }
   await advance(claimed, pipeline, stage.index, { runner, set: outcome.set });

@@ -26,6 +26,10 @@ import type { GroupResult, RunPlan } from './records';
 
 /** The group's JPEG as stored: re-encoded (or cropped, for a segment) on demand if the background worker has not yet. */
 async function groupJpeg(job: Job, photo: PlannedPhoto): Promise<Buffer> {
+  if (photo.normalized) {
+    const stored = await readObject(photo.key);
+    if (stored) return stored.body;
+  }
   const row = await getStagedPhoto(job.id, photo.index);
   if (row && !row.normalized) {
     if (photo.is_segment) {
@@ -44,11 +48,13 @@ async function groupJpeg(job: Job, photo: PlannedPhoto): Promise<Buffer> {
 export async function callGroup(job: Job, plan: RunPlan, group: PlannedGroup, log: JobLog, client = AiGatewayClient.fromSettings()): Promise<GroupResult> {
   const config = settings();
   const { resizeForModel } = await import('../../media/images');
-  const images: (VisionImage & { width: number; height: number })[] = [];
-  for (let i = 0; i < group.photos.length; i++) {
-    const resized = await resizeForModel(await groupJpeg(job, group.photos[i]), { maxPixels: config.PHOTO_IMAGE_MAX_PIXELS, maxLongEdge: config.PHOTO_IMAGE_MAX_LONG_EDGE });
-    images.push({ label: imageLabel(group, i), jpeg: resized.jpeg, width: resized.width, height: resized.height });
-  }
+  // The group's photos are fetched and resized together: reads overlap with sharp's thread pool.
+  const images: (VisionImage & { width: number; height: number })[] = await Promise.all(
+    group.photos.map(async (photo, i) => {
+      const resized = await resizeForModel(await groupJpeg(job, photo), { maxPixels: config.PHOTO_IMAGE_MAX_PIXELS, maxLongEdge: config.PHOTO_IMAGE_MAX_LONG_EDGE });
+      return { label: imageLabel(group, i), jpeg: resized.jpeg, width: resized.width, height: resized.height };
+    }),
+  );
   const system = systemPrompt(group.prompt === 'merged' ? plan.prompts.merged : plan.prompts.unmerged);
   const text = userText(group);
   const budget = outputBudget({ texts: [system, text, ...images.map((i) => i.label)], images }, config);

@@ -20,6 +20,8 @@ export interface PlannedPhoto {
   key: string;
   original_filename: string;
   is_segment: boolean;
+  /** Its JPEG was stored when the run started (else the unit makes it first). */
+  normalized: boolean;
 }
 
 export interface PlannedGroup {
@@ -42,7 +44,7 @@ export interface PlannedGroup {
 type PlanPhoto = Pick<
   StagedPhoto,
   'index' | 'filename' | 'key' | 'original_filename' | 'group_index' | 'is_segment' | 'manual_name' | 'quantity' | 'deleted' | 'source_description'
-> & { hidden_by_segments?: boolean | null; segment_of?: number | null };
+> & { normalized?: boolean } & { hidden_by_segments?: boolean | null; segment_of?: number | null };
 
 export const isVisible = (photo: PlanPhoto) => !photo.deleted && !photo.hidden_by_segments;
 
@@ -82,7 +84,7 @@ export function planGroups(photos: PlanPhoto[]): PlannedGroup[] {
         kind: name ? 'described' : 'ai',
         prompt: isSegment || members.length > 1 ? 'merged' : 'unmerged',
         is_segment: isSegment,
-        photos: members.map((m) => ({ index: m.index, filename: m.filename, key: m.key, original_filename: m.original_filename, is_segment: m.is_segment })),
+        photos: members.map((m) => ({ index: m.index, filename: m.filename, key: m.key, original_filename: m.original_filename, is_segment: m.is_segment, normalized: Boolean(m.normalized) })),
         manual_name: name,
         quantity,
         notes: mergeNotes(members.map((m) => m.source_description)),

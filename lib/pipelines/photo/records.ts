@@ -4,9 +4,10 @@
  * group that reached the AI. Both are keyed by run, so a restarted run never
  * reads an interrupted run's results.
  */
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../../db/client';
 import { withoutKeys } from '../../db/keys';
+import { queryPartition } from '../../db/query';
 import type { ModelItem } from './answer';
 import type { PlannedGroup } from './plan';
 
@@ -74,23 +75,6 @@ export async function getResult(jobId: string, runId: string, group: number): Pr
 }
 
 export async function listResults(jobId: string, runId: string): Promise<Map<number, GroupResult>> {
-  const out = new Map<number, GroupResult>();
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': `JOB#${jobId}`, ':prefix': resultPrefix(runId) },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const row of page.Items ?? []) {
-      const result = withoutKeys(row) as unknown as GroupResult;
-      out.set(result.group_index, result);
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return out;
+  const results = await queryPartition<GroupResult>(`JOB#${jobId}`, resultPrefix(runId), { consistent: true });
+  return new Map(results.map((r) => [r.group_index, r]));
 }
