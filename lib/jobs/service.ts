@@ -10,9 +10,8 @@ import { chargeJobUpFront, refundJob } from '../billing/prepaid';
 import { teamCreditsBalance } from '../billing/summary';
 import { deletePrefix } from '../blob/client';
 import { blobKeys } from '../blob/keys';
-import { getClaim } from '../claims/claim';
 import { settings } from '../config';
-import { teamFeatures } from '../features/components';
+import { chargeExemptions } from '../billing/exemptions';
 import { conflict, serviceUnavailable } from '../http/errors';
 import { startJob } from '../orchestrator/engine';
 import { pipelineRefForSource } from '../pipelines/catalog';
@@ -39,11 +38,10 @@ export async function listRoomJobsFor(identity: Identity, roomId: string) {
 }
 
 /** What processing the job would cost now: the spec's credit rules with enterprise and training applied. */
-async function chargeFor(job: Job, enterprise: boolean): Promise<JobCharge & { photoRequests: number }> {
-  const claim = await getClaim(job.claim_id);
-  const photoRequests = job.source_type === 'photo' ? await countPhotoAiRequests(job.id) : 0;
-  const charge = jobCharge({ sourceType: job.source_type, durationSeconds: job.duration, photoRequests, enterprise, training: Boolean(claim?.is_training) });
-  return { ...charge, photoRequests };
+async function chargeFor(job: Job): Promise<JobCharge & { photoRequests: number; enterprise: boolean }> {
+  const [exemptions, photoRequests] = await Promise.all([chargeExemptions(job), job.source_type === 'photo' ? countPhotoAiRequests(job.id) : 0]);
+  const charge = jobCharge({ sourceType: job.source_type, durationSeconds: job.duration, photoRequests, ...exemptions });
+  return { ...charge, photoRequests, enterprise: exemptions.enterprise };
 }
 
 function requireMeasured(job: Job): void {
@@ -56,8 +54,7 @@ function requireMeasured(job: Job): void {
 export async function quoteJobFor(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   requireMeasured(job);
-  const { enterprise } = await teamFeatures(identity.team.id);
-  const charge = await chargeFor(job, enterprise);
+  const charge = await chargeFor(job);
   const balance = await teamCreditsBalance(identity.team);
   return {
     job_id: job.id,
@@ -66,7 +63,7 @@ export async function quoteJobFor(identity: Identity, jobId: string) {
     blocks: charge.blocks,
     duration: job.duration,
     photo_requests: charge.photoRequests,
-    enterprise,
+    enterprise: charge.enterprise,
     billing_enabled: balance.billing_enabled,
     credits_balance: balance.credits_balance,
     buy_url: balance.buy_credits_url,
@@ -86,8 +83,7 @@ export async function processJobFor(identity: Identity, jobId: string) {
   const pipeline = pipelineRefForSource(job.source_type);
   if (!pipeline) throw serviceUnavailable(`Processing ${job.source_type} jobs is not available in this deployment yet. Nothing was charged.`);
   requireMeasured(job);
-  const { enterprise } = await teamFeatures(identity.team.id);
-  const charge = await chargeFor(job, enterprise);
+  const charge = await chargeFor(job);
   const charged = await chargeJobUpFront({ job, team: identity.team, user: identity.user, credits: charge.credits });
   const started = await startJob(charged.job, pipeline);
   if (!started) {

@@ -47,7 +47,7 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
   logger.info('billing finalized', { job_id: job.id, credits: billing.credits, follow_up_pass: Boolean(pipeline.followUp) });
   if (pipeline.followUp) {
     await log.info(`Pass complete: ${summary.items_found} items, ${summary.credits} credits`);
-    await archiveLog(job.id).catch((err) => logger.error('job log archive failed', { job_id: job.id, error: String(err) }));
+    await archiveLogSafely(job.id);
     return;
   }
   await log.info(`Complete: ${summary.items_found} items, ${summary.credits} credits`);
@@ -86,13 +86,18 @@ async function failPass(job: Job, message: string): Promise<Job | null> {
   // Only the pass's own charge is undone; the job's earlier charge stands for the items it made.
   if (back.pass_charge_round && back.billing_rounds === back.pass_charge_round) await refundJob(back);
   await new JobLog(job.id).error(message);
-  await archiveLog(job.id).catch((err) => logger.error('job log archive failed', { job_id: job.id, error: String(err) }));
+  await archiveLogSafely(job.id);
   return back;
+}
+
+/** Every terminal path archives the log; a failed archive never breaks the job. */
+async function archiveLogSafely(jobId: string): Promise<void> {
+  await archiveLog(jobId).catch((err) => logger.error('job log archive failed', { job_id: jobId, error: String(err) }));
 }
 
 /** Archive the log and post to chat; neither may break the job. */
 async function afterTerminal(job: Job, outcome: { outcome: 'success'; credits: number } | { outcome: 'failure'; error: string }): Promise<void> {
-  await archiveLog(job.id).catch((err) => logger.error('job log archive failed', { job_id: job.id, error: String(err) }));
+  await archiveLogSafely(job.id);
   try {
     const [team, user] = await Promise.all([getTeam(job.team_id), getUser(job.created_by_user_id)]);
     await postJobOutcome({

@@ -28,6 +28,7 @@
  *     POST /__fake/reset
  *   tests/support/fake-gateway.ts is a client for it.
  */
+import { readText, sendJson } from './http';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -243,18 +244,8 @@ export async function startFakeAiGateway(options: { apiKey?: string; latencyMs?:
     maxInFlight = inFlight;
   }
 
-  function send(res: ServerResponse, status: number, body: unknown) {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-    return status;
-  }
-
-  async function readBody(req: IncomingMessage): Promise<string> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  }
+  const send = sendJson;
+  const readBody = readText;
 
   function takeFailure(record: Pick<RecordedAiRequest, 'text' | 'labels'>): FailureMode | null {
     const index = failures.findIndex((f) => !f.match || matches(record, f.match));

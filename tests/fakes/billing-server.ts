@@ -25,6 +25,7 @@
  *   POST /__fake/fail {mode, count, team_id?} (team_id: only that team's calls fail),
  *   GET /__fake/requests?team_id= (that team's calls, in order).
  */
+import { readText, sendJson } from './http';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -102,17 +103,10 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
     return true;
   }
 
-  function send(res: ServerResponse, status: number, body: unknown) {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-    res.end(text);
-    return status;
-  }
+  const send = sendJson;
 
   async function readBody(req: IncomingMessage): Promise<any> {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const text = await readText(req);
     if (!text) return null;
     try {
       return JSON.parse(text);

@@ -12,9 +12,8 @@
  */
 import { settings } from '../../config';
 import { deleteObject } from '../../blob/objects';
-import { getClaim } from '../../claims/claim';
 import { jobCharge } from '../../billing/credits';
-import { teamFeatures } from '../../features/components';
+import { chargeExemptions } from '../../billing/exemptions';
 import { autoApprovalRules, shouldAutoApprove } from '../../inventory/auto-approval';
 import { deleteJobItems, passBatchPrefix, saveItemBatch, setItemsApproved, type InventoryItem, type ItemDraft } from '../../inventory/items';
 import type { Job, TruncatedGroup } from '../../jobs/job';
@@ -91,10 +90,10 @@ function describedDraft(group: PlannedGroup): ItemDraft {
 
 interface Synthesis {
   saved: InventoryItem[];
-  succeeded: number;
-  calls: number;
+  /** Groups whose AI call was answered (billed and counted). */
+  answered: Set<number>;
   truncated: TruncatedGroup[];
-  reread: Set<number>;
+  pass: number;
 }
 
 /** Turns the plan and the recorded answers into saved items, in group order. */
@@ -131,7 +130,7 @@ async function synthesize(ctx: StageContext): Promise<Synthesis> {
   const saved = await saveItemBatch(job, room?.name ?? null, `${passBatchPrefix(plan.pass)}${plan.run_id}`, plan.pass, drafts);
   await autoApprove(ctx, saved);
   await ctx.log.info(`Saved ${saved.length} item(s); ${succeeded.length}/${calls.length} AI request(s) answered; ${truncated.length} group(s) cut short`);
-  return { saved, succeeded: succeeded.length, calls: calls.length, truncated, reread: new Set(calls.map((g) => g.group_index)) };
+  return { saved, answered: new Set(succeeded.map((g) => g.group_index)), truncated, pass: plan.pass };
 }
 
 function emptyModelItem() {
@@ -148,8 +147,7 @@ async function autoApprove(ctx: StageContext, items: InventoryItem[]): Promise<v
 }
 
 async function credits(job: Job, requests: number): Promise<{ credits: number; blocks: number; minutes: number }> {
-  const [features, claim] = await Promise.all([teamFeatures(job.team_id), getClaim(job.claim_id)]);
-  return jobCharge({ sourceType: 'photo', photoRequests: requests, enterprise: features.enterprise, training: Boolean(claim?.is_training) });
+  return jobCharge({ sourceType: 'photo', photoRequests: requests, ...(await chargeExemptions(job)) });
 }
 
 export const photoPipeline: PipelineDefinition = {
@@ -164,7 +162,7 @@ export const photoPipeline: PipelineDefinition = {
       progress: [85, 100],
       async run(ctx) {
         const s = await synthesize(ctx);
-        return { kind: 'next', set: { photo_request_count: s.succeeded, photo_truncated_groups: s.truncated, items_found: s.saved.length, photo_pass: 1 } };
+        return { kind: 'next', set: { photo_request_count: s.answered.size, photo_truncated_groups: s.truncated, items_found: s.saved.length, photo_pass: 1 } };
       },
     },
   ],
@@ -179,7 +177,6 @@ export const photoPipeline: PipelineDefinition = {
 // ---------------------------------------------------------------------------
 // Read the rest
 // ---------------------------------------------------------------------------
-
 
 async function prepareReread(ctx: StageContext): Promise<StageOutcome> {
   const { job } = ctx;
@@ -203,19 +200,17 @@ export const readTheRestPipeline: PipelineDefinition = {
       progress: [85, 100],
       async run(ctx) {
         const s = await synthesize(ctx);
-        const plan = await requirePlan(ctx.job);
         // Groups re-read and answered leave the list unless cut short again; failed ones keep their entry for another try.
-        const answered = new Set([...(await listResults(ctx.job.id, plan.run_id)).values()].filter((r) => r.outcome === 'ok').map((r) => r.group_index));
-        const kept = (ctx.job.photo_truncated_groups ?? []).filter((g) => !answered.has(g.group_index));
+        const kept = (ctx.job.photo_truncated_groups ?? []).filter((g) => !s.answered.has(g.group_index));
         const truncated = [...kept, ...s.truncated].sort((a, b) => a.group_index - b.group_index);
         return {
           kind: 'next',
           set: {
-            photo_request_count: (ctx.job.photo_request_count ?? 0) + s.succeeded,
-            pass_request_count: s.succeeded,
+            photo_request_count: (ctx.job.photo_request_count ?? 0) + s.answered.size,
+            pass_request_count: s.answered.size,
             photo_truncated_groups: truncated,
             items_found: (ctx.job.items_found ?? 0) + s.saved.length,
-            photo_pass: plan.pass,
+            photo_pass: s.pass,
           },
         };
       },

@@ -5,10 +5,12 @@
  * prompt (several photos of one item, or a segment: exactly one item) or the
  * 'unmerged' prompt (one photo: any number of items).
  *
- * Visibility matches lib/photos/requests.ts (the quote and the charge count
- * the same groups): deleted photos and originals hidden by their segments
- * take no part.
+ * Which photos take part and which groups reach the AI are the rules of
+ * lib/photos (isVisiblePhoto, aiGroups), so the quote, the charge and the run
+ * count the same groups.
  */
+import { isVisiblePhoto } from '../../photos/grouping';
+import { aiGroups } from '../../photos/requests';
 import type { StagedPhoto } from '../../photos/staged-photo';
 
 /** Spec: a source note is appended to the user prompt, truncated at 1,200 characters. */
@@ -43,10 +45,9 @@ export interface PlannedGroup {
 
 type PlanPhoto = Pick<
   StagedPhoto,
-  'index' | 'filename' | 'key' | 'original_filename' | 'group_index' | 'is_segment' | 'manual_name' | 'quantity' | 'deleted' | 'source_description'
-> & { normalized?: boolean } & { hidden_by_segments?: boolean | null; segment_of?: number | null };
+  'index' | 'filename' | 'key' | 'original_filename' | 'group_index' | 'is_segment' | 'manual_name' | 'quantity' | 'deleted' | 'source_description' | 'hidden_by_segments'
+> & { normalized?: boolean; segment_of?: number | null };
 
-export const isVisible = (photo: PlanPhoto) => !photo.deleted && !photo.hidden_by_segments;
 
 /** De-duplicated notes (case- and space-insensitive), in order. */
 export function mergeNotes(notes: (string | null | undefined)[]): string[] {
@@ -66,7 +67,8 @@ export function mergeNotes(notes: (string | null | undefined)[]): string[] {
 /** The groups of a run, in group order. */
 export function planGroups(photos: PlanPhoto[]): PlannedGroup[] {
   const byGroup = new Map<number, PlanPhoto[]>();
-  for (const photo of photos.filter(isVisible).sort((a, b) => a.index - b.index)) {
+  const reachesAi = new Set(aiGroups(photos));
+  for (const photo of photos.filter(isVisiblePhoto).sort((a, b) => a.index - b.index)) {
     const list = byGroup.get(photo.group_index) ?? [];
     list.push(photo);
     byGroup.set(photo.group_index, list);
@@ -81,7 +83,7 @@ export function planGroups(photos: PlanPhoto[]): PlannedGroup[] {
       const isSegment = members.every((m) => m.is_segment);
       return {
         group_index,
-        kind: name ? 'described' : 'ai',
+        kind: reachesAi.has(group_index) ? 'ai' : 'described',
         prompt: isSegment || members.length > 1 ? 'merged' : 'unmerged',
         is_segment: isSegment,
         photos: members.map((m) => ({ index: m.index, filename: m.filename, key: m.key, original_filename: m.original_filename, is_segment: m.is_segment, normalized: Boolean(m.normalized) })),

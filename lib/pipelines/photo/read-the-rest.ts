@@ -9,11 +9,10 @@
 import type { Identity } from '../../auth/identity';
 import { recordActivity } from '../../activity/log';
 import { jobCharge } from '../../billing/credits';
+import { chargeExemptions } from '../../billing/exemptions';
 import { chargeJobUpFront, refundJob } from '../../billing/prepaid';
 import { teamCreditsBalance } from '../../billing/summary';
-import { getClaim } from '../../claims/claim';
 import { settings } from '../../config';
-import { teamFeatures } from '../../features/components';
 import { conflict } from '../../http/errors';
 import { getJob, isProcessing, type Job } from '../../jobs/job';
 import { jobView } from '../../jobs/view';
@@ -30,8 +29,8 @@ function requirePhotoJob(job: Job): void {
 
 
 async function passCharge(job: Job, groups: number) {
-  const [features, claim] = await Promise.all([teamFeatures(job.team_id), getClaim(job.claim_id)]);
-  return { enterprise: features.enterprise, ...jobCharge({ sourceType: 'photo', photoRequests: groups, enterprise: features.enterprise, training: Boolean(claim?.is_training) }) };
+  const exemptions = await chargeExemptions(job);
+  return { enterprise: exemptions.enterprise, ...jobCharge({ sourceType: 'photo', photoRequests: groups, ...exemptions }) };
 }
 
 /** GET /api/jobs/{id}/read-the-rest/quote: price (one credit per group re-read), groups, balance; charges nothing. */
