@@ -15,8 +15,8 @@ const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es
 const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)sx?$': swc, '^.+\\.mjs$': swc },
-  // @middy/* and jose are ESM only: let swc turn it into CommonJS for jest.
-  transformIgnorePatterns: ['/node_modules/(?!(@middy|jose)/)'],
+  // @middy/*, jose and p-retry (with is-network-error) are ESM only: let swc turn them into CommonJS for jest.
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|jose|p-retry|is-network-error)/)'],
 };
 
 /** @type {import('jest').Config} */

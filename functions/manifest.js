@@ -1,9 +1,18 @@
 'use strict';
 /**
- * Builds serverless.yml's `functions:` block and the HTTP API CORS settings
- * from the TypeScript declarations (lib/http/route-table.ts and
+ * Builds serverless.yml's `functions:` block, the HTTP API CORS settings and
+ * the generated resources (one IAM role per function group, dead-letter
+ * alarms) from the TypeScript declarations (lib/api/route-table.ts and
  * lib/background/functions.ts), so routes and workers are declared once.
  * The declarations are bundled in memory with esbuild (no build step).
+ *
+ * What each function gets is derived from its own code, not from a list kept
+ * by hand (see analyseHandlers):
+ *  - environment: only the settings its handler reads, where this machine's
+ *    value differs from the spec's default; secret settings never (they are
+ *    read from SSM at run time, lib/config/secrets.ts);
+ *  - IAM: its group's role allows only the AWS services the group's code
+ *    imports, on the exact resources of this stack (functions/iam.js).
  */
 const path = require('node:path');
 const Module = require('node:module');
@@ -36,70 +45,166 @@ function queueLogicalId(purpose) {
 }
 
 /** Deployment names come from serverless.yml itself (they depend on the stage). */
-const NAMES_FROM_SERVERLESS_YML = new Set(['TABLE_NAME', 'MEDIA_BUCKET', 'QUEUE_NAME_PREFIX']);
+const NAMES_FROM_SERVERLESS_YML = new Set(['TABLE_NAME', 'MEDIA_BUCKET', 'QUEUE_NAME_PREFIX', 'FUNCTION_NAME_PREFIX']);
+
+/** Concurrent job event streams (each holds a connection ~10 minutes); the rest of the account stays free. */
+const JOB_STREAM_RESERVED_CONCURRENCY = 50;
+
+/** Scheduled functions send failed asynchronous invocations here (declared in serverless.yml, alarmed). */
+const SCHEDULE_FAILURES_QUEUE = 'ScheduleFailuresQueue';
 
 /**
- * The settings the functions run with: the layered settings of this machine
- * (a bad value stops packaging with the variable's name), only where they
- * differ from the spec's defaults.
+ * Which settings and AWS SDK packages each handler's code uses.
+ *
+ * All handlers are bundled in one esbuild pass with npm packages and lib/config
+ * left out (`*\/config` is how every module imports it). What remains is the
+ * code that runs for that handler, so a setting name appearing in its bundle
+ * (settings().OPENROUTER_MODEL, const { MAIL_FROM } = settings()) is a
+ * setting the handler reads, and the external imports in the metafile are the
+ * SDK clients it calls. lib/config itself is kept out because it names every
+ * setting. A handler that somehow pulls lib/config in another way fails the
+ * build here rather than silently getting every setting.
  */
-function buildSettingsEnvironment(config) {
-  const defaults = config.settingsSchema.parse({});
-  const settings = config.loadSettings();
-  const environment = {};
-  for (const [name, value] of Object.entries(settings)) {
-    if (NAMES_FROM_SERVERLESS_YML.has(name) || JSON.stringify(value) === JSON.stringify(defaults[name])) continue;
-    environment[name] = Array.isArray(value) ? value.join(',') : String(value);
+function analyseHandlers(handlers, settingNames) {
+  const entryPoints = [...new Set(handlers)].map((handler) => path.join(root, 'functions', `${handler}.ts`));
+  let result;
+  try {
+    result = buildSync({
+      entryPoints,
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node22',
+      logLevel: 'silent',
+      packages: 'external',
+      external: ['*/config'],
+      outdir: path.join(root, '.esbuild', 'settings-analysis'),
+      absWorkingDir: root,
+    });
+  } catch (err) {
+    const first = (err.errors ?? []).slice(0, 5).map((e) => `${e.location?.file}:${e.location?.line}: ${e.text}`);
+    throw new Error(`functions/manifest.js: could not bundle the handlers to find the settings they read:\n${first.join('\n') || err.message}`);
   }
-  return environment;
+  const leaked = Object.keys(result.metafile.inputs).filter((file) => file.startsWith('lib/config/'));
+  if (leaked.length) throw new Error(`functions/manifest.js: lib/config was bundled (${leaked.join(', ')}); import it as '<relative>/config'`);
+
+  const textByOutput = new Map(result.outputFiles.map((f) => [path.relative(root, f.path), f.text]));
+  const byHandler = new Map();
+  for (const [output, meta] of Object.entries(result.metafile.outputs)) {
+    if (!meta.entryPoint) continue;
+    const handler = meta.entryPoint.replace(/^functions\//, '').replace(/\.ts$/, '');
+    const text = textByOutput.get(output) ?? '';
+    byHandler.set(handler, {
+      settings: new Set(settingNames.filter((name) => new RegExp(`\\b${name}\\b`).test(text))),
+      packages: new Set(meta.imports.filter((i) => i.external && !i.path.startsWith('.')).map((i) => i.path)),
+    });
+  }
+  return byHandler;
 }
 
-function buildFunctions(environment, settings) {
-  const { routeTable } = loadTypeScript('lib/http/route-table.ts');
+/**
+ * The settings of this machine (real env > .env > machine file; a bad value
+ * stops packaging with the variable's name) that differ from the defaults.
+ * Secret settings are blanked: they never go into a template, so this
+ * machine's values (and their strength) play no part in packaging.
+ */
+function nonDefaultSettings(config) {
+  const blankSecrets = Object.fromEntries(config.SECRET_SETTING_NAMES.map((name) => [name, '']));
+  const defaults = config.settingsSchema.parse({});
+  const settings = config.loadSettings({ overrides: blankSecrets });
+  const values = {};
+  for (const [name, value] of Object.entries(settings)) {
+    if (NAMES_FROM_SERVERLESS_YML.has(name) || config.isSecretSetting(name)) continue;
+    if (JSON.stringify(value) === JSON.stringify(defaults[name])) continue;
+    values[name] = Array.isArray(value) ? value.join(',') : String(value);
+  }
+  return { values, settings };
+}
+
+/** The role a function runs with: one per group (HTTP API, each worker kind, schedules, the stream). */
+function roleOf(kind, fn) {
+  if (kind === 'http') return 'HttpApiRole';
+  if (fn.kind === 'queue') return `${queueLogicalId(fn.queue).replace(/Queue$/, '')}WorkerRole`;
+  if (fn.kind === 'schedule') return 'SchedulesRole';
+  return 'JobStreamRole';
+}
+
+function build() {
+  const config = loadTypeScript('lib/config/index.ts');
+  const { routeTable } = loadTypeScript('lib/api/route-table.ts');
   const { backgroundFunctions } = loadTypeScript('lib/background/functions.ts');
+  const { values, settings } = nonDefaultSettings(config);
+  const analysis = analyseHandlers([...routeTable, ...backgroundFunctions].map((f) => f.handler), [...config.SETTING_NAMES]);
+
+  /** name → { role, readsSecrets, packages, queue? } for the IAM roles and the package-time checks. */
+  const profiles = {};
   const functions = {};
+  const describe = (name, kind, declaration) => {
+    if (functions[name]) throw new Error(`Duplicate function name ${name}`);
+    const { settings: reads, packages } = analysis.get(declaration.handler);
+    const environment = {};
+    for (const setting of [...reads].sort()) if (setting in values) environment[setting] = values[setting];
+    profiles[name] = {
+      role: roleOf(kind, declaration),
+      readsSecrets: [...reads].some((s) => config.isSecretSetting(s)),
+      packages: [...packages].sort(),
+      queue: declaration.kind === 'queue' ? declaration.queue : undefined,
+      kind: kind === 'http' ? 'http' : declaration.kind,
+    };
+    return { handler: `functions/${declaration.handler}.handler`, role: profiles[name].role, environment };
+  };
+
   for (const route of routeTable) {
-    if (functions[route.name]) throw new Error(`Duplicate function name ${route.name}`);
     functions[route.name] = {
-      handler: `functions/${route.handler}.handler`,
+      ...describe(route.name, 'http', route),
       events: [{ httpApi: { method: route.method, path: route.path } }],
-      environment,
       ...(route.lambda ?? {}),
     };
   }
   for (const fn of backgroundFunctions) {
-    if (functions[fn.name]) throw new Error(`Duplicate function name ${fn.name}`);
+    const base = describe(fn.name, 'background', fn);
     if (fn.kind === 'stream') {
-      functions[fn.name] = { handler: `functions/${fn.handler}.handler`, timeout: fn.timeout, environment, url: { invokeMode: 'RESPONSE_STREAM', cors: true } };
+      functions[fn.name] = {
+        ...base,
+        timeout: fn.timeout,
+        reservedConcurrency: JOB_STREAM_RESERVED_CONCURRENCY,
+        url: { invokeMode: 'RESPONSE_STREAM', cors: true },
+      };
       continue;
     }
-    const event =
-      fn.kind === 'queue'
-        ? {
-            sqs: {
-              arn: { 'Fn::GetAtt': [queueLogicalId(fn.queue), 'Arn'] },
-              batchSize: fn.batchSize,
-              functionResponseType: 'ReportBatchItemFailures',
-              ...(fn.maximumConcurrency
-                ? { maximumConcurrency: Math.max(2, typeof fn.maximumConcurrency === 'number' ? fn.maximumConcurrency : settings[fn.maximumConcurrency]) }
-                : {}),
-            },
-          }
-        : { schedule: { rate: [fn.rate] } };
+    if (fn.kind === 'schedule') {
+      functions[fn.name] = {
+        ...base,
+        timeout: fn.timeout,
+        events: [{ schedule: { rate: [fn.rate] } }],
+        // After the two automatic retries, the failed event is kept and alarmed instead of lost.
+        destinations: { onFailure: { type: 'sqs', arn: { 'Fn::GetAtt': [SCHEDULE_FAILURES_QUEUE, 'Arn'] } } },
+      };
+      continue;
+    }
     functions[fn.name] = {
-      handler: `functions/${fn.handler}.handler`,
+      ...base,
       timeout: fn.timeout,
       ...(fn.memorySize ? { memorySize: fn.memorySize } : {}),
-      environment: { ...environment, ...(fn.environment ?? {}) },
-      events: [event],
+      environment: { ...base.environment, ...(fn.environment ?? {}) },
+      events: [
+        {
+          sqs: {
+            arn: { 'Fn::GetAtt': [queueLogicalId(fn.queue), 'Arn'] },
+            batchSize: fn.batchSize,
+            functionResponseType: 'ReportBatchItemFailures',
+            ...(fn.maximumConcurrency
+              ? { maximumConcurrency: Math.max(2, typeof fn.maximumConcurrency === 'number' ? fn.maximumConcurrency : settings[fn.maximumConcurrency]) }
+              : {}),
+          },
+        },
+      ],
     };
   }
-  return functions;
-}
 
-function buildCors(config) {
-  const settings = config.loadSettings();
-  return {
+  const cors = {
     allowedOrigins: settings.CORS_ORIGINS,
     allowCredentials: true,
     allowedHeaders: ['Content-Type', 'Authorization', 'X-Requested-With', 'Idempotency-Key'],
@@ -107,9 +212,41 @@ function buildCors(config) {
     exposedResponseHeaders: ['Content-Disposition'],
     maxAge: 3600,
   };
+  return { functions, cors, profiles, settings, config };
 }
 
-const config = loadTypeScript('lib/config/index.ts');
-const environment = buildSettingsEnvironment(config);
+let built;
+const manifest = () => (built ??= build());
 
-module.exports = { functions: buildFunctions(environment, config.loadSettings()), cors: buildCors(config), environment, queueLogicalId, loadTypeScript };
+/**
+ * Resources generated from the declarations, merged after serverless.yml's
+ * own (serverless calls this with the resolved options).
+ */
+async function resources({ resolveVariable }) {
+  const { generatedResources } = require('./iam');
+  const [service, stage] = await Promise.all([resolveVariable('self:service'), resolveVariable('sls:stage')]);
+  const { profiles, config } = manifest();
+  return generatedResources({ service, stage, profiles, secretNames: config.SECRET_SETTING_NAMES, scheduleFailuresQueue: SCHEDULE_FAILURES_QUEUE });
+}
+
+module.exports = {
+  get functions() {
+    return manifest().functions;
+  },
+  get cors() {
+    return manifest().cors;
+  },
+  /** name → role, secret use and SDK packages of each function (functions/iam.js, functions/package-offline.js). */
+  get profiles() {
+    return manifest().profiles;
+  },
+  /** The packaging machine's settings (secrets blanked). */
+  get settings() {
+    return manifest().settings;
+  },
+  resources,
+  queueLogicalId,
+  loadTypeScript,
+  JOB_STREAM_RESERVED_CONCURRENCY,
+  SCHEDULE_FAILURES_QUEUE,
+};

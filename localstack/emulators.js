@@ -16,6 +16,7 @@ const { createSqsServer } = require('local-aws-sqs');
 const { DynamoDBClient, ListTablesCommand } = require('@aws-sdk/client-dynamodb');
 const { S3Client, ListBucketsCommand } = require('@aws-sdk/client-s3');
 const { SQSClient, ListQueuesCommand } = require('@aws-sdk/client-sqs');
+const { createS3Authenticator } = require('./s3-auth');
 
 // An IP rather than "localhost": the S3 SDK then uses path-style URLs on its
 // own, and nothing resolves to ::1 while the servers listen on IPv4.
@@ -215,7 +216,14 @@ async function startS3({ dataDir, port, quiet }) {
   const removeTempDir = () => {
     if (!dataDir) fs.rmSync(directory, { recursive: true, force: true });
   };
-  const server = new S3rver({ address: HOST, port: port || 0, directory, silent: quiet });
+  const server = new S3rver({
+    address: HOST,
+    port: port || 0,
+    directory,
+    silent: quiet,
+    // Signatures, expiry and POST policies checked as S3 checks them (./s3-auth.js).
+    authenticator: createS3Authenticator({ credentials: CREDENTIALS, region: REGION }),
+  });
   const { port: boundPort } = await server.run();
   return {
     server,

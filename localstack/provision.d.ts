@@ -26,3 +26,6 @@ export function resourceNames(options: {
 }): ResourceNames;
 
 export function loadServerlessConfig(file?: string): Record<string, any>;
+
+/** The resources serverless.yml declares itself (every mapping of its `resources:` list, generated entries skipped). */
+export function declaredResources(config: Record<string, any>): Record<string, any>;

@@ -558,8 +558,9 @@ function lifecycleRule(rule) {
       rule.ExpirationInDays !== undefined || rule.ExpirationDate !== undefined
         ? { Days: rule.ExpirationInDays, Date: rule.ExpirationDate && new Date(rule.ExpirationDate) }
         : undefined,
-    NoncurrentVersionExpiration:
-      rule.NoncurrentVersionExpirationInDays !== undefined
+    NoncurrentVersionExpiration: rule.NoncurrentVersionExpiration
+      ? { NoncurrentDays: rule.NoncurrentVersionExpiration.NoncurrentDays }
+      : rule.NoncurrentVersionExpirationInDays !== undefined
         ? { NoncurrentDays: rule.NoncurrentVersionExpirationInDays }
         : undefined,
     Transitions: rule.Transitions?.map((/** @type {Json} */ t) => ({
@@ -638,6 +639,23 @@ function resourceNames({ stage, env = process.env }) {
   return namesFrom(createVariableResolver(config, { stage, region: env.AWS_REGION || 'us-east-1', env }));
 }
 
+/**
+ * The resources serverless.yml declares itself. `resources:` is a list of
+ * mappings there; the generated entry (`${file(./functions/manifest.js):resources}`:
+ * IAM roles and alarms, nothing an emulator runs) stays an unresolved string
+ * and is skipped.
+ *
+ * @param {Json} config
+ * @returns {Record<string, Json>}
+ */
+function declaredResources(config) {
+  const parts = Array.isArray(config.resources) ? config.resources : [config.resources];
+  /** @type {Record<string, Json>} */
+  const merged = {};
+  for (const part of parts) if (part && typeof part === 'object') Object.assign(merged, part.Resources);
+  return merged;
+}
+
 /** @param {(value: unknown) => any} resolve */
 function namesFrom(resolve) {
   const { table, bucket, queuePrefix } = resolve('${self:custom.names}');
@@ -658,7 +676,7 @@ async function provision({ stage, env = {}, log = () => {} }) {
   const s3Config = clientConfig(allEnv, 'S3');
   const options = { stage, region: s3Config.region, env: allEnv };
   const resolve = createVariableResolver(config, options);
-  const resources = /** @type {Record<string, Json>} */ (config.resources?.Resources || {});
+  const resources = declaredResources(config);
 
   const ctx = {
     dynamodb: new DynamoDBClient(clientConfig(allEnv, 'DYNAMODB')),
@@ -716,4 +734,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { provision, resourceNames, loadServerlessConfig };
+module.exports = { provision, resourceNames, loadServerlessConfig, declaredResources };

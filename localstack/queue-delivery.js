@@ -4,19 +4,18 @@
  * that a worker function consumes (as declared in functions/manifest.js),
  * invokes the worker through serverless-offline's Lambda endpoint with a real
  * SQS event, deletes what succeeded and honours ReportBatchItemFailures.
- * Failed messages become visible again after a short delay, so local retries
- * and the DLQ redrive behave like AWS, only faster.
+ * Like the event source mapping, it leaves a failed message alone: it stays
+ * hidden for the queue's visibility timeout, or for whatever a worker set with
+ * ChangeMessageVisibility (a retry backoff), and the emulator then delivers it
+ * again (and redrives it to the DLQ after maxReceiveCount), as SQS does.
  */
 const {
   SQSClient,
   ReceiveMessageCommand,
   DeleteMessageBatchCommand,
-  ChangeMessageVisibilityBatchCommand,
   GetQueueAttributesCommand,
 } = require('@aws-sdk/client-sqs');
 const { LambdaClient, InvokeCommand } = require('@aws-sdk/client-lambda');
-
-const RETRY_VISIBILITY_SECONDS = 2;
 
 /**
  * The queue consumers serverless.yml declares: one per function with an sqs event.
@@ -114,16 +113,11 @@ async function pollLoop({ sqs, invoke, queueUrl, name, batchSize, signal, log })
     if (succeeded.length > 0) {
       await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: succeeded.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })) })).catch((err) => log(`delete failed: ${err.message}`));
     }
-    const retry = messages.filter((m) => failed.has(m.MessageId));
-    if (retry.length > 0) {
-      await sqs
-        .send(new ChangeMessageVisibilityBatchCommand({ QueueUrl: queueUrl, Entries: retry.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle, VisibilityTimeout: RETRY_VISIBILITY_SECONDS })) }))
-        .catch((err) => log(`visibility change failed: ${err.message}`));
-    }
+    // Failed messages are left to their visibility timeout (see the top of this file).
   }
 }
 
-/** Invokes the worker; returns the ids of messages to retry. */
+/** Invokes the worker; returns the ids of messages that failed (left on the queue). */
 async function deliver({ invoke, name, queueUrl, messages, log }) {
   const queueName = queueUrl.split('/').pop();
   const event = {

@@ -5,6 +5,7 @@
  * delivery of queue messages to the worker functions. `npm start` and the
  * test suite's global setup both start it through startLocalService().
  */
+const { rmSync } = require('node:fs');
 const { startEmulators, assertPortFree } = require('./emulators');
 const { provision } = require('./provision');
 const { startOffline } = require('./offline');
@@ -17,13 +18,16 @@ const SERVICE = 'contents-inventory';
  * @param {object} options
  * @param {string} options.stage
  * @param {string} [options.dataDir]  where DynamoDB and S3 data persist; absent = throwaway
+ * @param {boolean} [options.removeDataDirOnStop]  dataDir is throwaway too: stop() deletes it
  * @param {{ http?: number, lambda?: number, stream?: number, dynamodb?: number, s3?: number, sqs?: number }} [options.ports]
  * @param {Record<string, string>} [options.env]  settings for the service (e.g. CLAIMS_PLATFORM_JWT_SECRET)
  * @param {(line: string) => void} [options.log]
  * @param {(chunk: string) => void} [options.onOfflineOutput]
  */
-async function startLocalService({ stage, dataDir, ports = {}, env = {}, log = () => {}, onOfflineOutput }) {
+async function startLocalService({ stage, dataDir, removeDataDirOnStop = false, ports = {}, env = {}, log = () => {}, onOfflineOutput }) {
   const stops = [];
+  // Runs last: the emulators have let go of their files by then.
+  if (dataDir && removeDataDirOnStop) stops.push(async () => rmSync(dataDir, { recursive: true, force: true }));
   const stop = async () => {
     for (const fn of stops.reverse()) await fn().catch((err) => log(`stop: ${err.message}`));
   };
@@ -69,7 +73,17 @@ async function startLocalService({ stage, dataDir, ports = {}, env = {}, log = (
     stops.push(async () => invoker.close());
     stops.push(() => delivery.stop());
 
-    return { url: offline.url, lambdaEndpoint: offline.lambdaEndpoint, functionPrefix: `${SERVICE}-${stage}-`, env: appEnv, names, delivery, stop };
+    return {
+      url: offline.url,
+      lambdaEndpoint: offline.lambdaEndpoint,
+      functionPrefix: `${SERVICE}-${stage}-`,
+      env: appEnv,
+      names,
+      delivery,
+      offlinePid: offline.child.pid,
+      offlineTempDir: offline.tempDir,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

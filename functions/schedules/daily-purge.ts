@@ -1,7 +1,9 @@
 import { queueExpiredArchives } from '../../lib/purge/purge';
+import { loadSecrets } from '../../lib/config';
 import { logger } from '../../lib/observability/logger';
 
 export const handler = async () => {
+  await loadSecrets();
   const queued = await queueExpiredArchives();
   logger.info('daily purge queued expired archives', { queued });
   return { queued };

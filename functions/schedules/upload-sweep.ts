@@ -1,3 +1,7 @@
+import { loadSecrets } from '../../lib/config';
 import { sweepStaleUploads } from '../../lib/uploads/sweep';
 
-export const handler = async () => sweepStaleUploads();
+export const handler = async () => {
+  await loadSecrets();
+  return sweepStaleUploads();
+};

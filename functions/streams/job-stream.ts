@@ -5,8 +5,9 @@
  * this same handler with a Node ServerResponse as the stream.
  */
 import type { ServerResponse } from 'node:http';
+import { loadSecrets } from '../../lib/config';
 import { isUuid } from '../../lib/http/schemas';
-import { SSE_HEADERS, sseEvent, streamJobEvents } from '../../lib/jobs/stream';
+import { acquireStreamSlot, SSE_HEADERS, sseEvent, streamJobEvents, TOO_MANY_STREAMS } from '../../lib/jobs/stream';
 
 interface ResponseStream {
   write(chunk: string): unknown;
@@ -36,14 +37,28 @@ function open(stream: ResponseStream, meta: Meta): ResponseStream {
 }
 
 export async function streamJob(event: { rawPath?: string }, responseStream: ResponseStream): Promise<void> {
+  await loadSecrets();
   const jobId = /^\/api\/jobs\/([^/]+)\/stream\/?$/.exec(event.rawPath ?? '')?.[1] ?? '';
-  const stream = open(responseStream, { statusCode: isUuid(jobId) ? 200 : 404, headers: SSE_HEADERS });
   if (!isUuid(jobId)) {
+    const stream = open(responseStream, { statusCode: 404, headers: SSE_HEADERS });
     stream.write(sseEvent('error', { detail: 'Job not found' }));
-  } else {
-    await streamJobEvents(jobId, { write: (chunk) => stream.write(chunk), closed: () => Boolean(stream.destroyed || stream.writableEnded) });
+    stream.end();
+    return;
   }
-  stream.end();
+  const slot = await acquireStreamSlot(jobId);
+  if (!slot) {
+    const stream = open(responseStream, { statusCode: 429, headers: { 'content-type': 'application/json', 'retry-after': '5', 'cache-control': 'no-store' } });
+    stream.write(JSON.stringify({ detail: TOO_MANY_STREAMS }));
+    stream.end();
+    return;
+  }
+  try {
+    const stream = open(responseStream, { statusCode: 200, headers: SSE_HEADERS });
+    await streamJobEvents(jobId, { write: (chunk) => stream.write(chunk), closed: () => Boolean(stream.destroyed || stream.writableEnded) });
+    stream.end();
+  } finally {
+    await slot.release();
+  }
 }
 
 export const handler = runtime ? runtime.streamifyResponse(streamJob) : streamJob;

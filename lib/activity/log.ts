@@ -30,6 +30,11 @@ export interface ActivityEntry {
 }
 
 export interface NewActivity {
+  /**
+   * The team whose feed the entry belongs to: the team that owns what was acted
+   * on, which is not the actor's own team when an admin acts across teams.
+   */
+  team_id: string;
   action_type: string;
   action_label: string;
   target: string;
@@ -43,7 +48,7 @@ export async function recordActivity(actor: Actor, entry: NewActivity, now = new
   const created_at = now.toISOString();
   const row: ActivityEntry = {
     id: randomUUID(),
-    team_id: actor.team_id,
+    team_id: entry.team_id,
     user_id: actor.user_id,
     user_name: actor.user_name,
     action_type: entry.action_type,
@@ -57,7 +62,7 @@ export async function recordActivity(actor: Actor, entry: NewActivity, now = new
     restored_by_user_id: null,
     created_at,
   };
-  const index = indexes.teamActivity(actor.team_id);
+  const index = indexes.teamActivity(entry.team_id);
   await db().send(
     new PutCommand({
       TableName: tableName(),
@@ -83,7 +88,7 @@ export async function listTeamActivity(teamId: string, page: { limit: number; cu
       ExpressionAttributeValues: { ':pk': index.pk },
       ScanIndexForward: false,
       Limit: page.limit,
-      ExclusiveStartKey: decodeCursor(page.cursor),
+      ExclusiveStartKey: decodeCursor(page.cursor, index),
     }),
   );
   return {

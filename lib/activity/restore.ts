@@ -6,7 +6,7 @@
 import type { Identity } from '../auth/identity';
 import { archiveClaim, patchClaim, unarchiveClaim, type ClaimPatch } from '../claims/claim';
 import { badRequest, conflict, notFound } from '../http/errors';
-import { setRoomArchived } from '../rooms/room';
+import { archiveRoom, unarchiveRoom } from '../rooms/room';
 import { restoreAutomationSettings } from '../settings/automation';
 import { restorePromptSettings } from '../settings/prompts';
 import { loadClaimForTeam, loadRoomForTeam } from '../tenancy/scope';
@@ -20,9 +20,9 @@ const restorers: Record<string, Restorer> = {
   update_claim: async (e, id) => patchClaim(await loadClaimForTeam(id, e.entity_id), (e.snapshot?.before ?? {}) as ClaimPatch),
   archive_claim: async (e, id) => unarchiveClaim(await loadClaimForTeam(id, e.entity_id)),
   unarchive_claim: async (e, id) => archiveClaim(await loadClaimForTeam(id, e.entity_id)),
-  create_room: async (e, id) => setRoomArchived(await loadRoomForTeam(id, e.entity_id), true),
-  archive_room: async (e, id) => setRoomArchived(await loadRoomForTeam(id, e.entity_id), false),
-  unarchive_room: async (e, id) => setRoomArchived(await loadRoomForTeam(id, e.entity_id), true),
+  create_room: async (e, id) => archiveRoom(await loadRoomForTeam(id, e.entity_id)),
+  archive_room: async (e, id) => unarchiveRoom(await loadRoomForTeam(id, e.entity_id)),
+  unarchive_room: async (e, id) => archiveRoom(await loadRoomForTeam(id, e.entity_id)),
   // Team settings entries are the team's own (restoreActivity checked the team); entity_id is the team id.
   update_automation_settings: async (e) => restoreAutomationSettings(e.team_id, e.snapshot),
   update_prompt_settings: async (e) => restorePromptSettings(e.team_id, e.snapshot),
@@ -45,6 +45,7 @@ export async function restoreActivity(identity: Identity, logId: string) {
     throw err;
   }
   await recordActivity(identity.actor, {
+    team_id: entry.team_id,
     action_type: 'restore',
     action_label: `Undid: ${entry.action_label}`,
     target: entry.target,

@@ -8,14 +8,24 @@
 import { SignJWT } from 'jose';
 import { baseUrl, settings } from '../config';
 import { conflict, serviceUnavailable } from '../http/errors';
-import type { Identity } from './identity';
+import type { Team } from '../teams/team';
+import type { User } from '../users/user';
 
 /** The fixed path segment naming this service on the estimation platform. */
 export const SOURCE_APP = 'contents-inventory';
 export const HANDOFF_AUDIENCE = 'estimation-platform';
 export const HANDOFF_PURPOSE = 'contents-inventory-to-estimation-platform-sso';
 
-export async function estimationHandoff(identity: Identity, now = new Date()): Promise<{ redirect_url: string }> {
+/**
+ * Who is handed off: the caller's user and team. Only these fields, so this
+ * module needs nothing of identity.ts (which reaches it through login-token.ts).
+ */
+export interface HandoffIdentity {
+  user: Pick<User, 'external_id' | 'email' | 'name'>;
+  team: Pick<Team, 'external_id'>;
+}
+
+export async function estimationHandoff(identity: HandoffIdentity, now = new Date()): Promise<{ redirect_url: string }> {
   const config = settings();
   const secret = config.ESTIMATION_PLATFORM_SSO_SECRET || config.CLAIMS_PLATFORM_JWT_SECRET;
   const appUrl = baseUrl(config.ESTIMATION_PLATFORM_APP_URL);

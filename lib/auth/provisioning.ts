@@ -10,21 +10,15 @@
  */
 import { isConditionRace } from '../db/client';
 import { logger } from '../observability/logger';
+import { withRetry } from '../retry';
 import { createTeam, findTeamByExternalId, findTeamByToken, getTeam, syncTeam, type Team } from '../teams/team';
 import { createUser, findUserByEmail, findUserByExternalId, syncUser, touchLastSeen, type User } from '../users/user';
 import type { LoginClaims } from './login-token';
 
-const RACE_RETRIES = 4;
+/** Attempts at a first-sight creation; a lost race is retried at once, as the winner's rows are already there. */
+export const RACE_ATTEMPTS = 4;
 
-async function retryOnRace<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (err) {
-      if (!isConditionRace(err) || attempt >= RACE_RETRIES) throw err;
-    }
-  }
-}
+const retryOnRace = <T>(work: () => Promise<T>): Promise<T> => withRetry(work, { attempts: RACE_ATTEMPTS, backoffMs: 0, retryable: isConditionRace });
 
 export async function provisionTeam(claims: LoginClaims): Promise<Team> {
   return retryOnRace(async () => {

@@ -34,7 +34,7 @@ export async function mePayload(identity: Identity) {
 /** GET /api/auth/me writes a login activity only when called with a bearer token (the login callback). */
 export async function me(identity: Identity) {
   if (identity.tokenVia === 'bearer') {
-    await recordActivity(identity.actor, { action_type: 'login', action_label: 'Signed in', target: identity.user.email ?? identity.user.name, restorable: false });
+    await recordActivity(identity.actor, { team_id: identity.team.id, action_type: 'login', action_label: 'Signed in', target: identity.user.email ?? identity.user.name, restorable: false });
   }
   return mePayload(identity);
 }
@@ -45,7 +45,7 @@ export async function updateMe(identity: Identity, timezone: string) {
 }
 
 export async function logout(identity: Identity) {
-  await recordActivity(identity.actor, { action_type: 'logout', action_label: 'Signed out', target: identity.user.email ?? identity.user.name, restorable: false });
+  await recordActivity(identity.actor, { team_id: identity.team.id, action_type: 'logout', action_label: 'Signed out', target: identity.user.email ?? identity.user.name, restorable: false });
   return { ok: true };
 }
 

@@ -47,8 +47,9 @@ export const backgroundFunctions: BackgroundFunction[] = [
   // Measures uploaded video/audio (duration for pricing) with ffprobe.
   { kind: 'queue', name: 'probeWorker', handler: 'workers/probe', queue: 'probe', batchSize: 1, timeout: 120, maximumConcurrency: 5 },
   // Re-encodes landed photos to upright RGB JPEGs, and cuts user-drawn segments out of them.
-  // HEIC decoding peaks near 500 MB; a bounded glibc arena count stops RSS creeping across decodes.
-  { kind: 'queue', name: 'photoWorker', handler: 'workers/photos', queue: 'photos', batchSize: 5, timeout: 300, maximumConcurrency: 10, memorySize: 1536, environment: { MALLOC_ARENA_MAX: '2' } },
+  // One photo per invocation: a HEIC decode peaks near 500 MB, so five at once would pass memorySize
+  // (`npm run bench -- photo-memory`). A bounded glibc arena count stops RSS creeping across decodes.
+  { kind: 'queue', name: 'photoWorker', handler: 'workers/photos', queue: 'photos', batchSize: 1, timeout: 300, maximumConcurrency: 10, memorySize: 1536, environment: { MALLOC_ARENA_MAX: '2' } },
   // Job events (server-sent events): ~10 minutes of polling per connection.
   { kind: 'stream', name: 'jobStream', handler: 'streams/job-stream', timeout: 660 },
   { kind: 'schedule', name: 'watchdog', handler: 'schedules/watchdog', rate: 'rate(1 minute)', timeout: 300 },
@@ -56,4 +57,6 @@ export const backgroundFunctions: BackgroundFunction[] = [
   { kind: 'schedule', name: 'dailyPurge', handler: 'schedules/daily-purge', rate: 'cron(15 3 * * ? *)', timeout: 300 },
   // Expires chunked uploads left open for over a day and aborts their S3 multipart uploads.
   { kind: 'schedule', name: 'uploadSweep', handler: 'schedules/upload-sweep', rate: 'rate(1 hour)', timeout: 300 },
+  // Settles refunds the billing service did not confirm and spends whose answer was lost (lib/billing/settlement.ts).
+  { kind: 'schedule', name: 'billingSweep', handler: 'schedules/billing-sweep', rate: 'rate(5 minutes)', timeout: 300 },
 ];

@@ -7,13 +7,11 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { z } from 'zod';
-import { recordWorkerHeartbeat } from '../health/pipeline';
+import { loadSecrets } from '../config';
 import { logger } from '../observability/logger';
+import { PING_BODY, recordWorkerHeartbeat } from './heartbeat';
 
 const HEARTBEAT_EVERY_MS = 30_000;
-
-/** Sent through the stages queue by the watchdog every minute. */
-export const PING_BODY = JSON.stringify({ kind: 'ping' });
 
 export function sqsWorker<S extends z.ZodType>(name: string, schema: S, handle: (message: z.output<S>, record: SQSRecord) => Promise<void>) {
   const processor = new BatchProcessor(EventType.SQS);
@@ -32,6 +30,8 @@ export function sqsWorker<S extends z.ZodType>(name: string, schema: S, handle: 
   };
   let lastHeartbeat = 0;
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
+    // Deployed stages read secret settings from SSM first (lib/config/secrets.ts).
+    await loadSecrets();
     // At most one heartbeat write per container every HEARTBEAT_EVERY_MS: it is a liveness signal, not a log.
     if (Date.now() - lastHeartbeat > HEARTBEAT_EVERY_MS) {
       lastHeartbeat = Date.now();

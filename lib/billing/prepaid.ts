@@ -10,29 +10,35 @@
  *   arithmetic. A flat refusal is HTTP 402 with the spec's body and writes
  *   nothing. Billing off, zero cost, a team with no external id, config gaps
  *   and an outage proceed uncharged (logged).
- * - refundJob undoes the current round's spend once (billing_refunded), and
- *   never raises.
+ * - A spend whose answer was lost (a timeout, a dropped connection, a 5xx:
+ *   the service may have charged) is not treated as uncharged: the job
+ *   records the round as charged but unconfirmed and proceeds, and the
+ *   settlement asks again with the same reference (lib/billing/settlement.ts),
+ *   so the run is charged once, never twice and never silently for free.
+ * - refundJob owes the current round's spend back (durably, on the job) and
+ *   settles it now; what the service does not confirm the billing sweep
+ *   retries. It never raises.
  * - finalizeJobBilling records the billed credits once per job success and
  *   adds them to the claim's spend. The credits are computed by the caller at
  *   finalize time from the then-current prices (jobCharge), so a rate change
  *   applies only to jobs finalized after it, and a job that finished before
  *   billing existed is never finalized retroactively: it stays at 0.
  */
-import { settings as currentSettings, type Settings } from '../config';
+import { settings as currentSettings } from '../config';
 import { addClaimSpend } from '../claims/claim';
 import { isConditionalCheckFailed } from '../db/client';
 import { HttpError, notFound } from '../http/errors';
-import { BillingServiceClient } from '../integrations/billing-service';
 import { getJob, updateJob, type Job } from '../jobs/job';
 import { logger } from '../observability/logger';
-import { getTeam, type Team } from '../teams/team';
+import type { Team } from '../teams/team';
 import type { User } from '../users/user';
 import { prepaidMode, type JobCharge } from './credits';
+import { billingClient, jobChargeReference, spendDescription, type BillingDeps } from './ledger';
+import { owedFields, owesBilling, pendingEntry, settleJobBilling, wholeRefund } from './settlement';
+
+export { jobChargeReference } from './ledger';
 
 export const INSUFFICIENT_CREDITS = 'insufficient_credits';
-
-/** The spend reference of one charge round of a job. */
-export const jobChargeReference = (jobId: string, round: number) => `job:${jobId}:${round}`;
 
 /** The spec's 402 body, exactly. */
 export interface InsufficientCreditsBody {
@@ -49,24 +55,10 @@ export function insufficientCredits(body: Omit<InsufficientCreditsBody, 'error'>
 
 export type UnchargedReason = 'billing_off' | 'config_gap' | 'zero_cost' | 'no_team_external_id' | 'unavailable';
 
+/** `unconfirmed`: the spend's answer was lost; the round counts as charged until settlement says otherwise. */
 export type ChargeOutcome =
-  | { charged: true; job: Job; reference: string; transactionId: string; balance: number | null }
+  | { charged: true; job: Job; reference: string; transactionId: string | null; balance: number | null; unconfirmed?: boolean }
   | { charged: false; job: Job; reason: UnchargedReason };
-
-interface BillingDeps {
-  /** Defaults to a client built from the current settings. */
-  client?: BillingServiceClient;
-  config?: Settings;
-}
-
-function clientFor(deps: BillingDeps, config: Settings) {
-  return deps.client ?? BillingServiceClient.fromSettings(config);
-}
-
-function spendDescription(job: Job, credits: number): string {
-  const kind = job.source_type.charAt(0).toUpperCase() + job.source_type.slice(1);
-  return `${kind} processing: ${credits} credit${credits === 1 ? '' : 's'} (job ${job.id})`;
-}
 
 /**
  * Spends the job's credits up front. Resolves with the (possibly updated) job
@@ -102,10 +94,12 @@ export async function chargeJobUpFront(
 
   // The round comes from the stored job, not the caller's copy: a stale copy
   // would reuse a spent (maybe refunded) reference and charge nothing.
-  const stored = await getJob(job.id);
+  let stored = await getJob(job.id);
   if (!stored) throw notFound('Job not found');
+  // An earlier round still owing billing is settled before a new round starts (its spend state is per round).
+  if (owesBilling(stored)) stored = (await settleJobBilling(stored.id, deps)).job ?? stored;
   const previous = stored.billing_rounds ?? 0;
-  if (previous > (job.billing_rounds ?? 0) && stored.billing_charged && !stored.billing_refunded && stored.billing_txn_id) {
+  if (previous > (job.billing_rounds ?? 0) && stored.billing_charged && !stored.billing_refunded && (stored.billing_txn_id || stored.billing_unconfirmed)) {
     // A racing confirm charged the job after the caller read it: that charge
     // stands for this one too (never two live charges from one read).
     logger.info('job already charged by a concurrent confirm; not charging again', { ...context, reference: jobChargeReference(job.id, previous) });
@@ -114,12 +108,23 @@ export async function chargeJobUpFront(
   const round = previous + 1;
   const reference = jobChargeReference(job.id, round);
   const amount = Math.ceil(credits);
-  const client = clientFor(deps, config);
+  const client = billingClient({ ...deps, config });
   const result = await client.spend({ teamId: team.external_id, userId: user?.external_id ?? null, amount, reference, description: spendDescription(stored, amount) });
 
   if (result.outcome === 'insufficient') {
     logger.info('billing service refused the charge: insufficient credits', { ...context, reference, balance: result.balance, required: result.required });
     throw insufficientCredits({ credits_balance: result.balance, required_amount: result.required, buy_url: result.buyUrl });
+  }
+  if (result.outcome === 'unavailable' && result.error.mayHaveApplied) {
+    // The service may have charged and its answer was lost: the job proceeds on an unconfirmed charge.
+    logger.error('billing service did not answer the spend; failing open, the job proceeds and the spend is confirmed later with the same reference', {
+      ...context,
+      reference,
+      reason: result.error.reason,
+      status: result.error.status,
+      error: result.error.message,
+    });
+    return recordCharge({ job, stored, round, amount, reference, transactionId: null, balance: null, team, client });
   }
   if (result.outcome === 'unavailable') {
     logger.error('billing service unavailable; failing open, job proceeds uncharged', {
@@ -132,67 +137,92 @@ export async function chargeJobUpFront(
     return { charged: false, job, reason: 'unavailable' };
   }
 
+  return recordCharge({ job, stored, round, amount, reference, transactionId: result.transactionId, balance: result.balance, team, client });
+}
+
+/**
+ * Records a round's charge on the job, conditional on the round, so two
+ * racing confirms (same reference, same idempotent answer) record once. A
+ * null transaction id records the charge as unconfirmed and lists the job for
+ * the billing sweep.
+ */
+async function recordCharge(input: {
+  job: Job;
+  stored: Job;
+  round: number;
+  amount: number;
+  reference: string;
+  transactionId: string | null;
+  balance: number | null;
+  team: Pick<Team, 'id' | 'external_id'>;
+  client: ReturnType<typeof billingClient>;
+}): Promise<ChargeOutcome> {
+  const { job, round, amount, reference, transactionId, balance, team, client } = input;
+  const previous = input.stored.billing_rounds ?? 0;
+  const context = { job_id: job.id, team_id: team.id, credits: amount, reference };
+  const unconfirmed = transactionId === null;
   const recorded = await updateJob(job.id, {
-    set: { billing_charged: true, billing_txn_id: result.transactionId, billing_amount: amount, billing_rounds: round, billing_refunded: false },
+    set: {
+      billing_charged: true,
+      billing_txn_id: transactionId,
+      billing_amount: amount,
+      billing_rounds: round,
+      billing_refunded: false,
+      billing_unconfirmed: unconfirmed,
+      ...(unconfirmed ? pendingEntry(job.id, new Date().toISOString()) : {}),
+    },
+    add: { billing_version: 1 },
     condition: previous === 0 ? 'attribute_not_exists(billing_rounds) OR billing_rounds = :prev' : 'billing_rounds = :prev',
     values: { ':prev': previous },
   });
   if (recorded) {
-    logger.info('credits spent up front', { ...context, reference, transaction_id: result.transactionId, balance: result.balance });
-    return { charged: true, job: recorded, reference, transactionId: result.transactionId, balance: result.balance };
+    if (!unconfirmed) logger.info('credits spent up front', { ...context, transaction_id: transactionId, balance });
+    return { charged: true, job: recorded, reference, transactionId, balance, ...(unconfirmed ? { unconfirmed } : {}) };
   }
 
   // Lost the conditional write. A racing confirm with the same reference got
   // the same (idempotent) answer and recorded it: that is this charge.
   const current = await getJob(job.id);
-  if (current && current.billing_rounds === round && current.billing_txn_id === result.transactionId && !current.billing_refunded) {
-    return { charged: true, job: current, reference, transactionId: result.transactionId, balance: result.balance };
+  if (current && current.billing_rounds === round && !current.billing_refunded && (unconfirmed || current.billing_unconfirmed || current.billing_txn_id === transactionId)) {
+    return { charged: true, job: current, reference, transactionId: current.billing_txn_id, balance, ...(current.billing_unconfirmed ? { unconfirmed: true } : {}) };
   }
   // The job is gone or moved on without this charge: give the credits back.
-  logger.error('charge could not be recorded on the job; refunding it', { ...context, reference, transaction_id: result.transactionId, job_exists: Boolean(current) });
-  const refund = await client.refund({ teamId: team.external_id, reference });
-  if (refund.outcome !== 'refunded') logger.error('refund of an unrecorded charge failed', { ...context, reference, error: refund.error.message });
+  logger.error('charge could not be recorded on the job; refunding it', { ...context, transaction_id: transactionId, job_exists: Boolean(current) });
+  const refund = await client.refund({ teamId: team.external_id as number, reference });
+  if (refund.outcome === 'unavailable') logger.error('refund of an unrecorded charge failed', { ...context, error: refund.error.message });
   throw new HttpError(409, 'The job changed while it was being charged; try again.');
 }
 
-export type RefundOutcome = { refunded: boolean; job: Job | null; reason?: 'not_charged' | 'already_refunded' | 'missing' | 'no_team_external_id' | 'unavailable' | 'raced' };
+export type RefundOutcome = { refunded: boolean; job: Job | null; reason?: 'not_charged' | 'already_refunded' | 'missing' | 'unavailable' | 'raced' };
 
 /**
- * Refunds the job's current up-front charge. Idempotent: it re-reads the job
- * and acts only when billing_charged and not billing_refunded; the refund call
- * is idempotent per reference, and billing_refunded=true is set with a
- * conditional write on the same round. A failed refund is logged, never raised.
+ * Gives back the job's current up-front charge: records the refund as owed on
+ * the job (conditional on the round, so it survives an outage), then settles
+ * it. Idempotent: only a charged, not yet refunded round is refunded, and the
+ * service refunds a reference once. `refunded` is true for the call that
+ * recorded billing_refunded. A failed refund is logged and stays owed for the
+ * billing sweep; it never raises.
  */
-export async function refundJob(job: Pick<Job, 'id'>, deps: BillingDeps & { team?: Pick<Team, 'id' | 'external_id'> } = {}): Promise<RefundOutcome> {
+export async function refundJob(job: Pick<Job, 'id'>, deps: BillingDeps = {}): Promise<RefundOutcome> {
   try {
     const current = await getJob(job.id);
     if (!current) return { refunded: false, job: null, reason: 'missing' };
-    if (!current.billing_charged) return { refunded: false, job: current, reason: 'not_charged' };
-    if (current.billing_refunded) return { refunded: false, job: current, reason: 'already_refunded' };
-
-    const config = deps.config ?? currentSettings();
-    const round = current.billing_rounds;
-    const reference = jobChargeReference(current.id, round);
-    const context = { job_id: current.id, team_id: current.team_id, reference, amount: current.billing_amount };
-    const team = deps.team && deps.team.id === current.team_id ? deps.team : await getTeam(current.team_id);
-    if (team?.external_id === null || team?.external_id === undefined) {
-      logger.error('refund failed: the team has no external id', context);
-      return { refunded: false, job: current, reason: 'no_team_external_id' };
+    const owed = wholeRefund(current);
+    if (!owed) return { refunded: false, job: current, reason: current.billing_charged ? 'already_refunded' : 'not_charged' };
+    if (!(current.refunds_owed ?? []).some((o) => o.reference === owed.reference)) {
+      const fields = owedFields(current, [owed]);
+      const marked = await updateJob(current.id, {
+        set: fields.set,
+        add: fields.add,
+        condition: 'billing_charged = :true AND billing_refunded = :false AND billing_rounds = :round',
+        values: { ':true': true, ':false': false, ':round': owed.round },
+      });
+      if (!marked) return { refunded: false, job: await getJob(current.id), reason: 'raced' };
     }
-    // A charged job is refunded even if ENABLE_BILLING was switched off since.
-    const result = await clientFor(deps, config).refund({ teamId: team.external_id, reference });
-    if (result.outcome === 'unavailable') {
-      logger.error('refund failed; the charge stays on the job', { ...context, reason: result.error.reason, status: result.error.status, error: result.error.message });
-      return { refunded: false, job: current, reason: 'unavailable' };
-    }
-    const updated = await updateJob(current.id, {
-      set: { billing_refunded: true },
-      condition: 'billing_charged = :true AND billing_refunded = :false AND billing_rounds = :round',
-      values: { ':true': true, ':false': false, ':round': round },
-    });
-    if (!updated) return { refunded: false, job: await getJob(current.id), reason: 'raced' };
-    logger.info('up-front charge refunded', { ...context, transaction_id: result.transactionId, balance: result.balance });
-    return { refunded: true, job: updated };
+    const settled = await settleJobBilling(current.id, deps);
+    if (settled.refundedWhole) return { refunded: true, job: settled.job };
+    if (settled.state === 'pending') return { refunded: false, job: settled.job, reason: 'unavailable' };
+    return { refunded: false, job: settled.job, reason: 'already_refunded' };
   } catch (err) {
     logger.error('refund failed', { job_id: job.id, error: err instanceof Error ? err.message : String(err) });
     return { refunded: false, job: null, reason: 'unavailable' };

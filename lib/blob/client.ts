@@ -5,6 +5,7 @@
  */
 import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { settings } from '../config';
+import { withRetry } from '../retry';
 
 let client: S3Client | undefined;
 
@@ -21,26 +22,72 @@ export function mediaBucket(): string {
   return settings().MEDIA_BUCKET;
 }
 
-/** Deletes every object under a prefix; returns how many were deleted. */
+/** DeleteObjects attempts per batch before the keys it still refuses are reported. */
+export const DELETE_ATTEMPTS = 4;
+
+/** Objects S3 would not delete (DeleteObjects answers 200 and lists them under Errors). */
+export class DeleteObjectsError extends Error {
+  override readonly name = 'DeleteObjectsError';
+  constructor(readonly failed: { key: string; code: string }[]) {
+    const shown = failed.slice(0, 5).map((f) => `${f.key} (${f.code})`).join(', ');
+    super(`S3 did not delete ${failed.length} object(s): ${shown}${failed.length > 5 ? ', ...' : ''}`);
+  }
+}
+
+/**
+ * Deletes one batch of keys. DeleteObjects succeeds as a call even when some
+ * keys were not deleted (throttling, internal errors): those are sent again,
+ * and whatever is still refused after DELETE_ATTEMPTS is thrown so the caller
+ * (an SQS message, say) fails and is retried rather than leaving files behind.
+ */
+async function deleteBatch(keys: string[]): Promise<void> {
+  let pending = keys;
+  await withRetry(
+    async () => {
+      const { Errors } = await s3().send(
+        new DeleteObjectsCommand({ Bucket: mediaBucket(), Delete: { Objects: pending.map((Key) => ({ Key })), Quiet: true } }),
+      );
+      if (!Errors?.length) return;
+      // An error that names no key leaves every key of the batch in doubt.
+      const failed = Errors.some((e) => !e.Key)
+        ? pending.map((key) => ({ key, code: Errors[0].Code ?? 'Unknown' }))
+        : Errors.map((e) => ({ key: e.Key as string, code: e.Code ?? 'Unknown' }));
+      pending = failed.map((f) => f.key);
+      throw new DeleteObjectsError(failed);
+    },
+    { attempts: DELETE_ATTEMPTS, backoffMs: 200, jitter: true },
+  );
+}
+
+/** Deletes every object under a prefix; returns how many were deleted. Throws DeleteObjectsError if some could not be. */
 export async function deletePrefix(prefix: string): Promise<number> {
   let deleted = 0;
   let ContinuationToken: string | undefined;
   do {
     const page = await s3().send(new ListObjectsV2Command({ Bucket: mediaBucket(), Prefix: prefix, ContinuationToken }));
-    const objects = (page.Contents ?? []).map((o) => ({ Key: o.Key as string }));
-    if (objects.length > 0) {
-      await s3().send(new DeleteObjectsCommand({ Bucket: mediaBucket(), Delete: { Objects: objects, Quiet: true } }));
-      deleted += objects.length;
+    const keys = (page.Contents ?? []).map((o) => o.Key as string);
+    if (keys.length > 0) {
+      await deleteBatch(keys);
+      deleted += keys.length;
     }
     ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (ContinuationToken);
   return deleted;
 }
 
-/** A short-lived GET URL for an object (S3 then serves HTTP Range itself). */
-export async function presignedGet(key: string, ttlSeconds = settings().PRESIGNED_URL_TTL_SECONDS): Promise<string> {
+/**
+ * A short-lived GET URL for an object (S3 then serves HTTP Range itself).
+ * contentType, when given, is the Content-Type S3 answers with (it is part of
+ * the signed URL), whatever type the object was stored with.
+ */
+export async function presignedGet(
+  key: string,
+  ttlSeconds = settings().PRESIGNED_URL_TTL_SECONDS,
+  options: { contentType?: string } = {},
+): Promise<string> {
   const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
-  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: mediaBucket(), Key: key }), { expiresIn: ttlSeconds });
+  const command = new GetObjectCommand({ Bucket: mediaBucket(), Key: key, ResponseContentType: options.contentType });
+  return getSignedUrl(s3(), command, { expiresIn: ttlSeconds });
 }
 
 /** Object keys directly under a prefix (one level), sorted. */

@@ -7,7 +7,7 @@ export const claimRoutes = {
   create: defineRoute({
     name: 'createClaim', method: 'POST', path: '/api/claims', auth: 'actor', tag: 'claims',
     summary: "Create a claim for the caller's team.", handler: 'api/claims/create-claim',
-    body: claimCreateBody, response: claimResponse, successStatus: 201,
+    body: claimCreateBody, response: claimResponse, successStatus: 201, idempotent: true,
   }),
   list: defineRoute({
     name: 'listClaims', method: 'GET', path: '/api/claims', auth: 'user', tag: 'claims',

@@ -20,7 +20,8 @@ import {
   type ClaimPatch,
 } from './claim';
 
-const claimEntity = (claim: Claim) => ({ entity_type: 'claim', entity_id: claim.id, target: claim.claim_number });
+// Activity goes to the feed of the claim's team, also when an admin of another team acted.
+const claimEntity = (claim: Claim) => ({ team_id: claim.team_id, entity_type: 'claim', entity_id: claim.id, target: claim.claim_number });
 
 export async function createClaimFor(identity: Identity, input: ClaimCreate) {
   const claim = await createClaim(identity.team.id, identity.user.id, input);
@@ -81,7 +82,7 @@ export async function hardDeleteClaim(identity: Identity, claimId: string) {
   }
   await deleteClaimRow(claim.id);
   await recordActivity(
-    { ...identity.actor, team_id: claim.team_id },
+    identity.actor,
     { action_type: 'delete_claim', action_label: 'Deleted claim permanently (admin)', ...claimEntity(claim), restorable: false },
   );
   return { deleted: true, id: claim.id };

@@ -99,7 +99,8 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
   {
     title: 'Identity, integrations and environment',
     descriptions: {
-      CLAIMS_PLATFORM_JWT_SECRET: 'Shared HS256 secret of the login token. Required: empty makes every login fail.',
+      CLAIMS_PLATFORM_JWT_SECRET:
+        'Shared HS256 secret of the login token. Outside APP_ENV=local, at least 32 bytes or the service refuses to start; empty is accepted and makes every login fail.',
       CLAIMS_PLATFORM_LOGIN_URL: 'Claims platform login page (GET /api/auth/config adds return_to).',
       CLAIMS_PLATFORM_COOKIE_NAME: 'Cookie that may carry the login token on same-domain deployments.',
       ADMIN_EXTERNAL_USER_IDS: 'Comma list of user external ids allowed into /api/admin.',
@@ -123,8 +124,8 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       MAX_EMAIL_ATTACHMENT_MB: 'Larger PDFs are reported without the attachment.',
       MAIL_WEBHOOK_SIGNING_KEY: 'Mail event webhook HMAC key; empty rejects every callback.',
       CHAT_WEBHOOK_URL: 'Chat webhook for job outcome messages; empty disables.',
-      APP_ENV: 'production, stage or local.',
-      LOCAL_AUTH_USER_EMAIL: 'With APP_ENV=local: requests without a token act as this user (local bypass).',
+      APP_ENV: 'production, stage or local (local is refused by serverless package).',
+      LOCAL_AUTH_USER_EMAIL: 'With APP_ENV=local: requests without a token act as this user (local bypass). serverless package refuses it when set.',
       CORS_ORIGINS: 'Comma list of browser origins allowed to call the API.',
       LOG_LEVEL: 'DEBUG, INFO, WARN or ERROR.',
     },

@@ -7,12 +7,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SETTING_GROUPS } from './descriptions';
 import { settingsSchema, type Settings } from './schema';
+import { isSecretSetting } from './secrets';
 
 const defaults = settingsSchema.parse({}) as Settings;
 
 function shown(name: keyof Settings): string {
   const value = defaults[name] as unknown;
   return Array.isArray(value) ? value.join(',') : String(value);
+}
+
+/** Secret settings say where deployed stages keep them. */
+function described(name: string, text: string): string {
+  return isSecretSetting(name) ? `${text} Secret: deployed stages read it from SSM Parameter Store.` : text;
 }
 
 export function renderEnvExample(): string {
@@ -30,7 +36,7 @@ export function renderEnvExample(): string {
   for (const group of SETTING_GROUPS) {
     lines.push('', `# --- ${group.title} ---`);
     for (const [name, text] of Object.entries(group.descriptions)) {
-      lines.push(`# ${text}`, `# ${name}=${shown(name as keyof Settings)}`);
+      lines.push(`# ${described(name, text)}`, `# ${name}=${shown(name as keyof Settings)}`);
     }
   }
   return `${lines.join('\n')}\n`;
@@ -42,7 +48,7 @@ export function renderConfigTable(): string {
     rows.push(`| **${group.title}** | | |`);
     for (const [name, text] of Object.entries(group.descriptions)) {
       const value = shown(name as keyof Settings);
-      rows.push(`| \`${name}\` | ${value === '' ? '(empty)' : `\`${value}\``} | ${text.replace(/\|/g, '\\|')} |`);
+      rows.push(`| \`${name}\` | ${value === '' ? '(empty)' : `\`${value}\``} | ${described(name, text).replace(/\|/g, '\\|')} |`);
     }
   }
   return rows.join('\n');

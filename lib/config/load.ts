@@ -67,7 +67,31 @@ export function loadSettings(options: LoadOptions = {}): Settings {
       })),
     );
   }
+  const problems = secretStrengthProblems(result.data);
+  if (problems.length) throw new ConfigError(problems);
   return Object.freeze(result.data) as Settings;
+}
+
+/** HS256 keys shorter than the hash output are guessable offline from one token. */
+export const MIN_JWT_SECRET_BYTES = 32;
+
+/**
+ * Outside APP_ENV=local the login token secret must be at least
+ * MIN_JWT_SECRET_BYTES long. An empty secret is accepted, as the spec says:
+ * it is "not configured", every login answers 401 and the service logs why;
+ * it can never be used to forge a token. Secrets resolved from SSM go through
+ * the same check when they are merged (index.ts, loadSecrets).
+ */
+function secretStrengthProblems(settings: Settings): { variable: string; message: string }[] {
+  if (settings.APP_ENV === 'local') return [];
+  const bytes = Buffer.byteLength(settings.CLAIMS_PLATFORM_JWT_SECRET, 'utf8');
+  if (bytes === 0 || bytes >= MIN_JWT_SECRET_BYTES) return [];
+  return [
+    {
+      variable: 'CLAIMS_PLATFORM_JWT_SECRET',
+      message: `must be at least ${MIN_JWT_SECRET_BYTES} bytes outside APP_ENV=local (got ${bytes} bytes; value not shown)`,
+    },
+  ];
 }
 
 function pickKnown(source: Record<string, unknown>): Record<string, unknown> {

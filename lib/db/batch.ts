@@ -1,20 +1,39 @@
 /** Bulk reads and deletes by key, with DynamoDB's unprocessed-item retries. */
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { withRetry } from '../retry';
 import { db, tableName } from './client';
 
 export type RowKey = { pk: string; sk: string };
 
 type WriteRequest = { DeleteRequest: { Key: RowKey } } | { PutRequest: { Item: Record<string, unknown> } };
 
+/**
+ * How often a batch is sent again while DynamoDB leaves items unprocessed
+ * (it does so under throttling): 50 ms doubling, at most 1 s apart; after
+ * that the write fails rather than spin until the function times out.
+ */
+export const UNPROCESSED_RETRY = { attempts: 10, backoffMs: 50, maxBackoffMs: 1000 } as const;
+
+/** Some items of a batch were left unprocessed; the batch is sent again with only those. */
+export class UnprocessedItems extends Error {
+  override readonly name = 'UnprocessedItems';
+  constructor(readonly count: number) {
+    super(`DynamoDB left ${count} item(s) of a batch unprocessed`);
+  }
+}
+
 /** BatchWrite in chunks of 25, retrying unprocessed items with backoff. */
 async function batchWrite(all: WriteRequest[]): Promise<void> {
   for (let i = 0; i < all.length; i += 25) {
     let requests = all.slice(i, i + 25);
-    for (let attempt = 0; requests.length > 0; attempt++) {
-      const { UnprocessedItems } = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-      requests = (UnprocessedItems?.[tableName()] ?? []) as typeof requests;
-      if (requests.length > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-    }
+    await withRetry(
+      async () => {
+        const { UnprocessedItems: left } = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+        requests = (left?.[tableName()] ?? []) as typeof requests;
+        if (requests.length > 0) throw new UnprocessedItems(requests.length);
+      },
+      { ...UNPROCESSED_RETRY, retryable: (err) => err instanceof UnprocessedItems },
+    );
   }
 }
 

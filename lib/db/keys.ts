@@ -29,11 +29,15 @@
  * | Job log archive   | JOBLOGARCHIVE#<job_id>  | ARCHIVE   |                         |                     |                   |               |
  * | Fan-out unit      | JOBUNIT#<job_id>        | <run_id>#<stage>#<index:06> |       |                     |                   |               |
  * | AI request record | AIREQ#<job_id>          | <at ISO>#<id> |                       |                     |                   |               |
+ * | Idempotency record| IDEMPOTENCY             | http#<sha256 of team, route, key> |  |                     |                   |               |
+ * | Job stream slot   | JOBSTREAM#<job_id>      | SLOT#<n>  |                         |                     |                   |               |
  *
  * Archived claims and rooms also carry archpk=ARCHIVED, archsk=<archived_at>#<kind>#<id>
  * so the purge reads only what is archived. Jobs in a processing state carry
  * activepk=ACTIVE, activesk=<last activity>#<id> so the watchdog reads only
- * running jobs, oldest activity first.
+ * running jobs, oldest activity first. Jobs owing billing work (a refund not yet
+ * confirmed, a spend whose answer was lost) carry archpk=BILLING#PENDING,
+ * archsk=<owed since>#<id> on the same sparse index, so the billing sweep reads only those.
  */
 
 export const keys = {
@@ -53,6 +57,9 @@ export const keys = {
   upload: (id: string) => ({ pk: `UPLOAD#${id}`, sk: 'UPLOAD' }),
   components: (teamId: string | null) => ({ pk: 'COMPONENTS', sk: teamId ? `TEAM#${teamId}` : 'GLOBAL' }),
   aiRequest: (jobId: string, at: string, id: string) => ({ pk: `AIREQ#${jobId}`, sk: `${at}#${id}` }),
+  /** Idempotency-Key records (lib/http/idempotency.ts); Powertools writes the sort key. */
+  idempotency: (recordKey: string) => ({ pk: 'IDEMPOTENCY', sk: recordKey }),
+  jobStreamSlot: (jobId: string, slot: number) => ({ pk: `JOBSTREAM#${jobId}`, sk: `SLOT#${slot}` }),
 } as const;
 
 export const indexes = {
@@ -67,6 +74,7 @@ export const indexes = {
   archived: () => ({ index: 'archived', pk: 'ARCHIVED' }),
   openUploads: () => ({ index: 'gsi2', pk: 'UPLOADS#OPEN' }),
   activeJobs: () => ({ index: 'active', pk: 'ACTIVE' }),
+  pendingBilling: () => ({ index: 'archived', pk: 'BILLING#PENDING' }),
 } as const;
 
 /** Strips the key attributes before a row is shaped for a response. */

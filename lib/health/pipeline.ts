@@ -4,8 +4,7 @@
  * "in-process-fallback" means they do not, and work is handed to the worker
  * functions by direct invoke instead (spec: Processing rules 10).
  */
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client';
+import { lastWorkerHeartbeat } from '../background/heartbeat';
 import { queueDepth } from '../queue/queues';
 
 /**
@@ -13,11 +12,6 @@ import { queueDepth } from '../queue/queues';
  * stages queue every minute, so a healthy deployment is seen every minute.
  */
 export const WORKER_ALIVE_WINDOW_MS = 5 * 60_000;
-const HEARTBEAT_KEY = { pk: 'WORKER', sk: 'HEARTBEAT' };
-
-export async function recordWorkerHeartbeat(worker: string, now = new Date()): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...HEARTBEAT_KEY, entity: 'WorkerHeartbeat', worker, seen_at: now.toISOString() } }));
-}
 
 export async function pipelineHealth(now = new Date()) {
   let mode: 'worker' | 'in-process-fallback' = 'worker';
@@ -28,12 +22,12 @@ export async function pipelineHealth(now = new Date()) {
   } catch {
     mode = 'in-process-fallback';
   }
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: HEARTBEAT_KEY }));
-  const seenAt = Item?.seen_at ? Date.parse(String(Item.seen_at)) : 0;
+  const lastSeen = await lastWorkerHeartbeat();
+  const seenAt = lastSeen ? Date.parse(lastSeen) : 0;
   return {
     mode,
     worker_alive: seenAt > 0 && now.getTime() - seenAt <= WORKER_ALIVE_WINDOW_MS,
-    worker_last_seen_at: Item?.seen_at ?? null,
+    worker_last_seen_at: lastSeen,
     queued_jobs: queued,
   };
 }

@@ -1,55 +1,63 @@
 /**
  * The middy stack every HTTP handler is built with:
  *   request log line → CORS (CORS_ORIGINS) → errors as {"detail": ...} →
- *   auth for the route's level → path/query/body validation (422) → handler.
+ *   caller for the route's level (a resolver injected from above the domains,
+ *   lib/api/endpoint.ts) → cross-site check on cookie-signed writes (403) →
+ *   JSON content type (415) → path/query/body validation (422) → handler.
  * Handlers stay thin: they get validated input and the caller's identity, call
  * one domain function and return a value (200 JSON) or an HttpResponse.
  */
 import middy from '@middy/core';
 import httpCors from '@middy/http-cors';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { settings } from '../config';
-import { adminIdentity, currentIdentity, type Identity } from '../auth/identity';
+import { loadSecrets, settings } from '../config';
 import { logger } from '../observability/logger';
-import { HttpError } from './errors';
+import { requireSameSiteWrite, headerValue } from './csrf';
+import { httpErrorOf } from './errors';
+import { idempotencyKeyOf, idempotentRunner } from './idempotency';
 import { jsonError, toResult } from './response';
-import type { Infer, RouteContract } from './route';
-import { parseJsonBody, validatePart } from './validation';
+import type { Infer, RouteAuth, RouteContract } from './route';
+import { parseJsonBody, requireJsonContentType, validatePart } from './validation';
 
-export interface RequestContext<C extends RouteContract> {
+export interface RequestContext<C extends RouteContract, I = unknown> {
   params: Infer<C['params']>;
   query: Infer<C['query']>;
   body: Infer<C['body']>;
   /** The caller; null on routes with auth 'none' or 'capability'. */
-  identity: C['auth'] extends 'none' | 'capability' ? null : Identity;
+  identity: C['auth'] extends 'none' | 'capability' ? null : I;
   event: APIGatewayProxyEventV2;
   lambdaContext: Context;
 }
 
-export type EndpointImpl<C extends RouteContract> = (ctx: RequestContext<C>) => Promise<unknown>;
+export type EndpointImpl<C extends RouteContract, I = unknown> = (ctx: RequestContext<C, I>) => Promise<unknown>;
 
 export type HttpHandler = ((event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>) & {
   route: RouteContract;
 };
 
-async function identify(route: RouteContract, event: APIGatewayProxyEventV2): Promise<Identity | null> {
-  switch (route.auth) {
-    case 'none':
-    case 'capability':
-      return null;
-    case 'admin':
-      return adminIdentity(event);
-    default:
-      return currentIdentity(event);
-  }
+export type AuthenticatedLevel = Exclude<RouteAuth, 'none' | 'capability'>;
+
+/** Who is calling, as the injected resolver found it. */
+export interface Caller<I> {
+  identity: I;
+  /** The caller's team id: scopes per-caller records (idempotency keys). */
+  tenant: string;
+  /** The credential travels with every browser request by itself (a cookie), so a cross-site page could have sent it. */
+  ambient: boolean;
 }
+
+/** Resolves the caller of a signed-in route (401/403 as thrown HttpErrors). */
+export type IdentityResolver<I> = (level: AuthenticatedLevel, event: APIGatewayProxyEventV2) => Promise<Caller<I>>;
+
+const isSignedIn = (auth: RouteAuth): auth is AuthenticatedLevel => auth !== 'none' && auth !== 'capability';
 
 /** Errors become JSON with the spec's status; anything unexpected is logged and answered 500 without internals. */
 const errorResponses = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => ({
   onError: async (request) => {
     const err = request.error;
-    if (err instanceof HttpError) {
-      request.response = jsonError(err.status, err.body ?? { detail: err.detail });
+    const known = httpErrorOf(err);
+    if (known) {
+      request.response = jsonError(known.status, known.body ?? { detail: known.detail });
       return;
     }
     logger.error('unhandled error', { error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
@@ -82,20 +90,28 @@ const requestLog = (route: RouteContract): middy.MiddlewareObj<APIGatewayProxyEv
   };
 };
 
-export function httpEndpoint<C extends RouteContract>(route: C, impl: EndpointImpl<C>): HttpHandler {
+export function buildEndpoint<C extends RouteContract, I>(route: C, impl: EndpointImpl<C, I>, identify: IdentityResolver<I>): HttpHandler {
+  const once = route.idempotent ? idempotentRunner(route) : undefined;
   const base = async (event: APIGatewayProxyEventV2, lambdaContext: Context): Promise<APIGatewayProxyStructuredResultV2> => {
-    const identity = await identify(route, event);
+    const caller = isSignedIn(route.auth) ? await identify(route.auth, event) : null;
+    if (caller?.ambient) requireSameSiteWrite(route.method, event, settings().CORS_ORIGINS);
+    const identity = caller?.identity ?? null;
+    if (route.body) requireJsonContentType(headerValue(event, 'content-type'), event.body);
     const params = route.params ? validatePart('path', route.params, event.pathParameters ?? {}) : undefined;
     const query = route.query ? validatePart('query', route.query, event.queryStringParameters ?? {}) : undefined;
     const body = route.body ? validatePart('body', route.body, parseJsonBody(event.body, event.isBase64Encoded)) : undefined;
-    const result = await impl({ params, query, body, identity, event, lambdaContext } as RequestContext<C>);
-    return toResult(result, route.successStatus);
+    const run = async () => toResult(await impl({ params, query, body, identity, event, lambdaContext } as RequestContext<C, I>), route.successStatus);
+    const key = once && caller ? idempotencyKeyOf(event) : null;
+    if (!once || !caller || !key) return run();
+    return once({ teamId: caller.tenant, key, request: { params, query, body }, context: lambdaContext }, run);
   };
 
   const config = settings();
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(base)
     .use(requestLog(route))
     .use(httpCors({ origins: config.CORS_ORIGINS, credentials: true }))
-    .use(errorResponses());
+    .use(errorResponses())
+    // Deployed stages read secret settings from SSM before the handler (lib/config/secrets.ts).
+    .use({ before: async () => loadSecrets() });
   return Object.assign(handler as unknown as HttpHandler, { route });
 }

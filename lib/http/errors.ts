@@ -3,6 +3,8 @@
  * these; the error middleware turns it into `{"detail": "..."}` (or the body
  * given, e.g. the spec's 402 body) with the status code.
  */
+import { InvalidCursorError } from '../db/pagination';
+
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -21,10 +23,24 @@ export const forbidden = (detail = 'This page is restricted.') => new HttpError(
 export const notFound = (detail = 'Not found') => new HttpError(404, detail);
 export const conflict = (detail: string) => new HttpError(409, detail);
 export const payloadTooLarge = (detail: string) => new HttpError(413, detail);
+export const unsupportedMediaType = (detail: string) => new HttpError(415, detail);
 export const unprocessable = (detail: string, errors?: FieldError[]) =>
   new HttpError(422, detail, errors ? { detail, errors } : undefined);
 export const badGateway = (detail: string) => new HttpError(502, detail);
 export const serviceUnavailable = (detail: string) => new HttpError(503, detail);
+
+/**
+ * The HTTP answer for an error: an HttpError as it is, and the errors of the
+ * lower layers that mean the client sent something wrong (a forged page
+ * cursor) as the 4xx they deserve; null for anything else (a 500).
+ */
+export function httpErrorOf(err: unknown): HttpError | null {
+  if (err instanceof HttpError) return err;
+  if (err instanceof InvalidCursorError) {
+    return unprocessable(`Invalid request: query.cursor: ${err.message}`, [{ field: 'query.cursor', message: err.message }]);
+  }
+  return null;
+}
 
 export interface FieldError {
   /** Where the bad value was: body, query or path, then the field path. */

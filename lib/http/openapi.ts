@@ -1,10 +1,11 @@
 /**
  * The OpenAPI 3.1 document, generated from the same zod contracts the
- * handlers validate with (lib/http/route-table.ts), so it always lists every
+ * handlers validate with (lib/api/route-table.ts), so it always lists every
  * route the service has.
  */
 import * as z from 'zod';
 import type { RouteContract } from './route';
+import { IDEMPOTENCY_HEADER } from './idempotency';
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad request',
@@ -34,6 +35,13 @@ function parametersOf(route: RouteContract) {
     for (const [name, schema] of Object.entries(json.properties ?? {})) {
       params.push({ name, in: where, required: where === 'path' || (json.required ?? []).includes(name), schema });
     }
+  }
+  if (route.idempotent) {
+    params.push({
+      name: IDEMPOTENCY_HEADER, in: 'header', required: false,
+      description: 'A retry with the same key (per team and route) gets the first answer; the same key with another request answers 422, one still running 409. Remembered for 24 hours.',
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+    });
   }
   return params;
 }

@@ -35,6 +35,11 @@ export interface RouteContract {
   successStatus?: number;
   /** Documented error statuses besides 401/422 which every authenticated route has. */
   errors?: number[];
+  /**
+   * Honours the Idempotency-Key header (lib/http/idempotency.ts): a retry with the same key
+   * gets the first answer. For create routes, whose repeats would create or charge twice.
+   */
+  idempotent?: true;
   /** Per-function overrides for serverless.yml (timeout, memory). */
   lambda?: { timeout?: number; memorySize?: number };
 }

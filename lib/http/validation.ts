@@ -1,6 +1,6 @@
 /** zod validation of the parts of a request, answering 422 with per-field messages. */
 import * as z from 'zod';
-import { unprocessable, type FieldError } from './errors';
+import { unprocessable, unsupportedMediaType, type FieldError } from './errors';
 
 export type RequestPart = 'path' | 'query' | 'body';
 
@@ -16,6 +16,21 @@ export function validatePart<S extends z.ZodType>(part: RequestPart, schema: S, 
   if (result.success) return result.data;
   const errors = fieldErrors(part, result.error);
   throw unprocessable(`Invalid request: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, errors);
+}
+
+/** application/json or any +json type, parameters (charset) allowed. */
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.!#$&^-]+\+)?json\s*(?:;.*)?$/i;
+
+export const NOT_JSON = 'Unsupported media type: send the request body as JSON (Content-Type: application/json).';
+
+/**
+ * A body is read as JSON only when it says it is JSON: a text/plain or
+ * form-encoded post (what a cross-site form can send without a preflight) is
+ * refused with 415 before anything is parsed or written.
+ */
+export function requireJsonContentType(contentType: string | undefined, raw: string | undefined): void {
+  if (raw === undefined || raw === null || raw === '') return;
+  if (!contentType || !JSON_MEDIA_TYPE.test(contentType.trim())) throw unsupportedMediaType(NOT_JSON);
 }
 
 /** Parses a JSON body; a malformed one is a 422 like any other invalid body. */

@@ -16,12 +16,13 @@
  * call throws AiGatewayError naming the kind of failure.
  *
  * Every call, answered or failed, is handed to the recorder once it is over
- * (default: lib/integrations/ai-requests.ts adds the spend to the job and keeps
- * a redacted request record). A recorder that throws is logged, never fatal.
+ * (the domain passes lib/jobs/ai-requests.ts, which adds the spend to the job
+ * and keeps a redacted request record). A recorder that throws is logged,
+ * never fatal.
  */
-import { baseUrl as normalizeBaseUrl, settings as currentSettings, type Settings } from '../config';
+import { baseUrl as normalizeBaseUrl, type Settings } from '../config';
 import { logger } from '../observability/logger';
-import { recordAiCall } from './ai-requests';
+import { withRetry } from '../retry';
 
 /** Prices used when the gateway does not report a cost; the photo output budget uses the same. */
 export const INPUT_USD_PER_MILLION_TOKENS = 5;
@@ -128,7 +129,8 @@ export interface AiGatewayOptions {
   maxAttempts?: number;
   /** First backoff; doubles per retry, jittered. */
   backoffMs?: number;
-  recorder?: AiCallRecorder;
+  /** Told about every finished call; required, so no call's spend goes unrecorded. */
+  recorder: AiCallRecorder;
 }
 
 /**
@@ -147,7 +149,6 @@ export function tokenCostUsd(inputTokens: number, outputTokens: number): number 
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Usage of one answer; the gateway's own cost when it reports one. */
 export function usageOf(body: unknown): AiUsage | null {
@@ -162,6 +163,13 @@ export function usageOf(body: unknown): AiUsage | null {
 type Attempt =
   | { ok: true; status: number; content: string; finishReason: string | null; model: string | null; usage: AiUsage | null }
   | { ok: false; kind: Exclude<AiFailureKind, 'unconfigured'>; status: number | null; message: string; retryable: boolean; usage: AiUsage | null; retryAfterMs: number | null };
+
+/** One failed HTTP attempt, as the retry policy sees it. */
+class AttemptFailed extends Error {
+  constructor(readonly failure: Extract<Attempt, { ok: false }>) {
+    super(failure.message);
+  }
+}
 
 function causeOf(err: unknown): string {
   const e = err as { message?: string; cause?: { code?: string; message?: string } };
@@ -200,11 +208,11 @@ export class AiGatewayClient {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
     this.backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
-    this.recorder = options.recorder ?? recordAiCall;
+    this.recorder = options.recorder;
   }
 
   /** A client from the settings (OPENROUTER_BASE_URL, _API_KEY, _MODEL, _TEMPERATURE). */
-  static fromSettings(config: Settings = currentSettings(), overrides: Partial<AiGatewayOptions> = {}): AiGatewayClient {
+  static fromSettings(config: Settings, overrides: Partial<AiGatewayOptions> & Pick<AiGatewayOptions, 'recorder'>): AiGatewayClient {
     return new AiGatewayClient({
       baseUrl: config.OPENROUTER_BASE_URL,
       apiKey: config.OPENROUTER_API_KEY,
@@ -280,39 +288,43 @@ export class AiGatewayClient {
     }
 
     const body = JSON.stringify(this.requestBody(request));
-    let last: Extract<Attempt, { ok: false }> | undefined;
-    while (attempts < this.maxAttempts) {
-      if (attempts > 0) await sleep(this.backoff(attempts, last?.retryAfterMs ?? null));
-      attempts++;
-      const attempt = await this.attempt(body);
-      if (attempt.usage) {
-        usage.inputTokens += attempt.usage.inputTokens;
-        usage.outputTokens += attempt.usage.outputTokens;
-        usage.costUsd += attempt.usage.costUsd;
-      }
-      if (attempt.ok) {
-        const own = attempt.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
-        answeredStatus = attempt.status;
-        return finish({
-          answer: { content: attempt.content, finishReason: attempt.finishReason, inputTokens: own.inputTokens, outputTokens: own.outputTokens, costUsd: own.costUsd, model: attempt.model ?? this.model, attempts },
-        });
-      }
-      last = attempt;
-      if (!attempt.retryable) break;
-      if (attempts < this.maxAttempts) {
-        logger.warn('AI gateway call failed; retrying', { purpose: request.context.purpose, job_id: request.context.jobId, attempt: attempts, kind: attempt.kind, status: attempt.status, detail: attempt.message });
-      }
+    try {
+      const answered = await withRetry(
+        async () => {
+          attempts++;
+          const attempt = await this.attempt(body);
+          if (attempt.usage) {
+            usage.inputTokens += attempt.usage.inputTokens;
+            usage.outputTokens += attempt.usage.outputTokens;
+            usage.costUsd += attempt.usage.costUsd;
+          }
+          if (!attempt.ok) throw new AttemptFailed(attempt);
+          return attempt;
+        },
+        {
+          attempts: this.maxAttempts,
+          backoffMs: this.backoffMs,
+          jitter: true,
+          retryable: (err) => err instanceof AttemptFailed && err.failure.retryable,
+          // A Retry-After longer than the backoff wins.
+          minPauseMs: (err) => (err instanceof AttemptFailed ? err.failure.retryAfterMs : null),
+          onRetry: (err, attempt) => {
+            const failure = (err as AttemptFailed).failure;
+            logger.warn('AI gateway call failed; retrying', { purpose: request.context.purpose, job_id: request.context.jobId, attempt, kind: failure.kind, status: failure.status, detail: failure.message });
+          },
+        },
+      );
+      const own = answered.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+      answeredStatus = answered.status;
+      return finish({
+        answer: { content: answered.content, finishReason: answered.finishReason, inputTokens: own.inputTokens, outputTokens: own.outputTokens, costUsd: own.costUsd, model: answered.model ?? this.model, attempts },
+      });
+    } catch (err) {
+      if (!(err instanceof AttemptFailed)) throw err;
+      const failure = err.failure;
+      const tried = failure.retryable ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
+      return finish({ error: new AiGatewayError(failure.kind, `AI gateway ${failure.kind}${failure.status ? ` (HTTP ${failure.status})` : ''}${tried}: ${failure.message}`, failure.status, attempts) });
     }
-    const failure = last as Extract<Attempt, { ok: false }>;
-    const tried = failure.retryable ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
-    return finish({ error: new AiGatewayError(failure.kind, `AI gateway ${failure.kind}${failure.status ? ` (HTTP ${failure.status})` : ''}${tried}: ${failure.message}`, failure.status, attempts) });
-  }
-
-  /** Jittered exponential backoff before attempt n+1; a Retry-After wins when longer. */
-  private backoff(attemptsMade: number, retryAfter: number | null): number {
-    const base = this.backoffMs * 2 ** (attemptsMade - 1);
-    const jittered = base * (0.5 + Math.random() * 0.5);
-    return Math.max(jittered, retryAfter ?? 0);
   }
 
   private async record(call: AiCallRecord): Promise<void> {

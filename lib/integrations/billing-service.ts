@@ -15,13 +15,17 @@
  *     200      {transaction_id: string, balance: number}
  *     402      {error: 'insufficient_credits', balance: number, required: number, buy_url: string}
  *     Idempotent per (app, team_id, reference): repeating a reference returns the
- *     first answer and never charges twice.
+ *     first answer and never charges twice (also after a refund).
  *
  *   POST /api/v1/credits/refund
  *     request  {app, team_id, reference}        (reference of the spend to undo)
+ *              optionally refund_reference and amount: give back only `amount`
+ *              credits of that spend, idempotent per refund_reference (used to
+ *              return the unbilled part of a spend, e.g. job:<id>:<round>:adjust)
  *     200      {transaction_id: string, balance: number, refunded: true}
- *     Idempotent per reference: a second refund returns the same answer and
- *     restores nothing more. 404 when no spend carries the reference.
+ *     Idempotent per refund (refund_reference, else reference): a second refund
+ *     returns the same answer and restores nothing more. A whole refund gives
+ *     back what is left of the spend. 404 when no spend carries the reference.
  *
  *   GET /api/v1/credits/balance?app=<app>&team_id=<team external id>
  *     200      {balance: number, buy_url: string}
@@ -31,25 +35,34 @@
  * Outcomes are a discriminated result, never an opaque throw:
  *   - charged / refunded / ok: the service answered as above;
  *   - insufficient: a flat refusal (402), the caller answers 402;
+ *   - unknown_reference: a refund of a spend the service does not hold (404);
  *   - unavailable: the service could not be used (network failure, timeout,
  *     5xx, a 200 whose body is empty or unreadable, any other status such as a
  *     401 from a wrong key). The caller fails open. The error is a
- *     BillingServiceUnreachable naming the call and the cause.
+ *     BillingServiceUnreachable naming the call and the cause, and whether the
+ *     request may have been applied even so (its answer lost).
  *
  * All three calls are idempotent (spend and refund by reference), so network
- * failures, timeouts, 5xx/429 and unreadable 200s are retried a couple of
- * times with exponential backoff; a 4xx is final.
+ * failures, timeouts, 5xx/429 and unreadable 200s are retried with exponential
+ * backoff (lib/retry.ts); a 4xx is final. One call, retries and pauses
+ * included, never takes longer than the deadline (DEFAULT_DEADLINE_MS), which
+ * keeps a hung billing service well inside the 29 s of an HTTP function: the
+ * caller gets `unavailable` and fails open instead of timing out.
  */
 import { baseUrl as normalizeBaseUrl, settings as currentSettings, type Settings } from '../config';
 import { logger } from '../observability/logger';
+import { withRetry } from '../retry';
 
 export const SPEND_PATH = '/api/v1/credits/spend';
 export const REFUND_PATH = '/api/v1/credits/refund';
 export const BALANCE_PATH = '/api/v1/credits/balance';
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
+/** One attempt. */
+export const DEFAULT_TIMEOUT_MS = 6_000;
 export const DEFAULT_RETRIES = 2;
 export const DEFAULT_BACKOFF_MS = 300;
+/** A whole call, retries and pauses included: well inside an HTTP function's 29 s, with room for the job's own writes. */
+export const DEFAULT_DEADLINE_MS = 15_000;
 
 export type UnreachableReason = 'not_configured' | 'network' | 'timeout' | 'server_error' | 'unreadable' | 'rejected';
 
@@ -61,6 +74,12 @@ export class BillingServiceUnreachable extends Error {
     readonly detail: string,
     /** HTTP status when the service answered. */
     readonly status?: number,
+    /**
+     * The request may have reached the service and been applied, its answer
+     * lost (a timeout, a dropped connection, a 5xx, an unreadable 200). False
+     * when it surely was not (nothing listening, DNS, TLS, a 4xx, not configured).
+     */
+    readonly mayHaveApplied = false,
   ) {
     super(`billing service unreachable: ${call} ${reason}${status ? ` (HTTP ${status})` : ''}: ${detail}`);
     this.name = 'BillingServiceUnreachable';
@@ -84,8 +103,19 @@ export type SpendResult =
   | { outcome: 'insufficient'; balance: number | null; required: number; buyUrl: string | null }
   | { outcome: 'unavailable'; error: BillingServiceUnreachable };
 
+export interface RefundRequest {
+  teamId: number;
+  /** The spend to undo. */
+  reference: string;
+  /** A partial refund's own idempotency key; with `amount`. */
+  refundReference?: string;
+  /** Credits to give back; without it, what is left of the spend. */
+  amount?: number;
+}
+
 export type RefundResult =
   | { outcome: 'refunded'; transactionId: string | null; balance: number | null }
+  | { outcome: 'unknown_reference' }
   | { outcome: 'unavailable'; error: BillingServiceUnreachable };
 
 export type BalanceResult =
@@ -98,21 +128,24 @@ export interface BillingClientOptions {
   apiKey: string;
   /** BILLING_EXTERNAL_APP. */
   app: string;
+  /** One attempt. */
   timeoutMs?: number;
   /** Extra attempts after the first for transient failures. */
   retries?: number;
   /** First backoff; doubles per retry. */
   backoffMs?: number;
+  /** The whole call, retries and pauses included. */
+  deadlineMs?: number;
 }
 
-type Attempt =
-  | { kind: 'answer'; status: number; body: unknown; text: string }
-  | { kind: 'failure'; reason: 'network' | 'timeout'; detail: string };
+type Answer = { status: number; body: unknown; text: string };
+
+/** Connection failures that happen before a request is sent: it cannot have been applied. */
+const NOT_SENT = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPROTO|ERR_SSL|ERR_TLS|CERT|certificate|SSL routines|wrong version number|self[- ]signed/i;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function causeOf(err: unknown): string {
   const e = err as { message?: string; cause?: { code?: string; message?: string } };
@@ -124,9 +157,10 @@ export class BillingServiceClient {
   readonly baseUrl: string;
   readonly app: string;
   private readonly apiKey: string;
-  private readonly timeoutMs: number;
-  private readonly retries: number;
-  private readonly backoffMs: number;
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly backoffMs: number;
+  readonly deadlineMs: number;
 
   constructor(options: BillingClientOptions) {
     this.baseUrl = normalizeBaseUrl(options.domain);
@@ -135,6 +169,7 @@ export class BillingServiceClient {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.retries = options.retries ?? DEFAULT_RETRIES;
     this.backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+    this.deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   }
 
   /** A client from the settings (BILLING_APP_DOMAIN, BILLING_APP_API_KEY, BILLING_EXTERNAL_APP). */
@@ -164,16 +199,18 @@ export class BillingServiceClient {
     return { outcome: 'unavailable', error: this.rejected(call, res) };
   }
 
-  /** Refunds the spend with this reference; idempotent per reference. */
-  async refund(request: { teamId: number; reference: string }): Promise<RefundResult> {
+  /** Refunds the spend with this reference (or `amount` of it under `refundReference`); idempotent per refund. */
+  async refund(request: RefundRequest): Promise<RefundResult> {
     const call = `POST ${REFUND_PATH}`;
-    const body = { app: this.app, team_id: request.teamId, reference: request.reference };
+    const partial = request.amount !== undefined ? { refund_reference: request.refundReference ?? request.reference, amount: request.amount } : {};
+    const body = { app: this.app, team_id: request.teamId, reference: request.reference, ...partial };
     const res = await this.call(call, 'POST', REFUND_PATH, body, (a) => a.status === 200 && isRecord(a.body) && a.body.refunded === true);
     if (res instanceof BillingServiceUnreachable) return { outcome: 'unavailable', error: res };
     if (res.status === 200) {
       const b = res.body as Record<string, unknown>;
       return { outcome: 'refunded', transactionId: str(b.transaction_id), balance: num(b.balance) };
     }
+    if (res.status === 404) return { outcome: 'unknown_reference' };
     return { outcome: 'unavailable', error: this.rejected(call, res) };
   }
 
@@ -195,35 +232,58 @@ export class BillingServiceClient {
   }
 
   /**
-   * One call with retries. Returns the final answer (a 200 that `valid`
-   * accepts, or a non-retryable status) or the reason the service could not be
-   * used.
+   * One call with retries (lib/retry.ts), all of it within deadlineMs.
+   * Returns the final answer (a 200 that `valid` accepts, or a non-retryable
+   * status) or the reason the service could not be used.
    */
-  private async call(call: string, method: 'GET' | 'POST', path: string, body: unknown, valid: (a: { status: number; body: unknown }) => boolean): Promise<{ status: number; body: unknown; text: string } | BillingServiceUnreachable> {
+  private async call(call: string, method: 'GET' | 'POST', path: string, body: unknown, valid: (a: Answer) => boolean): Promise<Answer | BillingServiceUnreachable> {
     if (!this.configured) return new BillingServiceUnreachable('not_configured', call, 'BILLING_APP_DOMAIN or BILLING_APP_API_KEY is empty');
-    let last: BillingServiceUnreachable | undefined;
-    for (let attempt = 0; attempt <= this.retries; attempt++) {
-      if (attempt > 0) await sleep(this.backoffMs * 2 ** (attempt - 1));
-      const a = await this.attempt(method, path, body);
-      if (a.kind === 'failure') {
-        last = new BillingServiceUnreachable(a.reason, call, a.detail);
-      } else if (a.status === 200) {
-        if (valid(a)) return a;
-        // Spec rule 9: an unreadable or empty 200 is retried like a 5xx.
-        last = new BillingServiceUnreachable('unreadable', call, a.text ? `unexpected body: ${a.text.slice(0, 200)}` : 'empty body', 200);
-      } else if (a.status >= 500 || a.status === 429) {
-        last = new BillingServiceUnreachable('server_error', call, a.text.slice(0, 200) || 'no body', a.status);
-      } else {
-        return a;
-      }
-      if (attempt < this.retries) logger.warn('billing service call failed; retrying', { call, attempt: attempt + 1, reason: last.reason, status: last.status, detail: last.detail });
+    const deadline = Date.now() + this.deadlineMs;
+    // Once any attempt may have been applied, the call as a whole may have been.
+    let mayHaveApplied = false;
+    try {
+      return await withRetry(
+        async () => {
+          const a = await this.attempt(call, method, path, body, deadline - Date.now());
+          if (a instanceof BillingServiceUnreachable) {
+            mayHaveApplied ||= a.mayHaveApplied;
+            throw a;
+          }
+          if (a.status === 200) {
+            if (valid(a)) return a;
+            mayHaveApplied = true;
+            // Spec rule 9: an unreadable or empty 200 is retried like a 5xx.
+            throw new BillingServiceUnreachable('unreadable', call, a.text ? `unexpected body: ${a.text.slice(0, 200)}` : 'empty body', 200, true);
+          }
+          if (a.status >= 500 || a.status === 429) {
+            mayHaveApplied ||= a.status >= 500;
+            throw new BillingServiceUnreachable('server_error', call, a.text.slice(0, 200) || 'no body', a.status, a.status >= 500);
+          }
+          return a;
+        },
+        {
+          attempts: this.retries + 1,
+          backoffMs: this.backoffMs,
+          // Transient failures only, and never past the deadline.
+          retryable: (err) => err instanceof BillingServiceUnreachable && err.reason !== 'rejected' && Date.now() + this.backoffMs < deadline,
+          onRetry: (err, attempt) => {
+            const e = err as BillingServiceUnreachable;
+            logger.warn('billing service call failed; retrying', { call, attempt, reason: e.reason, status: e.status, detail: e.detail });
+          },
+        },
+      );
+    } catch (err) {
+      const e = err instanceof BillingServiceUnreachable ? err : new BillingServiceUnreachable('network', call, causeOf(err));
+      return new BillingServiceUnreachable(e.reason, e.call, e.detail, e.status, mayHaveApplied);
     }
-    return last as BillingServiceUnreachable;
   }
 
-  private async attempt(method: 'GET' | 'POST', path: string, body: unknown): Promise<Attempt> {
+  /** One request, given at most `budgetMs`. */
+  private async attempt(call: string, method: 'GET' | 'POST', path: string, body: unknown, budgetMs: number): Promise<Answer | BillingServiceUnreachable> {
+    if (budgetMs <= 0) return new BillingServiceUnreachable('timeout', call, `no time left within the ${this.deadlineMs} ms deadline`);
+    const timeoutMs = Math.min(this.timeoutMs, budgetMs);
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
       const res = await fetch(`${this.baseUrl}${path}`, {
         method,
@@ -242,10 +302,11 @@ export class BillingServiceClient {
       } catch {
         parsed = null;
       }
-      return { kind: 'answer', status: res.status, body: parsed, text };
+      return { status: res.status, body: parsed, text };
     } catch (err) {
-      if (controller.signal.aborted) return { kind: 'failure', reason: 'timeout', detail: `no answer within ${this.timeoutMs} ms` };
-      return { kind: 'failure', reason: 'network', detail: causeOf(err) };
+      if (controller.signal.aborted) return new BillingServiceUnreachable('timeout', call, `no answer within ${timeoutMs} ms`, undefined, true);
+      const detail = causeOf(err);
+      return new BillingServiceUnreachable('network', call, detail, undefined, !NOT_SENT.test(detail));
     } finally {
       clearTimeout(timer);
     }

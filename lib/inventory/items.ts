@@ -21,6 +21,7 @@ import { db, isTransactionCanceled, tableName } from '../db/client';
 import { indexes, keys } from '../db/keys';
 import { queryAll, queryPartition } from '../db/query';
 import { photoUrl } from '../photos/view';
+import { withRetry, type RetryPolicy } from '../retry';
 
 /** Confidence below this flags an item for review (Processing rules 2). */
 export const REVIEW_CONFIDENCE = 0.6;
@@ -201,6 +202,20 @@ interface NumberRange {
 
 const rangeMarkerKey = (jobId: string, batchKey: string) => ({ pk: `JOB#${jobId}`, sk: `ITEMBATCH#${batchKey}` });
 
+/** Another batch took numbers of the same claim between our read and our write. */
+class NumberRace extends Error {
+  constructor(claimId: string, cause: unknown) {
+    super(`item numbers of claim ${claimId} kept moving`, { cause });
+  }
+}
+
+/**
+ * Every batch of a claim's numbers eventually wins: lost races are retried
+ * after a short jittered pause (20-40 ms, not growing: contention lasts only
+ * while the other batches of the same claim commit).
+ */
+const NUMBER_RACE_RETRY: RetryPolicy = { attempts: 200, backoffMs: 40, factor: 1, jitter: true, retryable: (err) => err instanceof NumberRace };
+
 /** Batch keys of a pipeline pass start with this, so a pass's batches can be found again. */
 export const passBatchPrefix = (pass: number) => `pass${pass}#`;
 
@@ -212,7 +227,7 @@ export const passBatchPrefix = (pass: number) => `pass${pass}#`;
  */
 export async function allocateItemNumbers(claimId: string, jobId: string, batchKey: string, count: number): Promise<NumberRange> {
   const markerKey = rangeMarkerKey(jobId, batchKey);
-  for (let attempt = 0; ; attempt++) {
+  return withRetry(async () => {
     const [{ Item: marker }, { Item: claim }] = await Promise.all([
       db().send(new GetCommand({ TableName: tableName(), Key: markerKey, ConsistentRead: true })),
       db().send(new GetCommand({ TableName: tableName(), Key: keys.claim(claimId), ConsistentRead: true, ProjectionExpression: 'item_number_max' })),
@@ -242,13 +257,13 @@ export async function allocateItemNumbers(claimId: string, jobId: string, batchK
       );
       return { first, count };
     } catch (err) {
-      if (!isTransactionCanceled(err) || attempt > 200) throw err;
+      if (!isTransactionCanceled(err)) throw err;
       const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
       if (reasons[0]?.Code === 'ConditionalCheckFailed' && claim === undefined) throw new Error(`claim ${claimId} no longer exists`);
-      // Another batch moved the maximum (or this batch's marker appeared): read again after a short jittered pause.
-      await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 10 * (attempt + 1))));
+      // Another batch moved the maximum (or this batch's marker appeared): read again.
+      throw new NumberRace(claimId, err);
     }
-  }
+  }, NUMBER_RACE_RETRY);
 }
 
 // ---------------------------------------------------------------------------

@@ -83,6 +83,14 @@ export interface Job {
   billing_refunded: boolean;
   /** How many times the job has been charged up front (a retried errored job is charged again). */
   billing_rounds: number;
+  /** The spend of billing_rounds was sent but its answer was lost; settlement asks again with the same reference (lib/billing/settlement.ts). */
+  billing_unconfirmed?: boolean;
+  /** Refunds owed to the team and not yet confirmed by the billing service. */
+  refunds_owed?: OwedRefund[];
+  /** 'pending' while a refund is owed, 'done' once the billing service confirmed every one. */
+  refund_state?: 'pending' | 'done' | null;
+  /** Bumped by every write of the billing fields, so a settlement never overwrites a newer charge or refund. */
+  billing_version?: number;
   recovery_attempts: number;
   photo_truncated_groups: TruncatedGroup[];
   /** Photo jobs: the last pass run (1 = the first run, 2.. = read-the-rest passes). */
@@ -120,6 +128,17 @@ export interface Job {
   finished_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A refund owed to the team for one charge round (lib/billing/settlement.ts). */
+export interface OwedRefund {
+  round: number;
+  /** The spend it undoes: job:<id>:<round>. */
+  spend_reference: string;
+  /** Its own key at the billing service: the spend's for a whole refund, job:<id>:<round>:adjust for the unbilled part. */
+  reference: string;
+  /** Credits to give back; null gives back the whole spend. */
+  amount: number | null;
 }
 
 export interface StageTiming {
@@ -256,6 +275,17 @@ export interface JobUpdate {
  * watchdog's sparse index in step with the status.
  */
 export async function updateJob(jobId: string, update: JobUpdate, now = new Date()): Promise<Job | null> {
+  try {
+    const { Attributes } = await db().send(new UpdateCommand({ ...jobUpdateInput(jobId, update, now), ReturnValues: 'ALL_NEW' }));
+    return withoutKeys(Attributes ?? {}) as unknown as Job;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
+/** The conditional UpdateItem input of a job update, also usable as one item of a transaction. */
+export function jobUpdateInput(jobId: string, update: JobUpdate, now = new Date()) {
   const at = now.toISOString();
   const set = setClauses({ ...(update.set ?? {}), updated_at: at });
   const names: Record<string, string> = { ...set.names };
@@ -294,23 +324,14 @@ export async function updateJob(jobId: string, update: JobUpdate, now = new Date
   }
   if (update.condition) conditions.push(`(${update.condition})`);
   const expression = [`SET ${sets.join(', ')}`, adds.length ? `ADD ${adds.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.job(jobId),
-        UpdateExpression: expression,
-        ConditionExpression: conditions.join(' AND '),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return withoutKeys(Attributes ?? {}) as unknown as Job;
-  } catch (err) {
-    if (isConditionalCheckFailed(err)) return null;
-    throw err;
-  }
+  return {
+    TableName: tableName(),
+    Key: keys.job(jobId),
+    UpdateExpression: expression,
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
 }
 
 /** A job's rows: the job, its staged photos and run records (its partition), its live log and archive, its fan-out units, its AI request records. */

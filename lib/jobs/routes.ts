@@ -33,7 +33,7 @@ export const jobRoutes = {
   process: defineRoute({
     name: 'processJob', method: 'POST', path: '/api/jobs/{id}/process', auth: 'actor', tag: 'jobs',
     summary: 'Start processing (credits spent up front; 402 when the billing service refuses).', handler: 'api/jobs/process-job',
-    params: idParams, response: jobResponse, errors: [402, 404, 409, 503],
+    params: idParams, response: jobResponse, errors: [402, 404, 409, 503], idempotent: true,
   }),
   readTheRestQuote: defineRoute({
     name: 'readTheRestQuote', method: 'GET', path: '/api/jobs/{id}/read-the-rest/quote', auth: 'user', tag: 'jobs',

@@ -93,7 +93,7 @@ export async function processJobFor(identity: Identity, jobId: string) {
     if (charged.charged && (!now || !isProcessing(now.status))) await refundJob(charged.job);
     throw conflict('The job changed while it was being started; reload it.');
   }
-  await recordActivity(identity.actor, { action_type: 'process_job', action_label: `Started processing ${job.source_type}`, target: job.original_filename ?? job.id, entity_type: 'job', entity_id: job.id, restorable: false });
+  await recordActivity(identity.actor, { team_id: job.team_id, action_type: 'process_job', action_label: `Started processing ${job.source_type}`, target: job.original_filename ?? job.id, entity_type: 'job', entity_id: job.id, restorable: false });
   return jobView(started);
 }
 
@@ -104,7 +104,7 @@ export async function cancelJobFor(identity: Identity, jobId: string) {
   const removed = await deleteJobRows(job, { expectStatus: 'awaiting_confirmation' });
   if (!removed) throw conflict('The job changed while it was being cancelled; reload it.');
   await deletePrefix(blobKeys.jobPrefix(job.team_id, job.claim_id, job.id));
-  await recordActivity(identity.actor, { action_type: 'cancel_job', action_label: `Cancelled ${job.source_type} upload`, target: job.original_filename ?? job.id, entity_type: 'job', entity_id: job.id, restorable: false });
+  await recordActivity(identity.actor, { team_id: job.team_id, action_type: 'cancel_job', action_label: `Cancelled ${job.source_type} upload`, target: job.original_filename ?? job.id, entity_type: 'job', entity_id: job.id, restorable: false });
   return { cancelled: true, id: job.id };
 }
 

@@ -96,9 +96,22 @@ export function parseProbeOutput(stdout: string): ProbeResult {
   };
 }
 
+/**
+ * Demuxers of the accepted upload types (lib/uploads/rules.ts ALLOWED_EXTENSIONS):
+ * mp4/mov/m4v/3gp/m4a, avi, mkv/webm, mts, mp3, wav, aac, ogg/oga/opus, flac, amr.
+ * Playlist and reference formats (hls, concat, sdp, ...) would make ffprobe
+ * open further URLs or files named by the upload, so they are refused.
+ */
+export const PROBE_FORMATS = ['mov', 'avi', 'matroska', 'mpegts', 'mp3', 'wav', 'aac', 'ogg', 'flac', 'amr', 'amrnb', 'amrwb'];
+
+/** Only what reading the input itself needs: a presigned S3 URL, or one local file. */
+export function probeProtocols(input: string): string[] {
+  return /^https?:\/\//i.test(input) ? ['https', 'http', 'tls', 'tcp'] : ['file'];
+}
+
 /** Runs ffprobe on a file path or an http(s) URL. The URL never appears in an error message (it carries a signature). */
 export function probeMedia(input: string, options: { timeoutMs?: number; ffprobe?: string } = {}): Promise<ProbeResult> {
-  const args = ['-v', 'error'];
+  const args = ['-v', 'error', '-protocol_whitelist', probeProtocols(input).join(','), '-format_whitelist', PROBE_FORMATS.join(',')];
   if (/^https?:\/\//i.test(input)) args.push('-rw_timeout', String(30_000_000));
   args.push('-show_entries', 'format=duration:stream=codec_type,r_frame_rate,width,height', '-of', 'json', input);
   const redact = (text: string) => text.split(input).join('<media>').trim();

@@ -31,6 +31,12 @@ const VIDEO_BRANDS = new Set([
   'crx ', 'CAEP',
 ]);
 
+/**
+ * BMP is recognised only to be refused by name: sharp cannot read it and untrusted binary
+ * formats are not decoded by hand here.
+ */
+export const BMP_NOT_SUPPORTED = 'BMP images are not supported; save the photo as JPEG or PNG and upload it again.';
+
 const BMP_DIB_HEADER_SIZES = new Set([12, 40, 52, 56, 64, 108, 124]);
 
 function startsWith(head: Buffer, bytes: number[], at = 0): boolean {

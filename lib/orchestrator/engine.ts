@@ -7,47 +7,45 @@
  *    duplicated, redelivered or out-of-order message can never run a stage
  *    twice or move a job backwards. A new run_id on every start/restart makes
  *    messages of an earlier run harmless.
- *  - A fan-out stage dispatches unit messages through an atomic pointer
- *    (fanout_next), keeping at most `concurrency` in flight, and fans in on an
- *    atomic counter (fanout_done): the unit that completes the last one
- *    advances the job.
+ *  - A fan-out stage dispatches unit messages through a pointer
+ *    (fanout_next), keeping at most `concurrency` in flight, and fans in on a
+ *    counter (fanout_done). A unit is marked done and counted in one
+ *    transaction (store.ts); the completion that counts the last unit
+ *    advances the job, and the watchdog advances a fan-out whose units are all
+ *    done if that completion's worker died first.
+ *  - A unit that fails is retried after an exponential backoff (its SQS
+ *    message is made visible again early), up to UNIT_MAX_ATTEMPTS.
  *  - A lease that expired while its stage was running means the worker died:
  *    that is an interruption (recovery.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
-import { settings } from '../config';
-import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { getJob, isProcessing, STARTABLE_STATUSES, updateJob, type Job } from '../jobs/job';
 import { JobLog } from '../jobs/logs';
 import { logger } from '../observability/logger';
-import { dispatch } from '../queue/dispatch';
 import { getPipeline, refOf, type PipelineDefinition, type PipelineRef, type StageContext, type StageDefinition } from './pipeline';
 import { handlePossibleInterruption } from './recovery';
-import { completeJob, failJob, PipelineFailure } from './terminal';
+import { claimUnit, finishAndCount, leaseUntil, releaseUnit } from './store';
+import { failJob, PipelineFailure } from './terminal';
+import { advance, queuedStage, sendStage, sendUnit, stageOf, type StageMessage, type UnitMessage } from './transitions';
 
-export const stageMessage = z.object({ job_id: z.uuid(), run_id: z.string().min(1), stage: z.string().min(1) });
-export const unitMessage = stageMessage.extend({ index: z.number().int().min(0) });
-export type StageMessage = z.output<typeof stageMessage>;
-export type UnitMessage = z.output<typeof unitMessage>;
+export { stageMessage, unitMessage, type StageMessage, type UnitMessage } from './transitions';
 
 /** A unit that failed this many deliveries is given up on (recorded as failed) so the fan-in can finish. */
 export const UNIT_MAX_ATTEMPTS = 3;
+/** A failed unit comes back after base × 2^(attempt − 1) seconds, at most the cap (not after the queue's 90-minute visibility timeout). */
+export const UNIT_RETRY_BASE_SECONDS = 5;
+export const UNIT_RETRY_MAX_SECONDS = 300;
 const HEARTBEAT_MS = 15_000;
 
-const leaseUntil = (now = Date.now()) => new Date(now + settings().STAGE_LEASE_SECONDS * 1000).toISOString();
+export const unitRetryDelaySeconds = (attempt: number) => Math.min(UNIT_RETRY_MAX_SECONDS, UNIT_RETRY_BASE_SECONDS * 2 ** Math.max(0, attempt - 1));
+
 const sameRun = (job: Pick<Job, 'run_id'>) => ({ condition: 'run_id = :run', values: { ':run': job.run_id } });
 
-/** The engine fields of a stage waiting for its message (nothing leased, no fan-out). */
-export function queuedStage(name: string): Partial<Job> {
-  return { stage_name: name, stage_state: 'queued', stage_runner: null, stage_lease_until: null, fanout_total: 0, fanout_next: 0, fanout_done: 0 };
+/** How the queue delivered a unit message: lets the engine have it delivered again after a backoff. */
+export interface UnitDelivery {
+  retryAfter(seconds: number): Promise<void>;
 }
-
-function stageOf(pipeline: PipelineDefinition, name: string): { def: StageDefinition; index: number } | null {
-  const index = pipeline.stages.findIndex((s) => s.name === name);
-  return index < 0 ? null : { def: pipeline.stages[index], index };
-}
+const noRedelivery: UnitDelivery = { retryAfter: async () => undefined };
 
 /**
  * Starts (or restarts) a job on a pipeline: status pending, a fresh run, the
@@ -81,14 +79,6 @@ export async function startJob(job: Job, definition: PipelineDefinition | Pipeli
   return started;
 }
 
-export async function sendStage(job: Job): Promise<void> {
-  await dispatch('stages', { job_id: job.id, run_id: job.run_id as string, stage: job.stage_name as string } satisfies StageMessage);
-}
-
-async function sendUnit(job: Job, index: number): Promise<void> {
-  await dispatch('units', { job_id: job.id, run_id: job.run_id as string, stage: job.stage_name as string, index } satisfies UnitMessage);
-}
-
 function contextFor(job: Job, def: StageDefinition): StageContext {
   const log = new JobLog(job.id);
   const [from, to] = def.progress;
@@ -111,11 +101,6 @@ async function withHeartbeat<T>(ctx: StageContext, work: () => Promise<T>): Prom
   } finally {
     clearInterval(timer);
   }
-}
-
-function timing(job: Job, stage: string, finishedAt: string) {
-  const started = job.stage_timings?.[stage]?.started_at ?? finishedAt;
-  return { started_at: started, finished_at: finishedAt, seconds: (Date.parse(finishedAt) - Date.parse(started)) / 1000 };
 }
 
 /** Handles one stage message. Never throws for a message that can never succeed; throws to have SQS retry. */
@@ -177,119 +162,12 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
   await advance(claimed, pipeline, stage.index, { runner, set: outcome.set });
 }
 
-/**
- * Moves the job from stage `index` to the next one (or completes it), as one
- * conditional write: only the lease holder of a running stage, or the unit
- * that finished a fan-out, can win it.
- */
-async function advance(job: Job, pipeline: PipelineDefinition, index: number, how: { runner?: string; set?: Partial<Job> }): Promise<void> {
-  const def = pipeline.stages[index];
-  const now = new Date().toISOString();
-  const next = pipeline.stages[index + 1];
-  const guard = how.runner
-    ? { condition: 'run_id = :run AND stage_name = :stage AND stage_state = :running AND stage_runner = :runner', values: { ':run': job.run_id, ':stage': def.name, ':running': 'running', ':runner': how.runner } }
-    : { condition: 'run_id = :run AND stage_name = :stage AND stage_state = :fanout', values: { ':run': job.run_id, ':stage': def.name, ':fanout': 'fanout' } };
-  const finishedTiming = { [`stage_timings.${def.name}`]: timing(job, def.name, now) };
-  if (!next) {
-    const closing = await updateJob(job.id, { set: { ...(how.set ?? {}), ...finishedTiming, stage_state: 'done', progress_pct: def.progress[1] }, ...guard });
-    if (closing) await completeJob(closing, pipeline);
-    return;
-  }
-  const moved = await updateJob(job.id, {
-    set: {
-      ...(how.set ?? {}),
-      ...finishedTiming,
-      progress_pct: def.progress[1],
-      ...queuedStage(next.name),
-      heartbeat_at: now,
-    },
-    ...guard,
-  });
-  if (!moved) return;
-  await new JobLog(job.id).info(`Stage ${def.name} finished; next: ${next.name}`);
-  await sendStage(moved);
-}
-
 // ---------------------------------------------------------------------------
 // Fan-out units
 // ---------------------------------------------------------------------------
 
-const unitKey = (job: Pick<Job, 'id' | 'run_id'>, stage: string, index: number) => ({ pk: `JOBUNIT#${job.id}`, sk: `${job.run_id}#${stage}#${String(index).padStart(6, '0')}` });
-
-export interface UnitRecord {
-  state: 'running' | 'done';
-  outcome?: 'ok' | 'failed';
-  runner: string;
-  lease_until: string;
-  attempts: number;
-  error?: string;
-}
-
-/** Claims a unit: free, or running under an expired lease (its worker died). */
-async function claimUnit(job: Job, stage: string, index: number, runner: string): Promise<UnitRecord | null> {
-  const now = new Date().toISOString();
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: unitKey(job, stage, index),
-        UpdateExpression: 'SET #state = :running, runner = :runner, lease_until = :lease, entity = :entity ADD attempts :one',
-        ConditionExpression: 'attribute_not_exists(pk) OR (#state = :running AND lease_until < :now)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':running': 'running', ':runner': runner, ':lease': leaseUntil(), ':now': now, ':entity': 'JobUnit', ':one': 1 },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Attributes as UnitRecord;
-  } catch (err) {
-    if (isConditionalCheckFailed(err)) return null;
-    throw err;
-  }
-}
-
-/** Marks the claimed unit done; false if another runner took it over meanwhile. */
-async function finishUnit(job: Job, stage: string, index: number, runner: string, outcome: 'ok' | 'failed', error?: string): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: unitKey(job, stage, index),
-        UpdateExpression: 'SET #state = :done, outcome = :outcome, finished_at = :now' + (error ? ', #error = :error' : ''),
-        ConditionExpression: '#state = :running AND runner = :runner',
-        ExpressionAttributeNames: { '#state': 'state', ...(error ? { '#error': 'error' } : {}) },
-        ExpressionAttributeValues: { ':done': 'done', ':running': 'running', ':runner': runner, ':outcome': outcome, ':now': new Date().toISOString(), ...(error ? { ':error': error.slice(0, 500) } : {}) },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionalCheckFailed(err)) return false;
-    throw err;
-  }
-}
-
-/** Lets another delivery take the unit at once (used before asking SQS to retry it). */
-async function releaseUnit(job: Job, stage: string, index: number, runner: string): Promise<void> {
-  await db()
-    .send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: unitKey(job, stage, index),
-        UpdateExpression: 'SET lease_until = :past',
-        ConditionExpression: '#state = :running AND runner = :runner',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':past': new Date(0).toISOString(), ':running': 'running', ':runner': runner },
-      }),
-    )
-    .catch(() => undefined);
-}
-
-export async function getUnit(job: Pick<Job, 'id' | 'run_id'>, stage: string, index: number): Promise<UnitRecord | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: unitKey(job, stage, index), ConsistentRead: true }));
-  return (Item as UnitRecord | undefined) ?? null;
-}
-
-/** Handles one unit message; `attempt` is the SQS receive count. */
-export async function handleUnitMessage(message: UnitMessage, attempt = 1): Promise<void> {
+/** Handles one unit message. Throws (after asking for a backoff) to have the queue deliver it again. */
+export async function handleUnitMessage(message: UnitMessage, delivery: UnitDelivery = noRedelivery): Promise<void> {
   const job = await getJob(message.job_id);
   if (!job || job.run_id !== message.run_id || job.stage_name !== message.stage || job.stage_state !== 'fanout' || !job.pipeline) {
     logger.info('unit message dropped: stale or duplicate', { ...message, stage_state: job?.stage_state });
@@ -313,45 +191,39 @@ export async function handleUnitMessage(message: UnitMessage, attempt = 1): Prom
   } catch (err) {
     error = errorText(err);
     if (unit.attempts < UNIT_MAX_ATTEMPTS) {
-      await ctx.log.warn(`Unit ${message.index} of ${message.stage} failed (attempt ${unit.attempts}); retrying: ${error}`);
-      await releaseUnit(job, message.stage, message.index, runner);
-      throw err; // SQS redelivers it
+      const delay = unitRetryDelaySeconds(unit.attempts);
+      await ctx.log.warn(`Unit ${message.index} of ${message.stage} failed (attempt ${unit.attempts}); retrying in ${delay} s: ${error}`);
+      await retryLater(job, message, runner, delivery, delay);
+      throw err;
     }
     outcome = 'failed';
     await ctx.log.error(`Unit ${message.index} of ${message.stage} failed ${unit.attempts} times; giving up on it: ${error}`);
   }
-  if (!(await finishUnit(job, message.stage, message.index, runner, outcome, error))) return;
-  await fanIn(job, pipeline, stage.index);
-}
 
-/** Counts a finished unit, dispatches the next one, and advances the job after the last. */
-async function fanIn(job: Job, pipeline: PipelineDefinition, stageIndex: number): Promise<void> {
-  const counted = await updateJob(job.id, {
-    add: { fanout_done: 1, fanout_next: 1 },
-    set: { heartbeat_at: new Date().toISOString() },
-    condition: 'run_id = :run AND stage_name = :stage AND stage_state = :fanout',
-    values: { ':run': job.run_id, ':stage': pipeline.stages[stageIndex].name, ':fanout': 'fanout' },
-  });
-  if (!counted) return;
+  let fanIn;
+  try {
+    fanIn = await finishAndCount(job, message.stage, message.index, runner, outcome, error);
+  } catch (err) {
+    // Neither written: the unit is redone on the next delivery and counted then.
+    logger.warn('unit result not recorded; it will be retried', { ...message, error: errorText(err) });
+    await retryLater(job, message, runner, delivery, unitRetryDelaySeconds(unit.attempts));
+    throw err;
+  }
+  if (fanIn.kind !== 'counted') return;
+  const counted = fanIn.job;
   const toDispatch = counted.fanout_next - 1;
   if (toDispatch < counted.fanout_total) await sendUnit(counted, toDispatch);
   // Progress within a fan-out is derived from these counters when the job is read (jobProgress).
-  if (counted.fanout_done === counted.fanout_total) await advance(counted, pipeline, stageIndex, {});
+  if (counted.fanout_done === counted.fanout_total) await advance(counted, pipeline, stage.index, {});
+}
+
+/** Frees the unit for the next delivery and asks the queue for that delivery after `seconds`. */
+async function retryLater(job: Job, message: UnitMessage, runner: string, delivery: UnitDelivery, seconds: number): Promise<void> {
+  await releaseUnit(job, message.stage, message.index, runner);
+  // Without the backoff the queue still redelivers, only after its visibility timeout.
+  await delivery.retryAfter(seconds).catch((err) => logger.warn('could not schedule the unit retry', { ...message, error: errorText(err) }));
 }
 
 export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/** Used by the watchdog to resend units of a fan-out whose messages were lost. */
-export async function resendUnfinishedUnits(job: Job): Promise<number> {
-  let resent = 0;
-  for (let index = 0; index < Math.min(job.fanout_next, job.fanout_total); index++) {
-    const unit = await getUnit(job, job.stage_name as string, index);
-    if (unit?.state === 'done') continue;
-    if (unit?.state === 'running' && unit.lease_until > new Date().toISOString()) continue;
-    await sendUnit(job, index);
-    resent++;
-  }
-  return resent;
 }

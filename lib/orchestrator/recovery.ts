@@ -5,26 +5,26 @@
  *    partial results cleared, recovery_attempts incremented, run restarted;
  *  - second interruption → error, refund, retryable message;
  *  - quiet longer than STUCK_JOB_MINUTES → requeue if orphaned (its message
- *    was lost), recover if its worker died, fail if hung (quiet longer than
- *    STUCK_JOB_MINUTES_WITH_QUEUE while still holding its lease);
+ *    was lost), recover if its worker died, advance a fan-out whose units are
+ *    all done (the worker that finished the last one died before advancing),
+ *    fail if hung (quiet longer than STUCK_JOB_MINUTES_WITH_QUEUE while still
+ *    holding its lease);
  *  - older than JOB_TIMEOUT_S, or stuck longer than 24 hours → error, refund,
  *    never requeued.
  */
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PING_BODY } from '../background/heartbeat';
 import { settings } from '../config';
-import { db, tableName } from '../db/client';
-import { indexes } from '../db/keys';
 import { conflict, notFound } from '../http/errors';
 import { getJob, isProcessing, PROCESSING_STATUSES, updateJob, type Job } from '../jobs/job';
 import { JobLog } from '../jobs/logs';
 import { jobView } from '../jobs/view';
-import { PING_BODY } from '../background/sqs-worker';
 import { logger } from '../observability/logger';
 import { sendToQueue } from '../queue/queues';
-import { queuedStage, resendUnfinishedUnits, sendStage } from './engine';
 import { getPipeline } from './pipeline';
+import { activeJobIds, listUnits, type UnitRecord } from './store';
 import { failJob } from './terminal';
+import { advance, queuedStage, sendStage, sendUnit, stageOf } from './transitions';
 
 export const RESTARTING = 'Restarting after an interruption';
 export const INTERRUPTED_TWICE = 'Processing was interrupted twice. Nothing was charged; please process the job again.';
@@ -80,34 +80,20 @@ export interface WatchdogReport {
 }
 
 export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
-  const config = settings();
   const report: WatchdogReport = { checked: 0, requeued: 0, recovered: 0, failed: 0 };
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: indexes.activeJobs().index,
-        // The index is sparse (processing jobs only), so every one is looked at:
-        // the age limits apply even to a job that keeps heartbeating.
-        KeyConditionExpression: 'activepk = :pk',
-        ExpressionAttributeValues: { ':pk': indexes.activeJobs().pk },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const row of page.Items ?? []) {
-      const job = await getJob(String(row.pk).slice('JOB#'.length));
-      if (!job || !isProcessing(job.status)) continue;
-      report.checked++;
-      try {
-        const action = await inspect(job, now);
-        if (action) report[action]++;
-      } catch (err) {
-        logger.error('watchdog could not handle a job', { job_id: job.id, error: String(err) });
-      }
+  // The index is sparse (processing jobs only), so every one is looked at:
+  // the age limits apply even to a job that keeps heartbeating.
+  for await (const jobId of activeJobIds()) {
+    const job = await getJob(jobId);
+    if (!job || !isProcessing(job.status)) continue;
+    report.checked++;
+    try {
+      const action = await inspect(job, now);
+      if (action) report[action]++;
+    } catch (err) {
+      logger.error('watchdog could not handle a job', { job_id: job.id, error: String(err) });
     }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  }
   logger.info('watchdog sweep', { ...report });
   await sendToQueue('stages', JSON.parse(PING_BODY)).catch((err) => logger.error('watchdog could not ping the stage workers', { error: String(err) }));
   return report;
@@ -132,7 +118,10 @@ async function inspect(job: Job, now: Date): Promise<keyof Omit<WatchdogReport, 
       await sendStage(job);
       return 'requeued';
     case 'fanout': {
-      const resent = await resendUnfinishedUnits(job);
+      const units = await listUnits(job, job.stage_name as string);
+      const done = new Set(units.filter((u) => u.state === 'done').map((u) => u.index));
+      if (job.fanout_total > 0 && done.size >= job.fanout_total) return (await advanceFinishedFanout(job, log)) ? 'recovered' : null;
+      const resent = await resendUnfinishedUnits(job, units, now);
       if (resent > 0) {
         await log.warn(`Watchdog: ${resent} unit(s) of ${job.stage_name} were not finished; requeued`);
         await touch(job, now);
@@ -146,6 +135,33 @@ async function inspect(job: Job, now: Date): Promise<keyof Omit<WatchdogReport, 
     default:
       return null;
   }
+}
+
+/**
+ * Every unit is done, but the stage did not move on: the worker that counted
+ * the last unit died before advancing (or, before the count and the unit were
+ * one write, a count was lost). The work is all there, so the stage advances.
+ */
+async function advanceFinishedFanout(job: Job, log: JobLog): Promise<boolean> {
+  const pipeline = job.pipeline ? getPipeline(job.pipeline) : undefined;
+  const stage = pipeline && stageOf(pipeline, job.stage_name as string);
+  if (!pipeline || !stage) return Boolean(await failJob(job, `The ${job.pipeline} pipeline is not available in this deployment.`));
+  await log.warn(`Watchdog: every unit of ${stage.def.name} was done but the stage had not moved on; advanced`);
+  return advance(job, pipeline, stage.index, {});
+}
+
+/** Resends units of a fan-out whose messages were lost, or whose worker died (expired lease); returns how many. */
+async function resendUnfinishedUnits(job: Job, units: UnitRecord[], now: Date): Promise<number> {
+  const byIndex = new Map(units.map((u) => [u.index, u]));
+  let resent = 0;
+  for (let index = 0; index < Math.min(job.fanout_next, job.fanout_total); index++) {
+    const unit = byIndex.get(index);
+    if (unit?.state === 'done') continue;
+    if (unit?.state === 'running' && unit.lease_until > now.toISOString()) continue;
+    await sendUnit(job, index);
+    resent++;
+  }
+  return resent;
 }
 
 async function touch(job: Job, now: Date): Promise<void> {

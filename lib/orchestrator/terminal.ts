@@ -4,9 +4,15 @@
  *  - error: up-front charge refunded, failure posted to chat, logs archived.
  * Both are conditional on the job still being in a processing state of the
  * same run, so a late or duplicated message cannot finish a job twice.
+ *
+ * Refunds are owed in the same write that ends the run (lib/billing/settlement.ts):
+ * the whole charge on failure, and on completion the part spent up front but not
+ * billed (a failed AI request is never billed). They are settled right after;
+ * what the billing service does not confirm the billing sweep retries.
  */
 import { revenueUsd } from '../billing/credits';
-import { addFinalizedSpend, completionBilling, passCompletionBilling, refundJob } from '../billing/prepaid';
+import { addFinalizedSpend, completionBilling, passCompletionBilling } from '../billing/prepaid';
+import { owedFields, owesBilling, settleJobBilling, unbilledRefund, wholeRefund } from '../billing/settlement';
 import { postJobOutcome } from '../integrations/chat';
 import { PROCESSING_STATUSES, updateJob, type Job } from '../jobs/job';
 import { archiveLog, JobLog } from '../jobs/logs';
@@ -35,15 +41,19 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
   // Billing is recorded in the same write as the status, so a complete job is never seen unbilled.
   // A pass is billed once per run: its run id names it.
   const billing = pipeline.followUp ? passCompletionBilling(summary, `pass:${job.run_id}`) : completionBilling(summary);
+  // A pass was charged on its own round only if it was charged at all (pass_charge_round).
+  const chargedRun = !pipeline.followUp || (Boolean(job.pass_charge_round) && job.pass_charge_round === job.billing_rounds);
+  const owed = owedFields(job, [chargedRun ? unbilledRefund(job, billing.credits) : null]);
   const done = await updateJob(job.id, {
     expectStatus: PROCESSING_STATUSES,
-    set: { ...billing.set, status: 'complete', current_stage: 'Complete', progress_pct: 100, finished_at: new Date().toISOString(), items_found: summary.items_found, stage_state: 'done' },
-    add: billing.add,
+    set: { ...billing.set, ...owed.set, status: 'complete', current_stage: 'Complete', progress_pct: 100, finished_at: new Date().toISOString(), items_found: summary.items_found, stage_state: 'done' },
+    add: { ...billing.add, ...owed.add },
     condition: `run_id = :run AND (${billing.condition})`,
     values: { ':run': job.run_id, ...billing.values },
   });
   if (!done) return;
   await addFinalizedSpend(done, billing.credits);
+  if (owesBilling(done)) await settleJobBilling(done.id);
   logger.info('billing finalized', { job_id: job.id, credits: billing.credits, follow_up_pass: Boolean(pipeline.followUp) });
   if (pipeline.followUp) {
     await log.info(`Pass complete: ${summary.items_found} items, ${summary.credits} credits`);
@@ -61,14 +71,16 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
  */
 export async function failJob(job: Job, message: string): Promise<Job | null> {
   if (job.follow_up_pass) return failPass(job, message);
+  const owed = owedFields(job, [wholeRefund(job)]);
   const failed = await updateJob(job.id, {
     expectStatus: PROCESSING_STATUSES,
-    set: { status: 'error', error_message: message, current_stage: 'Failed', finished_at: new Date().toISOString(), stage_state: 'done', stage_runner: null },
+    set: { ...owed.set, status: 'error', error_message: message, current_stage: 'Failed', finished_at: new Date().toISOString(), stage_state: 'done', stage_runner: null },
+    add: owed.add,
     condition: 'run_id = :run',
     values: { ':run': job.run_id },
   });
   if (!failed) return null;
-  await refundJob(failed);
+  if (owesBilling(failed)) await settleJobBilling(failed.id);
   await new JobLog(job.id).error(message);
   await afterTerminal(failed, { outcome: 'failure', error: message });
   return failed;
@@ -76,15 +88,17 @@ export async function failJob(job: Job, message: string): Promise<Job | null> {
 
 /** A failed follow-up pass: the job is complete again with the items it had, and the pass's charge is undone. */
 async function failPass(job: Job, message: string): Promise<Job | null> {
+  // Only the pass's own charge is undone; the job's earlier charge stands for the items it made.
+  const owed = owedFields(job, [job.pass_charge_round && job.billing_rounds === job.pass_charge_round ? wholeRefund(job) : null]);
   const back = await updateJob(job.id, {
     expectStatus: PROCESSING_STATUSES,
-    set: { status: 'complete', current_stage: 'Complete', progress_pct: 100, last_pass_error: message, finished_at: new Date().toISOString(), stage_state: 'done', stage_runner: null },
+    set: { ...owed.set, status: 'complete', current_stage: 'Complete', progress_pct: 100, last_pass_error: message, finished_at: new Date().toISOString(), stage_state: 'done', stage_runner: null },
+    add: owed.add,
     condition: 'run_id = :run',
     values: { ':run': job.run_id },
   });
   if (!back) return null;
-  // Only the pass's own charge is undone; the job's earlier charge stands for the items it made.
-  if (back.pass_charge_round && back.billing_rounds === back.pass_charge_round) await refundJob(back);
+  if (owesBilling(back)) await settleJobBilling(back.id);
   await new JobLog(job.id).error(message);
   await archiveLogSafely(job.id);
   return back;

@@ -11,12 +11,13 @@
  * neither duplicates rows nor counts bytes twice. A repeat answers with the
  * same staged photos and re-queues any re-encode still pending.
  */
+import pLimit from 'p-limit';
 import type { Identity } from '../auth/identity';
 import { blobKeys } from '../blob/keys';
 import { conflict, notFound } from '../http/errors';
 import { getJob, type Job } from '../jobs/job';
 import { jobView } from '../jobs/view';
-import { normalizeCapturedAt, SNIFF_HEAD_BYTES, sniffImage } from '../media/sniff';
+import { BMP_NOT_SUPPORTED, normalizeCapturedAt, SNIFF_HEAD_BYTES, sniffImage } from '../media/sniff';
 import { logger } from '../observability/logger';
 import { dispatch } from '../queue/dispatch';
 import { JOB_NOT_FOUND, loadJobForTeam } from '../tenancy/scope';
@@ -36,19 +37,8 @@ type Inspection =
   | { kind: 'new'; photo: StagedPhoto }
   | { kind: 'skipped'; entry: SkippedPhoto };
 
-/** Runs fn over items, at most `limit` at a time, keeping the order of the answers. */
-export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
+/** Bucket calls in flight per confirm. */
+const BUCKET_CALLS_IN_FLIGHT = 8;
 
 async function inspect(job: Job, index: number, existing: StagedPhoto | undefined): Promise<Inspection> {
   const { filename, key, incomingKey } = photoObjectKeys(blobKeys.jobPrefix(job.team_id, job.claim_id, job.id), index);
@@ -65,7 +55,9 @@ async function inspect(job: Job, index: number, existing: StagedPhoto | undefine
   if (head.size > SINGLE_PHOTO_MAX_BYTES) return drop(`Larger than the ${SINGLE_PHOTO_MAX_MB} MB limit for a single photo.`);
   const bytes = await readObjectHead(incomingKey, SNIFF_HEAD_BYTES);
   if (!bytes) return { kind: 'skipped', entry: { filename: originalFilename, reason: NOT_ARRIVED, index } };
-  if (!sniffImage(bytes)) return drop(NOT_AN_IMAGE);
+  const type = sniffImage(bytes);
+  if (!type) return drop(NOT_AN_IMAGE);
+  if (type === 'bmp') return drop(BMP_NOT_SUPPORTED);
   const photo = newStagedPhoto({
     jobId: job.id,
     index,
@@ -117,7 +109,8 @@ export async function confirmPhotoUpload(identity: Identity, jobId: string, body
   assertTakesPhotos(job);
   const indices = [...new Set(body.indices)].sort((a, b) => a - b);
   const existing = await getStagedPhotos(job.id, indices);
-  const inspections = await mapLimit(indices, 8, (index) => inspect(job, index, existing.get(index)));
+  const limit = pLimit(BUCKET_CALLS_IN_FLIGHT);
+  const inspections = await Promise.all(indices.map((index) => limit(() => inspect(job, index, existing.get(index)))));
 
   const skipped = inspections.flatMap((x) => (x.kind === 'skipped' ? [x.entry] : []));
   const { created, raced } = await insertAll(job, inspections.flatMap((x) => (x.kind === 'new' ? [x.photo] : [])));
@@ -125,7 +118,7 @@ export async function confirmPhotoUpload(identity: Identity, jobId: string, body
   const requeue = inspections.flatMap((x) => (x.kind === 'existing' && x.requeue ? [x.photo] : []));
 
   // The rows are written first: if queueing fails the request fails, and a retried confirm queues them again.
-  await mapLimit([...created, ...requeue], 8, (photo) => dispatch('photos', { job_id: job.id, index: photo.index } satisfies NormalizeMessage));
+  await Promise.all([...created, ...requeue].map((photo) => limit(() => dispatch('photos', { job_id: job.id, index: photo.index } satisfies NormalizeMessage))));
   if (skipped.length > 0) logger.info('photo confirm skipped files', { job_id: job.id, skipped: skipped.length });
 
   const after = (await getJob(job.id, true)) ?? job;

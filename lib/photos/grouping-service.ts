@@ -7,6 +7,7 @@
  * conditional on the job still being groupable (409 once it is not), writes
  * activity and answers the job's full staged-photo list.
  */
+import pLimit from 'p-limit';
 import type { Identity } from '../auth/identity';
 import { recordActivity } from '../activity/log';
 import { deleteObject } from '../blob/objects';
@@ -16,7 +17,6 @@ import { getJob, updateJob, type Job } from '../jobs/job';
 import { dispatch } from '../queue/dispatch';
 import { getRoom } from '../rooms/room';
 import { JOB_NOT_FOUND, loadJobForTeam } from '../tenancy/scope';
-import { mapLimit } from './confirm';
 import {
   clearSegmentsProblem,
   detailsGroup,
@@ -37,7 +37,8 @@ import {
 import { MAX_PHOTO_INDEX } from './rules';
 import type { GroupDetailsInput, SegmentInput } from './schemas';
 import type { SegmentCropMessage } from './segments';
-import { listStagedPhotos, newSegmentPhoto, writeStagedPhotos, type StagedPhoto, type StagedPhotoWrite } from './staged-photo';
+import { listStagedPhotos, newSegmentPhoto, type StagedPhoto } from './staged-photo';
+import { photoWriteLocked, writeStagedPhotos, type StagedPhotoWrite } from './staged-photo-writes';
 import { stagedPhotoView } from './view';
 
 /** The job (team-scoped: 404 for another team's) and its photos, or 409 when they can no longer be grouped. */
@@ -48,16 +49,26 @@ async function groupableJob(identity: Identity, jobId: string): Promise<{ job: J
   return { job, photos: await listStagedPhotos(job.id) };
 }
 
+/** Runs fn over items, at most 8 bucket or queue calls in flight. */
+function eachLimited<T>(items: T[], fn: (item: T) => Promise<unknown>): Promise<unknown[]> {
+  const limit = pLimit(8);
+  return Promise.all(items.map((item) => limit(() => fn(item))));
+}
+
 function check(problem: string | null): void {
   if (problem) throw badRequest(problem);
 }
 
+export const PHOTOS_BUSY = "Another change to this job's photos is still being saved; try again in a moment.";
+
+/** Writes an edit's rows all or nothing (./staged-photo-writes), or answers 409 and has written nothing. */
 async function commit(job: Job, writes: StagedPhotoWrite[]): Promise<void> {
   const outcome = await writeStagedPhotos(job.id, writes, GROUPING_STATUSES);
   if (outcome === 'written') return;
   if (outcome === 'job-state') {
     const now = await getJob(job.id, true);
     if (!now) throw notFound(JOB_NOT_FOUND);
+    if (photoWriteLocked(now)) throw conflict(groupingBlocked(now) ?? PHOTOS_BUSY);
     throw conflict(groupingBlocked(now) ?? 'The job changed while the photos were being saved; try again.');
   }
   throw conflict('The photos changed while this was being saved; reload them and try again.');
@@ -65,6 +76,7 @@ async function commit(job: Job, writes: StagedPhotoWrite[]): Promise<void> {
 
 async function record(identity: Identity, job: Job, action_type: string, action_label: string): Promise<void> {
   await recordActivity(identity.actor, {
+    team_id: job.team_id,
     action_type,
     action_label,
     target: (await getRoom(job.room_id))?.name ?? 'Photo upload',
@@ -157,9 +169,9 @@ export async function segmentStagedPhoto(identity: Identity, jobId: string, body
     { update: { index: photo.index, set: { hidden_by_segments: true } } },
     ...previous.map((p) => ({ delete: { index: p.index } })),
   ]);
-  await mapLimit(previous, 8, (p) => deleteObject(p.key));
+  await eachLimited(previous, (p) => deleteObject(p.key));
   // The rows are written first: a crop message that is lost is made on demand by the pipeline (ensureSegmentCropped).
-  await mapLimit(rows, 8, (row) => dispatch('photos', { kind: 'segment', job_id: job.id, index: row.index } satisfies SegmentCropMessage));
+  await eachLimited(rows, (row) => dispatch('photos', { kind: 'segment', job_id: job.id, index: row.index } satisfies SegmentCropMessage));
   const items = body.items.length;
   await record(identity, job, 'segment_photo', `Marked ${plural(items, 'item')} on ${photo.original_filename}`);
   return stagedList(job);
@@ -172,7 +184,7 @@ export async function clearStagedPhotoSegments(identity: Identity, jobId: string
   check(clearSegmentsProblem(photo, body.photo_id, photos));
   const segments = segmentsOf(photos, photo!.index);
   await commit(job, [...segments.map((p) => ({ delete: { index: p.index } })), { update: { index: photo!.index, set: { hidden_by_segments: false } } }]);
-  await mapLimit(segments, 8, (p) => deleteObject(p.key));
+  await eachLimited(segments, (p) => deleteObject(p.key));
   await record(identity, job, 'clear_segments', `Cleared the marked items on ${photo!.original_filename}`);
   return stagedList(job);
 }

@@ -25,7 +25,7 @@ export const photoRoutes = {
       'Start a photo upload: a manifest of files in, a new photo job (awaiting_grouping) and one presigned POST per file out. ' +
       'Extensions are checked, PDFs are refused (PDF import is not available), 413 over 100 MB per photo or over MAX_PHOTO_UPLOAD_MB for the batch; nothing is written on an error.',
     handler: 'api/photos/upload-photos',
-    body: uploadPhotosBody, response: uploadBatchResponse, successStatus: 201, errors: [400, 404, 413],
+    body: uploadPhotosBody, response: uploadBatchResponse, successStatus: 201, errors: [400, 404, 413], idempotent: true,
   }),
   append: defineRoute({
     name: 'appendPhotos', method: 'POST', path: '/api/upload-photos/{id}/append', auth: 'actor', tag: 'uploads',
@@ -33,7 +33,7 @@ export const photoRoutes = {
       'More photos for a photo job in awaiting_grouping or importing_pdf (else 409). Numbered orig_{start_index+i} or after the last number issued. ' +
       'The batch bytes are reserved atomically against MAX_PHOTO_UPLOAD_MB (413, nothing reserved); a PDF is refused with 400.',
     handler: 'api/photos/append-photos',
-    params: idParams, body: appendPhotosBody, response: uploadBatchResponse, errors: [400, 404, 409, 413],
+    params: idParams, body: appendPhotosBody, response: uploadBatchResponse, errors: [400, 404, 409, 413], idempotent: true,
   }),
   confirm: defineRoute({
     name: 'confirmPhotos', method: 'POST', path: '/api/upload-photos/{id}/confirm', auth: 'actor', tag: 'uploads',

@@ -4,8 +4,8 @@
  * unit-tested on its own (tests/unit/photo-uploads.test.ts).
  */
 
-/** Extensions accepted as photos (the header is checked again once the bytes land). */
-export const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png', 'heic', 'heif', 'webp', 'gif', 'tif', 'tiff', 'bmp'] as const;
+/** Extensions accepted as photos (the header is checked again once the bytes land). BMP is refused (lib/media/sniff.ts). */
+export const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png', 'heic', 'heif', 'webp', 'gif', 'tif', 'tiff'] as const;
 
 /** Spec Limits: single photo hard limit. */
 export const SINGLE_PHOTO_MAX_MB = 100;

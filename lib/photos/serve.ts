@@ -6,6 +6,8 @@
  */
 import type { Identity } from '../auth/identity';
 import { isSafeFileName, presignedGet } from '../blob/client';
+import { readObjectHead } from '../blob/objects';
+import { SNIFF_HEAD_BYTES, sniffImage, type ImageType } from '../media/sniff';
 import { settings } from '../config';
 import { notFound } from '../http/errors';
 import { HttpResponse } from '../http/response';
@@ -46,15 +48,38 @@ async function findPhoto(jobId: string, filename: string): Promise<StagedPhoto |
   return photo && photo.filename === filename ? photo : null;
 }
 
+const IMAGE_MEDIA_TYPES: Record<Exclude<ImageType, 'bmp'>, string> = {
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  tiff: 'image/tiff',
+  heic: 'image/heic',
+};
+
+/**
+ * The Content-Type an original upload is served with: what its header bytes
+ * are, never what the browser declared (a stored text/html would otherwise be
+ * rendered by the browser). Null when the bytes are gone or no longer an image.
+ */
+async function verifiedContentType(key: string): Promise<string | null> {
+  const head = await readObjectHead(key, SNIFF_HEAD_BYTES);
+  const type = head ? sniffImage(head) : null;
+  return type && type !== 'bmp' ? IMAGE_MEDIA_TYPES[type] : null;
+}
+
 /**
  * 302 to the photo's bytes. Before the background re-encode has run the
- * original upload is served (the row's incoming_key); afterwards the upright
- * JPEG. A name that is not one safe path segment, an unknown job or photo, or
- * a photo whose upload could not be read all answer the same 404.
+ * original upload is served (the row's incoming_key) with its sniffed type;
+ * afterwards the upright JPEG the service wrote. A name that is not one safe
+ * path segment, an unknown job or photo, or a photo whose upload could not be
+ * read all answer the same 404.
  */
 export async function photoRedirect(jobId: string, filename: string): Promise<HttpResponse> {
   const photo = await findPhoto(jobId, filename);
   if (!photo || photo.unreadable_reason) throw notFound(PHOTO_NOT_FOUND);
   const key = photo.normalized ? photo.key : photo.incoming_key;
-  return HttpResponse.redirect(await presignedGet(key, settings().PRESIGNED_URL_TTL_SECONDS));
+  const contentType = photo.normalized ? 'image/jpeg' : await verifiedContentType(key);
+  if (!contentType) throw notFound(PHOTO_NOT_FOUND);
+  return HttpResponse.redirect(await presignedGet(key, settings().PRESIGNED_URL_TTL_SECONDS, { contentType }));
 }

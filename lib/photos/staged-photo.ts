@@ -7,7 +7,6 @@
 import { setClauses } from '../db/update';
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
 import { deleteKeys } from '../db/batch';
@@ -145,7 +144,8 @@ export function segmentFilename(index: number): string {
   return `seg_${String(index).padStart(4, '0')}.jpg`;
 }
 
-const item = (photo: StagedPhoto) => ({ ...keys.stagedPhoto(photo.job_id, photo.index), entity: 'StagedPhoto', ...photo });
+/** The table row of a photo. */
+export const stagedPhotoItem = (photo: StagedPhoto) => ({ ...keys.stagedPhoto(photo.job_id, photo.index), entity: 'StagedPhoto', ...photo });
 /** Rows written before segments existed lack their fields: they read as not segmented. */
 const fromItem = (row: Record<string, unknown>) =>
   ({ segment_of: null, crop: null, hidden_by_segments: false, ...withoutKeys(row) }) as unknown as StagedPhoto;
@@ -153,7 +153,7 @@ const fromItem = (row: Record<string, unknown>) =>
 /** Puts a photo unless its index is taken; returns false when it already existed. */
 export async function putStagedPhoto(photo: StagedPhoto): Promise<boolean> {
   try {
-    await db().send(new PutCommand({ TableName: tableName(), Item: item(photo), ConditionExpression: 'attribute_not_exists(pk)' }));
+    await db().send(new PutCommand({ TableName: tableName(), Item: stagedPhotoItem(photo), ConditionExpression: 'attribute_not_exists(pk)' }));
     return true;
   } catch (err) {
     if (isConditionalCheckFailed(err)) return false;
@@ -179,7 +179,7 @@ export async function insertStagedPhotos(jobId: string, photos: StagedPhoto[], j
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          ...photos.map((p) => ({ Put: { TableName: tableName(), Item: item(p), ConditionExpression: 'attribute_not_exists(pk)' } })),
+          ...photos.map((p) => ({ Put: { TableName: tableName(), Item: stagedPhotoItem(p), ConditionExpression: 'attribute_not_exists(pk)' } })),
           {
             Update: {
               TableName: tableName(),
@@ -271,71 +271,6 @@ export async function updateStagedPhoto(jobId: string, index: number, set: Parti
     if (isConditionalCheckFailed(err)) return null;
     throw err;
   }
-}
-
-export type StagedPhotoWrite =
-  | { put: StagedPhoto }
-  | { update: { index: number; set: Partial<Omit<StagedPhoto, 'id' | 'job_id' | 'index'>> } }
-  | { delete: { index: number } };
-
-export type WriteOutcome = 'written' | 'job-state' | 'row-changed';
-
-/** Photo writes per transaction: DynamoDB takes 100 items, one is the job's status check (and the spec's cap is 99). */
-const WRITES_PER_TRANSACTION = 98;
-
-/**
- * Writes many photo rows in transactions of at most 99 items: up to 98 row
- * writes plus a check that the job still exists and is in one of
- * `jobStatuses`, so nothing is written once the job has moved on. Puts need
- * a free index, updates an existing row. Chunks commit one after another; a
- * chunk that loses a race to another transaction is retried. 'job-state': the
- * job check failed; 'row-changed': a row appeared or vanished meanwhile.
- */
-export async function writeStagedPhotos(jobId: string, writes: StagedPhotoWrite[], jobStatuses: readonly string[], now = new Date()): Promise<WriteOutcome> {
-  const at = now.toISOString();
-  const statusValues = Object.fromEntries(jobStatuses.map((s, i) => [`:s${i}`, s]));
-  const check = {
-    ConditionCheck: {
-      TableName: tableName(),
-      Key: keys.job(jobId),
-      ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(statusValues).join(', ')})`,
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: statusValues,
-    },
-  };
-  const transactItem = (write: StagedPhotoWrite): NonNullable<TransactWriteCommandInput['TransactItems']>[number] => {
-    if ('put' in write) return { Put: { TableName: tableName(), Item: item(write.put), ConditionExpression: 'attribute_not_exists(pk)' } };
-    if ('delete' in write) return { Delete: { TableName: tableName(), Key: keys.stagedPhoto(jobId, write.delete.index) } };
-    const clauses = setClauses({ ...write.update.set, updated_at: at });
-    return {
-      Update: {
-        TableName: tableName(),
-        Key: keys.stagedPhoto(jobId, write.update.index),
-        UpdateExpression: `SET ${clauses.expression}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: clauses.names,
-        ExpressionAttributeValues: clauses.values,
-      },
-    };
-  };
-  for (let i = 0; i < writes.length; i += WRITES_PER_TRANSACTION) {
-    const chunk = writes.slice(i, i + WRITES_PER_TRANSACTION);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await db().send(new TransactWriteCommand({ TransactItems: [...chunk.map(transactItem), check] }));
-        break;
-      } catch (err) {
-        if (!isTransactionCanceled(err)) throw err;
-        const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-        if (reasons[chunk.length]?.Code === 'ConditionalCheckFailed') return 'job-state';
-        if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) return 'row-changed';
-        // A concurrent transaction held one of the rows: nothing of this chunk was written, so it can run again.
-        if (!reasons.some((r) => r.Code === 'TransactionConflict') || attempt >= 6) throw err;
-        await new Promise((r) => setTimeout(r, Math.min(2000, 40 * 2 ** attempt + Math.random() * 60)));
-      }
-    }
-  }
-  return 'written';
 }
 
 /** Deletes staged photo rows by index (the pipeline removes soft-deleted photos before the AI runs). */

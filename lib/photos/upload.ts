@@ -50,6 +50,23 @@ export interface UploadSlot {
 
 type Batch = Pick<UploadPhotosInput, 'files' | 'captured_ats'>;
 
+/**
+ * The Content-Type a photo's POST must carry: the type the browser declared
+ * when it is an image type the service accepts, else a neutral binary type.
+ * The policy holds the form to exactly this value, so no upload can store an
+ * object S3 would serve as, say, text/html; what is served is the sniffed type
+ * anyway (lib/photos/serve.ts).
+ */
+export const PHOTO_CONTENT_TYPES = new Set([
+  'image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/tiff', 'image/heic', 'image/heif', 'image/avif',
+]);
+export const UNDECLARED_PHOTO_TYPE = 'application/octet-stream';
+
+export function photoUploadContentType(declared: string | undefined): string {
+  const type = (declared ?? '').trim().toLowerCase();
+  return PHOTO_CONTENT_TYPES.has(type) ? type : UNDECLARED_PHOTO_TYPE;
+}
+
 const jobPrefixOf = (job: Pick<Job, 'team_id' | 'claim_id' | 'id'>) => blobKeys.jobPrefix(job.team_id, job.claim_id, job.id);
 
 export const EMPTY_FILE = 'The file is empty.';
@@ -86,6 +103,8 @@ export async function issueUploads(job: Pick<Job, 'team_id' | 'claim_id' | 'id'>
         Key: incomingKey,
         Conditions: [['content-length-range', 1, file.size]],
         Fields: {
+          // Fields become eq conditions of the signed policy.
+          'Content-Type': photoUploadContentType(file.content_type),
           'x-amz-meta-original-filename': encodeMetaFilename(file.filename),
           'x-amz-meta-index': String(index),
           ...(capturedAt ? { 'x-amz-meta-captured-at': capturedAt } : {}),
@@ -111,6 +130,7 @@ export async function startPhotoUpload(identity: Identity, body: UploadPhotosInp
   await putNewJob(job);
   const issued = await issueUploads(job, body, indices);
   await recordActivity(identity.actor, {
+    team_id: room.team_id,
     action_type: 'upload_photos',
     action_label: `Uploaded ${count} photo${count === 1 ? '' : 's'}`,
     target: room.name,
@@ -165,6 +185,7 @@ export async function appendPhotoUpload(identity: Identity, jobId: string, body:
   }
   const issued = await issueUploads(after, body, indices);
   await recordActivity(identity.actor, {
+    team_id: job.team_id,
     action_type: 'upload_photos',
     action_label: `Added ${count} photo${count === 1 ? '' : 's'} to an upload`,
     target: (await getRoom(job.room_id))?.name ?? 'Photo upload',

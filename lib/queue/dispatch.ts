@@ -19,6 +19,9 @@ export const WORKER_FOR_QUEUE: Record<QueuePurpose, string> = {
   photos: 'photoWorker',
 };
 
+/** The receipt handle of a message handed over by direct invoke (it is on no queue). */
+export const DIRECT_INVOKE_RECEIPT = 'direct-invoke';
+
 let lambda: LambdaClient | undefined;
 
 export type DispatchPath = 'queue' | 'direct-invoke';
@@ -43,7 +46,7 @@ async function invokeWorker(purpose: QueuePurpose, message: unknown): Promise<vo
     Records: [
       {
         messageId: randomUUID(),
-        receiptHandle: 'direct-invoke',
+        receiptHandle: DIRECT_INVOKE_RECEIPT,
         body: JSON.stringify(message),
         attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()) },
         messageAttributes: {},

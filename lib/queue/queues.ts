@@ -2,7 +2,7 @@
  * SQS queues by purpose. Names are <QUEUE_NAME_PREFIX><purpose>, matching the
  * queues declared in serverless.yml; URLs are looked up once per container.
  */
-import { GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { settings } from '../config';
 
 /** Every queue the service sends to; each has a -dlq twin in serverless.yml. */
@@ -43,6 +43,20 @@ export async function sendToQueue(purpose: QueuePurpose, message: unknown, optio
     new SendMessageCommand({ QueueUrl: await queueUrl(purpose), MessageBody: JSON.stringify(message), DelaySeconds: options.delaySeconds }),
     { abortSignal: signal },
   );
+}
+
+/** SQS's ceiling for a message's visibility timeout (12 hours). */
+const MAX_VISIBILITY_SECONDS = 43_200;
+
+/**
+ * Makes a received message visible again after `seconds` from now instead of
+ * after the queue's visibility timeout: the retry backoff of a failed message.
+ */
+export async function changeVisibility(purpose: QueuePurpose, receiptHandle: string, seconds: number): Promise<void> {
+  const VisibilityTimeout = Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, Math.round(seconds)));
+  await sqs().send(new ChangeMessageVisibilityCommand({ QueueUrl: await queueUrl(purpose), ReceiptHandle: receiptHandle, VisibilityTimeout }), {
+    abortSignal: AbortSignal.timeout(QUEUE_CONNECT_TIMEOUT_MS),
+  });
 }
 
 /** Visible plus in-flight messages on a queue. */

@@ -4,7 +4,10 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { queryAll } from '../db/query';
-import { notFound } from '../http/errors';
+import { badRequest, notFound } from '../http/errors';
+import { roomHasSubmittedItem } from './counts';
+
+export const ROOM_SUBMITTED = 'This room holds submitted items and cannot be archived.';
 
 export interface Room {
   id: string;
@@ -68,14 +71,23 @@ export function renameRoom(room: Room, name: string): Promise<Room> {
   return updateRoom(room.id, 'SET updated_at = :now, #n = :name', { ':name': name, ':now': new Date().toISOString() }, { names: { '#n': 'name' } });
 }
 
-export function setRoomArchived(room: Room, archived: boolean, now = new Date()): Promise<Room> {
+/**
+ * Archives a room (spec: States, archive: 400 for a room holding a submitted
+ * item). The one way a room is archived, so the archive route and every undo
+ * that archives (undo of create_room or unarchive_room) obey the rule.
+ */
+export async function archiveRoom(room: Room, now = new Date()): Promise<Room> {
+  if (await roomHasSubmittedItem(room.id)) throw badRequest(ROOM_SUBMITTED);
   const at = now.toISOString();
-  return archived
-    ? updateRoom(room.id, 'SET is_archived = :true, archived_at = :at, archpk = :archpk, archsk = :archsk, updated_at = :at', {
-        ':true': true,
-        ':at': at,
-        ':archpk': 'ARCHIVED',
-        ':archsk': `${at}#room#${room.id}`,
-      })
-    : updateRoom(room.id, 'SET is_archived = :false, archived_at = :null, updated_at = :at REMOVE archpk, archsk', { ':false': false, ':null': null, ':at': at });
+  return updateRoom(room.id, 'SET is_archived = :true, archived_at = :at, archpk = :archpk, archsk = :archsk, updated_at = :at', {
+    ':true': true,
+    ':at': at,
+    ':archpk': 'ARCHIVED',
+    ':archsk': `${at}#room#${room.id}`,
+  });
+}
+
+export function unarchiveRoom(room: Room, now = new Date()): Promise<Room> {
+  const at = now.toISOString();
+  return updateRoom(room.id, 'SET is_archived = :false, archived_at = :null, updated_at = :at REMOVE archpk, archsk', { ':false': false, ':null': null, ':at': at });
 }

@@ -1,14 +1,14 @@
 /** Room use cases: scope, state change, activity. */
 import type { Identity } from '../auth/identity';
 import { recordActivity } from '../activity/log';
-import { badRequest } from '../http/errors';
 import { loadClaimForTeam, loadRoomForTeam } from '../tenancy/scope';
-import { roomCounts, roomHasSubmittedItem } from './counts';
-import { createRoom, listClaimRooms, renameRoom, setRoomArchived, type Room } from './room';
+import { roomCounts } from './counts';
+import { archiveRoom, createRoom, listClaimRooms, renameRoom, unarchiveRoom, type Room } from './room';
 
-export const ROOM_SUBMITTED = 'This room holds submitted items and cannot be archived.';
+export { ROOM_SUBMITTED } from './room';
 
-const roomEntity = (room: Room) => ({ entity_type: 'room', entity_id: room.id, target: room.name });
+// Activity goes to the feed of the room's team, also when an admin of another team acted.
+const roomEntity = (room: Room) => ({ team_id: room.team_id, entity_type: 'room', entity_id: room.id, target: room.name });
 
 async function withCounts(room: Room) {
   return { ...room, counts: await roomCounts(room.id) };
@@ -46,14 +46,13 @@ export async function renameRoomFor(identity: Identity, roomId: string, name: st
 
 export async function archiveRoomFor(identity: Identity, roomId: string) {
   const room = await loadRoomForTeam(identity, roomId);
-  if (await roomHasSubmittedItem(room.id)) throw badRequest(ROOM_SUBMITTED);
-  const archived = await setRoomArchived(room, true);
+  const archived = await archiveRoom(room);
   await recordActivity(identity.actor, { action_type: 'archive_room', action_label: 'Archived room', ...roomEntity(archived), restorable: true });
   return withCounts(archived);
 }
 
 export async function unarchiveRoomFor(identity: Identity, roomId: string) {
-  const room = await setRoomArchived(await loadRoomForTeam(identity, roomId), false);
+  const room = await unarchiveRoom(await loadRoomForTeam(identity, roomId));
   await recordActivity(identity.actor, { action_type: 'unarchive_room', action_label: 'Restored room from archive', ...roomEntity(room), restorable: true });
   return withCounts(room);
 }

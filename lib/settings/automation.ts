@@ -82,6 +82,7 @@ export async function updateAutomationSettings(identity: Identity, body: Automat
   if (changes.length === 0) return before;
   const after = await putAutomationSettings(teamId, body);
   await recordActivity(identity.actor, {
+    team_id: teamId,
     action_type: 'update_automation_settings',
     action_label: automationChangeLabel(changes),
     target: 'Automation settings',

@@ -192,6 +192,7 @@ export async function updatePromptSettings(identity: Identity, body: PromptSetti
   if (changes.length === 0) return promptSettingsView(before);
   const after = await putPromptSettings(teamId, body);
   await recordActivity(identity.actor, {
+    team_id: teamId,
     action_type: 'update_prompt_settings',
     action_label: promptChangeLabel(changes),
     target: 'Prompt settings',

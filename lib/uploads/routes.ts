@@ -14,7 +14,7 @@ export const uploadRoutes = {
   init: defineRoute({
     name: 'initUpload', method: 'POST', path: '/api/uploads/init', auth: 'actor', tag: 'uploads',
     summary: 'Start a chunked video or audio upload: validates room, extension and size (413 over MAX_UPLOAD_SIZE_MB) and opens an S3 multipart upload.',
-    handler: 'api/uploads/init-upload', body: uploadInitBody, response: uploadInitResponse, successStatus: 201, errors: [400, 404, 413],
+    handler: 'api/uploads/init-upload', body: uploadInitBody, response: uploadInitResponse, successStatus: 201, errors: [400, 404, 413], idempotent: true,
   }),
   partUrls: defineRoute({
     name: 'uploadPartUrls', method: 'POST', path: '/api/uploads/{id}/part-urls', auth: 'actor', tag: 'uploads',

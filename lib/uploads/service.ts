@@ -268,6 +268,7 @@ async function afterCompletion(identity: Identity, upload: Upload, job: Job) {
   await log.info(`Upload complete: ${upload.filename} (${upload.total_size} bytes in ${upload.part_count} part${upload.part_count === 1 ? '' : 's'})`);
   await dispatch('probe', { job_id: job.id });
   await recordActivity(identity.actor, {
+    team_id: job.team_id,
     action_type: upload.kind === 'video' ? 'upload_video' : 'upload_audio',
     action_label: `Uploaded ${upload.kind} ${upload.filename}`,
     target: upload.filename,

@@ -93,6 +93,56 @@ describe('activity', () => {
   });
 });
 
+describe('forged activity cursors', () => {
+  const cursorOf = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+  let aliceTeam: string;
+
+  beforeAll(async () => {
+    aliceTeam = (await alice.get('/api/auth/me')).body.team.id;
+  });
+
+  const expect422 = async (cursor: string) => {
+    const res = await alice.get(`/api/activity?limit=2&cursor=${encodeURIComponent(cursor)}`);
+    expect([cursor, res.status]).toEqual([cursor, 422]);
+    expect(res.body.detail).toMatch(/cursor/);
+    expect(res.body.errors).toEqual([{ field: 'query.cursor', message: expect.any(String) }]);
+  };
+
+  it('answers 422 for a cursor of the wrong shape', async () => {
+    const sk = `${new Date().toISOString()}#${crypto.randomUUID()}`;
+    const own = { pk: `ACTIVITY#${crypto.randomUUID()}`, sk: 'ACTIVITY', gsi1pk: `TEAM#${aliceTeam}#ACTIVITY`, gsi1sk: sk };
+    await expect422(cursorOf({ a: 1 }));
+    await expect422(cursorOf({}));
+    await expect422(cursorOf({ ...own, gsi1sk: 7 }));
+    await expect422(cursorOf({ ...own, extra: 'x' }));
+    await expect422(cursorOf({ pk: own.pk, sk: own.sk, gsi1pk: own.gsi1pk }));
+    await expect422(cursorOf({ ...own, gsi1sk: '' }));
+    await expect422(cursorOf({ ...own, gsi1sk: 'x'.repeat(1100) }));
+    await expect422(cursorOf([own]));
+  });
+
+  it("answers 422 for another team's cursor", async () => {
+    const other = (await mallory.get('/api/activity?limit=1')).body.next_cursor;
+    expect(other).toEqual(expect.any(String));
+    await expect422(other);
+    const malloryTeam = (await mallory.get('/api/auth/me')).body.team.id;
+    await expect422(cursorOf({ pk: `ACTIVITY#${crypto.randomUUID()}`, sk: 'ACTIVITY', gsi1pk: `TEAM#${malloryTeam}#ACTIVITY`, gsi1sk: new Date().toISOString() }));
+  });
+
+  it('answers 422 for a cursor that is not JSON', async () => {
+    await expect422(cursorOf('not json at all'));
+    await expect422(cursorOf('null'));
+    await expect422('%%%');
+  });
+
+  it("still pages with the team's own cursor", async () => {
+    const first = (await alice.get('/api/activity?limit=1')).body;
+    const next = await alice.get(`/api/activity?limit=1&cursor=${encodeURIComponent(first.next_cursor)}`);
+    expect(next.status).toBe(200);
+    expect(next.body.items[0].id).not.toBe(first.items[0].id);
+  });
+});
+
 describe("another team's token", () => {
   let claim: any;
   let room: any;

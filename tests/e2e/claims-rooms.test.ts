@@ -168,6 +168,31 @@ describe('rooms', () => {
     expect((await alice.get(`/api/rooms/${garage.id}`)).body.is_archived).toBe(false);
   });
 
+  it('refuses an undo that would archive a room holding submitted items (400), leaving it active', async () => {
+    const activityOf = async (roomId: string, type: string) =>
+      (await alice.get('/api/activity?limit=100')).body.items.find((e: any) => e.action_type === type && e.entity_id === roomId);
+
+    // undo of an unarchive archives the room again
+    const attic = (await alice.post(`/api/claims/${claimId}/rooms`, { name: 'Attic' })).body;
+    expect((await alice.post(`/api/rooms/${attic.id}/archive`)).status).toBe(200);
+    expect((await alice.post(`/api/rooms/${attic.id}/unarchive`)).status).toBe(200);
+    await seedItem(attic, await seedJob(attic, 'photo'), { number: 1, submitted: true });
+    const unarchive = await activityOf(attic.id, 'unarchive_room');
+    const refused = await alice.post(`/api/activity/${unarchive.id}/restore`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toMatch(/submitted/);
+    expect((await alice.get(`/api/rooms/${attic.id}`)).body.is_archived).toBe(false);
+    // the entry was not used up: it can be undone once the rule allows it
+    expect((await activityOf(attic.id, 'unarchive_room')).restored_at ?? null).toBeNull();
+
+    // undo of adding a room archives it too
+    const cellar = (await alice.post(`/api/claims/${claimId}/rooms`, { name: 'Cellar' })).body;
+    await seedItem(cellar, await seedJob(cellar, 'video'), { number: 1, submitted: true });
+    const create = await activityOf(cellar.id, 'create_room');
+    expect((await alice.post(`/api/activity/${create.id}/restore`)).status).toBe(400);
+    expect((await alice.get(`/api/rooms/${cellar.id}`)).body.is_archived).toBe(false);
+  });
+
   it('answers 404 for rooms that do not exist and for rooms of a missing claim', async () => {
     expect((await alice.get(`/api/rooms/${crypto.randomUUID()}`)).status).toBe(404);
     expect((await alice.get(`/api/claims/${crypto.randomUUID()}/rooms`)).status).toBe(404);

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { appendLog } from '../../lib/jobs/logs';
+import { STREAM_MAX_CONNECTIONS_PER_JOB, TOO_MANY_STREAMS } from '../../lib/jobs/stream';
 import { Client, request, serviceUrl } from '../support/api';
 import { seedJob, setFields } from '../support/aws';
 import { newTeamMember } from '../support/tokens';
@@ -16,8 +17,8 @@ interface SseEvent {
 }
 
 /** Reads a server-sent event stream as a browser's EventSource would, event by event. */
-async function openStream(url: string) {
-  const res = await fetch(url, { headers: { accept: 'text/event-stream' } });
+async function openStream(url: string, signal?: AbortSignal) {
+  const res = await fetch(url, { headers: { accept: 'text/event-stream' }, signal });
   const events: SseEvent[] = [];
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
@@ -76,11 +77,61 @@ describe('job event stream', () => {
     expect(stream.events[0].at - started).toBeLessThan(last.at - started);
   });
 
+  it(`refuses more than ${STREAM_MAX_CONNECTIONS_PER_JOB} open streams of one job with 429, and a closed stream frees its slot`, async () => {
+    const jobId = await seedJob(room, 'video');
+    await setFields(`JOB#${jobId}`, 'JOB', { status: 'analyzing', progress_pct: 10, current_stage: 'analyze' });
+    const url = `${serviceUrl()}/api/jobs/${jobId}/stream`;
+    const open: { abort: AbortController; stream: Awaited<ReturnType<typeof openStream>> }[] = [];
+    const openOne = async () => {
+      const abort = new AbortController();
+      const stream = await openStream(url, abort.signal);
+      stream.done.catch(() => undefined); // aborted on purpose below
+      return { abort, stream };
+    };
+    try {
+      for (let i = 0; i < STREAM_MAX_CONNECTIONS_PER_JOB; i++) {
+        const held = await openOne();
+        expect(held.stream.res.status).toBe(200);
+        open.push(held);
+      }
+      const refused = await fetch(url, { headers: { accept: 'text/event-stream' } });
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as { detail: string }).detail).toBe(TOO_MANY_STREAMS);
+
+      // Another job is not affected by this one's full slots.
+      const otherJob = await seedJob(room, 'video');
+      const other = await fetch(`${serviceUrl()}/api/jobs/${otherJob}/stream`);
+      expect(other.status).toBe(200); // a complete job: progress, metrics, end
+      await other.text();
+
+      // Closing one stream frees its slot once the server notices the client has gone.
+      open.shift()!.abort.abort();
+      const reopened = await eventuallyOpen(openOne);
+      open.push(reopened);
+      expect(reopened.stream.res.status).toBe(200);
+      await waitFor(() => reopened.stream.events.some((e) => e.event === 'progress'));
+    } finally {
+      for (const held of open) held.abort.abort();
+    }
+  });
+
   it('answers 404 for an unknown job and 422 for a malformed id, without a token', async () => {
     expect((await request('GET', `/api/jobs/${randomUUID()}/stream`)).status).toBe(404);
     expect((await request('GET', '/api/jobs/not-a-uuid/stream')).status).toBe(422);
   });
 });
+
+/** Opens streams until one is accepted (the freed slot), closing each refused answer. */
+async function eventuallyOpen<T extends { abort: AbortController; stream: { res: Response } }>(openOne: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const attempt = await openOne();
+    if (attempt.stream.res.status !== 429) return attempt;
+    attempt.abort.abort();
+    if (Date.now() > deadline) throw new Error('no stream slot was freed in time');
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
 
 async function waitFor(check: () => boolean, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;

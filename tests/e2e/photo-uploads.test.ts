@@ -14,7 +14,8 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import sharp from 'sharp';
 import type { UploadSlot } from '../../lib/photos/upload';
 import { Client, eventually, request } from '../support/api';
-import { doc, getRow, listKeys, objectExists, setFields, table } from '../support/aws';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { bucket, doc, getRow, listKeys, objectExists, s3, setFields, table } from '../support/aws';
 import { newTeamMember, teammateOf } from '../support/tokens';
 
 const MIB = 1024 * 1024;
@@ -402,6 +403,72 @@ describe('the bucket enforces each presigned POST', () => {
     expect(await objectExists(slot.fields.key)).toBe(false);
     // the declared size itself is fine
     expect((await postToBucket(slot, png)).status).toBe(204);
+  });
+});
+
+describe('content types', () => {
+  /** The Content-Type a capability URL is served with, and the bytes. */
+  async function served(url: string) {
+    const redirect = await request('GET', url);
+    expect(redirect.status).toBe(302);
+    const res = await fetch(redirect.headers.get('location')!);
+    expect(res.status).toBe(200);
+    return { type: res.headers.get('content-type'), bytes: Buffer.from(await res.arrayBuffer()) };
+  }
+
+  it('signs the declared image type into the POST policy, and a neutral type for anything else', async () => {
+    const started = await alice.post('/api/upload-photos', {
+      room_id: room.id,
+      files: [
+        { filename: 'a.png', size: png.length, content_type: 'image/png' },
+        { filename: 'b.png', size: png.length, content_type: 'text/html' },
+      ],
+    });
+    expect(started.status).toBe(201);
+    const [declared, claimedHtml]: Slot[] = started.body.uploads;
+    expect(declared.fields['Content-Type']).toBe('image/png');
+    expect(claimedHtml.fields['Content-Type']).toBe('application/octet-stream');
+
+    // The browser cannot swap the type: the policy holds it.
+    const swapped = await postToBucket({ ...claimedHtml, fields: { ...claimedHtml.fields, 'Content-Type': 'text/html' } }, png);
+    expect(swapped.status).toBe(403);
+    expect(swapped.text).toMatch(/Policy Condition failed/);
+    expect(await objectExists(claimedHtml.fields.key)).toBe(false);
+  });
+
+  it('serves a PNG claimed as image/jpeg or text/html with the type its bytes have', async () => {
+    const started = await alice.post('/api/upload-photos', {
+      room_id: room.id,
+      files: [
+        { filename: 'claims-jpeg.jpg', size: png.length, content_type: 'image/jpeg' },
+        { filename: 'claims-html.png', size: png.length, content_type: 'text/html' },
+      ],
+    });
+    const slots: Slot[] = started.body.uploads;
+    for (const slot of slots) expect((await postToBucket(slot, png)).status).toBe(204);
+    const jobId = started.body.job.id as string;
+    expect((await alice.post(`/api/upload-photos/${jobId}/confirm`, { indices: slots.map((s) => s.index) })).status).toBe(200);
+    const rows = await eventually(async () => {
+      const all = await stagedRows(jobId);
+      return all.length === 2 && all.every((r) => r.normalized) ? all : null;
+    });
+
+    // After the re-encode: the JPEG the service wrote.
+    for (const row of rows) {
+      const after = await served(`/api/photos/${jobId}/${row.filename}`);
+      expect(after.type).toBe('image/jpeg');
+      expect(after.bytes.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+    }
+
+    // Before the re-encode the original is served: put each back as it was
+    // uploaded, stored with the browser's claimed type.
+    for (const [row, claimed] of rows.map((r, i) => [r, i === 0 ? 'image/jpeg' : 'text/html'] as const)) {
+      await s3.send(new PutObjectCommand({ Bucket: bucket(), Key: row.incoming_key, Body: png, ContentType: claimed }));
+      await setFields(row.pk, row.sk, { normalized: false });
+      const before = await served(`/api/photos/${jobId}/${row.filename}`);
+      expect(before.type).toBe('image/png');
+      expect(before.bytes.equals(png)).toBe(true);
+    }
   });
 });
 

@@ -9,13 +9,18 @@
  *   balance answers 402 {error: 'insufficient_credits', balance, required, buy_url}
  *   (a refusal is not remembered, so the same reference may succeed later).
  * - POST /api/v1/credits/refund restores the spend with that reference once;
- *   a second refund returns the same answer. Unknown reference: 404.
+ *   a second refund returns the same answer. Unknown reference: 404. With
+ *   `amount` (and `refund_reference`, its own idempotency key) it gives back
+ *   only that much; a spend never gives back more than it took.
+ * - `spends(teamId)` lists the ledger's spends of a team with what each has
+ *   had back, so tests can assert the ledger, not only the balance.
  * - GET /api/v1/credits/balance?app=&team_id= answers {balance, buy_url}.
  * - Every call needs `Authorization: Bearer <apiKey>` (401 otherwise).
  * - failNext(mode, count) makes the next `count` requests fail: 500, hang
  *   (never answers, the client times out), empty (200 with an empty body),
- *   garbage (200 with a non-JSON body), reset (connection destroyed), 401.
- *   A failed request changes no state.
+ *   garbage (200 with a non-JSON body), reset (connection destroyed), 401,
+ *   lost (the request IS applied, then its answer never comes: a client
+ *   timeout that hides a charge). Any other failed request changes no state.
  * - Every request received is recorded in `requests`, in order.
  * - `defaultBalance` is the balance of a team never set (0 unless given), so
  *   one fake can serve a whole test run where most teams just need credits.
@@ -23,14 +28,24 @@
  *   a fake started once per run (tests/support/fake-billing.ts):
  *   POST /__fake/balance {team_id, balance, app?}, GET /__fake/balance?team_id=&app=,
  *   POST /__fake/fail {mode, count, team_id?} (team_id: only that team's calls fail),
- *   GET /__fake/requests?team_id= (that team's calls, in order).
+ *   POST /__fake/recover {team_id?} (drops the pending failures, of that team or all),
+ *   GET /__fake/requests?team_id= (that team's calls, in order),
+ *   GET /__fake/spends?team_id=&app= (that team's ledger).
  */
 import { readText, sendJson } from './http';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-export type FailureMode = '500' | 'hang' | 'empty' | 'garbage' | 'reset' | '401';
+export type FailureMode = '500' | 'hang' | 'empty' | 'garbage' | 'reset' | '401' | 'lost';
+
+/** One spend on the ledger and what it has had back. */
+export interface LedgerSpend {
+  reference: string;
+  amount: number;
+  refunded: number;
+  refunds: string[];
+}
 
 export interface RecordedRequest {
   method: string;
@@ -52,6 +67,8 @@ export interface FakeBillingServer {
   requests: RecordedRequest[];
   setBalance(teamId: number | string, balance: number, app?: string): void;
   balance(teamId: number | string, app?: string): number;
+  /** The team's spends, in order, with what each has had back. */
+  spends(teamId: number | string, app?: string): LedgerSpend[];
   failNext(mode: FailureMode, count?: number): void;
   /** Requests to one path (without query). */
   requestsTo(path: string): RecordedRequest[];
@@ -64,8 +81,11 @@ interface Spend {
   app: string;
   teamKey: string;
   amount: number;
+  reference: string;
   answer: { transaction_id: string; balance: number };
-  refund?: { transaction_id: string; balance: number; refunded: true };
+  refunded: number;
+  /** Refund answers by refund reference. */
+  refunds: Map<string, { transaction_id: string; balance: number; refunded: true; amount: number }>;
 }
 
 export async function startFakeBillingServer(options: { apiKey?: string; app?: string; buyUrl?: string; defaultBalance?: number } = {}): Promise<FakeBillingServer> {
@@ -94,6 +114,12 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
     } else if (method === 'POST' && path === '/__fake/fail') {
       for (let i = 0; i < Number(body?.count ?? 1); i++) failures.push({ mode: body?.mode, teamId: body?.team_id === undefined ? null : String(body.team_id) });
       send(res, 200, { ok: true });
+    } else if (method === 'POST' && path === '/__fake/recover') {
+      const team = body?.team_id === undefined ? null : String(body.team_id);
+      for (let i = failures.length - 1; i >= 0; i--) if (team === null || failures[i].teamId === team) failures.splice(i, 1);
+      send(res, 200, { ok: true });
+    } else if (method === 'GET' && path === '/__fake/spends') {
+      send(res, 200, ledger(teamKey(query.get('app') ?? defaultApp, query.get('team_id'))));
     } else if (method === 'GET' && path === '/__fake/requests') {
       const team = query.get('team_id');
       send(res, 200, requests.filter((r) => team === null || teamOf(r) === team).map(({ headers, ...rest }) => (void headers, rest)));
@@ -105,6 +131,10 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
 
   const send = sendJson;
 
+  function ledger(key: string): LedgerSpend[] {
+    return [...spends.values()].filter((s) => s.teamKey === key).map((s) => ({ reference: s.reference, amount: s.amount, refunded: s.refunded, refunds: [...s.refunds.keys()] }));
+  }
+
   async function readBody(req: IncomingMessage): Promise<any> {
     const text = await readText(req);
     if (!text) return null;
@@ -115,43 +145,53 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
     }
   }
 
-  function handle(path: string, method: string, query: URLSearchParams, body: any, res: ServerResponse): number {
+  const reply = (status: number, body: unknown): [number, unknown] => [status, body];
+
+  /** Applies one call to the ledger; the answer is sent by the caller (or lost). */
+  function handle(path: string, method: string, query: URLSearchParams, body: any): [number, unknown] {
     if (method === 'POST' && path === '/api/v1/credits/spend') {
       const { app, team_id, amount, reference } = body ?? {};
       if (typeof app !== 'string' || team_id === undefined || team_id === null || typeof reference !== 'string' || !reference || typeof amount !== 'number' || !(amount > 0)) {
-        return send(res, 422, { error: 'invalid_request' });
+        return reply(422, { error: 'invalid_request' });
       }
       const key = teamKey(app, team_id);
       const refKey = `${key}#${reference}`;
       const earlier = spends.get(refKey);
-      if (earlier) return send(res, 200, earlier.answer);
+      if (earlier) return reply(200, earlier.answer);
       const balance = balanceOf(key);
-      if (balance < amount) return send(res, 402, { error: 'insufficient_credits', balance, required: amount, buy_url: buyUrl });
+      if (balance < amount) return reply(402, { error: 'insufficient_credits', balance, required: amount, buy_url: buyUrl });
       balances.set(key, balance - amount);
       const answer = { transaction_id: `txn_${randomUUID()}`, balance: balance - amount };
-      spends.set(refKey, { app, teamKey: key, amount, answer });
-      return send(res, 200, answer);
+      spends.set(refKey, { app, teamKey: key, amount, reference, answer, refunded: 0, refunds: new Map() });
+      return reply(200, answer);
     }
     if (method === 'POST' && path === '/api/v1/credits/refund') {
-      const { app, team_id, reference } = body ?? {};
-      if (typeof app !== 'string' || team_id === undefined || team_id === null || typeof reference !== 'string') return send(res, 422, { error: 'invalid_request' });
+      const { app, team_id, reference, refund_reference, amount } = body ?? {};
+      if (typeof app !== 'string' || team_id === undefined || team_id === null || typeof reference !== 'string') return reply(422, { error: 'invalid_request' });
+      if (amount !== undefined && (typeof amount !== 'number' || !(amount > 0))) return reply(422, { error: 'invalid_request' });
       const key = teamKey(app, team_id);
       const spend = spends.get(`${key}#${reference}`);
-      if (!spend) return send(res, 404, { error: 'unknown_reference' });
-      if (!spend.refund) {
-        const balance = balanceOf(key) + spend.amount;
+      if (!spend) return reply(404, { error: 'unknown_reference' });
+      const refundKey = typeof refund_reference === 'string' && refund_reference ? refund_reference : reference;
+      let answer = spend.refunds.get(refundKey);
+      if (!answer) {
+        // Never more back than the spend took.
+        const back = Math.min(amount ?? spend.amount, spend.amount - spend.refunded);
+        const balance = balanceOf(key) + back;
         balances.set(key, balance);
-        spend.refund = { transaction_id: `txn_${randomUUID()}`, balance, refunded: true };
+        spend.refunded += back;
+        answer = { transaction_id: `txn_${randomUUID()}`, balance, refunded: true, amount: back };
+        spend.refunds.set(refundKey, answer);
       }
-      return send(res, 200, spend.refund);
+      return reply(200, answer);
     }
     if (method === 'GET' && path === '/api/v1/credits/balance') {
       const app = query.get('app');
       const teamId = query.get('team_id');
-      if (!app || !teamId) return send(res, 422, { error: 'invalid_request' });
-      return send(res, 200, { balance: balanceOf(teamKey(app, teamId)), buy_url: buyUrl });
+      if (!app || !teamId) return reply(422, { error: 'invalid_request' });
+      return reply(200, { balance: balanceOf(teamKey(app, teamId)), buy_url: buyUrl });
     }
-    return send(res, 404, { error: 'not_found' });
+    return reply(404, { error: 'not_found' });
   }
 
   const server = createServer(async (req, res) => {
@@ -193,13 +233,20 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
           hanging.add(res);
           res.on('close', () => hanging.delete(res));
           return;
+        case 'lost': {
+          // Applied as usual, but the answer goes nowhere: the client only sees a hang.
+          if (req.headers.authorization === `Bearer ${apiKey}`) handle(url.pathname, record.method, url.searchParams, body);
+          hanging.add(res);
+          res.on('close', () => hanging.delete(res));
+          return;
+        }
       }
     }
     if (req.headers.authorization !== `Bearer ${apiKey}`) {
       record.answered = send(res, 401, { error: 'unauthorized' });
       return;
     }
-    record.answered = handle(url.pathname, record.method, url.searchParams, body, res);
+    record.answered = send(res, ...handle(url.pathname, record.method, url.searchParams, body));
   });
   server.on('connection', (socket) => {
     sockets.add(socket);
@@ -222,6 +269,9 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
     },
     balance(teamId, app = defaultApp) {
       return balanceOf(teamKey(app, teamId));
+    },
+    spends(teamId, app = defaultApp) {
+      return ledger(teamKey(app, teamId));
     },
     failNext(mode, count = 1) {
       for (let i = 0; i < count; i++) failures.push({ mode, teamId: null });

@@ -1,7 +1,7 @@
 /**
  * The AI gateway client against the fake gateway over real HTTP (spec:
  * Processing rules 8-9; ProcessingJob ai_* fields; Output budget and
- * truncation). The default recorder writes to the embedded DynamoDB: job
+ * truncation). The jobs recorder writes to the embedded DynamoDB: job
  * counters and the redacted request records.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import sharp from 'sharp';
 import { AiGatewayClient, AiGatewayError, type AiFailureKind, type VisionRequest } from '../../lib/integrations/ai-gateway';
-import { listAiRequests } from '../../lib/integrations/ai-requests';
+import { listAiRequests, recordAiCall } from '../../lib/jobs/ai-requests';
 import { salvageItems } from '../../lib/integrations/structured-output';
 import { logger } from '../../lib/observability/logger';
 import { startFakeAiGateway, type FailureMode, type FakeAiGateway, type RecordedAiRequest } from '../fakes/ai-gateway-server';
@@ -22,7 +22,7 @@ let fake: FakeAiGateway;
 let jpeg: Buffer;
 
 const client = (options: { model?: string; timeoutMs?: number; maxAttempts?: number; baseUrl?: string; apiKey?: string } = {}) =>
-  new AiGatewayClient({ baseUrl: options.baseUrl ?? fake.url, apiKey: options.apiKey ?? fake.apiKey, model: options.model ?? 'google/gemini-2.5-flash', temperature: 0, backoffMs: 5, timeoutMs: options.timeoutMs ?? 5000, maxAttempts: options.maxAttempts });
+  new AiGatewayClient({ baseUrl: options.baseUrl ?? fake.url, apiKey: options.apiKey ?? fake.apiKey, model: options.model ?? 'google/gemini-2.5-flash', temperature: 0, backoffMs: 5, timeoutMs: options.timeoutMs ?? 5000, maxAttempts: options.maxAttempts, recorder: recordAiCall });
 
 /** A job to charge the calls to, and a filename unique to the test to script answers by. */
 async function scenario() {
@@ -312,7 +312,7 @@ describe('control API', () => {
 
     const remote = fakeGateway(url);
     const s = await scenario();
-    const other = new AiGatewayClient({ baseUrl: url, apiKey: 'other-process-key', model: 'openai/o4-mini', temperature: 0, backoffMs: 5, timeoutMs: 400 });
+    const other = new AiGatewayClient({ baseUrl: url, apiKey: 'other-process-key', model: 'openai/o4-mini', temperature: 0, backoffMs: 5, timeoutMs: 400, recorder: recordAiCall });
     await remote.script(s.file, [{ items: [{ name: 'Piano' }, { name: 'Bench' }, { name: 'Stool' }], cutShort: true }]);
     await remote.failNext('timeout', 1, s.file);
     await remote.failNext('429');

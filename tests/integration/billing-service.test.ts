@@ -7,12 +7,13 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { jobCharge } from '../../lib/billing/credits';
 import { chargeJobUpFront, finalizeJobBilling, jobChargeReference, refundJob } from '../../lib/billing/prepaid';
+import { owedFields, settleJobBilling, unbilledRefund } from '../../lib/billing/settlement';
 import { billingSummaryFor, teamCreditsBalance } from '../../lib/billing/summary';
 import { addClaimSpend, archiveClaim, createClaim, getClaim, type Claim } from '../../lib/claims/claim';
 import { loadSettings, resetSettings, settings, type SettingsInput } from '../../lib/config';
 import { HttpError } from '../../lib/http/errors';
-import { BillingServiceClient, REFUND_PATH, SPEND_PATH } from '../../lib/integrations/billing-service';
-import { getJob, newJobRecord, putNewJob, type Job } from '../../lib/jobs/job';
+import { BillingServiceClient, DEFAULT_DEADLINE_MS, REFUND_PATH, SPEND_PATH } from '../../lib/integrations/billing-service';
+import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job';
 import { logger } from '../../lib/observability/logger';
 import { createTeam, type Team } from '../../lib/teams/team';
 import { createUser, type User } from '../../lib/users/user';
@@ -162,26 +163,79 @@ describe('up-front charge', () => {
 });
 
 describe('fail open', () => {
-  it.each<[string, FailureMode, number, string]>([
-    ['a 500 on every attempt', '500', 3, 'server_error'],
-    ['a hang (timeout) on every attempt', 'hang', 3, 'timeout'],
-    ['a 200 with an empty body on every attempt', 'empty', 3, 'unreadable'],
-    ['a 200 with an unreadable body on every attempt', 'garbage', 3, 'unreadable'],
-    ['a connection reset on every attempt', 'reset', 3, 'network'],
-    ['a 401 (wrong key), not retried', '401', 1, 'rejected'],
-  ])('proceeds uncharged on %s, and logs it', async (_label, mode, attempts, reason) => {
+  it.each<[string, FailureMode, string]>([
+    ['a 500 on every attempt', '500', 'server_error'],
+    ['a hang (timeout) on every attempt', 'hang', 'timeout'],
+    ['a 200 with an empty body on every attempt', 'empty', 'unreadable'],
+    ['a 200 with an unreadable body on every attempt', 'garbage', 'unreadable'],
+    ['a connection reset on every attempt', 'reset', 'network'],
+  ])('proceeds on %s with the spend unconfirmed, then settles it with the same reference', async (_label, mode, reason) => {
     const w = await world({ balance: 100 });
     const job = await newJob(w);
-    const before = await jobRow(job.id);
     fake.failNext(mode, 3);
 
     const outcome = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }, { client: quickClient() });
-    expect(outcome).toMatchObject({ charged: false, reason: 'unavailable' });
-    expect(fake.requestsTo(SPEND_PATH)).toHaveLength(attempts);
+    expect(outcome).toMatchObject({ charged: true, unconfirmed: true, transactionId: null, reference: `job:${job.id}:1` });
+    expect(fake.requestsTo(SPEND_PATH)).toHaveLength(3);
     expect(logger.error).toHaveBeenCalledWith(expect.stringContaining('failing open'), expect.objectContaining({ job_id: job.id, reason }));
     const [, fields] = (logger.error as jest.Mock).mock.calls.find(([m]) => String(m).includes('failing open'));
     expect(fields.error).toMatch(/^billing service unreachable: POST \/api\/v1\/credits\/spend/);
+    // The service may have charged: the job says so, and waits in the pending-billing index.
+    expect(await jobRow(job.id)).toMatchObject({ billing_charged: true, billing_unconfirmed: true, billing_txn_id: null, billing_rounds: 1, billing_amount: 15, archpk: 'BILLING#PENDING' });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(100);
+
+    // Asked again with the same reference, the service charges the run once.
+    expect(await settleJobBilling(job.id)).toMatchObject({ state: 'settled' });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(85);
+    expect(new Set(fake.requestsTo(SPEND_PATH).map((r) => r.body.reference))).toEqual(new Set([`job:${job.id}:1`]));
+    const row = await jobRow(job.id);
+    expect(row).toMatchObject({ billing_charged: true, billing_unconfirmed: false, billing_txn_id: expect.stringMatching(/^txn_/) });
+    expect(row).not.toHaveProperty('archpk');
+  });
+
+  it('proceeds uncharged on a 401 (wrong key), which is not retried and cannot have charged', async () => {
+    const w = await world({ balance: 100 });
+    const job = await newJob(w);
+    const before = await jobRow(job.id);
+    fake.failNext('401', 3);
+    const outcome = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }, { client: quickClient() });
+    expect(outcome).toMatchObject({ charged: false, reason: 'unavailable' });
+    expect(fake.requestsTo(SPEND_PATH)).toHaveLength(1);
+    expect(logger.error).toHaveBeenCalledWith(expect.stringContaining('failing open'), expect.objectContaining({ job_id: job.id, reason: 'rejected' }));
     expect(await jobRow(job.id)).toStrictEqual(before);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(100);
+  });
+
+  it('records a spend the service made but whose answer was lost as charged, and never charges it twice', async () => {
+    const w = await world({ balance: 100 });
+    const job = await newJob(w);
+    fake.failNext('lost', 3); // every attempt is applied (once: same reference) and never answered
+
+    const outcome = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }, { client: quickClient() });
+    expect(outcome).toMatchObject({ charged: true, unconfirmed: true });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(85);
+    expect(await getJob(job.id)).toMatchObject({ billing_charged: true, billing_unconfirmed: true, billing_refunded: false });
+
+    // Settlement asks again with the same key: the service answers the first spend, charging nothing more.
+    expect(await settleJobBilling(job.id)).toMatchObject({ state: 'settled' });
+    const [spend] = fake.spends(w.team.external_id!, APP);
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([{ reference: `job:${job.id}:1`, amount: 15, refunded: 0, refunds: [] }]);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(85);
+    expect(await getJob(job.id)).toMatchObject({ billing_unconfirmed: false, billing_txn_id: expect.stringMatching(/^txn_/) });
+    expect(spend.reference).toBe(jobChargeReference(job.id, 1));
+
+    // A failed run is refunded once.
+    expect(await refundJob(job)).toMatchObject({ refunded: true });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(100);
+  });
+
+  it('refunds a failed run whose spend is still unconfirmed by confirming it first: never a refund of a spend still in flight', async () => {
+    const w = await world({ balance: 100 });
+    const job = await newJob(w);
+    fake.failNext('lost', 3);
+    await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }, { client: quickClient() });
+    expect(await refundJob(job)).toMatchObject({ refunded: true, job: { billing_refunded: true, billing_unconfirmed: false, refund_state: 'done' } });
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([{ reference: `job:${job.id}:1`, amount: 15, refunded: 15, refunds: [`job:${job.id}:1`] }]);
     expect(fake.balance(w.team.external_id!, APP)).toBe(100);
   });
 
@@ -225,6 +279,24 @@ describe('fail open', () => {
     expect(await chargeJobUpFront({ job: await newJob(orphan), team: orphan.team, user: orphan.user, credits: 15 })).toMatchObject({ charged: false, reason: 'no_team_external_id' });
     expect(fake.requests).toHaveLength(0);
     expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('no external id'), expect.anything());
+  });
+});
+
+describe('deadline', () => {
+  it('keeps a whole call, retries included, well inside the 29 s of an HTTP function', () => {
+    const client = BillingServiceClient.fromSettings(settings());
+    expect(client.deadlineMs).toBe(DEFAULT_DEADLINE_MS);
+    expect(client.deadlineMs).toBeLessThanOrEqual(20_000);
+    expect(client.timeoutMs).toBeLessThan(client.deadlineMs);
+  });
+
+  it('answers unavailable (fail open) from a hung service once the deadline is spent, however many retries are left', async () => {
+    const client = BillingServiceClient.fromSettings(settings(), { deadlineMs: 300, timeoutMs: 5_000, retries: 4, backoffMs: 10 });
+    fake.failNext('hang', 5);
+    const result = await client.spend({ teamId: 1, userId: null, amount: 1, reference: `deadline:${randomUUID()}`, description: 'hung' });
+    expect(result).toMatchObject({ outcome: 'unavailable', error: { reason: 'timeout', mayHaveApplied: true } });
+    // The deadline cut the first attempt; no retry was started past it.
+    expect(fake.requestsTo(SPEND_PATH)).toHaveLength(1);
   });
 });
 
@@ -308,6 +380,57 @@ describe('refund', () => {
     await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
     fake.failNext('hang', 3);
     await expect(refundJob(job, { client: quickClient() })).resolves.toMatchObject({ refunded: false, reason: 'unavailable' });
+  });
+});
+
+describe('refunds owed', () => {
+  it('keeps a refund the service did not confirm owed on the job, and settles it exactly once later', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    fake.failNext('500', 3);
+
+    expect(await refundJob(job, { client: quickClient() })).toMatchObject({ refunded: false, reason: 'unavailable' });
+    expect(await jobRow(job.id)).toMatchObject({
+      billing_refunded: false,
+      refund_state: 'pending',
+      refunds_owed: [{ round: 1, reference: `job:${job.id}:1`, spend_reference: `job:${job.id}:1`, amount: null }],
+      archpk: 'BILLING#PENDING',
+    });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(25);
+
+    expect(await settleJobBilling(job.id)).toMatchObject({ state: 'settled', refundedWhole: true });
+    const row = await jobRow(job.id);
+    expect(row).toMatchObject({ billing_refunded: true, refund_state: 'done', refunds_owed: [] });
+    expect(row).not.toHaveProperty('archpk');
+    expect(fake.balance(w.team.external_id!, APP)).toBe(40);
+
+    const calls = fake.requestsTo(REFUND_PATH).length;
+    expect(await settleJobBilling(job.id)).toMatchObject({ state: 'none' });
+    expect(fake.requestsTo(REFUND_PATH)).toHaveLength(calls);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(40);
+  });
+
+  it('gives back only the unbilled part of a spend, under its own reference, once', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w, 'photo');
+    const charged = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 3 });
+    const owed = unbilledRefund(charged.job, 1);
+    expect(owed).toEqual({ round: 1, spend_reference: `job:${job.id}:1`, reference: `job:${job.id}:1:adjust`, amount: 2 });
+    const fields = owedFields(charged.job, [owed]);
+    await updateJob(job.id, { set: fields.set, add: fields.add });
+
+    await Promise.all([settleJobBilling(job.id), settleJobBilling(job.id)]);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(39);
+    expect(fake.requestsTo(REFUND_PATH)[0].body).toEqual({ app: APP, team_id: w.team.external_id, reference: `job:${job.id}:1`, refund_reference: `job:${job.id}:1:adjust`, amount: 2 });
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([{ reference: `job:${job.id}:1`, amount: 3, refunded: 2, refunds: [`job:${job.id}:1:adjust`] }]);
+    // The run was charged and billed: only the unbilled part went back.
+    expect(await getJob(job.id)).toMatchObject({ billing_charged: true, billing_refunded: false, refund_state: 'done', refunds_owed: [] });
+    // Owed again (a repeated completion), it is still given back once: the service refunds a reference once.
+    const again = owedFields((await getJob(job.id))!, [owed]);
+    await updateJob(job.id, { set: again.set, add: again.add });
+    expect(await settleJobBilling(job.id)).toMatchObject({ state: 'settled' });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(39);
   });
 });
 

@@ -33,11 +33,11 @@ import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-s
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'node:stream';
-import { loadServerlessConfig, provision, resourceNames } from '../../localstack/provision';
+import { declaredResources, loadServerlessConfig, provision, resourceNames } from '../../localstack/provision';
 
 const STAGE = 'itest';
 const ORIGIN = 'http://localhost:3000';
-const declared = loadServerlessConfig().resources.Resources;
+const declared = declaredResources(loadServerlessConfig());
 const names = resourceNames({ stage: STAGE });
 
 let dynamodb: DynamoDBClient;

@@ -2,19 +2,24 @@
  * The orchestrator proven on real SQS and DynamoDB with the real worker
  * handlers and pipelines declared by the tests: stages in order, duplicates
  * and out-of-order messages, fan-out with bounded concurrency and fan-in,
- * unit retries, failures with refunds, a worker killed mid-stage, the
- * watchdog, and the queue-outage fallback.
+ * unit retries with backoff, failures with refunds, a worker killed
+ * mid-stage, the watchdog, faults injected around the fan-in (a worker killed
+ * right after counting, a throttled or conflicting count), local queue
+ * delivery's visibility timeouts, and the queue-outage fallback.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startFakeChatServer } from '../fakes/chat-server';
 import { eventually } from '../support/api';
-import { killed, startInProcessWorkers, startWorkerProcess, useEngineStage, type EngineStage } from '../support/engine';
+import { killed, selfKilled, setVisibilityTimeout, startInProcessWorkers, startWorkerProcess, useEngineStage, type EngineStage } from '../support/engine';
 import { fanoutPipeline, linearPipeline, registerTestPipelines, runRecord, setScript, type Script } from '../support/test-pipelines';
+import { db, tableName } from '../../lib/db/client';
 import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job';
 import { appendLog, archiveLog, readArchivedLog, readLiveLog } from '../../lib/jobs/logs';
+import { sqs as serviceSqs } from '../../lib/queue/queues';
 import { startJob } from '../../lib/orchestrator/engine';
 import type { PipelineDefinition } from '../../lib/orchestrator/pipeline';
 import { dismissJob, INTERRUPTED_TWICE, RESTARTING, runWatchdog, STUCK_FOR_A_DAY } from '../../lib/orchestrator/recovery';
@@ -56,6 +61,9 @@ const finished = (jobId: string, timeout = 40_000) =>
     const job = await getJob(jobId);
     return job && (job.status === 'complete' || job.status === 'error') ? job : null;
   }, timeout);
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { startQueueDelivery } = require('../../localstack/queue-delivery.js');
 
 async function sendRaw(queueUrl: string, body: unknown) {
   await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body) }));
@@ -280,6 +288,167 @@ describe('interruptions and the watchdog', () => {
     expect(dismissed.status).toBe('error');
     await expect(dismissJob(dismissed)).rejects.toMatchObject({ status: 409 });
   });
+});
+
+describe('fault injection: the engine cannot lose work', () => {
+  const later = (minutes: number) => new Date(Date.now() + minutes * 60_000);
+  const logLines = async (jobId: string, prefix: string) => (await readLiveLog(jobId)).filter((l) => l.message.startsWith(prefix));
+
+  it('advances a fan-out whose last unit was counted by a worker killed before it advanced', async () => {
+    const child = await startWorkerProcess(stage, { ENGINE_KILL_AFTER_FANIN: '2' });
+    const job = await run({ fanout: { units: 2, concurrency: 1 } }, fanoutPipeline);
+    expect(await selfKilled(child)).toBe('SIGKILL');
+    const stranded = (await getJob(job.id)) as Job;
+    // All the work is done and counted; nobody is left to advance the stage.
+    expect(stranded).toMatchObject({ stage_name: 'split', stage_state: 'fanout', fanout_total: 2, fanout_done: 2 });
+
+    // Quiet for 20 minutes: the watchdog advances it (before, it would have failed it as hung at 30).
+    const report = await runWatchdog(later(20));
+    expect(report.recovered).toBeGreaterThanOrEqual(1);
+    workers = startInProcessWorkers(stage);
+    const done = await finished(job.id);
+    expect(done.status).toBe('complete');
+    const record = await runRecord(job.id);
+    expect(record.units).toEqual({ 0: 1, 1: 1 });
+    expect(record.runs).toEqual({ split: 1, finish: 1 });
+  }, 90_000);
+
+  it('advances a fan-out whose units are all done although the count missed one', async () => {
+    // The state a crash between "unit done" and "count" left behind before both were one transaction.
+    const job = await newJob({});
+    const runId = randomUUID();
+    const now = new Date().toISOString();
+    await updateJob(job.id, {
+      set: { status: 'analyzing', pipeline: fanoutPipeline.name, run_id: runId, stage_name: 'split', stage_state: 'fanout', fanout_total: 2, fanout_next: 2, fanout_done: 1, started_at: now, heartbeat_at: now },
+    });
+    for (const index of [0, 1]) {
+      await db().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: { pk: `JOBUNIT#${job.id}`, sk: `${runId}#split#${String(index).padStart(6, '0')}`, entity: 'JobUnit', state: 'done', outcome: 'ok', runner: 'gone', lease_until: now, attempts: 1 },
+        }),
+      );
+    }
+    const report = await runWatchdog(later(20));
+    expect(report.recovered).toBeGreaterThanOrEqual(1);
+    workers = startInProcessWorkers(stage);
+    expect((await finished(job.id)).status).toBe('complete');
+    expect((await runRecord(job.id)).runs).toEqual({ finish: 1 });
+  });
+
+  it('redoes a unit whose worker was killed before it was counted, and counts it once', async () => {
+    const child = await startWorkerProcess(stage);
+    const job = await run({ fanout: { units: 3, concurrency: 3 }, hangUnits: { 1: 1 } }, fanoutPipeline);
+    await eventually(async () => (await getJob(job.id))?.fanout_done === 2 && (await runRecord(job.id)).units[1] === 1);
+    await killed(child);
+    // The unit's 3-second lease runs out: its worker is gone.
+    const unitKey = { pk: `JOBUNIT#${job.id}`, sk: `${job.run_id}#split#000001` };
+    await eventually(async () => {
+      const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: unitKey, ConsistentRead: true }));
+      return Item?.state === 'running' && Item.lease_until < new Date().toISOString();
+    });
+    const report = await runWatchdog(later(20));
+    expect(report.requeued).toBeGreaterThanOrEqual(1);
+    workers = startInProcessWorkers(stage);
+    const done = await finished(job.id);
+    expect(done.status).toBe('complete');
+    const record = await runRecord(job.id);
+    expect(record.units).toEqual({ 0: 1, 1: 2, 2: 1 });
+    expect(record.runs).toEqual({ split: 1, finish: 1 });
+    expect(await logLines(job.id, 'Stage split finished')).toHaveLength(1);
+  }, 90_000);
+
+  it.each([
+    ['a throttled write', () => Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ProvisionedThroughputExceededException', $fault: 'client' })],
+    [
+      'a transaction conflict',
+      () =>
+        Object.assign(new Error('Transaction cancelled'), {
+          name: 'TransactionCanceledException',
+          $fault: 'client',
+          CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
+        }),
+    ],
+  ])('counts a unit exactly once when its count write fails once with %s', async (_name, error) => {
+    const job = await run({ fanout: { units: 3, concurrency: 3 } }, fanoutPipeline);
+    let injected = 0;
+    const client = db();
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const input = JSON.stringify(args.input);
+        if (injected === 0 && input.includes('":add_fanout_done"') && input.includes(job.id)) {
+          injected++;
+          throw error();
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'failOneFanInCount' },
+    );
+    try {
+      workers = startInProcessWorkers(stage);
+      const done = await finished(job.id);
+      expect(injected).toBe(1);
+      expect(done.status).toBe('complete');
+      const record = await runRecord(job.id);
+      expect(Object.keys(record.units)).toHaveLength(3);
+      expect(record.runs).toEqual({ split: 1, finish: 1 });
+      expect(await logLines(job.id, 'Stage split finished')).toHaveLength(1);
+    } finally {
+      client.middlewareStack.remove('failOneFanInCount');
+    }
+  });
+
+  it('brings a failed unit back after its backoff, not after the queue visibility timeout', async () => {
+    // A visibility timeout far beyond this test's time limit: only the backoff can bring the unit back in time.
+    await setVisibilityTimeout(stage.queues.units, 600);
+    const requested: number[] = [];
+    const client = serviceSqs();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'ChangeMessageVisibilityCommand') requested.push((args.input as { VisibilityTimeout: number }).VisibilityTimeout);
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordVisibilityChanges' },
+    );
+    try {
+      workers = startInProcessWorkers(stage);
+      const job = await run({ fanout: { units: 2, concurrency: 2 }, unitFailures: { 1: 1 } }, fanoutPipeline);
+      const done = await finished(job.id, 45_000);
+      expect(done.status).toBe('complete');
+      expect(requested).toEqual([5]); // first retry: 5 s × 2^0
+      expect((await runRecord(job.id)).units).toEqual({ 0: 1, 1: 2 });
+    } finally {
+      client.middlewareStack.remove('recordVisibilityChanges');
+      await setVisibilityTimeout(stage.queues.units, 10);
+    }
+  }, 60_000);
+});
+
+describe('local queue delivery', () => {
+  it('leaves a failed message hidden for its visibility timeout, as SQS does', async () => {
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `delivery-${randomUUID()}`, Attributes: { VisibilityTimeout: '600' } }));
+    let calls = 0;
+    const delivery = startQueueDelivery({
+      consumers: [{ name: 'failing', queueUrl: QueueUrl, batchSize: 1, concurrency: 1 }],
+      invoke: async () => {
+        calls++;
+        return { error: 'failed on purpose', payload: null };
+      },
+      sqsEndpoint: process.env.AWS_ENDPOINT_URL_SQS,
+    });
+    try {
+      await sendRaw(QueueUrl as string, { hello: 'world' });
+      await eventually(async () => calls === 1);
+      // Well past any short local retry delay, far inside the 600 s visibility timeout.
+      await new Promise((r) => setTimeout(r, 4000));
+    } finally {
+      await delivery.stop();
+    }
+    expect(calls).toBe(1);
+    const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+    expect(Attributes?.ApproximateNumberOfMessagesNotVisible).toBe('1'); // still hidden, not deleted
+    await sqs.send(new DeleteQueueCommand({ QueueUrl }));
+  }, 30_000);
 });
 
 describe('queue outage', () => {

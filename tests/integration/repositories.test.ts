@@ -99,7 +99,8 @@ describe('activity', () => {
   const actor = () => ({ user_id: randomUUID(), user_name: 'Tester', team_id: randomUUID(), is_admin: false });
 
   it('marks an entry restored exactly once under racing restores', async () => {
-    const entry = await recordActivity(actor(), { action_type: 'archive_claim', action_label: 'Archived', target: 'x', restorable: true, entity_type: 'claim', entity_id: randomUUID() });
+    const by = actor();
+    const entry = await recordActivity(by, { team_id: by.team_id, action_type: 'archive_claim', action_label: 'Archived', target: 'x', restorable: true, entity_type: 'claim', entity_id: randomUUID() });
     const results = await Promise.all(Array.from({ length: 5 }, () => markRestored(entry.id, 'someone')));
     expect(results.filter(Boolean)).toHaveLength(1);
     expect((await getActivity(entry.id))?.restored_at).toEqual(expect.any(String));
@@ -108,9 +109,9 @@ describe('activity', () => {
   it('pages a team feed newest first with cursors, and keeps teams apart', async () => {
     const mine = actor();
     for (let i = 0; i < 5; i++) {
-      await recordActivity(mine, { action_type: 'login', action_label: `n${i}`, target: 't', restorable: false }, new Date(Date.now() + i * 1000));
+      await recordActivity(mine, { team_id: mine.team_id, action_type: 'login', action_label: `n${i}`, target: 't', restorable: false }, new Date(Date.now() + i * 1000));
     }
-    await recordActivity(actor(), { action_type: 'login', action_label: 'other team', target: 't', restorable: false });
+    await recordActivity(actor(), { team_id: randomUUID(), action_type: 'login', action_label: 'other team', target: 't', restorable: false });
     const labels: string[] = [];
     let cursor: string | undefined;
     do {

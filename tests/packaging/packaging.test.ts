@@ -8,9 +8,15 @@
  *  - each HTTP route and integration sits in the same stack as its function,
  *    and the resources declared in serverless.yml stay in the root stack,
  *  - every function of functions/manifest.js has a zip, and each HTTP handler's
- *    zip is within its budget.
+ *    zip is within its budget,
+ *  - deployment safety: no secret value anywhere in the package, each function
+ *    gets only the settings its code reads, least-privilege roles per function
+ *    group, retained and recoverable storage, alarms on dead-letter queues,
+ *    failure destinations for schedules, bounded job stream concurrency
+ *    (deployment-checks.ts).
  */
 import path from 'node:path';
+import { describeDeploymentSafety, PACKAGING_ENV } from './deployment-checks';
 import {
   danglingReferences,
   kib,
@@ -61,7 +67,7 @@ beforeAll(async () => {
   serviceDir = snapshotService();
   // The manifest of the same snapshot that is packaged.
   manifest = require(path.join(serviceDir, 'functions', 'manifest.js')).functions;
-  run = await runServerlessPackage(serviceDir);
+  run = await runServerlessPackage(serviceDir, 'ci', undefined, PACKAGING_ENV);
   if (run.exitCode !== 0) throw new Error(`serverless package failed (exit ${run.exitCode}):\n${run.output}`);
   ({ root, nested } = readTemplates(run.packageDir));
   zips = zipSizes(run.packageDir);
@@ -176,7 +182,7 @@ describe('serverless package --stage ci', () => {
     const state = require(path.join(run.packageDir, 'serverless-state.json'));
     const declared = Object.keys(state.service.resources?.Resources ?? {});
     expect(declared.length).toBeGreaterThan(0);
-    for (const id of [...declared, 'HttpApi', 'HttpApiStage', 'IamRoleLambdaExecution', 'ServerlessDeploymentBucket']) {
+    for (const id of [...declared, 'HttpApi', 'HttpApiStage', 'ServerlessDeploymentBucket']) {
       expect(Object.keys(root.template.Resources)).toContain(id);
     }
   });
@@ -200,3 +206,5 @@ describe('serverless package --stage ci', () => {
     for (const size of Object.values(zips)) expect(size).toBeLessThan(LAMBDA_ZIP_LIMIT);
   });
 });
+
+describeDeploymentSafety(() => ({ run, root, nested, manifest }));

@@ -73,12 +73,12 @@ export function startInProcessWorkers(stage: EngineStage, concurrency = { stages
 }
 
 /** The same workers in a child process (bundled with esbuild), so a test can SIGKILL them mid-stage. */
-export async function startWorkerProcess(stage: EngineStage): Promise<ChildProcess> {
+export async function startWorkerProcess(stage: EngineStage, extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
   const outDir = join(root, 'node_modules', '.cache', 'contents-inventory');
   mkdirSync(outDir, { recursive: true });
   const outfile = join(outDir, 'engine-worker.js');
   buildSync({ entryPoints: [join(__dirname, 'engine-worker-main.ts')], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', packages: 'external', logLevel: 'silent' });
-  const child = spawn(process.execPath, [outfile], { env: { ...process.env, ...stage.env, ENGINE_STAGES_QUEUE: stage.queues.stages, ENGINE_UNITS_QUEUE: stage.queues.units }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [outfile], { env: { ...process.env, ...stage.env, ...extraEnv, ENGINE_STAGES_QUEUE: stage.queues.stages, ENGINE_UNITS_QUEUE: stage.queues.units }, stdio: ['ignore', 'pipe', 'pipe'] });
   // Set ENGINE_DEBUG=1 to see the worker's output.
   child.stderr?.on('data', (c) => process.env.ENGINE_DEBUG && console.log('worker stderr:', String(c)));
   child.stdout?.on('data', (c) => process.env.ENGINE_DEBUG && console.log('worker:', String(c).slice(0, 300)));
@@ -101,4 +101,18 @@ export async function killed(child: ChildProcess): Promise<void> {
   child.kill('SIGKILL');
   await exited;
   await new Promise((r) => setTimeout(r, 2000));
+}
+
+/** Waits for a worker process that kills itself (ENGINE_KILL_AFTER_FANIN), then for its last polls to expire. */
+export async function selfKilled(child: ChildProcess): Promise<NodeJS.Signals | null> {
+  if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+  await new Promise((r) => setTimeout(r, 2000));
+  return child.signalCode;
+}
+
+/** Sets a queue's visibility timeout: how long a received, undeleted message stays hidden. */
+export async function setVisibilityTimeout(queueUrl: string, seconds: number): Promise<void> {
+  const sqs = new SQSClient({});
+  await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { VisibilityTimeout: String(seconds) } }));
+  sqs.destroy();
 }

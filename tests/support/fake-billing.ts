@@ -2,7 +2,7 @@
  * Drives the fake billing service the test run started once (global setup),
  * through its HTTP control API (tests/fakes/billing-server.ts).
  */
-import type { FailureMode } from '../fakes/billing-server';
+import type { FailureMode, LedgerSpend } from '../fakes/billing-server';
 
 function base(): string {
   const url = process.env.TEST_FAKE_BILLING_URL;
@@ -20,6 +20,10 @@ export const fakeBilling = {
   setBalance: (teamExternalId: number | string, balance: number) => call('POST', '/__fake/balance', { team_id: teamExternalId, balance }),
   balance: async (teamExternalId: number | string): Promise<number> => (await call('GET', `/__fake/balance?team_id=${encodeURIComponent(String(teamExternalId))}`)).balance,
   failNext: (mode: FailureMode, count: number, teamExternalId: number | string) => call('POST', '/__fake/fail', { mode, count, team_id: teamExternalId }),
+  /** Drops the team's pending failures: the service is back for it. */
+  recover: (teamExternalId: number | string) => call('POST', '/__fake/recover', { team_id: teamExternalId }),
+  /** The team's ledger: each spend with what it has had back. */
+  spends: (teamExternalId: number | string): Promise<LedgerSpend[]> => call('GET', `/__fake/spends?team_id=${encodeURIComponent(String(teamExternalId))}`),
   /** The calls made for one team, in order: {method, path, body, answered}. */
   requests: async (teamExternalId: number | string): Promise<{ method: string; path: string; body: any; answered: number | string }[]> =>
     call('GET', `/__fake/requests?team_id=${encodeURIComponent(String(teamExternalId))}`),

@@ -39,6 +39,8 @@ export default async function globalSetup(): Promise<void> {
   const service = await startLocalService({
     stage: 'test',
     dataDir,
+    // Throwaway: the teardown's stop() deletes it, so runs leave nothing in the temp directory.
+    removeDataDirOnStop: true,
     ports: { http: await freePort(), lambda: await freePort(), stream: await freePort() },
     env: {
       ...serviceEnv,

@@ -70,7 +70,12 @@ export interface PackageRun {
   networkAttempts: string[];
 }
 
-export async function runServerlessPackage(serviceDir: string, stage = 'ci', timeoutMs = 9 * 60_000): Promise<PackageRun> {
+/**
+ * `extraEnv` is the packaging machine's environment on top of a clean one:
+ * the checkout's .env and the machine-wide settings file are ignored, so only
+ * what the test sets differs from the defaults.
+ */
+export async function runServerlessPackage(serviceDir: string, stage = 'ci', timeoutMs = 9 * 60_000, extraEnv: Record<string, string> = {}): Promise<PackageRun> {
   const workDir = path.dirname(serviceDir);
   const packageDir = path.join(workDir, 'package');
   const guard = path.join(workDir, 'network-guard.js');
@@ -97,7 +102,10 @@ export async function runServerlessPackage(serviceDir: string, stage = 'ci', tim
     NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''} --require ${guard}`.trim(),
     TMPDIR: tmpDir,
     CI: 'true',
+    MACHINE_SETTINGS_FILE: path.join(workDir, 'no-machine-settings.env'),
+    DOTENV_FILE: path.join(workDir, 'no-dotenv'),
   });
+  Object.assign(env, extraEnv);
 
   const started = Date.now();
   const child = spawn('npx', ['serverless', 'package', '--stage', stage, '--package', packageDir], {
@@ -213,6 +221,19 @@ export function danglingReferences(template: Template): string[] {
 }
 
 // ---------------------------------------------------------------- artifacts
+
+/** Every file under `dir` (recursively) whose bytes contain one of `needles`, as "file: needle". */
+export function filesContaining(dir: string, needles: string[]): string[] {
+  if (!fs.existsSync(dir)) return [];
+  const hits: string[] = [];
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const bytes = fs.readFileSync(file);
+    for (const needle of needles) if (bytes.includes(needle)) hits.push(`${path.relative(dir, file)}: ${needle}`);
+  }
+  return hits;
+}
 
 export function zipSizes(packageDir: string): Record<string, number> {
   const sizes: Record<string, number> = {};

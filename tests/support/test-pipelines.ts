@@ -19,6 +19,8 @@ export interface Script {
   fanout?: { units: number; concurrency: number };
   /** Unit index → how many of its first attempts throw. */
   unitFailures?: Record<number, number>;
+  /** Unit index → how many of its first attempts never return (their worker looks dead). */
+  hangUnits?: Record<number, number>;
   items?: number;
   credits?: number;
 }
@@ -94,6 +96,7 @@ function scriptedStage(name: string, status: StageDefinition['status'], progress
         .catch(() => undefined);
       try {
         const s = await script(job.id);
+        if ((s.hangUnits?.[index] ?? 0) >= Number(attrs[`unit_${index}`])) await new Promise(() => undefined);
         await sleep(s.sleepMs?.unit ?? 0);
         if ((s.unitFailures?.[index] ?? 0) >= Number(attrs[`unit_${index}`])) throw new Error(`unit ${index} failed on purpose`);
       } finally {

@@ -4,6 +4,8 @@
  * HTTP server) with a recorder stub, so nothing touches the database.
  */
 import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { loadSettings } from '../../lib/config';
 import {
@@ -17,7 +19,7 @@ import {
   type AiCallRecord,
   type VisionRequest,
 } from '../../lib/integrations/ai-gateway';
-import { aiRequestRecord } from '../../lib/integrations/ai-requests';
+import { aiRequestRecord } from '../../lib/jobs/ai-requests';
 import { passContent, startFakeAiGateway, type FakeAiGateway } from '../fakes/ai-gateway-server';
 import { logger } from '../../lib/observability/logger';
 
@@ -141,6 +143,60 @@ describe('request body', () => {
     const row = aiRequestRecord(calls[0]);
     expect(row.request.system).toHaveLength(20_000);
     expect(row.request.text).toHaveLength(20_000);
+  });
+});
+
+describe('retry pacing', () => {
+  /** A gateway answering 429 with the given Retry-After header, then a normal answer. */
+  async function rateLimitedOnce(retryAfter: string): Promise<{ url: string; server: Server; hits: () => number }> {
+    let hits = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        hits++;
+        if (hits === 1) {
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': retryAfter }).end(JSON.stringify({ error: { message: 'slow down' } }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ model: 'm', choices: [{ message: { content: '{"items":[]}' }, finish_reason: 'stop' }] }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`, server, hits: () => hits };
+  }
+
+  /** The setTimeout delays asked for while `run` runs, less the request timeouts. */
+  async function pausesOf(timeoutMs: number, run: () => Promise<unknown>): Promise<number[]> {
+    const spy = jest.spyOn(global, 'setTimeout');
+    try {
+      await run();
+      return spy.mock.calls.map((call) => Number(call[1])).filter((ms) => ms !== timeoutMs);
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it('waits at least the Retry-After of a 429 before the next attempt', async () => {
+    const gateway = await rateLimitedOnce('1');
+    try {
+      const limited = new AiGatewayClient({ baseUrl: gateway.url, apiKey: 'k', model: 'm', temperature: 0, backoffMs: 5, timeoutMs: 2000, recorder });
+      const pauses = await pausesOf(2000, () => limited.complete(request()));
+      expect(gateway.hits()).toBe(2);
+      expect(pauses.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1000);
+    } finally {
+      gateway.server.close();
+    }
+  });
+
+  it('pauses between half and all of OPENROUTER_RETRY_BACKOFF_MS, doubling per retry', async () => {
+    fake.failNext('503', 3, 'pacing-unit.jpg');
+    const paced = client('google/gemini-2.5-flash', { backoffMs: 40 });
+    const pauses = await pausesOf(2000, () => paced.complete(request({ images: [{ label: 'Photo 1 (pacing-unit.jpg)', jpeg }] })));
+    expect(pauses).toHaveLength(3);
+    pauses.forEach((ms, i) => {
+      expect(ms).toBeGreaterThanOrEqual((40 * 2 ** i) / 2);
+      expect(ms).toBeLessThanOrEqual(40 * 2 ** i);
+    });
   });
 });
 

@@ -1,10 +1,17 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { baseUrl, ConfigError, loadSettings } from '../../lib/config';
 
+// Setting files of this suite; removed afterwards so no run leaves files in the temp directory.
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 function files(machine: string, dotenv: string) {
   const dir = mkdtempSync(join(tmpdir(), 'config-'));
+  made.push(dir);
   writeFileSync(join(dir, 'machine.env'), machine);
   writeFileSync(join(dir, '.env'), dotenv);
   return { machineFilePath: join(dir, 'machine.env'), dotenvPath: join(dir, '.env') };
@@ -67,6 +74,38 @@ describe('settings layering', () => {
     expect(baseUrl('billing.example.com')).toBe('https://billing.example.com');
     expect(baseUrl('http://127.0.0.1:4010/')).toBe('http://127.0.0.1:4010');
     expect(baseUrl('')).toBe('');
+  });
+});
+
+describe('login token secret strength', () => {
+  const NO_FILES = { machineFilePath: '/nonexistent/settings.env', dotenvPath: '/nonexistent/.env' };
+  const refused = (env: Record<string, string>) => {
+    try {
+      loadSettings({ ...NO_FILES, env });
+    } catch (err) {
+      return err;
+    }
+    return undefined;
+  };
+
+  it.each(['production', 'stage'])('refuses a CLAIMS_PLATFORM_JWT_SECRET under 32 bytes with APP_ENV=%s, naming the variable', (appEnv) => {
+    const err = refused({ APP_ENV: appEnv, CLAIMS_PLATFORM_JWT_SECRET: 'x'.repeat(31) });
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems.map((p) => p.variable)).toEqual(['CLAIMS_PLATFORM_JWT_SECRET']);
+    // The message never carries the secret itself.
+    expect((err as Error).message).not.toContain('x'.repeat(31));
+  });
+
+  it('counts bytes, not characters', () => {
+    // 16 two-byte characters: 32 bytes.
+    expect(refused({ APP_ENV: 'production', CLAIMS_PLATFORM_JWT_SECRET: 'é'.repeat(16) })).toBeUndefined();
+    expect(refused({ APP_ENV: 'production', CLAIMS_PLATFORM_JWT_SECRET: 'é'.repeat(15) })).toBeInstanceOf(ConfigError);
+  });
+
+  it('accepts 32 bytes or more, any secret with APP_ENV=local, and an empty secret (every login then fails, as the spec says)', () => {
+    expect(refused({ APP_ENV: 'production', CLAIMS_PLATFORM_JWT_SECRET: 'y'.repeat(32) })).toBeUndefined();
+    expect(refused({ APP_ENV: 'local', CLAIMS_PLATFORM_JWT_SECRET: 'short' })).toBeUndefined();
+    expect(refused({ APP_ENV: 'production', CLAIMS_PLATFORM_JWT_SECRET: '' })).toBeUndefined();
   });
 });
 

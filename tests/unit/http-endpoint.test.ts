@@ -1,9 +1,13 @@
 
 
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { z } from 'zod';
 import { loadSettings, resetSettings } from '../../lib/config';
-import { httpEndpoint, type HttpHandler } from '../../lib/http/endpoint';
+import { httpEndpoint, type HttpHandler } from '../../lib/api/endpoint';
+import { decodeCursor } from '../../lib/db/pagination';
+import { buildEndpoint } from '../../lib/http/endpoint';
 import { HttpError, notFound } from '../../lib/http/errors';
 import { HttpResponse } from '../../lib/http/response';
 import { defineRoute } from '../../lib/http/route';
@@ -89,7 +93,7 @@ beforeAll(() => {
   resetSettings(
     loadSettings({
       env: {},
-      overrides: { APP_ENV: 'production', CORS_ORIGINS: LOCAL_ORIGIN, CLAIMS_PLATFORM_JWT_SECRET: 'unit-secret' },
+      overrides: { APP_ENV: 'production', CORS_ORIGINS: LOCAL_ORIGIN, CLAIMS_PLATFORM_JWT_SECRET: 'unit-secret-0123456789-0123456789-abcdef' },
       dotenvPath: '/nonexistent',
       machineFilePath: '/nonexistent',
     }),
@@ -280,5 +284,97 @@ describe('httpEndpoint CORS', () => {
     const err = await call(handlers.notFound, event({ path: '/t/not-found', headers: { origin: 'https://evil.example' } }));
     expect(err.headers['access-control-allow-origin']).not.toBe('https://evil.example');
     expect(err.headers['access-control-allow-origin']).not.toBe('*');
+  });
+});
+
+describe('httpEndpoint JSON bodies (415)', () => {
+  it.each(['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp'])(
+    'refuses a body sent as %s without running the handler',
+    async (contentType) => {
+      const impl = jest.fn(async () => ({ reached: true }));
+      const handler = httpEndpoint(routes.echo, impl);
+      const res = await call(handler, echoEvent({ headers: { 'content-type': contentType } }));
+      expect(res.status).toBe(415);
+      expect(res.json.detail).toMatch(/application\/json/);
+      expect(impl).not.toHaveBeenCalled();
+    },
+  );
+
+  it('refuses a body with no content type', async () => {
+    const res = await call(handlers.echo, echoEvent({ headers: {} }));
+    expect(res.status).toBe(415);
+  });
+
+  it.each(['application/json', 'Application/JSON; charset=utf-8', 'application/merge-patch+json', 'application/vnd.api+json;charset=UTF-8'])('accepts %s', async (contentType) => {
+    const res = await call(handlers.echo, echoEvent({ headers: { 'Content-Type': contentType } }));
+    expect(res.status).toBe(200);
+    expect(res.json.body).toEqual({ name: 'chair' });
+  });
+});
+
+describe('httpEndpoint cross-site writes (403)', () => {
+  const post = defineRoute({ ...base, auth: 'actor', name: 'tWrite', method: 'POST', path: '/t/write' });
+  const get = defineRoute({ ...base, auth: 'user', name: 'tRead', method: 'GET', path: '/t/read' });
+  const impl = jest.fn(async () => ({ written: true }));
+  const resolver = (ambient: boolean) => async () => ({ identity: { name: 'caller' }, tenant: 'team-1', ambient });
+  const cookieWrite = () => buildEndpoint(post, impl, resolver(true));
+  const write = (headers: Record<string, string>) => event({ method: 'POST', path: '/t/write', headers });
+
+  beforeEach(() => impl.mockClear());
+
+  it.each([
+    ['no Origin', {}],
+    ['a foreign Origin', { origin: 'https://evil.example' }],
+    ['an opaque Origin', { origin: 'null' }],
+    ['an allowed host on another scheme', { origin: 'https://localhost:3000' }],
+    ['an empty X-Requested-With', { 'x-requested-with': '' }],
+  ])('refuses a cookie-signed write with %s, without running the handler', async (_name, headers) => {
+    const res = await call(cookieWrite(), write(headers));
+    expect(res.status).toBe(403);
+    expect(res.json.detail).toMatch(/Cross-site request refused/);
+    expect(impl).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['an allowed Origin', { origin: LOCAL_ORIGIN }],
+    ['an allowed Origin with a trailing slash', { origin: `${LOCAL_ORIGIN}/` }],
+    ['X-Requested-With', { 'X-Requested-With': 'XMLHttpRequest' }],
+  ])('accepts a cookie-signed write with %s', async (_name, headers) => {
+    const res = await call(cookieWrite(), write(headers));
+    expect(res.status).toBe(200);
+    expect(impl).toHaveBeenCalledTimes(1);
+  });
+
+  it('accepts a bearer-signed write without an Origin', async () => {
+    const res = await call(buildEndpoint(post, impl, resolver(false)), write({}));
+    expect(res.status).toBe(200);
+  });
+
+  it('leaves cookie-signed reads alone', async () => {
+    const res = await call(buildEndpoint(get, impl, resolver(true)), event({ path: '/t/read', headers: { origin: 'https://evil.example' } }));
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('httpEndpoint lower-layer errors', () => {
+  it('answers a forged page cursor 422 naming query.cursor', async () => {
+    const handler = httpEndpoint(routes.notFound, async () => decodeCursor(Buffer.from('{"a":1}').toString('base64url'), { index: 'gsi1', pk: 'TEAM#t#ACTIVITY' }));
+    const res = await call(handler, event({ path: '/t/not-found' }));
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({ detail: expect.stringContaining('query.cursor'), errors: [{ field: 'query.cursor', message: expect.any(String) }] });
+    expect(errorSpy).not.toHaveBeenCalled();
+  });
+});
+
+describe('lib/http layering', () => {
+  it('imports no domain module (the route table aside)', () => {
+    const dir = join(__dirname, '..', '..', 'lib', 'http');
+    const domains = new Set(['activity', 'auth', 'billing', 'claims', 'features', 'health', 'inventory', 'jobs', 'photos', 'pipelines', 'purge', 'rooms', 'settings', 'teams', 'tenancy', 'uploads', 'users', 'api']);
+    const offenders = readdirSync(dir)
+      .filter((name) => name.endsWith('.ts') && name !== 'route-table.ts')
+      .flatMap((name) =>
+        [...readFileSync(join(dir, name), 'utf8').matchAll(/from\s+['"]\.\.\/([\w-]+)/g)].map((m) => m[1]).filter((folder) => domains.has(folder)).map((folder) => `${name} → ${folder}`),
+      );
+    expect(offenders).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@ import { backgroundFunctions } from '../../lib/background/functions';
 import { loadSettings, resetSettings } from '../../lib/config';
 import { openApiDocument } from '../../lib/http/openapi';
 import type { RouteContract } from '../../lib/http/route';
-import { routeTable } from '../../lib/http/route-table';
+import { routeTable } from '../../lib/api/route-table';
 
 const ROOT = join(__dirname, '..', '..');
 const handlerFile = (handler: string) => join(ROOT, 'functions', `${handler}.ts`);
@@ -76,6 +76,16 @@ describe('openApiDocument', () => {
   it('has no operations beyond the route table', () => {
     const operations = Object.entries(paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`));
     expect(operations.sort()).toEqual(routeTable.map((r) => `${r.method} ${r.path}`).sort());
+  });
+
+  it('marks the create routes idempotent and documents the Idempotency-Key header on exactly those', () => {
+    const idempotent = routeTable.filter((r) => r.idempotent).map((r) => r.name).sort();
+    expect(idempotent).toEqual(['appendPhotos', 'createClaim', 'initUpload', 'processJob', 'uploadPhotos']);
+    const documented = routeTable
+      .filter((r) => (paths[r.path][r.method.toLowerCase()].parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key'))
+      .map((r) => r.name)
+      .sort();
+    expect(documented).toEqual(idempotent);
   });
 
   it('documents every path placeholder as a path parameter', () => {

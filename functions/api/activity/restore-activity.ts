@@ -1,5 +1,5 @@
 import { restoreActivity } from '../../../lib/activity/restore';
 import { activityRoutes } from '../../../lib/activity/routes';
-import { httpEndpoint } from '../../../lib/http/endpoint';
+import { httpEndpoint } from '../../../lib/api/endpoint';
 
 export const handler = httpEndpoint(activityRoutes.restore, ({ identity, params }) => restoreActivity(identity, params.log_id));

@@ -1,5 +1,5 @@
 import { estimationHandoff } from '../../../lib/auth/estimation-handoff';
 import { authRoutes } from '../../../lib/auth/routes';
-import { httpEndpoint } from '../../../lib/http/endpoint';
+import { httpEndpoint } from '../../../lib/api/endpoint';
 
 export const handler = httpEndpoint(authRoutes.estimationHandoff, ({ identity }) => estimationHandoff(identity));

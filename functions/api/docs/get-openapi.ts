@@ -1,7 +1,7 @@
-import { httpEndpoint } from '../../../lib/http/endpoint';
+import { httpEndpoint } from '../../../lib/api/endpoint';
 import { docsRoutes } from '../../../lib/http/docs-routes';
 import { openApiDocument } from '../../../lib/http/openapi';
-import { routeTable } from '../../../lib/http/route-table';
+import { routeTable } from '../../../lib/api/route-table';
 
 let document: ReturnType<typeof openApiDocument> | undefined;
 

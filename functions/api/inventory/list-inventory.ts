@@ -1,4 +1,4 @@
-import { httpEndpoint } from '../../../lib/http/endpoint';
+import { httpEndpoint } from '../../../lib/api/endpoint';
 import { inventoryRoutes } from '../../../lib/inventory/routes';
 import { listInventoryFor } from '../../../lib/inventory/service';
 

@@ -1,4 +1,4 @@
-import { httpEndpoint } from '../../../lib/http/endpoint';
+import { httpEndpoint } from '../../../lib/api/endpoint';
 import { frameRedirect } from '../../../lib/jobs/media';
 import { jobRoutes } from '../../../lib/jobs/routes';
 

@@ -1,4 +1,4 @@
-import { httpEndpoint } from '../../../lib/http/endpoint';
+import { httpEndpoint } from '../../../lib/api/endpoint';
 import { jobRoutes } from '../../../lib/jobs/routes';
 import { quoteJobFor } from '../../../lib/jobs/service';
 

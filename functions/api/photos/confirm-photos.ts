@@ -1,4 +1,4 @@
-import { httpEndpoint } from '../../../lib/http/endpoint';
+import { httpEndpoint } from '../../../lib/api/endpoint';
 import { confirmPhotoUpload } from '../../../lib/photos/confirm';
 import { photoRoutes } from '../../../lib/photos/routes';
 

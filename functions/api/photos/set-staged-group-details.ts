@@ -1,4 +1,4 @@
-import { httpEndpoint } from '../../../lib/http/endpoint';
+import { httpEndpoint } from '../../../lib/api/endpoint';
 import { setGroupDetails } from '../../../lib/photos/grouping-service';
 import { photoRoutes } from '../../../lib/photos/routes';
 

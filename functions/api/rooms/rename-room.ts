@@ -1,4 +1,4 @@
-import { httpEndpoint } from '../../../lib/http/endpoint';
+import { httpEndpoint } from '../../../lib/api/endpoint';
 import { roomRoutes } from '../../../lib/rooms/routes';
 import { renameRoomFor } from '../../../lib/rooms/service';
 

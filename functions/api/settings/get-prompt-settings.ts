@@ -1,4 +1,4 @@
-import { httpEndpoint } from '../../../lib/http/endpoint';
+import { httpEndpoint } from '../../../lib/api/endpoint';
 import { getPromptSettingsView } from '../../../lib/settings/prompts';
 import { settingsRoutes } from '../../../lib/settings/routes';
 

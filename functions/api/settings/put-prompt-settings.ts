@@ -1,4 +1,4 @@
-import { httpEndpoint } from '../../../lib/http/endpoint';
+import { httpEndpoint } from '../../../lib/api/endpoint';
 import { updatePromptSettings } from '../../../lib/settings/prompts';
 import { settingsRoutes } from '../../../lib/settings/routes';
 

@@ -1,4 +1,4 @@
-import { httpEndpoint } from '../../../lib/http/endpoint';
+import { httpEndpoint } from '../../../lib/api/endpoint';
 import { uploadRoutes } from '../../../lib/uploads/routes';
 import { initUploadFor } from '../../../lib/uploads/service';
 

@@ -15,6 +15,7 @@ import { settings } from '../../config';
 import { readObject } from '../../blob/objects';
 import { AiGatewayClient, AiGatewayError, type VisionImage } from '../../integrations/ai-gateway';
 import { salvageItems } from '../../integrations/structured-output';
+import { recordAiCall } from '../../jobs/ai-requests';
 import type { Job } from '../../jobs/job';
 import type { JobLog } from '../../jobs/logs';
 import { getStagedPhoto } from '../../photos/staged-photo';
@@ -45,7 +46,7 @@ async function groupJpeg(job: Job, photo: PlannedPhoto): Promise<Buffer> {
   return stored.body;
 }
 
-export async function callGroup(job: Job, plan: RunPlan, group: PlannedGroup, log: JobLog, client = AiGatewayClient.fromSettings()): Promise<GroupResult> {
+export async function callGroup(job: Job, plan: RunPlan, group: PlannedGroup, log: JobLog, client = AiGatewayClient.fromSettings(settings(), { recorder: recordAiCall })): Promise<GroupResult> {
   const config = settings();
   const { resizeForModel } = await import('../../media/images');
   // The group's photos are fetched and resized together: reads overlap with sharp's thread pool.

@@ -73,6 +73,7 @@ export async function readTheRestFor(identity: Identity, jobId: string) {
     throw conflict('The job changed while the pass was being started; reload it.');
   }
   await recordActivity(identity.actor, {
+    team_id: job.team_id,
     action_type: 'read_the_rest',
     action_label: `Read the rest of ${groups.length} photo${groups.length === 1 ? '' : 's'}`,
     target: job.original_filename ?? job.id,

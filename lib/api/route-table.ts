@@ -2,6 +2,9 @@
  * Every HTTP route the service has. The serverless function list
  * (functions/manifest.js) and the OpenAPI document are both derived from this
  * table, so a route added here is deployed and documented at once.
+ *
+ * It gathers the route contracts of every domain, so it lives above them
+ * (lib/api, the composition layer); lib/http stays free of domain imports.
  */
 import { activityRoutes } from '../activity/routes';
 import { authRoutes } from '../auth/routes';
@@ -14,8 +17,8 @@ import { photoRoutes } from '../photos/routes';
 import { roomRoutes } from '../rooms/routes';
 import { settingsRoutes } from '../settings/routes';
 import { uploadRoutes } from '../uploads/routes';
-import { docsRoutes } from './docs-routes';
-import type { RouteContract } from './route';
+import { docsRoutes } from '../http/docs-routes';
+import type { RouteContract } from '../http/route';
 
 const groups: Record<string, RouteContract>[] = [
   healthRoutes,

@@ -17,9 +17,9 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
 import { queryPartition } from '../db/query';
 import { keys } from '../db/keys';
-import { updateJob } from '../jobs/job';
+import { updateJob } from './job';
 import { logger } from '../observability/logger';
-import type { AiCallRecord, AiFailureKind } from './ai-gateway';
+import type { AiCallRecord, AiFailureKind } from '../integrations/ai-gateway';
 
 /** Prompt, user text and answer are kept up to this many characters each. */
 export const RECORD_TEXT_LIMIT = 20_000;
@@ -108,7 +108,7 @@ async function putRecord(call: AiCallRecord): Promise<void> {
   await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.aiRequest(record.job_id, record.created_at, record.id), entity: 'AiRequest', ...record } }));
 }
 
-/** The default recorder of AiGatewayClient: job counters plus the request record. */
+/** The recorder the domain gives AiGatewayClient: job counters plus the request record. */
 export async function recordAiCall(call: AiCallRecord): Promise<void> {
   const results = await Promise.allSettled([addSpendToJob(call), putRecord(call)]);
   const [spend, row] = results;

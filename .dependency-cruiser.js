@@ -1,0 +1,116 @@
+/**
+ * Import rules of the code base, checked by tests/unit/architecture.test.ts
+ * (dependency-cruiser's cruise() over the TypeScript sources) and by
+ * `npx depcruise lib functions --config .dependency-cruiser.js`.
+ *
+ * Layers, bottom to top:
+ *  - infrastructure (LOWER_LAYERS), itself in three tiers: settings and
+ *    logging (FOUNDATION); table, bucket and queues (STORAGE); the HTTP edge,
+ *    workers' plumbing and clients of external systems (EDGE). They know
+ *    nothing of the domain, so they can be reused and tested on their own;
+ *  - domain (DOMAINS): one folder per capability of the spec;
+ *  - composition (COMPOSITION): wires the domains together (the API endpoint
+ *    with its sign-in, the route table).
+ * Modules directly in lib/ (lib/retry.ts) are shared by all layers. Every
+ * folder under lib/ is in exactly one of the three lists; the test fails for a
+ * folder that is in none, so a new folder has to be placed.
+ */
+const FOUNDATION = ['config', 'observability'];
+const STORAGE = ['blob', 'db', 'queue'];
+const EDGE = ['background', 'http', 'integrations'];
+const LOWER_LAYERS = [...FOUNDATION, ...STORAGE, ...EDGE];
+const DOMAINS = [
+  'activity',
+  'auth',
+  'billing',
+  'claims',
+  'features',
+  'health',
+  'inventory',
+  'jobs',
+  'media',
+  'orchestrator',
+  'photos',
+  'pipelines',
+  'purge',
+  'rooms',
+  'settings',
+  'teams',
+  'tenancy',
+  'uploads',
+  'users',
+];
+const COMPOSITION = ['api'];
+
+const folders = (names) => `^lib/(${names.join('|')})/`;
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'lower-layer-imports-domain',
+      comment: 'lib/db, lib/http, lib/queue, lib/blob, lib/integrations, lib/background, lib/observability and lib/config import no domain module: inject what they need (a callback, a recorder) from the domain instead.',
+      severity: 'error',
+      from: { path: folders(LOWER_LAYERS) },
+      to: { path: folders([...DOMAINS, ...COMPOSITION]) },
+    },
+    {
+      name: 'domain-imports-composition',
+      comment: 'The composition layer (lib/api: the endpoint wiring and the route table) sits above every domain; nothing below it imports it.',
+      severity: 'error',
+      from: { path: folders([...LOWER_LAYERS, ...DOMAINS]) },
+      to: { path: folders(COMPOSITION) },
+    },
+    {
+      name: 'foundation-imports-above',
+      comment: 'lib/config and lib/observability are the base everything else stands on; they import nothing else in lib/.',
+      severity: 'error',
+      from: { path: folders(FOUNDATION) },
+      to: { path: '^lib/', pathNot: folders(FOUNDATION) },
+    },
+    {
+      name: 'storage-imports-edge',
+      comment: 'lib/db, lib/blob and lib/queue sit below the HTTP edge and the external clients: they throw their own errors and know no HTTP status.',
+      severity: 'error',
+      from: { path: folders(STORAGE) },
+      to: { path: folders(EDGE) },
+    },
+    {
+      name: 'shared-module-imports-lib',
+      comment: 'Modules directly in lib/ (lib/retry.ts) are shared by every layer, so they import nothing else in lib/.',
+      severity: 'error',
+      from: { path: '^lib/[^/]+$' },
+      to: { path: '^lib/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'No import cycles in lib/: a cycle makes load order matter and the modules inseparable.',
+      severity: 'error',
+      from: { path: '^lib/' },
+      to: { circular: true },
+    },
+    {
+      name: 'handler-imports-db',
+      comment: 'Handlers in functions/ stay thin: they call a use case in lib/<domain>, never lib/db directly.',
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { path: '^lib/db/' },
+    },
+    {
+      name: 'lib-imports-handler',
+      comment: 'lib/ never imports a handler; handlers are the entry points on top.',
+      severity: 'error',
+      from: { path: '^lib/' },
+      to: { path: '^functions/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports count: a type import from a lower layer into the domain is a layering error too.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};
+// For the architecture test (every lib/ folder is placed); not enumerable, as the config schema allows no extra keys.
+Object.defineProperty(module.exports, 'layers', { value: { LOWER_LAYERS, DOMAINS, COMPOSITION }, enumerable: false });

@@ -1,0 +1,201 @@
+'use strict';
+/**
+ * Resources generated from the function declarations (functions/manifest.js):
+ *
+ *  - One execution role per function group: the HTTP API, each queue worker
+ *    kind, the schedules and the job stream. A role allows only the AWS
+ *    services its functions' code imports (the manifest's esbuild analysis),
+ *    on the exact resources of this stack: the table and its indexes, the
+ *    bucket's objects, the work queues by ARN, the worker functions by name,
+ *    its own functions' log groups, and the secret parameters under
+ *    /<service>/<stage>/ when one of its functions reads a secret setting.
+ *    No statement has a wildcard in a service, region, account or resource
+ *    name; only object keys (bucket/*), table indexes (index/*) and log
+ *    streams of a named log group (…:log-group:<name>:*) are open-ended.
+ *  - One CloudWatch alarm per dead-letter queue (any queue another queue's
+ *    RedrivePolicy names, plus the schedules' failure destination), firing as
+ *    soon as one message is visible there.
+ *
+ * The SecureString parameters use the AWS-managed aws/ssm key, whose key
+ * policy already lets account principals decrypt through SSM, so no
+ * kms:Decrypt grant is needed. A customer-managed key would need one, on
+ * that key's ARN.
+ */
+const { declaredResources, loadServerlessConfig } = require('../localstack/provision');
+
+const DYNAMODB_PACKAGES = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-lambda-powertools/idempotency'];
+const S3_PACKAGES = ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner', '@aws-sdk/s3-presigned-post'];
+const SQS_PACKAGES = ['@aws-sdk/client-sqs'];
+const LAMBDA_PACKAGES = ['@aws-sdk/client-lambda'];
+
+const TABLE_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:Query',
+  'dynamodb:BatchGetItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:TransactWriteItems',
+  'dynamodb:TransactGetItems',
+];
+const BUCKET_ACTIONS = ['s3:ListBucket', 's3:ListBucketMultipartUploads'];
+const OBJECT_ACTIONS = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:ListMultipartUploadParts', 's3:AbortMultipartUpload'];
+
+const getAtt = (id, attribute) => ({ 'Fn::GetAtt': [id, attribute] });
+const sub = (text) => ({ 'Fn::Sub': text });
+const allow = (Action, Resource) => ({ Effect: 'Allow', Action, Resource });
+
+/** PurgeQueue for purpose 'purge' (same rule as the manifest). */
+const queueLogicalId = (purpose) => `${purpose.replace(/(^|-)(\w)/g, (_, __, c) => c.toUpperCase())}Queue`;
+
+function roleStatements({ service, stage, members, profiles, secretNames, scheduleFailuresQueue }) {
+  const uses = (packages) => members.some((name) => profiles[name].packages.some((p) => packages.includes(p)));
+  const workQueues = [...new Set(Object.values(profiles).map((p) => p.queue).filter(Boolean))].sort();
+  const workers = Object.keys(profiles).filter((name) => profiles[name].queue).sort();
+  const functionArn = (name) => sub(`arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:${service}-${stage}-${name}`);
+  const parameterArn = (suffix) => sub(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${service}/${stage}${suffix}`);
+
+  const statements = [];
+  if (uses(DYNAMODB_PACKAGES)) {
+    statements.push(allow(TABLE_ACTIONS, [getAtt('Table', 'Arn'), { 'Fn::Join': ['/', [getAtt('Table', 'Arn'), 'index', '*']] }]));
+  }
+  if (uses(S3_PACKAGES)) {
+    statements.push(allow(BUCKET_ACTIONS, getAtt('MediaBucket', 'Arn')));
+    statements.push(allow(OBJECT_ACTIONS, { 'Fn::Join': ['/', [getAtt('MediaBucket', 'Arn'), '*']] }));
+  }
+  if (uses(SQS_PACKAGES)) {
+    statements.push(allow(['sqs:SendMessage', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes'], workQueues.map((q) => getAtt(queueLogicalId(q), 'Arn'))));
+  }
+  if (uses(LAMBDA_PACKAGES)) {
+    // The queue-outage fallback invokes the worker that consumes the queue (lib/queue/dispatch.ts).
+    statements.push(allow('lambda:InvokeFunction', workers.map(functionArn)));
+  }
+  const consumed = [...new Set(members.map((name) => profiles[name].queue).filter(Boolean))];
+  for (const purpose of consumed) {
+    const actions = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
+    // Unit retries back off by changing the message's visibility.
+    if (purpose === 'units') actions.push('sqs:ChangeMessageVisibility');
+    statements.push(allow(actions, getAtt(queueLogicalId(purpose), 'Arn')));
+  }
+  if (members.some((name) => profiles[name].kind === 'schedule')) {
+    statements.push(allow('sqs:SendMessage', getAtt(scheduleFailuresQueue, 'Arn')));
+  }
+  if (members.some((name) => profiles[name].readsSecrets)) {
+    statements.push(allow('ssm:GetParametersByPath', parameterArn('')));
+    statements.push(allow(['ssm:GetParameter', 'ssm:GetParameters'], secretNames.map((name) => parameterArn(`/${name}`))));
+  }
+  return statements;
+}
+
+/**
+ * Log groups are named per function, so the HTTP API role lists ~70 of them:
+ * more than fits in a role's 10,240 characters of inline policy. They go into
+ * managed policies of at most LOG_GROUPS_PER_POLICY groups each (6,144
+ * characters per managed policy), attached through the role's
+ * ManagedPolicyArns so the role is complete before any function uses it.
+ */
+const LOG_GROUPS_PER_POLICY = 35;
+
+function logPolicies({ service, stage, role, members }) {
+  const policies = {};
+  for (let i = 0; i < members.length; i += LOG_GROUPS_PER_POLICY) {
+    const chunk = members.slice(i, i + LOG_GROUPS_PER_POLICY);
+    policies[`${role}Logs${i / LOG_GROUPS_PER_POLICY + 1}`] = {
+      Type: 'AWS::IAM::ManagedPolicy',
+      Properties: {
+        Description: `Log writing for the functions of ${role} (${service} ${stage})`,
+        PolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            allow(
+              ['logs:CreateLogStream', 'logs:PutLogEvents'],
+              chunk.map((name) => sub(`arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/${service}-${stage}-${name}:*`)),
+            ),
+          ],
+        },
+      },
+    };
+  }
+  return policies;
+}
+
+function roles({ service, stage, profiles, secretNames, scheduleFailuresQueue }) {
+  const groups = new Map();
+  for (const [name, profile] of Object.entries(profiles)) {
+    if (!groups.has(profile.role)) groups.set(profile.role, []);
+    groups.get(profile.role).push(name);
+  }
+  const resources = {};
+  for (const [role, members] of groups) {
+    members.sort();
+    const logs = logPolicies({ service, stage, role, members });
+    Object.assign(resources, logs);
+    const statements = roleStatements({ service, stage, members, profiles, secretNames, scheduleFailuresQueue });
+    resources[role] = {
+      Type: 'AWS::IAM::Role',
+      Properties: {
+        AssumeRolePolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Allow', Principal: { Service: ['lambda.amazonaws.com'] }, Action: ['sts:AssumeRole'] }],
+        },
+        ManagedPolicyArns: Object.keys(logs).map((id) => ({ Ref: id })),
+        ...(statements.length
+          ? { Policies: [{ PolicyName: `${service}-${stage}-${role}`, PolicyDocument: { Version: '2012-10-17', Statement: statements } }] }
+          : {}),
+      },
+    };
+  }
+  return resources;
+}
+
+/** Logical ids of the queues that hold failed messages: redrive targets and the schedules' failure queue. */
+function deadLetterQueues(declared, scheduleFailuresQueue) {
+  const ids = new Set();
+  for (const resource of Object.values(declared)) {
+    if (resource.Type !== 'AWS::SQS::Queue') continue;
+    const target = resource.Properties?.RedrivePolicy?.deadLetterTargetArn;
+    const id = target?.['Fn::GetAtt']?.[0];
+    if (id) ids.add(id);
+  }
+  ids.add(scheduleFailuresQueue);
+  for (const id of ids) {
+    if (declared[id]?.Type !== 'AWS::SQS::Queue') throw new Error(`functions/iam.js: dead-letter queue ${id} is not declared in serverless.yml`);
+  }
+  return [...ids].sort();
+}
+
+function deadLetterAlarms(declared, scheduleFailuresQueue) {
+  const alarms = {};
+  for (const id of deadLetterQueues(declared, scheduleFailuresQueue)) {
+    alarms[`${id}DepthAlarm`] = {
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        AlarmDescription: `Messages are waiting in ${id}: work failed and needs a look (redrive or discard).`,
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: getAtt(id, 'QueueName') }],
+        Statistic: 'Maximum',
+        Period: 60,
+        EvaluationPeriods: 1,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+      },
+    };
+  }
+  return alarms;
+}
+
+function generatedResources({ service, stage, profiles, secretNames, scheduleFailuresQueue }) {
+  const declared = declaredResources(loadServerlessConfig());
+  return {
+    Resources: {
+      ...roles({ service, stage, profiles, secretNames, scheduleFailuresQueue }),
+      ...deadLetterAlarms(declared, scheduleFailuresQueue),
+    },
+  };
+}
+
+module.exports = { generatedResources, deadLetterQueues, roleStatements };

@@ -1,0 +1,248 @@
+/**
+ * Billing a job owes the billing service, kept until the service confirms it
+ * (spec: Processing rules 5 and 6; States and transitions, the refund rows;
+ * Errors: a failed refund is logged and never raised).
+ *
+ * The write that ends a run records what the run owes in the same conditional
+ * update as its status (owedFields): refunds_owed, refund_state 'pending' and
+ * an entry in the sparse pending-billing index. settleJobBilling then asks the
+ * billing service and clears what it confirmed; whatever an outage leaves owed
+ * is retried by the billing sweep (functions/schedules/billing-sweep.ts) until
+ * it is confirmed, then refund_state is 'done'.
+ *
+ * - A failed run owes its whole spend back (reference job:<id>:<round>).
+ * - A completed run owes back what it spent up front and did not bill (a
+ *   failed AI request is never billed), under its own reference
+ *   job:<id>:<round>:adjust.
+ * - A spend whose answer was lost (billing_unconfirmed) is confirmed by asking
+ *   again with the same reference: the service answers the first spend if it
+ *   happened, or makes it now, so the run is charged exactly once either way.
+ *   A flat refusal then means nothing is on the ledger, and nothing is owed back.
+ *
+ * Every call is idempotent at the service, so a settlement that loses its
+ * write to a newer one (billing_version) just reads the job again.
+ */
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { indexes, keys, withoutKeys } from '../db/keys';
+import { setClauses } from '../db/update';
+import { getJob, type Job, type OwedRefund } from '../jobs/job';
+import { logger } from '../observability/logger';
+import { getTeam } from '../teams/team';
+import { getUser } from '../users/user';
+import { billingClient, jobChargeReference, spendDescription, unbilledRefundReference, type BillingDeps } from './ledger';
+
+type BillingState = Pick<Job, 'id' | 'billing_charged' | 'billing_refunded' | 'billing_rounds' | 'billing_amount' | 'refunds_owed'>;
+
+const owes = (job: Pick<Job, 'refunds_owed'>, round: number) => (job.refunds_owed ?? []).some((o) => o.round === round);
+
+/** A failed run: the whole spend of its round, if it was charged and not given back. */
+export function wholeRefund(job: BillingState, round = job.billing_rounds): OwedRefund | null {
+  if (!job.billing_charged || job.billing_refunded || !(round > 0) || round !== job.billing_rounds) return null;
+  const reference = jobChargeReference(job.id, round);
+  return { round, spend_reference: reference, reference, amount: null };
+}
+
+/**
+ * A completed run: what it spent up front beyond what it billed. Nothing when
+ * the round was not charged, was already given back, or already owes a refund
+ * (a round failed earlier and then ran again uncharged).
+ */
+export function unbilledRefund(job: BillingState, billedCredits: number, round = job.billing_rounds): OwedRefund | null {
+  if (!job.billing_charged || job.billing_refunded || !(round > 0) || round !== job.billing_rounds || owes(job, round)) return null;
+  const unbilled = Math.ceil(job.billing_amount) - Math.max(0, Math.ceil(billedCredits));
+  if (!(unbilled > 0)) return null;
+  return { round, spend_reference: jobChargeReference(job.id, round), reference: unbilledRefundReference(job.id, round), amount: unbilled };
+}
+
+/** The pending-billing index entry (lib/db/keys.ts). */
+export const pendingEntry = (jobId: string, at: string) => ({ archpk: indexes.pendingBilling().pk, archsk: `${at}#${jobId}` });
+
+/**
+ * What a run-ending write adds to record refunds owed: merge them into the
+ * job's list (by reference: recording one twice is harmless, the service
+ * refunds a reference once), mark pending, list the job for the sweep.
+ */
+export function owedFields(job: Pick<Job, 'id' | 'refunds_owed'>, owed: (OwedRefund | null)[], now = new Date()) {
+  const fresh = owed.filter((o): o is OwedRefund => o !== null);
+  if (!fresh.length) return { set: {}, add: {} };
+  const merged = [...(job.refunds_owed ?? []).filter((o) => !fresh.some((f) => f.reference === o.reference)), ...fresh];
+  return {
+    set: { refunds_owed: merged, refund_state: 'pending' as const, ...pendingEntry(job.id, now.toISOString()) },
+    add: { billing_version: 1 },
+  };
+}
+
+export const owesBilling = (job: Pick<Job, 'refunds_owed' | 'billing_unconfirmed'>) => Boolean(job.billing_unconfirmed) || (job.refunds_owed ?? []).length > 0;
+
+export interface Settlement {
+  /** none: nothing was owed. settled: nothing is owed any more. pending: something stays owed (the service did not answer). */
+  state: 'none' | 'settled' | 'pending';
+  /** This settlement gave back the whole spend of the job's current round (billing_refunded set). */
+  refundedWhole: boolean;
+  job: Job | null;
+}
+
+/** Settles what the job owes now; never raises. */
+export async function settleJobBilling(jobId: string, deps: BillingDeps = {}): Promise<Settlement> {
+  try {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const job = await getJob(jobId);
+      if (!job || !owesBilling(job)) return { state: 'none', refundedWhole: false, job };
+      const done = await settleOnce(job, deps);
+      if (done) return done;
+    }
+    logger.warn('billing settlement kept losing to newer writes; the sweep will finish it', { job_id: jobId });
+    return { state: 'pending', refundedWhole: false, job: await getJob(jobId) };
+  } catch (err) {
+    logger.error('billing settlement failed; the sweep will retry it', { job_id: jobId, error: err instanceof Error ? err.message : String(err) });
+    return { state: 'pending', refundedWhole: false, job: null };
+  }
+}
+
+/** One pass: ask the service, then record the answers in a write conditional on billing_version; null when that write lost. */
+async function settleOnce(job: Job, deps: BillingDeps): Promise<Settlement | null> {
+  const context = { job_id: job.id, team_id: job.team_id };
+  const team = await getTeam(job.team_id);
+  const teamId = team?.external_id;
+  if (teamId === null || teamId === undefined) {
+    // Nothing can reach the ledger without the team's external id; keeping it owed would retry forever.
+    logger.error('billing owed, but the team has no external id; dropped', { ...context, owed: job.refunds_owed, unconfirmed: job.billing_unconfirmed });
+    return record(job, { billing_unconfirmed: false }, [], false);
+  }
+  const client = billingClient(deps);
+  const changes: Partial<Job> = {};
+  let owed = job.refunds_owed ?? [];
+  let unconfirmed = Boolean(job.billing_unconfirmed);
+
+  if (unconfirmed) {
+    const reference = jobChargeReference(job.id, job.billing_rounds);
+    const user = await getUser(job.created_by_user_id);
+    const spend = await client.spend({ teamId, userId: user?.external_id ?? null, amount: job.billing_amount, reference, description: spendDescription(job, job.billing_amount) });
+    if (spend.outcome === 'charged') {
+      unconfirmed = false;
+      Object.assign(changes, { billing_unconfirmed: false, billing_txn_id: spend.transactionId });
+      logger.info('unanswered spend confirmed with the same reference', { ...context, reference, transaction_id: spend.transactionId, balance: spend.balance });
+    } else if (spend.outcome === 'insufficient') {
+      // Not on the ledger, and the team cannot pay it now: the run stays uncharged (fail open), nothing to give back.
+      unconfirmed = false;
+      Object.assign(changes, { billing_unconfirmed: false, billing_charged: false });
+      owed = owed.filter((o) => o.round !== job.billing_rounds);
+      logger.warn('unanswered spend was not on the ledger and the team cannot pay it now; the run stays uncharged', { ...context, reference, balance: spend.balance });
+    } else {
+      logger.error('unanswered spend still unconfirmed; the billing sweep retries it', { ...context, reference, reason: spend.error.reason, status: spend.error.status, error: spend.error.message });
+    }
+  }
+
+  const remaining: OwedRefund[] = [];
+  let refundedWhole = false;
+  for (const refund of owed) {
+    // A refund of a spend not yet confirmed waits for it: refunding first could miss a spend still in flight.
+    if (unconfirmed && refund.round === job.billing_rounds) {
+      remaining.push(refund);
+      continue;
+    }
+    const partial = refund.amount === null ? {} : { refundReference: refund.reference, amount: refund.amount };
+    const result = await client.refund({ teamId, reference: refund.spend_reference, ...partial });
+    const fields = { ...context, reference: refund.reference, amount: refund.amount };
+    if (result.outcome === 'refunded') {
+      if (refund.amount === null && refund.round === job.billing_rounds) refundedWhole = true;
+      logger.info(refund.amount === null ? 'up-front charge refunded' : 'unbilled part of the up-front charge refunded', { ...fields, transaction_id: result.transactionId, balance: result.balance });
+    } else if (result.outcome === 'unknown_reference') {
+      logger.error('refund dropped: the billing service holds no spend with this reference', fields);
+    } else {
+      remaining.push(refund);
+      logger.error('refund failed; it stays owed and the billing sweep retries it', { ...fields, reason: result.error.reason, status: result.error.status, error: result.error.message });
+    }
+  }
+  if (unconfirmed) changes.billing_unconfirmed = true;
+  return record(job, changes, remaining, refundedWhole);
+}
+
+/**
+ * Records a settlement: what stays owed, and the index entry only while
+ * something does. A job left owed moves to the back of the index, so jobs the
+ * service keeps refusing never hold up the others.
+ */
+async function record(job: Job, changes: Partial<Job>, remaining: OwedRefund[], refundedWhole: boolean): Promise<Settlement | null> {
+  const pending = remaining.length > 0 || Boolean(changes.billing_unconfirmed ?? job.billing_unconfirmed);
+  const hadRefunds = (job.refunds_owed ?? []).length > 0;
+  const at = new Date().toISOString();
+  const set = setClauses({
+    ...changes,
+    refunds_owed: remaining,
+    ...(hadRefunds || job.refund_state ? { refund_state: remaining.length ? 'pending' : 'done' } : {}),
+    ...(refundedWhole ? { billing_refunded: true } : {}),
+    ...(pending ? pendingEntry(job.id, at) : {}),
+    updated_at: at,
+  });
+  const values: Record<string, unknown> = { ...set.values, ':one': 1 };
+  const names: Record<string, string> = { ...set.names, '#billing_version': 'billing_version' };
+  let condition = 'attribute_exists(pk) AND attribute_not_exists(#billing_version)';
+  if (job.billing_version !== undefined) {
+    condition = 'attribute_exists(pk) AND #billing_version = :seen';
+    values[':seen'] = job.billing_version;
+  }
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.job(job.id),
+        UpdateExpression: `SET ${set.expression} ADD #billing_version :one${pending ? '' : ' REMOVE archpk, archsk'}`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const updated = withoutKeys(Attributes ?? {}) as unknown as Job;
+    return { state: pending ? 'pending' : 'settled', refundedWhole, job: updated };
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
+export interface SweepReport {
+  checked: number;
+  settled: number;
+  pending: number;
+}
+
+/** Jobs left owed in a row after which the service counts as down for this sweep. */
+const DOWN_AFTER = 3;
+
+/**
+ * The billing sweep: settles every job in the pending-billing index, oldest
+ * first. After DOWN_AFTER jobs in a row stay owed the service counts as down
+ * (or hung) and the sweep stops, so it never spends its whole timeout on a
+ * dead service; the next sweep carries on.
+ */
+export async function sweepPendingBilling(deps: BillingDeps = {}): Promise<SweepReport> {
+  const report: SweepReport = { checked: 0, settled: 0, pending: 0 };
+  let inARow = 0;
+  const index = indexes.pendingBilling();
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({ TableName: tableName(), IndexName: index.index, KeyConditionExpression: 'archpk = :pk', ExpressionAttributeValues: { ':pk': index.pk }, ExclusiveStartKey }),
+    );
+    for (const row of page.Items ?? []) {
+      report.checked++;
+      const settlement = await settleJobBilling(String(row.pk).slice('JOB#'.length), deps);
+      if (settlement.state !== 'pending') {
+        report.settled++;
+        inARow = 0;
+        continue;
+      }
+      report.pending++;
+      if (++inARow >= DOWN_AFTER) {
+        logger.warn('billing sweep stopped: the billing service is not settling; the next sweep carries on', { ...report });
+        return report;
+      }
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  logger.info('billing sweep', { ...report });
+  return report;
+}

@@ -1,0 +1,179 @@
+/**
+ * The engine's rows in the table: fan-out unit leases and the fan-in count.
+ * The only place in lib/orchestrator that builds DynamoDB commands (job rows
+ * go through lib/jobs/job.ts).
+ *
+ * A unit becomes done and is counted into its job's fan-in in ONE
+ * transaction, so no crash, throttle or lost race can leave a unit done but
+ * uncounted (the fan-in would never finish) or counted twice.
+ */
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { settings } from '../config';
+import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
+import { indexes } from '../db/keys';
+import { getJob, jobUpdateInput, type Job } from '../jobs/job';
+import { withRetry } from '../retry';
+
+export const leaseUntil = (now = Date.now()) => new Date(now + settings().STAGE_LEASE_SECONDS * 1000).toISOString();
+
+const UNIT_PK = (jobId: string) => `JOBUNIT#${jobId}`;
+const unitSk = (runId: string, stage: string, index: number) => `${runId}#${stage}#${String(index).padStart(6, '0')}`;
+const unitKey = (job: Pick<Job, 'id' | 'run_id'>, stage: string, index: number) => ({ pk: UNIT_PK(job.id), sk: unitSk(job.run_id as string, stage, index) });
+
+export interface UnitRecord {
+  index: number;
+  state: 'running' | 'done';
+  outcome?: 'ok' | 'failed';
+  runner: string;
+  lease_until: string;
+  attempts: number;
+  error?: string;
+}
+
+const indexOf = (sk: string) => Number(sk.slice(sk.lastIndexOf('#') + 1));
+const toUnit = (item: Record<string, unknown>): UnitRecord => ({ ...(item as unknown as UnitRecord), index: indexOf(String(item.sk)) });
+
+/** Claims a unit: free, or running under an expired lease (its worker died). */
+export async function claimUnit(job: Job, stage: string, index: number, runner: string): Promise<UnitRecord | null> {
+  const now = new Date().toISOString();
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: unitKey(job, stage, index),
+        UpdateExpression: 'SET #state = :running, runner = :runner, lease_until = :lease, entity = :entity ADD attempts :one',
+        ConditionExpression: 'attribute_not_exists(pk) OR (#state = :running AND lease_until < :now)',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':running': 'running', ':runner': runner, ':lease': leaseUntil(), ':now': now, ':entity': 'JobUnit', ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toUnit(Attributes ?? {});
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
+/** Lets another delivery take the unit at once (used before asking SQS to retry it). */
+export async function releaseUnit(job: Job, stage: string, index: number, runner: string): Promise<void> {
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: unitKey(job, stage, index),
+        UpdateExpression: 'SET lease_until = :past',
+        ConditionExpression: '#state = :running AND runner = :runner',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':past': new Date(0).toISOString(), ':running': 'running', ':runner': runner },
+      }),
+    )
+    .catch(() => undefined);
+}
+
+export async function getUnit(job: Pick<Job, 'id' | 'run_id'>, stage: string, index: number): Promise<UnitRecord | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: unitKey(job, stage, index), ConsistentRead: true }));
+  return Item ? toUnit(Item) : null;
+}
+
+/** Every unit row of a stage of the job's current run. */
+export async function listUnits(job: Pick<Job, 'id' | 'run_id'>, stage: string): Promise<UnitRecord[]> {
+  return (await unitRows(job, stage)).map(toUnit);
+}
+
+async function unitRows(job: Pick<Job, 'id' | 'run_id'>, stage: string): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': UNIT_PK(job.id), ':prefix': `${job.run_id}#${stage}#` },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    rows.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return rows;
+}
+
+export type FanInResult =
+  /** Done and counted; `job` is the job right after the count (fanout_next − 1 is the unit this completion dispatches). */
+  | { kind: 'counted'; job: Job }
+  /** Another runner took the unit over (or finished it): this runner's result is not counted. */
+  | { kind: 'lost' }
+  /** The job left this fan-out (failed, restarted, advanced): nothing to count into. */
+  | { kind: 'stale' };
+
+const RETRYABLE_ERRORS = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'TransactionConflictException', 'TransactionInProgressException', 'InternalServerError']);
+const RETRYABLE_REASONS = new Set(['ConditionalCheckFailed', 'TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+
+const cancellationReasons = (err: unknown): { Code?: string }[] => (isTransactionCanceled(err) ? ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []) : []);
+
+/** A throttle, a conflict, or the job's counters moved (another unit counted first): read again and retry. */
+const isRetryableFanIn = (err: unknown) => RETRYABLE_ERRORS.has((err as { name?: string } | undefined)?.name ?? '') || cancellationReasons(err).some((r) => RETRYABLE_REASONS.has(r.Code ?? ''));
+
+/**
+ * Marks the claimed unit done and counts it into the job's fan-in, as one
+ * transaction: the unit's conditional update (still ours, still running) and
+ * the job's conditional ADD of fanout_done and fanout_next, conditioned on
+ * the counters it read, so each completion knows exactly which unit it
+ * dispatches next and whether it was the last. A lost race on the job (another
+ * unit counted first), a transaction conflict or a throttle reads the job
+ * again and retries; nothing is written unless both writes are.
+ */
+export async function finishAndCount(job: Job, stage: string, index: number, runner: string, outcome: 'ok' | 'failed', error?: string): Promise<FanInResult> {
+  const attempt = async (): Promise<FanInResult> => {
+    const current = await getJob(job.id);
+    if (!current || current.run_id !== job.run_id || current.stage_name !== stage || current.stage_state !== 'fanout') return { kind: 'stale' };
+    const now = new Date();
+    const countJob = jobUpdateInput(
+      job.id,
+      {
+        set: { heartbeat_at: now.toISOString() },
+        add: { fanout_done: 1, fanout_next: 1 },
+        condition: 'run_id = :run AND stage_name = :stage AND stage_state = :fanout AND fanout_done = :seen_done AND fanout_next = :seen_next',
+        values: { ':run': job.run_id, ':stage': stage, ':fanout': 'fanout', ':seen_done': current.fanout_done, ':seen_next': current.fanout_next },
+      },
+      now,
+    );
+    const finishUnit = {
+      TableName: tableName(),
+      Key: unitKey(job, stage, index),
+      UpdateExpression: 'SET #state = :done, outcome = :outcome, finished_at = :now' + (error ? ', #error = :error' : ''),
+      ConditionExpression: '#state = :running AND runner = :runner',
+      ExpressionAttributeNames: { '#state': 'state', ...(error ? { '#error': 'error' } : {}) },
+      ExpressionAttributeValues: { ':done': 'done', ':running': 'running', ':runner': runner, ':outcome': outcome, ':now': now.toISOString(), ...(error ? { ':error': error.slice(0, 500) } : {}) },
+    };
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: [{ Update: finishUnit }, { Update: countJob }] }));
+    } catch (err) {
+      if (cancellationReasons(err)[0]?.Code === 'ConditionalCheckFailed') return { kind: 'lost' };
+      throw err;
+    }
+    return { kind: 'counted', job: { ...current, fanout_done: current.fanout_done + 1, fanout_next: current.fanout_next + 1, heartbeat_at: now.toISOString() } };
+  };
+  // Jittered, growing pauses: units that finish together spread out.
+  return withRetry(attempt, { attempts: 12, backoffMs: 20, maxBackoffMs: 1000, jitter: true, retryable: isRetryableFanIn });
+}
+
+/** Ids of every processing job (the watchdog's sparse index), one page at a time. */
+export async function* activeJobIds(): AsyncGenerator<string> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: indexes.activeJobs().index,
+        KeyConditionExpression: 'activepk = :pk',
+        ExpressionAttributeValues: { ':pk': indexes.activeJobs().pk },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const row of page.Items ?? []) yield String(row.pk).slice('JOB#'.length);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}

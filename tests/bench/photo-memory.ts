@@ -1,0 +1,98 @@
+/**
+ * Benchmark (d): the photo worker's peak memory on HEIC. A fresh Node process
+ * with the photo worker's environment (MALLOC_ARENA_MAX) re-encodes 12 MP
+ * Display P3 HEICs (tests/fixtures/images/photo-12mp-p3.heic) with
+ * normalizePhoto, the worker's decode, `batchSize` at a time as Powertools
+ * runs one SQS batch, for several batches as a warm container would. Its peak
+ * RSS (getrusage maxrss) is printed against the function's memorySize.
+ *
+ *   pass: peak RSS <= memorySize
+ *
+ * Also printed: the peak of one decode next to HEIC_DECODE_PEAK_RSS_MB, the
+ * figure the unit test sizes the worker with (tests/unit/photo-worker-memory.test.ts).
+ *
+ * Run through `npm run bench -- photo-memory` (tests/bench/run.js); the local
+ * stack it starts is not used. `node <bundle> --child <photos> <batch>` is the
+ * measured process.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { backgroundFunctions, type QueueWorker } from '../../lib/background/functions';
+import { HEIC_DECODE_PEAK_RSS_MB } from '../../lib/media/heic';
+import { normalizePhoto } from '../../lib/media/images';
+import { emitResult, printTable, runBenchmark, seconds } from './report';
+
+const NAME = 'photo-worker-memory';
+const FIXTURE = join(process.cwd(), 'tests', 'fixtures', 'images', 'photo-12mp-p3.heic');
+const BATCHES = 4;
+const MB = 1024 * 1024;
+
+interface ChildFigures {
+  peakRssMb: number;
+  baselineRssMb: number;
+  seconds: number;
+  width: number;
+  height: number;
+}
+
+/** The measured process: `photos` decodes, `batch` at a time; prints its figures as JSON. */
+async function child(photos: number, batch: number): Promise<void> {
+  const heic = readFileSync(FIXTURE);
+  const baselineRssMb = process.resourceUsage().maxRSS / 1024;
+  const started = performance.now();
+  let size = { width: 0, height: 0 };
+  for (let done = 0; done < photos; done += batch) {
+    const results = await Promise.all(Array.from({ length: Math.min(batch, photos - done) }, () => normalizePhoto(heic)));
+    size = { width: results[0].width, height: results[0].height };
+  }
+  const figures: ChildFigures = {
+    // ru_maxrss is in kilobytes on Linux.
+    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    baselineRssMb,
+    seconds: (performance.now() - started) / 1000,
+    ...size,
+  };
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
+}
+
+/** Runs the measured process with the worker's environment and returns its figures. */
+function measure(worker: QueueWorker, photos: number, batch: number): ChildFigures {
+  const out = execFileSync(process.execPath, [__filename, '--child', String(photos), String(batch)], {
+    env: { ...process.env, ...worker.environment },
+    maxBuffer: MB,
+  });
+  return JSON.parse(out.toString().trim().split('\n').pop()!) as ChildFigures;
+}
+
+async function main() {
+  const worker = backgroundFunctions.find((f): f is QueueWorker => f.kind === 'queue' && f.name === 'photoWorker');
+  if (!worker?.memorySize) throw new Error('photoWorker has no memorySize');
+  const one = measure(worker, 1, 1);
+  const run = measure(worker, BATCHES * worker.batchSize, worker.batchSize);
+  const pass = run.peakRssMb <= worker.memorySize;
+  printTable(`Photo worker memory: ${one.width}x${one.height} HEIC, environment ${JSON.stringify(worker.environment ?? {})}`, [
+    ['runtime before any photo', `${one.baselineRssMb.toFixed(0)} MB`],
+    ['peak RSS, one decode', `${one.peakRssMb.toFixed(0)} MB (unit test sizes with ${HEIC_DECODE_PEAK_RSS_MB} MB per decode)`],
+    [`peak RSS, ${BATCHES} batches of ${worker.batchSize}`, `${run.peakRssMb.toFixed(0)} MB in ${seconds(run.seconds)}`],
+    ['bound (photoWorker memorySize)', `${worker.memorySize} MB`],
+    ['headroom', `${(worker.memorySize - run.peakRssMb).toFixed(0)} MB`],
+  ]);
+  emitResult({
+    name: NAME,
+    pass,
+    summary: { 'peak RSS': `${run.peakRssMb.toFixed(0)} MB`, bound: `${worker.memorySize} MB`, 'batch size': String(worker.batchSize), 'one decode': `${one.peakRssMb.toFixed(0)} MB` },
+  });
+}
+
+if (process.argv[2] === '--child') {
+  child(Number(process.argv[3]), Number(process.argv[4])).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+} else {
+  runBenchmark(NAME, main);
+}

@@ -1,0 +1,101 @@
+/**
+ * Billing matches the ledger (spec: Processing rule 6; Limits > Credit prices
+ * and charging, rule 4; States, the refund rows; Errors, fail-open rules).
+ * Every assertion reads the fake billing service's balance and ledger, not
+ * only the job's fields: a photo job is charged up front for every group that
+ * reaches the AI, and whatever it did not bill (a failed AI request) or did
+ * not finish (a failed job) comes back, also when the billing service was down
+ * at the time (the billing sweep settles it later, once).
+ */
+import { randomUUID } from 'node:crypto';
+import sharp from 'sharp';
+import { Client, eventually } from '../support/api';
+import { getRow, invokeFunction } from '../support/aws';
+import { fakeBilling } from '../support/fake-billing';
+import { fakeGateway } from '../support/fake-gateway';
+import { newTeamMember } from '../support/tokens';
+import { newRoom, photoJob } from '../support/uploads';
+
+const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
+const tag = () => randomUUID().slice(0, 8);
+
+function photo(seed: number): Promise<Buffer> {
+  const raw = Buffer.alloc(160 * 120 * 3);
+  for (let i = 0; i < raw.length; i++) raw[i] = (i * seed * 31 + (i >> 7) * 17) & 0xff;
+  return sharp(raw, { raw: { width: 160, height: 120, channels: 3 } }).jpeg({ quality: 80 }).toBuffer();
+}
+
+const item = (name: string) => ({ name, quantity: 1, brand: null, model: null, serial: null, sku: null, condition: 'good', age: null, estimated_price: 100, damage: null, notes: null, confidence: 0.9, evidence: `${name} is visible` });
+
+async function fundedTeam(balance: number) {
+  const member = newTeamMember();
+  const client = await Client.signIn(member);
+  await fakeBilling.setBalance(member.current_team_id, balance);
+  return { client, room: await newRoom(client, 'Den'), teamId: member.current_team_id };
+}
+
+async function finished(client: Client, jobId: string) {
+  return eventually(async () => {
+    const res = await client.get(`/api/jobs/${jobId}`);
+    return ['complete', 'error'].includes(res.body.status) ? res.body : null;
+  }, 90_000, 300);
+}
+
+const jobRow = (jobId: string) => getRow(`JOB#${jobId}`, 'JOB');
+
+describe('billing matches the ledger', () => {
+  it('gives back the credit of a failed AI request: two groups charged up front, one billed, balance = start - 1', async () => {
+    const { client, room, teamId } = await fundedTeam(30);
+    const t = tag();
+    const good = `ledger-good-${t}.jpg`;
+    const bad = `ledger-bad-${t}.jpg`;
+    await gateway.script(good, [{ items: [item('Bookcase')] }]);
+    await gateway.script(bad, [{ items: [], fail: '400' }]);
+    const { jobId } = await photoJob(client, room.id, [await photo(1), await photo(9)], [good, bad]);
+    expect((await client.get(`/api/jobs/${jobId}/quote`)).body).toMatchObject({ credits: 2 });
+    expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
+    expect(await fakeBilling.balance(teamId)).toBe(28);
+
+    expect(await finished(client, jobId)).toMatchObject({ status: 'complete', photo_request_count: 1, billed_cost_usd: 1, billing_charged: true, billing_refunded: false });
+    // The unbilled credit comes back right after completion; without it the ledger stays one credit short.
+    await eventually(async () => (await fakeBilling.balance(teamId)) === 29, 20_000);
+    expect(await jobRow(jobId)).toMatchObject({ refund_state: 'done', refunds_owed: [] });
+    expect(await fakeBilling.balance(teamId)).toBe(29);
+    expect(await fakeBilling.spends(teamId)).toEqual([{ reference: `job:${jobId}:1`, amount: 2, refunded: 1, refunds: [`job:${jobId}:1:adjust`] }]);
+  });
+
+  it('keeps the refund of a failed job owed while the billing service is down, and the sweep settles it exactly once', async () => {
+    const { client, room, teamId } = await fundedTeam(20);
+    const t = tag();
+    const a = `ledger-down-a-${t}.jpg`;
+    const b = `ledger-down-b-${t}.jpg`;
+    await gateway.script(a, [{ items: [], fail: '500' }]);
+    await gateway.script(b, [{ items: [], fail: '500' }]);
+    const { jobId } = await photoJob(client, room.id, [await photo(3), await photo(5)], [a, b]);
+    expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
+    expect(await fakeBilling.balance(teamId)).toBe(18);
+    // The billing service goes down for this team before the AI calls give up (they are retried with backoff).
+    await fakeBilling.failNext('500', 1000, teamId);
+
+    expect(await finished(client, jobId)).toMatchObject({ status: 'error', error_message: expect.stringMatching(/Every AI request/) });
+    const owed = await eventually(async () => {
+      const row = await jobRow(jobId);
+      return row?.refund_state === 'pending' && (await fakeBilling.requests(teamId)).some((r) => r.path === '/api/v1/credits/refund') ? row : null;
+    }, 30_000);
+    expect(owed).toMatchObject({ billing_charged: true, billing_refunded: false, refunds_owed: [{ round: 1, reference: `job:${jobId}:1`, amount: null }], archpk: 'BILLING#PENDING' });
+    expect(await fakeBilling.balance(teamId)).toBe(18);
+
+    // Back up: the sweep refunds it, once, however often it runs.
+    await fakeBilling.recover(teamId);
+    await invokeFunction('billingSweep');
+    await invokeFunction('billingSweep');
+    const settled = await jobRow(jobId);
+    expect(settled).toMatchObject({ billing_refunded: true, refund_state: 'done', refunds_owed: [] });
+    expect(settled).not.toHaveProperty('archpk');
+    expect(await fakeBilling.balance(teamId)).toBe(20);
+    expect(await fakeBilling.spends(teamId)).toEqual([{ reference: `job:${jobId}:1`, amount: 2, refunded: 2, refunds: [`job:${jobId}:1`] }]);
+    const refunds = (await fakeBilling.requests(teamId)).filter((r) => r.path === '/api/v1/credits/refund' && r.answered === 200);
+    expect(refunds).toHaveLength(1);
+    expect((await client.get(`/api/jobs/${jobId}`)).body).toMatchObject({ billing_refunded: true });
+  });
+});

@@ -1,0 +1,303 @@
+/**
+ * Deployment safety of the packaged service, checked on the templates of the
+ * one `serverless package` run of packaging.test.ts (packaging is slow).
+ *
+ * The package is made with distinctive fake secret values and non-default
+ * ordinary settings in the packaging machine's environment (PACKAGING_ENV).
+ */
+import path from 'node:path';
+import { filesContaining, type PackageRun, type Template, type TemplateFile } from '../support/packaging';
+
+export const FAKE_SECRETS: Record<string, string> = {
+  CLAIMS_PLATFORM_JWT_SECRET: 'pkgtest-jwt-secret-3c9f1a7e5b2d4f6a8c0e2b4d',
+  CLAIMS_PLATFORM_BEARER_TOKEN: 'pkgtest-bearer-token-71d2e9',
+  BILLING_APP_API_KEY: 'pkgtest-billing-key-5a8b3c',
+  OPENROUTER_API_KEY: 'pkgtest-openrouter-key-9e4f2a',
+  TRANSCRIPTION_API_KEY: 'pkgtest-transcription-key-0b6c1d',
+  ESTIMATION_PLATFORM_SSO_SECRET: 'pkgtest-sso-secret-8d2a7f4e1c9b3a5d',
+  CAPTURE_SOURCE_WEBHOOK_SECRET: 'pkgtest-capture-hmac-6e3b9a',
+  MAIL_API_KEY: 'pkgtest-mail-key-2f7c4e',
+  MAIL_WEBHOOK_SIGNING_KEY: 'pkgtest-mail-signing-4a1e8b',
+  CHAT_WEBHOOK_URL: 'https://chat.example.test/hooks/pkgtest-chat-7b5d3f',
+};
+
+const OPENROUTER_MODEL = 'packaging-test/model-4b1d';
+
+export const PACKAGING_ENV: Record<string, string> = {
+  ...FAKE_SECRETS,
+  APP_ENV: 'stage',
+  OPENROUTER_MODEL,
+  MAIL_FROM: 'inventory@packaging.example.test',
+};
+
+const STAGE = 'ci';
+const SERVICE = 'contents-inventory';
+const ROLE_POLICY_LIMIT = 10_240; // IAM: aggregate inline policy size per role
+const MANAGED_POLICY_LIMIT = 6_144; // IAM: size of one managed policy
+
+type Resource = Template['Resources'][string] & { DeletionPolicy?: string; UpdateReplacePolicy?: string };
+
+interface Packaged {
+  run: PackageRun;
+  root: TemplateFile;
+  nested: TemplateFile[];
+  manifest: Record<string, { handler: string; events?: Record<string, unknown>[] }>;
+}
+
+/** Where a value in a nested template comes from: a Ref to one of its parameters is what the root passes in. */
+function throughParameters(packaged: Packaged, file: string, value: unknown): unknown {
+  const ref = (value as { Ref?: string } | undefined)?.Ref;
+  if (!ref || file === packaged.root.file) return value;
+  const stack = Object.values(packaged.root.template.Resources).find((r) => {
+    const url = (r.Properties?.TemplateURL as { 'Fn::Join'?: [string, unknown[]] } | undefined)?.['Fn::Join']?.[1];
+    return r.Type === 'AWS::CloudFormation::Stack' && url?.[url.length - 1] === file;
+  });
+  const passed = (stack?.Properties?.Parameters as Record<string, unknown> | undefined)?.[ref];
+  return passed ?? value;
+}
+
+const getAttId = (value: unknown): string | undefined => {
+  const getAtt = (value as { 'Fn::GetAtt'?: unknown } | undefined)?.['Fn::GetAtt'];
+  if (Array.isArray(getAtt)) return String(getAtt[0]);
+  if (typeof getAtt === 'string') return getAtt.split('.')[0];
+  return undefined;
+};
+
+/**
+ * The wildcard rule for IAM resources. Not allowed: "*" as a resource, and a
+ * "*" in an ARN's partition, service, region, account or resource name.
+ * Allowed, because they only select parts of one named resource:
+ *   - the objects of the media bucket:   <MediaBucket.Arn>/*
+ *   - the indexes of the table:          <Table.Arn>/index/*
+ *   - the log streams of a named group:  arn:…:logs:…:log-group:/aws/lambda/<function>:*
+ */
+function wildcardProblem(resource: unknown): string | undefined {
+  if (typeof resource === 'string') return resource.includes('*') ? `wildcard resource ${resource}` : undefined;
+  const obj = resource as Record<string, unknown>;
+  if (getAttId(obj)) return undefined;
+  if ('Fn::Join' in obj) {
+    const [separator, parts] = obj['Fn::Join'] as [string, unknown[]];
+    const base = getAttId(parts[0]);
+    const rest = parts.slice(1).join(separator);
+    if (base === 'MediaBucket' && rest === '*') return undefined;
+    if (base === 'Table' && rest === 'index/*') return undefined;
+    return `Fn::Join ${JSON.stringify(obj)}`;
+  }
+  if ('Fn::Sub' in obj) {
+    const text = subText(obj);
+    // Pseudo parameters hold colons themselves; they stand for one fixed partition, region and account.
+    const parts = text.replace(/\$\{AWS::(Partition|Region|AccountId)\}/g, (_, p: string) => p.toLowerCase()).split(':');
+    if (parts[0] !== 'arn' || parts.length < 6) return `not an ARN: ${text}`;
+    const [, partition, service, region, account] = parts;
+    if ([partition, service, region, account].some((p) => p.includes('*'))) return `wildcard in ARN prefix: ${text}`;
+    let name = parts.slice(5).join(':');
+    if (service === 'logs' && /^log-group:[^*:]+:\*$/.test(name)) name = name.slice(0, -2);
+    return name.includes('*') ? `wildcard in resource name: ${text}` : undefined;
+  }
+  return `unrecognised resource ${JSON.stringify(obj)}`;
+}
+
+/** The template of an Fn::Sub (the framework writes both the string and the [string, variables] form). */
+function subText(value: unknown): string {
+  const body = (value as { 'Fn::Sub': unknown })['Fn::Sub'];
+  return String(Array.isArray(body) ? body[0] : body);
+}
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+}
+
+const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+export function describeDeploymentSafety(get: () => Packaged): void {
+  const all = () => [get().root, ...get().nested];
+  const resourcesOfType = (type: string) =>
+    all().flatMap(({ file, template }) =>
+      Object.entries(template.Resources)
+        .filter(([, r]) => r.Type === type)
+        .map(([id, r]) => ({ file, id, resource: r as Resource })),
+    );
+  const lambdaByName = () =>
+    new Map(
+      resourcesOfType('AWS::Lambda::Function').map((f) => [String(f.resource.Properties?.FunctionName).replace(`${SERVICE}-${STAGE}-`, ''), f] as const),
+    );
+  const roles = () => resourcesOfType('AWS::IAM::Role');
+  const statementsOf = (role: Resource): Statement[] =>
+    ((role.Properties?.Policies as { PolicyDocument: { Statement: Statement[] } }[] | undefined) ?? []).flatMap((p) => p.PolicyDocument.Statement);
+  const roleOfFunction = (name: string) => {
+    const fn = lambdaByName().get(name);
+    if (!fn) throw new Error(`no Lambda function for ${name}`);
+    return getAttId(throughParameters(get(), fn.file, fn.resource.Properties?.Role));
+  };
+  const rootResource = (id: string) => get().root.template.Resources[id] as Resource | undefined;
+
+  describe('secrets', () => {
+    it('writes no secret value into any template, state file or zip', () => {
+      const { run } = get();
+      const hits = [
+        ...filesContaining(run.packageDir, Object.values(FAKE_SECRETS)),
+        ...filesContaining(path.join(run.serviceDir, '.serverless'), Object.values(FAKE_SECRETS)),
+      ];
+      expect(hits).toEqual([]);
+    });
+
+    it('gives no function a secret setting, and the functions that read one the SSM parameter path', () => {
+      const exposed: string[] = [];
+      for (const [name, fn] of lambdaByName()) {
+        const variables = ((fn.resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown>;
+        for (const secret of Object.keys(FAKE_SECRETS)) if (secret in variables) exposed.push(`${name}: ${secret}`);
+      }
+      expect(exposed).toEqual([]);
+      const variables = (name: string) => (lambdaByName().get(name)?.resource.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+      // The unit worker calls the AI gateway with its key; the login secret guards every signed-in route.
+      expect(variables('unitWorker').SECRETS_PARAMETER_PATH).toBe(`/${SERVICE}/${STAGE}`);
+      expect(variables('getRoom').SECRETS_PARAMETER_PATH).toBe(`/${SERVICE}/${STAGE}`);
+    });
+
+    it('gives each function only the settings its code reads', () => {
+      const variables = (name: string) => (lambdaByName().get(name)?.resource.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables('unitWorker').OPENROUTER_MODEL).toBe(OPENROUTER_MODEL);
+      expect(variables('getRoom')).not.toHaveProperty('OPENROUTER_MODEL');
+      expect(variables('getRoom')).not.toHaveProperty('MAIL_FROM');
+    });
+  });
+
+  describe('IAM', () => {
+    it('has no provider-wide role: every function runs with its group role', () => {
+      expect(all().flatMap(({ template }) => Object.keys(template.Resources))).not.toContain('IamRoleLambdaExecution');
+      const expected: Record<string, string> = {
+        getRoom: 'HttpApiRole',
+        createClaim: 'HttpApiRole',
+        stageWorker: 'StagesWorkerRole',
+        unitWorker: 'UnitsWorkerRole',
+        probeWorker: 'ProbeWorkerRole',
+        photoWorker: 'PhotosWorkerRole',
+        purgeWorker: 'PurgeWorkerRole',
+        watchdog: 'SchedulesRole',
+        dailyPurge: 'SchedulesRole',
+        uploadSweep: 'SchedulesRole',
+        jobStream: 'JobStreamRole',
+      };
+      for (const [name, role] of Object.entries(expected)) expect([name, roleOfFunction(name)]).toEqual([name, role]);
+      const declaredRoles = roles().map((r) => r.id);
+      for (const name of Object.keys(get().manifest)) expect(declaredRoles).toContain(roleOfFunction(name));
+    });
+
+    it('grants no wildcard action or resource (see wildcardProblem for the rule)', () => {
+      const problems: string[] = [];
+      for (const type of ['AWS::IAM::Role', 'AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy']) {
+        for (const { id, resource } of resourcesOfType(type)) {
+          const statements =
+            type === 'AWS::IAM::Role' ? statementsOf(resource) : ((resource.Properties?.PolicyDocument as { Statement: Statement[] }).Statement ?? []);
+          for (const statement of statements) {
+            for (const action of list(statement.Action)) if (action.includes('*')) problems.push(`${id}: action ${action}`);
+            for (const r of list(statement.Resource)) {
+              const problem = wildcardProblem(r);
+              if (problem) problems.push(`${id}: ${problem}`);
+            }
+          }
+        }
+      }
+      expect(roles().length).toBeGreaterThanOrEqual(8);
+      expect(problems).toEqual([]);
+    });
+
+    it('lets each worker receive from its own queue only, and the units worker change visibility', () => {
+      const grants = (role: string, action: string) =>
+        statementsOf(rootResource(role) as Resource)
+          .filter((s) => list(s.Action).includes(action))
+          .flatMap((s) => list(s.Resource).map(getAttId));
+      expect(grants('UnitsWorkerRole', 'sqs:ChangeMessageVisibility')).toEqual(['UnitsQueue']);
+      for (const [role, queue] of [
+        ['StagesWorkerRole', 'StagesQueue'],
+        ['UnitsWorkerRole', 'UnitsQueue'],
+        ['ProbeWorkerRole', 'ProbeQueue'],
+        ['PhotosWorkerRole', 'PhotosQueue'],
+        ['PurgeWorkerRole', 'PurgeQueue'],
+      ]) {
+        for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage']) expect([role, action, grants(role, action)]).toEqual([role, action, [queue]]);
+      }
+      expect(grants('HttpApiRole', 'sqs:ReceiveMessage')).toEqual([]);
+      expect(grants('JobStreamRole', 'sqs:SendMessage')).toEqual([]);
+      expect(grants('SchedulesRole', 'sqs:SendMessage')).toContain('ScheduleFailuresQueue');
+    });
+
+    it('lets roles read the secret parameters of this stage only, and keeps each role policy within the IAM size limit', () => {
+      const ssm = statementsOf(rootResource('HttpApiRole') as Resource).filter((s) => list(s.Action).some((a) => a.startsWith('ssm:')));
+      const arns = ssm.flatMap((s) => list(s.Resource)).map(subText);
+      expect(arns).toContain(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}`);
+      expect(arns).toContain(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}/CLAIMS_PLATFORM_JWT_SECRET`);
+      // About as AWS counts it: no whitespace, real partition/region/account.
+      const size = (policy: unknown) =>
+        JSON.stringify(policy ?? [])
+          .replaceAll('${AWS::Partition}', 'aws')
+          .replaceAll('${AWS::Region}', 'ap-southeast-2')
+          .replaceAll('${AWS::AccountId}', '123456789012').length;
+      for (const { id, resource } of roles()) expect([id, size(resource.Properties?.Policies) < ROLE_POLICY_LIMIT]).toEqual([id, true]);
+      for (const { id, resource } of resourcesOfType('AWS::IAM::ManagedPolicy')) {
+        expect([id, size(resource.Properties?.PolicyDocument) < MANAGED_POLICY_LIMIT]).toEqual([id, true]);
+      }
+    });
+  });
+
+  describe('storage safety', () => {
+    it('retains the table and the bucket on stack deletion and replacement', () => {
+      for (const id of ['Table', 'MediaBucket']) {
+        expect([id, rootResource(id)?.DeletionPolicy, rootResource(id)?.UpdateReplacePolicy]).toEqual([id, 'Retain', 'Retain']);
+      }
+    });
+
+    it('keeps point-in-time recovery on the table', () => {
+      expect(rootResource('Table')?.Properties?.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    });
+
+    it('versions the bucket, expires noncurrent versions and still aborts incomplete multipart uploads', () => {
+      const props = rootResource('MediaBucket')?.Properties as Record<string, any>;
+      expect(props.VersioningConfiguration).toEqual({ Status: 'Enabled' });
+      const rules = props.LifecycleConfiguration.Rules as Record<string, any>[];
+      expect(rules.find((r) => r.NoncurrentVersionExpiration)?.NoncurrentVersionExpiration.NoncurrentDays).toBeGreaterThan(0);
+      expect(rules.find((r) => r.AbortIncompleteMultipartUpload)?.AbortIncompleteMultipartUpload).toEqual({ DaysAfterInitiation: 1 });
+    });
+  });
+
+  describe('failure visibility', () => {
+    it('alarms on every dead-letter queue as soon as one message is visible', () => {
+      const queues = get().root.template.Resources;
+      const deadLetterQueues = new Set<string>(['ScheduleFailuresQueue']);
+      for (const r of Object.values(queues)) {
+        const target = (r.Properties?.RedrivePolicy as { deadLetterTargetArn?: unknown } | undefined)?.deadLetterTargetArn;
+        if (r.Type === 'AWS::SQS::Queue' && target) deadLetterQueues.add(getAttId(target) as string);
+      }
+      expect(deadLetterQueues.size).toBe(6);
+      const alarmed = new Map<string, Record<string, unknown>>();
+      for (const { resource } of resourcesOfType('AWS::CloudWatch::Alarm')) {
+        const props = resource.Properties as Record<string, any>;
+        if (props.MetricName !== 'ApproximateNumberOfMessagesVisible') continue;
+        alarmed.set(getAttId(props.Dimensions.find((d: { Name: string }) => d.Name === 'QueueName')?.Value) as string, props);
+      }
+      for (const queue of deadLetterQueues) {
+        const props = alarmed.get(queue);
+        expect([queue, props?.Namespace, props?.ComparisonOperator, props?.Threshold]).toEqual([queue, 'AWS/SQS', 'GreaterThanThreshold', 0]);
+      }
+    });
+
+    it('sends failed scheduled invocations to the alarmed ScheduleFailuresQueue', () => {
+      const schedules = Object.entries(get().manifest).filter(([, fn]) => (fn.events ?? []).some((e) => 'schedule' in e));
+      expect(schedules.length).toBeGreaterThan(0);
+      const configs = resourcesOfType('AWS::Lambda::EventInvokeConfig');
+      for (const [name] of schedules) {
+        const fn = lambdaByName().get(name);
+        const lambdaId = Object.entries(all().find((t) => t.file === fn?.file)?.template.Resources ?? {}).find(([, r]) => r === fn?.resource)?.[0];
+        const config = configs.find((c) => (c.resource.Properties?.FunctionName as { Ref?: string })?.Ref === lambdaId);
+        const destination = (config?.resource.Properties?.DestinationConfig as { OnFailure?: { Destination: unknown } } | undefined)?.OnFailure?.Destination;
+        expect([name, getAttId(throughParameters(get(), config?.file ?? '', destination))]).toEqual([name, 'ScheduleFailuresQueue']);
+      }
+    });
+
+    it('reserves concurrency for the job stream function', () => {
+      expect(lambdaByName().get('jobStream')?.resource.Properties?.ReservedConcurrentExecutions).toBe(50);
+    });
+  });
+}

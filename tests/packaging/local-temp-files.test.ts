@@ -1,0 +1,71 @@
+/**
+ * The local service (what `npm start`, the service tests and the benchmarks
+ * run) leaves nothing behind in the system temp directory: serverless-esbuild
+ * copies every function's bundle into a temp directory on each start, so the
+ * serverless offline child gets its own TMPDIR under .local/tmp, removed on
+ * stop; a throwaway data directory is removed too.
+ *
+ * Boots the embedded stack and serverless offline once (about a minute).
+ */
+import fs from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { startLocalService } = require('../../localstack/service.js');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { privateTempDir, sweepStaleTempDirs } = require('../../localstack/offline.js');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const noFiles = { MACHINE_SETTINGS_FILE: '/nonexistent/settings.env', DOTENV_FILE: '/nonexistent/.env' };
+
+describe('local service temp files', () => {
+  it('writes no function copies to the system temp directory and removes its own on stop', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'contents-inventory-temp-test-'));
+    const service = await startLocalService({
+      stage: 'tmpcheck',
+      dataDir,
+      removeDataDirOnStop: true,
+      ports: { http: await freePort(), lambda: await freePort(), stream: await freePort() },
+      env: { ...noFiles, APP_ENV: 'local', LOG_LEVEL: 'ERROR' },
+    }).catch((err: Error) => {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      throw err;
+    });
+    const { offlinePid, offlineTempDir } = service as { offlinePid: number; offlineTempDir: string };
+    await service.stop();
+
+    // serverless-esbuild names its copies <function>-<pid>-<time>-<hex>.
+    const leftovers = fs.readdirSync(os.tmpdir()).filter((entry) => entry.includes(`-${offlinePid}-`));
+    expect(leftovers).toEqual([]);
+    expect(path.relative(path.join(__dirname, '..', '..', '.local'), offlineTempDir).startsWith('..')).toBe(false);
+    expect(fs.existsSync(offlineTempDir)).toBe(false);
+    expect(fs.existsSync(dataDir)).toBe(false);
+  }, 6 * 60_000);
+
+  it('removes the temp directories of runs that died without stopping, and keeps those of live ones', () => {
+    const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'offline-sweep-test-'));
+    try {
+      // This process is alive: its directory stays.
+      const live = privateTempDir(tempRoot);
+      const dead = path.join(tempRoot, 'offline-999999999-abc123');
+      fs.mkdirSync(path.join(dead, 'getRoom-999999999-1-ff'), { recursive: true });
+      expect(sweepStaleTempDirs(tempRoot)).toEqual(['offline-999999999-abc123']);
+      expect(fs.existsSync(dead)).toBe(false);
+      expect(fs.existsSync(live)).toBe(true);
+    } finally {
+      fs.rmSync(tempRoot, { recursive: true, force: true });
+    }
+  });
+});
