@@ -1,6 +1,6 @@
 /**
  * Client of the AI model gateway (spec: Processing rules shared by all
- * pipelines, rules 8-9; ProcessingJob ai_* fields; DESIGN §6). The gateway is
+ * pipelines, rules 8-9; ProcessingJob ai_* fields). The gateway is
  * OpenAI-compatible chat completions, OpenRouter by default, so any compatible
  * endpoint can be configured by OPENROUTER_BASE_URL.
  *

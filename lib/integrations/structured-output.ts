@@ -1,7 +1,7 @@
 /**
  * Reading the model's structured answer `{"items": [...]}` (spec: Photo
  * pipeline > Output budget and truncation: "Complete items before the cutoff
- * are kept"; DESIGN §6).
+ * are kept").
  *
  * Models wrap JSON in a ```json fence or a sentence now and then, and an answer
  * cut short at the token limit ends mid-item. salvageItems reads the first

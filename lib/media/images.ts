@@ -1,6 +1,6 @@
 /**
  * Photo decoding and normalisation for workers (SPEC "Photo pipeline (live
- * path)" and "Uploads", DESIGN "Images"). Loads sharp, which HTTP handlers do
+ * path)" and "Uploads"). Loads sharp, which HTTP handlers do
  * not ship; the one entry point the photo modules import.
  *
  * - ./normalize: normalizePhoto, the background re-encode to an upright sRGB JPEG.

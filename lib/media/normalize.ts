@@ -1,6 +1,6 @@
 /**
- * normalizePhoto: the background re-encode (SPEC "Photo pipeline (live path)" and "Uploads",
- * DESIGN "Images"). Any supported input becomes an upright, 8-bit sRGB, 3-channel baseline
+ * normalizePhoto: the background re-encode (SPEC "Photo pipeline (live path)" and "Uploads").
+ * Any supported input becomes an upright, 8-bit sRGB, 3-channel baseline
  * JPEG without metadata, plus the EXIF capture date.
  *
  * Decoders. sharp (prebuilt libvips) decodes JPEG, PNG, WebP, GIF, TIFF and AVIF; HEVC HEIC

@@ -1,5 +1,5 @@
 /**
- * The step-function-style engine (DESIGN §5). A job runs a declared pipeline
+ * The step-function-style engine. A job runs a declared pipeline
  * one SQS message at a time:
  *
  *  - A stage message {job_id, run_id, stage} runs only after a conditional

@@ -2,7 +2,7 @@
  * Reading staged photos: the job's list (GET /api/jobs/{id}/staged-photos)
  * and the capability URL that serves one photo (GET /api/photos/{job_id}/{filename},
  * spec: Capability URLs). The photo route answers 302 to a short-lived
- * presigned GET, so S3 serves the bytes and HTTP Range (DESIGN §4).
+ * presigned GET, so S3 serves the bytes and HTTP Range.
  */
 import type { Identity } from '../auth/identity';
 import { isSafeFileName, presignedGet } from '../blob/client';

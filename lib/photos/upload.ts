@@ -1,6 +1,5 @@
 /**
- * POST /api/upload-photos and /append (spec: Uploads; DESIGN §4 "Photo
- * multipart POST"). The body is a manifest of the browser's files; nothing is
+ * POST /api/upload-photos and /append (spec: Uploads). The body is a manifest of the browser's files; nothing is
  * written until all of it is valid. Each file gets a presigned POST straight to
  * the bucket, limited by content-length-range to its declared size, so the
  * bytes reserved against MAX_PHOTO_UPLOAD_MB when the URLs are issued are an

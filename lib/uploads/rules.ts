@@ -1,7 +1,7 @@
 /**
  * The pure rules of the chunked video/audio upload (spec: Uploads > Chunked
  * upload; Limits > MAX_UPLOAD_SIZE_MB, MAX_CHUNK_BYTES,
- * RECOMMENDED_CHUNK_BYTES; DESIGN §4 "Chunked upload through the server").
+ * RECOMMENDED_CHUNK_BYTES).
  * No I/O here: the service (service.ts) applies these to S3's answers.
  */
 import type { Settings } from '../config';

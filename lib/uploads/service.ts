@@ -1,6 +1,6 @@
 /**
  * Chunked video/audio upload use cases (spec: Uploads > Chunked upload;
- * States: video/audio upload rows; DESIGN §4). Bytes never pass through a
+ * States: video/audio upload rows). Bytes never pass through a
  * Lambda: init opens an S3 multipart upload, the browser PUTs parts to
  * presigned URLs, complete checks S3's part list and assembles the object,
  * then creates the job.

@@ -1,6 +1,6 @@
 /**
  * The S3 side of a chunked upload: a multipart upload whose parts the browser
- * PUTs straight to the bucket through presigned UploadPart URLs (DESIGN §4).
+ * PUTs straight to the bucket through presigned UploadPart URLs.
  * Each URL signs the part's exact Content-Length, so S3 refuses a body of any
  * other size (SignatureDoesNotMatch); that is also how MAX_CHUNK_BYTES is
  * enforced, since no part is ever signed larger than chunk_size.

@@ -1,6 +1,6 @@
 /**
  * The stale-upload sweep (spec: uploads abandoned for over a day are swept;
- * DESIGN: a schedule plus the bucket's AbortIncompleteMultipartUpload rule).
+ * a schedule here, backed by the bucket's AbortIncompleteMultipartUpload rule).
  * Reads only the open-uploads index, oldest first; each upload is first
  * marked 'expired' (conditional on still being open, so a complete that got
  * there first wins) and then its multipart upload is aborted.

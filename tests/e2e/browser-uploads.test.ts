@@ -1,6 +1,6 @@
 /**
  * Uploads from a real browser (spec: Uploads > Chunked upload, Photo
- * uploads; DESIGN §4): headless Chromium loads a page from an allowed origin
+ * uploads): headless Chromium loads a page from an allowed origin
  * (http://app.example.test, see tests/support/browser.ts for how that origin
  * reaches a loopback server) and, from inside the page with fetch as the SPA
  * does:

@@ -1,7 +1,7 @@
 /**
  * Photo uploads over real HTTP, as the browser does them (spec: Uploads,
  * Photo pipeline (live path) 1, States: upload-photos rows, Errors 400/409/413,
- * Limits; DESIGN §4 "Photo multipart POST" and "Byte streams with HTTP Range"):
+ * Limits):
  *
  *   manifest → POST each file to its presigned POST → confirm → the photo
  *   worker re-encodes each to an upright JPEG → staged-photos list → the

@@ -1,6 +1,6 @@
 /**
  * Chunked video/audio uploads over real HTTP (spec: Uploads > Chunked upload;
- * States: video/audio upload; Errors 400/413; DESIGN §4): the browser's path
+ * States: video/audio upload; Errors 400/413): the browser's path
  * is init → part URLs → PUT each part straight to S3 → status → complete,
  * and the probe worker then stores the measured duration on the job.
  * Every refusal is checked to have written nothing.

@@ -1,5 +1,5 @@
 /**
- * The contract with the vision model for photo groups (DESIGN §6): the model
+ * The contract with the vision model for photo groups: the model
  * is asked for JSON of this shape (response_format with the JSON schema made
  * from the same zod schema), and every item of the answer is validated with
  * it one by one, so a partial answer still yields its complete items.
