@@ -28,6 +28,7 @@ import { indexes, keys, withoutKeys } from '../db/keys';
 import { setClauses } from '../db/update';
 import { getJob, type Job, type OwedRefund } from '../jobs/job';
 import { logger } from '../observability/logger';
+import { withRetry } from '../retry';
 import { getTeam } from '../teams/team';
 import { getUser } from '../users/user';
 import { billingClient, jobChargeReference, spendDescription, unbilledRefundReference, type BillingDeps } from './ledger';
@@ -83,18 +84,29 @@ export interface Settlement {
   job: Job | null;
 }
 
+/** A settlement's write lost to a newer one (billing_version moved): read the job again and settle what it owes now. */
+class LostToNewerWrite extends Error {
+  override readonly name = 'LostToNewerWrite';
+}
+
+/** Passes of settleJobBilling before it leaves the rest to the sweep; a lost pass is retried at once (every call is idempotent). */
+const SETTLE_RETRY = { attempts: 4, backoffMs: 0, retryable: (err: unknown) => err instanceof LostToNewerWrite } as const;
+
 /** Settles what the job owes now; never raises. */
 export async function settleJobBilling(jobId: string, deps: BillingDeps = {}): Promise<Settlement> {
   try {
-    for (let attempt = 0; attempt < 4; attempt++) {
+    return await withRetry(async () => {
       const job = await getJob(jobId);
       if (!job || !owesBilling(job)) return { state: 'none', refundedWhole: false, job };
       const done = await settleOnce(job, deps);
-      if (done) return done;
-    }
-    logger.warn('billing settlement kept losing to newer writes; the sweep will finish it', { job_id: jobId });
-    return { state: 'pending', refundedWhole: false, job: await getJob(jobId) };
+      if (!done) throw new LostToNewerWrite(`billing settlement of job ${jobId} lost to a newer write`);
+      return done;
+    }, SETTLE_RETRY);
   } catch (err) {
+    if (err instanceof LostToNewerWrite) {
+      logger.warn('billing settlement kept losing to newer writes; the sweep will finish it', { job_id: jobId });
+      return { state: 'pending', refundedWhole: false, job: await getJob(jobId).catch(() => null) };
+    }
     logger.error('billing settlement failed; the sweep will retry it', { job_id: jobId, error: err instanceof Error ? err.message : String(err) });
     return { state: 'pending', refundedWhole: false, job: null };
   }

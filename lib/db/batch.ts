@@ -1,5 +1,5 @@
-/** Bulk reads and deletes by key, with DynamoDB's unprocessed-item retries. */
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+/** Bulk reads and writes by key, with DynamoDB's unprocessed-item retries. */
+import { BatchGetCommand, BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { withRetry } from '../retry';
 import { db, tableName } from './client';
 
@@ -14,7 +14,7 @@ type WriteRequest = { DeleteRequest: { Key: RowKey } } | { PutRequest: { Item: R
  */
 export const UNPROCESSED_RETRY = { attempts: 10, backoffMs: 50, maxBackoffMs: 1000 } as const;
 
-/** Some items of a batch were left unprocessed; the batch is sent again with only those. */
+/** Some items (or keys) of a batch were left unprocessed; the batch is sent again with only those. */
 export class UnprocessedItems extends Error {
   override readonly name = 'UnprocessedItems';
   constructor(readonly count: number) {
@@ -35,6 +35,30 @@ async function batchWrite(all: WriteRequest[]): Promise<void> {
       { ...UNPROCESSED_RETRY, retryable: (err) => err instanceof UnprocessedItems },
     );
   }
+}
+
+/**
+ * Rows by key, 100 keys per BatchGet, asking again for the keys DynamoDB left
+ * unprocessed (same policy as writes). Rows that do not exist are absent; the
+ * order of the answer is DynamoDB's, not the keys'.
+ */
+export async function getRows(rowKeys: RowKey[], options: { consistentRead?: boolean } = {}): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  for (let i = 0; i < rowKeys.length; i += 100) {
+    let requestKeys = rowKeys.slice(i, i + 100);
+    await withRetry(
+      async () => {
+        const { Responses, UnprocessedKeys } = await db().send(
+          new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requestKeys, ConsistentRead: options.consistentRead } } }),
+        );
+        rows.push(...(Responses?.[tableName()] ?? []));
+        requestKeys = (UnprocessedKeys?.[tableName()]?.Keys ?? []) as RowKey[];
+        if (requestKeys.length > 0) throw new UnprocessedItems(requestKeys.length);
+      },
+      { ...UNPROCESSED_RETRY, retryable: (err) => err instanceof UnprocessedItems },
+    );
+  }
+  return rows;
 }
 
 export async function deleteKeys(rowKeys: RowKey[]): Promise<void> {

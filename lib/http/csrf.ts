@@ -12,6 +12,9 @@ import type { HttpMethod } from './route';
 
 const STATE_CHANGING: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** Whether requests of this method get the check (also read by the OpenAPI document, lib/http/openapi.ts). */
+export const isStateChanging = (method: HttpMethod) => STATE_CHANGING.has(method);
+
 export const CROSS_SITE_REFUSED =
   'Cross-site request refused: a write signed in by cookie needs an Origin header from an allowed origin (CORS_ORIGINS) or an X-Requested-With header.';
 

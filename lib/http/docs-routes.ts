@@ -1,3 +1,4 @@
+import type { ApiDescription } from './openapi';
 import { defineRoute } from './route';
 
 export const docsRoutes = {
@@ -5,4 +6,32 @@ export const docsRoutes = {
     name: 'openapi', method: 'GET', path: '/api/openapi.json', auth: 'none', tag: 'docs',
     summary: 'This OpenAPI 3.1 document, generated from the validation schemas.', handler: 'api/docs/get-openapi',
   }),
+};
+
+/** The service as the API document describes it; every route's tag must be listed here. */
+export const serviceApi: ApiDescription = {
+  title: 'Contents Inventory Service',
+  version: '0.1.0',
+  description: [
+    'Turns walkthrough videos, voice notes, photos and vendor PDF contents lists into inventory line items for insurance claims.',
+    '',
+    'Sign in with the claims platform’s bearer token or its login cookie. Errors are `{"detail": "..."}` with the status code;',
+    'validation errors (422) add `errors: [{field, message}]`. Writes signed in by the cookie need an allowed `Origin` or an',
+    '`X-Requested-With` header (else 403), and request bodies are JSON (else 415).',
+  ].join('\n'),
+  contact: { name: 'Contents Inventory Service maintainers' },
+  tags: {
+    health: 'Liveness and pipeline readiness.',
+    docs: 'This API document.',
+    auth: 'The signed-in user, sign-in configuration and hand-offs to the estimation platform.',
+    claims: 'Insurance claims: create, list, rename, archive and delete.',
+    rooms: 'Rooms of a claim, which jobs and items belong to.',
+    activity: 'The team’s activity feed and undo.',
+    jobs: 'Processing jobs: quotes, runs, progress events, logs, media and staged photos.',
+    admin: 'Admin-only actions on any team’s resources.',
+    uploads: 'Video, audio and photo uploads straight to storage through presigned URLs.',
+    inventory: 'The inventory line items a job produced.',
+    billing: 'The team’s credit balance and usage.',
+    settings: 'Team settings: prompt presets and auto-approval rules.',
+  },
 };

@@ -84,8 +84,8 @@ export const jobRoutes = {
   }),
   stream: defineRoute({
     name: 'jobStreamRedirect', method: 'GET', path: '/api/jobs/{id}/stream', auth: 'capability', tag: 'jobs',
-    summary: 'Server-sent events (progress, log, metrics): 307 to the streaming endpoint, which polls about every 1.5 s for up to about 10 minutes.',
-    handler: 'api/jobs/job-stream', params: idParams, successStatus: 307, errors: [404, 503],
+    summary: 'Server-sent events (progress, log, metrics): 307 to the streaming endpoint, which polls about every 1.5 s for up to about 10 minutes and answers 429 while the job already has 5 streams open.',
+    handler: 'api/jobs/job-stream', params: idParams, successStatus: 307, errors: [404, 429, 503],
   }),
   dismiss: defineRoute({
     name: 'dismissJob', method: 'POST', path: '/api/admin/jobs/{id}/dismiss', auth: 'admin', tag: 'admin',

@@ -16,6 +16,7 @@ import { conflict, serviceUnavailable } from '../http/errors';
 import { startJob } from '../orchestrator/engine';
 import { pipelineRefForSource } from '../pipelines/catalog';
 import { countPhotoAiRequests } from '../photos/requests';
+import { photoWriteLocked, photoWriteLockFree } from '../photos/staged-photo-writes';
 import { roomItemCountByJob } from '../rooms/counts';
 import { loadJobForTeam, loadRoomForTeam } from '../tenancy/scope';
 import { deleteJobRows, getJob, isProcessing, listRoomJobs, listTeamJobs, STARTABLE_STATUSES, type Job } from './job';
@@ -70,22 +71,29 @@ export async function quoteJobFor(identity: Identity, jobId: string) {
   };
 }
 
+export const PHOTOS_BEING_SAVED = "A change to this job's photos is still being saved; process the job once it is done. Nothing was charged.";
+
 /**
  * POST /api/jobs/{id}/process: from awaiting_grouping, awaiting_confirmation or
  * error (an errored job is charged again). Credits are spent up front — a flat
  * refusal is the spec's 402 and changes nothing — then the pipeline starts.
+ * A job whose photo-write lock is held (a grouping edit still committing) is
+ * 409 and nothing is charged or started.
  */
 export async function processJobFor(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   if (!STARTABLE_STATUSES.includes(job.status)) {
     throw conflict(isProcessing(job.status) ? 'The job is already being processed.' : `A ${job.status} job cannot be processed.`);
   }
+  // A large grouping edit commits in several transactions: a plan fixed now could take its photos half-regrouped.
+  if (photoWriteLocked(job)) throw conflict(PHOTOS_BEING_SAVED);
   const pipeline = pipelineRefForSource(job.source_type);
   if (!pipeline) throw serviceUnavailable(`Processing ${job.source_type} jobs is not available in this deployment yet. Nothing was charged.`);
   requireMeasured(job);
   const charge = await chargeFor(job);
   const charged = await chargeJobUpFront({ job, team: identity.team, user: identity.user, credits: charge.credits });
-  const started = await startJob(charged.job, pipeline);
+  // The lock is checked again in the start write itself: an edit that took it after the check above must not be planned half-applied.
+  const started = await startJob(charged.job, pipeline, {}, photoWriteLockFree());
   if (!started) {
     // Someone else started (or cancelled) it between our read and our write.
     // A racing start shares our charge reference, so only refund if the job is not running on it.

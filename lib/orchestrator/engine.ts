@@ -51,12 +51,19 @@ const noRedelivery: UnitDelivery = { retryAfter: async () => undefined };
  * Starts (or restarts) a job on a pipeline: status pending, a fresh run, the
  * first stage queued. Returns null when the job is not in a startable state.
  */
-export async function startJob(job: Job, definition: PipelineDefinition | PipelineRef, extra: Partial<Job> = {}): Promise<Job | null> {
+export async function startJob(
+  job: Job,
+  definition: PipelineDefinition | PipelineRef,
+  extra: Partial<Job> = {},
+  /** A further condition the start write must meet (e.g. no photo edit under way); null result when it does not. */
+  guard: { condition: string; values: Record<string, unknown> } | null = null,
+): Promise<Job | null> {
   const pipeline = refOf(definition);
   const now = new Date().toISOString();
   const started = await updateJob(job.id, {
     // A follow-up pass starts from a complete job and keeps its earlier stage timings.
     expectStatus: pipeline.followUp ? ['complete'] : STARTABLE_STATUSES,
+    ...(guard ?? {}),
     set: {
       ...extra,
       status: 'pending',

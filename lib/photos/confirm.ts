@@ -24,7 +24,8 @@ import { JOB_NOT_FOUND, loadJobForTeam } from '../tenancy/scope';
 import type { NormalizeMessage } from './normalize';
 import { deleteObject, headObject, readObjectHead } from '../blob/objects';
 import { decodeMetaFilename, PHOTO_UPLOAD_STATUSES, photoObjectKeys, SINGLE_PHOTO_MAX_BYTES, SINGLE_PHOTO_MAX_MB } from './rules';
-import { getStagedPhotos, insertStagedPhotos, newStagedPhoto, type StagedPhoto } from './staged-photo';
+import { withRetry } from '../retry';
+import { getStagedPhotos, insertStagedPhotos, newStagedPhoto, PHOTO_TRANSACTION_RETRY, type StagedPhoto } from './staged-photo';
 import { EMPTY_FILE, assertTakesPhotos, type SkippedPhoto } from './upload';
 import { stagedPhotoView } from './view';
 
@@ -71,6 +72,17 @@ async function inspect(job: Job, index: number, existing: StagedPhoto | undefine
   return { kind: 'new', photo };
 }
 
+/** Rows still to write after a pass of insertAll (an index raced, or a transaction conflict). */
+class PhotosPending extends Error {
+  override readonly name = 'PhotosPending';
+  constructor(readonly count: number) {
+    super('could not record the staged photos: the job kept changing');
+  }
+}
+
+/** Passes of insertAll before a confirm gives up on a job that keeps changing. */
+const INSERT_PASSES = 9;
+
 /**
  * Writes the new rows (99 per transaction with the job's byte counter). A
  * photo that appeared meanwhile (a concurrent confirm of the same index) is
@@ -80,27 +92,30 @@ async function insertAll(job: Job, candidates: StagedPhoto[]): Promise<{ created
   const created: StagedPhoto[] = [];
   const raced: StagedPhoto[] = [];
   let pending = candidates;
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(2000, 40 * 2 ** attempt + Math.random() * 60)));
-    if (attempt > 8) throw new Error('could not record the staged photos: the job kept changing');
-    const retry: StagedPhoto[] = [];
-    for (let i = 0; i < pending.length; i += 99) {
-      const chunk = pending.slice(i, i + 99);
-      const outcome = await insertStagedPhotos(job.id, chunk, PHOTO_UPLOAD_STATUSES);
-      if (outcome === 'inserted') created.push(...chunk);
-      else if (outcome === 'job-state') {
-        const now = await getJob(job.id, true);
-        if (!now) throw notFound(JOB_NOT_FOUND);
-        assertTakesPhotos(now);
-        throw conflict('The job changed while the photos were being confirmed; try again.');
-      } else if (outcome === 'photo-exists') {
-        const taken = await getStagedPhotos(job.id, chunk.map((p) => p.index));
-        raced.push(...taken.values());
-        retry.push(...chunk.filter((p) => !taken.has(p.index)));
-      } else retry.push(...chunk);
-    }
-    pending = retry;
-  }
+  if (pending.length === 0) return { created, raced };
+  await withRetry(
+    async () => {
+      const retry: StagedPhoto[] = [];
+      for (let i = 0; i < pending.length; i += 99) {
+        const chunk = pending.slice(i, i + 99);
+        const outcome = await insertStagedPhotos(job.id, chunk, PHOTO_UPLOAD_STATUSES);
+        if (outcome === 'inserted') created.push(...chunk);
+        else if (outcome === 'job-state') {
+          const now = await getJob(job.id, true);
+          if (!now) throw notFound(JOB_NOT_FOUND);
+          assertTakesPhotos(now);
+          throw conflict('The job changed while the photos were being confirmed; try again.');
+        } else if (outcome === 'photo-exists') {
+          const taken = await getStagedPhotos(job.id, chunk.map((p) => p.index));
+          raced.push(...taken.values());
+          retry.push(...chunk.filter((p) => !taken.has(p.index)));
+        } else retry.push(...chunk);
+      }
+      pending = retry;
+      if (pending.length > 0) throw new PhotosPending(pending.length);
+    },
+    { ...PHOTO_TRANSACTION_RETRY, attempts: INSERT_PASSES, retryable: (err) => err instanceof PhotosPending },
+  );
   return { created, raced };
 }
 

@@ -28,7 +28,8 @@ import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '
 import { keys } from '../db/keys';
 import { setClauses } from '../db/update';
 import { logger } from '../observability/logger';
-import { getStagedPhotos, stagedPhotoItem, type StagedPhoto } from './staged-photo';
+import { withRetry } from '../retry';
+import { getStagedPhotos, PHOTO_TRANSACTION_RETRY, stagedPhotoItem, type StagedPhoto } from './staged-photo';
 
 type PhotoFields = Partial<Omit<StagedPhoto, 'id' | 'job_id' | 'index'>>;
 
@@ -49,6 +50,11 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 export function photoWriteLocked(job: object, now = Date.now()): boolean {
   const row = job as { photo_write_lock?: string | null; photo_write_lock_until?: number | null };
   return Boolean(row.photo_write_lock) && (row.photo_write_lock_until ?? 0) >= now;
+}
+
+/** The condition, for a job write, that no multi-transaction photo edit holds the job (none, or expired). */
+export function photoWriteLockFree(now = Date.now()): { condition: string; values: Record<string, unknown> } {
+  return { condition: 'attribute_not_exists(photo_write_lock) OR photo_write_lock_until < :photoLockNow', values: { ':photoLockNow': now } };
 }
 
 function statusCondition(jobStatuses: readonly string[]) {
@@ -89,22 +95,31 @@ function transactItem(jobId: string, write: StagedPhotoWrite, at: string): Trans
   };
 }
 
+const cancellationCodes = (err: unknown) => ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code);
+
+/** A transaction that lost to a concurrent one on one of its rows: nothing of it was written, so it can run again. */
+const lostTransactionRace = (err: unknown) => isTransactionCanceled(err) && cancellationCodes(err).includes('TransactionConflict');
+
+/** Tries of one chunk that keeps losing to concurrent transactions. */
+const CHUNK_ATTEMPTS = 7;
+
 /** One transaction of row writes plus the job check; a lost race with another transaction is retried. */
-async function writeChunk(jobId: string, chunk: StagedPhotoWrite[], check: TransactItem, at: string): Promise<WriteOutcome> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: [...chunk.map((w) => transactItem(jobId, w, at)), check] }));
-      return 'written';
-    } catch (err) {
-      if (!isTransactionCanceled(err)) throw err;
-      const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-      if (reasons[chunk.length]?.Code === 'ConditionalCheckFailed') return 'job-state';
-      if (reasons.some((r) => r.Code === 'ConditionalCheckFailed')) return 'row-changed';
-      // A concurrent transaction held one of the rows: nothing of this chunk was written, so it can run again.
-      if (!reasons.some((r) => r.Code === 'TransactionConflict') || attempt >= 6) throw err;
-      await new Promise((r) => setTimeout(r, Math.min(2000, 40 * 2 ** attempt + Math.random() * 60)));
-    }
-  }
+function writeChunk(jobId: string, chunk: StagedPhotoWrite[], check: TransactItem, at: string): Promise<WriteOutcome> {
+  return withRetry(
+    async (): Promise<WriteOutcome> => {
+      try {
+        await db().send(new TransactWriteCommand({ TransactItems: [...chunk.map((w) => transactItem(jobId, w, at)), check] }));
+        return 'written';
+      } catch (err) {
+        if (!isTransactionCanceled(err)) throw err;
+        const codes = cancellationCodes(err);
+        if (codes[chunk.length] === 'ConditionalCheckFailed') return 'job-state';
+        if (codes.includes('ConditionalCheckFailed')) return 'row-changed';
+        throw err;
+      }
+    },
+    { ...PHOTO_TRANSACTION_RETRY, attempts: CHUNK_ATTEMPTS, retryable: lostTransactionRace },
+  );
 }
 
 /**
@@ -122,7 +137,7 @@ export async function writeStagedPhotos(jobId: string, writes: StagedPhotoWrite[
   if (!fits) return 'row-changed';
 
   const token = randomUUID();
-  if (!(await takeLock(jobId, jobStatuses, token))) return 'job-state';
+  if (!(await takePhotoWriteLock(jobId, jobStatuses, token))) return 'job-state';
   const check = jobCheck(jobId, jobStatuses, token, Date.now());
   let attempted = 0;
   try {
@@ -141,11 +156,16 @@ export async function writeStagedPhotos(jobId: string, writes: StagedPhotoWrite[
     await undo(jobId, writes.slice(0, attempted), before);
     throw err;
   } finally {
-    await releaseLock(jobId, token);
+    await releasePhotoWriteLock(jobId, token);
   }
 }
 
-async function takeLock(jobId: string, jobStatuses: readonly string[], token: string): Promise<boolean> {
+/**
+ * Takes the job's photo-write lock for PHOTO_WRITE_LOCK_MS, only while the job
+ * is in one of `jobStatuses` and no unexpired lock is held; false otherwise.
+ * Processing refuses a job while it is held (lib/jobs/service.ts).
+ */
+export async function takePhotoWriteLock(jobId: string, jobStatuses: readonly string[], token: string): Promise<boolean> {
   const status = statusCondition(jobStatuses);
   const now = Date.now();
   try {
@@ -166,7 +186,8 @@ async function takeLock(jobId: string, jobStatuses: readonly string[], token: st
   }
 }
 
-async function releaseLock(jobId: string, token: string): Promise<void> {
+/** Releases the lock if `token` still holds it; never raises (an unreleased lock expires by itself). */
+export async function releasePhotoWriteLock(jobId: string, token: string): Promise<void> {
   try {
     await db().send(
       new UpdateCommand({
@@ -211,6 +232,9 @@ function undoCommand(jobId: string, write: StagedPhotoWrite, before: Map<number,
   });
 }
 
+/** Tries of one undo write: 50 ms doubling. */
+const UNDO_RETRY = { attempts: 4, backoffMs: 50 } as const;
+
 /** Takes the committed chunks back. A row someone changed since is left as they made it. */
 async function undo(jobId: string, applied: StagedPhotoWrite[], before: Map<number, StagedPhoto>): Promise<void> {
   if (applied.length === 0) return;
@@ -220,18 +244,21 @@ async function undo(jobId: string, applied: StagedPhotoWrite[], before: Map<numb
       limit(async () => {
         const command = undoCommand(jobId, write, before);
         if (!command) return;
-        for (let attempt = 0; ; attempt++) {
-          try {
-            await db().send(command as UpdateCommand);
-            return;
-          } catch (err) {
-            if (isConditionalCheckFailed(err)) return;
-            if (attempt >= 3) {
-              logger.error('staged photos: could not undo a photo write', { job_id: jobId, err });
-              throw err;
-            }
-            await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-          }
+        try {
+          await withRetry(
+            async () => {
+              try {
+                await db().send(command as UpdateCommand);
+              } catch (err) {
+                // The row no longer holds what this edit wrote: someone changed it since, and it stays as they made it.
+                if (!isConditionalCheckFailed(err)) throw err;
+              }
+            },
+            UNDO_RETRY,
+          );
+        } catch (err) {
+          logger.error('staged photos: could not undo a photo write', { job_id: jobId, err });
+          throw err;
         }
       }),
     ),

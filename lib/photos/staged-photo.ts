@@ -6,10 +6,10 @@
  */
 import { setClauses } from '../db/update';
 import { randomUUID } from 'node:crypto';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
-import { deleteKeys } from '../db/batch';
+import { deleteKeys, getRows } from '../db/batch';
 
 /** A user-drawn box: fractions (0..1) of the upright photo's width and height. */
 export interface SegmentBox {
@@ -161,6 +161,13 @@ export async function putStagedPhoto(photo: StagedPhoto): Promise<boolean> {
   }
 }
 
+/**
+ * Pauses between tries of a photo transaction that lost to a concurrent one
+ * on the same rows (TransactionConflict, or an index taken meanwhile):
+ * jittered so two racing confirms or edits do not collide again in step.
+ */
+export const PHOTO_TRANSACTION_RETRY = { backoffMs: 80, maxBackoffMs: 2000, jitter: true } as const;
+
 export type InsertOutcome = 'inserted' | 'photo-exists' | 'job-state' | 'conflict';
 
 /**
@@ -209,26 +216,10 @@ export async function getStagedPhoto(jobId: string, index: number): Promise<Stag
   return Item ? fromItem(Item) : null;
 }
 
-/** The photos at these indices that exist (consistent reads, 100 keys per call). */
+/** The photos at these indices that exist (consistent reads; lib/db/batch retries unprocessed keys). */
 export async function getStagedPhotos(jobId: string, indices: number[]): Promise<Map<number, StagedPhoto>> {
-  const found = new Map<number, StagedPhoto>();
-  const unique = [...new Set(indices)];
-  for (let i = 0; i < unique.length; i += 100) {
-    let requestKeys: Record<string, unknown>[] = unique.slice(i, i + 100).map((index) => keys.stagedPhoto(jobId, index));
-    for (let attempt = 0; requestKeys.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** attempt)));
-      const { Responses, UnprocessedKeys } = await db().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requestKeys, ConsistentRead: true } } }),
-      );
-      for (const row of Responses?.[tableName()] ?? []) {
-        const photo = fromItem(row);
-        found.set(photo.index, photo);
-      }
-      requestKeys = (UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-      if (attempt > 8 && requestKeys.length > 0) throw new Error('BatchGet kept returning unprocessed keys');
-    }
-  }
-  return found;
+  const rows = await getRows([...new Set(indices)].map((index) => keys.stagedPhoto(jobId, index)), { consistentRead: true });
+  return new Map(rows.map((row) => fromItem(row)).map((photo) => [photo.index, photo]));
 }
 
 /** Every staged photo of a job, in index order. */

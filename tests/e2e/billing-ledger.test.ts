@@ -9,6 +9,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
+import { PHOTOS_BEING_SAVED } from '../../lib/jobs/service';
+import { GROUPING_STATUSES } from '../../lib/photos/grouping';
+import { releasePhotoWriteLock, takePhotoWriteLock } from '../../lib/photos/staged-photo-writes';
 import { Client, eventually } from '../support/api';
 import { getRow, invokeFunction } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
@@ -97,5 +100,38 @@ describe('billing matches the ledger', () => {
     const refunds = (await fakeBilling.requests(teamId)).filter((r) => r.path === '/api/v1/credits/refund' && r.answered === 200);
     expect(refunds).toHaveLength(1);
     expect((await client.get(`/api/jobs/${jobId}`)).body).toMatchObject({ billing_refunded: true });
+  });
+
+  it('charges and starts nothing while a large grouping edit still holds the photos, and processes once it is released', async () => {
+    const { client, room, teamId } = await fundedTeam(10);
+    const name = `ledger-locked-${tag()}.jpg`;
+    await gateway.script(name, [{ items: [item('Floor lamp')] }]);
+    const { jobId } = await photoJob(client, room.id, [await photo(4)], [name]);
+    // The lock a regroup of more photos than one transaction holds while it commits its chunks.
+    const token = randomUUID();
+    expect(await takePhotoWriteLock(jobId, GROUPING_STATUSES, token)).toBe(true);
+    const runFields = (row: Record<string, any> | null) => ({
+      status: row?.status,
+      billing_charged: row?.billing_charged ?? null,
+      billing_rounds: row?.billing_rounds ?? null,
+      run_id: row?.run_id ?? null,
+      pipeline: row?.pipeline ?? null,
+    });
+    const before = runFields(await jobRow(jobId));
+    expect(before.status).toBe('awaiting_grouping');
+
+    const refused = await client.post(`/api/jobs/${jobId}/process`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({ detail: PHOTOS_BEING_SAVED });
+    expect(await fakeBilling.balance(teamId)).toBe(10);
+    expect(await fakeBilling.spends(teamId)).toEqual([]);
+    expect(runFields(await jobRow(jobId))).toEqual(before);
+    expect((await client.get(`/api/jobs/${jobId}`)).body).toMatchObject({ status: 'awaiting_grouping', billing_charged: false });
+
+    await releasePhotoWriteLock(jobId, token);
+    expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
+    expect(await fakeBilling.balance(teamId)).toBe(9);
+    expect(await finished(client, jobId)).toMatchObject({ status: 'complete', billing_charged: true });
+    expect(await fakeBilling.spends(teamId)).toEqual([{ reference: `job:${jobId}:1`, amount: 1, refunded: 0, refunds: [] }]);
   });
 });

@@ -5,11 +5,15 @@
  * on (as POST process would) or a row the edit needs is gone.
  */
 import { randomUUID } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../lib/db/client';
 import { GROUPING_STATUSES } from '../../lib/photos/grouping';
 import { insertStagedPhotos, newStagedPhoto, type StagedPhoto } from '../../lib/photos/staged-photo';
-import { PHOTO_WRITE_LOCK_MS, writeStagedPhotos, type StagedPhotoWrite } from '../../lib/photos/staged-photo-writes';
+import { getJob, updateJob } from '../../lib/jobs/job';
+import { startJob } from '../../lib/orchestrator/engine';
+import { PHOTO_PIPELINE } from '../../lib/pipelines/catalog';
+import { PHOTO_WRITE_LOCK_MS, photoWriteLockFree, writeStagedPhotos, type StagedPhotoWrite } from '../../lib/photos/staged-photo-writes';
 import { doc, getRow, seedJob, setFields, table } from '../support/aws';
 
 const PHOTOS = 150;
@@ -108,5 +112,44 @@ describe('a grouping edit of 150 photos', () => {
     // an expired lock (its holder died) no longer blocks
     await setFields(`JOB#${jobId}`, 'JOB', { photo_write_lock_until: Date.now() - 1 });
     expect(await writeStagedPhotos(jobId, regroupWrites(photos), GROUPING_STATUSES)).toBe('written');
+  });
+
+  it('keeps processing from starting while an edit holds the job, in the start write itself', async () => {
+    const { jobId } = await jobWithPhotos();
+    await setFields(`JOB#${jobId}`, 'JOB', { photo_write_lock: 'an-edit', photo_write_lock_until: Date.now() + PHOTO_WRITE_LOCK_MS });
+    const job = (await getJob(jobId))!;
+    // The lock was taken after the caller's check: the start write alone must refuse.
+    expect(await startJob(job, PHOTO_PIPELINE, {}, photoWriteLockFree())).toBeNull();
+    expect(await getJob(jobId)).toEqual(job);
+    // The same guard lets a write through once the lock has expired (its holder died).
+    await setFields(`JOB#${jobId}`, 'JOB', { photo_write_lock_until: Date.now() - 1 });
+    expect(await updateJob(jobId, { set: { current_stage: 'checked' }, ...photoWriteLockFree() })).not.toBeNull();
+  });
+
+  it('sends a chunk again when it lost to a concurrent transaction, and gives up after a bounded number of tries', async () => {
+    const { jobId, photos } = await jobWithPhotos();
+    const client = db();
+    const send = client.send.bind(client);
+    let conflicts = 2;
+    let sent = 0;
+    const lost = () => new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }] });
+    jest.spyOn(client, 'send').mockImplementation((async (command: unknown, ...rest: unknown[]) => {
+      if (command instanceof TransactWriteCommand && JSON.stringify(command.input).includes(`JOB#${jobId}`)) {
+        sent++;
+        if (conflicts-- > 0) throw lost();
+      }
+      return (send as (...args: unknown[]) => Promise<unknown>)(command, ...rest);
+    }) as never);
+    expect(await writeStagedPhotos(jobId, [{ update: { index: 3, set: { group_index: 0 } } }], GROUPING_STATUSES)).toBe('written');
+    expect(sent).toBe(3);
+    expect((await photoRows(jobId)).find((r) => r.index === 3)?.group_index).toBe(0);
+
+    // A table that keeps conflicting: the edit fails with DynamoDB's error, after 7 tries, and writes nothing.
+    conflicts = Number.POSITIVE_INFINITY;
+    sent = 0;
+    const error = await writeStagedPhotos(jobId, [{ update: { index: 4, set: { group_index: 0 } } }], GROUPING_STATUSES).catch((e) => e);
+    expect(error).toBeInstanceOf(TransactionCanceledException);
+    expect(sent).toBe(7);
+    expect((await photoRows(jobId)).find((r) => r.index === 4)?.group_index).toBe(4);
   });
 });

@@ -1,12 +1,12 @@
 /**
- * Bulk writes (lib/db/batch.ts) and DynamoDB's unprocessed items: the
- * leftovers alone are sent again, and a table that keeps leaving items
- * unprocessed fails the write after UNPROCESSED_RETRY.attempts instead of
+ * Bulk reads and writes (lib/db/batch.ts) and DynamoDB's unprocessed items:
+ * the leftovers alone are sent again, and a table that keeps leaving items
+ * unprocessed fails the call after UNPROCESSED_RETRY.attempts instead of
  * looping until the function times out.
  */
-import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { deleteKeys, putRows, UNPROCESSED_RETRY, UnprocessedItems } from '../../lib/db/batch';
+import { deleteKeys, getRows, putRows, UNPROCESSED_RETRY, UnprocessedItems } from '../../lib/db/batch';
 import { loadSettings, resetSettings } from '../../lib/config';
 
 const TABLE = 'unit-batch-table';
@@ -46,5 +46,41 @@ describe('batch writes', () => {
     ddb.on(BatchWriteCommand).rejects(new Error('AccessDenied'));
     await expect(deleteKeys([{ pk: 'P', sk: 'S' }])).rejects.toThrow('AccessDenied');
     expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(1);
+  });
+});
+
+const askedKeys = (call: number) => {
+  const request = ddb.commandCalls(BatchGetCommand)[call].args[0].input.RequestItems?.[TABLE];
+  return { sks: (request?.Keys ?? []).map((k) => (k as { sk: string }).sk), consistent: request?.ConsistentRead };
+};
+
+describe('batch reads', () => {
+  it('asks 100 keys at a time, then only for the keys left unprocessed, and returns every row found', async () => {
+    const keys = Array.from({ length: 130 }, (_, i) => ({ pk: 'P', sk: `S${i}` }));
+    ddb
+      .on(BatchGetCommand)
+      .resolvesOnce({ Responses: { [TABLE]: keys.slice(0, 98) }, UnprocessedKeys: { [TABLE]: { Keys: [keys[98], keys[99]] } } })
+      .resolvesOnce({ Responses: { [TABLE]: [keys[98]] } }) // S99 does not exist
+      .resolvesOnce({ Responses: { [TABLE]: keys.slice(100) } });
+    const rows = await getRows(keys, { consistentRead: true });
+    expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(3);
+    expect(askedKeys(0)).toEqual({ sks: keys.slice(0, 100).map((k) => k.sk), consistent: true });
+    expect(askedKeys(1)).toEqual({ sks: ['S98', 'S99'], consistent: true });
+    expect(askedKeys(2).sks).toEqual(keys.slice(100).map((k) => k.sk));
+    expect(rows.map((r) => r.sk).sort()).toEqual(keys.filter((k) => k.sk !== 'S99').map((k) => k.sk).sort());
+  });
+
+  it('gives up with UnprocessedItems when the table keeps leaving keys unprocessed', async () => {
+    const key = { pk: 'P', sk: 'S' };
+    ddb.on(BatchGetCommand).resolves({ Responses: { [TABLE]: [] }, UnprocessedKeys: { [TABLE]: { Keys: [key] } } });
+    const error = await getRows([key]).catch((e) => e);
+    expect(error).toBeInstanceOf(UnprocessedItems);
+    expect(error).toMatchObject({ count: 1 });
+    expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(UNPROCESSED_RETRY.attempts);
+  });
+
+  it('sends nothing for no keys', async () => {
+    expect(await getRows([])).toEqual([]);
+    expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(0);
   });
 });

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { backgroundFunctions } from '../../lib/background/functions';
 import { loadSettings, resetSettings } from '../../lib/config';
+import { serviceApi } from '../../lib/http/docs-routes';
 import { openApiDocument } from '../../lib/http/openapi';
 import type { RouteContract } from '../../lib/http/route';
 import { routeTable } from '../../lib/api/route-table';
@@ -59,13 +60,95 @@ describe('routeTable', () => {
   });
 });
 
-describe('openApiDocument', () => {
-  const doc = openApiDocument(routeTable, { title: 'Contents inventory', version: '0.1.0' });
-  const paths = doc.paths as Record<string, Record<string, { operationId?: string; parameters?: { name: string; in: string }[] }>>;
+interface DocResponse {
+  description?: string;
+  content?: Record<string, { schema?: { $ref?: string } }>;
+}
+interface DocOperation {
+  operationId?: string;
+  description?: string;
+  tags?: string[];
+  security?: unknown[];
+  parameters?: { name: string; in: string }[];
+  requestBody?: unknown;
+  responses: Record<string, DocResponse>;
+}
 
-  it('is an OpenAPI 3.1.0 document with the info given', () => {
+describe('openApiDocument', () => {
+  const doc = openApiDocument(routeTable, serviceApi);
+  const paths = doc.paths as Record<string, Record<string, DocOperation>>;
+  const operationOf = (r: RouteContract) => paths[r.path][r.method.toLowerCase()];
+  const documents = (r: RouteContract, status: number) => String(status) in operationOf(r).responses;
+  const signedIn = (r: RouteContract) => r.auth !== 'none' && r.auth !== 'capability';
+  const writes = (r: RouteContract) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method);
+
+  it('is an OpenAPI 3.1.0 document with the service description', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info).toEqual({ title: 'Contents inventory', version: '0.1.0' });
+    expect(doc.info).toEqual({ title: serviceApi.title, version: serviceApi.version, description: serviceApi.description, contact: serviceApi.contact });
+    expect(doc.info.description.length).toBeGreaterThan(0);
+  });
+
+  it('gives every operation a description and a tag declared at the top level with a description', () => {
+    const declared = new Map(doc.tags.map((t) => [t.name, t.description]));
+    const wrong = routeTable
+      .filter((r) => {
+        const op = operationOf(r);
+        return !op.description?.trim() || op.tags?.length !== 1 || !declared.get(op.tags[0])?.trim() || !serviceApi.tags[r.tag];
+      })
+      .map(label);
+    expect(wrong).toEqual([]);
+  });
+
+  it('answers 403 on every write that accepts the login cookie (the cross-site check), and says why', () => {
+    const cookieWrites = routeTable.filter((r) => signedIn(r) && writes(r));
+    expect(cookieWrites.length).toBeGreaterThan(10);
+    const missing = cookieWrites.filter((r) => !/Cross-site request refused/.test(operationOf(r).responses['403']?.description ?? '')).map(label);
+    expect(missing).toEqual([]);
+    // Reads, and writes without a cookie credential (capability, none), are not checked, so not documented as such.
+    const extra = routeTable.filter((r) => !(signedIn(r) && writes(r)) && /Cross-site/.test(operationOf(r).responses['403']?.description ?? '')).map(label);
+    expect(extra).toEqual([]);
+  });
+
+  it('answers 415 on exactly the operations with a JSON request body', () => {
+    const withBody = routeTable.filter((r) => r.body).map(label).sort();
+    expect(withBody.length).toBeGreaterThan(5);
+    expect(routeTable.filter((r) => operationOf(r).requestBody).map(label).sort()).toEqual(withBody);
+    expect(routeTable.filter((r) => documents(r, 415)).map(label).sort()).toEqual(withBody);
+  });
+
+  it('answers 409 and 422 for reused Idempotency-Keys on the idempotent operations', () => {
+    const wrong = routeTable
+      .filter((r) => r.idempotent)
+      .filter((r) => {
+        const { responses } = operationOf(r);
+        return !/Idempotency-Key/.test(responses['409']?.description ?? '') || !/Idempotency-Key/.test(responses['422']?.description ?? '');
+      })
+      .map(label);
+    expect(wrong).toEqual([]);
+  });
+
+  it('answers 422 for a forged cursor on the paginated operations', () => {
+    const paginated = routeTable.filter((r) => r.query && 'cursor' in r.query.shape);
+    expect(paginated.map((r) => r.name)).toContain('listActivity');
+    expect(paginated.filter((r) => !/query\.cursor/.test(operationOf(r).responses['422']?.description ?? '')).map(label)).toEqual([]);
+  });
+
+  it('answers 429 on the job event stream (the per-job cap on open streams)', () => {
+    const stream = routeTable.find((r) => r.path === '/api/jobs/{id}/stream' && r.method === 'GET')!;
+    expect(operationOf(stream).responses['429']).toMatchObject({ description: expect.stringMatching(/Too many requests/), headers: { 'Retry-After': expect.any(Object) } });
+  });
+
+  it('gives every error answer a description and the {"detail"} error schema (402: the spec\'s credits body)', () => {
+    const errorSchema = (doc.components.schemas as Record<string, { required?: string[]; properties?: Record<string, unknown> }>).Error;
+    expect(errorSchema.required).toEqual(['detail']);
+    expect(Object.keys(errorSchema.properties ?? {})).toContain('detail');
+    const wrong = routeTable.flatMap((r) =>
+      Object.entries(operationOf(r).responses)
+        .filter(([status]) => Number(status) >= 400)
+        .filter(([status, res]) => !res.description?.trim() || res.content?.['application/json']?.schema?.$ref !== `#/components/schemas/${status === '402' ? 'InsufficientCredits' : 'Error'}`)
+        .map(([status]) => `${label(r)} ${status}`),
+    );
+    expect(wrong).toEqual([]);
   });
 
   it('lists every route under its path and method with its operationId', () => {
