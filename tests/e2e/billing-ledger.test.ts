@@ -97,8 +97,11 @@ describe('billing matches the ledger', () => {
     expect(settled).not.toHaveProperty('archpk');
     expect(await fakeBilling.balance(teamId)).toBe(20);
     expect(await fakeBilling.spends(teamId)).toEqual([{ reference: `job:${jobId}:1`, amount: 2, refunded: 2, refunds: [`job:${jobId}:1`] }]);
+    // The local service's own billingSweep schedule may settle at the same moment as the sweeps invoked here:
+    // every settlement asks with the one reference, and the service refunds a reference once (the ledger above).
     const refunds = (await fakeBilling.requests(teamId)).filter((r) => r.path === '/api/v1/credits/refund' && r.answered === 200);
-    expect(refunds).toHaveLength(1);
+    expect(refunds.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(refunds.map((r) => (r.body as { reference: string }).reference))).toEqual(new Set([`job:${jobId}:1`]));
     expect((await client.get(`/api/jobs/${jobId}`)).body).toMatchObject({ billing_refunded: true });
   });
 

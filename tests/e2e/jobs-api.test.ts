@@ -8,7 +8,7 @@
  * Every refusal is checked to have written nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -47,6 +47,8 @@ async function activityFor(client: Client, jobId: string): Promise<any[]> {
   expect(feed.status).toBe(200);
   return feed.body.items.filter((e: any) => e.entity_id === jobId);
 }
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 beforeAll(async () => {
   alice = await Client.signIn(newTeamMember());

@@ -3,7 +3,7 @@
  * other files or URLs) must not make it open anything else.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +43,10 @@ maybe('probing crafted media', () => {
     origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   });
 
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('refuses a local playlist that names another local file', async () => {
     const playlist = join(dir, 'upload.m3u8');

@@ -1,5 +1,5 @@
 /** The pure rules of the chunked video/audio upload and of reading ffprobe's answer. */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -201,6 +201,7 @@ describe('ffprobe answers', () => {
     writeFileSync(join(dir, 'ffprobe'), '');
     expect(resolveFfprobe({ FFMPEG_PATH: join(dir, 'ffmpeg') })).toBe(join(dir, 'ffprobe'));
     expect(resolveFfprobe({ FFMPEG_PATH: '/nonexistent/ffmpeg' })).toBe('ffprobe');
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 
@@ -223,5 +224,6 @@ describe('ffprobe failures', () => {
     expect(err.message).not.toContain(file);
     const missing = await probeMedia(file, { ffprobe: join(dir, 'no-such-ffprobe') }).catch((e) => e);
     expect(missing).toMatchObject({ message: 'ffprobe is not installed', transient: true });
+    rmSync(dir, { recursive: true, force: true });
   });
 });
