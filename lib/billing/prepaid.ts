@@ -24,10 +24,12 @@
  *   applies only to jobs finalized after it, and a job that finished before
  *   billing existed is never finalized retroactively: it stays at 0.
  */
+import type * as z from 'zod';
 import { settings as currentSettings } from '../config';
 import { addClaimSpend } from '../claims/claim';
 import { isConditionalCheckFailed } from '../db/client';
 import { HttpError, notFound } from '../http/errors';
+import type { insufficientCreditsBody } from '../http/schemas';
 import { getJob, updateJob, type Job } from '../jobs/job';
 import { logger } from '../observability/logger';
 import type { Team } from '../teams/team';
@@ -40,13 +42,8 @@ export { jobChargeReference } from './ledger';
 
 export const INSUFFICIENT_CREDITS = 'insufficient_credits';
 
-/** The spec's 402 body, exactly. */
-export interface InsufficientCreditsBody {
-  error: typeof INSUFFICIENT_CREDITS;
-  credits_balance: number | null;
-  required_amount: number;
-  buy_url: string | null;
-}
+/** The spec's 402 body, exactly (its schema is also the OpenAPI document's). */
+export type InsufficientCreditsBody = z.output<typeof insufficientCreditsBody>;
 
 export function insufficientCredits(body: Omit<InsufficientCreditsBody, 'error'>): HttpError {
   const exact: InsufficientCreditsBody = { error: INSUFFICIENT_CREDITS, credits_balance: body.credits_balance, required_amount: body.required_amount, buy_url: body.buy_url };

@@ -22,9 +22,10 @@
  * Every call is idempotent at the service, so a settlement that loses its
  * write to a newer one (billing_version) just reads the job again.
  */
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
+import { indexRows } from '../db/query';
 import { setClauses } from '../db/update';
 import { getJob, type Job, type OwedRefund } from '../jobs/job';
 import { logger } from '../observability/logger';
@@ -233,28 +234,20 @@ const DOWN_AFTER = 3;
 export async function sweepPendingBilling(deps: BillingDeps = {}): Promise<SweepReport> {
   const report: SweepReport = { checked: 0, settled: 0, pending: 0 };
   let inARow = 0;
-  const index = indexes.pendingBilling();
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({ TableName: tableName(), IndexName: index.index, KeyConditionExpression: 'archpk = :pk', ExpressionAttributeValues: { ':pk': index.pk }, ExclusiveStartKey }),
-    );
-    for (const row of page.Items ?? []) {
-      report.checked++;
-      const settlement = await settleJobBilling(String(row.pk).slice('JOB#'.length), deps);
-      if (settlement.state !== 'pending') {
-        report.settled++;
-        inARow = 0;
-        continue;
-      }
-      report.pending++;
-      if (++inARow >= DOWN_AFTER) {
-        logger.warn('billing sweep stopped: the billing service is not settling; the next sweep carries on', { ...report });
-        return report;
-      }
+  for await (const row of indexRows(indexes.pendingBilling())) {
+    report.checked++;
+    const settlement = await settleJobBilling(String(row.pk).slice('JOB#'.length), deps);
+    if (settlement.state !== 'pending') {
+      report.settled++;
+      inARow = 0;
+      continue;
     }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+    report.pending++;
+    if (++inARow >= DOWN_AFTER) {
+      logger.warn('billing sweep stopped: the billing service is not settling; the next sweep carries on', { ...report });
+      return report;
+    }
+  }
   logger.info('billing sweep', { ...report });
   return report;
 }

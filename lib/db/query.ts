@@ -5,6 +5,15 @@ import { withoutKeys } from './keys';
 
 export async function queryAll<T>(index: { index: string; pk: string }, options: Partial<QueryCommandInput> = {}): Promise<T[]> {
   const out: T[] = [];
+  for await (const item of indexRows(index, options)) out.push(withoutKeys(item) as T);
+  return out;
+}
+
+/**
+ * The rows of one index partition as stored (keys included), read a page at a
+ * time, so a caller can stop early or act on each row before the next page.
+ */
+export async function* indexRows(index: { index: string; pk: string }, options: Partial<QueryCommandInput> = {}): AsyncGenerator<Record<string, unknown>> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   const pkName = { archived: 'archpk', active: 'activepk' }[index.index] ?? `${index.index}pk`;
   do {
@@ -19,10 +28,9 @@ export async function queryAll<T>(index: { index: string; pk: string }, options:
         ...withoutExpressions(options),
       }),
     );
-    for (const item of page.Items ?? []) out.push(withoutKeys(item) as T);
+    yield* page.Items ?? [];
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
-  return out;
 }
 
 function withoutExpressions(options: Partial<QueryCommandInput>) {

@@ -18,6 +18,7 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { settings } from '../config';
 import { keys } from '../db/keys';
+import { headerValue } from './csrf';
 import { conflict, unprocessable } from './errors';
 import type { RouteContract } from './route';
 
@@ -32,10 +33,9 @@ type Result = APIGatewayProxyStructuredResultV2;
 
 /** The Idempotency-Key of the request, null without one; 422 for a malformed key. */
 export function idempotencyKeyOf(event: APIGatewayProxyEventV2): string | null {
-  const name = IDEMPOTENCY_HEADER.toLowerCase();
-  const entry = Object.entries(event.headers ?? {}).find(([k]) => k.toLowerCase() === name);
-  if (!entry || entry[1] === undefined) return null;
-  const key = entry[1].trim();
+  const raw = headerValue(event, IDEMPOTENCY_HEADER);
+  if (raw === undefined) return null;
+  const key = raw.trim();
   if (key.length === 0 || key.length > MAX_KEY_LENGTH || !KEY_PATTERN.test(key)) {
     const message = `must be 1 to ${MAX_KEY_LENGTH} visible ASCII characters`;
     throw unprocessable(`${IDEMPOTENCY_HEADER} ${message}`, [{ field: `header.${IDEMPOTENCY_HEADER}`, message }]);

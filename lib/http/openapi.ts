@@ -11,6 +11,7 @@ import * as z from 'zod';
 import { isStateChanging } from './csrf';
 import { IDEMPOTENCY_HEADER } from './idempotency';
 import type { RouteAuth, RouteContract } from './route';
+import { insufficientCreditsBody } from './schemas';
 
 /** What the document says about the service as a whole (lib/http/docs-routes.ts has the service's own). */
 export interface ApiDescription {
@@ -85,18 +86,8 @@ const components = {
       },
       required: ['detail'],
     },
-    // The spec's 402 body (lib/billing/prepaid.ts), which replaces {detail}.
-    [CREDITS_SCHEMA]: {
-      type: 'object',
-      description: 'The team has too few credits for the run.',
-      properties: {
-        error: { const: 'insufficient_credits' },
-        credits_balance: { type: ['number', 'null'] },
-        required_amount: { type: 'number' },
-        buy_url: { type: ['string', 'null'] },
-      },
-      required: ['error', 'credits_balance', 'required_amount', 'buy_url'],
-    },
+    // The spec's 402 body, which replaces {detail}; lib/billing/prepaid.ts answers with the same schema.
+    [CREDITS_SCHEMA]: schemaOf(insufficientCreditsBody, 'output'),
   },
   securitySchemes: {
     bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The claims platform’s login token.' },

@@ -14,6 +14,16 @@ export const idParams = z.object({ id: uuid() });
 
 export const detailResponse = z.object({ detail: z.string() });
 
+/** The 402 answer when the billing service refuses a spend: the spec's body, which replaces {detail}. */
+export const insufficientCreditsBody = z
+  .object({
+    error: z.literal('insufficient_credits'),
+    credits_balance: z.number().nullable(),
+    required_amount: z.number(),
+    buy_url: z.string().nullable(),
+  })
+  .meta({ description: 'The team has too few credits for the run.' });
+
 /** Cursor pagination for newest-first feeds. */
 export const pageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -11,6 +11,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import { settings } from '../config';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
 import { indexes } from '../db/keys';
+import { indexRows } from '../db/query';
 import { getJob, jobUpdateInput, type Job } from '../jobs/job';
 import { withRetry } from '../retry';
 
@@ -162,18 +163,5 @@ export async function finishAndCount(job: Job, stage: string, index: number, run
 
 /** Ids of every processing job (the watchdog's sparse index), one page at a time. */
 export async function* activeJobIds(): AsyncGenerator<string> {
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: indexes.activeJobs().index,
-        KeyConditionExpression: 'activepk = :pk',
-        ExpressionAttributeValues: { ':pk': indexes.activeJobs().pk },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const row of page.Items ?? []) yield String(row.pk).slice('JOB#'.length);
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for await (const row of indexRows(indexes.activeJobs())) yield String(row.pk).slice('JOB#'.length);
 }
