@@ -49,35 +49,40 @@ module.exports = {
   forbidden: [
     {
       name: 'lower-layer-imports-domain',
-      comment: 'lib/db, lib/http, lib/queue, lib/blob, lib/integrations, lib/background, lib/observability and lib/config import no domain module: inject what they need (a callback, a recorder) from the domain instead.',
+      comment:
+        'lib/db, lib/http, lib/queue, lib/blob, lib/integrations, lib/background, lib/observability and lib/config import no domain module: inject what they need (a callback, a recorder) from the domain instead.',
       severity: 'error',
       from: { path: folders(LOWER_LAYERS) },
       to: { path: folders([...DOMAINS, ...COMPOSITION]) },
     },
     {
       name: 'domain-imports-composition',
-      comment: 'The composition layer (lib/api: the endpoint wiring and the route table) sits above every domain; nothing below it imports it.',
+      comment:
+        'The composition layer (lib/api: the endpoint wiring and the route table) sits above every domain; nothing below it imports it.',
       severity: 'error',
       from: { path: folders([...LOWER_LAYERS, ...DOMAINS]) },
       to: { path: folders(COMPOSITION) },
     },
     {
       name: 'foundation-imports-above',
-      comment: 'lib/config and lib/observability are the base everything else stands on; they import nothing else in lib/.',
+      comment:
+        'lib/config and lib/observability are the base everything else stands on; they import nothing else in lib/.',
       severity: 'error',
       from: { path: folders(FOUNDATION) },
       to: { path: '^lib/', pathNot: folders(FOUNDATION) },
     },
     {
       name: 'storage-imports-edge',
-      comment: 'lib/db, lib/blob and lib/queue sit below the HTTP edge and the external clients: they throw their own errors and know no HTTP status.',
+      comment:
+        'lib/db, lib/blob and lib/queue sit below the HTTP edge and the external clients: they throw their own errors and know no HTTP status.',
       severity: 'error',
       from: { path: folders(STORAGE) },
       to: { path: folders(EDGE) },
     },
     {
       name: 'shared-module-imports-lib',
-      comment: 'Modules directly in lib/ (lib/retry.ts) are shared by every layer, so they import nothing else in lib/.',
+      comment:
+        'Modules directly in lib/ (lib/retry.ts) are shared by every layer, so they import nothing else in lib/.',
       severity: 'error',
       from: { path: '^lib/[^/]+$' },
       to: { path: '^lib/' },
@@ -109,7 +114,10 @@ module.exports = {
     // Type-only imports count: a type import from a lower layer into the domain is a layering error too.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
   },
 };
 // For the architecture test (every lib/ folder is placed); not enumerable, as the config schema allows no extra keys.

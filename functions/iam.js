@@ -1,4 +1,3 @@
-'use strict';
 /**
  * Resources generated from the function declarations (functions/manifest.js):
  *
@@ -41,7 +40,13 @@ const TABLE_ACTIONS = [
   'dynamodb:TransactGetItems',
 ];
 const BUCKET_ACTIONS = ['s3:ListBucket', 's3:ListBucketMultipartUploads'];
-const OBJECT_ACTIONS = ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:ListMultipartUploadParts', 's3:AbortMultipartUpload'];
+const OBJECT_ACTIONS = [
+  's3:GetObject',
+  's3:PutObject',
+  's3:DeleteObject',
+  's3:ListMultipartUploadParts',
+  's3:AbortMultipartUpload',
+];
 
 const getAtt = (id, attribute) => ({ 'Fn::GetAtt': [id, attribute] });
 const sub = (text) => ({ 'Fn::Sub': text });
@@ -52,21 +57,38 @@ const queueLogicalId = (purpose) => `${purpose.replace(/(^|-)(\w)/g, (_, __, c) 
 
 function roleStatements({ service, stage, members, profiles, secretNames, scheduleFailuresQueue }) {
   const uses = (packages) => members.some((name) => profiles[name].packages.some((p) => packages.includes(p)));
-  const workQueues = [...new Set(Object.values(profiles).map((p) => p.queue).filter(Boolean))].sort();
-  const workers = Object.keys(profiles).filter((name) => profiles[name].queue).sort();
-  const functionArn = (name) => sub(`arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:${service}-${stage}-${name}`);
-  const parameterArn = (suffix) => sub(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${service}/${stage}${suffix}`);
+  const workQueues = [
+    ...new Set(
+      Object.values(profiles)
+        .map((p) => p.queue)
+        .filter(Boolean),
+    ),
+  ].sort();
+  const workers = Object.keys(profiles)
+    .filter((name) => profiles[name].queue)
+    .sort();
+  const functionArn = (name) =>
+    sub(`arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:${service}-${stage}-${name}`);
+  const parameterArn = (suffix) =>
+    sub(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${service}/${stage}${suffix}`);
 
   const statements = [];
   if (uses(DYNAMODB_PACKAGES)) {
-    statements.push(allow(TABLE_ACTIONS, [getAtt('Table', 'Arn'), { 'Fn::Join': ['/', [getAtt('Table', 'Arn'), 'index', '*']] }]));
+    statements.push(
+      allow(TABLE_ACTIONS, [getAtt('Table', 'Arn'), { 'Fn::Join': ['/', [getAtt('Table', 'Arn'), 'index', '*']] }]),
+    );
   }
   if (uses(S3_PACKAGES)) {
     statements.push(allow(BUCKET_ACTIONS, getAtt('MediaBucket', 'Arn')));
     statements.push(allow(OBJECT_ACTIONS, { 'Fn::Join': ['/', [getAtt('MediaBucket', 'Arn'), '*']] }));
   }
   if (uses(SQS_PACKAGES)) {
-    statements.push(allow(['sqs:SendMessage', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes'], workQueues.map((q) => getAtt(queueLogicalId(q), 'Arn'))));
+    statements.push(
+      allow(
+        ['sqs:SendMessage', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes'],
+        workQueues.map((q) => getAtt(queueLogicalId(q), 'Arn')),
+      ),
+    );
   }
   if (uses(LAMBDA_PACKAGES)) {
     // The queue-outage fallback invokes the worker that consumes the queue (lib/queue/dispatch.ts).
@@ -84,7 +106,12 @@ function roleStatements({ service, stage, members, profiles, secretNames, schedu
   }
   if (members.some((name) => profiles[name].readsSecrets)) {
     statements.push(allow('ssm:GetParametersByPath', parameterArn('')));
-    statements.push(allow(['ssm:GetParameter', 'ssm:GetParameters'], secretNames.map((name) => parameterArn(`/${name}`))));
+    statements.push(
+      allow(
+        ['ssm:GetParameter', 'ssm:GetParameters'],
+        secretNames.map((name) => parameterArn(`/${name}`)),
+      ),
+    );
   }
   return statements;
 }
@@ -111,7 +138,11 @@ function logPolicies({ service, stage, role, members }) {
           Statement: [
             allow(
               ['logs:CreateLogStream', 'logs:PutLogEvents'],
-              chunk.map((name) => sub(`arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/${service}-${stage}-${name}:*`)),
+              chunk.map((name) =>
+                sub(
+                  `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:/aws/lambda/${service}-${stage}-${name}:*`,
+                ),
+              ),
             ),
           ],
         },
@@ -138,11 +169,20 @@ function roles({ service, stage, profiles, secretNames, scheduleFailuresQueue })
       Properties: {
         AssumeRolePolicyDocument: {
           Version: '2012-10-17',
-          Statement: [{ Effect: 'Allow', Principal: { Service: ['lambda.amazonaws.com'] }, Action: ['sts:AssumeRole'] }],
+          Statement: [
+            { Effect: 'Allow', Principal: { Service: ['lambda.amazonaws.com'] }, Action: ['sts:AssumeRole'] },
+          ],
         },
         ManagedPolicyArns: Object.keys(logs).map((id) => ({ Ref: id })),
         ...(statements.length
-          ? { Policies: [{ PolicyName: `${service}-${stage}-${role}`, PolicyDocument: { Version: '2012-10-17', Statement: statements } }] }
+          ? {
+              Policies: [
+                {
+                  PolicyName: `${service}-${stage}-${role}`,
+                  PolicyDocument: { Version: '2012-10-17', Statement: statements },
+                },
+              ],
+            }
           : {}),
       },
     };
@@ -161,7 +201,8 @@ function deadLetterQueues(declared, scheduleFailuresQueue) {
   }
   ids.add(scheduleFailuresQueue);
   for (const id of ids) {
-    if (declared[id]?.Type !== 'AWS::SQS::Queue') throw new Error(`functions/iam.js: dead-letter queue ${id} is not declared in serverless.yml`);
+    if (declared[id]?.Type !== 'AWS::SQS::Queue')
+      throw new Error(`functions/iam.js: dead-letter queue ${id} is not declared in serverless.yml`);
   }
   return [...ids].sort();
 }

@@ -1,4 +1,3 @@
-'use strict';
 /**
  * Builds serverless.yml's `functions:` block, the HTTP API CORS settings and
  * the generated resources (one IAM role per function group, dead-letter
@@ -85,10 +84,15 @@ function analyseHandlers(handlers, settingNames) {
     });
   } catch (err) {
     const first = (err.errors ?? []).slice(0, 5).map((e) => `${e.location?.file}:${e.location?.line}: ${e.text}`);
-    throw new Error(`functions/manifest.js: could not bundle the handlers to find the settings they read:\n${first.join('\n') || err.message}`);
+    throw new Error(
+      `functions/manifest.js: could not bundle the handlers to find the settings they read:\n${first.join('\n') || err.message}`,
+    );
   }
   const leaked = Object.keys(result.metafile.inputs).filter((file) => file.startsWith('lib/config/'));
-  if (leaked.length) throw new Error(`functions/manifest.js: lib/config was bundled (${leaked.join(', ')}); import it as '<relative>/config'`);
+  if (leaked.length)
+    throw new Error(
+      `functions/manifest.js: lib/config was bundled (${leaked.join(', ')}); import it as '<relative>/config'`,
+    );
 
   const textByOutput = new Map(result.outputFiles.map((f) => [path.relative(root, f.path), f.text]));
   const byHandler = new Map();
@@ -136,7 +140,10 @@ function build() {
   const { routeTable } = loadTypeScript('lib/api/route-table.ts');
   const { backgroundFunctions } = loadTypeScript('lib/background/functions.ts');
   const { values, settings } = nonDefaultSettings(config);
-  const analysis = analyseHandlers([...routeTable, ...backgroundFunctions].map((f) => f.handler), [...config.SETTING_NAMES]);
+  const analysis = analyseHandlers(
+    [...routeTable, ...backgroundFunctions].map((f) => f.handler),
+    [...config.SETTING_NAMES],
+  );
 
   /** name → { role, readsSecrets, packages, queue? } for the IAM roles and the package-time checks. */
   const profiles = {};
@@ -196,7 +203,12 @@ function build() {
             batchSize: fn.batchSize,
             functionResponseType: 'ReportBatchItemFailures',
             ...(fn.maximumConcurrency
-              ? { maximumConcurrency: Math.max(2, typeof fn.maximumConcurrency === 'number' ? fn.maximumConcurrency : settings[fn.maximumConcurrency]) }
+              ? {
+                  maximumConcurrency: Math.max(
+                    2,
+                    typeof fn.maximumConcurrency === 'number' ? fn.maximumConcurrency : settings[fn.maximumConcurrency],
+                  ),
+                }
               : {}),
           },
         },
@@ -226,7 +238,13 @@ async function resources({ resolveVariable }) {
   const { generatedResources } = require('./iam');
   const [service, stage] = await Promise.all([resolveVariable('self:service'), resolveVariable('sls:stage')]);
   const { profiles, config } = manifest();
-  return generatedResources({ service, stage, profiles, secretNames: config.SECRET_SETTING_NAMES, scheduleFailuresQueue: SCHEDULE_FAILURES_QUEUE });
+  return generatedResources({
+    service,
+    stage,
+    profiles,
+    secretNames: config.SECRET_SETTING_NAMES,
+    scheduleFailuresQueue: SCHEDULE_FAILURES_QUEUE,
+  });
 }
 
 module.exports = {

@@ -1,4 +1,3 @@
-'use strict';
 /**
  * Package-time hooks (`serverless package` and the packaging step of
  * `serverless deploy`; `serverless offline` runs none of them).
@@ -42,7 +41,7 @@ class PackageOffline {
   }
 
   fail(message) {
-    const ServerlessError = this.serverless.classes && this.serverless.classes.Error;
+    const ServerlessError = this.serverless.classes?.Error;
     throw ServerlessError ? new ServerlessError(message, 'CONTENTS_INVENTORY_PACKAGE_REFUSED') : new Error(message);
   }
 
@@ -50,36 +49,45 @@ class PackageOffline {
     const manifest = require('./manifest.js');
     const { settings } = manifest;
     if (settings.APP_ENV === 'local') {
-      this.fail('Refusing to package with APP_ENV=local: local mode (and its sign-in bypass) must never reach a deployed stage. Set APP_ENV to production or stage.');
+      this.fail(
+        'Refusing to package with APP_ENV=local: local mode (and its sign-in bypass) must never reach a deployed stage. Set APP_ENV to production or stage.',
+      );
     }
     if (settings.LOCAL_AUTH_USER_EMAIL) {
-      this.fail('Refusing to package with LOCAL_AUTH_USER_EMAIL set: the local sign-in bypass must never reach a deployed stage. Unset LOCAL_AUTH_USER_EMAIL.');
+      this.fail(
+        'Refusing to package with LOCAL_AUTH_USER_EMAIL set: the local sign-in bypass must never reach a deployed stage. Unset LOCAL_AUTH_USER_EMAIL.',
+      );
     }
     const { SECRET_SETTING_NAMES } = manifest.loadTypeScript('lib/config/secrets.ts');
     const service = this.serverless.service;
     const exposed = [];
     const scan = (where, environment) => {
-      for (const name of Object.keys(environment || {})) if (SECRET_SETTING_NAMES.includes(name)) exposed.push(`${where}: ${name}`);
+      for (const name of Object.keys(environment || {}))
+        if (SECRET_SETTING_NAMES.includes(name)) exposed.push(`${where}: ${name}`);
     };
     scan('provider.environment', service.provider.environment);
-    for (const name of service.getAllFunctions()) scan(`functions.${name}.environment`, service.getFunction(name).environment);
-    if (exposed.length) this.fail(`Refusing to package secret settings into plain environments (they belong in SSM Parameter Store): ${exposed.join(', ')}`);
+    for (const name of service.getAllFunctions())
+      scan(`functions.${name}.environment`, service.getFunction(name).environment);
+    if (exposed.length)
+      this.fail(
+        `Refusing to package secret settings into plain environments (they belong in SSM Parameter Store): ${exposed.join(', ')}`,
+      );
   }
 
   pointSecretReadersAtParameterStore() {
     const { profiles } = require('./manifest.js');
     const service = this.serverless.service;
-    const parameterPath = service.custom && service.custom.secretsParameterPath;
+    const parameterPath = service.custom?.secretsParameterPath;
     if (!parameterPath) this.fail('serverless.yml: custom.secretsParameterPath is not set');
     for (const name of service.getAllFunctions()) {
-      if (!profiles[name] || !profiles[name].readsSecrets) continue;
+      if (!profiles[name]?.readsSecrets) continue;
       const fn = service.getFunction(name);
       fn.environment = { ...(fn.environment || {}), [SECRETS_PARAMETER_PATH]: parameterPath };
     }
   }
 
   skipDeployedStackLookup() {
-    const commands = (this.serverless.processedInput && this.serverless.processedInput.commands) || [];
+    const commands = this.serverless.processedInput?.commands || [];
     if (commands[0] !== 'package') return;
     const splitStacks = this.serverless.pluginManager.plugins.find(
       (p) => p.constructor && p.constructor.name === 'ServerlessPluginSplitStacks',

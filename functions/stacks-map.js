@@ -1,4 +1,3 @@
-'use strict';
 /**
  * Custom mapping for serverless-plugin-split-stacks (custom.splitStacks.custom).
  *
@@ -49,7 +48,10 @@ function functionDestination(plugin, normalizedName) {
   const { config } = plugin;
   if (config.perFunction) return normalizedName;
   if (config.perGroupFunction) {
-    return PerGroupFunction.prototype.getNestedStackName.call({ nestedStackCount: config.nestedStackCount }, normalizedName);
+    return PerGroupFunction.prototype.getNestedStackName.call(
+      { nestedStackCount: config.nestedStackCount },
+      normalizedName,
+    );
   }
   return undefined;
 }
@@ -66,8 +68,8 @@ function referencedId(value) {
 
 /** Integration logical id from Target: {Fn::Join: ['/', ['integrations', {Ref: Integration}]]}. */
 function integrationIdOfRoute(route) {
-  const target = route.Properties && route.Properties.Target;
-  const join = target && target['Fn::Join'];
+  const target = route.Properties?.Target;
+  const join = target?.['Fn::Join'];
   if (!Array.isArray(join) || !Array.isArray(join[1])) return undefined;
   for (const part of join[1]) {
     const id = referencedId(part);
@@ -77,13 +79,13 @@ function integrationIdOfRoute(route) {
 }
 
 function lambdaIdOfIntegration(integration) {
-  return integration && integration.Properties ? referencedId(integration.Properties.IntegrationUri) : undefined;
+  return integration?.Properties ? referencedId(integration.Properties.IntegrationUri) : undefined;
 }
 
 function stacksMap(resource, logicalId) {
   const plugin = this && this.plugin;
   if (!plugin) throw new Error('stacks-map.js: expected to be called by serverless-plugin-split-stacks (this.plugin)');
-  const customResources = (plugin.serverless.service.resources && plugin.serverless.service.resources.Resources) || {};
+  const customResources = plugin.serverless.service.resources?.Resources || {};
   if (CORE_ROOT_RESOURCES.includes(logicalId) || logicalId in customResources) return false;
 
   let lambdaId;

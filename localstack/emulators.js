@@ -1,5 +1,3 @@
-'use strict';
-
 /**
  * The embedded local AWS stack: DynamoDB Local (Java), s3rver and
  * local-aws-sqs, started in-process (Java as a child process group) and
@@ -75,7 +73,12 @@ async function startEmulators({ dataDir, ports = {}, quiet = false } = {}) {
     for (const [what, port] of Object.entries(ports)) if (port) await assertPortFree(port, what);
     const dynamo = await startDynamoDb({ dataDir, port: ports.dynamodb, quiet });
     onExit.push(dynamo.killNow);
-    cleanups.push(exitGuard(() => onExit.forEach((fn) => fn())), dynamo.stop);
+    cleanups.push(
+      exitGuard(() => {
+        for (const fn of onExit) fn();
+      }),
+      dynamo.stop,
+    );
 
     const s3 = await startS3({ dataDir, port: ports.s3, quiet });
     onExit.push(s3.removeTempDir);
@@ -104,7 +107,7 @@ async function startEmulators({ dataDir, ports = {}, quiet = false } = {}) {
     } finally {
       settled.abort();
       // Their keep-alive sockets would otherwise hold the event loop open.
-      Object.values(probes).forEach((client) => client.destroy());
+      for (const client of Object.values(probes)) client.destroy();
     }
 
     return { endpoints, env: envFor(endpoints), s3rver: s3.server, stop };
@@ -172,8 +175,10 @@ async function startDynamoDb({ dataDir, port, quiet }) {
   let stopping = false;
   /** @type {Promise<never>} Rejects if java dies before stop() is called. */
   const failure = new Promise((_, reject) => {
-    child.once('error', (err) => reject(new Error(`DynamoDB Local could not be started (is Java ≥17 on PATH?): ${err.message}`)));
-    exited.then(({ code, signal }) => {
+    child.once('error', (err) =>
+      reject(new Error(`DynamoDB Local could not be started (is Java ≥17 on PATH?): ${err.message}`)),
+    );
+    void exited.then(({ code, signal }) => {
       if (!stopping) {
         reject(new Error(`DynamoDB Local exited early (code ${code}, signal ${signal}). Output tail:\n${output}`));
       }
@@ -208,9 +213,7 @@ async function startDynamoDb({ dataDir, port, quiet }) {
 
 /** @param {{ dataDir?: string, port?: number, quiet: boolean }} options */
 async function startS3({ dataDir, port, quiet }) {
-  const directory = dataDir
-    ? path.resolve(dataDir, 's3')
-    : fs.mkdtempSync(path.join(os.tmpdir(), 'localstack-s3-'));
+  const directory = dataDir ? path.resolve(dataDir, 's3') : fs.mkdtempSync(path.join(os.tmpdir(), 'localstack-s3-'));
   fs.mkdirSync(directory, { recursive: true });
 
   const removeTempDir = () => {
@@ -300,7 +303,11 @@ function assertPortFree(port, what) {
     const server = net.createServer();
     server.unref();
     server.once('error', (err) =>
-      reject(new Error(`port ${port} for ${what} is in use (${/** @type {NodeJS.ErrnoException} */ (err).code}): is another local stack running? Choose another port or stop it.`)),
+      reject(
+        new Error(
+          `port ${port} for ${what} is in use (${/** @type {NodeJS.ErrnoException} */ (err).code}): is another local stack running? Choose another port or stop it.`,
+        ),
+      ),
     );
     server.listen(port, HOST, () => server.close(() => resolve(undefined)));
   });

@@ -1,4 +1,3 @@
-'use strict';
 /**
  * Runs `serverless offline` (HTTP API on httpPort, Lambda invoke endpoint on
  * lambdaPort, schedules) as a child process in its own process group, and
@@ -65,8 +64,25 @@ async function startOffline({ stage, httpPort, lambdaPort, env, onOutput, readyT
   const removeTempDir = () => fs.rmSync(tempDir, { recursive: true, force: true });
   const child = spawn(
     process.execPath,
-    [SERVERLESS_BIN, 'offline', 'start', '--stage', stage, '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort), '--localEnvironment', '--noPrependStageInUrl'],
-    { cwd: root, env: { ...process.env, ...env, TMPDIR: tempDir, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+    [
+      SERVERLESS_BIN,
+      'offline',
+      'start',
+      '--stage',
+      stage,
+      '--httpPort',
+      String(httpPort),
+      '--lambdaPort',
+      String(lambdaPort),
+      '--localEnvironment',
+      '--noPrependStageInUrl',
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, ...env, TMPDIR: tempDir, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
   );
   let tail = '';
   const collect = (chunk) => {
@@ -83,7 +99,7 @@ async function startOffline({ stage, httpPort, lambdaPort, env, onOutput, readyT
 
   const url = `http://localhost:${httpPort}`;
   const guard = () => {
-    stopProcessGroup(child, true);
+    void stopProcessGroup(child, true);
     removeTempDir();
   };
   process.once('exit', guard);

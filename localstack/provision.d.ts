@@ -20,10 +20,7 @@ export function provision(options: {
   log?: (line: string) => void;
 }): Promise<{ names: ResourceNames; resources: Record<string, CreatedResource> }>;
 
-export function resourceNames(options: {
-  stage: string;
-  env?: Record<string, string | undefined>;
-}): ResourceNames;
+export function resourceNames(options: { stage: string; env?: Record<string, string | undefined> }): ResourceNames;
 
 export function loadServerlessConfig(file?: string): Record<string, any>;
 

@@ -1,5 +1,3 @@
-'use strict';
-
 /**
  * Creates the AWS resources declared under `resources.Resources` in
  * serverless.yml against whatever endpoints the SDK's AWS_ENDPOINT_URL*
@@ -50,8 +48,23 @@ const ACCOUNT_ID = '000000000000';
 // ---------------------------------------------------------------------------
 
 const INTRINSICS = [
-  'Base64', 'Cidr', 'FindInMap', 'GetAtt', 'GetAZs', 'If', 'ImportValue', 'Join',
-  'Select', 'Split', 'Sub', 'Equals', 'Not', 'And', 'Or', 'Condition', 'Ref',
+  'Base64',
+  'Cidr',
+  'FindInMap',
+  'GetAtt',
+  'GetAZs',
+  'If',
+  'ImportValue',
+  'Join',
+  'Select',
+  'Split',
+  'Sub',
+  'Equals',
+  'Not',
+  'And',
+  'Or',
+  'Condition',
+  'Ref',
 ];
 
 // `!GetAtt X.Arn` becomes { 'Fn::GetAtt': ['X', 'Arn'] }, `!Ref X` becomes
@@ -226,7 +239,9 @@ function evaluate(value, created, options) {
         return refValue(arg, created, options);
       case 'Fn::GetAtt': {
         // long form accepts "X.Arn" as well as ["X", "Arn"]
-        const [name, attribute] = Array.isArray(arg) ? arg : [arg.slice(0, arg.indexOf('.')), arg.slice(arg.indexOf('.') + 1)];
+        const [name, attribute] = Array.isArray(arg)
+          ? arg
+          : [arg.slice(0, arg.indexOf('.')), arg.slice(arg.indexOf('.') + 1)];
         return getAtt(name, attribute, created);
       }
       case 'Fn::Join':
@@ -284,7 +299,7 @@ function getAtt(name, attribute, created) {
  */
 function dependenciesOf(value, ids = new Set()) {
   if (Array.isArray(value)) {
-    value.forEach((item) => dependenciesOf(item, ids));
+    for (const item of value) dependenciesOf(item, ids);
   } else if (value && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       if (key === 'Ref' && typeof item === 'string') ids.add(item);
@@ -320,7 +335,7 @@ function creationOrder(resources) {
     state.set(id, 'done');
     order.push(id);
   };
-  Object.keys(resources).forEach((id) => visit(id, []));
+  for (const id of Object.keys(resources)) visit(id, []);
   return order;
 }
 
@@ -337,9 +352,18 @@ function creationOrder(resources) {
 const HANDLERS = {
   'AWS::DynamoDB::Table': {
     properties: [
-      'TableName', 'AttributeDefinitions', 'KeySchema', 'GlobalSecondaryIndexes', 'LocalSecondaryIndexes',
-      'BillingMode', 'ProvisionedThroughput', 'StreamSpecification', 'TimeToLiveSpecification', 'TableClass',
-      'DeletionProtectionEnabled', 'Tags',
+      'TableName',
+      'AttributeDefinitions',
+      'KeySchema',
+      'GlobalSecondaryIndexes',
+      'LocalSecondaryIndexes',
+      'BillingMode',
+      'ProvisionedThroughput',
+      'StreamSpecification',
+      'TimeToLiveSpecification',
+      'TableClass',
+      'DeletionProtectionEnabled',
+      'Tags',
     ],
     create: createTable,
   },
@@ -349,10 +373,22 @@ const HANDLERS = {
   },
   'AWS::SQS::Queue': {
     properties: [
-      'QueueName', 'VisibilityTimeout', 'MessageRetentionPeriod', 'DelaySeconds', 'MaximumMessageSize',
-      'ReceiveMessageWaitTimeSeconds', 'FifoQueue', 'ContentBasedDeduplication', 'DeduplicationScope',
-      'FifoThroughputLimit', 'KmsMasterKeyId', 'KmsDataKeyReusePeriodSeconds', 'SqsManagedSseEnabled',
-      'RedrivePolicy', 'RedriveAllowPolicy', 'Tags',
+      'QueueName',
+      'VisibilityTimeout',
+      'MessageRetentionPeriod',
+      'DelaySeconds',
+      'MaximumMessageSize',
+      'ReceiveMessageWaitTimeSeconds',
+      'FifoQueue',
+      'ContentBasedDeduplication',
+      'DeduplicationScope',
+      'FifoThroughputLimit',
+      'KmsMasterKeyId',
+      'KmsDataKeyReusePeriodSeconds',
+      'SqsManagedSseEnabled',
+      'RedrivePolicy',
+      'RedriveAllowPolicy',
+      'Tags',
     ],
     create: createQueue,
   },
@@ -440,7 +476,9 @@ async function addMissingIndexes(dynamodb, table, props, log) {
     await dynamodb.send(
       new UpdateTableCommand({
         TableName: props.TableName,
-        AttributeDefinitions: props.AttributeDefinitions.filter((/** @type {Json} */ a) => keyNames.has(a.AttributeName)),
+        AttributeDefinitions: props.AttributeDefinitions.filter((/** @type {Json} */ a) =>
+          keyNames.has(a.AttributeName),
+        ),
         GlobalSecondaryIndexUpdates: [
           {
             Create: {
@@ -603,7 +641,11 @@ async function createQueue(id, props, { sqs, log }) {
   return {
     type: 'AWS::SQS::Queue',
     ref: /** @type {string} */ (QueueUrl),
-    attributes: { Arn: /** @type {string} */ (current?.QueueArn), QueueName, QueueUrl: /** @type {string} */ (QueueUrl) },
+    attributes: {
+      Arn: /** @type {string} */ (current?.QueueArn),
+      QueueName,
+      QueueUrl: /** @type {string} */ (QueueUrl),
+    },
   };
 }
 
@@ -658,7 +700,7 @@ function declaredResources(config) {
 
 /** @param {(value: unknown) => any} resolve */
 function namesFrom(resolve) {
-  const { table, bucket, queuePrefix } = resolve('${self:custom.names}');
+  const { table, bucket, queuePrefix } = resolve(['$', '{self:custom.names}'].join(''));
   return { table, bucket, queuePrefix };
 }
 

@@ -1,4 +1,3 @@
-'use strict';
 /**
  * Local stand-in for Lambda's SQS event source mapping: long-polls each queue
  * that a worker function consumes (as declared in functions/manifest.js),
@@ -42,11 +41,25 @@ function consumersOf(functions, queueUrlFor) {
 
 /** Invokes functions through serverless-offline's Lambda endpoint. */
 function offlineInvoker({ lambdaEndpoint, functionPrefix }) {
-  const lambda = new LambdaClient({ endpoint: lambdaEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' }, maxAttempts: 1 });
+  const lambda = new LambdaClient({
+    endpoint: lambdaEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    maxAttempts: 1,
+  });
   const invoke = async (name, event) => {
-    const result = await lambda.send(new InvokeCommand({ FunctionName: `${functionPrefix}${name}`, InvocationType: 'RequestResponse', Payload: Buffer.from(JSON.stringify(event)) }));
+    const result = await lambda.send(
+      new InvokeCommand({
+        FunctionName: `${functionPrefix}${name}`,
+        InvocationType: 'RequestResponse',
+        Payload: Buffer.from(JSON.stringify(event)),
+      }),
+    );
     const text = result.Payload ? Buffer.from(result.Payload).toString('utf8') : '';
-    return { error: result.FunctionError ? text.slice(0, 500) || result.FunctionError : undefined, payload: text && !result.FunctionError ? JSON.parse(text) : null };
+    return {
+      error: result.FunctionError ? text.slice(0, 500) || result.FunctionError : undefined,
+      payload: text && !result.FunctionError ? JSON.parse(text) : null,
+    };
   };
   return { invoke, close: () => lambda.destroy() };
 }
@@ -67,7 +80,17 @@ function startQueueDelivery({ consumers, invoke, sqsEndpoint, log = () => {} }) 
 
   for (const consumer of consumers) {
     for (let i = 0; i < consumer.concurrency; i++) {
-      loops.push(pollLoop({ sqs, invoke, queueUrl: consumer.queueUrl, name: consumer.name, batchSize: consumer.batchSize, signal: controller.signal, log }));
+      loops.push(
+        pollLoop({
+          sqs,
+          invoke,
+          queueUrl: consumer.queueUrl,
+          name: consumer.name,
+          batchSize: consumer.batchSize,
+          signal: controller.signal,
+          log,
+        }),
+      );
     }
     log(`delivering ${consumer.queueUrl.split('/').pop()} → ${consumer.name} (${consumer.concurrency} in parallel)`);
   }
@@ -82,8 +105,20 @@ function startQueueDelivery({ consumers, invoke, sqsEndpoint, log = () => {} }) 
     async pending() {
       let total = 0;
       for (const url of new Set(consumers.map((c) => c.queueUrl))) {
-        const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }));
-        total += Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) + Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0);
+        const { Attributes } = await sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: url,
+            AttributeNames: [
+              'ApproximateNumberOfMessages',
+              'ApproximateNumberOfMessagesNotVisible',
+              'ApproximateNumberOfMessagesDelayed',
+            ],
+          }),
+        );
+        total +=
+          Number(Attributes.ApproximateNumberOfMessages ?? 0) +
+          Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) +
+          Number(Attributes.ApproximateNumberOfMessagesDelayed ?? 0);
       }
       return total;
     },
@@ -99,7 +134,14 @@ async function pollLoop({ sqs, invoke, queueUrl, name, batchSize, signal, log })
     let messages;
     try {
       ({ Messages: messages = [] } = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: Math.min(10, batchSize), WaitTimeSeconds: 1, AttributeNames: ['All'], MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'] }),
+        new ReceiveMessageCommand({
+          QueueUrl: queueUrl,
+          MaxNumberOfMessages: Math.min(10, batchSize),
+          WaitTimeSeconds: 1,
+          AttributeNames: ['All'],
+          MessageSystemAttributeNames: ['All'],
+          MessageAttributeNames: ['All'],
+        }),
       ));
     } catch (err) {
       if (signal.aborted) return;
@@ -111,7 +153,14 @@ async function pollLoop({ sqs, invoke, queueUrl, name, batchSize, signal, log })
     const failed = await deliver({ invoke, name, queueUrl, messages, log });
     const succeeded = messages.filter((m) => !failed.has(m.MessageId));
     if (succeeded.length > 0) {
-      await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: succeeded.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })) })).catch((err) => log(`delete failed: ${err.message}`));
+      await sqs
+        .send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: succeeded.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })),
+          }),
+        )
+        .catch((err) => log(`delete failed: ${err.message}`));
     }
     // Failed messages are left to their visibility timeout (see the top of this file).
   }

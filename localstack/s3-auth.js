@@ -1,5 +1,3 @@
-'use strict';
-
 /**
  * Request authentication for the local S3 (s3rver), enforced as S3 does it,
  * so a presigned URL or POST policy that AWS would refuse is refused locally
@@ -97,7 +95,8 @@ function createS3Authenticator({ credentials, region }) {
     if (query.has('X-Amz-Algorithm')) return verifyPresigned(ctx, query);
     if (query.has('Signature')) return; // V2 query string: s3rver verifies it
     // A browser POST upload is authorised by its policy (verifyPostPolicy).
-    const isPostUpload = ctx.method === 'POST' && /^\/[^/]+\/?$/.test(pathOf(ctx.req.url)) && ctx.is('multipart/form-data');
+    const isPostUpload =
+      ctx.method === 'POST' && /^\/[^/]+\/?$/.test(pathOf(ctx.req.url)) && ctx.is('multipart/form-data');
     if (!isPostUpload) throw accessDenied();
   }
 
@@ -156,7 +155,10 @@ function createS3Authenticator({ credentials, region }) {
     const amzDate = query.get('X-Amz-Date');
     const signingDate = parseAmzDate(amzDate);
     if (!signingDate) {
-      throw new S3Error('AuthorizationQueryParametersError', "X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"");
+      throw new S3Error(
+        'AuthorizationQueryParametersError',
+        "X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"",
+      );
     }
     const expiresIn = Number(query.get('X-Amz-Expires'));
     if (!/^\d+$/.test(query.get('X-Amz-Expires')) || expiresIn > MAX_PRESIGNED_TTL_SECONDS) {
@@ -179,12 +181,19 @@ function createS3Authenticator({ credentials, region }) {
     const signedHeaders = query.get('X-Amz-SignedHeaders').split(';');
     if (!signedHeaders.includes('host')) throw signatureMismatch();
     const unsignedQuery = new URLSearchParams(query);
-    PRESIGN_QUERY_PARAMS.forEach((name) => unsignedQuery.delete(name));
+    for (const name of PRESIGN_QUERY_PARAMS) unsignedQuery.delete(name);
     const headers = pick(received, signedHeaders);
     // Presigned requests carry no payload hash of their own.
     headers['x-amz-content-sha256'] ??= UNSIGNED_PAYLOAD;
     const presigned = await signer.presign(
-      { method: ctx.method, protocol: 'http:', hostname: '', path: pathOf(ctx.req.url), query: queryObject(unsignedQuery), headers },
+      {
+        method: ctx.method,
+        protocol: 'http:',
+        hostname: '',
+        path: pathOf(ctx.req.url),
+        query: queryObject(unsignedQuery),
+        headers,
+      },
       {
         signingDate,
         expiresIn,
@@ -271,7 +280,8 @@ function parsePolicy(policy) {
 
 /** One policy condition as { op, field, value } or a content-length-range. */
 function normalizeCondition(condition) {
-  const invalid = () => new S3Error('InvalidPolicyDocument', `Invalid Policy: Invalid Condition: ${JSON.stringify(condition)}`);
+  const invalid = () =>
+    new S3Error('InvalidPolicyDocument', `Invalid Policy: Invalid Condition: ${JSON.stringify(condition)}`);
   if (Array.isArray(condition)) {
     const op = String(condition[0]).toLowerCase();
     if (op === 'content-length-range') {

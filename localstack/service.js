@@ -1,4 +1,3 @@
-'use strict';
 /**
  * The whole service, locally: the embedded AWS stack, the resources from
  * serverless.yml, `serverless offline` (API, Lambda endpoint, schedules) and
@@ -24,7 +23,15 @@ const SERVICE = 'contents-inventory';
  * @param {(line: string) => void} [options.log]
  * @param {(chunk: string) => void} [options.onOfflineOutput]
  */
-async function startLocalService({ stage, dataDir, removeDataDirOnStop = false, ports = {}, env = {}, log = () => {}, onOfflineOutput }) {
+async function startLocalService({
+  stage,
+  dataDir,
+  removeDataDirOnStop = false,
+  ports = {},
+  env = {},
+  log = () => {},
+  onOfflineOutput,
+}) {
   const stops = [];
   // Runs last: the emulators have let go of their files by then.
   if (dataDir && removeDataDirOnStop) stops.push(async () => rmSync(dataDir, { recursive: true, force: true }));
@@ -35,10 +42,21 @@ async function startLocalService({ stage, dataDir, removeDataDirOnStop = false, 
     const httpPort = ports.http ?? 3000;
     const lambdaPort = ports.lambda ?? 3002;
     const streamPort = ports.stream ?? 3001;
-    for (const [what, port] of [['the API', httpPort], ['the Lambda endpoint', lambdaPort], ['job event streams', streamPort]]) await assertPortFree(port, what);
-    const emulators = await startEmulators({ dataDir, ports: { dynamodb: ports.dynamodb, s3: ports.s3, sqs: ports.sqs }, quiet: true });
+    for (const [what, port] of [
+      ['the API', httpPort],
+      ['the Lambda endpoint', lambdaPort],
+      ['job event streams', streamPort],
+    ])
+      await assertPortFree(port, what);
+    const emulators = await startEmulators({
+      dataDir,
+      ports: { dynamodb: ports.dynamodb, s3: ports.s3, sqs: ports.sqs },
+      quiet: true,
+    });
     stops.push(() => emulators.stop());
-    log(`embedded AWS stack: DynamoDB ${emulators.endpoints.dynamodb}, S3 ${emulators.endpoints.s3}, SQS ${emulators.endpoints.sqs}`);
+    log(
+      `embedded AWS stack: DynamoDB ${emulators.endpoints.dynamodb}, S3 ${emulators.endpoints.s3}, SQS ${emulators.endpoints.sqs}`,
+    );
 
     const { names, resources } = await provision({ stage, env: emulators.env, log });
     const appEnv = {
@@ -69,7 +87,12 @@ async function startLocalService({ stage, dataDir, removeDataDirOnStop = false, 
       if (!queue) throw new Error(`queue ${logicalId} is consumed by a worker but not declared in serverless.yml`);
       return queue.ref;
     });
-    const delivery = startQueueDelivery({ consumers, invoke: invoker.invoke, sqsEndpoint: emulators.endpoints.sqs, log });
+    const delivery = startQueueDelivery({
+      consumers,
+      invoke: invoker.invoke,
+      sqsEndpoint: emulators.endpoints.sqs,
+      log,
+    });
     stops.push(async () => invoker.close());
     stops.push(() => delivery.stop());
 

@@ -1,4 +1,3 @@
-'use strict';
 /**
  * `npm start`: the whole service on this machine — embedded DynamoDB, S3 and
  * SQS (data kept in ./.local across restarts), the API on
@@ -24,7 +23,8 @@ function localDefaults() {
   if (layeredValues().APP_ENV === undefined) defaults.APP_ENV = 'local';
   // Validate every setting up front: a bad value names its variable and stops here.
   const settings = loadSettings({ overrides: defaults });
-  if (settings.APP_ENV === 'local' && !settings.LOCAL_AUTH_USER_EMAIL) defaults.LOCAL_AUTH_USER_EMAIL = 'developer@localhost';
+  if (settings.APP_ENV === 'local' && !settings.LOCAL_AUTH_USER_EMAIL)
+    defaults.LOCAL_AUTH_USER_EMAIL = 'developer@localhost';
   return defaults;
 }
 
@@ -78,8 +78,12 @@ async function main() {
     process.exit(1);
   }
   if (stopping) return;
-  const who = process.env.LOCAL_AUTH_USER_EMAIL ? `, signed in as ${process.env.LOCAL_AUTH_USER_EMAIL} (local bypass)` : '';
-  console.log(`Contents inventory service ready at ${service.url} (workers and schedules running${who}; Ctrl-C to stop)`);
+  const who = process.env.LOCAL_AUTH_USER_EMAIL
+    ? `, signed in as ${process.env.LOCAL_AUTH_USER_EMAIL} (local bypass)`
+    : '';
+  console.log(
+    `Contents inventory service ready at ${service.url} (workers and schedules running${who}; Ctrl-C to stop)`,
+  );
 }
 
-main();
+void main();

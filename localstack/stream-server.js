@@ -1,4 +1,3 @@
-'use strict';
 /**
  * Local stand-in for the jobStream Function URL: serverless-offline cannot
  * stream responses, so this small server calls the same handler
@@ -14,7 +13,8 @@ async function startStreamServer({ port, host = '127.0.0.1', log = () => {} }) {
   const server = http.createServer((req, res) => {
     // The page that opens the stream is on another origin (the app); EventSource sends no credentials.
     res.setHeader('access-control-allow-origin', '*');
-    if (req.method === 'OPTIONS') return res.writeHead(204, { 'access-control-allow-methods': 'GET', 'access-control-allow-headers': '*' }).end();
+    if (req.method === 'OPTIONS')
+      return res.writeHead(204, { 'access-control-allow-methods': 'GET', 'access-control-allow-headers': '*' }).end();
     if (req.method !== 'GET') return res.writeHead(405).end();
     const rawPath = new URL(req.url, 'http://localhost').pathname;
     streamJob({ rawPath }, res).catch((err) => {

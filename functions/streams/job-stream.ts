@@ -47,14 +47,20 @@ export async function streamJob(event: { rawPath?: string }, responseStream: Res
   }
   const slot = await acquireStreamSlot(jobId);
   if (!slot) {
-    const stream = open(responseStream, { statusCode: 429, headers: { 'content-type': 'application/json', 'retry-after': '5', 'cache-control': 'no-store' } });
+    const stream = open(responseStream, {
+      statusCode: 429,
+      headers: { 'content-type': 'application/json', 'retry-after': '5', 'cache-control': 'no-store' },
+    });
     stream.write(JSON.stringify({ detail: TOO_MANY_STREAMS }));
     stream.end();
     return;
   }
   try {
     const stream = open(responseStream, { statusCode: 200, headers: SSE_HEADERS });
-    await streamJobEvents(jobId, { write: (chunk) => stream.write(chunk), closed: () => Boolean(stream.destroyed || stream.writableEnded) });
+    await streamJobEvents(jobId, {
+      write: (chunk) => stream.write(chunk),
+      closed: () => Boolean(stream.destroyed || stream.writableEnded),
+    });
     stream.end();
   } finally {
     await slot.release();

@@ -66,14 +66,24 @@ export async function recordActivity(actor: Actor, entry: NewActivity, now = new
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.activity(row.id), entity: 'Activity', gsi1pk: index.pk, gsi1sk: `${created_at}#${row.id}`, gsi2pk: 'ACTIVITY', gsi2sk: `${created_at}#${row.id}`, ...row },
+      Item: {
+        ...keys.activity(row.id),
+        entity: 'Activity',
+        gsi1pk: index.pk,
+        gsi1sk: `${created_at}#${row.id}`,
+        gsi2pk: 'ACTIVITY',
+        gsi2sk: `${created_at}#${row.id}`,
+        ...row,
+      },
     }),
   );
   return row;
 }
 
 export async function getActivity(id: string): Promise<ActivityEntry | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.activity(id), ConsistentRead: true }));
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.activity(id), ConsistentRead: true }),
+  );
   return Item ? (withoutKeys(Item) as unknown as ActivityEntry) : null;
 }
 
@@ -119,6 +129,11 @@ export async function markRestored(id: string, userId: string, now = new Date())
 /** Undoes markRestored when the restore itself failed, so it can be tried again. */
 export async function unmarkRestored(id: string): Promise<void> {
   await db().send(
-    new UpdateCommand({ TableName: tableName(), Key: keys.activity(id), UpdateExpression: 'SET restored_at = :null, restored_by_user_id = :null', ExpressionAttributeValues: { ':null': null } }),
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.activity(id),
+      UpdateExpression: 'SET restored_at = :null, restored_by_user_id = :null',
+      ExpressionAttributeValues: { ':null': null },
+    }),
   );
 }

@@ -17,7 +17,8 @@ type Restorer = (entry: ActivityEntry & { entity_id: string }, identity: Identit
 const restorers: Record<string, Restorer> = {
   // Undo of adding a claim or room hides it (archive) rather than destroying what was added to it since.
   create_claim: async (e, id) => archiveClaim(await loadClaimForTeam(id, e.entity_id)),
-  update_claim: async (e, id) => patchClaim(await loadClaimForTeam(id, e.entity_id), (e.snapshot?.before ?? {}) as ClaimPatch),
+  update_claim: async (e, id) =>
+    patchClaim(await loadClaimForTeam(id, e.entity_id), (e.snapshot?.before ?? {}) as ClaimPatch),
   archive_claim: async (e, id) => unarchiveClaim(await loadClaimForTeam(id, e.entity_id)),
   unarchive_claim: async (e, id) => archiveClaim(await loadClaimForTeam(id, e.entity_id)),
   create_room: async (e, id) => archiveRoom(await loadRoomForTeam(id, e.entity_id)),
@@ -37,7 +38,8 @@ export async function restoreActivity(identity: Identity, logId: string) {
   if (!entry || (entry.team_id !== identity.team.id && !identity.isAdmin)) throw notFound('Activity entry not found');
   const restorer = restorers[entry.action_type];
   if (!entry.restorable || !restorer || !entry.entity_id) throw badRequest('This action cannot be undone.');
-  if (entry.restored_at || !(await markRestored(entry.id, identity.user.id))) throw conflict('This action has already been undone.');
+  if (entry.restored_at || !(await markRestored(entry.id, identity.user.id)))
+    throw conflict('This action has already been undone.');
   try {
     await restorer(entry as ActivityEntry & { entity_id: string }, identity);
   } catch (err) {

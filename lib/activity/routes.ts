@@ -21,15 +21,26 @@ export const activityEntryResponse = z.object({
 
 export const activityRoutes = {
   list: defineRoute({
-    name: 'listActivity', method: 'GET', path: '/api/activity', auth: 'user', tag: 'activity',
+    name: 'listActivity',
+    method: 'GET',
+    path: '/api/activity',
+    auth: 'user',
+    tag: 'activity',
     summary: "The team's activity feed, newest first; pass next_cursor back as cursor for the next page.",
-    handler: 'api/activity/list-activity', query: pageQuery,
+    handler: 'api/activity/list-activity',
+    query: pageQuery,
     response: z.object({ items: z.array(activityEntryResponse), next_cursor: z.string().nullable() }),
   }),
   restore: defineRoute({
-    name: 'restoreActivity', method: 'POST', path: '/api/activity/{log_id}/restore', auth: 'actor', tag: 'activity',
-    summary: 'Undo a restorable action (once).', handler: 'api/activity/restore-activity',
-    params: z.object({ log_id: uuid() }), errors: [400, 404, 409],
+    name: 'restoreActivity',
+    method: 'POST',
+    path: '/api/activity/{log_id}/restore',
+    auth: 'actor',
+    tag: 'activity',
+    summary: 'Undo a restorable action (once).',
+    handler: 'api/activity/restore-activity',
+    params: z.object({ log_id: uuid() }),
+    errors: [400, 404, 409],
     response: z.object({ restored: z.boolean(), entry: activityEntryResponse }),
   }),
 };

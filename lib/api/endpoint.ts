@@ -6,13 +6,22 @@
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { adminIdentity, currentIdentity, type Identity } from '../auth/identity';
-import { buildEndpoint, type AuthenticatedLevel, type Caller, type EndpointImpl, type HttpHandler } from '../http/endpoint';
+import {
+  buildEndpoint,
+  type AuthenticatedLevel,
+  type Caller,
+  type EndpointImpl,
+  type HttpHandler,
+} from '../http/endpoint';
 import type { RouteContract } from '../http/route';
 
 export type { HttpHandler } from '../http/endpoint';
 
 /** get_current_user, or require_admin on admin routes. */
-export async function resolveCaller(level: AuthenticatedLevel, event: APIGatewayProxyEventV2): Promise<Caller<Identity>> {
+export async function resolveCaller(
+  level: AuthenticatedLevel,
+  event: APIGatewayProxyEventV2,
+): Promise<Caller<Identity>> {
   const identity = level === 'admin' ? await adminIdentity(event) : await currentIdentity(event);
   return {
     identity,

@@ -25,12 +25,16 @@ export interface HandoffIdentity {
   team: Pick<Team, 'external_id'>;
 }
 
-export async function estimationHandoff(identity: HandoffIdentity, now = new Date()): Promise<{ redirect_url: string }> {
+export async function estimationHandoff(
+  identity: HandoffIdentity,
+  now = new Date(),
+): Promise<{ redirect_url: string }> {
   const config = settings();
   const secret = config.ESTIMATION_PLATFORM_SSO_SECRET || config.CLAIMS_PLATFORM_JWT_SECRET;
   const appUrl = baseUrl(config.ESTIMATION_PLATFORM_APP_URL);
   if (!secret || !appUrl) throw serviceUnavailable('The estimation platform hand-off is not configured.');
-  if (!identity.user.external_id) throw conflict('Your account has no claims platform identity, so it cannot be handed to the estimation platform.');
+  if (!identity.user.external_id)
+    throw conflict('Your account has no claims platform identity, so it cannot be handed to the estimation platform.');
   const issuedAt = Math.floor(now.getTime() / 1000);
   const token = await new SignJWT({
     user_id: identity.user.external_id,

@@ -39,7 +39,13 @@ export function isAdminUser(user: Pick<User, 'external_id'>): boolean {
 
 function identityOf(user: User, team: Team, rest: Pick<Identity, 'authMode' | 'tokenVia' | 'rawClaims'>): Identity {
   const isAdmin = isAdminUser(user);
-  return { user, team, isAdmin, actor: { user_id: user.id, user_name: user.name, team_id: team.id, is_admin: isAdmin }, ...rest };
+  return {
+    user,
+    team,
+    isAdmin,
+    actor: { user_id: user.id, user_name: user.name, team_id: team.id, is_admin: isAdmin },
+    ...rest,
+  };
 }
 
 /** get_current_user: 401 without a valid token (or the local bypass). */

@@ -18,12 +18,16 @@ const optionalText = z
 
 /** The claims this service reads, mapped as the spec's claim table says. */
 export const loginClaimsSchema = z.object({
-  user_id: z
-    .union([z.number().int(), z.string().trim().min(1)])
-    .transform((v) => String(v)),
+  user_id: z.union([z.number().int(), z.string().trim().min(1)]).transform((v) => String(v)),
   user_name: optionalText,
   email: optionalText,
-  current_team_id: z.union([z.number().int(), z.string().regex(/^-?\d+$/).transform(Number)]),
+  current_team_id: z.union([
+    z.number().int(),
+    z
+      .string()
+      .regex(/^-?\d+$/)
+      .transform(Number),
+  ]),
   current_team_name: optionalText,
   current_team_token: optionalText,
   current_team_estimation_intake_key: optionalText,
@@ -46,7 +50,10 @@ export async function verifyLoginToken(token: string, secret: string): Promise<V
   let raw: JWTPayload;
   try {
     // exp is required: a login token without one would never expire.
-    ({ payload: raw } = await jwtVerify(token, new TextEncoder().encode(secret), { algorithms: ['HS256'], requiredClaims: ['exp'] }));
+    ({ payload: raw } = await jwtVerify(token, new TextEncoder().encode(secret), {
+      algorithms: ['HS256'],
+      requiredClaims: ['exp'],
+    }));
   } catch (err) {
     if (!(err instanceof joseErrors.JOSEError) && !(err instanceof TypeError)) throw err;
     throw unauthorized(INVALID_TOKEN);

@@ -18,7 +18,8 @@ import type { LoginClaims } from './login-token';
 /** Attempts at a first-sight creation; a lost race is retried at once, as the winner's rows are already there. */
 export const RACE_ATTEMPTS = 4;
 
-const retryOnRace = <T>(work: () => Promise<T>): Promise<T> => withRetry(work, { attempts: RACE_ATTEMPTS, backoffMs: 0, retryable: isConditionRace });
+const retryOnRace = <T>(work: () => Promise<T>): Promise<T> =>
+  withRetry(work, { attempts: RACE_ATTEMPTS, backoffMs: 0, retryable: isConditionRace });
 
 export async function provisionTeam(claims: LoginClaims): Promise<Team> {
   return retryOnRace(async () => {
@@ -50,10 +51,19 @@ export async function provisionUser(claims: LoginClaims, team: Team): Promise<Us
     // The email is a fallback key for users who have no external id yet
     // (e.g. created by the local bypass); it never merges two external ids.
     if (emailOwner && !emailOwner.external_id) {
-      return syncUser(emailOwner, { external_id: claims.user_id, team_id: team.id, name: claims.user_name || undefined });
+      return syncUser(emailOwner, {
+        external_id: claims.user_id,
+        team_id: team.id,
+        name: claims.user_name || undefined,
+      });
     }
     return createUser(
-      { external_id: claims.user_id, name: claims.user_name || claims.email || claims.user_id, email: claims.email || null, team_id: team.id },
+      {
+        external_id: claims.user_id,
+        name: claims.user_name || claims.email || claims.user_id,
+        email: claims.email || null,
+        team_id: team.id,
+      },
       !emailOwner,
     );
   });
@@ -71,8 +81,15 @@ export async function provisionLocalUser(email: string): Promise<{ team: Team; u
     const team =
       (existing && (await getTeam(existing.team_id))) ||
       (await findTeamByExternalId(LOCAL_TEAM_EXTERNAL_ID)) ||
-      (await createTeam({ external_id: LOCAL_TEAM_EXTERNAL_ID, name: 'Local team', team_token: null, estimation_platform_key: null }));
-    const user = existing ?? (await createUser({ external_id: null, name: email.split('@')[0] || email, email, team_id: team.id }));
+      (await createTeam({
+        external_id: LOCAL_TEAM_EXTERNAL_ID,
+        name: 'Local team',
+        team_token: null,
+        estimation_platform_key: null,
+      }));
+    const user =
+      existing ??
+      (await createUser({ external_id: null, name: email.split('@')[0] || email, email, team_id: team.id }));
     await touchLastSeen(user).catch((err) => logger.warn('last_seen_at stamp failed', { error: String(err) }));
     return { team, user };
   });

@@ -34,7 +34,13 @@ export async function mePayload(identity: Identity) {
 /** GET /api/auth/me writes a login activity only when called with a bearer token (the login callback). */
 export async function me(identity: Identity) {
   if (identity.tokenVia === 'bearer') {
-    await recordActivity(identity.actor, { team_id: identity.team.id, action_type: 'login', action_label: 'Signed in', target: identity.user.email ?? identity.user.name, restorable: false });
+    await recordActivity(identity.actor, {
+      team_id: identity.team.id,
+      action_type: 'login',
+      action_label: 'Signed in',
+      target: identity.user.email ?? identity.user.name,
+      restorable: false,
+    });
   }
   return mePayload(identity);
 }
@@ -45,7 +51,13 @@ export async function updateMe(identity: Identity, timezone: string) {
 }
 
 export async function logout(identity: Identity) {
-  await recordActivity(identity.actor, { team_id: identity.team.id, action_type: 'logout', action_label: 'Signed out', target: identity.user.email ?? identity.user.name, restorable: false });
+  await recordActivity(identity.actor, {
+    team_id: identity.team.id,
+    action_type: 'logout',
+    action_label: 'Signed out',
+    target: identity.user.email ?? identity.user.name,
+    restorable: false,
+  });
   return { ok: true };
 }
 
@@ -63,7 +75,12 @@ const SECRET_CLAIMS = ['current_team_token', 'current_team_estimation_intake_key
 export function authDebug(identity: Identity) {
   const config = settings();
   const claims = identity.rawClaims
-    ? Object.fromEntries(Object.entries(identity.rawClaims).map(([k, v]) => [k, SECRET_CLAIMS.includes(k) ? maskSecret(String(v ?? '')) : v]))
+    ? Object.fromEntries(
+        Object.entries(identity.rawClaims).map(([k, v]) => [
+          k,
+          SECRET_CLAIMS.includes(k) ? maskSecret(String(v ?? '')) : v,
+        ]),
+      )
     : null;
   const publicBaseUrl = baseUrl(config.PUBLIC_BASE_URL);
   return {
@@ -74,7 +91,9 @@ export function authDebug(identity: Identity) {
     claims_platform: {
       base_url_configured: Boolean(config.CLAIMS_PLATFORM_BASE_URL),
       team_token: maskSecret(identity.team.team_token),
-      ready: Boolean(config.CLAIMS_PLATFORM_BASE_URL && (identity.team.team_token || config.CLAIMS_PLATFORM_BEARER_TOKEN)),
+      ready: Boolean(
+        config.CLAIMS_PLATFORM_BASE_URL && (identity.team.team_token || config.CLAIMS_PLATFORM_BEARER_TOKEN),
+      ),
     },
     estimation_platform: {
       public_base_url: publicBaseUrl || null,

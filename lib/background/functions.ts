@@ -41,19 +41,61 @@ export type BackgroundFunction = QueueWorker | Schedule | StreamingUrl;
 
 export const backgroundFunctions: BackgroundFunction[] = [
   // Pipeline stages: one job stage per invocation (lib/orchestrator).
-  { kind: 'queue', name: 'stageWorker', handler: 'workers/stages', queue: 'stages', batchSize: 1, timeout: 900, maximumConcurrency: 'WORKER_CONCURRENCY' },
+  {
+    kind: 'queue',
+    name: 'stageWorker',
+    handler: 'workers/stages',
+    queue: 'stages',
+    batchSize: 1,
+    timeout: 900,
+    maximumConcurrency: 'WORKER_CONCURRENCY',
+  },
   // Fan-out units (one AI call each): global AI concurrency is this event source's maximum concurrency.
-  { kind: 'queue', name: 'unitWorker', handler: 'workers/units', queue: 'units', batchSize: 1, timeout: 900, maximumConcurrency: 'OPENROUTER_GLOBAL_CONCURRENCY' },
+  {
+    kind: 'queue',
+    name: 'unitWorker',
+    handler: 'workers/units',
+    queue: 'units',
+    batchSize: 1,
+    timeout: 900,
+    maximumConcurrency: 'OPENROUTER_GLOBAL_CONCURRENCY',
+  },
   // Measures uploaded video/audio (duration for pricing) with ffprobe.
-  { kind: 'queue', name: 'probeWorker', handler: 'workers/probe', queue: 'probe', batchSize: 1, timeout: 120, maximumConcurrency: 5 },
+  {
+    kind: 'queue',
+    name: 'probeWorker',
+    handler: 'workers/probe',
+    queue: 'probe',
+    batchSize: 1,
+    timeout: 120,
+    maximumConcurrency: 5,
+  },
   // Re-encodes landed photos to upright RGB JPEGs, and cuts user-drawn segments out of them.
   // One photo per invocation: a HEIC decode peaks near 500 MB, so five at once would pass memorySize
   // (`npm run bench -- photo-memory`). A bounded glibc arena count stops RSS creeping across decodes.
-  { kind: 'queue', name: 'photoWorker', handler: 'workers/photos', queue: 'photos', batchSize: 1, timeout: 300, maximumConcurrency: 10, memorySize: 1536, environment: { MALLOC_ARENA_MAX: '2' } },
+  {
+    kind: 'queue',
+    name: 'photoWorker',
+    handler: 'workers/photos',
+    queue: 'photos',
+    batchSize: 1,
+    timeout: 300,
+    maximumConcurrency: 10,
+    memorySize: 1536,
+    environment: { MALLOC_ARENA_MAX: '2' },
+  },
   // Job events (server-sent events): ~10 minutes of polling per connection.
   { kind: 'stream', name: 'jobStream', handler: 'streams/job-stream', timeout: 660 },
   { kind: 'schedule', name: 'watchdog', handler: 'schedules/watchdog', rate: 'rate(1 minute)', timeout: 300 },
-  { kind: 'queue', name: 'purgeWorker', handler: 'workers/purge', queue: 'purge', batchSize: 5, timeout: 300, maximumConcurrency: 2 },
+  {
+    kind: 'queue',
+    name: 'purgeWorker',
+    handler: 'workers/purge',
+    queue: 'purge',
+    batchSize: 5,
+    timeout: 300,
+    maximumConcurrency: 2,
+  },
   { kind: 'schedule', name: 'dailyPurge', handler: 'schedules/daily-purge', rate: 'cron(15 3 * * ? *)', timeout: 300 },
   // Expires chunked uploads left open for over a day and aborts their S3 multipart uploads.
   { kind: 'schedule', name: 'uploadSweep', handler: 'schedules/upload-sweep', rate: 'rate(1 hour)', timeout: 300 },

@@ -13,7 +13,12 @@ export const PING_BODY = JSON.stringify({ kind: 'ping' });
 const HEARTBEAT_KEY = { pk: 'WORKER', sk: 'HEARTBEAT' };
 
 export async function recordWorkerHeartbeat(worker: string, now = new Date()): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...HEARTBEAT_KEY, entity: 'WorkerHeartbeat', worker, seen_at: now.toISOString() } }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...HEARTBEAT_KEY, entity: 'WorkerHeartbeat', worker, seen_at: now.toISOString() },
+    }),
+  );
 }
 
 /** When a worker last ran (ISO time), or null if never. */

@@ -13,7 +13,11 @@ import { PING_BODY, recordWorkerHeartbeat } from './heartbeat';
 
 const HEARTBEAT_EVERY_MS = 30_000;
 
-export function sqsWorker<S extends z.ZodType>(name: string, schema: S, handle: (message: z.output<S>, record: SQSRecord) => Promise<void>) {
+export function sqsWorker<S extends z.ZodType>(
+  name: string,
+  schema: S,
+  handle: (message: z.output<S>, record: SQSRecord) => Promise<void>,
+) {
   const processor = new BatchProcessor(EventType.SQS);
   const recordHandler = async (record: SQSRecord) => {
     // The watchdog's ping proves delivery from the queue to a worker; the heartbeat below records it.
@@ -23,7 +27,11 @@ export function sqsWorker<S extends z.ZodType>(name: string, schema: S, handle: 
       message = schema.parse(JSON.parse(record.body));
     } catch (err) {
       // A malformed message can never succeed: log it and let it go rather than retry it into the DLQ.
-      logger.error('dropping malformed queue message', { worker: name, message_id: record.messageId, error: String(err) });
+      logger.error('dropping malformed queue message', {
+        worker: name,
+        message_id: record.messageId,
+        error: String(err),
+      });
       return;
     }
     await handle(message, record);

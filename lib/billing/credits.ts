@@ -22,7 +22,10 @@ import { logger } from '../observability/logger';
 import type { Team } from '../teams/team';
 
 /** Settings the credit rules read. */
-export type CreditSettings = Pick<Settings, 'BILLING_BLOCK_SECONDS' | 'COST_PER_VIDEO_BLOCK' | 'COST_PER_AUDIO_BLOCK' | 'COST_PER_PHOTO_REQUEST'>;
+export type CreditSettings = Pick<
+  Settings,
+  'BILLING_BLOCK_SECONDS' | 'COST_PER_VIDEO_BLOCK' | 'COST_PER_AUDIO_BLOCK' | 'COST_PER_PHOTO_REQUEST'
+>;
 
 /** Float noise guard: 60.000000000001 s is still 3 blocks of 20 s. */
 const EPSILON = 1e-9;
@@ -32,7 +35,8 @@ const ceilWhole = (value: number) => Math.max(0, Math.ceil(value - EPSILON));
 /** Whole blocks, rounded up; 0 for a missing, zero, negative or non-finite duration. */
 export function billedBlocks(seconds: number | null | undefined, blockSeconds: number): number {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds <= 0) return 0;
-  if (!Number.isFinite(blockSeconds) || blockSeconds <= 0) throw new RangeError(`blockSeconds must be positive (got ${blockSeconds})`);
+  if (!Number.isFinite(blockSeconds) || blockSeconds <= 0)
+    throw new RangeError(`blockSeconds must be positive (got ${blockSeconds})`);
   return ceilWhole(seconds / blockSeconds);
 }
 
@@ -97,7 +101,10 @@ export function jobCharge(input: JobChargeInput): JobCharge {
 }
 
 /** Dollars per credit for a team: its credit_rate, else DEFAULT_TEAM_CREDIT_RATE. */
-export function teamCreditRate(team: Pick<Team, 'credit_rate'> | null | undefined, config: Pick<Settings, 'DEFAULT_TEAM_CREDIT_RATE'> = currentSettings()): number {
+export function teamCreditRate(
+  team: Pick<Team, 'credit_rate'> | null | undefined,
+  config: Pick<Settings, 'DEFAULT_TEAM_CREDIT_RATE'> = currentSettings(),
+): number {
   const rate = team?.credit_rate;
   return typeof rate === 'number' && Number.isFinite(rate) ? rate : config.DEFAULT_TEAM_CREDIT_RATE;
 }
@@ -108,7 +115,11 @@ export function teamCreditRate(team: Pick<Team, 'credit_rate'> | null | undefine
  * drop float noise (3 × 0.15 is 0.45, not 0.44999…); format it for display at
  * the edge.
  */
-export function revenueUsd(credits: number, team: Pick<Team, 'credit_rate'> | null | undefined, config: Pick<Settings, 'DEFAULT_TEAM_CREDIT_RATE'> = currentSettings()): number {
+export function revenueUsd(
+  credits: number,
+  team: Pick<Team, 'credit_rate'> | null | undefined,
+  config: Pick<Settings, 'DEFAULT_TEAM_CREDIT_RATE'> = currentSettings(),
+): number {
   if (!Number.isFinite(credits) || credits <= 0) return 0;
   return Math.round(credits * teamCreditRate(team, config) * 1e6) / 1e6;
 }
@@ -130,7 +141,9 @@ export function prepaidMode(config: PrepaidSettings = currentSettings()): Prepai
   const missing: PrepaidMode['missing'] = [];
   if (!config.BILLING_APP_DOMAIN.trim()) missing.push('BILLING_APP_DOMAIN');
   if (!config.BILLING_APP_API_KEY.trim()) missing.push('BILLING_APP_API_KEY');
-  return missing.length ? { active: false, reason: 'config_gap', missing } : { active: true, reason: 'active', missing };
+  return missing.length
+    ? { active: false, reason: 'config_gap', missing }
+    : { active: true, reason: 'active', missing };
 }
 
 /**
@@ -140,7 +153,9 @@ export function prepaidMode(config: PrepaidSettings = currentSettings()): Prepai
 export function prepaidBillingActive(config: PrepaidSettings = currentSettings()): boolean {
   const mode = prepaidMode(config);
   if (mode.reason === 'config_gap') {
-    logger.warn('billing enabled but not configured; failing open (processing proceeds uncharged)', { missing: mode.missing });
+    logger.warn('billing enabled but not configured; failing open (processing proceeds uncharged)', {
+      missing: mode.missing,
+    });
   }
   return mode.active;
 }

@@ -46,7 +46,12 @@ export const INSUFFICIENT_CREDITS = 'insufficient_credits';
 export type InsufficientCreditsBody = z.output<typeof insufficientCreditsBody>;
 
 export function insufficientCredits(body: Omit<InsufficientCreditsBody, 'error'>): HttpError {
-  const exact: InsufficientCreditsBody = { error: INSUFFICIENT_CREDITS, credits_balance: body.credits_balance, required_amount: body.required_amount, buy_url: body.buy_url };
+  const exact: InsufficientCreditsBody = {
+    error: INSUFFICIENT_CREDITS,
+    credits_balance: body.credits_balance,
+    required_amount: body.required_amount,
+    buy_url: body.buy_url,
+  };
   return new HttpError(402, 'Insufficient credits', exact as unknown as Record<string, unknown>);
 }
 
@@ -54,7 +59,14 @@ export type UnchargedReason = 'billing_off' | 'config_gap' | 'zero_cost' | 'no_t
 
 /** `unconfirmed`: the spend's answer was lost; the round counts as charged until settlement says otherwise. */
 export type ChargeOutcome =
-  | { charged: true; job: Job; reference: string; transactionId: string | null; balance: number | null; unconfirmed?: boolean }
+  | {
+      charged: true;
+      job: Job;
+      reference: string;
+      transactionId: string | null;
+      balance: number | null;
+      unconfirmed?: boolean;
+    }
   | { charged: false; job: Job; reason: UnchargedReason };
 
 /**
@@ -65,7 +77,12 @@ export type ChargeOutcome =
  * so two racing confirms charge (idempotently, same reference) and record once.
  */
 export async function chargeJobUpFront(
-  input: { job: Job; team: Pick<Team, 'id' | 'external_id'>; user: Pick<User, 'id' | 'external_id'> | null; credits: number },
+  input: {
+    job: Job;
+    team: Pick<Team, 'id' | 'external_id'>;
+    user: Pick<User, 'id' | 'external_id'> | null;
+    credits: number;
+  },
   deps: BillingDeps = {},
 ): Promise<ChargeOutcome> {
   const { job, team, user, credits } = input;
@@ -77,7 +94,10 @@ export async function chargeJobUpFront(
   }
   const mode = prepaidMode(config);
   if (!mode.active) {
-    logger.warn('billing enabled but not configured; failing open, job proceeds uncharged', { ...context, missing: mode.missing });
+    logger.warn('billing enabled but not configured; failing open, job proceeds uncharged', {
+      ...context,
+      missing: mode.missing,
+    });
     return { charged: false, job, reason: 'config_gap' };
   }
   if (!(credits > 0)) {
@@ -96,31 +116,63 @@ export async function chargeJobUpFront(
   // An earlier round still owing billing is settled before a new round starts (its spend state is per round).
   if (owesBilling(stored)) stored = (await settleJobBilling(stored.id, deps)).job ?? stored;
   const previous = stored.billing_rounds ?? 0;
-  if (previous > (job.billing_rounds ?? 0) && stored.billing_charged && !stored.billing_refunded && (stored.billing_txn_id || stored.billing_unconfirmed)) {
+  if (
+    previous > (job.billing_rounds ?? 0) &&
+    stored.billing_charged &&
+    !stored.billing_refunded &&
+    (stored.billing_txn_id || stored.billing_unconfirmed)
+  ) {
     // A racing confirm charged the job after the caller read it: that charge
     // stands for this one too (never two live charges from one read).
-    logger.info('job already charged by a concurrent confirm; not charging again', { ...context, reference: jobChargeReference(job.id, previous) });
-    return { charged: true, job: stored, reference: jobChargeReference(job.id, previous), transactionId: stored.billing_txn_id, balance: null };
+    logger.info('job already charged by a concurrent confirm; not charging again', {
+      ...context,
+      reference: jobChargeReference(job.id, previous),
+    });
+    return {
+      charged: true,
+      job: stored,
+      reference: jobChargeReference(job.id, previous),
+      transactionId: stored.billing_txn_id,
+      balance: null,
+    };
   }
   const round = previous + 1;
   const reference = jobChargeReference(job.id, round);
   const amount = Math.ceil(credits);
   const client = billingClient({ ...deps, config });
-  const result = await client.spend({ teamId: team.external_id, userId: user?.external_id ?? null, amount, reference, description: spendDescription(stored, amount) });
+  const result = await client.spend({
+    teamId: team.external_id,
+    userId: user?.external_id ?? null,
+    amount,
+    reference,
+    description: spendDescription(stored, amount),
+  });
 
   if (result.outcome === 'insufficient') {
-    logger.info('billing service refused the charge: insufficient credits', { ...context, reference, balance: result.balance, required: result.required });
-    throw insufficientCredits({ credits_balance: result.balance, required_amount: result.required, buy_url: result.buyUrl });
+    logger.info('billing service refused the charge: insufficient credits', {
+      ...context,
+      reference,
+      balance: result.balance,
+      required: result.required,
+    });
+    throw insufficientCredits({
+      credits_balance: result.balance,
+      required_amount: result.required,
+      buy_url: result.buyUrl,
+    });
   }
   if (result.outcome === 'unavailable' && result.error.mayHaveApplied) {
     // The service may have charged and its answer was lost: the job proceeds on an unconfirmed charge.
-    logger.error('billing service did not answer the spend; failing open, the job proceeds and the spend is confirmed later with the same reference', {
-      ...context,
-      reference,
-      reason: result.error.reason,
-      status: result.error.status,
-      error: result.error.message,
-    });
+    logger.error(
+      'billing service did not answer the spend; failing open, the job proceeds and the spend is confirmed later with the same reference',
+      {
+        ...context,
+        reference,
+        reason: result.error.reason,
+        status: result.error.status,
+        error: result.error.message,
+      },
+    );
     return recordCharge({ job, stored, round, amount, reference, transactionId: null, balance: null, team, client });
   }
   if (result.outcome === 'unavailable') {
@@ -134,7 +186,17 @@ export async function chargeJobUpFront(
     return { charged: false, job, reason: 'unavailable' };
   }
 
-  return recordCharge({ job, stored, round, amount, reference, transactionId: result.transactionId, balance: result.balance, team, client });
+  return recordCharge({
+    job,
+    stored,
+    round,
+    amount,
+    reference,
+    transactionId: result.transactionId,
+    balance: result.balance,
+    team,
+    client,
+  });
 }
 
 /**
@@ -169,7 +231,8 @@ async function recordCharge(input: {
       ...(unconfirmed ? pendingEntry(job.id, new Date().toISOString()) : {}),
     },
     add: { billing_version: 1 },
-    condition: previous === 0 ? 'attribute_not_exists(billing_rounds) OR billing_rounds = :prev' : 'billing_rounds = :prev',
+    condition:
+      previous === 0 ? 'attribute_not_exists(billing_rounds) OR billing_rounds = :prev' : 'billing_rounds = :prev',
     values: { ':prev': previous },
   });
   if (recorded) {
@@ -180,17 +243,38 @@ async function recordCharge(input: {
   // Lost the conditional write. A racing confirm with the same reference got
   // the same (idempotent) answer and recorded it: that is this charge.
   const current = await getJob(job.id);
-  if (current && current.billing_rounds === round && !current.billing_refunded && (unconfirmed || current.billing_unconfirmed || current.billing_txn_id === transactionId)) {
-    return { charged: true, job: current, reference, transactionId: current.billing_txn_id, balance, ...(current.billing_unconfirmed ? { unconfirmed: true } : {}) };
+  if (
+    current &&
+    current.billing_rounds === round &&
+    !current.billing_refunded &&
+    (unconfirmed || current.billing_unconfirmed || current.billing_txn_id === transactionId)
+  ) {
+    return {
+      charged: true,
+      job: current,
+      reference,
+      transactionId: current.billing_txn_id,
+      balance,
+      ...(current.billing_unconfirmed ? { unconfirmed: true } : {}),
+    };
   }
   // The job is gone or moved on without this charge: give the credits back.
-  logger.error('charge could not be recorded on the job; refunding it', { ...context, transaction_id: transactionId, job_exists: Boolean(current) });
+  logger.error('charge could not be recorded on the job; refunding it', {
+    ...context,
+    transaction_id: transactionId,
+    job_exists: Boolean(current),
+  });
   const refund = await client.refund({ teamId: team.external_id as number, reference });
-  if (refund.outcome === 'unavailable') logger.error('refund of an unrecorded charge failed', { ...context, error: refund.error.message });
+  if (refund.outcome === 'unavailable')
+    logger.error('refund of an unrecorded charge failed', { ...context, error: refund.error.message });
   throw new HttpError(409, 'The job changed while it was being charged; try again.');
 }
 
-export type RefundOutcome = { refunded: boolean; job: Job | null; reason?: 'not_charged' | 'already_refunded' | 'missing' | 'unavailable' | 'raced' };
+export type RefundOutcome = {
+  refunded: boolean;
+  job: Job | null;
+  reason?: 'not_charged' | 'already_refunded' | 'missing' | 'unavailable' | 'raced';
+};
 
 /**
  * Gives back the job's current up-front charge: records the refund as owed on
@@ -205,7 +289,8 @@ export async function refundJob(job: Pick<Job, 'id'>, deps: BillingDeps = {}): P
     const current = await getJob(job.id);
     if (!current) return { refunded: false, job: null, reason: 'missing' };
     const owed = wholeRefund(current);
-    if (!owed) return { refunded: false, job: current, reason: current.billing_charged ? 'already_refunded' : 'not_charged' };
+    if (!owed)
+      return { refunded: false, job: current, reason: current.billing_charged ? 'already_refunded' : 'not_charged' };
     if (!(current.refunds_owed ?? []).some((o) => o.reference === owed.reference)) {
       const fields = owedFields(current, [owed]);
       const marked = await updateJob(current.id, {
@@ -233,7 +318,12 @@ export function completionBilling(charge: JobCharge, now = new Date()) {
   const credits = Math.max(0, Math.ceil(charge.credits));
   return {
     credits,
-    set: { billed_cost_usd: credits, billed_blocks: charge.blocks, billed_minutes: charge.minutes, billing_finalized_at: now.toISOString() },
+    set: {
+      billed_cost_usd: credits,
+      billed_blocks: charge.blocks,
+      billed_minutes: charge.minutes,
+      billing_finalized_at: now.toISOString(),
+    },
     add: {},
     condition: 'attribute_not_exists(billing_finalized_at) OR billing_finalized_at = :null',
     values: { ':null': null } as Record<string, unknown>,
@@ -276,14 +366,28 @@ export async function addFinalizedSpend(job: Pick<Job, 'id' | 'claim_id'>, credi
  * completion makes the same write together with the status change
  * (lib/orchestrator/terminal.ts), so a complete job is never seen unbilled.
  */
-export async function finalizeJobBilling(job: Pick<Job, 'id' | 'claim_id'>, charge: JobCharge, now = new Date()): Promise<FinalizeOutcome> {
+export async function finalizeJobBilling(
+  job: Pick<Job, 'id' | 'claim_id'>,
+  charge: JobCharge,
+  now = new Date(),
+): Promise<FinalizeOutcome> {
   const billing = completionBilling(charge, now);
-  const updated = await updateJob(job.id, { set: billing.set, condition: billing.condition, values: billing.values }, now);
+  const updated = await updateJob(
+    job.id,
+    { set: billing.set, condition: billing.condition, values: billing.values },
+    now,
+  );
   if (!updated) {
     logger.debug('billing already finalized (or job gone); nothing added', { job_id: job.id });
     return { finalized: false, job: null };
   }
   await addFinalizedSpend({ id: job.id, claim_id: updated.claim_id ?? job.claim_id }, billing.credits);
-  logger.info('billing finalized', { job_id: job.id, claim_id: updated.claim_id, credits: billing.credits, blocks: charge.blocks, minutes: charge.minutes });
+  logger.info('billing finalized', {
+    job_id: job.id,
+    claim_id: updated.claim_id,
+    credits: billing.credits,
+    blocks: charge.blocks,
+    minutes: charge.minutes,
+  });
   return { finalized: true, job: updated };
 }

@@ -10,14 +10,23 @@ export const billingSummaryResponse = z.object({
   }),
   block_seconds: z.number().int().describe('Length of a billing block in seconds'),
   billing_enabled: z.boolean().describe('Prepaid mode is on'),
-  credits_balance: z.number().nullable().describe('Balance at the billing service; null with billing off or when it is unreachable'),
+  credits_balance: z
+    .number()
+    .nullable()
+    .describe('Balance at the billing service; null with billing off or when it is unreachable'),
   buy_credits_url: z.string().nullable(),
 });
 
 export const billingRoutes = {
   summary: defineRoute({
-    name: 'getBillingSummary', method: 'GET', path: '/api/billing/summary', auth: 'user', tag: 'billing',
-    summary: "The team's total spend in whole credits, the flat rates and, with prepaid billing on, the credit balance and where to buy credits.",
-    handler: 'api/billing/get-summary', response: billingSummaryResponse,
+    name: 'getBillingSummary',
+    method: 'GET',
+    path: '/api/billing/summary',
+    auth: 'user',
+    tag: 'billing',
+    summary:
+      "The team's total spend in whole credits, the flat rates and, with prepaid billing on, the credit balance and where to buy credits.",
+    handler: 'api/billing/get-summary',
+    response: billingSummaryResponse,
   }),
 };

@@ -32,9 +32,18 @@ import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
 import { getTeam } from '../teams/team';
 import { getUser } from '../users/user';
-import { billingClient, jobChargeReference, spendDescription, unbilledRefundReference, type BillingDeps } from './ledger';
+import {
+  billingClient,
+  jobChargeReference,
+  spendDescription,
+  unbilledRefundReference,
+  type BillingDeps,
+} from './ledger';
 
-type BillingState = Pick<Job, 'id' | 'billing_charged' | 'billing_refunded' | 'billing_rounds' | 'billing_amount' | 'refunds_owed'>;
+type BillingState = Pick<
+  Job,
+  'id' | 'billing_charged' | 'billing_refunded' | 'billing_rounds' | 'billing_amount' | 'refunds_owed'
+>;
 
 const owes = (job: Pick<Job, 'refunds_owed'>, round: number) => (job.refunds_owed ?? []).some((o) => o.round === round);
 
@@ -50,15 +59,28 @@ export function wholeRefund(job: BillingState, round = job.billing_rounds): Owed
  * the round was not charged, was already given back, or already owes a refund
  * (a round failed earlier and then ran again uncharged).
  */
-export function unbilledRefund(job: BillingState, billedCredits: number, round = job.billing_rounds): OwedRefund | null {
-  if (!job.billing_charged || job.billing_refunded || !(round > 0) || round !== job.billing_rounds || owes(job, round)) return null;
+export function unbilledRefund(
+  job: BillingState,
+  billedCredits: number,
+  round = job.billing_rounds,
+): OwedRefund | null {
+  if (!job.billing_charged || job.billing_refunded || !(round > 0) || round !== job.billing_rounds || owes(job, round))
+    return null;
   const unbilled = Math.ceil(job.billing_amount) - Math.max(0, Math.ceil(billedCredits));
   if (!(unbilled > 0)) return null;
-  return { round, spend_reference: jobChargeReference(job.id, round), reference: unbilledRefundReference(job.id, round), amount: unbilled };
+  return {
+    round,
+    spend_reference: jobChargeReference(job.id, round),
+    reference: unbilledRefundReference(job.id, round),
+    amount: unbilled,
+  };
 }
 
 /** The pending-billing index entry (lib/db/keys.ts). */
-export const pendingEntry = (jobId: string, at: string) => ({ archpk: indexes.pendingBilling().pk, archsk: `${at}#${jobId}` });
+export const pendingEntry = (jobId: string, at: string) => ({
+  archpk: indexes.pendingBilling().pk,
+  archsk: `${at}#${jobId}`,
+});
 
 /**
  * What a run-ending write adds to record refunds owed: merge them into the
@@ -75,7 +97,8 @@ export function owedFields(job: Pick<Job, 'id' | 'refunds_owed'>, owed: (OwedRef
   };
 }
 
-export const owesBilling = (job: Pick<Job, 'refunds_owed' | 'billing_unconfirmed'>) => Boolean(job.billing_unconfirmed) || (job.refunds_owed ?? []).length > 0;
+export const owesBilling = (job: Pick<Job, 'refunds_owed' | 'billing_unconfirmed'>) =>
+  Boolean(job.billing_unconfirmed) || (job.refunds_owed ?? []).length > 0;
 
 export interface Settlement {
   /** none: nothing was owed. settled: nothing is owed any more. pending: something stays owed (the service did not answer). */
@@ -91,7 +114,11 @@ class LostToNewerWrite extends Error {
 }
 
 /** Passes of settleJobBilling before it leaves the rest to the sweep; a lost pass is retried at once (every call is idempotent). */
-const SETTLE_RETRY = { attempts: 4, backoffMs: 0, retryable: (err: unknown) => err instanceof LostToNewerWrite } as const;
+const SETTLE_RETRY = {
+  attempts: 4,
+  backoffMs: 0,
+  retryable: (err: unknown) => err instanceof LostToNewerWrite,
+} as const;
 
 /** Settles what the job owes now; never raises. */
 export async function settleJobBilling(jobId: string, deps: BillingDeps = {}): Promise<Settlement> {
@@ -108,7 +135,10 @@ export async function settleJobBilling(jobId: string, deps: BillingDeps = {}): P
       logger.warn('billing settlement kept losing to newer writes; the sweep will finish it', { job_id: jobId });
       return { state: 'pending', refundedWhole: false, job: await getJob(jobId).catch(() => null) };
     }
-    logger.error('billing settlement failed; the sweep will retry it', { job_id: jobId, error: err instanceof Error ? err.message : String(err) });
+    logger.error('billing settlement failed; the sweep will retry it', {
+      job_id: jobId,
+      error: err instanceof Error ? err.message : String(err),
+    });
     return { state: 'pending', refundedWhole: false, job: null };
   }
 }
@@ -120,7 +150,11 @@ async function settleOnce(job: Job, deps: BillingDeps): Promise<Settlement | nul
   const teamId = team?.external_id;
   if (teamId === null || teamId === undefined) {
     // Nothing can reach the ledger without the team's external id; keeping it owed would retry forever.
-    logger.error('billing owed, but the team has no external id; dropped', { ...context, owed: job.refunds_owed, unconfirmed: job.billing_unconfirmed });
+    logger.error('billing owed, but the team has no external id; dropped', {
+      ...context,
+      owed: job.refunds_owed,
+      unconfirmed: job.billing_unconfirmed,
+    });
     return record(job, { billing_unconfirmed: false }, [], false);
   }
   const client = billingClient(deps);
@@ -131,19 +165,40 @@ async function settleOnce(job: Job, deps: BillingDeps): Promise<Settlement | nul
   if (unconfirmed) {
     const reference = jobChargeReference(job.id, job.billing_rounds);
     const user = await getUser(job.created_by_user_id);
-    const spend = await client.spend({ teamId, userId: user?.external_id ?? null, amount: job.billing_amount, reference, description: spendDescription(job, job.billing_amount) });
+    const spend = await client.spend({
+      teamId,
+      userId: user?.external_id ?? null,
+      amount: job.billing_amount,
+      reference,
+      description: spendDescription(job, job.billing_amount),
+    });
     if (spend.outcome === 'charged') {
       unconfirmed = false;
       Object.assign(changes, { billing_unconfirmed: false, billing_txn_id: spend.transactionId });
-      logger.info('unanswered spend confirmed with the same reference', { ...context, reference, transaction_id: spend.transactionId, balance: spend.balance });
+      logger.info('unanswered spend confirmed with the same reference', {
+        ...context,
+        reference,
+        transaction_id: spend.transactionId,
+        balance: spend.balance,
+      });
     } else if (spend.outcome === 'insufficient') {
       // Not on the ledger, and the team cannot pay it now: the run stays uncharged (fail open), nothing to give back.
       unconfirmed = false;
       Object.assign(changes, { billing_unconfirmed: false, billing_charged: false });
       owed = owed.filter((o) => o.round !== job.billing_rounds);
-      logger.warn('unanswered spend was not on the ledger and the team cannot pay it now; the run stays uncharged', { ...context, reference, balance: spend.balance });
+      logger.warn('unanswered spend was not on the ledger and the team cannot pay it now; the run stays uncharged', {
+        ...context,
+        reference,
+        balance: spend.balance,
+      });
     } else {
-      logger.error('unanswered spend still unconfirmed; the billing sweep retries it', { ...context, reference, reason: spend.error.reason, status: spend.error.status, error: spend.error.message });
+      logger.error('unanswered spend still unconfirmed; the billing sweep retries it', {
+        ...context,
+        reference,
+        reason: spend.error.reason,
+        status: spend.error.status,
+        error: spend.error.message,
+      });
     }
   }
 
@@ -160,12 +215,20 @@ async function settleOnce(job: Job, deps: BillingDeps): Promise<Settlement | nul
     const fields = { ...context, reference: refund.reference, amount: refund.amount };
     if (result.outcome === 'refunded') {
       if (refund.amount === null && refund.round === job.billing_rounds) refundedWhole = true;
-      logger.info(refund.amount === null ? 'up-front charge refunded' : 'unbilled part of the up-front charge refunded', { ...fields, transaction_id: result.transactionId, balance: result.balance });
+      logger.info(
+        refund.amount === null ? 'up-front charge refunded' : 'unbilled part of the up-front charge refunded',
+        { ...fields, transaction_id: result.transactionId, balance: result.balance },
+      );
     } else if (result.outcome === 'unknown_reference') {
       logger.error('refund dropped: the billing service holds no spend with this reference', fields);
     } else {
       remaining.push(refund);
-      logger.error('refund failed; it stays owed and the billing sweep retries it', { ...fields, reason: result.error.reason, status: result.error.status, error: result.error.message });
+      logger.error('refund failed; it stays owed and the billing sweep retries it', {
+        ...fields,
+        reason: result.error.reason,
+        status: result.error.status,
+        error: result.error.message,
+      });
     }
   }
   if (unconfirmed) changes.billing_unconfirmed = true;
@@ -177,7 +240,12 @@ async function settleOnce(job: Job, deps: BillingDeps): Promise<Settlement | nul
  * something does. A job left owed moves to the back of the index, so jobs the
  * service keeps refusing never hold up the others.
  */
-async function record(job: Job, changes: Partial<Job>, remaining: OwedRefund[], refundedWhole: boolean): Promise<Settlement | null> {
+async function record(
+  job: Job,
+  changes: Partial<Job>,
+  remaining: OwedRefund[],
+  refundedWhole: boolean,
+): Promise<Settlement | null> {
   const pending = remaining.length > 0 || Boolean(changes.billing_unconfirmed ?? job.billing_unconfirmed);
   const hadRefunds = (job.refunds_owed ?? []).length > 0;
   const at = new Date().toISOString();
@@ -244,7 +312,9 @@ export async function sweepPendingBilling(deps: BillingDeps = {}): Promise<Sweep
     }
     report.pending++;
     if (++inARow >= DOWN_AFTER) {
-      logger.warn('billing sweep stopped: the billing service is not settling; the next sweep carries on', { ...report });
+      logger.warn('billing sweep stopped: the billing service is not settling; the next sweep carries on', {
+        ...report,
+      });
       return report;
     }
   }

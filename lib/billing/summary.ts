@@ -42,7 +42,10 @@ export interface TeamCreditsBalance {
  * throws: billing off is false/null, an unreachable service is a null balance
  * (logged).
  */
-export async function teamCreditsBalance(team: Pick<Team, 'id' | 'external_id'>, deps: { client?: BillingServiceClient; config?: Settings } = {}): Promise<TeamCreditsBalance> {
+export async function teamCreditsBalance(
+  team: Pick<Team, 'id' | 'external_id'>,
+  deps: { client?: BillingServiceClient; config?: Settings } = {},
+): Promise<TeamCreditsBalance> {
   const config = deps.config ?? currentSettings();
   const out: TeamCreditsBalance = { billing_enabled: false, credits_balance: null, buy_credits_url: null };
   if (!prepaidBillingActive(config)) return out;
@@ -53,17 +56,32 @@ export async function teamCreditsBalance(team: Pick<Team, 'id' | 'external_id'>,
     out.credits_balance = result.balance;
     out.buy_credits_url = result.buyUrl;
   } else {
-    logger.warn('billing balance unavailable', { team_id: team.id, reason: result.error.reason, status: result.error.status, error: result.error.message });
+    logger.warn('billing balance unavailable', {
+      team_id: team.id,
+      reason: result.error.reason,
+      status: result.error.status,
+      error: result.error.message,
+    });
   }
   return out;
 }
 
-export async function billingSummaryFor(identity: Pick<Identity, 'team'>, deps: { client?: BillingServiceClient; config?: Settings } = {}): Promise<BillingSummary> {
+export async function billingSummaryFor(
+  identity: Pick<Identity, 'team'>,
+  deps: { client?: BillingServiceClient; config?: Settings } = {},
+): Promise<BillingSummary> {
   const config = deps.config ?? currentSettings();
-  const [total, balance] = await Promise.all([teamTotalSpend(identity.team.id), teamCreditsBalance(identity.team, { ...deps, config })]);
+  const [total, balance] = await Promise.all([
+    teamTotalSpend(identity.team.id),
+    teamCreditsBalance(identity.team, { ...deps, config }),
+  ]);
   return {
     total_spend_usd: total,
-    rates: { video: config.COST_PER_VIDEO_BLOCK, photo: config.COST_PER_PHOTO_REQUEST, audio: config.COST_PER_AUDIO_BLOCK },
+    rates: {
+      video: config.COST_PER_VIDEO_BLOCK,
+      photo: config.COST_PER_PHOTO_REQUEST,
+      audio: config.COST_PER_AUDIO_BLOCK,
+    },
     block_seconds: config.BILLING_BLOCK_SECONDS,
     ...balance,
   };

@@ -29,7 +29,10 @@ export const DELETE_ATTEMPTS = 4;
 export class DeleteObjectsError extends Error {
   override readonly name = 'DeleteObjectsError';
   constructor(readonly failed: { key: string; code: string }[]) {
-    const shown = failed.slice(0, 5).map((f) => `${f.key} (${f.code})`).join(', ');
+    const shown = failed
+      .slice(0, 5)
+      .map((f) => `${f.key} (${f.code})`)
+      .join(', ');
     super(`S3 did not delete ${failed.length} object(s): ${shown}${failed.length > 5 ? ', ...' : ''}`);
   }
 }
@@ -45,7 +48,10 @@ async function deleteBatch(keys: string[]): Promise<void> {
   await withRetry(
     async () => {
       const { Errors } = await s3().send(
-        new DeleteObjectsCommand({ Bucket: mediaBucket(), Delete: { Objects: pending.map((Key) => ({ Key })), Quiet: true } }),
+        new DeleteObjectsCommand({
+          Bucket: mediaBucket(),
+          Delete: { Objects: pending.map((Key) => ({ Key })), Quiet: true },
+        }),
       );
       if (!Errors?.length) return;
       // An error that names no key leaves every key of the batch in doubt.
@@ -64,7 +70,9 @@ export async function deletePrefix(prefix: string): Promise<number> {
   let deleted = 0;
   let ContinuationToken: string | undefined;
   do {
-    const page = await s3().send(new ListObjectsV2Command({ Bucket: mediaBucket(), Prefix: prefix, ContinuationToken }));
+    const page = await s3().send(
+      new ListObjectsV2Command({ Bucket: mediaBucket(), Prefix: prefix, ContinuationToken }),
+    );
     const keys = (page.Contents ?? []).map((o) => o.Key as string);
     if (keys.length > 0) {
       await deleteBatch(keys);
@@ -95,7 +103,9 @@ export async function listNames(prefix: string): Promise<string[]> {
   const names: string[] = [];
   let ContinuationToken: string | undefined;
   do {
-    const page = await s3().send(new ListObjectsV2Command({ Bucket: mediaBucket(), Prefix: prefix, ContinuationToken }));
+    const page = await s3().send(
+      new ListObjectsV2Command({ Bucket: mediaBucket(), Prefix: prefix, ContinuationToken }),
+    );
     for (const o of page.Contents ?? []) {
       const name = (o.Key as string).slice(prefix.length);
       if (name && !name.includes('/')) names.push(name);

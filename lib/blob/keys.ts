@@ -7,5 +7,6 @@
 export const blobKeys = {
   claimPrefix: (teamId: string, claimId: string) => `teams/${teamId}/claims/${claimId}/`,
   jobPrefix: (teamId: string, claimId: string, jobId: string) => `teams/${teamId}/claims/${claimId}/jobs/${jobId}/`,
-  teamSettings: (teamId: string, file: 'automation_settings.json' | 'prompt_settings.json') => `team_settings/${teamId}/${file}`,
+  teamSettings: (teamId: string, file: 'automation_settings.json' | 'prompt_settings.json') =>
+    `team_settings/${teamId}/${file}`,
 };

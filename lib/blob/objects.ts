@@ -27,7 +27,9 @@ export async function headObject(key: string): Promise<ObjectHead | null> {
 /** The first `bytes` bytes of an object (a Range GET), or null when it is gone. */
 export async function readObjectHead(key: string, bytes: number): Promise<Buffer | null> {
   try {
-    const { Body } = await s3().send(new GetObjectCommand({ Bucket: mediaBucket(), Key: key, Range: `bytes=0-${bytes - 1}` }));
+    const { Body } = await s3().send(
+      new GetObjectCommand({ Bucket: mediaBucket(), Key: key, Range: `bytes=0-${bytes - 1}` }),
+    );
     const data = Buffer.from(await Body!.transformToByteArray());
     return data.subarray(0, bytes);
   } catch (err) {
@@ -49,12 +51,28 @@ export async function readObject(key: string): Promise<{ body: Buffer; metadata:
 
 /** One PUT: the object is replaced atomically (readers see the old bytes or the new, never a mix). */
 export async function putJpeg(key: string, jpeg: Buffer): Promise<void> {
-  await s3().send(new PutObjectCommand({ Bucket: mediaBucket(), Key: key, Body: jpeg, ContentType: 'image/jpeg', CacheControl: 'private, max-age=3600' }));
+  await s3().send(
+    new PutObjectCommand({
+      Bucket: mediaBucket(),
+      Key: key,
+      Body: jpeg,
+      ContentType: 'image/jpeg',
+      CacheControl: 'private, max-age=3600',
+    }),
+  );
 }
 
 /** A small JSON document (per-team settings), replaced atomically like any PUT. */
 export async function putJson(key: string, value: unknown): Promise<void> {
-  await s3().send(new PutObjectCommand({ Bucket: mediaBucket(), Key: key, Body: JSON.stringify(value), ContentType: 'application/json', CacheControl: 'no-store' }));
+  await s3().send(
+    new PutObjectCommand({
+      Bucket: mediaBucket(),
+      Key: key,
+      Body: JSON.stringify(value),
+      ContentType: 'application/json',
+      CacheControl: 'no-store',
+    }),
+  );
 }
 
 export async function deleteObject(key: string): Promise<void> {

@@ -40,7 +40,15 @@ export interface Claim {
 
 export type ClaimCreate = z.output<typeof claimCreateBody>;
 export type ClaimPatch = z.output<typeof claimPatchBody>;
-export const EDITABLE_CLAIM_FIELDS = ['claim_number', 'insured_name', 'loss_type', 'coverage_type', 'claim_type', 'zip_code', 'adjuster_name'] as const;
+export const EDITABLE_CLAIM_FIELDS = [
+  'claim_number',
+  'insured_name',
+  'loss_type',
+  'coverage_type',
+  'claim_type',
+  'zip_code',
+  'adjuster_name',
+] as const;
 
 export const CLAIM_SUBMITTED = 'This claim has been submitted and cannot be archived.';
 
@@ -48,7 +56,9 @@ export const CLAIM_SUBMITTED = 'This claim has been submitted and cannot be arch
  * items_locked: the claim has been sent to the estimation platform. A training
  * claim never locks, and the admin unlock overrides the lock.
  */
-export function itemsLocked(claim: Pick<Claim, 'estimation_claim_id' | 'estimation_submitted_at' | 'is_training' | 'estimation_items_unlocked'>): boolean {
+export function itemsLocked(
+  claim: Pick<Claim, 'estimation_claim_id' | 'estimation_submitted_at' | 'is_training' | 'estimation_items_unlocked'>,
+): boolean {
   if (claim.is_training || claim.estimation_items_unlocked) return false;
   return Boolean(claim.estimation_claim_id || claim.estimation_submitted_at);
 }
@@ -68,12 +78,19 @@ function claimRow(claim: Claim) {
     gsi1sk: `${claim.created_at}#${claim.id}`,
     gsi2pk: 'CLAIMS',
     gsi2sk: claim.created_at,
-    ...(claim.is_archived && claim.archived_at ? { archpk: 'ARCHIVED', archsk: `${claim.archived_at}#claim#${claim.id}` } : {}),
+    ...(claim.is_archived && claim.archived_at
+      ? { archpk: 'ARCHIVED', archsk: `${claim.archived_at}#claim#${claim.id}` }
+      : {}),
     ...claim,
   };
 }
 
-export async function createClaim(teamId: string, userId: string, input: ClaimCreate, options: { isTraining?: boolean; id?: string } = {}): Promise<Claim> {
+export async function createClaim(
+  teamId: string,
+  userId: string,
+  input: ClaimCreate,
+  options: { isTraining?: boolean; id?: string } = {},
+): Promise<Claim> {
   const now = new Date().toISOString();
   const claim: Claim = {
     id: options.id ?? randomUUID(),
@@ -98,12 +115,16 @@ export async function createClaim(teamId: string, userId: string, input: ClaimCr
     created_at: now,
     updated_at: now,
   };
-  await db().send(new PutCommand({ TableName: tableName(), Item: claimRow(claim), ConditionExpression: 'attribute_not_exists(pk)' }));
+  await db().send(
+    new PutCommand({ TableName: tableName(), Item: claimRow(claim), ConditionExpression: 'attribute_not_exists(pk)' }),
+  );
   return claim;
 }
 
 export async function getClaim(id: string, consistent = false): Promise<Claim | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.claim(id), ConsistentRead: consistent }));
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.claim(id), ConsistentRead: consistent }),
+  );
   return Item ? (withoutKeys(Item) as unknown as Claim) : null;
 }
 
@@ -146,9 +167,16 @@ export async function archiveClaim(claim: Claim, now = new Date()): Promise<Clai
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.claim(claim.id),
-        UpdateExpression: 'SET is_archived = :true, archived_at = :at, archpk = :archpk, archsk = :archsk, updated_at = :at',
+        UpdateExpression:
+          'SET is_archived = :true, archived_at = :at, archpk = :archpk, archsk = :archsk, updated_at = :at',
         ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(submitted_at) OR submitted_at = :null)',
-        ExpressionAttributeValues: { ':true': true, ':at': archivedAt, ':archpk': 'ARCHIVED', ':archsk': `${archivedAt}#claim#${claim.id}`, ':null': null },
+        ExpressionAttributeValues: {
+          ':true': true,
+          ':at': archivedAt,
+          ':archpk': 'ARCHIVED',
+          ':archsk': `${archivedAt}#claim#${claim.id}`,
+          ':null': null,
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );

@@ -21,11 +21,21 @@ import {
 } from './claim';
 
 // Activity goes to the feed of the claim's team, also when an admin of another team acted.
-const claimEntity = (claim: Claim) => ({ team_id: claim.team_id, entity_type: 'claim', entity_id: claim.id, target: claim.claim_number });
+const claimEntity = (claim: Claim) => ({
+  team_id: claim.team_id,
+  entity_type: 'claim',
+  entity_id: claim.id,
+  target: claim.claim_number,
+});
 
 export async function createClaimFor(identity: Identity, input: ClaimCreate) {
   const claim = await createClaim(identity.team.id, identity.user.id, input);
-  await recordActivity(identity.actor, { action_type: 'create_claim', action_label: 'Created claim', ...claimEntity(claim), restorable: true });
+  await recordActivity(identity.actor, {
+    action_type: 'create_claim',
+    action_label: 'Created claim',
+    ...claimEntity(claim),
+    restorable: true,
+  });
   return claimView(claim);
 }
 
@@ -55,13 +65,23 @@ export async function updateClaimFor(identity: Identity, claimId: string, patch:
 
 export async function archiveClaimFor(identity: Identity, claimId: string) {
   const claim = await archiveClaim(await loadClaimForTeam(identity, claimId));
-  await recordActivity(identity.actor, { action_type: 'archive_claim', action_label: 'Archived claim', ...claimEntity(claim), restorable: true });
+  await recordActivity(identity.actor, {
+    action_type: 'archive_claim',
+    action_label: 'Archived claim',
+    ...claimEntity(claim),
+    restorable: true,
+  });
   return claimView(claim);
 }
 
 export async function unarchiveClaimFor(identity: Identity, claimId: string) {
   const claim = await unarchiveClaim(await loadClaimForTeam(identity, claimId));
-  await recordActivity(identity.actor, { action_type: 'unarchive_claim', action_label: 'Restored claim from archive', ...claimEntity(claim), restorable: true });
+  await recordActivity(identity.actor, {
+    action_type: 'unarchive_claim',
+    action_label: 'Restored claim from archive',
+    ...claimEntity(claim),
+    restorable: true,
+  });
   return claimView(claim);
 }
 
@@ -81,9 +101,11 @@ export async function hardDeleteClaim(identity: Identity, claimId: string) {
     throw serviceUnavailable('The deletion could not be started; nothing was deleted. Try again shortly.');
   }
   await deleteClaimRow(claim.id);
-  await recordActivity(
-    identity.actor,
-    { action_type: 'delete_claim', action_label: 'Deleted claim permanently (admin)', ...claimEntity(claim), restorable: false },
-  );
+  await recordActivity(identity.actor, {
+    action_type: 'delete_claim',
+    action_label: 'Deleted claim permanently (admin)',
+    ...claimEntity(claim),
+    restorable: false,
+  });
   return { deleted: true, id: claim.id };
 }

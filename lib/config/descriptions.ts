@@ -14,7 +14,8 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       COST_PER_AUDIO_BLOCK: 'Credits per audio block.',
       COST_PER_PHOTO_REQUEST: 'Credits per photo AI request (one per group that reaches the AI).',
       COST_PER_CONTENTS_ESTIMATION_ITEM: 'Credits per item sent to the estimation platform.',
-      ENABLE_BILLING: 'Prepaid mode through the billing service (needs BILLING_APP_DOMAIN and BILLING_APP_API_KEY, else fails open).',
+      ENABLE_BILLING:
+        'Prepaid mode through the billing service (needs BILLING_APP_DOMAIN and BILLING_APP_API_KEY, else fails open).',
       BILLING_APP_DOMAIN: 'Billing service: a bare domain (https assumed) or a full base URL.',
       BILLING_APP_API_KEY: 'Billing service bearer key.',
       BILLING_EXTERNAL_APP: "This service's app identifier at the billing service.",
@@ -53,7 +54,8 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       FRAME_EXTRACTION_FPS: 'Frames extracted per second of video.',
       FRAME_LONG_EDGE_PX: 'Long edge of extracted frames, never upscaled (0 keeps full size).',
       FRAME_JPEG_QUALITY: 'ffmpeg JPEG quality for frames (2 best to 31 worst).',
-      KEYFRAME_DECODE_MIN_RATIO: 'Keyframe-only decode when the keyframe rate is at least this times the fps (0 disables).',
+      KEYFRAME_DECODE_MIN_RATIO:
+        'Keyframe-only decode when the keyframe rate is at least this times the fps (0 disables).',
       CHUNK_DURATION_SECONDS: 'Length of a video analysis chunk.',
       FRAMES_PER_MINUTE: 'Frame density picked for analysis.',
       MAX_FRAMES_PER_CALL: 'Most frames in one vision call.',
@@ -125,7 +127,8 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       MAIL_WEBHOOK_SIGNING_KEY: 'Mail event webhook HMAC key; empty rejects every callback.',
       CHAT_WEBHOOK_URL: 'Chat webhook for job outcome messages; empty disables.',
       APP_ENV: 'production, stage or local (local is refused by serverless package).',
-      LOCAL_AUTH_USER_EMAIL: 'With APP_ENV=local: requests without a token act as this user (local bypass). serverless package refuses it when set.',
+      LOCAL_AUTH_USER_EMAIL:
+        'With APP_ENV=local: requests without a token act as this user (local bypass). serverless package refuses it when set.',
       CORS_ORIGINS: 'Comma list of browser origins allowed to call the API.',
       LOG_LEVEL: 'DEBUG, INFO, WARN or ERROR.',
     },
@@ -136,8 +139,10 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       TABLE_NAME: 'DynamoDB table.',
       MEDIA_BUCKET: 'S3 bucket for media and per-team settings files.',
       QUEUE_NAME_PREFIX: 'SQS queues are named <prefix><purpose>.',
-      FUNCTION_NAME_PREFIX: 'Lambda functions are named <prefix><function> (the queue-outage fallback invokes workers directly).',
-      STREAM_BASE_URL: "Origin of the job event stream: the jobStream function's URL after deploy (npm start sets its own).",
+      FUNCTION_NAME_PREFIX:
+        'Lambda functions are named <prefix><function> (the queue-outage fallback invokes workers directly).',
+      STREAM_BASE_URL:
+        "Origin of the job event stream: the jobStream function's URL after deploy (npm start sets its own).",
       STAGE_LEASE_SECONDS: 'How long a worker holds a pipeline stage before it counts as interrupted.',
       PRESIGNED_URL_TTL_SECONDS: 'Lifetime of presigned upload and download URLs.',
     },
@@ -145,4 +150,7 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
 ];
 
 /** Every description, flat. */
-export const SETTING_DESCRIPTIONS = Object.assign({}, ...SETTING_GROUPS.map((g) => g.descriptions)) as Record<keyof Settings, string>;
+export const SETTING_DESCRIPTIONS = Object.assign({}, ...SETTING_GROUPS.map((g) => g.descriptions)) as Record<
+  keyof Settings,
+  string
+>;

@@ -48,7 +48,9 @@ export function renderConfigTable(): string {
     rows.push(`| **${group.title}** | | |`);
     for (const [name, text] of Object.entries(group.descriptions)) {
       const value = shown(name as keyof Settings);
-      rows.push(`| \`${name}\` | ${value === '' ? '(empty)' : `\`${value}\``} | ${described(name, text).replace(/\|/g, '\\|')} |`);
+      rows.push(
+        `| \`${name}\` | ${value === '' ? '(empty)' : `\`${value}\``} | ${described(name, text).replace(/\|/g, '\\|')} |`,
+      );
     }
   }
   return rows.join('\n');

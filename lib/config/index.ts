@@ -8,7 +8,13 @@ import type { Settings } from './schema';
 import { fetchSecrets, SECRETS_PARAMETER_PATH_VARIABLE, type SecretSettingName } from './secrets';
 
 export { loadSettings, layeredValues, ConfigError, DEFAULT_MACHINE_SETTINGS_FILE, MIN_JWT_SECRET_BYTES } from './load';
-export { SECRET_SETTING_NAMES, SECRETS_PARAMETER_PATH_VARIABLE, SECRETS_MAX_AGE_SECONDS, isSecretSetting, secretsParameterPath } from './secrets';
+export {
+  SECRET_SETTING_NAMES,
+  SECRETS_PARAMETER_PATH_VARIABLE,
+  SECRETS_MAX_AGE_SECONDS,
+  isSecretSetting,
+  secretsParameterPath,
+} from './secrets';
 export { settingsSchema, SETTING_NAMES } from './schema';
 export type { Settings, SettingsInput } from './schema';
 

@@ -14,7 +14,10 @@ const int = (def: number) => z.coerce.number().int('must be a whole number').def
 const str = (def = '') => z.string().default(def);
 const bool = (def: boolean) =>
   z
-    .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off', 'TRUE', 'FALSE', 'True', 'False'])])
+    .union([
+      z.boolean(),
+      z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off', 'TRUE', 'FALSE', 'True', 'False']),
+    ])
     .transform((v) => (typeof v === 'boolean' ? v : ['true', '1', 'yes', 'on'].includes(v.toLowerCase())))
     .default(def);
 /** Comma-separated list, blanks dropped. */

@@ -57,7 +57,9 @@ let provider: SSMProvider | undefined;
  */
 export async function fetchSecrets(path: string): Promise<Partial<Record<SecretSettingName, string>>> {
   provider ??= new SSMProvider();
-  const values = (await provider.getMultiple(path, { decrypt: true, maxAge: SECRETS_MAX_AGE_SECONDS })) as Record<string, string> | undefined;
+  const values = (await provider.getMultiple(path, { decrypt: true, maxAge: SECRETS_MAX_AGE_SECONDS })) as
+    | Record<string, string>
+    | undefined;
   const secrets: Partial<Record<SecretSettingName, string>> = {};
   for (const [name, value] of Object.entries(values ?? {})) {
     if (isSecretSetting(name) && typeof value === 'string') secrets[name] = value;

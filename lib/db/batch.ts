@@ -28,7 +28,9 @@ async function batchWrite(all: WriteRequest[]): Promise<void> {
     let requests = all.slice(i, i + 25);
     await withRetry(
       async () => {
-        const { UnprocessedItems: left } = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+        const { UnprocessedItems: left } = await db().send(
+          new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }),
+        );
         requests = (left?.[tableName()] ?? []) as typeof requests;
         if (requests.length > 0) throw new UnprocessedItems(requests.length);
       },
@@ -42,14 +44,19 @@ async function batchWrite(all: WriteRequest[]): Promise<void> {
  * unprocessed (same policy as writes). Rows that do not exist are absent; the
  * order of the answer is DynamoDB's, not the keys'.
  */
-export async function getRows(rowKeys: RowKey[], options: { consistentRead?: boolean } = {}): Promise<Record<string, unknown>[]> {
+export async function getRows(
+  rowKeys: RowKey[],
+  options: { consistentRead?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
   for (let i = 0; i < rowKeys.length; i += 100) {
     let requestKeys = rowKeys.slice(i, i + 100);
     await withRetry(
       async () => {
         const { Responses, UnprocessedKeys } = await db().send(
-          new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: requestKeys, ConsistentRead: options.consistentRead } } }),
+          new BatchGetCommand({
+            RequestItems: { [tableName()]: { Keys: requestKeys, ConsistentRead: options.consistentRead } },
+          }),
         );
         rows.push(...(Responses?.[tableName()] ?? []));
         requestKeys = (UnprocessedKeys?.[tableName()]?.Keys ?? []) as RowKey[];
@@ -76,7 +83,13 @@ export async function partitionKeys(pk: string): Promise<RowKey[]> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await db().send(
-      new QueryCommand({ TableName: tableName(), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: 'pk, sk', ExclusiveStartKey }),
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ProjectionExpression: 'pk, sk',
+        ExclusiveStartKey,
+      }),
     );
     for (const item of page.Items ?? []) out.push({ pk: String(item.pk), sk: String(item.sk) });
     ExclusiveStartKey = page.LastEvaluatedKey;

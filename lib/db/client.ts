@@ -40,5 +40,8 @@ export function isConditionRace(err: unknown): boolean {
   if ((err as { name?: string } | undefined)?.name === 'TransactionConflictException') return true;
   if (!isTransactionCanceled(err)) return false;
   const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.some((r) => RACE_CODES.has(r.Code ?? '')) && reasons.every((r) => !r.Code || r.Code === 'None' || RACE_CODES.has(r.Code));
+  return (
+    reasons.some((r) => RACE_CODES.has(r.Code ?? '')) &&
+    reasons.every((r) => !r.Code || r.Code === 'None' || RACE_CODES.has(r.Code))
+  );
 }

@@ -53,7 +53,10 @@ export const keys = {
   item: (id: string) => ({ pk: `ITEM#${id}`, sk: 'ITEM' }),
   itemPhoto: (itemId: string, photoId: string) => ({ pk: `ITEM#${itemId}`, sk: `PHOTO#${photoId}` }),
   activity: (id: string) => ({ pk: `ACTIVITY#${id}`, sk: 'ACTIVITY' }),
-  stagedPhoto: (jobId: string, index: number) => ({ pk: `JOB#${jobId}`, sk: `PHOTO#${String(index).padStart(6, '0')}` }),
+  stagedPhoto: (jobId: string, index: number) => ({
+    pk: `JOB#${jobId}`,
+    sk: `PHOTO#${String(index).padStart(6, '0')}`,
+  }),
   upload: (id: string) => ({ pk: `UPLOAD#${id}`, sk: 'UPLOAD' }),
   components: (teamId: string | null) => ({ pk: 'COMPONENTS', sk: teamId ? `TEAM#${teamId}` : 'GLOBAL' }),
   aiRequest: (jobId: string, at: string, id: string) => ({ pk: `AIREQ#${jobId}`, sk: `${at}#${id}` }),
@@ -78,8 +81,26 @@ export const indexes = {
 } as const;
 
 /** Strips the key attributes before a row is shaped for a response. */
-export function withoutKeys<T extends Record<string, unknown>>(row: T): Omit<T, 'pk' | 'sk' | 'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'archpk' | 'archsk' | 'activepk' | 'activesk' | 'entity'> {
-  const { pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, archpk, archsk, activepk, activesk, entity, ...rest } = row as Record<string, unknown>;
-  void pk; void sk; void gsi1pk; void gsi1sk; void gsi2pk; void gsi2sk; void archpk; void archsk; void activepk; void activesk; void entity;
+export function withoutKeys<T extends Record<string, unknown>>(
+  row: T,
+): Omit<
+  T,
+  'pk' | 'sk' | 'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'archpk' | 'archsk' | 'activepk' | 'activesk' | 'entity'
+> {
+  const { pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, archpk, archsk, activepk, activesk, entity, ...rest } = row as Record<
+    string,
+    unknown
+  >;
+  void pk;
+  void sk;
+  void gsi1pk;
+  void gsi1sk;
+  void gsi2pk;
+  void gsi2sk;
+  void archpk;
+  void archsk;
+  void activepk;
+  void activesk;
+  void entity;
   return rest as never;
 }

@@ -62,7 +62,8 @@ export function decodeCursor(cursor: string | undefined, scope: CursorScope): Re
   if (given.length !== names.length || !names.every((name) => given.includes(name))) throw new InvalidCursorError();
   for (const name of names) {
     const part = key[name];
-    if (typeof part !== 'string' || part === '' || Buffer.byteLength(part) > MAX_KEY_BYTES) throw new InvalidCursorError();
+    if (typeof part !== 'string' || part === '' || Buffer.byteLength(part) > MAX_KEY_BYTES)
+      throw new InvalidCursorError();
   }
   if (key[partition] !== scope.pk) throw new InvalidCursorError('a cursor from another list');
   return key as Record<string, string>;

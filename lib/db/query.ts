@@ -3,7 +3,10 @@ import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
 import { withoutKeys } from './keys';
 
-export async function queryAll<T>(index: { index: string; pk: string }, options: Partial<QueryCommandInput> = {}): Promise<T[]> {
+export async function queryAll<T>(
+  index: { index: string; pk: string },
+  options: Partial<QueryCommandInput> = {},
+): Promise<T[]> {
   const out: T[] = [];
   for await (const item of indexRows(index, options)) out.push(withoutKeys(item) as T);
   return out;
@@ -13,7 +16,10 @@ export async function queryAll<T>(index: { index: string; pk: string }, options:
  * The rows of one index partition as stored (keys included), read a page at a
  * time, so a caller can stop early or act on each row before the next page.
  */
-export async function* indexRows(index: { index: string; pk: string }, options: Partial<QueryCommandInput> = {}): AsyncGenerator<Record<string, unknown>> {
+export async function* indexRows(
+  index: { index: string; pk: string },
+  options: Partial<QueryCommandInput> = {},
+): AsyncGenerator<Record<string, unknown>> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   const pkName = { archived: 'archpk', active: 'activepk' }[index.index] ?? `${index.index}pk`;
   do {
@@ -41,7 +47,11 @@ function withoutExpressions(options: Partial<QueryCommandInput>) {
 }
 
 /** Every row of one partition whose sort key starts with `skPrefix` (all rows when empty), in sort-key order, keys stripped. */
-export async function queryPartition<T>(pk: string, skPrefix = '', options: { consistent?: boolean } = {}): Promise<T[]> {
+export async function queryPartition<T>(
+  pk: string,
+  skPrefix = '',
+  options: { consistent?: boolean } = {},
+): Promise<T[]> {
   const out: T[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {

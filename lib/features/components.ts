@@ -28,7 +28,9 @@ export function resolveComponents(globalOverrides: Overrides, teamOverrides: Ove
 export async function teamFeatures(teamId: string): Promise<Features> {
   const globalKey = keys.components(null);
   const teamKey = keys.components(teamId);
-  const { Responses } = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: [globalKey, teamKey] } } }));
+  const { Responses } = await db().send(
+    new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: [globalKey, teamKey] } } }),
+  );
   const rows = Responses?.[tableName()] ?? [];
   const find = (sk: string) => (rows.find((r) => r.sk === sk)?.visible ?? {}) as Overrides;
   return resolveComponents(find(globalKey.sk), find(teamKey.sk));

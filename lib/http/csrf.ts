@@ -31,7 +31,11 @@ export function headerValue(event: Pick<APIGatewayProxyEventV2, 'headers'>, name
 const normalizeOrigin = (origin: string) => origin.trim().replace(/\/+$/, '').toLowerCase();
 
 /** Throws 403 unless a state-changing request shows it was sent by the app itself. */
-export function requireSameSiteWrite(method: HttpMethod, event: Pick<APIGatewayProxyEventV2, 'headers'>, allowedOrigins: readonly string[]): void {
+export function requireSameSiteWrite(
+  method: HttpMethod,
+  event: Pick<APIGatewayProxyEventV2, 'headers'>,
+  allowedOrigins: readonly string[],
+): void {
   if (!STATE_CHANGING.has(method)) return;
   if (headerValue(event, 'x-requested-with')?.trim()) return;
   const origin = headerValue(event, 'origin');

@@ -31,7 +31,10 @@ export interface RequestContext<C extends RouteContract, I = unknown> {
 
 export type EndpointImpl<C extends RouteContract, I = unknown> = (ctx: RequestContext<C, I>) => Promise<unknown>;
 
-export type HttpHandler = ((event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>) & {
+export type HttpHandler = ((
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>) & {
   route: RouteContract;
 };
 
@@ -60,13 +63,17 @@ const errorResponses = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewa
       request.response = jsonError(known.status, known.body ?? { detail: known.detail });
       return;
     }
-    logger.error('unhandled error', { error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+    logger.error('unhandled error', {
+      error: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err),
+    });
     request.response = jsonError(500, { detail: 'Internal server error' });
   },
 });
 
 /** One log line per call: method, route, status, duration. */
-const requestLog = (route: RouteContract): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => {
+const requestLog = (
+  route: RouteContract,
+): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => {
   const started = new WeakMap<object, number>();
   const line = (request: middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>) => {
     const status = request.response?.statusCode ?? 500;
@@ -90,17 +97,30 @@ const requestLog = (route: RouteContract): middy.MiddlewareObj<APIGatewayProxyEv
   };
 };
 
-export function buildEndpoint<C extends RouteContract, I>(route: C, impl: EndpointImpl<C, I>, identify: IdentityResolver<I>): HttpHandler {
+export function buildEndpoint<C extends RouteContract, I>(
+  route: C,
+  impl: EndpointImpl<C, I>,
+  identify: IdentityResolver<I>,
+): HttpHandler {
   const once = route.idempotent ? idempotentRunner(route) : undefined;
-  const base = async (event: APIGatewayProxyEventV2, lambdaContext: Context): Promise<APIGatewayProxyStructuredResultV2> => {
+  const base = async (
+    event: APIGatewayProxyEventV2,
+    lambdaContext: Context,
+  ): Promise<APIGatewayProxyStructuredResultV2> => {
     const caller = isSignedIn(route.auth) ? await identify(route.auth, event) : null;
     if (caller?.ambient) requireSameSiteWrite(route.method, event, settings().CORS_ORIGINS);
     const identity = caller?.identity ?? null;
     if (route.body) requireJsonContentType(headerValue(event, 'content-type'), event.body);
     const params = route.params ? validatePart('path', route.params, event.pathParameters ?? {}) : undefined;
     const query = route.query ? validatePart('query', route.query, event.queryStringParameters ?? {}) : undefined;
-    const body = route.body ? validatePart('body', route.body, parseJsonBody(event.body, event.isBase64Encoded)) : undefined;
-    const run = async () => toResult(await impl({ params, query, body, identity, event, lambdaContext } as RequestContext<C, I>), route.successStatus);
+    const body = route.body
+      ? validatePart('body', route.body, parseJsonBody(event.body, event.isBase64Encoded))
+      : undefined;
+    const run = async () =>
+      toResult(
+        await impl({ params, query, body, identity, event, lambdaContext } as RequestContext<C, I>),
+        route.successStatus,
+      );
     const key = once && caller ? idempotencyKeyOf(event) : null;
     if (!once || !caller || !key) return run();
     return once({ teamId: caller.tenant, key, request: { params, query, body }, context: lambdaContext }, run);

@@ -37,7 +37,9 @@ export const serviceUnavailable = (detail: string) => new HttpError(503, detail)
 export function httpErrorOf(err: unknown): HttpError | null {
   if (err instanceof HttpError) return err;
   if (err instanceof InvalidCursorError) {
-    return unprocessable(`Invalid request: query.cursor: ${err.message}`, [{ field: 'query.cursor', message: err.message }]);
+    return unprocessable(`Invalid request: query.cursor: ${err.message}`, [
+      { field: 'query.cursor', message: err.message },
+    ]);
   }
   return null;
 }

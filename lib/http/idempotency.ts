@@ -57,13 +57,14 @@ let client: DynamoDBClient | undefined;
  * per key and returns its result, or the stored result of the first execution.
  */
 export function idempotentRunner(route: RouteContract) {
+  client ??= new DynamoDBClient({});
   const persistenceStore = new DynamoDBPersistenceLayer({
     tableName: settings().TABLE_NAME,
     keyAttr: 'pk',
     sortKeyAttr: 'sk',
     staticPkValue: keys.idempotency('').pk,
     expiryAttr: 'expires_at',
-    awsSdkV3Client: (client ??= new DynamoDBClient({})),
+    awsSdkV3Client: client,
   });
   const config = new IdempotencyConfig({
     eventKeyJmesPath: 'scope',
@@ -78,14 +79,22 @@ export function idempotentRunner(route: RouteContract) {
     { persistenceStore, config, keyPrefix: 'http' },
   );
 
-  return async (input: { teamId: string; key: string; request: unknown; context: Context }, produce: () => Promise<Result>): Promise<Result> => {
-    const keyed: KeyedRequest = { scope: JSON.stringify([input.teamId, route.name, input.key]), request: input.request ?? null };
+  return async (
+    input: { teamId: string; key: string; request: unknown; context: Context },
+    produce: () => Promise<Result>,
+  ): Promise<Result> => {
+    const keyed: KeyedRequest = {
+      scope: JSON.stringify([input.teamId, route.name, input.key]),
+      request: input.request ?? null,
+    };
     try {
       return await once(keyed, input.context, produce);
     } catch (err) {
       switch ((err as { name?: string } | undefined)?.name) {
         case 'IdempotencyValidationError':
-          throw unprocessable(`This ${IDEMPOTENCY_HEADER} was already used with a different request; use a new key for a new request`);
+          throw unprocessable(
+            `This ${IDEMPOTENCY_HEADER} was already used with a different request; use a new key for a new request`,
+          );
         case 'IdempotencyAlreadyInProgressError':
         case 'IdempotencyInconsistentStateError':
           throw conflict(`A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry it shortly`);

@@ -56,7 +56,8 @@ const CALLER_TEXT: Record<RouteAuth, string> = {
   none: 'No sign-in needed.',
   capability: 'No sign-in: the id in the path is the credential.',
   user: 'Signed-in user (bearer token or login cookie); team-scoped.',
-  actor: 'Signed-in user (bearer token or login cookie); team-scoped; the change is recorded in the activity feed of the team that owns the resource.',
+  actor:
+    'Signed-in user (bearer token or login cookie); team-scoped; the change is recorded in the activity feed of the team that owns the resource.',
   admin: 'Admins only (bearer token or login cookie of a user on the admin allow-list).',
 };
 
@@ -77,7 +78,10 @@ const components = {
           items: {
             type: 'object',
             properties: {
-              field: { type: 'string', description: 'Where the bad value was: `body`, `query`, `path` or `header`, then the field path.' },
+              field: {
+                type: 'string',
+                description: 'Where the bad value was: `body`, `query`, `path` or `header`, then the field path.',
+              },
               message: { type: 'string' },
             },
             required: ['field', 'message'],
@@ -92,8 +96,11 @@ const components = {
   securitySchemes: {
     bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The claims platform’s login token.' },
     cookie: {
-      type: 'apiKey', in: 'cookie', name: 'bt_shared_data',
-      description: 'The claims platform’s shared login cookie. Writes signed in by it need an allowed `Origin` or an `X-Requested-With` header.',
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'bt_shared_data',
+      description:
+        'The claims platform’s shared login cookie. Writes signed in by it need an allowed `Origin` or an `X-Requested-With` header.',
     },
   },
 };
@@ -111,7 +118,10 @@ const isPaginated = (route: RouteContract) => Boolean(route.query && 'cursor' in
 
 function parametersOf(route: RouteContract) {
   const params: Record<string, unknown>[] = [];
-  for (const [where, shape] of [['path', route.params], ['query', route.query]] as const) {
+  for (const [where, shape] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
     if (!shape) continue;
     const json = schemaOf(shape, 'input') as { properties?: Record<string, unknown>; required?: string[] };
     for (const [name, schema] of Object.entries(json.properties ?? {})) {
@@ -120,8 +130,11 @@ function parametersOf(route: RouteContract) {
   }
   if (route.idempotent) {
     params.push({
-      name: IDEMPOTENCY_HEADER, in: 'header', required: false,
-      description: 'A retry with the same key (per team and route) gets the first answer; the same key with another request answers 422, one still running 409. Remembered for 24 hours.',
+      name: IDEMPOTENCY_HEADER,
+      in: 'header',
+      required: false,
+      description:
+        'A retry with the same key (per team and route) gets the first answer; the same key with another request answers 422, one still running 409. Remembered for 24 hours.',
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
@@ -154,7 +167,13 @@ function errorResponse(status: number, why: string[]) {
   const description = why.length === 1 ? why[0] : `One of:\n${why.map((w) => `- ${w}`).join('\n')}`;
   return {
     description,
-    ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } } } } : {}),
+    ...(status === 429
+      ? {
+          headers: {
+            'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+          },
+        }
+      : {}),
     content: { 'application/json': { schema: ref(status === 402 ? CREDITS_SCHEMA : ERROR_SCHEMA) } },
   };
 }
@@ -164,7 +183,9 @@ function successResponse(route: RouteContract) {
   const redirect = status >= 300 && status < 400;
   return {
     description: SUCCESS_TEXT[status] ?? 'Success',
-    ...(redirect ? { headers: { Location: { description: 'Where to go next.', required: true, schema: { type: 'string' } } } } : {}),
+    ...(redirect
+      ? { headers: { Location: { description: 'Where to go next.', required: true, schema: { type: 'string' } } } }
+      : {}),
     ...(route.response ? { content: { 'application/json': { schema: schemaOf(route.response, 'output') } } } : {}),
   };
 }
@@ -172,10 +193,17 @@ function successResponse(route: RouteContract) {
 /** The operation's text: its summary, then who may call it and the rules the stack applies, all read from the contract. */
 function descriptionOf(route: RouteContract): string {
   const notes = [CALLER_TEXT[route.auth]];
-  if (crossSiteChecked(route)) notes.push('When signed in by the login cookie, send an `Origin` from the allowed origins or an `X-Requested-With` header, else 403.');
+  if (crossSiteChecked(route))
+    notes.push(
+      'When signed in by the login cookie, send an `Origin` from the allowed origins or an `X-Requested-With` header, else 403.',
+    );
   if (route.body) notes.push('The body is JSON (`Content-Type: application/json`), else 415.');
-  if (route.idempotent) notes.push(`Send an \`${IDEMPOTENCY_HEADER}\` to retry safely: a retry within 24 hours gets the first answer and creates or charges nothing again.`);
-  if (isPaginated(route)) notes.push('Paginated: pass `next_cursor` back unchanged as `cursor` for the next page; any other cursor is 422.');
+  if (route.idempotent)
+    notes.push(
+      `Send an \`${IDEMPOTENCY_HEADER}\` to retry safely: a retry within 24 hours gets the first answer and creates or charges nothing again.`,
+    );
+  if (isPaginated(route))
+    notes.push('Paginated: pass `next_cursor` back unchanged as `cursor` for the next page; any other cursor is 422.');
   return `${route.summary}\n\n${notes.join(' ')}`;
 }
 
@@ -185,7 +213,8 @@ export function openApiDocument(routes: RouteContract[], api: ApiDescription) {
   for (const route of routes) {
     const responses: Record<string, unknown> = { [String(route.successStatus ?? 200)]: successResponse(route) };
     const reasons = errorReasons(route);
-    for (const status of [...reasons.keys()].sort((a, b) => a - b)) responses[String(status)] = errorResponse(status, reasons.get(status)!);
+    for (const status of [...reasons.keys()].sort((a, b) => a - b))
+      responses[String(status)] = errorResponse(status, reasons.get(status)!);
     if (!usedTags.includes(route.tag)) usedTags.push(route.tag);
     paths[route.path] ??= {};
     paths[route.path][route.method.toLowerCase()] = {
@@ -196,7 +225,11 @@ export function openApiDocument(routes: RouteContract[], api: ApiDescription) {
       ...(isSignedIn(route) ? {} : { security: [] }),
       ...(route.auth === 'admin' ? { 'x-admin-only': true } : {}),
       parameters: parametersOf(route),
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } } } : {}),
+      ...(route.body
+        ? {
+            requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } },
+          }
+        : {}),
       responses,
     };
   }

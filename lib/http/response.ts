@@ -26,7 +26,11 @@ export function toResult(value: unknown, successStatus = 200): APIGatewayProxySt
       body: hasBody ? (typeof value.body === 'string' ? value.body : JSON.stringify(value.body)) : '',
     };
   }
-  return { statusCode: successStatus, headers: { 'content-type': 'application/json' }, body: JSON.stringify(value ?? null) };
+  return {
+    statusCode: successStatus,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(value ?? null),
+  };
 }
 
 export function jsonError(status: number, body: Record<string, unknown>): APIGatewayProxyStructuredResultV2 {

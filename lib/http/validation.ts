@@ -1,5 +1,5 @@
 /** zod validation of the parts of a request, answering 422 with per-field messages. */
-import * as z from 'zod';
+import type * as z from 'zod';
 import { unprocessable, unsupportedMediaType, type FieldError } from './errors';
 
 export type RequestPart = 'path' | 'query' | 'body';

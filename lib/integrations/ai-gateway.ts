@@ -138,7 +138,10 @@ export interface AiGatewayOptions {
  * reasoning families (o1, o3, o4*, gpt-5*) reject one.
  */
 export function acceptsTemperature(model: string): boolean {
-  const name = model.trim().toLowerCase().replace(/^openai\//, '');
+  const name = model
+    .trim()
+    .toLowerCase()
+    .replace(/^openai\//, '');
   return !/^o[134](?![0-9])/.test(name) && !name.startsWith('gpt-5');
 }
 
@@ -156,13 +159,29 @@ export function usageOf(body: unknown): AiUsage | null {
   const inputTokens = count(body.usage.prompt_tokens);
   const outputTokens = count(body.usage.completion_tokens);
   const cost = body.usage.cost;
-  const costUsd = typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : tokenCostUsd(inputTokens, outputTokens);
+  const costUsd =
+    typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : tokenCostUsd(inputTokens, outputTokens);
   return { inputTokens, outputTokens, costUsd };
 }
 
 type Attempt =
-  | { ok: true; status: number; content: string; finishReason: string | null; model: string | null; usage: AiUsage | null }
-  | { ok: false; kind: Exclude<AiFailureKind, 'unconfigured'>; status: number | null; message: string; retryable: boolean; usage: AiUsage | null; retryAfterMs: number | null };
+  | {
+      ok: true;
+      status: number;
+      content: string;
+      finishReason: string | null;
+      model: string | null;
+      usage: AiUsage | null;
+    }
+  | {
+      ok: false;
+      kind: Exclude<AiFailureKind, 'unconfigured'>;
+      status: number | null;
+      message: string;
+      retryable: boolean;
+      usage: AiUsage | null;
+      retryAfterMs: number | null;
+    };
 
 /** One failed HTTP attempt, as the retry policy sees it. */
 class AttemptFailed extends Error {
@@ -186,7 +205,8 @@ function retryAfterMs(header: string | null): number | null {
 }
 
 function gatewayMessage(body: unknown, text: string): string {
-  if (isRecord(body) && isRecord(body.error) && typeof body.error.message === 'string') return body.error.message.slice(0, 300);
+  if (isRecord(body) && isRecord(body.error) && typeof body.error.message === 'string')
+    return body.error.message.slice(0, 300);
   return text.slice(0, 300) || 'no body';
 }
 
@@ -212,7 +232,10 @@ export class AiGatewayClient {
   }
 
   /** A client from the settings (OPENROUTER_BASE_URL, _API_KEY, _MODEL, _TEMPERATURE). */
-  static fromSettings(config: Settings, overrides: Partial<AiGatewayOptions> & Pick<AiGatewayOptions, 'recorder'>): AiGatewayClient {
+  static fromSettings(
+    config: Settings,
+    overrides: Partial<AiGatewayOptions> & Pick<AiGatewayOptions, 'recorder'>,
+  ): AiGatewayClient {
     return new AiGatewayClient({
       baseUrl: config.OPENROUTER_BASE_URL,
       apiKey: config.OPENROUTER_API_KEY,
@@ -234,7 +257,10 @@ export class AiGatewayClient {
     const content: Record<string, unknown>[] = [{ type: 'text', text: request.text }];
     for (const image of request.images) {
       content.push({ type: 'text', text: image.label });
-      content.push({ type: 'image_url', image_url: { url: `data:image/jpeg;base64,${image.jpeg.toString('base64')}` } });
+      content.push({
+        type: 'image_url',
+        image_url: { url: `data:image/jpeg;base64,${image.jpeg.toString('base64')}` },
+      });
     }
     return {
       model: this.model,
@@ -247,7 +273,12 @@ export class AiGatewayClient {
       // OpenRouter then reports usage.cost in dollars.
       usage: { include: true },
       ...(request.responseFormat
-        ? { response_format: { type: 'json_schema', json_schema: { name: request.responseFormat.name, strict: true, schema: request.responseFormat.schema } } }
+        ? {
+            response_format: {
+              type: 'json_schema',
+              json_schema: { name: request.responseFormat.name, strict: true, schema: request.responseFormat.schema },
+            },
+          }
         : {}),
     };
   }
@@ -276,7 +307,12 @@ export class AiGatewayClient {
         finishReason: answer?.finishReason ?? null,
         maxTokens: request.maxTokens,
         temperature,
-        request: { system: request.system, text: request.text, images: request.images, responseFormat: request.responseFormat },
+        request: {
+          system: request.system,
+          text: request.text,
+          images: request.images,
+          responseFormat: request.responseFormat,
+        },
         content: answer?.content ?? null,
       });
       if (error) throw error;
@@ -284,7 +320,12 @@ export class AiGatewayClient {
     };
 
     if (!this.configured) {
-      return finish({ error: new AiGatewayError('unconfigured', 'AI gateway is not configured: OPENROUTER_API_KEY is empty (and OPENROUTER_BASE_URL must be set)') });
+      return finish({
+        error: new AiGatewayError(
+          'unconfigured',
+          'AI gateway is not configured: OPENROUTER_API_KEY is empty (and OPENROUTER_BASE_URL must be set)',
+        ),
+      });
     }
 
     const body = JSON.stringify(this.requestBody(request));
@@ -310,20 +351,42 @@ export class AiGatewayClient {
           minPauseMs: (err) => (err instanceof AttemptFailed ? err.failure.retryAfterMs : null),
           onRetry: (err, attempt) => {
             const failure = (err as AttemptFailed).failure;
-            logger.warn('AI gateway call failed; retrying', { purpose: request.context.purpose, job_id: request.context.jobId, attempt, kind: failure.kind, status: failure.status, detail: failure.message });
+            logger.warn('AI gateway call failed; retrying', {
+              purpose: request.context.purpose,
+              job_id: request.context.jobId,
+              attempt,
+              kind: failure.kind,
+              status: failure.status,
+              detail: failure.message,
+            });
           },
         },
       );
       const own = answered.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
       answeredStatus = answered.status;
       return finish({
-        answer: { content: answered.content, finishReason: answered.finishReason, inputTokens: own.inputTokens, outputTokens: own.outputTokens, costUsd: own.costUsd, model: answered.model ?? this.model, attempts },
+        answer: {
+          content: answered.content,
+          finishReason: answered.finishReason,
+          inputTokens: own.inputTokens,
+          outputTokens: own.outputTokens,
+          costUsd: own.costUsd,
+          model: answered.model ?? this.model,
+          attempts,
+        },
       });
     } catch (err) {
       if (!(err instanceof AttemptFailed)) throw err;
       const failure = err.failure;
       const tried = failure.retryable ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
-      return finish({ error: new AiGatewayError(failure.kind, `AI gateway ${failure.kind}${failure.status ? ` (HTTP ${failure.status})` : ''}${tried}: ${failure.message}`, failure.status, attempts) });
+      return finish({
+        error: new AiGatewayError(
+          failure.kind,
+          `AI gateway ${failure.kind}${failure.status ? ` (HTTP ${failure.status})` : ''}${tried}: ${failure.message}`,
+          failure.status,
+          attempts,
+        ),
+      });
     }
   }
 
@@ -331,7 +394,11 @@ export class AiGatewayClient {
     try {
       await this.recorder(call);
     } catch (err) {
-      logger.error('recording an AI gateway call failed', { job_id: call.context.jobId, purpose: call.context.purpose, error: String(err) });
+      logger.error('recording an AI gateway call failed', {
+        job_id: call.context.jobId,
+        purpose: call.context.purpose,
+        error: String(err),
+      });
     }
   }
 
@@ -341,7 +408,11 @@ export class AiGatewayClient {
     try {
       const res = await fetch(`${this.baseUrl}${CHAT_COMPLETIONS_PATH}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${this.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+        headers: {
+          authorization: `Bearer ${this.apiKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+        },
         body,
         signal: controller.signal,
       });
@@ -357,21 +428,83 @@ export class AiGatewayClient {
       const usage = usageOf(parsed);
       if (res.status >= 200 && res.status < 300) {
         // Spec rule 9: an empty or unreadable 200 is retried like a 5xx.
-        if (!text.trim()) return { ok: false, kind: 'empty', status: res.status, message: 'empty body', retryable: true, usage, retryAfterMs: null };
-        if (!readable) return { ok: false, kind: 'unreadable', status: res.status, message: `body is not JSON: ${text.slice(0, 200)}`, retryable: true, usage, retryAfterMs: null };
-        const choice = isRecord(parsed) && Array.isArray(parsed.choices) && isRecord(parsed.choices[0]) ? parsed.choices[0] : null;
+        if (!text.trim())
+          return {
+            ok: false,
+            kind: 'empty',
+            status: res.status,
+            message: 'empty body',
+            retryable: true,
+            usage,
+            retryAfterMs: null,
+          };
+        if (!readable)
+          return {
+            ok: false,
+            kind: 'unreadable',
+            status: res.status,
+            message: `body is not JSON: ${text.slice(0, 200)}`,
+            retryable: true,
+            usage,
+            retryAfterMs: null,
+          };
+        const choice =
+          isRecord(parsed) && Array.isArray(parsed.choices) && isRecord(parsed.choices[0]) ? parsed.choices[0] : null;
         const content = choice && isRecord(choice.message) ? choice.message.content : undefined;
-        if (typeof content !== 'string') return { ok: false, kind: 'unreadable', status: res.status, message: `no message content: ${gatewayMessage(parsed, text)}`, retryable: true, usage, retryAfterMs: null };
-        if (!content.trim()) return { ok: false, kind: 'empty', status: res.status, message: 'empty message content', retryable: true, usage, retryAfterMs: null };
+        if (typeof content !== 'string')
+          return {
+            ok: false,
+            kind: 'unreadable',
+            status: res.status,
+            message: `no message content: ${gatewayMessage(parsed, text)}`,
+            retryable: true,
+            usage,
+            retryAfterMs: null,
+          };
+        if (!content.trim())
+          return {
+            ok: false,
+            kind: 'empty',
+            status: res.status,
+            message: 'empty message content',
+            retryable: true,
+            usage,
+            retryAfterMs: null,
+          };
         const finishReason = choice && typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
         const model = isRecord(parsed) && typeof parsed.model === 'string' && parsed.model ? parsed.model : null;
         return { ok: true, status: res.status, content, finishReason, model, usage };
       }
       const retryable = res.status >= 500 || res.status === 429;
-      return { ok: false, kind: 'http', status: res.status, message: gatewayMessage(parsed, text), retryable, usage, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) };
+      return {
+        ok: false,
+        kind: 'http',
+        status: res.status,
+        message: gatewayMessage(parsed, text),
+        retryable,
+        usage,
+        retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
+      };
     } catch (err) {
-      if (controller.signal.aborted) return { ok: false, kind: 'timeout', status: null, message: `no answer within ${this.timeoutMs} ms`, retryable: true, usage: null, retryAfterMs: null };
-      return { ok: false, kind: 'unreachable', status: null, message: causeOf(err), retryable: true, usage: null, retryAfterMs: null };
+      if (controller.signal.aborted)
+        return {
+          ok: false,
+          kind: 'timeout',
+          status: null,
+          message: `no answer within ${this.timeoutMs} ms`,
+          retryable: true,
+          usage: null,
+          retryAfterMs: null,
+        };
+      return {
+        ok: false,
+        kind: 'unreachable',
+        status: null,
+        message: causeOf(err),
+        retryable: true,
+        usage: null,
+        retryAfterMs: null,
+      };
     } finally {
       clearTimeout(timer);
     }

@@ -141,11 +141,18 @@ export interface BillingClientOptions {
 type Answer = { status: number; body: unknown; text: string };
 
 /** Connection failures that happen before a request is sent: it cannot have been applied. */
-const NOT_SENT = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPROTO|ERR_SSL|ERR_TLS|CERT|certificate|SSL routines|wrong version number|self[- ]signed/i;
+const NOT_SENT =
+  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPROTO|ERR_SSL|ERR_TLS|CERT|certificate|SSL routines|wrong version number|self[- ]signed/i;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
-const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
+const num = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isFinite(v)
+    ? v
+    : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))
+      ? Number(v)
+      : null;
+const str = (v: unknown): string | null =>
+  typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null;
 
 function causeOf(err: unknown): string {
   const e = err as { message?: string; cause?: { code?: string; message?: string } };
@@ -173,8 +180,16 @@ export class BillingServiceClient {
   }
 
   /** A client from the settings (BILLING_APP_DOMAIN, BILLING_APP_API_KEY, BILLING_EXTERNAL_APP). */
-  static fromSettings(config: Pick<Settings, 'BILLING_APP_DOMAIN' | 'BILLING_APP_API_KEY' | 'BILLING_EXTERNAL_APP'> = currentSettings(), overrides: Partial<BillingClientOptions> = {}) {
-    return new BillingServiceClient({ domain: config.BILLING_APP_DOMAIN, apiKey: config.BILLING_APP_API_KEY, app: config.BILLING_EXTERNAL_APP, ...overrides });
+  static fromSettings(
+    config: Pick<Settings, 'BILLING_APP_DOMAIN' | 'BILLING_APP_API_KEY' | 'BILLING_EXTERNAL_APP'> = currentSettings(),
+    overrides: Partial<BillingClientOptions> = {},
+  ) {
+    return new BillingServiceClient({
+      domain: config.BILLING_APP_DOMAIN,
+      apiKey: config.BILLING_APP_API_KEY,
+      app: config.BILLING_EXTERNAL_APP,
+      ...overrides,
+    });
   }
 
   get configured(): boolean {
@@ -184,8 +199,21 @@ export class BillingServiceClient {
   /** Spends credits up front; the spend doubles as the affordability gate. */
   async spend(request: SpendRequest): Promise<SpendResult> {
     const call = `POST ${SPEND_PATH}`;
-    const body = { app: this.app, team_id: request.teamId, user_id: request.userId, amount: request.amount, reference: request.reference, description: request.description };
-    const res = await this.call(call, 'POST', SPEND_PATH, body, (a) => a.status === 200 && isRecord(a.body) && str(a.body.transaction_id) !== null);
+    const body = {
+      app: this.app,
+      team_id: request.teamId,
+      user_id: request.userId,
+      amount: request.amount,
+      reference: request.reference,
+      description: request.description,
+    };
+    const res = await this.call(
+      call,
+      'POST',
+      SPEND_PATH,
+      body,
+      (a) => a.status === 200 && isRecord(a.body) && str(a.body.transaction_id) !== null,
+    );
     if (res instanceof BillingServiceUnreachable) return { outcome: 'unavailable', error: res };
     if (res.status === 200) {
       const b = res.body as Record<string, unknown>;
@@ -194,7 +222,12 @@ export class BillingServiceClient {
     if (res.status === 402) {
       // A flat refusal even if the body is unreadable: the status says it all.
       const b = isRecord(res.body) ? res.body : {};
-      return { outcome: 'insufficient', balance: num(b.balance), required: num(b.required) ?? request.amount, buyUrl: str(b.buy_url) };
+      return {
+        outcome: 'insufficient',
+        balance: num(b.balance),
+        required: num(b.required) ?? request.amount,
+        buyUrl: str(b.buy_url),
+      };
     }
     return { outcome: 'unavailable', error: this.rejected(call, res) };
   }
@@ -202,9 +235,18 @@ export class BillingServiceClient {
   /** Refunds the spend with this reference (or `amount` of it under `refundReference`); idempotent per refund. */
   async refund(request: RefundRequest): Promise<RefundResult> {
     const call = `POST ${REFUND_PATH}`;
-    const partial = request.amount !== undefined ? { refund_reference: request.refundReference ?? request.reference, amount: request.amount } : {};
+    const partial =
+      request.amount !== undefined
+        ? { refund_reference: request.refundReference ?? request.reference, amount: request.amount }
+        : {};
     const body = { app: this.app, team_id: request.teamId, reference: request.reference, ...partial };
-    const res = await this.call(call, 'POST', REFUND_PATH, body, (a) => a.status === 200 && isRecord(a.body) && a.body.refunded === true);
+    const res = await this.call(
+      call,
+      'POST',
+      REFUND_PATH,
+      body,
+      (a) => a.status === 200 && isRecord(a.body) && a.body.refunded === true,
+    );
     if (res instanceof BillingServiceUnreachable) return { outcome: 'unavailable', error: res };
     if (res.status === 200) {
       const b = res.body as Record<string, unknown>;
@@ -218,7 +260,13 @@ export class BillingServiceClient {
   async balance(request: { teamId: number }): Promise<BalanceResult> {
     const call = `GET ${BALANCE_PATH}`;
     const query = new URLSearchParams({ app: this.app, team_id: String(request.teamId) });
-    const res = await this.call(call, 'GET', `${BALANCE_PATH}?${query}`, undefined, (a) => a.status === 200 && isRecord(a.body) && num(a.body.balance) !== null);
+    const res = await this.call(
+      call,
+      'GET',
+      `${BALANCE_PATH}?${query}`,
+      undefined,
+      (a) => a.status === 200 && isRecord(a.body) && num(a.body.balance) !== null,
+    );
     if (res instanceof BillingServiceUnreachable) return { outcome: 'unavailable', error: res };
     if (res.status === 200) {
       const b = res.body as Record<string, unknown>;
@@ -236,8 +284,19 @@ export class BillingServiceClient {
    * Returns the final answer (a 200 that `valid` accepts, or a non-retryable
    * status) or the reason the service could not be used.
    */
-  private async call(call: string, method: 'GET' | 'POST', path: string, body: unknown, valid: (a: Answer) => boolean): Promise<Answer | BillingServiceUnreachable> {
-    if (!this.configured) return new BillingServiceUnreachable('not_configured', call, 'BILLING_APP_DOMAIN or BILLING_APP_API_KEY is empty');
+  private async call(
+    call: string,
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    valid: (a: Answer) => boolean,
+  ): Promise<Answer | BillingServiceUnreachable> {
+    if (!this.configured)
+      return new BillingServiceUnreachable(
+        'not_configured',
+        call,
+        'BILLING_APP_DOMAIN or BILLING_APP_API_KEY is empty',
+      );
     const deadline = Date.now() + this.deadlineMs;
     // Once any attempt may have been applied, the call as a whole may have been.
     let mayHaveApplied = false;
@@ -253,11 +312,23 @@ export class BillingServiceClient {
             if (valid(a)) return a;
             mayHaveApplied = true;
             // Spec rule 9: an unreadable or empty 200 is retried like a 5xx.
-            throw new BillingServiceUnreachable('unreadable', call, a.text ? `unexpected body: ${a.text.slice(0, 200)}` : 'empty body', 200, true);
+            throw new BillingServiceUnreachable(
+              'unreadable',
+              call,
+              a.text ? `unexpected body: ${a.text.slice(0, 200)}` : 'empty body',
+              200,
+              true,
+            );
           }
           if (a.status >= 500 || a.status === 429) {
             mayHaveApplied ||= a.status >= 500;
-            throw new BillingServiceUnreachable('server_error', call, a.text.slice(0, 200) || 'no body', a.status, a.status >= 500);
+            throw new BillingServiceUnreachable(
+              'server_error',
+              call,
+              a.text.slice(0, 200) || 'no body',
+              a.status,
+              a.status >= 500,
+            );
           }
           return a;
         },
@@ -265,22 +336,39 @@ export class BillingServiceClient {
           attempts: this.retries + 1,
           backoffMs: this.backoffMs,
           // Transient failures only, and never past the deadline.
-          retryable: (err) => err instanceof BillingServiceUnreachable && err.reason !== 'rejected' && Date.now() + this.backoffMs < deadline,
+          retryable: (err) =>
+            err instanceof BillingServiceUnreachable &&
+            err.reason !== 'rejected' &&
+            Date.now() + this.backoffMs < deadline,
           onRetry: (err, attempt) => {
             const e = err as BillingServiceUnreachable;
-            logger.warn('billing service call failed; retrying', { call, attempt, reason: e.reason, status: e.status, detail: e.detail });
+            logger.warn('billing service call failed; retrying', {
+              call,
+              attempt,
+              reason: e.reason,
+              status: e.status,
+              detail: e.detail,
+            });
           },
         },
       );
     } catch (err) {
-      const e = err instanceof BillingServiceUnreachable ? err : new BillingServiceUnreachable('network', call, causeOf(err));
+      const e =
+        err instanceof BillingServiceUnreachable ? err : new BillingServiceUnreachable('network', call, causeOf(err));
       return new BillingServiceUnreachable(e.reason, e.call, e.detail, e.status, mayHaveApplied);
     }
   }
 
   /** One request, given at most `budgetMs`. */
-  private async attempt(call: string, method: 'GET' | 'POST', path: string, body: unknown, budgetMs: number): Promise<Answer | BillingServiceUnreachable> {
-    if (budgetMs <= 0) return new BillingServiceUnreachable('timeout', call, `no time left within the ${this.deadlineMs} ms deadline`);
+  private async attempt(
+    call: string,
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    budgetMs: number,
+  ): Promise<Answer | BillingServiceUnreachable> {
+    if (budgetMs <= 0)
+      return new BillingServiceUnreachable('timeout', call, `no time left within the ${this.deadlineMs} ms deadline`);
     const timeoutMs = Math.min(this.timeoutMs, budgetMs);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
@@ -304,7 +392,8 @@ export class BillingServiceClient {
       }
       return { status: res.status, body: parsed, text };
     } catch (err) {
-      if (controller.signal.aborted) return new BillingServiceUnreachable('timeout', call, `no answer within ${timeoutMs} ms`, undefined, true);
+      if (controller.signal.aborted)
+        return new BillingServiceUnreachable('timeout', call, `no answer within ${timeoutMs} ms`, undefined, true);
       const detail = causeOf(err);
       return new BillingServiceUnreachable('network', call, detail, undefined, !NOT_SENT.test(detail));
     } finally {

@@ -88,8 +88,10 @@ function scan(text: string, start: number): Scan {
       case '[':
         stack.push(ch);
         if (stack.length === 1 && ch === '[') itemsDepth = 1;
-        else if (stack.length === 2 && ch === '[' && stack[0] === '{' && topKey === 'items' && itemsDepth === -1) itemsDepth = 2;
-        else if (itemsDepth > 0 && stack.length === itemsDepth + 1 && ch === '{' && stack[itemsDepth - 1] === '[') elementStart = i;
+        else if (stack.length === 2 && ch === '[' && stack[0] === '{' && topKey === 'items' && itemsDepth === -1)
+          itemsDepth = 2;
+        else if (itemsDepth > 0 && stack.length === itemsDepth + 1 && ch === '{' && stack[itemsDepth - 1] === '[')
+          elementStart = i;
         break;
       case '}':
       case ']':
@@ -107,7 +109,8 @@ function scan(text: string, start: number): Scan {
 
 function itemsOf(value: unknown): unknown[] | null {
   if (Array.isArray(value)) return value;
-  if (value && typeof value === 'object' && Array.isArray((value as { items?: unknown }).items)) return (value as { items: unknown[] }).items;
+  if (value && typeof value === 'object' && Array.isArray((value as { items?: unknown }).items))
+    return (value as { items: unknown[] }).items;
   return null;
 }
 

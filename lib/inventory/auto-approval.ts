@@ -21,7 +21,7 @@ export interface AutoApprovalCandidate {
  * an item already approved is left alone (false: nothing to do).
  */
 export function shouldAutoApprove(item: AutoApprovalCandidate, rules: AutoApproveRules | null): boolean {
-  if (!rules || !rules.enabled) return false;
+  if (!rules?.enabled) return false;
   if (item.approved) return false;
   if (item.needs_review || !(item.confidence >= REVIEW_CONFIDENCE)) return false;
   if (!(item.confidence >= rules.min_confidence)) return false;

@@ -120,7 +120,13 @@ export function derivedId(...parts: (string | number)[]): string {
 
 export function newItem(
   draft: ItemDraft,
-  at: { id: string; job: { id: string; room_id: string; claim_id: string; team_id: string }; roomName: string | null; itemNumber: number; pass: number },
+  at: {
+    id: string;
+    job: { id: string; room_id: string; claim_id: string; team_id: string };
+    roomName: string | null;
+    itemNumber: number;
+    pass: number;
+  },
   now = new Date(),
 ): { item: InventoryItem; photos: ItemPhoto[] } {
   const photos: ItemPhoto[] = draft.photos.map((p, ordering) => ({
@@ -214,7 +220,13 @@ class NumberRace extends Error {
  * after a short jittered pause (20-40 ms, not growing: contention lasts only
  * while the other batches of the same claim commit).
  */
-const NUMBER_RACE_RETRY: RetryPolicy = { attempts: 200, backoffMs: 40, factor: 1, jitter: true, retryable: (err) => err instanceof NumberRace };
+const NUMBER_RACE_RETRY: RetryPolicy = {
+  attempts: 200,
+  backoffMs: 40,
+  factor: 1,
+  jitter: true,
+  retryable: (err) => err instanceof NumberRace,
+};
 
 /** Batch keys of a pipeline pass start with this, so a pass's batches can be found again. */
 export const passBatchPrefix = (pass: number) => `pass${pass}#`;
@@ -225,12 +237,24 @@ export const passBatchPrefix = (pass: number) => `pass${pass}#`;
  * range the first call took. Optimistic: the claim's maximum moves only if it
  * is still the value read; on a race it reads again and retries.
  */
-export async function allocateItemNumbers(claimId: string, jobId: string, batchKey: string, count: number): Promise<NumberRange> {
+export async function allocateItemNumbers(
+  claimId: string,
+  jobId: string,
+  batchKey: string,
+  count: number,
+): Promise<NumberRange> {
   const markerKey = rangeMarkerKey(jobId, batchKey);
   return withRetry(async () => {
     const [{ Item: marker }, { Item: claim }] = await Promise.all([
       db().send(new GetCommand({ TableName: tableName(), Key: markerKey, ConsistentRead: true })),
-      db().send(new GetCommand({ TableName: tableName(), Key: keys.claim(claimId), ConsistentRead: true, ProjectionExpression: 'item_number_max' })),
+      db().send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: keys.claim(claimId),
+          ConsistentRead: true,
+          ProjectionExpression: 'item_number_max',
+        }),
+      ),
     ]);
     if (marker) return { first: Number(marker.first), count: Number(marker.count) };
     if (count === 0) return { first: 0, count: 0 };
@@ -247,11 +271,22 @@ export async function allocateItemNumbers(claimId: string, jobId: string, batchK
                 Key: keys.claim(claimId),
                 UpdateExpression: 'SET item_number_max = :next',
                 ConditionExpression:
-                  known === undefined ? 'attribute_exists(pk) AND attribute_not_exists(item_number_max)' : 'attribute_exists(pk) AND item_number_max = :current',
-                ExpressionAttributeValues: { ':next': current + count, ...(known === undefined ? {} : { ':current': current }) },
+                  known === undefined
+                    ? 'attribute_exists(pk) AND attribute_not_exists(item_number_max)'
+                    : 'attribute_exists(pk) AND item_number_max = :current',
+                ExpressionAttributeValues: {
+                  ':next': current + count,
+                  ...(known === undefined ? {} : { ':current': current }),
+                },
               },
             },
-            { Put: { TableName: tableName(), Item: { ...markerKey, entity: 'ItemNumberBatch', first, count }, ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Put: {
+                TableName: tableName(),
+                Item: { ...markerKey, entity: 'ItemNumberBatch', first, count },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
           ],
         }),
       );
@@ -259,7 +294,8 @@ export async function allocateItemNumbers(claimId: string, jobId: string, batchK
     } catch (err) {
       if (!isTransactionCanceled(err)) throw err;
       const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-      if (reasons[0]?.Code === 'ConditionalCheckFailed' && claim === undefined) throw new Error(`claim ${claimId} no longer exists`);
+      if (reasons[0]?.Code === 'ConditionalCheckFailed' && claim === undefined)
+        throw new Error(`claim ${claimId} no longer exists`);
       // Another batch moved the maximum (or this batch's marker appeared): read again.
       throw new NumberRace(claimId, err);
     }
@@ -284,7 +320,9 @@ export async function saveItemBatch(
   now = new Date(),
 ): Promise<InventoryItem[]> {
   const range = await allocateItemNumbers(job.claim_id, job.id, batchKey, drafts.length);
-  const built = drafts.map((draft, i) => newItem(draft, { id: derivedId(job.id, batchKey, i), job, roomName, itemNumber: range.first + i, pass }, now));
+  const built = drafts.map((draft, i) =>
+    newItem(draft, { id: derivedId(job.id, batchKey, i), job, roomName, itemNumber: range.first + i, pass }, now),
+  );
   await putRows(built.flatMap(({ item, photos }) => [itemRow(item), ...photos.map(photoRow)]));
   return built.map((b) => b.item);
 }

@@ -9,7 +9,13 @@ export function itemView(item: InventoryItem, photos: ItemPhoto[]) {
   void created_pass;
   return {
     ...rest,
-    photos: photos.map((p) => ({ id: p.id, filename: p.filename, url: photoUrl(p.job_id, p.filename), is_primary: p.is_primary, ordering: p.ordering })),
+    photos: photos.map((p) => ({
+      id: p.id,
+      filename: p.filename,
+      url: photoUrl(p.job_id, p.filename),
+      is_primary: p.is_primary,
+      ordering: p.ordering,
+    })),
   };
 }
 
@@ -46,5 +52,13 @@ export const itemResponse = z.object({
   source_group_index: z.number().int().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
-  photos: z.array(z.object({ id: z.uuid(), filename: z.string(), url: z.string(), is_primary: z.boolean(), ordering: z.number().int() })),
+  photos: z.array(
+    z.object({
+      id: z.uuid(),
+      filename: z.string(),
+      url: z.string(),
+      is_primary: z.boolean(),
+      ordering: z.number().int(),
+    }),
+  ),
 });

@@ -86,7 +86,11 @@ export function aiRequestRecord(call: AiCallRecord, id: string = randomUUID()): 
     request: {
       system: cut(call.request.system),
       text: cut(call.request.text),
-      images: call.request.images.map((image) => ({ label: image.label, bytes: image.jpeg.length, sha256: createHash('sha256').update(image.jpeg).digest('hex') })),
+      images: call.request.images.map((image) => ({
+        label: image.label,
+        bytes: image.jpeg.length,
+        sha256: createHash('sha256').update(image.jpeg).digest('hex'),
+      })),
       response_format: call.request.responseFormat ?? null,
     },
     content: call.content === null ? null : cut(call.content),
@@ -96,24 +100,49 @@ export function aiRequestRecord(call: AiCallRecord, id: string = randomUUID()): 
 
 async function addSpendToJob(call: AiCallRecord): Promise<void> {
   const { attempts, usage } = call;
-  if (!call.context.jobId || (attempts === 0 && usage.inputTokens === 0 && usage.outputTokens === 0 && usage.costUsd === 0)) return;
+  if (
+    !call.context.jobId ||
+    (attempts === 0 && usage.inputTokens === 0 && usage.outputTokens === 0 && usage.costUsd === 0)
+  )
+    return;
   const job = await updateJob(call.context.jobId, {
-    add: { ai_api_calls: attempts, ai_input_tokens: usage.inputTokens, ai_output_tokens: usage.outputTokens, ai_cost_usd: usage.costUsd },
+    add: {
+      ai_api_calls: attempts,
+      ai_input_tokens: usage.inputTokens,
+      ai_output_tokens: usage.outputTokens,
+      ai_cost_usd: usage.costUsd,
+    },
   });
-  if (!job) logger.warn('AI spend not added: job not found', { job_id: call.context.jobId, purpose: call.context.purpose });
+  if (!job)
+    logger.warn('AI spend not added: job not found', { job_id: call.context.jobId, purpose: call.context.purpose });
 }
 
 async function putRecord(call: AiCallRecord): Promise<void> {
   const record = aiRequestRecord(call);
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...keys.aiRequest(record.job_id, record.created_at, record.id), entity: 'AiRequest', ...record } }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.aiRequest(record.job_id, record.created_at, record.id), entity: 'AiRequest', ...record },
+    }),
+  );
 }
 
 /** The recorder the domain gives AiGatewayClient: job counters plus the request record. */
 export async function recordAiCall(call: AiCallRecord): Promise<void> {
   const results = await Promise.allSettled([addSpendToJob(call), putRecord(call)]);
   const [spend, row] = results;
-  if (spend.status === 'rejected') logger.error('adding AI spend to the job failed', { job_id: call.context.jobId, purpose: call.context.purpose, error: String(spend.reason) });
-  if (row.status === 'rejected') logger.error('writing the AI request record failed', { job_id: call.context.jobId, purpose: call.context.purpose, error: String(row.reason) });
+  if (spend.status === 'rejected')
+    logger.error('adding AI spend to the job failed', {
+      job_id: call.context.jobId,
+      purpose: call.context.purpose,
+      error: String(spend.reason),
+    });
+  if (row.status === 'rejected')
+    logger.error('writing the AI request record failed', {
+      job_id: call.context.jobId,
+      purpose: call.context.purpose,
+      error: String(row.reason),
+    });
 }
 
 /** A job's AI request records, oldest first. */

@@ -28,7 +28,14 @@ export const JOB_STATUSES = [
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /** The statuses pending through synthesizing are the processing states. */
-export const PROCESSING_STATUSES: readonly JobStatus[] = ['pending', 'extracting', 'transcribing', 'segmenting', 'analyzing', 'synthesizing'];
+export const PROCESSING_STATUSES: readonly JobStatus[] = [
+  'pending',
+  'extracting',
+  'transcribing',
+  'segmenting',
+  'analyzing',
+  'synthesizing',
+];
 export const isProcessing = (status: JobStatus) => PROCESSING_STATUSES.includes(status);
 
 /** States from which POST /api/jobs/{id}/process may start a job. */
@@ -215,7 +222,9 @@ export function newJobRecord(input: NewJob, now = new Date()): Job {
 }
 
 /** Index attributes a job row carries; `active*` only while it is processing (the watchdog's sparse index). */
-export function jobIndexAttributes(job: Pick<Job, 'id' | 'room_id' | 'team_id' | 'created_at' | 'status' | 'heartbeat_at' | 'updated_at'>) {
+export function jobIndexAttributes(
+  job: Pick<Job, 'id' | 'room_id' | 'team_id' | 'created_at' | 'status' | 'heartbeat_at' | 'updated_at'>,
+) {
   return {
     gsi1pk: indexes.roomJobs(job.room_id).pk,
     gsi1sk: `${job.created_at}#${job.id}`,
@@ -228,7 +237,13 @@ export async function putNewJob(job: Job): Promise<Job> {
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.job(job.id), entity: 'Job', ...jobIndexAttributes(job), ...(isProcessing(job.status) ? activeIndex(job.id, job.updated_at) : {}), ...job },
+      Item: {
+        ...keys.job(job.id),
+        entity: 'Job',
+        ...jobIndexAttributes(job),
+        ...(isProcessing(job.status) ? activeIndex(job.id, job.updated_at) : {}),
+        ...job,
+      },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -240,7 +255,9 @@ export function activeIndex(jobId: string, at: string) {
 }
 
 export async function getJob(id: string, consistent = true): Promise<Job | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.job(id), ConsistentRead: consistent }));
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.job(id), ConsistentRead: consistent }),
+  );
   return Item ? (withoutKeys(Item) as unknown as Job) : null;
 }
 
@@ -248,7 +265,14 @@ export async function getJob(id: string, consistent = true): Promise<Job | null>
 export async function listTeamJobs(teamId: string, limit: number): Promise<Job[]> {
   const index = indexes.teamJobs(teamId);
   const { Items } = await db().send(
-    new QueryCommand({ TableName: tableName(), IndexName: index.index, KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': index.pk }, ScanIndexForward: false, Limit: limit }),
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: index.index,
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': index.pk },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
   );
   return (Items ?? []).map((i) => withoutKeys(i) as unknown as Job);
 }
@@ -276,7 +300,9 @@ export interface JobUpdate {
  */
 export async function updateJob(jobId: string, update: JobUpdate, now = new Date()): Promise<Job | null> {
   try {
-    const { Attributes } = await db().send(new UpdateCommand({ ...jobUpdateInput(jobId, update, now), ReturnValues: 'ALL_NEW' }));
+    const { Attributes } = await db().send(
+      new UpdateCommand({ ...jobUpdateInput(jobId, update, now), ReturnValues: 'ALL_NEW' }),
+    );
     return withoutKeys(Attributes ?? {}) as unknown as Job;
   } catch (err) {
     if (isConditionalCheckFailed(err)) return null;
@@ -323,7 +349,13 @@ export function jobUpdateInput(jobId: string, update: JobUpdate, now = new Date(
     conditions.push(`#status IN (${statusValues.join(', ')})`);
   }
   if (update.condition) conditions.push(`(${update.condition})`);
-  const expression = [`SET ${sets.join(', ')}`, adds.length ? `ADD ${adds.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
+  const expression = [
+    `SET ${sets.join(', ')}`,
+    adds.length ? `ADD ${adds.join(', ')}` : '',
+    removes.length ? `REMOVE ${removes.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   return {
     TableName: tableName(),
     Key: keys.job(jobId),
@@ -336,7 +368,11 @@ export function jobUpdateInput(jobId: string, update: JobUpdate, now = new Date(
 
 /** A job's rows: the job, its staged photos and run records (its partition), its live log and archive, its fan-out units, its AI request records. */
 export async function jobRowKeys(jobId: string): Promise<RowKey[]> {
-  const partitions = await Promise.all([`JOB#${jobId}`, `JOBLOG#${jobId}`, `JOBLOGARCHIVE#${jobId}`, `JOBUNIT#${jobId}`, `AIREQ#${jobId}`].map(partitionKeys));
+  const partitions = await Promise.all(
+    [`JOB#${jobId}`, `JOBLOG#${jobId}`, `JOBLOGARCHIVE#${jobId}`, `JOBUNIT#${jobId}`, `AIREQ#${jobId}`].map(
+      partitionKeys,
+    ),
+  );
   return partitions.flat();
 }
 
@@ -351,7 +387,8 @@ export async function deleteJobRows(job: Pick<Job, 'id'>, guard: { expectStatus:
       new DeleteCommand({
         TableName: tableName(),
         Key: keys.job(job.id),
-        ConditionExpression: '#status = :status AND (attribute_not_exists(billing_charged) OR billing_charged = :false)',
+        ConditionExpression:
+          '#status = :status AND (attribute_not_exists(billing_charged) OR billing_charged = :false)',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':status': guard.expectStatus, ':false': false },
       }),
@@ -365,7 +402,9 @@ export async function deleteJobRows(job: Pick<Job, 'id'>, guard: { expectStatus:
 }
 
 /** progress_pct, or during a fan-out, the share of units done mapped onto the stage's range. */
-export function jobProgress(job: Pick<Job, 'progress_pct' | 'stage_state' | 'fanout_total' | 'fanout_done' | 'fanout_progress'>): number {
+export function jobProgress(
+  job: Pick<Job, 'progress_pct' | 'stage_state' | 'fanout_total' | 'fanout_done' | 'fanout_progress'>,
+): number {
   if (job.stage_state !== 'fanout' || !job.fanout_progress || !(job.fanout_total > 0)) return job.progress_pct;
   const [from, to] = job.fanout_progress;
   return Math.round(from + ((to - from) * Math.min(job.fanout_done, job.fanout_total)) / job.fanout_total);

@@ -21,7 +21,12 @@ const MAX_LINE_CHARS = 500;
 const liveKey = (jobId: string) => `JOBLOG#${jobId}`;
 const archiveKey = (jobId: string) => ({ pk: `JOBLOGARCHIVE#${jobId}`, sk: 'ARCHIVE' });
 
-export async function appendLog(jobId: string, level: LogLine['level'], message: string, now = new Date()): Promise<void> {
+export async function appendLog(
+  jobId: string,
+  level: LogLine['level'],
+  message: string,
+  now = new Date(),
+): Promise<void> {
   const { Attributes } = await db().send(
     new UpdateCommand({
       TableName: tableName(),
@@ -36,7 +41,16 @@ export async function appendLog(jobId: string, level: LogLine['level'], message:
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { pk: liveKey(jobId), sk: `LINE#${String(slot).padStart(6, '0')}`, entity: 'JobLogLine', seq, at: now.toISOString(), level, message: message.slice(0, MAX_LINE_CHARS), expires_at: expiresAt(now) },
+      Item: {
+        pk: liveKey(jobId),
+        sk: `LINE#${String(slot).padStart(6, '0')}`,
+        entity: 'JobLogLine',
+        seq,
+        at: now.toISOString(),
+        level,
+        message: message.slice(0, MAX_LINE_CHARS),
+        expires_at: expiresAt(now),
+      },
     }),
   );
 }
@@ -59,7 +73,8 @@ export async function readLiveLog(jobId: string, afterSeq = 0): Promise<LogLine[
       }),
     );
     for (const item of page.Items ?? []) {
-      if (Number(item.seq) > afterSeq) lines.push({ seq: Number(item.seq), at: String(item.at), level: item.level, message: String(item.message) });
+      if (Number(item.seq) > afterSeq)
+        lines.push({ seq: Number(item.seq), at: String(item.at), level: item.level, message: String(item.message) });
     }
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
@@ -72,7 +87,14 @@ export async function archiveLog(jobId: string): Promise<number> {
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...archiveKey(jobId), entity: 'JobLogArchive', job_id: jobId, line_count: lines.length, archived_at: new Date().toISOString(), lines_gz: gzipSync(JSON.stringify(lines)) },
+      Item: {
+        ...archiveKey(jobId),
+        entity: 'JobLogArchive',
+        job_id: jobId,
+        line_count: lines.length,
+        archived_at: new Date().toISOString(),
+        lines_gz: gzipSync(JSON.stringify(lines)),
+      },
     }),
   );
   return lines.length;
@@ -90,7 +112,9 @@ export class JobLog {
 
   async write(level: LogLine['level'], message: string): Promise<void> {
     logger[level === 'info' ? 'info' : level === 'warn' ? 'warn' : 'error'](message, { job_id: this.jobId });
-    await appendLog(this.jobId, level, message).catch((err) => logger.warn('job log write failed', { job_id: this.jobId, error: String(err) }));
+    await appendLog(this.jobId, level, message).catch((err) =>
+      logger.warn('job log write failed', { job_id: this.jobId, error: String(err) }),
+    );
   }
 
   info(message: string) {

@@ -47,5 +47,8 @@ export async function streamRedirect(jobId: string): Promise<HttpResponse> {
   const base = baseUrl(settings().STREAM_BASE_URL);
   if (!base) throw serviceUnavailable('Live job events are not configured (STREAM_BASE_URL).');
   if (!(await getJob(jobId, false))) throw notFound('Job not found');
-  return new HttpResponse(307, undefined, { location: `${base}/api/jobs/${jobId}/stream`, 'cache-control': 'no-store' });
+  return new HttpResponse(307, undefined, {
+    location: `${base}/api/jobs/${jobId}/stream`,
+    'cache-control': 'no-store',
+  });
 }

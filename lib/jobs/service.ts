@@ -40,8 +40,16 @@ export async function listRoomJobsFor(identity: Identity, roomId: string) {
 
 /** What processing the job would cost now: the spec's credit rules with enterprise and training applied. */
 async function chargeFor(job: Job): Promise<JobCharge & { photoRequests: number; enterprise: boolean }> {
-  const [exemptions, photoRequests] = await Promise.all([chargeExemptions(job), job.source_type === 'photo' ? countPhotoAiRequests(job.id) : 0]);
-  const charge = jobCharge({ sourceType: job.source_type, durationSeconds: job.duration, photoRequests, ...exemptions });
+  const [exemptions, photoRequests] = await Promise.all([
+    chargeExemptions(job),
+    job.source_type === 'photo' ? countPhotoAiRequests(job.id) : 0,
+  ]);
+  const charge = jobCharge({
+    sourceType: job.source_type,
+    durationSeconds: job.duration,
+    photoRequests,
+    ...exemptions,
+  });
   return { ...charge, photoRequests, enterprise: exemptions.enterprise };
 }
 
@@ -71,7 +79,8 @@ export async function quoteJobFor(identity: Identity, jobId: string) {
   };
 }
 
-export const PHOTOS_BEING_SAVED = "A change to this job's photos is still being saved; process the job once it is done. Nothing was charged.";
+export const PHOTOS_BEING_SAVED =
+  "A change to this job's photos is still being saved; process the job once it is done. Nothing was charged.";
 
 /**
  * POST /api/jobs/{id}/process: from awaiting_grouping, awaiting_confirmation or
@@ -83,12 +92,17 @@ export const PHOTOS_BEING_SAVED = "A change to this job's photos is still being 
 export async function processJobFor(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   if (!STARTABLE_STATUSES.includes(job.status)) {
-    throw conflict(isProcessing(job.status) ? 'The job is already being processed.' : `A ${job.status} job cannot be processed.`);
+    throw conflict(
+      isProcessing(job.status) ? 'The job is already being processed.' : `A ${job.status} job cannot be processed.`,
+    );
   }
   // A large grouping edit commits in several transactions: a plan fixed now could take its photos half-regrouped.
   if (photoWriteLocked(job)) throw conflict(PHOTOS_BEING_SAVED);
   const pipeline = pipelineRefForSource(job.source_type);
-  if (!pipeline) throw serviceUnavailable(`Processing ${job.source_type} jobs is not available in this deployment yet. Nothing was charged.`);
+  if (!pipeline)
+    throw serviceUnavailable(
+      `Processing ${job.source_type} jobs is not available in this deployment yet. Nothing was charged.`,
+    );
   requireMeasured(job);
   const charge = await chargeFor(job);
   const charged = await chargeJobUpFront({ job, team: identity.team, user: identity.user, credits: charge.credits });
@@ -101,18 +115,35 @@ export async function processJobFor(identity: Identity, jobId: string) {
     if (charged.charged && (!now || !isProcessing(now.status))) await refundJob(charged.job);
     throw conflict('The job changed while it was being started; reload it.');
   }
-  await recordActivity(identity.actor, { team_id: job.team_id, action_type: 'process_job', action_label: `Started processing ${job.source_type}`, target: job.original_filename ?? job.id, entity_type: 'job', entity_id: job.id, restorable: false });
+  await recordActivity(identity.actor, {
+    team_id: job.team_id,
+    action_type: 'process_job',
+    action_label: `Started processing ${job.source_type}`,
+    target: job.original_filename ?? job.id,
+    entity_type: 'job',
+    entity_id: job.id,
+    restorable: false,
+  });
   return jobView(started);
 }
 
 /** POST /api/jobs/{id}/cancel: discards a job that has not started (awaiting_confirmation) and its file. */
 export async function cancelJobFor(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
-  if (job.status !== 'awaiting_confirmation' || job.billing_charged) throw conflict('Only a job waiting for confirmation, before any charge, can be cancelled.');
+  if (job.status !== 'awaiting_confirmation' || job.billing_charged)
+    throw conflict('Only a job waiting for confirmation, before any charge, can be cancelled.');
   const removed = await deleteJobRows(job, { expectStatus: 'awaiting_confirmation' });
   if (!removed) throw conflict('The job changed while it was being cancelled; reload it.');
   await deletePrefix(blobKeys.jobPrefix(job.team_id, job.claim_id, job.id));
-  await recordActivity(identity.actor, { team_id: job.team_id, action_type: 'cancel_job', action_label: `Cancelled ${job.source_type} upload`, target: job.original_filename ?? job.id, entity_type: 'job', entity_id: job.id, restorable: false });
+  await recordActivity(identity.actor, {
+    team_id: job.team_id,
+    action_type: 'cancel_job',
+    action_label: `Cancelled ${job.source_type} upload`,
+    target: job.original_filename ?? job.id,
+    entity_type: 'job',
+    entity_id: job.id,
+    restorable: false,
+  });
   return { cancelled: true, id: job.id };
 }
 
@@ -129,4 +160,3 @@ export async function jobLogsFor(identity: Identity, jobId: string) {
 export async function jobMetricsFor(identity: Identity, jobId: string) {
   return jobMetrics(await loadJobForTeam(identity, jobId));
 }
-

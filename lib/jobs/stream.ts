@@ -28,8 +28,7 @@ export const STREAM_MAX_CONNECTIONS_PER_JOB = 5;
 /** Longer than any stream runs (and than the function's timeout), so only a dead holder's lease expires. */
 const SLOT_LEASE_MS = STREAM_MAX_MS + 2 * 60_000;
 
-export const TOO_MANY_STREAMS =
-  `Too many open event streams for this job (at most ${STREAM_MAX_CONNECTIONS_PER_JOB}); close another page watching it and retry`;
+export const TOO_MANY_STREAMS = `Too many open event streams for this job (at most ${STREAM_MAX_CONNECTIONS_PER_JOB}); close another page watching it and retry`;
 
 export interface StreamSlot {
   release(): Promise<void>;
@@ -46,7 +45,13 @@ export async function acquireStreamSlot(jobId: string, now = Date.now()): Promis
       await db().send(
         new PutCommand({
           TableName: tableName(),
-          Item: { ...key, entity: 'JobStreamSlot', holder, lease_until_ms: now + SLOT_LEASE_MS, expires_at: Math.ceil((now + SLOT_LEASE_MS) / 1000) },
+          Item: {
+            ...key,
+            entity: 'JobStreamSlot',
+            holder,
+            lease_until_ms: now + SLOT_LEASE_MS,
+            expires_at: Math.ceil((now + SLOT_LEASE_MS) / 1000),
+          },
           ConditionExpression: 'attribute_not_exists(pk) OR lease_until_ms < :now',
           ExpressionAttributeValues: { ':now': now },
         }),
@@ -58,7 +63,14 @@ export async function acquireStreamSlot(jobId: string, now = Date.now()): Promis
     return {
       release: async () => {
         try {
-          await db().send(new DeleteCommand({ TableName: tableName(), Key: key, ConditionExpression: 'holder = :holder', ExpressionAttributeValues: { ':holder': holder } }));
+          await db().send(
+            new DeleteCommand({
+              TableName: tableName(),
+              Key: key,
+              ConditionExpression: 'holder = :holder',
+              ExpressionAttributeValues: { ':holder': holder },
+            }),
+          );
         } catch (err) {
           // Our lease ran out and another stream took the slot: it is theirs now.
           if (!isConditionalCheckFailed(err)) throw err;

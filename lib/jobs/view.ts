@@ -69,10 +69,22 @@ export const jobResponse = z.object({
   billing_refunded: z.boolean(),
   recovery_attempts: z.number().int(),
   photo_truncated_groups: z
-    .array(z.object({ group_index: z.number().int(), passes: z.number().int(), names: z.array(z.string()), too_dense: z.boolean() }))
-    .describe('Photo groups whose answer was cut short: passes made, names found; too_dense once PHOTO_MAX_PASSES is reached (segment the photo).'),
+    .array(
+      z.object({
+        group_index: z.number().int(),
+        passes: z.number().int(),
+        names: z.array(z.string()),
+        too_dense: z.boolean(),
+      }),
+    )
+    .describe(
+      'Photo groups whose answer was cut short: passes made, names found; too_dense once PHOTO_MAX_PASSES is reached (segment the photo).',
+    ),
   photos_with_more_items: z.number().int(),
-  last_pass_error: z.string().nullable().describe('Why the last read-the-rest pass failed; the job stays complete with its items.'),
+  last_pass_error: z
+    .string()
+    .nullable()
+    .describe('Why the last read-the-rest pass failed; the job stays complete with its items.'),
   created_by_user_id: z.string(),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
@@ -82,15 +94,27 @@ export const jobResponse = z.object({
 
 /** GET /api/jobs/{id}/metrics and the stream's final event. */
 export function jobMetrics(job: Job) {
-  const seconds = job.started_at && job.finished_at ? (Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000 : null;
+  const seconds =
+    job.started_at && job.finished_at ? (Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000 : null;
   return {
     job_id: job.id,
     status: job.status,
     stage_timings: job.stage_timings ?? {},
     processing_seconds: seconds,
     items_found: job.items_found,
-    ai: { cost_usd: job.ai_cost_usd, input_tokens: job.ai_input_tokens, output_tokens: job.ai_output_tokens, api_calls: job.ai_api_calls },
-    billing: { credits: job.billed_cost_usd, blocks: job.billed_blocks, minutes: job.billed_minutes, photo_request_count: job.photo_request_count, refunded: job.billing_refunded },
+    ai: {
+      cost_usd: job.ai_cost_usd,
+      input_tokens: job.ai_input_tokens,
+      output_tokens: job.ai_output_tokens,
+      api_calls: job.ai_api_calls,
+    },
+    billing: {
+      credits: job.billed_cost_usd,
+      blocks: job.billed_blocks,
+      minutes: job.billed_minutes,
+      photo_request_count: job.photo_request_count,
+      refunded: job.billing_refunded,
+    },
     recovery_attempts: job.recovery_attempts,
   };
 }

@@ -54,8 +54,14 @@ export function inputOptions(limit: number): SharpOptions {
   return { limitInputPixels: limit, failOn: 'error', sequentialRead: true };
 }
 
-export function positiveInt(name: string, value: number | undefined, fallback: number | null, max = Number.MAX_SAFE_INTEGER): number {
+export function positiveInt(
+  name: string,
+  value: number | undefined,
+  fallback: number | null,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (value === undefined && fallback !== null) return fallback;
-  if (value === undefined || !Number.isInteger(value) || value < 1 || value > max) throw new RangeError(`${name} must be an integer from 1 to ${max}`);
+  if (value === undefined || !Number.isInteger(value) || value < 1 || value > max)
+    throw new RangeError(`${name} must be an integer from 1 to ${max}`);
   return value;
 }

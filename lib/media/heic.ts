@@ -70,7 +70,10 @@ export async function decodeHeic(input: Buffer, limit: number): Promise<RawImage
  * to sRGB like any profiled input. Costs roughly 0.1 s per 12 MP.
  */
 export async function pngWithIcc(raw: RawImage, icc: Buffer, hasAlpha: boolean): Promise<Buffer> {
-  let image = sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels }, limitInputPixels: false });
+  let image = sharp(raw.data, {
+    raw: { width: raw.width, height: raw.height, channels: raw.channels },
+    limitInputPixels: false,
+  });
   if (!hasAlpha && raw.channels === 4) image = image.removeAlpha();
   const png = await image.png({ compressionLevel: 0, adaptiveFiltering: false }).toBuffer();
   const type = Buffer.from('iCCP', 'latin1');

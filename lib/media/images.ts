@@ -11,5 +11,13 @@
  */
 export { DEFAULT_JPEG_QUALITY, MAX_INPUT_PIXELS, UnreadableImageError } from './decoding';
 export { normalizePhoto, type NormalizedPhoto, type NormalizePhotoOptions } from './normalize';
-export { cropJpeg, cropRect, DEFAULT_THUMBNAIL_LONG_EDGE, resizeForModel, thumbnail, type CropBox, type ResizedJpeg } from './resize';
+export {
+  cropJpeg,
+  cropRect,
+  DEFAULT_THUMBNAIL_LONG_EDGE,
+  resizeForModel,
+  thumbnail,
+  type CropBox,
+  type ResizedJpeg,
+} from './resize';
 export { BMP_NOT_SUPPORTED, normalizeCapturedAt, sniffImage, SNIFF_HEAD_BYTES, type ImageType } from './sniff';

@@ -24,7 +24,15 @@
  */
 import exifReader from 'exif-reader';
 import sharp, { type Metadata, type Sharp } from 'sharp';
-import { checkPixels, DEFAULT_JPEG_QUALITY, inputOptions, MAX_INPUT_PIXELS, positiveInt, unreadable, UnreadableImageError } from './decoding';
+import {
+  checkPixels,
+  DEFAULT_JPEG_QUALITY,
+  inputOptions,
+  MAX_INPUT_PIXELS,
+  positiveInt,
+  unreadable,
+  UnreadableImageError,
+} from './decoding';
 import { decodeHeic, pngWithIcc } from './heic';
 import { BMP_NOT_SUPPORTED, normalizeCapturedAt, sniffImage, type ImageType } from './sniff';
 
@@ -74,7 +82,8 @@ function capturedAtFromExif(exif: Buffer | undefined): string | null {
  */
 export async function normalizePhoto(input: Buffer, options: NormalizePhotoOptions = {}): Promise<NormalizedPhoto> {
   const quality = positiveInt('quality', options.quality, DEFAULT_JPEG_QUALITY, 100);
-  const maxLongEdge = options.maxLongEdge === undefined ? undefined : positiveInt('maxLongEdge', options.maxLongEdge, null);
+  const maxLongEdge =
+    options.maxLongEdge === undefined ? undefined : positiveInt('maxLongEdge', options.maxLongEdge, null);
   const limit = positiveInt('maxInputPixels', options.maxInputPixels, MAX_INPUT_PIXELS);
 
   const sourceType = sniffImage(input);
@@ -96,13 +105,17 @@ export async function normalizePhoto(input: Buffer, options: NormalizePhotoOptio
     const raw = await decodeHeic(input, limit);
     pipeline = meta.icc
       ? sharp(await pngWithIcc(raw, meta.icc, meta.hasAlpha), inputOptions(limit))
-      : sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels }, limitInputPixels: limit });
+      : sharp(raw.data, {
+          raw: { width: raw.width, height: raw.height, channels: raw.channels },
+          limitInputPixels: limit,
+        });
   } else {
     pipeline = sharp(input, inputOptions(limit)); // first page/frame of GIF, TIFF, WebP
   }
 
   pipeline = pipeline.rotate();
-  if (maxLongEdge) pipeline = pipeline.resize({ width: maxLongEdge, height: maxLongEdge, fit: 'inside', withoutEnlargement: true });
+  if (maxLongEdge)
+    pipeline = pipeline.resize({ width: maxLongEdge, height: maxLongEdge, fit: 'inside', withoutEnlargement: true });
   pipeline = pipeline
     .flatten({ background: '#ffffff' })
     .toColourspace('srgb')

@@ -44,7 +44,8 @@ export class ProbeError extends Error {
 }
 
 /** ffprobe complaints about reaching the file rather than about its contents. */
-const TRANSIENT_STDERR = /Server returned|Connection (refused|reset|timed out)|timed out|Operation timed out|I\/O error|Failed to resolve|Network is unreachable|HTTP error|End of file while|Broken pipe/i;
+const TRANSIENT_STDERR =
+  /Server returned|Connection (refused|reset|timed out)|timed out|Operation timed out|I\/O error|Failed to resolve|Network is unreachable|HTTP error|End of file while|Broken pipe/i;
 
 export function isTransientProbeOutput(stderr: string): boolean {
   return TRANSIENT_STDERR.test(stderr);
@@ -52,7 +53,6 @@ export function isTransientProbeOutput(stderr: string): boolean {
 
 function ffmpegStaticPath(): string | null {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const path = require('ffmpeg-static') as unknown;
     return typeof path === 'string' ? path : null;
   } catch {
@@ -80,7 +80,10 @@ export function parseFrameRate(value: unknown): number | null {
 
 /** Shapes ffprobe's JSON (format=duration, streams' codec_type, r_frame_rate, width, height). */
 export function parseProbeOutput(stdout: string): ProbeResult {
-  let data: { format?: { duration?: string }; streams?: { codec_type?: string; r_frame_rate?: string; width?: number; height?: number }[] };
+  let data: {
+    format?: { duration?: string };
+    streams?: { codec_type?: string; r_frame_rate?: string; width?: number; height?: number }[];
+  };
   try {
     data = JSON.parse(stdout);
   } catch {
@@ -91,7 +94,9 @@ export function parseProbeOutput(stdout: string): ProbeResult {
   const video = streams.find((s) => s.codec_type === 'video');
   return {
     duration: Number.isFinite(duration) && duration >= 0 ? Math.round(duration * 1000) / 1000 : null,
-    video: video ? { width: video.width ?? null, height: video.height ?? null, fps: parseFrameRate(video.r_frame_rate) } : null,
+    video: video
+      ? { width: video.width ?? null, height: video.height ?? null, fps: parseFrameRate(video.r_frame_rate) }
+      : null,
     hasAudio: streams.some((s) => s.codec_type === 'audio'),
   };
 }
@@ -102,7 +107,20 @@ export function parseProbeOutput(stdout: string): ProbeResult {
  * Playlist and reference formats (hls, concat, sdp, ...) would make ffprobe
  * open further URLs or files named by the upload, so they are refused.
  */
-export const PROBE_FORMATS = ['mov', 'avi', 'matroska', 'mpegts', 'mp3', 'wav', 'aac', 'ogg', 'flac', 'amr', 'amrnb', 'amrwb'];
+export const PROBE_FORMATS = [
+  'mov',
+  'avi',
+  'matroska',
+  'mpegts',
+  'mp3',
+  'wav',
+  'aac',
+  'ogg',
+  'flac',
+  'amr',
+  'amrnb',
+  'amrwb',
+];
 
 /** Only what reading the input itself needs: a presigned S3 URL, or one local file. */
 export function probeProtocols(input: string): string[] {
@@ -110,34 +128,51 @@ export function probeProtocols(input: string): string[] {
 }
 
 /** Runs ffprobe on a file path or an http(s) URL. The URL never appears in an error message (it carries a signature). */
-export function probeMedia(input: string, options: { timeoutMs?: number; ffprobe?: string } = {}): Promise<ProbeResult> {
-  const args = ['-v', 'error', '-protocol_whitelist', probeProtocols(input).join(','), '-format_whitelist', PROBE_FORMATS.join(',')];
+export function probeMedia(
+  input: string,
+  options: { timeoutMs?: number; ffprobe?: string } = {},
+): Promise<ProbeResult> {
+  const args = [
+    '-v',
+    'error',
+    '-protocol_whitelist',
+    probeProtocols(input).join(','),
+    '-format_whitelist',
+    PROBE_FORMATS.join(','),
+  ];
   if (/^https?:\/\//i.test(input)) args.push('-rw_timeout', String(30_000_000));
   args.push('-show_entries', 'format=duration:stream=codec_type,r_frame_rate,width,height', '-of', 'json', input);
   const redact = (text: string) => text.split(input).join('<media>').trim();
   return new Promise((resolve, reject) => {
-    execFile(options.ffprobe ?? resolveFfprobe(), args, { timeout: options.timeoutMs ?? PROBE_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        const text = redact(String(stderr || ''));
-        if (code === 'ENOENT') reject(new ProbeError('ffprobe is not installed', true));
-        else if (err.killed || !text) reject(new ProbeError(err.killed ? 'ffprobe timed out' : `ffprobe exited with ${String(code)}`, true));
-        else reject(new ProbeError(text.slice(0, 300), isTransientProbeOutput(text)));
-        return;
-      }
-      try {
-        resolve(parseProbeOutput(stdout));
-      } catch (parseError) {
-        reject(parseError);
-      }
-    });
+    execFile(
+      options.ffprobe ?? resolveFfprobe(),
+      args,
+      { timeout: options.timeoutMs ?? PROBE_TIMEOUT_MS, maxBuffer: 4 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          const text = redact(String(stderr || ''));
+          if (code === 'ENOENT') reject(new ProbeError('ffprobe is not installed', true));
+          else if (err.killed || !text)
+            reject(new ProbeError(err.killed ? 'ffprobe timed out' : `ffprobe exited with ${String(code)}`, true));
+          else reject(new ProbeError(text.slice(0, 300), isTransientProbeOutput(text)));
+          return;
+        }
+        try {
+          resolve(parseProbeOutput(stdout));
+        } catch (parseError) {
+          reject(parseError);
+        }
+      },
+    );
   });
 }
 
 function describe(result: ProbeResult): string {
   const parts: string[] = [];
   if (result.video) {
-    const size = result.video.width && result.video.height ? `${result.video.width}x${result.video.height}` : 'unknown size';
+    const size =
+      result.video.width && result.video.height ? `${result.video.width}x${result.video.height}` : 'unknown size';
     parts.push(`video ${size}${result.video.fps ? ` at ${result.video.fps} fps` : ''}`);
   }
   if (result.hasAudio) parts.push('audio');

@@ -28,7 +28,11 @@ async function orientedSize(jpeg: Buffer): Promise<{ width: number; height: numb
   checkPixels(meta.width, meta.height, MAX_INPUT_PIXELS);
   const { width, height } = meta.autoOrient ?? meta;
   const alreadyNormal =
-    meta.format === 'jpeg' && (meta.orientation ?? 1) === 1 && meta.space === 'srgb' && meta.channels === 3 && !meta.hasProfile;
+    meta.format === 'jpeg' &&
+    (meta.orientation ?? 1) === 1 &&
+    meta.space === 'srgb' &&
+    meta.channels === 3 &&
+    !meta.hasProfile;
   return { width, height, alreadyNormal };
 }
 
@@ -81,7 +85,11 @@ export async function resizeForModel(
 }
 
 /** A JPEG thumbnail whose long edge is at most longEdge (default 640); never upscales. */
-export async function thumbnail(jpeg: Buffer, longEdge = DEFAULT_THUMBNAIL_LONG_EDGE, quality = 80): Promise<ResizedJpeg> {
+export async function thumbnail(
+  jpeg: Buffer,
+  longEdge = DEFAULT_THUMBNAIL_LONG_EDGE,
+  quality = 80,
+): Promise<ResizedJpeg> {
   const edge = positiveInt('longEdge', longEdge, DEFAULT_THUMBNAIL_LONG_EDGE);
   return encodeWithin(jpeg, edge, edge, positiveInt('quality', quality, 80, 100));
 }
@@ -102,7 +110,11 @@ export interface CropBox {
  * The pixel rectangle of a fractional box on a width x height image: edges
  * rounded to the nearest pixel, clamped inside the image, at least 1 x 1.
  */
-export function cropRect(box: CropBox, width: number, height: number): { left: number; top: number; width: number; height: number } {
+export function cropRect(
+  box: CropBox,
+  width: number,
+  height: number,
+): { left: number; top: number; width: number; height: number } {
   if (![box.x, box.y, box.width, box.height].every(Number.isFinite) || box.width <= 0 || box.height <= 0) {
     throw new RangeError('crop box must have finite x, y and a positive width and height');
   }

@@ -25,10 +25,45 @@ const AV1_BRANDS = new Set(['avif', 'avis']);
 const HEIF_BRANDS = new Set(['mif1', 'msf1', 'mif2']);
 /** Video / audio ISO-BMFF brands: a file declaring one of these is never taken for a photo. */
 const VIDEO_BRANDS = new Set([
-  'isom', 'iso2', 'iso3', 'iso4', 'iso5', 'iso6', 'iso7', 'iso8', 'iso9', 'mp41', 'mp42', 'mp71',
-  'avc1', 'hvc1', 'hev1', 'av01', 'dash', 'msnv', 'qt  ', 'M4V ', 'M4VH', 'M4VP', 'M4A ', 'M4B ',
-  'M4P ', 'f4v ', 'f4p ', 'f4a ', '3gp4', '3gp5', '3gp6', '3gp7', '3gp8', '3gp9', '3g2a', 'mjp2', 'jp2 ',
-  'crx ', 'CAEP',
+  'isom',
+  'iso2',
+  'iso3',
+  'iso4',
+  'iso5',
+  'iso6',
+  'iso7',
+  'iso8',
+  'iso9',
+  'mp41',
+  'mp42',
+  'mp71',
+  'avc1',
+  'hvc1',
+  'hev1',
+  'av01',
+  'dash',
+  'msnv',
+  'qt  ',
+  'M4V ',
+  'M4VH',
+  'M4VP',
+  'M4A ',
+  'M4B ',
+  'M4P ',
+  'f4v ',
+  'f4p ',
+  'f4a ',
+  '3gp4',
+  '3gp5',
+  '3gp6',
+  '3gp7',
+  '3gp8',
+  '3gp9',
+  '3g2a',
+  'mjp2',
+  'jp2 ',
+  'crx ',
+  'CAEP',
 ]);
 
 /**
@@ -83,7 +118,12 @@ export function sniffImage(head: Buffer | Uint8Array): ImageType | null {
   if (startsWith(buf, [0xff, 0xd8, 0xff]) && buf.length >= 4 && buf[3] >= 0xc0 && buf[3] <= 0xfe) return 'jpeg';
   if (startsWith(buf, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return 'png';
   if (buf.length >= 6 && (ascii(buf, 0, 6) === 'GIF87a' || ascii(buf, 0, 6) === 'GIF89a')) return 'gif';
-  if (buf.length >= 16 && ascii(buf, 0, 4) === 'RIFF' && ascii(buf, 8, 12) === 'WEBP' && /^VP8[ LX]$/.test(ascii(buf, 12, 16))) {
+  if (
+    buf.length >= 16 &&
+    ascii(buf, 0, 4) === 'RIFF' &&
+    ascii(buf, 8, 12) === 'WEBP' &&
+    /^VP8[ LX]$/.test(ascii(buf, 12, 16))
+  ) {
     return 'webp';
   }
   // Classic TIFF (II*\0 / MM\0*) and BigTIFF (II+\0 / MM\0+), with a plausible first-IFD offset.

@@ -22,7 +22,14 @@ import { randomUUID } from 'node:crypto';
 import { getJob, isProcessing, STARTABLE_STATUSES, updateJob, type Job } from '../jobs/job';
 import { JobLog } from '../jobs/logs';
 import { logger } from '../observability/logger';
-import { getPipeline, refOf, type PipelineDefinition, type PipelineRef, type StageContext, type StageDefinition } from './pipeline';
+import {
+  getPipeline,
+  refOf,
+  type PipelineDefinition,
+  type PipelineRef,
+  type StageContext,
+  type StageDefinition,
+} from './pipeline';
 import { handlePossibleInterruption } from './recovery';
 import { claimUnit, finishAndCount, leaseUntil, releaseUnit } from './store';
 import { failJob, PipelineFailure } from './terminal';
@@ -37,7 +44,8 @@ export const UNIT_RETRY_BASE_SECONDS = 5;
 export const UNIT_RETRY_MAX_SECONDS = 300;
 const HEARTBEAT_MS = 15_000;
 
-export const unitRetryDelaySeconds = (attempt: number) => Math.min(UNIT_RETRY_MAX_SECONDS, UNIT_RETRY_BASE_SECONDS * 2 ** Math.max(0, attempt - 1));
+export const unitRetryDelaySeconds = (attempt: number) =>
+  Math.min(UNIT_RETRY_MAX_SECONDS, UNIT_RETRY_BASE_SECONDS * 2 ** Math.max(0, attempt - 1));
 
 const sameRun = (job: Pick<Job, 'run_id'>) => ({ condition: 'run_id = :run', values: { ':run': job.run_id } });
 
@@ -94,7 +102,8 @@ function contextFor(job: Job, def: StageDefinition): StageContext {
     log,
     heartbeat: async (fraction?: number) => {
       const set: Partial<Job> = { heartbeat_at: new Date().toISOString() };
-      if (fraction !== undefined) set.progress_pct = Math.round(from + (to - from) * Math.min(1, Math.max(0, fraction)));
+      if (fraction !== undefined)
+        set.progress_pct = Math.round(from + (to - from) * Math.min(1, Math.max(0, fraction)));
       await updateJob(job.id, { set, ...sameRun(job) });
     },
   };
@@ -113,8 +122,18 @@ async function withHeartbeat<T>(ctx: StageContext, work: () => Promise<T>): Prom
 /** Handles one stage message. Never throws for a message that can never succeed; throws to have SQS retry. */
 export async function handleStageMessage(message: StageMessage): Promise<void> {
   const job = await getJob(message.job_id);
-  if (!job || job.run_id !== message.run_id || !isProcessing(job.status) || job.stage_name !== message.stage || !job.pipeline) {
-    logger.info('stage message dropped: stale or duplicate', { ...message, status: job?.status, stage_name: job?.stage_name });
+  if (
+    !job ||
+    job.run_id !== message.run_id ||
+    !isProcessing(job.status) ||
+    job.stage_name !== message.stage ||
+    !job.pipeline
+  ) {
+    logger.info('stage message dropped: stale or duplicate', {
+      ...message,
+      status: job?.status,
+      stage_name: job?.stage_name,
+    });
     return;
   }
   const pipeline = getPipeline(job.pipeline);
@@ -146,18 +165,28 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
 
   const ctx = contextFor(claimed, stage.def);
   await ctx.log.info(`Stage ${stage.def.name} started`);
-  let outcome;
+  let outcome: Awaited<ReturnType<typeof stage.def.run>>;
   try {
     outcome = await withHeartbeat(ctx, () => stage.def.run(ctx));
   } catch (err) {
-    await failJob(claimed, err instanceof PipelineFailure ? err.message : `The ${stage.def.name} stage failed: ${errorText(err)}`);
+    await failJob(
+      claimed,
+      err instanceof PipelineFailure ? err.message : `The ${stage.def.name} stage failed: ${errorText(err)}`,
+    );
     return;
   }
 
   if (outcome.kind === 'fanout' && outcome.units > 0) {
     const inFlight = Math.min(Math.max(1, outcome.concurrency), outcome.units);
     const fanning = await updateJob(job.id, {
-      set: { ...(outcome.set ?? {}), stage_state: 'fanout', fanout_total: outcome.units, fanout_next: inFlight, fanout_done: 0, fanout_progress: stage.def.progress },
+      set: {
+        ...(outcome.set ?? {}),
+        stage_state: 'fanout',
+        fanout_total: outcome.units,
+        fanout_next: inFlight,
+        fanout_done: 0,
+        fanout_progress: stage.def.progress,
+      },
       condition: 'run_id = :run AND stage_runner = :runner AND stage_state = :running',
       values: { ':run': claimed.run_id, ':runner': runner, ':running': 'running' },
     });
@@ -176,7 +205,13 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
 /** Handles one unit message. Throws (after asking for a backoff) to have the queue deliver it again. */
 export async function handleUnitMessage(message: UnitMessage, delivery: UnitDelivery = noRedelivery): Promise<void> {
   const job = await getJob(message.job_id);
-  if (!job || job.run_id !== message.run_id || job.stage_name !== message.stage || job.stage_state !== 'fanout' || !job.pipeline) {
+  if (
+    !job ||
+    job.run_id !== message.run_id ||
+    job.stage_name !== message.stage ||
+    job.stage_state !== 'fanout' ||
+    !job.pipeline
+  ) {
     logger.info('unit message dropped: stale or duplicate', { ...message, stage_state: job?.stage_state });
     return;
   }
@@ -199,15 +234,19 @@ export async function handleUnitMessage(message: UnitMessage, delivery: UnitDeli
     error = errorText(err);
     if (unit.attempts < UNIT_MAX_ATTEMPTS) {
       const delay = unitRetryDelaySeconds(unit.attempts);
-      await ctx.log.warn(`Unit ${message.index} of ${message.stage} failed (attempt ${unit.attempts}); retrying in ${delay} s: ${error}`);
+      await ctx.log.warn(
+        `Unit ${message.index} of ${message.stage} failed (attempt ${unit.attempts}); retrying in ${delay} s: ${error}`,
+      );
       await retryLater(job, message, runner, delivery, delay);
       throw err;
     }
     outcome = 'failed';
-    await ctx.log.error(`Unit ${message.index} of ${message.stage} failed ${unit.attempts} times; giving up on it: ${error}`);
+    await ctx.log.error(
+      `Unit ${message.index} of ${message.stage} failed ${unit.attempts} times; giving up on it: ${error}`,
+    );
   }
 
-  let fanIn;
+  let fanIn: Awaited<ReturnType<typeof finishAndCount>>;
   try {
     fanIn = await finishAndCount(job, message.stage, message.index, runner, outcome, error);
   } catch (err) {
@@ -225,10 +264,18 @@ export async function handleUnitMessage(message: UnitMessage, delivery: UnitDeli
 }
 
 /** Frees the unit for the next delivery and asks the queue for that delivery after `seconds`. */
-async function retryLater(job: Job, message: UnitMessage, runner: string, delivery: UnitDelivery, seconds: number): Promise<void> {
+async function retryLater(
+  job: Job,
+  message: UnitMessage,
+  runner: string,
+  delivery: UnitDelivery,
+  seconds: number,
+): Promise<void> {
   await releaseUnit(job, message.stage, message.index, runner);
   // Without the backoff the queue still redelivers, only after its visibility timeout.
-  await delivery.retryAfter(seconds).catch((err) => logger.warn('could not schedule the unit retry', { ...message, error: errorText(err) }));
+  await delivery
+    .retryAfter(seconds)
+    .catch((err) => logger.warn('could not schedule the unit retry', { ...message, error: errorText(err) }));
 }
 
 export function errorText(err: unknown): string {

@@ -68,7 +68,9 @@ export interface PipelineRef {
 }
 
 export const refOf = (p: PipelineDefinition | PipelineRef): PipelineRef =>
-  'stages' in p ? { name: p.name, sourceType: p.sourceType, firstStage: p.stages[0].name, followUp: Boolean(p.followUp) } : p;
+  'stages' in p
+    ? { name: p.name, sourceType: p.sourceType, firstStage: p.stages[0].name, followUp: Boolean(p.followUp) }
+    : p;
 
 const registry = new Map<string, PipelineDefinition>();
 

@@ -29,7 +29,8 @@ import { advance, queuedStage, sendStage, sendUnit, stageOf } from './transition
 export const RESTARTING = 'Restarting after an interruption';
 export const INTERRUPTED_TWICE = 'Processing was interrupted twice. Nothing was charged; please process the job again.';
 export const STUCK_FOR_A_DAY = 'Processing stopped: the job was stuck for more than 24 hours. Nothing was charged.';
-export const HUNG = 'Processing stopped: the job stopped making progress. Nothing was charged; please process it again.';
+export const HUNG =
+  'Processing stopped: the job stopped making progress. Nothing was charged; please process it again.';
 export const DISMISSED = 'Stopped by an administrator. Nothing was charged; please process the job again.';
 const DAY_MS = 86_400_000;
 
@@ -42,7 +43,10 @@ export async function handlePossibleInterruption(jobId: string, runId: string, n
 
 export async function recoverInterrupted(job: Job, now = new Date()): Promise<'restarted' | 'failed' | 'raced'> {
   const pipeline = job.pipeline ? getPipeline(job.pipeline) : undefined;
-  if (!pipeline) return (await failJob(job, `The ${job.pipeline} pipeline is not available in this deployment.`)) ? 'failed' : 'raced';
+  if (!pipeline)
+    return (await failJob(job, `The ${job.pipeline} pipeline is not available in this deployment.`))
+      ? 'failed'
+      : 'raced';
   if (job.recovery_attempts >= 1) return (await failJob(job, INTERRUPTED_TWICE)) ? 'failed' : 'raced';
   const at = now.toISOString();
   const restarted = await updateJob(
@@ -95,7 +99,9 @@ export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
     }
   }
   logger.info('watchdog sweep', { ...report });
-  await sendToQueue('stages', JSON.parse(PING_BODY)).catch((err) => logger.error('watchdog could not ping the stage workers', { error: String(err) }));
+  await sendToQueue('stages', JSON.parse(PING_BODY)).catch((err) =>
+    logger.error('watchdog could not ping the stage workers', { error: String(err) }),
+  );
   return report;
 }
 
@@ -104,7 +110,12 @@ async function inspect(job: Job, now: Date): Promise<keyof Omit<WatchdogReport, 
   const startedAt = Date.parse(job.started_at ?? job.created_at);
   if (now.getTime() - startedAt > DAY_MS) return (await failJob(job, STUCK_FOR_A_DAY)) ? 'failed' : null;
   if (now.getTime() - startedAt > config.JOB_TIMEOUT_S * 1000) {
-    return (await failJob(job, `Processing stopped: the job ran longer than ${Math.round(config.JOB_TIMEOUT_S / 60)} minutes. Nothing was charged; please process it again.`)) ? 'failed' : null;
+    return (await failJob(
+      job,
+      `Processing stopped: the job ran longer than ${Math.round(config.JOB_TIMEOUT_S / 60)} minutes. Nothing was charged; please process it again.`,
+    ))
+      ? 'failed'
+      : null;
   }
   const quietMs = now.getTime() - Date.parse(job.heartbeat_at ?? job.updated_at);
   if (quietMs <= config.STUCK_JOB_MINUTES * 60_000) return null;
@@ -120,7 +131,8 @@ async function inspect(job: Job, now: Date): Promise<keyof Omit<WatchdogReport, 
     case 'fanout': {
       const units = await listUnits(job, job.stage_name as string);
       const done = new Set(units.filter((u) => u.state === 'done').map((u) => u.index));
-      if (job.fanout_total > 0 && done.size >= job.fanout_total) return (await advanceFinishedFanout(job, log)) ? 'recovered' : null;
+      if (job.fanout_total > 0 && done.size >= job.fanout_total)
+        return (await advanceFinishedFanout(job, log)) ? 'recovered' : null;
       const resent = await resendUnfinishedUnits(job, units, now);
       if (resent > 0) {
         await log.warn(`Watchdog: ${resent} unit(s) of ${job.stage_name} were not finished; requeued`);
@@ -130,7 +142,8 @@ async function inspect(job: Job, now: Date): Promise<keyof Omit<WatchdogReport, 
       return hung && (await failJob(job, HUNG)) ? 'failed' : null;
     }
     case 'running':
-      if (job.stage_lease_until && job.stage_lease_until < now.toISOString()) return (await recoverInterrupted(job, now)) === 'restarted' ? 'recovered' : 'failed';
+      if (job.stage_lease_until && job.stage_lease_until < now.toISOString())
+        return (await recoverInterrupted(job, now)) === 'restarted' ? 'recovered' : 'failed';
       return hung && (await failJob(job, HUNG)) ? 'failed' : null;
     default:
       return null;
@@ -145,7 +158,8 @@ async function inspect(job: Job, now: Date): Promise<keyof Omit<WatchdogReport, 
 async function advanceFinishedFanout(job: Job, log: JobLog): Promise<boolean> {
   const pipeline = job.pipeline ? getPipeline(job.pipeline) : undefined;
   const stage = pipeline && stageOf(pipeline, job.stage_name as string);
-  if (!pipeline || !stage) return Boolean(await failJob(job, `The ${job.pipeline} pipeline is not available in this deployment.`));
+  if (!pipeline || !stage)
+    return Boolean(await failJob(job, `The ${job.pipeline} pipeline is not available in this deployment.`));
   await log.warn(`Watchdog: every unit of ${stage.def.name} was done but the stage had not moved on; advanced`);
   return advance(job, pipeline, stage.index, {});
 }
@@ -165,7 +179,11 @@ async function resendUnfinishedUnits(job: Job, units: UnitRecord[], now: Date): 
 }
 
 async function touch(job: Job, now: Date): Promise<void> {
-  await updateJob(job.id, { set: { heartbeat_at: now.toISOString() }, condition: 'run_id = :run', values: { ':run': job.run_id } }, now);
+  await updateJob(
+    job.id,
+    { set: { heartbeat_at: now.toISOString() }, condition: 'run_id = :run', values: { ':run': job.run_id } },
+    now,
+  );
 }
 
 /** POST /api/admin/jobs/{id}/dismiss: a hung job is failed with a retryable message and refunded. */

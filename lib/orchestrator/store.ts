@@ -19,7 +19,10 @@ export const leaseUntil = (now = Date.now()) => new Date(now + settings().STAGE_
 
 const UNIT_PK = (jobId: string) => `JOBUNIT#${jobId}`;
 const unitSk = (runId: string, stage: string, index: number) => `${runId}#${stage}#${String(index).padStart(6, '0')}`;
-const unitKey = (job: Pick<Job, 'id' | 'run_id'>, stage: string, index: number) => ({ pk: UNIT_PK(job.id), sk: unitSk(job.run_id as string, stage, index) });
+const unitKey = (job: Pick<Job, 'id' | 'run_id'>, stage: string, index: number) => ({
+  pk: UNIT_PK(job.id),
+  sk: unitSk(job.run_id as string, stage, index),
+});
 
 export interface UnitRecord {
   index: number;
@@ -32,7 +35,10 @@ export interface UnitRecord {
 }
 
 const indexOf = (sk: string) => Number(sk.slice(sk.lastIndexOf('#') + 1));
-const toUnit = (item: Record<string, unknown>): UnitRecord => ({ ...(item as unknown as UnitRecord), index: indexOf(String(item.sk)) });
+const toUnit = (item: Record<string, unknown>): UnitRecord => ({
+  ...(item as unknown as UnitRecord),
+  index: indexOf(String(item.sk)),
+});
 
 /** Claims a unit: free, or running under an expired lease (its worker died). */
 export async function claimUnit(job: Job, stage: string, index: number, runner: string): Promise<UnitRecord | null> {
@@ -42,10 +48,18 @@ export async function claimUnit(job: Job, stage: string, index: number, runner: 
       new UpdateCommand({
         TableName: tableName(),
         Key: unitKey(job, stage, index),
-        UpdateExpression: 'SET #state = :running, runner = :runner, lease_until = :lease, entity = :entity ADD attempts :one',
+        UpdateExpression:
+          'SET #state = :running, runner = :runner, lease_until = :lease, entity = :entity ADD attempts :one',
         ConditionExpression: 'attribute_not_exists(pk) OR (#state = :running AND lease_until < :now)',
         ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':running': 'running', ':runner': runner, ':lease': leaseUntil(), ':now': now, ':entity': 'JobUnit', ':one': 1 },
+        ExpressionAttributeValues: {
+          ':running': 'running',
+          ':runner': runner,
+          ':lease': leaseUntil(),
+          ':now': now,
+          ':entity': 'JobUnit',
+          ':one': 1,
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -72,8 +86,14 @@ export async function releaseUnit(job: Job, stage: string, index: number, runner
     .catch(() => undefined);
 }
 
-export async function getUnit(job: Pick<Job, 'id' | 'run_id'>, stage: string, index: number): Promise<UnitRecord | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: unitKey(job, stage, index), ConsistentRead: true }));
+export async function getUnit(
+  job: Pick<Job, 'id' | 'run_id'>,
+  stage: string,
+  index: number,
+): Promise<UnitRecord | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: unitKey(job, stage, index), ConsistentRead: true }),
+  );
   return Item ? toUnit(Item) : null;
 }
 
@@ -109,13 +129,29 @@ export type FanInResult =
   /** The job left this fan-out (failed, restarted, advanced): nothing to count into. */
   | { kind: 'stale' };
 
-const RETRYABLE_ERRORS = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'TransactionConflictException', 'TransactionInProgressException', 'InternalServerError']);
-const RETRYABLE_REASONS = new Set(['ConditionalCheckFailed', 'TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+const RETRYABLE_ERRORS = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'TransactionConflictException',
+  'TransactionInProgressException',
+  'InternalServerError',
+]);
+const RETRYABLE_REASONS = new Set([
+  'ConditionalCheckFailed',
+  'TransactionConflict',
+  'ThrottlingError',
+  'ProvisionedThroughputExceeded',
+  'RequestLimitExceeded',
+]);
 
-const cancellationReasons = (err: unknown): { Code?: string }[] => (isTransactionCanceled(err) ? ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []) : []);
+const cancellationReasons = (err: unknown): { Code?: string }[] =>
+  isTransactionCanceled(err) ? ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []) : [];
 
 /** A throttle, a conflict, or the job's counters moved (another unit counted first): read again and retry. */
-const isRetryableFanIn = (err: unknown) => RETRYABLE_ERRORS.has((err as { name?: string } | undefined)?.name ?? '') || cancellationReasons(err).some((r) => RETRYABLE_REASONS.has(r.Code ?? ''));
+const isRetryableFanIn = (err: unknown) =>
+  RETRYABLE_ERRORS.has((err as { name?: string } | undefined)?.name ?? '') ||
+  cancellationReasons(err).some((r) => RETRYABLE_REASONS.has(r.Code ?? ''));
 
 /**
  * Marks the claimed unit done and counts it into the job's fan-in, as one
@@ -126,28 +162,50 @@ const isRetryableFanIn = (err: unknown) => RETRYABLE_ERRORS.has((err as { name?:
  * unit counted first), a transaction conflict or a throttle reads the job
  * again and retries; nothing is written unless both writes are.
  */
-export async function finishAndCount(job: Job, stage: string, index: number, runner: string, outcome: 'ok' | 'failed', error?: string): Promise<FanInResult> {
+export async function finishAndCount(
+  job: Job,
+  stage: string,
+  index: number,
+  runner: string,
+  outcome: 'ok' | 'failed',
+  error?: string,
+): Promise<FanInResult> {
   const attempt = async (): Promise<FanInResult> => {
     const current = await getJob(job.id);
-    if (!current || current.run_id !== job.run_id || current.stage_name !== stage || current.stage_state !== 'fanout') return { kind: 'stale' };
+    if (!current || current.run_id !== job.run_id || current.stage_name !== stage || current.stage_state !== 'fanout')
+      return { kind: 'stale' };
     const now = new Date();
     const countJob = jobUpdateInput(
       job.id,
       {
         set: { heartbeat_at: now.toISOString() },
         add: { fanout_done: 1, fanout_next: 1 },
-        condition: 'run_id = :run AND stage_name = :stage AND stage_state = :fanout AND fanout_done = :seen_done AND fanout_next = :seen_next',
-        values: { ':run': job.run_id, ':stage': stage, ':fanout': 'fanout', ':seen_done': current.fanout_done, ':seen_next': current.fanout_next },
+        condition:
+          'run_id = :run AND stage_name = :stage AND stage_state = :fanout AND fanout_done = :seen_done AND fanout_next = :seen_next',
+        values: {
+          ':run': job.run_id,
+          ':stage': stage,
+          ':fanout': 'fanout',
+          ':seen_done': current.fanout_done,
+          ':seen_next': current.fanout_next,
+        },
       },
       now,
     );
     const finishUnit = {
       TableName: tableName(),
       Key: unitKey(job, stage, index),
-      UpdateExpression: 'SET #state = :done, outcome = :outcome, finished_at = :now' + (error ? ', #error = :error' : ''),
+      UpdateExpression: `SET #state = :done, outcome = :outcome, finished_at = :now${error ? ', #error = :error' : ''}`,
       ConditionExpression: '#state = :running AND runner = :runner',
       ExpressionAttributeNames: { '#state': 'state', ...(error ? { '#error': 'error' } : {}) },
-      ExpressionAttributeValues: { ':done': 'done', ':running': 'running', ':runner': runner, ':outcome': outcome, ':now': now.toISOString(), ...(error ? { ':error': error.slice(0, 500) } : {}) },
+      ExpressionAttributeValues: {
+        ':done': 'done',
+        ':running': 'running',
+        ':runner': runner,
+        ':outcome': outcome,
+        ':now': now.toISOString(),
+        ...(error ? { ':error': error.slice(0, 500) } : {}),
+      },
     };
     try {
       await db().send(new TransactWriteCommand({ TransactItems: [{ Update: finishUnit }, { Update: countJob }] }));
@@ -155,10 +213,24 @@ export async function finishAndCount(job: Job, stage: string, index: number, run
       if (cancellationReasons(err)[0]?.Code === 'ConditionalCheckFailed') return { kind: 'lost' };
       throw err;
     }
-    return { kind: 'counted', job: { ...current, fanout_done: current.fanout_done + 1, fanout_next: current.fanout_next + 1, heartbeat_at: now.toISOString() } };
+    return {
+      kind: 'counted',
+      job: {
+        ...current,
+        fanout_done: current.fanout_done + 1,
+        fanout_next: current.fanout_next + 1,
+        heartbeat_at: now.toISOString(),
+      },
+    };
   };
   // Jittered, growing pauses: units that finish together spread out.
-  return withRetry(attempt, { attempts: 12, backoffMs: 20, maxBackoffMs: 1000, jitter: true, retryable: isRetryableFanIn });
+  return withRetry(attempt, {
+    attempts: 12,
+    backoffMs: 20,
+    maxBackoffMs: 1000,
+    jitter: true,
+    retryable: isRetryableFanIn,
+  });
 }
 
 /** Ids of every processing job (the watchdog's sparse index), one page at a time. */

@@ -31,22 +31,37 @@ export class PipelineFailure extends Error {
 
 export async function completeJob(job: Job, pipeline: PipelineDefinition): Promise<void> {
   const log = new JobLog(job.id);
-  let summary;
+  let summary: Awaited<ReturnType<PipelineDefinition['complete']>>;
   try {
     summary = await pipeline.complete({ job, log, heartbeat: async () => undefined });
   } catch (err) {
-    await failJob(job, err instanceof PipelineFailure ? err.message : `Finishing the job failed: ${err instanceof Error ? err.message : String(err)}`);
+    await failJob(
+      job,
+      err instanceof PipelineFailure
+        ? err.message
+        : `Finishing the job failed: ${err instanceof Error ? err.message : String(err)}`,
+    );
     return;
   }
   // Billing is recorded in the same write as the status, so a complete job is never seen unbilled.
   // A pass is billed once per run: its run id names it.
   const billing = pipeline.followUp ? passCompletionBilling(summary, `pass:${job.run_id}`) : completionBilling(summary);
   // A pass was charged on its own round only if it was charged at all (pass_charge_round).
-  const chargedRun = !pipeline.followUp || (Boolean(job.pass_charge_round) && job.pass_charge_round === job.billing_rounds);
+  const chargedRun =
+    !pipeline.followUp || (Boolean(job.pass_charge_round) && job.pass_charge_round === job.billing_rounds);
   const owed = owedFields(job, [chargedRun ? unbilledRefund(job, billing.credits) : null]);
   const done = await updateJob(job.id, {
     expectStatus: PROCESSING_STATUSES,
-    set: { ...billing.set, ...owed.set, status: 'complete', current_stage: 'Complete', progress_pct: 100, finished_at: new Date().toISOString(), items_found: summary.items_found, stage_state: 'done' },
+    set: {
+      ...billing.set,
+      ...owed.set,
+      status: 'complete',
+      current_stage: 'Complete',
+      progress_pct: 100,
+      finished_at: new Date().toISOString(),
+      items_found: summary.items_found,
+      stage_state: 'done',
+    },
     add: { ...billing.add, ...owed.add },
     condition: `run_id = :run AND (${billing.condition})`,
     values: { ':run': job.run_id, ...billing.values },
@@ -54,7 +69,11 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
   if (!done) return;
   await addFinalizedSpend(done, billing.credits);
   if (owesBilling(done)) await settleJobBilling(done.id);
-  logger.info('billing finalized', { job_id: job.id, credits: billing.credits, follow_up_pass: Boolean(pipeline.followUp) });
+  logger.info('billing finalized', {
+    job_id: job.id,
+    credits: billing.credits,
+    follow_up_pass: Boolean(pipeline.followUp),
+  });
   if (pipeline.followUp) {
     await log.info(`Pass complete: ${summary.items_found} items, ${summary.credits} credits`);
     await archiveLogSafely(job.id);
@@ -74,7 +93,15 @@ export async function failJob(job: Job, message: string): Promise<Job | null> {
   const owed = owedFields(job, [wholeRefund(job)]);
   const failed = await updateJob(job.id, {
     expectStatus: PROCESSING_STATUSES,
-    set: { ...owed.set, status: 'error', error_message: message, current_stage: 'Failed', finished_at: new Date().toISOString(), stage_state: 'done', stage_runner: null },
+    set: {
+      ...owed.set,
+      status: 'error',
+      error_message: message,
+      current_stage: 'Failed',
+      finished_at: new Date().toISOString(),
+      stage_state: 'done',
+      stage_runner: null,
+    },
     add: owed.add,
     condition: 'run_id = :run',
     values: { ':run': job.run_id },
@@ -89,10 +116,21 @@ export async function failJob(job: Job, message: string): Promise<Job | null> {
 /** A failed follow-up pass: the job is complete again with the items it had, and the pass's charge is undone. */
 async function failPass(job: Job, message: string): Promise<Job | null> {
   // Only the pass's own charge is undone; the job's earlier charge stands for the items it made.
-  const owed = owedFields(job, [job.pass_charge_round && job.billing_rounds === job.pass_charge_round ? wholeRefund(job) : null]);
+  const owed = owedFields(job, [
+    job.pass_charge_round && job.billing_rounds === job.pass_charge_round ? wholeRefund(job) : null,
+  ]);
   const back = await updateJob(job.id, {
     expectStatus: PROCESSING_STATUSES,
-    set: { ...owed.set, status: 'complete', current_stage: 'Complete', progress_pct: 100, last_pass_error: message, finished_at: new Date().toISOString(), stage_state: 'done', stage_runner: null },
+    set: {
+      ...owed.set,
+      status: 'complete',
+      current_stage: 'Complete',
+      progress_pct: 100,
+      last_pass_error: message,
+      finished_at: new Date().toISOString(),
+      stage_state: 'done',
+      stage_runner: null,
+    },
     add: owed.add,
     condition: 'run_id = :run',
     values: { ':run': job.run_id },
@@ -110,7 +148,10 @@ async function archiveLogSafely(jobId: string): Promise<void> {
 }
 
 /** Archive the log and post to chat; neither may break the job. */
-async function afterTerminal(job: Job, outcome: { outcome: 'success'; credits: number } | { outcome: 'failure'; error: string }): Promise<void> {
+async function afterTerminal(
+  job: Job,
+  outcome: { outcome: 'success'; credits: number } | { outcome: 'failure'; error: string },
+): Promise<void> {
   await archiveLogSafely(job.id);
   try {
     const [team, user] = await Promise.all([getTeam(job.team_id), getUser(job.created_by_user_id)]);
@@ -119,7 +160,9 @@ async function afterTerminal(job: Job, outcome: { outcome: 'success'; credits: n
       company: team?.name ?? 'unknown team',
       user: user?.name ?? 'unknown user',
       mediaType: job.source_type,
-      ...(outcome.outcome === 'success' ? { credits: outcome.credits, revenueUsd: revenueUsd(outcome.credits, team) } : { error: outcome.error }),
+      ...(outcome.outcome === 'success'
+        ? { credits: outcome.credits, revenueUsd: revenueUsd(outcome.credits, team) }
+        : { error: outcome.error }),
     });
   } catch (err) {
     logger.warn('job outcome message not posted', { job_id: job.id, error: String(err) });

@@ -18,7 +18,15 @@ export type UnitMessage = z.output<typeof unitMessage>;
 
 /** The engine fields of a stage waiting for its message (nothing leased, no fan-out). */
 export function queuedStage(name: string): Partial<Job> {
-  return { stage_name: name, stage_state: 'queued', stage_runner: null, stage_lease_until: null, fanout_total: 0, fanout_next: 0, fanout_done: 0 };
+  return {
+    stage_name: name,
+    stage_state: 'queued',
+    stage_runner: null,
+    stage_lease_until: null,
+    fanout_total: 0,
+    fanout_next: 0,
+    fanout_done: 0,
+  };
 }
 
 export function stageOf(pipeline: PipelineDefinition, name: string): { def: StageDefinition; index: number } | null {
@@ -27,16 +35,29 @@ export function stageOf(pipeline: PipelineDefinition, name: string): { def: Stag
 }
 
 export async function sendStage(job: Job): Promise<void> {
-  await dispatch('stages', { job_id: job.id, run_id: job.run_id as string, stage: job.stage_name as string } satisfies StageMessage);
+  await dispatch('stages', {
+    job_id: job.id,
+    run_id: job.run_id as string,
+    stage: job.stage_name as string,
+  } satisfies StageMessage);
 }
 
 export async function sendUnit(job: Job, index: number): Promise<void> {
-  await dispatch('units', { job_id: job.id, run_id: job.run_id as string, stage: job.stage_name as string, index } satisfies UnitMessage);
+  await dispatch('units', {
+    job_id: job.id,
+    run_id: job.run_id as string,
+    stage: job.stage_name as string,
+    index,
+  } satisfies UnitMessage);
 }
 
 function timing(job: Job, stage: string, finishedAt: string) {
   const started = job.stage_timings?.[stage]?.started_at ?? finishedAt;
-  return { started_at: started, finished_at: finishedAt, seconds: (Date.parse(finishedAt) - Date.parse(started)) / 1000 };
+  return {
+    started_at: started,
+    finished_at: finishedAt,
+    seconds: (Date.parse(finishedAt) - Date.parse(started)) / 1000,
+  };
 }
 
 /**
@@ -45,16 +66,30 @@ function timing(job: Job, stage: string, finishedAt: string) {
  * closes a finished fan-out (its last unit, or the watchdog), can win it.
  * Returns false when another writer won or the job moved on.
  */
-export async function advance(job: Job, pipeline: PipelineDefinition, index: number, how: { runner?: string; set?: Partial<Job> }): Promise<boolean> {
+export async function advance(
+  job: Job,
+  pipeline: PipelineDefinition,
+  index: number,
+  how: { runner?: string; set?: Partial<Job> },
+): Promise<boolean> {
   const def = pipeline.stages[index];
   const now = new Date().toISOString();
   const next = pipeline.stages[index + 1];
   const guard = how.runner
-    ? { condition: 'run_id = :run AND stage_name = :stage AND stage_state = :running AND stage_runner = :runner', values: { ':run': job.run_id, ':stage': def.name, ':running': 'running', ':runner': how.runner } }
-    : { condition: 'run_id = :run AND stage_name = :stage AND stage_state = :fanout', values: { ':run': job.run_id, ':stage': def.name, ':fanout': 'fanout' } };
+    ? {
+        condition: 'run_id = :run AND stage_name = :stage AND stage_state = :running AND stage_runner = :runner',
+        values: { ':run': job.run_id, ':stage': def.name, ':running': 'running', ':runner': how.runner },
+      }
+    : {
+        condition: 'run_id = :run AND stage_name = :stage AND stage_state = :fanout',
+        values: { ':run': job.run_id, ':stage': def.name, ':fanout': 'fanout' },
+      };
   const finishedTiming = { [`stage_timings.${def.name}`]: timing(job, def.name, now) };
   if (!next) {
-    const closing = await updateJob(job.id, { set: { ...(how.set ?? {}), ...finishedTiming, stage_state: 'done', progress_pct: def.progress[1] }, ...guard });
+    const closing = await updateJob(job.id, {
+      set: { ...(how.set ?? {}), ...finishedTiming, stage_state: 'done', progress_pct: def.progress[1] },
+      ...guard,
+    });
     if (closing) await completeJob(closing, pipeline);
     return Boolean(closing);
   }

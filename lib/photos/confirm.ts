@@ -23,15 +23,26 @@ import { dispatch } from '../queue/dispatch';
 import { JOB_NOT_FOUND, loadJobForTeam } from '../tenancy/scope';
 import type { NormalizeMessage } from './normalize';
 import { deleteObject, headObject, readObjectHead } from '../blob/objects';
-import { decodeMetaFilename, PHOTO_UPLOAD_STATUSES, photoObjectKeys, SINGLE_PHOTO_MAX_BYTES, SINGLE_PHOTO_MAX_MB } from './rules';
+import {
+  decodeMetaFilename,
+  PHOTO_UPLOAD_STATUSES,
+  photoObjectKeys,
+  SINGLE_PHOTO_MAX_BYTES,
+  SINGLE_PHOTO_MAX_MB,
+} from './rules';
 import { withRetry } from '../retry';
-import { getStagedPhotos, insertStagedPhotos, newStagedPhoto, PHOTO_TRANSACTION_RETRY, type StagedPhoto } from './staged-photo';
+import {
+  getStagedPhotos,
+  insertStagedPhotos,
+  newStagedPhoto,
+  PHOTO_TRANSACTION_RETRY,
+  type StagedPhoto,
+} from './staged-photo';
 import { EMPTY_FILE, assertTakesPhotos, type SkippedPhoto } from './upload';
 import { stagedPhotoView } from './view';
 
 export const NOT_ARRIVED = 'The upload did not arrive; send the file again.';
 export const NOT_AN_IMAGE = 'Not a readable image (the file header is not a supported photo format).';
-
 
 type Inspection =
   | { kind: 'existing'; photo: StagedPhoto; requeue: boolean }
@@ -44,16 +55,19 @@ const BUCKET_CALLS_IN_FLIGHT = 8;
 async function inspect(job: Job, index: number, existing: StagedPhoto | undefined): Promise<Inspection> {
   const { filename, key, incomingKey } = photoObjectKeys(blobKeys.jobPrefix(job.team_id, job.claim_id, job.id), index);
   const head = await headObject(incomingKey);
-  if (existing) return { kind: 'existing', photo: existing, requeue: head !== null && existing.unreadable_reason === null };
+  if (existing)
+    return { kind: 'existing', photo: existing, requeue: head !== null && existing.unreadable_reason === null };
   if (!head) return { kind: 'skipped', entry: { filename, reason: NOT_ARRIVED, index } };
   const originalFilename = decodeMetaFilename(head.metadata['original-filename']) ?? filename;
   const drop = async (reason: string): Promise<Inspection> => {
     await deleteObject(incomingKey);
     return { kind: 'skipped', entry: { filename: originalFilename, reason, index } };
   };
-  if (head.metadata.index !== undefined && head.metadata.index !== String(index)) return drop('The upload does not belong to this photo number.');
+  if (head.metadata.index !== undefined && head.metadata.index !== String(index))
+    return drop('The upload does not belong to this photo number.');
   if (head.size === 0) return drop(EMPTY_FILE);
-  if (head.size > SINGLE_PHOTO_MAX_BYTES) return drop(`Larger than the ${SINGLE_PHOTO_MAX_MB} MB limit for a single photo.`);
+  if (head.size > SINGLE_PHOTO_MAX_BYTES)
+    return drop(`Larger than the ${SINGLE_PHOTO_MAX_MB} MB limit for a single photo.`);
   const bytes = await readObjectHead(incomingKey, SNIFF_HEAD_BYTES);
   if (!bytes) return { kind: 'skipped', entry: { filename: originalFilename, reason: NOT_ARRIVED, index } };
   const type = sniffImage(bytes);
@@ -88,7 +102,10 @@ const INSERT_PASSES = 9;
  * photo that appeared meanwhile (a concurrent confirm of the same index) is
  * taken as it is; a concurrent transaction on the job is retried.
  */
-async function insertAll(job: Job, candidates: StagedPhoto[]): Promise<{ created: StagedPhoto[]; raced: StagedPhoto[] }> {
+async function insertAll(
+  job: Job,
+  candidates: StagedPhoto[],
+): Promise<{ created: StagedPhoto[]; raced: StagedPhoto[] }> {
   const created: StagedPhoto[] = [];
   const raced: StagedPhoto[] = [];
   let pending = candidates;
@@ -106,7 +123,10 @@ async function insertAll(job: Job, candidates: StagedPhoto[]): Promise<{ created
           assertTakesPhotos(now);
           throw conflict('The job changed while the photos were being confirmed; try again.');
         } else if (outcome === 'photo-exists') {
-          const taken = await getStagedPhotos(job.id, chunk.map((p) => p.index));
+          const taken = await getStagedPhotos(
+            job.id,
+            chunk.map((p) => p.index),
+          );
           raced.push(...taken.values());
           retry.push(...chunk.filter((p) => !taken.has(p.index)));
         } else retry.push(...chunk);
@@ -128,12 +148,19 @@ export async function confirmPhotoUpload(identity: Identity, jobId: string, body
   const inspections = await Promise.all(indices.map((index) => limit(() => inspect(job, index, existing.get(index)))));
 
   const skipped = inspections.flatMap((x) => (x.kind === 'skipped' ? [x.entry] : []));
-  const { created, raced } = await insertAll(job, inspections.flatMap((x) => (x.kind === 'new' ? [x.photo] : [])));
+  const { created, raced } = await insertAll(
+    job,
+    inspections.flatMap((x) => (x.kind === 'new' ? [x.photo] : [])),
+  );
   const already = inspections.flatMap((x) => (x.kind === 'existing' ? [x.photo] : []));
   const requeue = inspections.flatMap((x) => (x.kind === 'existing' && x.requeue ? [x.photo] : []));
 
   // The rows are written first: if queueing fails the request fails, and a retried confirm queues them again.
-  await Promise.all([...created, ...requeue].map((photo) => limit(() => dispatch('photos', { job_id: job.id, index: photo.index } satisfies NormalizeMessage))));
+  await Promise.all(
+    [...created, ...requeue].map((photo) =>
+      limit(() => dispatch('photos', { job_id: job.id, index: photo.index } satisfies NormalizeMessage)),
+    ),
+  );
   if (skipped.length > 0) logger.info('photo confirm skipped files', { job_id: job.id, skipped: skipped.length });
 
   const after = (await getJob(job.id, true)) ?? job;

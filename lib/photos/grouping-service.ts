@@ -101,23 +101,44 @@ export async function regroupStagedPhotos(identity: Identity, jobId: string, bod
   check(regroupProblem(photos, body.groups, settings().MAX_PHOTOS_PER_ITEM));
   const changes = regroupChanges(photos, body.groups);
   if (changes.length) {
-    await commit(job, changes.map((c) => ({ update: { index: c.index, set: { group_index: c.group_index } } })));
+    await commit(
+      job,
+      changes.map((c) => ({ update: { index: c.index, set: { group_index: c.group_index } } })),
+    );
     const merged = body.groups.filter((g) => g.length > 1);
-    await record(identity, job, 'regroup_photos', merged.length ? `Grouped photos into ${plural(merged.length, 'item')}` : 'Ungrouped photos');
+    await record(
+      identity,
+      job,
+      'regroup_photos',
+      merged.length ? `Grouped photos into ${plural(merged.length, 'item')}` : 'Ungrouped photos',
+    );
   }
   return stagedList(job);
 }
 
 /** PUT .../staged-photos/delete and /restore: the soft-delete flag. */
-export async function setStagedPhotosDeleted(identity: Identity, jobId: string, body: { ids: string[] }, deleted: boolean) {
+export async function setStagedPhotosDeleted(
+  identity: Identity,
+  jobId: string,
+  body: { ids: string[] },
+  deleted: boolean,
+) {
   const { job, photos } = await groupableJob(identity, jobId);
   check(unknownIdsProblem(photos, body.ids));
   const targets = byIds(photos, body.ids);
   if (!deleted) check(restoreProblem(targets));
   const changed = targets.filter((p) => p.deleted !== deleted);
   if (changed.length) {
-    await commit(job, changed.map((p) => ({ update: { index: p.index, set: { deleted } } })));
-    await record(identity, job, deleted ? 'delete_photos' : 'restore_photos', `${deleted ? 'Deleted' : 'Restored'} ${plural(changed.length, 'photo')}`);
+    await commit(
+      job,
+      changed.map((p) => ({ update: { index: p.index, set: { deleted } } })),
+    );
+    await record(
+      identity,
+      job,
+      deleted ? 'delete_photos' : 'restore_photos',
+      `${deleted ? 'Deleted' : 'Restored'} ${plural(changed.length, 'photo')}`,
+    );
   }
   return stagedList(job);
 }
@@ -145,7 +166,10 @@ async function allocateIndices(job: Job, photos: StagedPhoto[], count: number): 
   if (!after) {
     const now = await getJob(job.id, true);
     if (!now) throw notFound(JOB_NOT_FOUND);
-    throw conflict(groupingBlocked(now) ?? `This job has used every photo number up to ${MAX_PHOTO_INDEX}; start a new upload for more.`);
+    throw conflict(
+      groupingBlocked(now) ??
+        `This job has used every photo number up to ${MAX_PHOTO_INDEX}; start a new upload for more.`,
+    );
   }
   return Array.from({ length: count }, (_, i) => after.photo_next_index - count + i);
 }
@@ -171,7 +195,9 @@ export async function segmentStagedPhoto(identity: Identity, jobId: string, body
   ]);
   await eachLimited(previous, (p) => deleteObject(p.key));
   // The rows are written first: a crop message that is lost is made on demand by the pipeline (ensureSegmentCropped).
-  await eachLimited(rows, (row) => dispatch('photos', { kind: 'segment', job_id: job.id, index: row.index } satisfies SegmentCropMessage));
+  await eachLimited(rows, (row) =>
+    dispatch('photos', { kind: 'segment', job_id: job.id, index: row.index } satisfies SegmentCropMessage),
+  );
   const items = body.items.length;
   await record(identity, job, 'segment_photo', `Marked ${plural(items, 'item')} on ${photo.original_filename}`);
   return stagedList(job);
@@ -183,7 +209,10 @@ export async function clearStagedPhotoSegments(identity: Identity, jobId: string
   const photo = photos.find((p) => p.id === body.photo_id);
   check(clearSegmentsProblem(photo, body.photo_id, photos));
   const segments = segmentsOf(photos, photo!.index);
-  await commit(job, [...segments.map((p) => ({ delete: { index: p.index } })), { update: { index: photo!.index, set: { hidden_by_segments: false } } }]);
+  await commit(job, [
+    ...segments.map((p) => ({ delete: { index: p.index } })),
+    { update: { index: photo!.index, set: { hidden_by_segments: false } } },
+  ]);
   await eachLimited(segments, (p) => deleteObject(p.key));
   await record(identity, job, 'clear_segments', `Cleared the marked items on ${photo!.original_filename}`);
   return stagedList(job);
@@ -200,12 +229,17 @@ export async function setGroupDetails(identity: Identity, jobId: string, body: G
   if ('problem' in group) throw badRequest(group.problem);
   const name = manualName(body.name);
   const members = photos.filter((p) => p.group_index === group.group_index);
-  await commit(job, members.map((p) => ({ update: { index: p.index, set: { manual_name: name, quantity: body.quantity } } })));
+  await commit(
+    job,
+    members.map((p) => ({ update: { index: p.index, set: { manual_name: name, quantity: body.quantity } } })),
+  );
   await record(
     identity,
     job,
     'describe_photo_group',
-    name ? `Named a group of ${plural(members.length, 'photo')} "${name}"` : `Handed a group of ${plural(members.length, 'photo')} back to the AI`,
+    name
+      ? `Named a group of ${plural(members.length, 'photo')} "${name}"`
+      : `Handed a group of ${plural(members.length, 'photo')} back to the AI`,
   );
   return stagedList(job);
 }

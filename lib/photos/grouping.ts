@@ -109,7 +109,9 @@ export function regroupChanges(photos: Photo[], groups: string[][]): { index: nu
 // ---------------------------------------------------------------------------------------------
 
 /** A photo that could not be read has no JPEG: it can never be restored. */
-export function restoreProblem(photos: Pick<StagedPhoto, 'id' | 'original_filename' | 'unreadable_reason'>[]): string | null {
+export function restoreProblem(
+  photos: Pick<StagedPhoto, 'id' | 'original_filename' | 'unreadable_reason'>[],
+): string | null {
   const unreadable = photos.filter((p) => p.unreadable_reason);
   if (!unreadable.length) return null;
   return `Photos that could not be read cannot be restored: ${list(unreadable.map((p) => `${p.id} (${p.original_filename}: ${p.unreadable_reason})`))}.`;
@@ -134,7 +136,8 @@ export function boxProblem(box: SegmentBox): string | null {
   if (![x, y, width, height].every(Number.isFinite)) return 'x, y, width and height must be numbers';
   if (width <= 0 || height <= 0) return 'width and height must be greater than 0';
   if (x < 0 || y < 0 || x > 1 || y > 1) return 'x and y must be fractions of the photo between 0 and 1';
-  if (x + width > 1 + EDGE_EPSILON || y + height > 1 + EDGE_EPSILON) return 'the box must lie inside the photo (x + width and y + height at most 1)';
+  if (x + width > 1 + EDGE_EPSILON || y + height > 1 + EDGE_EPSILON)
+    return 'the box must lie inside the photo (x + width and y + height at most 1)';
   return null;
 }
 
@@ -154,7 +157,10 @@ export function segmentItemsProblem(items: SegmentItem[], maxPerItem: number): s
 }
 
 /** The photo a segment request is drawn on must be a whole photo of this job that is not deleted. */
-export function segmentTargetProblem(photo: Pick<StagedPhoto, 'id' | 'is_segment' | 'deleted' | 'unreadable_reason'> | undefined, photoId: string): string | null {
+export function segmentTargetProblem(
+  photo: Pick<StagedPhoto, 'id' | 'is_segment' | 'deleted' | 'unreadable_reason'> | undefined,
+  photoId: string,
+): string | null {
   if (!photo) return `Not a photo of this job: ${photoId}.`;
   if (photo.is_segment) return `Photo ${photoId} is itself a segment; draw the boxes on the whole photo.`;
   if (photo.unreadable_reason) return `Photo ${photoId} could not be read, so it cannot be segmented.`;
@@ -181,7 +187,13 @@ export function planSegments(items: SegmentItem[], firstIndex: number): PlannedS
   for (const item of items) {
     const groupIndex = next;
     for (const box of item.boxes) {
-      out.push({ index: next++, group_index: groupIndex, box: { x: box.x, y: box.y, width: box.width, height: box.height }, manual_name: manualName(item.name), quantity: item.quantity ?? 1 });
+      out.push({
+        index: next++,
+        group_index: groupIndex,
+        box: { x: box.x, y: box.y, width: box.width, height: box.height },
+        manual_name: manualName(item.name),
+        quantity: item.quantity ?? 1,
+      });
     }
   }
   return out;
@@ -190,11 +202,18 @@ export function planSegments(items: SegmentItem[], firstIndex: number): PlannedS
 export const segmentBoxCount = (items: SegmentItem[]) => items.reduce((n, item) => n + item.boxes.length, 0);
 
 /** The segment rows cut from a photo. */
-export function segmentsOf<P extends Pick<StagedPhoto, 'is_segment' | 'segment_of'>>(photos: P[], originalIndex: number): P[] {
+export function segmentsOf<P extends Pick<StagedPhoto, 'is_segment' | 'segment_of'>>(
+  photos: P[],
+  originalIndex: number,
+): P[] {
   return photos.filter((p) => p.is_segment && p.segment_of === originalIndex);
 }
 
-export function clearSegmentsProblem(photo: Pick<StagedPhoto, 'id' | 'index' | 'is_segment'> | undefined, photoId: string, photos: Pick<StagedPhoto, 'is_segment' | 'segment_of'>[]): string | null {
+export function clearSegmentsProblem(
+  photo: Pick<StagedPhoto, 'id' | 'index' | 'is_segment'> | undefined,
+  photoId: string,
+  photos: Pick<StagedPhoto, 'is_segment' | 'segment_of'>[],
+): string | null {
   if (!photo) return `Not a photo of this job: ${photoId}.`;
   if (photo.is_segment) return `Photo ${photoId} is itself a segment; clear the segments of the photo it was cut from.`;
   if (segmentsOf(photos, photo.index).length === 0) return `Photo ${photoId} has no segments to clear.`;
@@ -215,9 +234,12 @@ export function detailsGroup(photos: Photo[], ids: string[]): { group_index: num
   if (unknown) return { problem: unknown };
   const byId = new Map(photos.map((p) => [p.id, p]));
   const groups = [...new Set(ids.map((id) => byId.get(id)!.group_index))];
-  if (groups.length > 1) return { problem: `The photos must all be in one group; these are in ${plural(groups.length, 'group')}.` };
+  if (groups.length > 1)
+    return { problem: `The photos must all be in one group; these are in ${plural(groups.length, 'group')}.` };
   const listed = new Set(ids);
-  const missing = photos.filter((p) => p.group_index === groups[0] && isVisiblePhoto(p) && !listed.has(p.id)).map((p) => p.id);
+  const missing = photos
+    .filter((p) => p.group_index === groups[0] && isVisiblePhoto(p) && !listed.has(p.id))
+    .map((p) => p.id);
   if (missing.length) return { problem: `List the whole group; missing from it: ${list(missing)}.` };
   return { group_index: groups[0] };
 }

@@ -7,16 +7,21 @@
 import { isVisiblePhoto } from './grouping';
 import { listStagedPhotos, type StagedPhoto } from './staged-photo';
 
-export function aiGroups(photos: Pick<StagedPhoto, 'group_index' | 'deleted' | 'hidden_by_segments' | 'manual_name'>[]): number[] {
+export function aiGroups(
+  photos: Pick<StagedPhoto, 'group_index' | 'deleted' | 'hidden_by_segments' | 'manual_name'>[],
+): number[] {
   const groups = new Map<number, { visible: boolean; described: boolean }>();
   for (const photo of photos) {
     const group = groups.get(photo.group_index) ?? { visible: false, described: false };
     const visible = isVisiblePhoto(photo);
     if (visible) group.visible = true;
-    if (visible && photo.manual_name && photo.manual_name.trim()) group.described = true;
+    if (visible && photo.manual_name?.trim()) group.described = true;
     groups.set(photo.group_index, group);
   }
-  return [...groups.entries()].filter(([, g]) => g.visible && !g.described).map(([index]) => index).sort((a, b) => a - b);
+  return [...groups.entries()]
+    .filter(([, g]) => g.visible && !g.described)
+    .map(([index]) => index)
+    .sort((a, b) => a - b);
 }
 
 export async function countPhotoAiRequests(jobId: string): Promise<number> {

@@ -21,15 +21,22 @@ export const MAX_PHOTO_INDEX = 999_999;
 /** Files per manifest (one request); the browser batches larger selections (80 MB per request, up to 4 appends in parallel). */
 export const MAX_FILES_PER_BATCH = 200;
 
-export const PDF_NOT_SUPPORTED = 'PDF contents lists are not supported by this upload yet: PDF import is a separate capability that is not available here. Upload the photos on their own.';
-export const PDF_APPEND_REFUSED = 'A PDF cannot be appended to a photo upload: PDF contents lists are only accepted when an upload starts, and PDF import is not available yet.';
+export const PDF_NOT_SUPPORTED =
+  'PDF contents lists are not supported by this upload yet: PDF import is a separate capability that is not available here. Upload the photos on their own.';
+export const PDF_APPEND_REFUSED =
+  'A PDF cannot be appended to a photo upload: PDF contents lists are only accepted when an upload starts, and PDF import is not available yet.';
 
 export type FileKind = 'image' | 'pdf' | 'other';
 
 export function extensionOf(filename: string): string {
   const base = filename.split(/[\\/]/).pop() ?? '';
   const dot = base.lastIndexOf('.');
-  return dot === -1 ? '' : base.slice(dot + 1).trim().toLowerCase();
+  return dot === -1
+    ? ''
+    : base
+        .slice(dot + 1)
+        .trim()
+        .toLowerCase();
 }
 
 /** Classifies a file by its extension (case-insensitive). */
@@ -94,15 +101,26 @@ export type ManifestProblem = { status: 400 | 413; detail: string };
  * order: a PDF (400, or the append wording), a non-image extension (400), a
  * file over the 100 MB hard limit (413), the batch over MAX_PHOTO_UPLOAD_MB (413).
  */
-export function manifestProblem(files: ManifestFile[], options: { capBytes: number; append: boolean }): ManifestProblem | null {
+export function manifestProblem(
+  files: ManifestFile[],
+  options: { capBytes: number; append: boolean },
+): ManifestProblem | null {
   const pdf = files.find((f) => classifyFile(f.filename) === 'pdf');
-  if (pdf) return { status: 400, detail: `${options.append ? PDF_APPEND_REFUSED : PDF_NOT_SUPPORTED} (${pdf.filename})` };
+  if (pdf)
+    return { status: 400, detail: `${options.append ? PDF_APPEND_REFUSED : PDF_NOT_SUPPORTED} (${pdf.filename})` };
   const other = files.find((f) => classifyFile(f.filename) === 'other');
   if (other) {
-    return { status: 400, detail: `${other.filename} is not a supported photo type. Accepted: ${IMAGE_EXTENSIONS.join(', ')}.` };
+    return {
+      status: 400,
+      detail: `${other.filename} is not a supported photo type. Accepted: ${IMAGE_EXTENSIONS.join(', ')}.`,
+    };
   }
   const huge = files.find((f) => f.size > SINGLE_PHOTO_MAX_BYTES);
-  if (huge) return { status: 413, detail: `${huge.filename} is larger than the ${SINGLE_PHOTO_MAX_MB} MB limit for a single photo.` };
+  if (huge)
+    return {
+      status: 413,
+      detail: `${huge.filename} is larger than the ${SINGLE_PHOTO_MAX_MB} MB limit for a single photo.`,
+    };
   const total = batchBytes(files);
   if (total > options.capBytes) return { status: 413, detail: overCapDetail(options.capBytes) };
   return null;

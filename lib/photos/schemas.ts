@@ -13,7 +13,10 @@ export const manifestFile = z.strictObject({
 });
 
 const batchFields = {
-  files: z.array(manifestFile).min(1, 'must list at least one file').max(MAX_FILES_PER_BATCH, `at most ${MAX_FILES_PER_BATCH} files per request`),
+  files: z
+    .array(manifestFile)
+    .min(1, 'must list at least one file')
+    .max(MAX_FILES_PER_BATCH, `at most ${MAX_FILES_PER_BATCH} files per request`),
   /** Total loose photos in the browser's selection (informational; accepted and not stored). */
   photo_count_hint: z.number().int().min(0).optional(),
   /** The files are numbered orig_{start_index+i}; without it the job's counter hands out the next numbers. */
@@ -40,7 +43,10 @@ export type UploadPhotosInput = z.output<typeof uploadPhotosBody>;
 export type AppendPhotosInput = z.output<typeof appendPhotosBody>;
 
 export const confirmPhotosBody = z.strictObject({
-  indices: z.array(z.number().int().min(0).max(MAX_PHOTO_INDEX)).min(1, 'must list at least one index').max(MAX_FILES_PER_BATCH),
+  indices: z
+    .array(z.number().int().min(0).max(MAX_PHOTO_INDEX))
+    .min(1, 'must list at least one index')
+    .max(MAX_FILES_PER_BATCH),
 });
 
 export const skippedPhoto = z.object({
@@ -77,7 +83,7 @@ export const stagedPhotoResponse = z.object({
   crop: z
     .object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() })
     .nullable()
-    .describe("Segments: the box they were cut from, as fractions of the upright photo."),
+    .describe('Segments: the box they were cut from, as fractions of the upright photo.'),
   hidden_by_segments: z.boolean().describe('The photo has segments, so it no longer forms its own group.'),
   manual_name: z.string().nullable(),
   quantity: z.number().nullable(),
@@ -103,7 +109,12 @@ export const photoParams = z.object({ job_id: uuid(), filename: z.string() });
 const photoId = z.string().max(100);
 
 export const regroupBody = z.strictObject({
-  groups: z.array(z.array(photoId).max(1000)).max(10_000).describe('Staged photo ids; each list becomes one group. Non-segment photos not listed go back to their own group.'),
+  groups: z
+    .array(z.array(photoId).max(1000))
+    .max(10_000)
+    .describe(
+      'Staged photo ids; each list becomes one group. Non-segment photos not listed go back to their own group.',
+    ),
 });
 
 export const photoIdsBody = z.strictObject({
@@ -138,7 +149,9 @@ export const clearSegmentsBody = z.strictObject({ photo_id: photoId });
 
 export const groupDetailsBody = z.strictObject({
   ids: z.array(photoId).min(1, 'must list the photos of one group').max(1000),
-  name: manualNameField.nullable().describe('A non-empty name marks the item user-described (no AI call); empty or null hands it back to the AI.'),
+  name: manualNameField
+    .nullable()
+    .describe('A non-empty name marks the item user-described (no AI call); empty or null hands it back to the AI.'),
   quantity: z.number().int().min(1).nullable(),
 });
 export type GroupDetailsInput = z.output<typeof groupDetailsBody>;

@@ -21,7 +21,11 @@ import { logger } from '../observability/logger';
 import { normalizeMessage, normalizeStagedPhoto } from './normalize';
 import { getStagedPhoto, updateStagedPhoto, type StagedPhoto } from './staged-photo';
 
-export const segmentCropMessage = z.object({ kind: z.literal('segment'), job_id: z.uuid(), index: z.number().int().min(0) });
+export const segmentCropMessage = z.object({
+  kind: z.literal('segment'),
+  job_id: z.uuid(),
+  index: z.number().int().min(0),
+});
 export type SegmentCropMessage = z.output<typeof segmentCropMessage>;
 
 /** What the photos queue carries: a crop, or the re-encode of an upload ({job_id, index}, as before). */
@@ -33,7 +37,13 @@ export async function handlePhotosMessage(message: PhotosQueueMessage): Promise<
   else await normalizeStagedPhoto(message);
 }
 
-export type SegmentCropOutcome = 'cropped' | 'already-done' | 'missing-row' | 'not-a-segment' | 'unreadable' | 'removed';
+export type SegmentCropOutcome =
+  | 'cropped'
+  | 'already-done'
+  | 'missing-row'
+  | 'not-a-segment'
+  | 'unreadable'
+  | 'removed';
 
 /** Thrown while the original's bytes are neither uploaded nor re-encoded yet: the message is retried. */
 export class OriginalNotReadyError extends Error {
@@ -63,13 +73,20 @@ export async function ensureSegmentCropped(jobId: string, index: number): Promis
   } catch (err) {
     if (!(err instanceof UnreadableImageError)) throw err;
     await updateStagedPhoto(jobId, index, { deleted: true, unreadable_reason: err.message });
-    await new JobLog(jobId).warn(`A segment of ${segment.original_filename} could not be cut and was removed: ${err.message}`);
+    await new JobLog(jobId).warn(
+      `A segment of ${segment.original_filename} could not be cut and was removed: ${err.message}`,
+    );
     return 'unreadable';
   }
 
   const crop = await cropJpeg(upright, segment.crop);
   await putJpeg(segment.key, crop.jpeg);
-  const updated = await updateStagedPhoto(jobId, index, { normalized: true, width: crop.width, height: crop.height, size_bytes: crop.jpeg.length });
+  const updated = await updateStagedPhoto(jobId, index, {
+    normalized: true,
+    width: crop.width,
+    height: crop.height,
+    size_bytes: crop.jpeg.length,
+  });
   if (!updated) {
     await deleteObject(segment.key);
     return 'removed';
@@ -92,7 +109,9 @@ async function uprightOriginal(original: StagedPhoto | null): Promise<Buffer> {
     const now = await getStagedPhoto(original.job_id, original.index);
     if (!now?.normalized) {
       if (now?.unreadable_reason) throw new UnreadableImageError(now.unreadable_reason);
-      throw new OriginalNotReadyError(`photo ${original.index} of job ${original.job_id} is not uploaded or re-encoded yet`);
+      throw new OriginalNotReadyError(
+        `photo ${original.index} of job ${original.job_id} is not uploaded or re-encoded yet`,
+      );
     }
   }
   const stored = await readObject(original.key);

@@ -26,7 +26,14 @@ export async function listStagedPhotosFor(identity: Identity, jobId: string) {
 export async function listSourcePhotosFor(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   const photos = (await listStagedPhotos(job.id)).filter((p) => !p.deleted);
-  return { job_id: job.id, photos: photos.map((p) => ({ filename: p.filename, original_filename: p.original_filename, url: stagedPhotoView(p).url })) };
+  return {
+    job_id: job.id,
+    photos: photos.map((p) => ({
+      filename: p.filename,
+      original_filename: p.original_filename,
+      url: stagedPhotoView(p).url,
+    })),
+  };
 }
 
 /**

@@ -33,7 +33,10 @@ import { getStagedPhotos, PHOTO_TRANSACTION_RETRY, stagedPhotoItem, type StagedP
 
 type PhotoFields = Partial<Omit<StagedPhoto, 'id' | 'job_id' | 'index'>>;
 
-export type StagedPhotoWrite = { put: StagedPhoto } | { update: { index: number; set: PhotoFields } } | { delete: { index: number } };
+export type StagedPhotoWrite =
+  | { put: StagedPhoto }
+  | { update: { index: number; set: PhotoFields } }
+  | { delete: { index: number } };
 
 /** 'job-state': the job is gone, not groupable, or another edit holds its photos; 'row-changed': a row appeared or vanished meanwhile. */
 export type WriteOutcome = 'written' | 'job-state' | 'row-changed';
@@ -54,7 +57,10 @@ export function photoWriteLocked(job: object, now = Date.now()): boolean {
 
 /** The condition, for a job write, that no multi-transaction photo edit holds the job (none, or expired). */
 export function photoWriteLockFree(now = Date.now()): { condition: string; values: Record<string, unknown> } {
-  return { condition: 'attribute_not_exists(photo_write_lock) OR photo_write_lock_until < :photoLockNow', values: { ':photoLockNow': now } };
+  return {
+    condition: 'attribute_not_exists(photo_write_lock) OR photo_write_lock_until < :photoLockNow',
+    values: { ':photoLockNow': now },
+  };
 }
 
 function statusCondition(jobStatuses: readonly string[]) {
@@ -67,7 +73,10 @@ function jobCheck(jobId: string, jobStatuses: readonly string[], token: string |
   const status = statusCondition(jobStatuses);
   const lock = token
     ? { expression: 'photo_write_lock = :token', values: { ':token': token } }
-    : { expression: '(attribute_not_exists(photo_write_lock) OR photo_write_lock_until < :now)', values: { ':now': now } };
+    : {
+        expression: '(attribute_not_exists(photo_write_lock) OR photo_write_lock_until < :now)',
+        values: { ':now': now },
+      };
   return {
     ConditionCheck: {
       TableName: tableName(),
@@ -80,8 +89,16 @@ function jobCheck(jobId: string, jobStatuses: readonly string[], token: string |
 }
 
 function transactItem(jobId: string, write: StagedPhotoWrite, at: string): TransactItem {
-  if ('put' in write) return { Put: { TableName: tableName(), Item: stagedPhotoItem(write.put), ConditionExpression: 'attribute_not_exists(pk)' } };
-  if ('delete' in write) return { Delete: { TableName: tableName(), Key: keys.stagedPhoto(jobId, write.delete.index) } };
+  if ('put' in write)
+    return {
+      Put: {
+        TableName: tableName(),
+        Item: stagedPhotoItem(write.put),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+  if ('delete' in write)
+    return { Delete: { TableName: tableName(), Key: keys.stagedPhoto(jobId, write.delete.index) } };
   const clauses = setClauses({ ...write.update.set, updated_at: at });
   return {
     Update: {
@@ -95,10 +112,12 @@ function transactItem(jobId: string, write: StagedPhotoWrite, at: string): Trans
   };
 }
 
-const cancellationCodes = (err: unknown) => ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code);
+const cancellationCodes = (err: unknown) =>
+  ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((r) => r.Code);
 
 /** A transaction that lost to a concurrent one on one of its rows: nothing of it was written, so it can run again. */
-const lostTransactionRace = (err: unknown) => isTransactionCanceled(err) && cancellationCodes(err).includes('TransactionConflict');
+const lostTransactionRace = (err: unknown) =>
+  isTransactionCanceled(err) && cancellationCodes(err).includes('TransactionConflict');
 
 /** Tries of one chunk that keeps losing to concurrent transactions. */
 const CHUNK_ATTEMPTS = 7;
@@ -108,7 +127,9 @@ function writeChunk(jobId: string, chunk: StagedPhotoWrite[], check: TransactIte
   return withRetry(
     async (): Promise<WriteOutcome> => {
       try {
-        await db().send(new TransactWriteCommand({ TransactItems: [...chunk.map((w) => transactItem(jobId, w, at)), check] }));
+        await db().send(
+          new TransactWriteCommand({ TransactItems: [...chunk.map((w) => transactItem(jobId, w, at)), check] }),
+        );
         return 'written';
       } catch (err) {
         if (!isTransactionCanceled(err)) throw err;
@@ -127,13 +148,24 @@ function writeChunk(jobId: string, chunk: StagedPhotoWrite[], check: TransactIte
  * one of `jobStatuses`. Puts need a free index, updates and deletes an
  * existing row.
  */
-export async function writeStagedPhotos(jobId: string, writes: StagedPhotoWrite[], jobStatuses: readonly string[], now = new Date()): Promise<WriteOutcome> {
+export async function writeStagedPhotos(
+  jobId: string,
+  writes: StagedPhotoWrite[],
+  jobStatuses: readonly string[],
+  now = new Date(),
+): Promise<WriteOutcome> {
   if (writes.length === 0) return 'written';
   const at = now.toISOString();
-  if (writes.length <= WRITES_PER_TRANSACTION) return writeChunk(jobId, writes, jobCheck(jobId, jobStatuses, null, Date.now()), at);
+  if (writes.length <= WRITES_PER_TRANSACTION)
+    return writeChunk(jobId, writes, jobCheck(jobId, jobStatuses, null, Date.now()), at);
 
-  const before = await getStagedPhotos(jobId, writes.flatMap((w) => ('put' in w ? [w.put.index] : 'update' in w ? [w.update.index] : [w.delete.index])));
-  const fits = writes.every((w) => ('put' in w ? !before.has(w.put.index) : 'update' in w ? before.has(w.update.index) : true));
+  const before = await getStagedPhotos(
+    jobId,
+    writes.flatMap((w) => ('put' in w ? [w.put.index] : 'update' in w ? [w.update.index] : [w.delete.index])),
+  );
+  const fits = writes.every((w) =>
+    'put' in w ? !before.has(w.put.index) : 'update' in w ? before.has(w.update.index) : true,
+  );
   if (!fits) return 'row-changed';
 
   const token = randomUUID();
@@ -165,7 +197,11 @@ export async function writeStagedPhotos(jobId: string, writes: StagedPhotoWrite[
  * is in one of `jobStatuses` and no unexpired lock is held; false otherwise.
  * Processing refuses a job while it is held (lib/jobs/service.ts).
  */
-export async function takePhotoWriteLock(jobId: string, jobStatuses: readonly string[], token: string): Promise<boolean> {
+export async function takePhotoWriteLock(
+  jobId: string,
+  jobStatuses: readonly string[],
+  token: string,
+): Promise<boolean> {
   const status = statusCondition(jobStatuses);
   const now = Date.now();
   try {
@@ -176,7 +212,12 @@ export async function takePhotoWriteLock(jobId: string, jobStatuses: readonly st
         UpdateExpression: 'SET photo_write_lock = :token, photo_write_lock_until = :until',
         ConditionExpression: `${status.expression} AND (attribute_not_exists(photo_write_lock) OR photo_write_lock_until < :now)`,
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ...status.values, ':token': token, ':until': now + PHOTO_WRITE_LOCK_MS, ':now': now },
+        ExpressionAttributeValues: {
+          ...status.values,
+          ':token': token,
+          ':until': now + PHOTO_WRITE_LOCK_MS,
+          ':now': now,
+        },
       }),
     );
     return true;
@@ -199,7 +240,11 @@ export async function releasePhotoWriteLock(jobId: string, token: string): Promi
       }),
     );
   } catch (err) {
-    if (!isConditionalCheckFailed(err)) logger.error('staged photos: could not release the photo write lock (it expires by itself)', { job_id: jobId, err });
+    if (!isConditionalCheckFailed(err))
+      logger.error('staged photos: could not release the photo write lock (it expires by itself)', {
+        job_id: jobId,
+        err,
+      });
   }
 }
 
@@ -215,11 +260,20 @@ function undoCommand(jobId: string, write: StagedPhotoWrite, before: Map<number,
   }
   const previous = before.get('delete' in write ? write.delete.index : write.update.index);
   if ('delete' in write) {
-    return previous ? new PutCommand({ TableName: tableName(), Item: stagedPhotoItem(previous), ConditionExpression: 'attribute_not_exists(pk)' }) : null;
+    return previous
+      ? new PutCommand({
+          TableName: tableName(),
+          Item: stagedPhotoItem(previous),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        })
+      : null;
   }
   if (!previous) return null;
   const fields = Object.keys(write.update.set) as (keyof PhotoFields)[];
-  const restore = setClauses({ ...Object.fromEntries(fields.map((f) => [f, previous[f]])), updated_at: previous.updated_at });
+  const restore = setClauses({
+    ...Object.fromEntries(fields.map((f) => [f, previous[f]])),
+    updated_at: previous.updated_at,
+  });
   const ours = Object.fromEntries(fields.map((f, i) => [`:was${i}`, write.update.set[f]]));
   return new UpdateCommand({
     TableName: tableName(),
@@ -245,17 +299,14 @@ async function undo(jobId: string, applied: StagedPhotoWrite[], before: Map<numb
         const command = undoCommand(jobId, write, before);
         if (!command) return;
         try {
-          await withRetry(
-            async () => {
-              try {
-                await db().send(command as UpdateCommand);
-              } catch (err) {
-                // The row no longer holds what this edit wrote: someone changed it since, and it stays as they made it.
-                if (!isConditionalCheckFailed(err)) throw err;
-              }
-            },
-            UNDO_RETRY,
-          );
+          await withRetry(async () => {
+            try {
+              await db().send(command as UpdateCommand);
+            } catch (err) {
+              // The row no longer holds what this edit wrote: someone changed it since, and it stays as they made it.
+              if (!isConditionalCheckFailed(err)) throw err;
+            }
+          }, UNDO_RETRY);
         } catch (err) {
           logger.error('staged photos: could not undo a photo write', { job_id: jobId, err });
           throw err;

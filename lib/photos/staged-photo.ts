@@ -124,7 +124,16 @@ export function newSegmentPhoto(original: StagedPhoto, segment: NewSegment, now 
   const key = `${original.key.slice(0, original.key.lastIndexOf('/') + 1)}${filename}`;
   return {
     ...newStagedPhoto(
-      { jobId: original.job_id, index: segment.index, filename, key, incomingKey: key, originalFilename: original.original_filename, capturedAt: original.captured_at, sizeBytes: 0 },
+      {
+        jobId: original.job_id,
+        index: segment.index,
+        filename,
+        key,
+        incomingKey: key,
+        originalFilename: original.original_filename,
+        capturedAt: original.captured_at,
+        sizeBytes: 0,
+      },
       now,
     ),
     group_index: segment.group_index,
@@ -145,7 +154,11 @@ export function segmentFilename(index: number): string {
 }
 
 /** The table row of a photo. */
-export const stagedPhotoItem = (photo: StagedPhoto) => ({ ...keys.stagedPhoto(photo.job_id, photo.index), entity: 'StagedPhoto', ...photo });
+export const stagedPhotoItem = (photo: StagedPhoto) => ({
+  ...keys.stagedPhoto(photo.job_id, photo.index),
+  entity: 'StagedPhoto',
+  ...photo,
+});
 /** Rows written before segments existed lack their fields: they read as not segmented. */
 const fromItem = (row: Record<string, unknown>) =>
   ({ segment_of: null, crop: null, hidden_by_segments: false, ...withoutKeys(row) }) as unknown as StagedPhoto;
@@ -153,7 +166,13 @@ const fromItem = (row: Record<string, unknown>) =>
 /** Puts a photo unless its index is taken; returns false when it already existed. */
 export async function putStagedPhoto(photo: StagedPhoto): Promise<boolean> {
   try {
-    await db().send(new PutCommand({ TableName: tableName(), Item: stagedPhotoItem(photo), ConditionExpression: 'attribute_not_exists(pk)' }));
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: stagedPhotoItem(photo),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
     return true;
   } catch (err) {
     if (isConditionalCheckFailed(err)) return false;
@@ -177,7 +196,12 @@ export type InsertOutcome = 'inserted' | 'photo-exists' | 'job-state' | 'conflic
  * bytes twice. 'photo-exists' means some index was taken meanwhile (re-read
  * and retry with the rest); 'conflict' a concurrent transaction on the job.
  */
-export async function insertStagedPhotos(jobId: string, photos: StagedPhoto[], jobStatuses: readonly string[], now = new Date()): Promise<InsertOutcome> {
+export async function insertStagedPhotos(
+  jobId: string,
+  photos: StagedPhoto[],
+  jobStatuses: readonly string[],
+  now = new Date(),
+): Promise<InsertOutcome> {
   if (photos.length === 0) return 'inserted';
   if (photos.length > 99) throw new RangeError('at most 99 photos per transaction');
   const bytes = photos.reduce((sum, p) => sum + p.size_bytes, 0);
@@ -186,7 +210,9 @@ export async function insertStagedPhotos(jobId: string, photos: StagedPhoto[], j
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          ...photos.map((p) => ({ Put: { TableName: tableName(), Item: stagedPhotoItem(p), ConditionExpression: 'attribute_not_exists(pk)' } })),
+          ...photos.map((p) => ({
+            Put: { TableName: tableName(), Item: stagedPhotoItem(p), ConditionExpression: 'attribute_not_exists(pk)' },
+          })),
           {
             Update: {
               TableName: tableName(),
@@ -212,13 +238,18 @@ export async function insertStagedPhotos(jobId: string, photos: StagedPhoto[], j
 }
 
 export async function getStagedPhoto(jobId: string, index: number): Promise<StagedPhoto | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.stagedPhoto(jobId, index), ConsistentRead: true }));
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.stagedPhoto(jobId, index), ConsistentRead: true }),
+  );
   return Item ? fromItem(Item) : null;
 }
 
 /** The photos at these indices that exist (consistent reads; lib/db/batch retries unprocessed keys). */
 export async function getStagedPhotos(jobId: string, indices: number[]): Promise<Map<number, StagedPhoto>> {
-  const rows = await getRows([...new Set(indices)].map((index) => keys.stagedPhoto(jobId, index)), { consistentRead: true });
+  const rows = await getRows(
+    [...new Set(indices)].map((index) => keys.stagedPhoto(jobId, index)),
+    { consistentRead: true },
+  );
   return new Map(rows.map((row) => fromItem(row)).map((photo) => [photo.index, photo]));
 }
 
@@ -243,7 +274,12 @@ export async function listStagedPhotos(jobId: string): Promise<StagedPhoto[]> {
 }
 
 /** Sets fields of an existing photo; returns it after, or null when it does not exist. */
-export async function updateStagedPhoto(jobId: string, index: number, set: Partial<Omit<StagedPhoto, 'id' | 'job_id' | 'index'>>, now = new Date()): Promise<StagedPhoto | null> {
+export async function updateStagedPhoto(
+  jobId: string,
+  index: number,
+  set: Partial<Omit<StagedPhoto, 'id' | 'job_id' | 'index'>>,
+  now = new Date(),
+): Promise<StagedPhoto | null> {
   const clauses = setClauses({ ...set, updated_at: now.toISOString() });
   try {
     const { Attributes } = await db().send(

@@ -57,7 +57,14 @@ type Batch = Pick<UploadPhotosInput, 'files' | 'captured_ats'>;
  * anyway (lib/photos/serve.ts).
  */
 export const PHOTO_CONTENT_TYPES = new Set([
-  'image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/tiff', 'image/heic', 'image/heif', 'image/avif',
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'image/gif',
+  'image/tiff',
+  'image/heic',
+  'image/heif',
+  'image/avif',
 ]);
 export const UNDECLARED_PHOTO_TYPE = 'application/octet-stream';
 
@@ -66,7 +73,8 @@ export function photoUploadContentType(declared: string | undefined): string {
   return PHOTO_CONTENT_TYPES.has(type) ? type : UNDECLARED_PHOTO_TYPE;
 }
 
-const jobPrefixOf = (job: Pick<Job, 'team_id' | 'claim_id' | 'id'>) => blobKeys.jobPrefix(job.team_id, job.claim_id, job.id);
+const jobPrefixOf = (job: Pick<Job, 'team_id' | 'claim_id' | 'id'>) =>
+  blobKeys.jobPrefix(job.team_id, job.claim_id, job.id);
 
 export const EMPTY_FILE = 'The file is empty.';
 
@@ -110,7 +118,14 @@ export async function issueUploads(job: Pick<Job, 'team_id' | 'claim_id' | 'id'>
         },
         Expires: config.PRESIGNED_URL_TTL_SECONDS,
       });
-      uploads.push({ index, filename, original_filename: file.filename, url: post.url, fields: post.fields, max_bytes: file.size });
+      uploads.push({
+        index,
+        filename,
+        original_filename: file.filename,
+        url: post.url,
+        fields: post.fields,
+        max_bytes: file.size,
+      });
     }),
   );
   uploads.sort((a, b) => a.index - b.index);
@@ -122,7 +137,10 @@ export async function startPhotoUpload(identity: Identity, body: UploadPhotosInp
   const room = await loadRoomForTeam(identity, body.room_id);
   checkManifest(body.files, false);
   const count = body.files.length;
-  const indices = body.start_index !== undefined ? batchIndices(count, { startIndex: body.start_index }) : batchIndices(count, { counterAfter: count });
+  const indices =
+    body.start_index !== undefined
+      ? batchIndices(count, { startIndex: body.start_index })
+      : batchIndices(count, { counterAfter: count });
   const job = newJobRecord({ room, userId: identity.user.id, sourceType: 'photo', status: 'awaiting_grouping' });
   job.photo_bytes_reserved = batchBytes(body.files);
   job.photo_next_index = nextIndexAfter(0, indices);
@@ -158,7 +176,8 @@ export async function appendPhotoUpload(identity: Identity, jobId: string, body:
   const reserved = await updateJob(job.id, {
     add: { photo_bytes_reserved: bytes, ...(serial ? { photo_next_index: count } : {}) },
     expectStatus: PHOTO_UPLOAD_STATUSES,
-    condition: 'source_type = :photo AND (attribute_not_exists(photo_bytes_reserved) OR photo_bytes_reserved <= :ceiling)',
+    condition:
+      'source_type = :photo AND (attribute_not_exists(photo_bytes_reserved) OR photo_bytes_reserved <= :ceiling)',
     values: { ':photo': 'photo', ':ceiling': reservationCeiling(bytes, capBytes) },
   });
   if (!reserved) {
@@ -199,6 +218,8 @@ export async function appendPhotoUpload(identity: Identity, jobId: string, body:
 export function assertTakesPhotos(job: Pick<Job, 'source_type' | 'status'>): void {
   if (job.source_type !== 'photo') throw conflict('Photos can only be added to a photo upload job.');
   if (!(PHOTO_UPLOAD_STATUSES as readonly string[]).includes(job.status)) {
-    throw conflict(`Photos can only be added while the job is awaiting grouping or importing a PDF; this job is ${job.status}.`);
+    throw conflict(
+      `Photos can only be added while the job is awaiting grouping or importing a PDF; this job is ${job.status}.`,
+    );
   }
 }

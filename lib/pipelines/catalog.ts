@@ -8,8 +8,18 @@
 import type { SourceType } from '../jobs/job';
 import type { PipelineRef } from '../orchestrator/pipeline';
 
-export const PHOTO_PIPELINE: PipelineRef = { name: 'photo', sourceType: 'photo', firstStage: 'analyze', followUp: false };
-export const PHOTO_READ_THE_REST: PipelineRef = { name: 'photo-read-the-rest', sourceType: 'photo', firstStage: 'reread', followUp: true };
+export const PHOTO_PIPELINE: PipelineRef = {
+  name: 'photo',
+  sourceType: 'photo',
+  firstStage: 'analyze',
+  followUp: false,
+};
+export const PHOTO_READ_THE_REST: PipelineRef = {
+  name: 'photo-read-the-rest',
+  sourceType: 'photo',
+  firstStage: 'reread',
+  followUp: true,
+};
 
 export const PIPELINE_CATALOG: readonly PipelineRef[] = [PHOTO_PIPELINE, PHOTO_READ_THE_REST];
 

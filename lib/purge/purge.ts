@@ -67,10 +67,18 @@ export async function queueExpiredArchives(now = new Date()): Promise<number> {
     );
     for (const row of page.Items ?? []) {
       const [, kind, id] = String(row.archsk).split('#');
-      const { Item: entity } = await db().send(new GetCommand({ TableName: tableName(), Key: { pk: row.pk, sk: row.sk } }));
+      const { Item: entity } = await db().send(
+        new GetCommand({ TableName: tableName(), Key: { pk: row.pk, sk: row.sk } }),
+      );
       if (!entity) continue;
       if (kind === 'claim') await requestPurge({ kind: 'claim', claim_id: id, team_id: String(entity.team_id) });
-      else if (kind === 'room') await requestPurge({ kind: 'room', room_id: id, claim_id: String(entity.claim_id), team_id: String(entity.team_id) });
+      else if (kind === 'room')
+        await requestPurge({
+          kind: 'room',
+          room_id: id,
+          claim_id: String(entity.claim_id),
+          team_id: String(entity.team_id),
+        });
       else continue;
       queued++;
     }

@@ -18,6 +18,9 @@ export function deliveryOf(purpose: QueuePurpose, record: Pick<SQSRecord, 'recei
   return {
     attempt: Number(record.attributes?.ApproximateReceiveCount ?? 1),
     // A directly invoked message has no queue entry; Lambda's own async retries apply.
-    retryAfter: async (seconds) => (record.receiptHandle === DIRECT_INVOKE_RECEIPT ? undefined : changeVisibility(purpose, record.receiptHandle, seconds)),
+    retryAfter: async (seconds) =>
+      record.receiptHandle === DIRECT_INVOKE_RECEIPT
+        ? undefined
+        : changeVisibility(purpose, record.receiptHandle, seconds),
   };
 }

@@ -58,6 +58,10 @@ async function invokeWorker(purpose: QueuePurpose, message: unknown): Promise<vo
     ],
   };
   await lambda.send(
-    new InvokeCommand({ FunctionName: `${settings().FUNCTION_NAME_PREFIX}${WORKER_FOR_QUEUE[purpose]}`, InvocationType: 'Event', Payload: Buffer.from(JSON.stringify(event)) }),
+    new InvokeCommand({
+      FunctionName: `${settings().FUNCTION_NAME_PREFIX}${WORKER_FOR_QUEUE[purpose]}`,
+      InvocationType: 'Event',
+      Payload: Buffer.from(JSON.stringify(event)),
+    }),
   );
 }

@@ -2,7 +2,13 @@
  * SQS queues by purpose. Names are <QUEUE_NAME_PREFIX><purpose>, matching the
  * queues declared in serverless.yml; URLs are looked up once per container.
  */
-import { ChangeMessageVisibilityCommand, GetQueueAttributesCommand, GetQueueUrlCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { settings } from '../config';
 
 /** Every queue the service sends to; each has a -dlq twin in serverless.yml. */
@@ -37,10 +43,18 @@ export function queueUrl(purpose: QueuePurpose): Promise<string> {
   return url;
 }
 
-export async function sendToQueue(purpose: QueuePurpose, message: unknown, options: { delaySeconds?: number } = {}): Promise<void> {
+export async function sendToQueue(
+  purpose: QueuePurpose,
+  message: unknown,
+  options: { delaySeconds?: number } = {},
+): Promise<void> {
   const signal = AbortSignal.timeout(QUEUE_CONNECT_TIMEOUT_MS);
   await sqs().send(
-    new SendMessageCommand({ QueueUrl: await queueUrl(purpose), MessageBody: JSON.stringify(message), DelaySeconds: options.delaySeconds }),
+    new SendMessageCommand({
+      QueueUrl: await queueUrl(purpose),
+      MessageBody: JSON.stringify(message),
+      DelaySeconds: options.delaySeconds,
+    }),
     { abortSignal: signal },
   );
 }
@@ -54,16 +68,29 @@ const MAX_VISIBILITY_SECONDS = 43_200;
  */
 export async function changeVisibility(purpose: QueuePurpose, receiptHandle: string, seconds: number): Promise<void> {
   const VisibilityTimeout = Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, Math.round(seconds)));
-  await sqs().send(new ChangeMessageVisibilityCommand({ QueueUrl: await queueUrl(purpose), ReceiptHandle: receiptHandle, VisibilityTimeout }), {
-    abortSignal: AbortSignal.timeout(QUEUE_CONNECT_TIMEOUT_MS),
-  });
+  await sqs().send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: await queueUrl(purpose),
+      ReceiptHandle: receiptHandle,
+      VisibilityTimeout,
+    }),
+    {
+      abortSignal: AbortSignal.timeout(QUEUE_CONNECT_TIMEOUT_MS),
+    },
+  );
 }
 
 /** Visible plus in-flight messages on a queue. */
 export async function queueDepth(purpose: QueuePurpose): Promise<number> {
   const { Attributes } = await sqs().send(
-    new GetQueueAttributesCommand({ QueueUrl: await queueUrl(purpose), AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+    new GetQueueAttributesCommand({
+      QueueUrl: await queueUrl(purpose),
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
     { abortSignal: AbortSignal.timeout(QUEUE_CONNECT_TIMEOUT_MS) },
   );
-  return Number(Attributes?.ApproximateNumberOfMessages ?? 0) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+  return (
+    Number(Attributes?.ApproximateNumberOfMessages ?? 0) +
+    Number(Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
+  );
 }

@@ -48,7 +48,9 @@ export async function roomHasSubmittedItem(roomId: string): Promise<boolean> {
 
 /** Live item counts per job of a room, archived items excluded (current_item_count). */
 export async function roomItemCountByJob(roomId: string): Promise<Map<string, number>> {
-  const items = await queryAll<{ job_id: string; is_archived?: boolean }>(indexes.roomItems(roomId), { ProjectionExpression: 'job_id, is_archived' });
+  const items = await queryAll<{ job_id: string; is_archived?: boolean }>(indexes.roomItems(roomId), {
+    ProjectionExpression: 'job_id, is_archived',
+  });
   const counts = new Map<string, number>();
   for (const item of items) if (!item.is_archived) counts.set(item.job_id, (counts.get(item.job_id) ?? 0) + 1);
   return counts;

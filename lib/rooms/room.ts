@@ -22,7 +22,16 @@ export interface Room {
 
 export async function createRoom(claim: { id: string; team_id: string }, name: string): Promise<Room> {
   const now = new Date().toISOString();
-  const room: Room = { id: randomUUID(), claim_id: claim.id, team_id: claim.team_id, name, is_archived: false, archived_at: null, created_at: now, updated_at: now };
+  const room: Room = {
+    id: randomUUID(),
+    claim_id: claim.id,
+    team_id: claim.team_id,
+    name,
+    is_archived: false,
+    archived_at: null,
+    created_at: now,
+    updated_at: now,
+  };
   const index = indexes.claimRooms(claim.id);
   await db().send(
     new PutCommand({
@@ -35,18 +44,27 @@ export async function createRoom(claim: { id: string; team_id: string }, name: s
 }
 
 export async function getRoom(id: string, consistent = false): Promise<Room | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.room(id), ConsistentRead: consistent }));
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.room(id), ConsistentRead: consistent }),
+  );
   return Item ? (withoutKeys(Item) as unknown as Room) : null;
 }
 
 export async function listClaimRooms(claimId: string, archived?: boolean): Promise<Room[]> {
   return queryAll<Room>(
     indexes.claimRooms(claimId),
-    archived === undefined ? {} : { FilterExpression: 'is_archived = :archived', ExpressionAttributeValues: { ':archived': archived } },
+    archived === undefined
+      ? {}
+      : { FilterExpression: 'is_archived = :archived', ExpressionAttributeValues: { ':archived': archived } },
   );
 }
 
-async function updateRoom(id: string, expression: string, values: Record<string, unknown>, extra: { names?: Record<string, string> } = {}): Promise<Room> {
+async function updateRoom(
+  id: string,
+  expression: string,
+  values: Record<string, unknown>,
+  extra: { names?: Record<string, string> } = {},
+): Promise<Room> {
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
@@ -68,7 +86,12 @@ async function updateRoom(id: string, expression: string, values: Record<string,
 
 export function renameRoom(room: Room, name: string): Promise<Room> {
   // "name" is a DynamoDB reserved word, so it goes through a placeholder.
-  return updateRoom(room.id, 'SET updated_at = :now, #n = :name', { ':name': name, ':now': new Date().toISOString() }, { names: { '#n': 'name' } });
+  return updateRoom(
+    room.id,
+    'SET updated_at = :now, #n = :name',
+    { ':name': name, ':now': new Date().toISOString() },
+    { names: { '#n': 'name' } },
+  );
 }
 
 /**
@@ -79,15 +102,23 @@ export function renameRoom(room: Room, name: string): Promise<Room> {
 export async function archiveRoom(room: Room, now = new Date()): Promise<Room> {
   if (await roomHasSubmittedItem(room.id)) throw badRequest(ROOM_SUBMITTED);
   const at = now.toISOString();
-  return updateRoom(room.id, 'SET is_archived = :true, archived_at = :at, archpk = :archpk, archsk = :archsk, updated_at = :at', {
-    ':true': true,
-    ':at': at,
-    ':archpk': 'ARCHIVED',
-    ':archsk': `${at}#room#${room.id}`,
-  });
+  return updateRoom(
+    room.id,
+    'SET is_archived = :true, archived_at = :at, archpk = :archpk, archsk = :archsk, updated_at = :at',
+    {
+      ':true': true,
+      ':at': at,
+      ':archpk': 'ARCHIVED',
+      ':archsk': `${at}#room#${room.id}`,
+    },
+  );
 }
 
 export function unarchiveRoom(room: Room, now = new Date()): Promise<Room> {
   const at = now.toISOString();
-  return updateRoom(room.id, 'SET is_archived = :false, archived_at = :null, updated_at = :at REMOVE archpk, archsk', { ':false': false, ':null': null, ':at': at });
+  return updateRoom(room.id, 'SET is_archived = :false, archived_at = :null, updated_at = :at REMOVE archpk, archsk', {
+    ':false': false,
+    ':null': null,
+    ':at': at,
+  });
 }

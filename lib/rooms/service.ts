@@ -8,7 +8,12 @@ import { archiveRoom, createRoom, listClaimRooms, renameRoom, unarchiveRoom, typ
 export { ROOM_SUBMITTED } from './room';
 
 // Activity goes to the feed of the room's team, also when an admin of another team acted.
-const roomEntity = (room: Room) => ({ team_id: room.team_id, entity_type: 'room', entity_id: room.id, target: room.name });
+const roomEntity = (room: Room) => ({
+  team_id: room.team_id,
+  entity_type: 'room',
+  entity_id: room.id,
+  target: room.name,
+});
 
 async function withCounts(room: Room) {
   return { ...room, counts: await roomCounts(room.id) };
@@ -17,7 +22,12 @@ async function withCounts(room: Room) {
 export async function createRoomFor(identity: Identity, claimId: string, name: string) {
   const claim = await loadClaimForTeam(identity, claimId);
   const room = await createRoom(claim, name);
-  await recordActivity(identity.actor, { action_type: 'create_room', action_label: `Added room to claim ${claim.claim_number}`, ...roomEntity(room), restorable: true });
+  await recordActivity(identity.actor, {
+    action_type: 'create_room',
+    action_label: `Added room to claim ${claim.claim_number}`,
+    ...roomEntity(room),
+    restorable: true,
+  });
   return withCounts(room);
 }
 
@@ -47,12 +57,22 @@ export async function renameRoomFor(identity: Identity, roomId: string, name: st
 export async function archiveRoomFor(identity: Identity, roomId: string) {
   const room = await loadRoomForTeam(identity, roomId);
   const archived = await archiveRoom(room);
-  await recordActivity(identity.actor, { action_type: 'archive_room', action_label: 'Archived room', ...roomEntity(archived), restorable: true });
+  await recordActivity(identity.actor, {
+    action_type: 'archive_room',
+    action_label: 'Archived room',
+    ...roomEntity(archived),
+    restorable: true,
+  });
   return withCounts(archived);
 }
 
 export async function unarchiveRoomFor(identity: Identity, roomId: string) {
   const room = await unarchiveRoom(await loadRoomForTeam(identity, roomId));
-  await recordActivity(identity.actor, { action_type: 'unarchive_room', action_label: 'Restored room from archive', ...roomEntity(room), restorable: true });
+  await recordActivity(identity.actor, {
+    action_type: 'unarchive_room',
+    action_label: 'Restored room from archive',
+    ...roomEntity(room),
+    restorable: true,
+  });
   return withCounts(room);
 }

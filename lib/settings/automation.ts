@@ -15,14 +15,28 @@ export const EXCLUDE_KEYWORD_MAX_CHARS = 60;
 export const autoApproveRulesSchema = z.strictObject({
   enabled: z.boolean({ message: 'must be true or false' }).default(false),
   /** Items below this confidence are left for a person. */
-  min_confidence: z.number({ message: 'must be a number' }).min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').default(0.85),
+  min_confidence: z
+    .number({ message: 'must be a number' })
+    .min(0, 'must be between 0 and 1')
+    .max(1, 'must be between 0 and 1')
+    .default(0.85),
   /** Only items with an estimated price are approved. */
   require_price: z.boolean({ message: 'must be true or false' }).default(false),
   /** Items priced above this (USD, per unit) are left for a person; null = no ceiling. */
-  max_estimated_price: z.number({ message: 'must be a number' }).min(0, 'must not be negative').nullable().default(null),
+  max_estimated_price: z
+    .number({ message: 'must be a number' })
+    .min(0, 'must not be negative')
+    .nullable()
+    .default(null),
   /** Items whose name contains any of these (ignoring case) are left for a person. */
   exclude_name_keywords: z
-    .array(z.string({ message: 'must be text' }).trim().min(1, 'must not be blank').max(EXCLUDE_KEYWORD_MAX_CHARS, `must be at most ${EXCLUDE_KEYWORD_MAX_CHARS} characters`))
+    .array(
+      z
+        .string({ message: 'must be text' })
+        .trim()
+        .min(1, 'must not be blank')
+        .max(EXCLUDE_KEYWORD_MAX_CHARS, `must be at most ${EXCLUDE_KEYWORD_MAX_CHARS} characters`),
+    )
     .max(MAX_EXCLUDE_KEYWORDS, `at most ${MAX_EXCLUDE_KEYWORDS} keywords`)
     .default([]),
 });
@@ -43,7 +57,10 @@ export async function getAutomationSettings(teamId: string): Promise<AutomationS
   return (await readTeamSettings(teamId, FILE, automationSettingsSchema)).settings;
 }
 
-export async function putAutomationSettings(teamId: string, settings: z.input<typeof automationSettingsSchema>): Promise<AutomationSettings> {
+export async function putAutomationSettings(
+  teamId: string,
+  settings: z.input<typeof automationSettingsSchema>,
+): Promise<AutomationSettings> {
   const valid = automationSettingsSchema.parse(settings);
   await writeTeamSettings(teamId, FILE, valid);
   return valid;
@@ -57,15 +74,26 @@ export function describeAutomationChanges(before: AutomationSettings, after: Aut
   const [b, a] = [before.auto_approve, after.auto_approve];
   const changes: string[] = [];
   if (b.enabled !== a.enabled) changes.push(a.enabled ? 'turned on auto-approval' : 'turned off auto-approval');
-  if (b.min_confidence !== a.min_confidence) changes.push(`minimum confidence ${b.min_confidence} → ${a.min_confidence}`);
-  if (b.require_price !== a.require_price) changes.push(a.require_price ? 'now requires a price' : 'no longer requires a price');
-  if (b.max_estimated_price !== a.max_estimated_price) changes.push(`price ceiling ${money(b.max_estimated_price)} → ${money(a.max_estimated_price)}`);
-  const [was, now] = [new Set(b.exclude_name_keywords.map(keywordKey)), new Set(a.exclude_name_keywords.map(keywordKey))];
+  if (b.min_confidence !== a.min_confidence)
+    changes.push(`minimum confidence ${b.min_confidence} → ${a.min_confidence}`);
+  if (b.require_price !== a.require_price)
+    changes.push(a.require_price ? 'now requires a price' : 'no longer requires a price');
+  if (b.max_estimated_price !== a.max_estimated_price)
+    changes.push(`price ceiling ${money(b.max_estimated_price)} → ${money(a.max_estimated_price)}`);
+  const [was, now] = [
+    new Set(b.exclude_name_keywords.map(keywordKey)),
+    new Set(a.exclude_name_keywords.map(keywordKey)),
+  ];
   const added = a.exclude_name_keywords.filter((k) => !was.has(keywordKey(k)));
   const removed = b.exclude_name_keywords.filter((k) => !now.has(keywordKey(k)));
   if (added.length) changes.push(`excluded keywords added: ${added.join(', ')}`);
   if (removed.length) changes.push(`excluded keywords removed: ${removed.join(', ')}`);
-  if (!added.length && !removed.length && JSON.stringify(b.exclude_name_keywords) !== JSON.stringify(a.exclude_name_keywords)) changes.push('edited the excluded keywords');
+  if (
+    !added.length &&
+    !removed.length &&
+    JSON.stringify(b.exclude_name_keywords) !== JSON.stringify(a.exclude_name_keywords)
+  )
+    changes.push('edited the excluded keywords');
   return changes;
 }
 
@@ -75,7 +103,10 @@ export const automationChangeLabel = (changes: string[]) => `Auto-approval setti
  * PUT /api/settings/automation: replaces the settings and logs what changed
  * with the settings before it (restorable). A PUT that changes nothing writes nothing.
  */
-export async function updateAutomationSettings(identity: Identity, body: AutomationSettings): Promise<AutomationSettings> {
+export async function updateAutomationSettings(
+  identity: Identity,
+  body: AutomationSettings,
+): Promise<AutomationSettings> {
   const teamId = identity.team.id;
   const before = await getAutomationSettings(teamId);
   const changes = describeAutomationChanges(before, body);
@@ -95,7 +126,10 @@ export async function updateAutomationSettings(identity: Identity, body: Automat
 }
 
 /** Undo of update_automation_settings: the settings as they were before. */
-export async function restoreAutomationSettings(teamId: string, snapshot: Record<string, unknown> | null): Promise<void> {
+export async function restoreAutomationSettings(
+  teamId: string,
+  snapshot: Record<string, unknown> | null,
+): Promise<void> {
   const before = automationSettingsSchema.safeParse(snapshot?.before);
   if (!before.success) throw new Error('update_automation_settings snapshot is not a valid automation settings shape');
   await putAutomationSettings(teamId, before.data);

@@ -69,7 +69,11 @@ const promptText = z
   .max(PROMPT_MAX_CHARS, `must be at most ${PROMPT_MAX_CHARS} characters`);
 
 export const promptPreset = z.strictObject({
-  name: z.string({ message: 'must be text' }).trim().min(1, 'must not be blank').max(PRESET_NAME_MAX_CHARS, `must be at most ${PRESET_NAME_MAX_CHARS} characters`),
+  name: z
+    .string({ message: 'must be text' })
+    .trim()
+    .min(1, 'must not be blank')
+    .max(PRESET_NAME_MAX_CHARS, `must be at most ${PRESET_NAME_MAX_CHARS} characters`),
   merged: promptText,
   unmerged: promptText,
 });
@@ -88,7 +92,12 @@ export const promptSettingsSchema = z
     const seen = new Set<string>();
     value.presets.forEach((preset, i) => {
       const key = preset.name.toLowerCase();
-      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['presets', i, 'name'], message: `duplicate preset name "${preset.name}" (names are compared ignoring case)` });
+      if (seen.has(key))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['presets', i, 'name'],
+          message: `duplicate preset name "${preset.name}" (names are compared ignoring case)`,
+        });
       seen.add(key);
     });
   });
@@ -105,7 +114,10 @@ export async function getPromptSettings(teamId: string): Promise<PromptSettings>
 }
 
 /** Validates and replaces the team's prompt settings. */
-export async function putPromptSettings(teamId: string, settings: z.input<typeof promptSettingsSchema>): Promise<PromptSettings> {
+export async function putPromptSettings(
+  teamId: string,
+  settings: z.input<typeof promptSettingsSchema>,
+): Promise<PromptSettings> {
   const valid = promptSettingsSchema.parse(settings);
   await writeTeamSettings(teamId, FILE, valid);
   return valid;
@@ -121,7 +133,10 @@ export function resolvePrompts(settings: PromptSettings): EffectivePrompts {
   return {
     merged: settings.merged ?? DEFAULT_PROMPTS.merged,
     unmerged: settings.unmerged ?? DEFAULT_PROMPTS.unmerged,
-    source: { merged: settings.merged === null ? 'default' : 'team', unmerged: settings.unmerged === null ? 'default' : 'team' },
+    source: {
+      merged: settings.merged === null ? 'default' : 'team',
+      unmerged: settings.unmerged === null ? 'default' : 'team',
+    },
   };
 }
 
@@ -166,9 +181,11 @@ export function describePromptChanges(before: PromptSettings, after: PromptSetti
   for (const preset of after.presets) {
     const old = was.get(preset.name.toLowerCase());
     if (!old) changes.push(`added preset ${preset.name}`);
-    else if (old.name !== preset.name || old.merged !== preset.merged || old.unmerged !== preset.unmerged) changes.push(`changed preset ${preset.name}`);
+    else if (old.name !== preset.name || old.merged !== preset.merged || old.unmerged !== preset.unmerged)
+      changes.push(`changed preset ${preset.name}`);
   }
-  for (const preset of before.presets) if (!now.has(preset.name.toLowerCase())) changes.push(`removed preset ${preset.name}`);
+  for (const preset of before.presets)
+    if (!now.has(preset.name.toLowerCase())) changes.push(`removed preset ${preset.name}`);
   if (changes.length === 0) {
     const order = (presets: PromptPreset[]) => presets.map((p) => p.name.toLowerCase()).join('\n');
     if (order(before.presets) !== order(after.presets)) changes.push('reordered the presets');

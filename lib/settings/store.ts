@@ -4,7 +4,7 @@
  * built-in defaults. Each PUT replaces the whole file (last writer wins, like
  * the single-server JSON files this replaces).
  */
-import * as z from 'zod';
+import type * as z from 'zod';
 import { blobKeys } from '../blob/keys';
 import { putJson, readObject } from '../blob/objects';
 import { logger } from '../observability/logger';
@@ -16,7 +16,11 @@ export type TeamSettingsFile = 'automation_settings.json' | 'prompt_settings.jso
  * that no longer parses (edited by hand, or written by an older shape) must
  * not stop the pipeline: it is logged at error level and the defaults are used.
  */
-export async function readTeamSettings<S extends z.ZodType>(teamId: string, file: TeamSettingsFile, schema: S): Promise<{ settings: z.output<S>; stored: boolean }> {
+export async function readTeamSettings<S extends z.ZodType>(
+  teamId: string,
+  file: TeamSettingsFile,
+  schema: S,
+): Promise<{ settings: z.output<S>; stored: boolean }> {
   const key = blobKeys.teamSettings(teamId, file);
   const object = await readObject(key);
   if (object) {

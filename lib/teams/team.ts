@@ -65,11 +65,22 @@ export async function findTeamByExternalId(externalId: number): Promise<Team | n
  * requests racing each other cannot create two teams; the loser's transaction
  * is cancelled and it reads the winner's team.
  */
-export async function createTeam(input: { external_id: number | null; name: string; team_token: string | null; estimation_platform_key: string | null }): Promise<Team> {
+export async function createTeam(input: {
+  external_id: number | null;
+  name: string;
+  team_token: string | null;
+  estimation_platform_key: string | null;
+}): Promise<Team> {
   const now = new Date().toISOString();
   const team: Team = { id: randomUUID(), credit_rate: null, created_at: now, updated_at: now, ...input };
   const items: { Put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string } }[] = [
-    { Put: { TableName: tableName(), Item: { ...keys.team(team.id), entity: 'Team', gsi1pk: 'TEAMS', gsi1sk: now, ...team }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...keys.team(team.id), entity: 'Team', gsi1pk: 'TEAMS', gsi1sk: now, ...team },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
   ];
   if (team.team_token) items.push(uniqueRow(keys.teamToken(teamTokenHash(team.team_token)), team.id));
   if (team.external_id !== null) items.push(uniqueRow(keys.teamExternal(team.external_id), team.id));
@@ -78,11 +89,20 @@ export async function createTeam(input: { external_id: number | null; name: stri
 }
 
 function uniqueRow(key: { pk: string; sk: string }, targetId: string) {
-  return { Put: { TableName: tableName(), Item: { ...key, entity: 'Unique', target_id: targetId }, ConditionExpression: 'attribute_not_exists(pk)' } };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...key, entity: 'Unique', target_id: targetId },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
 }
 
 /** Team sync at login: name, rotated token, estimation key. Only writes what changed. */
-export async function syncTeam(team: Team, changes: Partial<Pick<Team, 'name' | 'team_token' | 'estimation_platform_key' | 'external_id'>>): Promise<Team> {
+export async function syncTeam(
+  team: Team,
+  changes: Partial<Pick<Team, 'name' | 'team_token' | 'estimation_platform_key' | 'external_id'>>,
+): Promise<Team> {
   const changed = Object.entries(changes).filter(([k, v]) => v !== undefined && team[k as keyof Team] !== v);
   if (changed.length === 0) return team;
   const now = new Date().toISOString();
@@ -105,7 +125,8 @@ export async function syncTeam(team: Team, changes: Partial<Pick<Team, 'name' | 
   // A rotated token moves the token uniqueness row in the same transaction.
   const transact: Record<string, unknown>[] = [update];
   if (next.team_token) transact.push(uniqueRow(keys.teamToken(teamTokenHash(next.team_token)), team.id));
-  if (team.team_token) transact.push({ Delete: { TableName: tableName(), Key: keys.teamToken(teamTokenHash(team.team_token)) } });
+  if (team.team_token)
+    transact.push({ Delete: { TableName: tableName(), Key: keys.teamToken(teamTokenHash(team.team_token)) } });
   await db().send(new TransactWriteCommand({ TransactItems: transact as never }));
   return next;
 }

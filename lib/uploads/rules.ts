@@ -16,9 +16,22 @@ export const ALLOWED_EXTENSIONS: Record<UploadKind, readonly string[]> = {
 
 /** Content-Type stored on the assembled object, by extension. */
 const CONTENT_TYPES: Record<string, string> = {
-  mp4: 'video/mp4', mov: 'video/quicktime', m4v: 'video/x-m4v', avi: 'video/x-msvideo', mkv: 'video/x-matroska',
-  '3gp': 'video/3gpp', mts: 'video/mp2t', mp3: 'audio/mpeg', m4a: 'audio/mp4', wav: 'audio/wav', aac: 'audio/aac',
-  ogg: 'audio/ogg', oga: 'audio/ogg', opus: 'audio/opus', flac: 'audio/flac', amr: 'audio/amr',
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+  m4v: 'video/x-m4v',
+  avi: 'video/x-msvideo',
+  mkv: 'video/x-matroska',
+  '3gp': 'video/3gpp',
+  mts: 'video/mp2t',
+  mp3: 'audio/mpeg',
+  m4a: 'audio/mp4',
+  wav: 'audio/wav',
+  aac: 'audio/aac',
+  ogg: 'audio/ogg',
+  oga: 'audio/ogg',
+  opus: 'audio/opus',
+  flac: 'audio/flac',
+  amr: 'audio/amr',
 };
 
 export function contentTypeFor(kind: UploadKind, filename: string): string {
@@ -99,7 +112,10 @@ const formatMb = (bytes: number) => (Math.round((bytes / MIB) * 10) / 10).toStri
  * the file would otherwise need more than 10,000 parts. Null when even the cap
  * cannot cover the file in 10,000 parts.
  */
-export function chunkSizeFor(totalSize: number, config: Pick<Settings, 'RECOMMENDED_CHUNK_BYTES' | 'MAX_CHUNK_BYTES'>): number | null {
+export function chunkSizeFor(
+  totalSize: number,
+  config: Pick<Settings, 'RECOMMENDED_CHUNK_BYTES' | 'MAX_CHUNK_BYTES'>,
+): number | null {
   const cap = Math.max(S3_MIN_PART_BYTES, config.MAX_CHUNK_BYTES);
   let chunk = Math.min(Math.max(config.RECOMMENDED_CHUNK_BYTES, S3_MIN_PART_BYTES), cap);
   if (Math.ceil(totalSize / chunk) > S3_MAX_PARTS) {
@@ -116,7 +132,8 @@ export function partCountFor(totalSize: number, chunkSize: number): number {
 /** Exact byte size of part `index` (0-based): chunk_size, or the remainder for the last one. */
 export function partSize(index: number, totalSize: number, chunkSize: number): number {
   const count = partCountFor(totalSize, chunkSize);
-  if (!Number.isInteger(index) || index < 0 || index >= count) throw new RangeError(`part ${index} is out of range 0..${count - 1}`);
+  if (!Number.isInteger(index) || index < 0 || index >= count)
+    throw new RangeError(`part ${index} is out of range 0..${count - 1}`);
   return index === count - 1 ? totalSize - chunkSize * (count - 1) : chunkSize;
 }
 
@@ -145,7 +162,10 @@ export function describeIndices(indices: number[]): string {
  * complete's rule: the received parts must be exactly the gap-free run
  * 0..part_count-1, each of its exact size, adding up to total_size.
  */
-export function checkAssembly(parts: ReceivedPart[], upload: { total_size: number; chunk_size: number; part_count: number }): AssemblyCheck {
+export function checkAssembly(
+  parts: ReceivedPart[],
+  upload: { total_size: number; chunk_size: number; part_count: number },
+): AssemblyCheck {
   const { total_size, chunk_size, part_count } = upload;
   const byIndex = new Map(parts.map((p) => [p.index, p.size]));
   const missing: number[] = [];
@@ -159,7 +179,11 @@ export function checkAssembly(parts: ReceivedPart[], upload: { total_size: numbe
   }
   const extra = parts.filter((p) => p.index < 0 || p.index >= part_count).map((p) => p.index);
   if (extra.length) {
-    return { ok: false, reason: 'extra', message: `Unexpected part${extra.length > 1 ? 's' : ''} ${describeIndices(extra)}: this upload has parts 0-${part_count - 1}.` };
+    return {
+      ok: false,
+      reason: 'extra',
+      message: `Unexpected part${extra.length > 1 ? 's' : ''} ${describeIndices(extra)}: this upload has parts 0-${part_count - 1}.`,
+    };
   }
   const assembled = parts.reduce((sum, p) => sum + p.size, 0);
   const wrong = parts.filter((p) => p.size !== partSize(p.index, total_size, chunk_size));

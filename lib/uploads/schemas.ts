@@ -10,7 +10,11 @@ export const uploadInitBody = z.strictObject({
   kind: z.enum(['video', 'audio']),
   filename: z.string().trim().min(1, 'is required').max(255, 'must be at most 255 characters'),
   room_id: uuid(),
-  total_size: z.number().int('must be a whole number of bytes').positive('must be at least 1 byte').max(Number.MAX_SAFE_INTEGER),
+  total_size: z
+    .number()
+    .int('must be a whole number of bytes')
+    .positive('must be at least 1 byte')
+    .max(Number.MAX_SAFE_INTEGER),
 });
 
 export const partUrlsBody = z.strictObject({
@@ -50,7 +54,11 @@ export const uploadStatusResponse = z.object({
 });
 
 export const uploadCompleteResponse = jobResponse.extend({
-  pipeline_available: z.boolean().describe('False when this deployment has no pipeline for the source type yet: the job waits in awaiting_confirmation'),
+  pipeline_available: z
+    .boolean()
+    .describe(
+      'False when this deployment has no pipeline for the source type yet: the job waits in awaiting_confirmation',
+    ),
 });
 
 export const uploadAbortResponse = z.object({ upload_id: z.uuid(), status: z.enum(['aborted', 'expired']) });

@@ -36,7 +36,15 @@ import {
   type UploadKind,
 } from './rules';
 import { headObject } from '../blob/objects';
-import { abortMultipart, completeMultipart, createMultipart, isNoSuchUpload, listAllParts, presignPart, type StoredPart } from './storage';
+import {
+  abortMultipart,
+  completeMultipart,
+  createMultipart,
+  isNoSuchUpload,
+  listAllParts,
+  presignPart,
+  type StoredPart,
+} from './storage';
 import { getUpload, putUpload, transitionUpload, type Upload, type UploadStatus } from './upload';
 
 export const UPLOAD_NOT_FOUND = 'Upload not found';
@@ -107,7 +115,12 @@ export async function initUploadFor(identity: Identity, input: InitUploadInput) 
     await abortMultipart(key, s3UploadId).catch(() => undefined);
     throw err;
   }
-  return { upload_id: upload.id, chunk_size: upload.chunk_size, part_count: upload.part_count, received: [] as number[] };
+  return {
+    upload_id: upload.id,
+    chunk_size: upload.chunk_size,
+    part_count: upload.part_count,
+    received: [] as number[],
+  };
 }
 
 /** POST /api/uploads/{id}/part-urls: one presigned PUT per requested index, signed for its exact size. */
@@ -128,7 +141,12 @@ export async function partUrlsFor(identity: Identity, uploadId: string, indices:
   const urls = await Promise.all(
     unique.map(async (index) => {
       const size = partSize(index, upload.total_size, upload.chunk_size);
-      return { index, url: await presignPart(upload.s3_key, upload.s3_upload_id, index + 1, size, ttl), size, expires_at: expiresAt };
+      return {
+        index,
+        url: await presignPart(upload.s3_key, upload.s3_upload_id, index + 1, size, ttl),
+        size,
+        expires_at: expiresAt,
+      };
     }),
   );
   return { urls };
@@ -265,7 +283,9 @@ async function createJobOnce(upload: Upload): Promise<Job> {
  */
 async function afterCompletion(identity: Identity, upload: Upload, job: Job) {
   const log = new JobLog(job.id);
-  await log.info(`Upload complete: ${upload.filename} (${upload.total_size} bytes in ${upload.part_count} part${upload.part_count === 1 ? '' : 's'})`);
+  await log.info(
+    `Upload complete: ${upload.filename} (${upload.total_size} bytes in ${upload.part_count} part${upload.part_count === 1 ? '' : 's'})`,
+  );
   await dispatch('probe', { job_id: job.id });
   await recordActivity(identity.actor, {
     team_id: job.team_id,
@@ -283,7 +303,9 @@ async function afterCompletion(identity: Identity, upload: Upload, job: Job) {
   } else if (pipeline) {
     current = (await startJob(job, pipeline)) ?? (await getJob(job.id)) ?? job;
   } else {
-    await log.warn(`No ${upload.kind} pipeline is available in this deployment yet; the job waits in awaiting_confirmation`);
+    await log.warn(
+      `No ${upload.kind} pipeline is available in this deployment yet; the job waits in awaiting_confirmation`,
+    );
   }
   return { ...jobView(current), pipeline_available: Boolean(pipeline) };
 }
@@ -297,13 +319,15 @@ async function completedView(upload: Upload) {
 /** DELETE /api/uploads/{id}: idempotent; a completed upload cannot be aborted. */
 export async function abortUploadFor(identity: Identity, uploadId: string) {
   const upload = await loadUploadForTeam(identity, uploadId);
-  if (upload.status === 'completed' || upload.status === 'completing') throw conflict(`${notOpenMessage(upload.status)} It can no longer be aborted.`);
+  if (upload.status === 'completed' || upload.status === 'completing')
+    throw conflict(`${notOpenMessage(upload.status)} It can no longer be aborted.`);
   let status: 'aborted' | 'expired' = upload.status === 'expired' ? 'expired' : 'aborted';
   if (upload.status === 'open') {
     const moved = await transitionUpload(upload.id, ['open'], 'aborted');
     if (!moved) {
       const now = await getUpload(upload.id);
-      if (now?.status === 'completed' || now?.status === 'completing') throw conflict(`${notOpenMessage(now.status)} It can no longer be aborted.`);
+      if (now?.status === 'completed' || now?.status === 'completing')
+        throw conflict(`${notOpenMessage(now.status)} It can no longer be aborted.`);
       status = now?.status === 'expired' ? 'expired' : 'aborted';
     }
   }

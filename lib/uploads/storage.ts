@@ -29,7 +29,9 @@ export function isNoSuchUpload(err: unknown): boolean {
 }
 
 export async function createMultipart(key: string, contentType: string): Promise<string> {
-  const { UploadId } = await s3().send(new CreateMultipartUploadCommand({ Bucket: mediaBucket(), Key: key, ContentType: contentType }));
+  const { UploadId } = await s3().send(
+    new CreateMultipartUploadCommand({ Bucket: mediaBucket(), Key: key, ContentType: contentType }),
+  );
   if (!UploadId) throw new Error('S3 returned no UploadId');
   return UploadId;
 }
@@ -39,10 +41,22 @@ export async function createMultipart(key: string, contentType: string): Promise
  * in the request, and content-length is named a signable header, so it is in
  * X-Amz-SignedHeaders: the browser's PUT must carry exactly that many bytes.
  */
-export async function presignPart(key: string, uploadId: string, partNumber: number, size: number, ttlSeconds: number): Promise<string> {
+export async function presignPart(
+  key: string,
+  uploadId: string,
+  partNumber: number,
+  size: number,
+  ttlSeconds: number,
+): Promise<string> {
   return getSignedUrl(
     s3(),
-    new UploadPartCommand({ Bucket: mediaBucket(), Key: key, UploadId: uploadId, PartNumber: partNumber, ContentLength: size }),
+    new UploadPartCommand({
+      Bucket: mediaBucket(),
+      Key: key,
+      UploadId: uploadId,
+      PartNumber: partNumber,
+      ContentLength: size,
+    }),
     { expiresIn: ttlSeconds, signableHeaders: new Set(['content-length']) },
   );
 }
@@ -52,9 +66,13 @@ export async function listAllParts(key: string, uploadId: string): Promise<Store
   const parts: StoredPart[] = [];
   let marker: string | undefined;
   for (;;) {
-    const page = await s3().send(new ListPartsCommand({ Bucket: mediaBucket(), Key: key, UploadId: uploadId, PartNumberMarker: marker }));
-    for (const p of page.Parts ?? []) parts.push({ partNumber: Number(p.PartNumber), size: Number(p.Size ?? 0), etag: String(p.ETag ?? '') });
-    if (!page.IsTruncated || page.NextPartNumberMarker === undefined || String(page.NextPartNumberMarker) === marker) break;
+    const page = await s3().send(
+      new ListPartsCommand({ Bucket: mediaBucket(), Key: key, UploadId: uploadId, PartNumberMarker: marker }),
+    );
+    for (const p of page.Parts ?? [])
+      parts.push({ partNumber: Number(p.PartNumber), size: Number(p.Size ?? 0), etag: String(p.ETag ?? '') });
+    if (!page.IsTruncated || page.NextPartNumberMarker === undefined || String(page.NextPartNumberMarker) === marker)
+      break;
     marker = String(page.NextPartNumberMarker);
   }
   return parts.sort((a, b) => a.partNumber - b.partNumber);

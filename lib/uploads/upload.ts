@@ -44,7 +44,10 @@ export interface Upload {
 /** How long a finished upload row is kept (DynamoDB TTL on expires_at). */
 const FINISHED_ROW_DAYS = 30;
 
-const openIndex = (upload: Pick<Upload, 'created_at'>) => ({ gsi2pk: indexes.openUploads().pk, gsi2sk: upload.created_at });
+const openIndex = (upload: Pick<Upload, 'created_at'>) => ({
+  gsi2pk: indexes.openUploads().pk,
+  gsi2sk: upload.created_at,
+});
 
 export async function putUpload(upload: Upload): Promise<Upload> {
   await db().send(
@@ -58,7 +61,9 @@ export async function putUpload(upload: Upload): Promise<Upload> {
 }
 
 export async function getUpload(id: string): Promise<Upload | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.upload(id), ConsistentRead: true }));
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.upload(id), ConsistentRead: true }),
+  );
   return Item ? (withoutKeys(Item) as unknown as Upload) : null;
 }
 
@@ -67,7 +72,12 @@ export async function getUpload(id: string): Promise<Upload | null> {
  * null when it was not in one of those statuses. Leaving 'open' drops it from
  * the open index; a finished row expires after FINISHED_ROW_DAYS.
  */
-export async function transitionUpload(id: string, from: readonly UploadStatus[], to: UploadStatus, now = new Date()): Promise<Upload | null> {
+export async function transitionUpload(
+  id: string,
+  from: readonly UploadStatus[],
+  to: UploadStatus,
+  now = new Date(),
+): Promise<Upload | null> {
   const at = now.toISOString();
   const values: Record<string, unknown> = { ':to': to, ':at': at };
   const froms = from.map((s, i) => {

@@ -42,7 +42,13 @@ export async function findUserByEmail(email: string): Promise<User | null> {
 }
 
 function uniqueRow(key: { pk: string; sk: string }, targetId: string) {
-  return { Put: { TableName: tableName(), Item: { ...key, entity: 'Unique', target_id: targetId }, ConditionExpression: 'attribute_not_exists(pk)' } };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...key, entity: 'Unique', target_id: targetId },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
 }
 
 /** Creates the user and its uniqueness rows atomically (a lost race cancels the transaction). */
@@ -57,7 +63,15 @@ export async function createUser(
     {
       Put: {
         TableName: tableName(),
-        Item: { ...keys.user(user.id), entity: 'User', gsi1pk: `TEAM#${user.team_id}#USERS`, gsi1sk: now, gsi2pk: 'USERS', gsi2sk: now, ...user },
+        Item: {
+          ...keys.user(user.id),
+          entity: 'User',
+          gsi1pk: `TEAM#${user.team_id}#USERS`,
+          gsi1sk: now,
+          gsi2pk: 'USERS',
+          gsi2sk: now,
+          ...user,
+        },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -69,13 +83,21 @@ export async function createUser(
 }
 
 /** Keeps team, name and email in step with the token; adopts an external id for a user found by email. */
-export async function syncUser(user: User, changes: Partial<Pick<User, 'team_id' | 'name' | 'external_id'>>): Promise<User> {
-  const changed = Object.entries(changes).filter(([k, v]) => v !== undefined && v !== null && user[k as keyof User] !== v);
+export async function syncUser(
+  user: User,
+  changes: Partial<Pick<User, 'team_id' | 'name' | 'external_id'>>,
+): Promise<User> {
+  const changed = Object.entries(changes).filter(
+    ([k, v]) => v !== undefined && v !== null && user[k as keyof User] !== v,
+  );
   if (changed.length === 0) return user;
   const next = { ...user, ...Object.fromEntries(changed) } as User;
   const moved = changes.team_id && changes.team_id !== user.team_id;
   // A moved user also moves to the new team's user list.
-  const set = setClauses({ ...Object.fromEntries(changed), ...(moved ? { gsi1pk: `TEAM#${changes.team_id}#USERS` } : {}) });
+  const set = setClauses({
+    ...Object.fromEntries(changed),
+    ...(moved ? { gsi1pk: `TEAM#${changes.team_id}#USERS` } : {}),
+  });
   const update = {
     TableName: tableName(),
     Key: keys.user(user.id),
@@ -85,7 +107,11 @@ export async function syncUser(user: User, changes: Partial<Pick<User, 'team_id'
   };
   const adopting = changed.some(([k]) => k === 'external_id');
   if (adopting && next.external_id) {
-    await db().send(new TransactWriteCommand({ TransactItems: [{ Update: update }, uniqueRow(keys.userExternal(next.external_id), user.id)] as never }));
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [{ Update: update }, uniqueRow(keys.userExternal(next.external_id), user.id)] as never,
+      }),
+    );
   } else {
     await db().send(new UpdateCommand(update));
   }

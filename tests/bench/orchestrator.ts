@@ -9,14 +9,20 @@
  * Prints measured, bound, ratio and PASS/FAIL, and where the time went.
  */
 import { randomUUID } from 'node:crypto';
-import { CreateQueueCommand, DeleteMessageCommand, DeleteQueueCommand, ReceiveMessageCommand, SendMessageCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteMessageCommand,
+  DeleteQueueCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SetQueueAttributesCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import type { PipelineDefinition } from '../../lib/orchestrator/pipeline';
 import { emitResult, median, ms, printTable, quantile, runBenchmark, seconds } from './report';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { provision } = require('../../localstack/provision.js');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startQueueDelivery } = require('../../localstack/queue-delivery.js');
 
 const NAME = 'orchestrator-fanout-40x1s';
@@ -107,7 +113,9 @@ async function useBenchEngineStage() {
   });
   const sqs = new SQSClient({});
   for (const id of ['StagesQueue', 'UnitsQueue']) {
-    await sqs.send(new SetQueueAttributesCommand({ QueueUrl: resources[id].ref, Attributes: { VisibilityTimeout: '30' } }));
+    await sqs.send(
+      new SetQueueAttributesCommand({ QueueUrl: resources[id].ref, Attributes: { VisibilityTimeout: '30' } }),
+    );
   }
   sqs.destroy();
   return { stages: resources.StagesQueue.ref as string, units: resources.UnitsQueue.ref as string };
@@ -116,21 +124,28 @@ async function useBenchEngineStage() {
 async function main() {
   const queues = await useBenchEngineStage();
   // Loaded only now, so the settings above are in place first.
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const { startJob } = require('../../lib/orchestrator/engine') as typeof import('../../lib/orchestrator/engine');
-  const { registerPipeline } = require('../../lib/orchestrator/pipeline') as typeof import('../../lib/orchestrator/pipeline');
-  const { getJob, newJobRecord, putNewJob, updateJob: updateJobFn } = require('../../lib/jobs/job') as typeof import('../../lib/jobs/job');
+  const { registerPipeline } =
+    require('../../lib/orchestrator/pipeline') as typeof import('../../lib/orchestrator/pipeline');
+  const {
+    getJob,
+    newJobRecord,
+    putNewJob,
+    updateJob: updateJobFn,
+  } = require('../../lib/jobs/job') as typeof import('../../lib/jobs/job');
   const handlers: Record<string, (event: SQSEvent, ctx: Context) => Promise<unknown>> = {
     stageWorker: require('../../functions/workers/stages').handler,
     unitWorker: require('../../functions/workers/units').handler,
   };
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { settings } = require('../../lib/config') as typeof import('../../lib/config');
   registerPipeline(benchPipeline);
   const POLLERS = pollers(settings());
 
-  const context = { awsRequestId: 'bench', functionName: 'bench', getRemainingTimeInMillis: () => 900_000 } as unknown as Context;
+  const context = {
+    awsRequestId: 'bench',
+    functionName: 'bench',
+    getRemainingTimeInMillis: () => 900_000,
+  } as unknown as Context;
   const delivery = startQueueDelivery({
     consumers: [
       { name: 'stageWorker', queueUrl: queues.stages, batchSize: 1, concurrency: POLLERS.stages },
@@ -155,9 +170,21 @@ async function main() {
   }) as { stop(): Promise<void> };
 
   const runJob = async (units: number, concurrency: number, unitSleepMs: number) => {
-    const job = newJobRecord({ room: { id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() }, userId: randomUUID(), sourceType: 'video', status: 'awaiting_confirmation' });
+    const job = newJobRecord({
+      room: { id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() },
+      userId: randomUUID(),
+      sourceType: 'video',
+      status: 'awaiting_confirmation',
+    });
     await putNewJob(job);
-    const plan: Plan = { units, concurrency, unitSleepMs, received: new Map(), unitStart: new Map(), unitEnd: new Map() };
+    const plan: Plan = {
+      units,
+      concurrency,
+      unitSleepMs,
+      received: new Map(),
+      unitStart: new Map(),
+      unitEnd: new Map(),
+    };
     plans.set(job.id, plan);
     const t0 = performance.now();
     if (!(await startJob(job, benchPipeline))) throw new Error('startJob did not start the job');
@@ -167,9 +194,16 @@ async function main() {
       if (now?.status === 'complete' || now?.status === 'error') {
         const seen = performance.now();
         if (now.status === 'error') throw new Error(`the job ended in error: ${now.error_message}`);
-        return { jobId: job.id, plan, t0, seenMs: seen - t0, recordedS: (Date.parse(String(now.finished_at)) - Date.parse(String(now.started_at))) / 1000 };
+        return {
+          jobId: job.id,
+          plan,
+          t0,
+          seenMs: seen - t0,
+          recordedS: (Date.parse(String(now.finished_at)) - Date.parse(String(now.started_at))) / 1000,
+        };
       }
-      if (performance.now() > deadline) throw new Error(`the job did not finish within 60 s (status ${now?.status}, ${plan.unitEnd.size} units done)`);
+      if (performance.now() > deadline)
+        throw new Error(`the job did not finish within 60 s (status ${now?.status}, ${plan.unitEnd.size} units done)`);
       await sleep(20);
     }
   };
@@ -182,7 +216,7 @@ async function main() {
     for (let r = 0; r < REPEAT; r++) runs.push(await runJob(UNITS, CONCURRENCY, UNIT_SLEEP_MS));
     const run = [...runs].sort((a, b) => a.seenMs - b.seenMs)[Math.floor((runs.length - 1) / 2)];
     const measuredS = run.seenMs / 1000;
-    const allRuns = runs.map((r) => (r.seenMs / 1000).toFixed(2)).join(' / ') + ' s';
+    const allRuns = `${runs.map((r) => (r.seenMs / 1000).toFixed(2)).join(' / ')} s`;
     const ratio = measuredS / IDEAL_S;
     const pass = measuredS <= BOUND_S;
 
@@ -211,37 +245,56 @@ async function main() {
     const chainUnits = Math.ceil(UNITS / CONCURRENCY);
     const stats = (xs: number[]) => `${ms(median(xs))} / ${ms(quantile(xs, 0.95))} / ${ms(Math.max(...xs))}`;
 
-    printTable(`(b) orchestrator: ${UNITS} units × ${UNIT_SLEEP_MS / 1000} s, per-job concurrency ${CONCURRENCY} (${POLLERS.units} unit pollers, ${POLLERS.stages} stage pollers)`, [
-      [`measured, median of ${REPEAT} runs (startJob → complete seen)`, seconds(measuredS)],
-      ['  every run, in order', allRuns],
-      ['  as recorded on the job (finished_at − started_at)', seconds(run.recordedS)],
-      ['ideal ceil(40/6) × 1 s', seconds(IDEAL_S)],
-      [`bound ${BOUND_FACTOR} × ideal`, seconds(BOUND_S)],
-      ['ratio measured / ideal', `${ratio.toFixed(3)} (limit ${BOUND_FACTOR})`],
-      ['result', pass ? 'PASS' : 'FAIL'],
-      ['warm-up job (6 units × 0 s, not measured)', seconds(warm.seenMs / 1000)],
-      ['overhead breakdown (median run)', ''],
-      ['  start → split stage runs', ms((plan.splitAt ?? NaN) - t0)],
-      ['  split → first unit starts', ms(firstStart - (plan.splitAt ?? NaN))],
-      ['  first unit start → last unit end', `${ms(lastEnd - firstStart)} (ideal ${chainUnits} × ${UNIT_SLEEP_MS} ms)`],
-      ['  unit handoff (end → next unit starts) p50/p95/max', stats(handoff)],
-      ['    end → next unit message received by a poller', stats(toReceive)],
-      ['    received → unit body starts (lease, reads)', stats(receiveToStart)],
-      ['  last unit end → finish stage runs', ms((plan.finishAt ?? NaN) - lastEnd)],
-      ['  finish stage → complete seen by the client', ms(run.seenMs - ((plan.finishAt ?? NaN) - t0))],
-      ['emulator round trips now p50/p95', ''],
-      ['  DynamoDB GetItem (job, consistent)', stats(rtt.get)],
-      ['  DynamoDB UpdateItem (job heartbeat, ALL_NEW)', stats(rtt.update)],
-      ['  SQS SendMessage', stats(rtt.send)],
-      ['  SQS send → long-poll receive', stats(rtt.sendToReceive)],
-      ['critical path per handoff', '5 DynamoDB writes/reads (finishUnit, fan-in count, worker heartbeat, getJob, claimUnit) + 1 SQS send + 1 receive'],
-      ['  estimate from the round trips', `${ms(4 * median(rtt.update) + median(rtt.get) + median(rtt.sendToReceive))} (4 writes + 1 read + send→receive)`],
-    ]);
+    printTable(
+      `(b) orchestrator: ${UNITS} units × ${UNIT_SLEEP_MS / 1000} s, per-job concurrency ${CONCURRENCY} (${POLLERS.units} unit pollers, ${POLLERS.stages} stage pollers)`,
+      [
+        [`measured, median of ${REPEAT} runs (startJob → complete seen)`, seconds(measuredS)],
+        ['  every run, in order', allRuns],
+        ['  as recorded on the job (finished_at − started_at)', seconds(run.recordedS)],
+        ['ideal ceil(40/6) × 1 s', seconds(IDEAL_S)],
+        [`bound ${BOUND_FACTOR} × ideal`, seconds(BOUND_S)],
+        ['ratio measured / ideal', `${ratio.toFixed(3)} (limit ${BOUND_FACTOR})`],
+        ['result', pass ? 'PASS' : 'FAIL'],
+        ['warm-up job (6 units × 0 s, not measured)', seconds(warm.seenMs / 1000)],
+        ['overhead breakdown (median run)', ''],
+        ['  start → split stage runs', ms((plan.splitAt ?? NaN) - t0)],
+        ['  split → first unit starts', ms(firstStart - (plan.splitAt ?? NaN))],
+        [
+          '  first unit start → last unit end',
+          `${ms(lastEnd - firstStart)} (ideal ${chainUnits} × ${UNIT_SLEEP_MS} ms)`,
+        ],
+        ['  unit handoff (end → next unit starts) p50/p95/max', stats(handoff)],
+        ['    end → next unit message received by a poller', stats(toReceive)],
+        ['    received → unit body starts (lease, reads)', stats(receiveToStart)],
+        ['  last unit end → finish stage runs', ms((plan.finishAt ?? NaN) - lastEnd)],
+        ['  finish stage → complete seen by the client', ms(run.seenMs - ((plan.finishAt ?? NaN) - t0))],
+        ['emulator round trips now p50/p95', ''],
+        ['  DynamoDB GetItem (job, consistent)', stats(rtt.get)],
+        ['  DynamoDB UpdateItem (job heartbeat, ALL_NEW)', stats(rtt.update)],
+        ['  SQS SendMessage', stats(rtt.send)],
+        ['  SQS send → long-poll receive', stats(rtt.sendToReceive)],
+        [
+          'critical path per handoff',
+          '5 DynamoDB writes/reads (finishUnit, fan-in count, worker heartbeat, getJob, claimUnit) + 1 SQS send + 1 receive',
+        ],
+        [
+          '  estimate from the round trips',
+          `${ms(4 * median(rtt.update) + median(rtt.get) + median(rtt.sendToReceive))} (4 writes + 1 read + send→receive)`,
+        ],
+      ],
+    );
 
     emitResult({
       name: NAME,
       pass,
-      summary: { [`measured (median of ${REPEAT})`]: seconds(measuredS), runs: allRuns, bound: seconds(BOUND_S), ratio: `${ratio.toFixed(3)} (≤ ${BOUND_FACTOR})`, handoff: `p50 ${ms(median(handoff))}`, result: pass ? 'PASS' : 'FAIL' },
+      summary: {
+        [`measured (median of ${REPEAT})`]: seconds(measuredS),
+        runs: allRuns,
+        bound: seconds(BOUND_S),
+        ratio: `${ratio.toFixed(3)} (≤ ${BOUND_FACTOR})`,
+        handoff: `p50 ${ms(median(handoff))}`,
+        result: pass ? 'PASS' : 'FAIL',
+      },
     });
   } finally {
     await delivery.stop();

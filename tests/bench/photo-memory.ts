@@ -43,7 +43,9 @@ async function child(photos: number, batch: number): Promise<void> {
   const started = performance.now();
   let size = { width: 0, height: 0 };
   for (let done = 0; done < photos; done += batch) {
-    const results = await Promise.all(Array.from({ length: Math.min(batch, photos - done) }, () => normalizePhoto(heic)));
+    const results = await Promise.all(
+      Array.from({ length: Math.min(batch, photos - done) }, () => normalizePhoto(heic)),
+    );
     size = { width: results[0].width, height: results[0].height };
   }
   const figures: ChildFigures = {
@@ -71,17 +73,31 @@ async function main() {
   const one = measure(worker, 1, 1);
   const run = measure(worker, BATCHES * worker.batchSize, worker.batchSize);
   const pass = run.peakRssMb <= worker.memorySize;
-  printTable(`Photo worker memory: ${one.width}x${one.height} HEIC, environment ${JSON.stringify(worker.environment ?? {})}`, [
-    ['runtime before any photo', `${one.baselineRssMb.toFixed(0)} MB`],
-    ['peak RSS, one decode', `${one.peakRssMb.toFixed(0)} MB (unit test sizes with ${HEIC_DECODE_PEAK_RSS_MB} MB per decode)`],
-    [`peak RSS, ${BATCHES} batches of ${worker.batchSize}`, `${run.peakRssMb.toFixed(0)} MB in ${seconds(run.seconds)}`],
-    ['bound (photoWorker memorySize)', `${worker.memorySize} MB`],
-    ['headroom', `${(worker.memorySize - run.peakRssMb).toFixed(0)} MB`],
-  ]);
+  printTable(
+    `Photo worker memory: ${one.width}x${one.height} HEIC, environment ${JSON.stringify(worker.environment ?? {})}`,
+    [
+      ['runtime before any photo', `${one.baselineRssMb.toFixed(0)} MB`],
+      [
+        'peak RSS, one decode',
+        `${one.peakRssMb.toFixed(0)} MB (unit test sizes with ${HEIC_DECODE_PEAK_RSS_MB} MB per decode)`,
+      ],
+      [
+        `peak RSS, ${BATCHES} batches of ${worker.batchSize}`,
+        `${run.peakRssMb.toFixed(0)} MB in ${seconds(run.seconds)}`,
+      ],
+      ['bound (photoWorker memorySize)', `${worker.memorySize} MB`],
+      ['headroom', `${(worker.memorySize - run.peakRssMb).toFixed(0)} MB`],
+    ],
+  );
   emitResult({
     name: NAME,
     pass,
-    summary: { 'peak RSS': `${run.peakRssMb.toFixed(0)} MB`, bound: `${worker.memorySize} MB`, 'batch size': String(worker.batchSize), 'one decode': `${one.peakRssMb.toFixed(0)} MB` },
+    summary: {
+      'peak RSS': `${run.peakRssMb.toFixed(0)} MB`,
+      bound: `${worker.memorySize} MB`,
+      'batch size': String(worker.batchSize),
+      'one decode': `${one.peakRssMb.toFixed(0)} MB`,
+    },
   });
 }
 

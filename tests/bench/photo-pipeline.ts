@@ -93,7 +93,15 @@ async function cameraJpeg(): Promise<Buffer> {
       raw[i + 2] = (((x + y) * 255) / (WIDTH + HEIGHT) + (((x >> 6) ^ (y >> 6)) % 2) * 60) & 0xff;
     }
   }
-  const grain = await sharp({ create: { width: WIDTH, height: HEIGHT, channels: 3, background: { r: 128, g: 128, b: 128 }, noise: { type: 'gaussian', mean: 128, sigma: 30 } } })
+  const grain = await sharp({
+    create: {
+      width: WIDTH,
+      height: HEIGHT,
+      channels: 3,
+      background: { r: 128, g: 128, b: 128 },
+      noise: { type: 'gaussian', mean: 128, sigma: 30 },
+    },
+  })
     .blur(1)
     .png({ compressionLevel: 0 })
     .toBuffer();
@@ -116,21 +124,35 @@ async function inParallel<T>(items: T[], limit: number, fn: (item: T) => Promise
 async function uploadJob(api: Api, roomId: string, photo: Buffer, filenames: string[]): Promise<string> {
   let jobId: string | null = null;
   for (let start = 0; start < filenames.length; start += FILES_PER_MANIFEST) {
-    const files = filenames.slice(start, start + FILES_PER_MANIFEST).map((filename) => ({ filename, size: photo.length, content_type: 'image/jpeg' }));
+    const files = filenames
+      .slice(start, start + FILES_PER_MANIFEST)
+      .map((filename) => ({ filename, size: photo.length, content_type: 'image/jpeg' }));
     const batch = jobId
       ? await api.call('POST', `/api/upload-photos/${jobId}/append`, { files })
       : await api.call('POST', '/api/upload-photos', { room_id: roomId, files, photo_count_hint: filenames.length });
     // Seen once on a shared checkout (cause unconfirmed): a 2xx without these. Say what came back.
-    if (typeof batch?.job?.id !== 'string' || !Array.isArray(batch.uploads)) throw new Error(`the upload batch at file ${start} was answered without job/uploads: ${JSON.stringify(batch).slice(0, 300)}`);
+    if (typeof batch?.job?.id !== 'string' || !Array.isArray(batch.uploads))
+      throw new Error(
+        `the upload batch at file ${start} was answered without job/uploads: ${JSON.stringify(batch).slice(0, 300)}`,
+      );
     jobId = batch.job.id as string;
     const slots = batch.uploads as PhotoSlot[];
-    if (slots.length !== files.length) throw new Error(`asked for ${files.length} upload slots, got ${slots.length} (skipped: ${JSON.stringify(batch.skipped_photos)})`);
+    if (slots.length !== files.length)
+      throw new Error(
+        `asked for ${files.length} upload slots, got ${slots.length} (skipped: ${JSON.stringify(batch.skipped_photos)})`,
+      );
     await inParallel(slots, POSTS_IN_FLIGHT, async (slot) => {
       const posted = await postToBucket(slot, photo);
-      if (posted.status !== 204) throw new Error(`bucket POST ${slot.original_filename}: ${posted.status} ${posted.text.slice(0, 200)}`);
+      if (posted.status !== 204)
+        throw new Error(`bucket POST ${slot.original_filename}: ${posted.status} ${posted.text.slice(0, 200)}`);
     });
-    const confirmed = await api.call('POST', `/api/upload-photos/${jobId}/confirm`, { indices: slots.map((s) => s.index) });
-    if (confirmed.skipped_photos.length) throw new Error(`confirm skipped ${confirmed.skipped_photos.length} photo(s): ${JSON.stringify(confirmed.skipped_photos.slice(0, 3))}`);
+    const confirmed = await api.call('POST', `/api/upload-photos/${jobId}/confirm`, {
+      indices: slots.map((s) => s.index),
+    });
+    if (confirmed.skipped_photos.length)
+      throw new Error(
+        `confirm skipped ${confirmed.skipped_photos.length} photo(s): ${JSON.stringify(confirmed.skipped_photos.slice(0, 3))}`,
+      );
   }
   return jobId as string;
 }
@@ -144,7 +166,10 @@ async function waitUntilNormalized(api: Api, jobId: string, expected = PHOTOS): 
     if (unreadable.length) throw new Error(`${unreadable.length} photo(s) were removed as unreadable`);
     const done = photos.filter((p) => p.normalized).length;
     if (photos.length === expected && done === expected) return photos;
-    if (Date.now() > deadline) throw new Error(`only ${done}/${photos.length} photos were re-encoded within ${NORMALIZE_TIMEOUT_MS / 60_000} min`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `only ${done}/${photos.length} photos were re-encoded within ${NORMALIZE_TIMEOUT_MS / 60_000} min`,
+      );
     if (Date.now() - lastReport > 30_000) {
       process.stdout.write(`  re-encoded ${done}/${expected}…\n`);
       lastReport = Date.now();
@@ -176,7 +201,12 @@ async function resizeTime(jobId: string, photos: StagedPhoto[], limits: { maxPix
     times.push(performance.now() - t);
   }
   const mean = times.reduce((a, b) => a + b, 0) / times.length;
-  return { mean, stored: stored[0], from: `${photos[0].width}x${photos[0].height}`, to: `${warm.width}x${warm.height}` };
+  return {
+    mean,
+    stored: stored[0],
+    from: `${photos[0].width}x${photos[0].height}`,
+    to: `${warm.width}x${warm.height}`,
+  };
 }
 
 /** What the browser gets from a photo's capability URL (302 → presigned GET), against the stored bytes. */
@@ -208,14 +238,34 @@ async function main() {
     const match = `bench-${tag}-`;
     const filenames = Array.from({ length: PHOTOS }, (_, i) => `${match}${String(i + 1).padStart(4, '0')}.jpg`);
     gateway.script(match, [
-      { items: [{ name: 'Armchair', quantity: 1, brand: null, model: null, serial: null, sku: null, condition: 'good', age: null, estimated_price: 250, damage: null, notes: null, confidence: 0.9, evidence: 'an armchair in every photo' }] },
+      {
+        items: [
+          {
+            name: 'Armchair',
+            quantity: 1,
+            brand: null,
+            model: null,
+            serial: null,
+            sku: null,
+            condition: 'good',
+            age: null,
+            estimated_price: 250,
+            damage: null,
+            notes: null,
+            confidence: 0.9,
+            evidence: 'an armchair in every photo',
+          },
+        ],
+      },
     ]);
 
     // Setup (not measured): the photo, a user, a claim and a room, the upload, the re-encode, the grouping.
     let t = performance.now();
     const photo = await cameraJpeg();
     const makeMs = performance.now() - t;
-    process.stdout.write(`  test photo: ${WIDTH}x${HEIGHT} JPEG, ${bytes(photo.length)} (${photo.length} bytes), made in ${ms(makeMs)}\n`);
+    process.stdout.write(
+      `  test photo: ${WIDTH}x${HEIGHT} JPEG, ${bytes(photo.length)} (${photo.length} bytes), made in ${ms(makeMs)}\n`,
+    );
 
     const api = new Api(base, await signLoginToken(newTeamMember(), { secret }));
     await api.call('GET', '/api/auth/me');
@@ -225,27 +275,39 @@ async function main() {
     t = performance.now();
     const jobId = await uploadJob(api, room.id, photo, filenames);
     const uploadMs = performance.now() - t;
-    process.stdout.write(`  uploaded ${PHOTOS} photos (${bytes(photo.length * PHOTOS)}) in ${seconds(uploadMs / 1000)}; waiting for the re-encode…\n`);
+    process.stdout.write(
+      `  uploaded ${PHOTOS} photos (${bytes(photo.length * PHOTOS)}) in ${seconds(uploadMs / 1000)}; waiting for the re-encode…\n`,
+    );
     t = performance.now();
     const staged = (await waitUntilNormalized(api, jobId)).sort((a, b) => a.index - b.index);
     const normalizeWaitMs = performance.now() - t;
     process.stdout.write(`  all ${PHOTOS} re-encoded ${seconds(normalizeWaitMs / 1000)} after the last confirm\n`);
 
-    const groups = Array.from({ length: GROUPS }, (_, g) => staged.slice(g * PER_GROUP, (g + 1) * PER_GROUP).map((p) => p.id));
+    const groups = Array.from({ length: GROUPS }, (_, g) =>
+      staged.slice(g * PER_GROUP, (g + 1) * PER_GROUP).map((p) => p.id),
+    );
     const regrouped = await api.call<StagedPhoto[]>('PUT', `/api/jobs/${jobId}/staged-photos/regroup`, { groups });
     const groupCount = new Set(regrouped.map((p) => p.group_index)).size;
     if (groupCount !== GROUPS) throw new Error(`regroup left ${groupCount} groups, expected ${GROUPS}`);
 
     // The pipeline's resize work, measured in-process on the stored photos.
     const resize = await resizeTime(jobId, staged, limits);
-    const capability = await capabilityUrlCheck(base, staged[0], resize.stored).catch((err: Error) => `failed: ${err.message}`);
+    const capability = await capabilityUrlCheck(base, staged[0], resize.stored).catch(
+      (err: Error) => `failed: ${err.message}`,
+    );
     const resizeS = (PHOTOS * resize.mean) / cores / 1000;
-    const quoted = await api.call('GET', `/api/jobs/${jobId}/quote`).then((q) => String(q.photo_requests), (err: Error) => `quote failed: ${err.message.slice(0, 80)}`);
+    const quoted = await api.call('GET', `/api/jobs/${jobId}/quote`).then(
+      (q) => String(q.photo_requests),
+      (err: Error) => `quote failed: ${err.message.slice(0, 80)}`,
+    );
 
     // Warm-up (not measured): one small job first, so the local worker threads have loaded their
     // bundles, as warm Lambda containers have; the measured run is the steady state.
     t = performance.now();
-    const warmNames = Array.from({ length: concurrency }, (_, i) => `warm-${tag}-${String(i + 1).padStart(4, '0')}.jpg`);
+    const warmNames = Array.from(
+      { length: concurrency },
+      (_, i) => `warm-${tag}-${String(i + 1).padStart(4, '0')}.jpg`,
+    );
     const warmJob = await uploadJob(api, room.id, photo, warmNames);
     await waitUntilNormalized(api, warmJob, warmNames.length);
     await api.call('POST', `/api/jobs/${warmJob}/process`);
@@ -267,8 +329,12 @@ async function main() {
     for (;;) {
       job = await api.call('GET', `/api/jobs/${jobId}`);
       if (job.status === 'complete') break;
-      if (job.status === 'error') throw new Error(`the job ended in error: ${job.error_message ?? JSON.stringify(job).slice(0, 300)}`);
-      if (performance.now() - t0 > PROCESS_TIMEOUT_MS) throw new Error(`the job did not complete within ${PROCESS_TIMEOUT_MS / 60_000} min (status ${job.status}, progress ${job.progress_pct}%)`);
+      if (job.status === 'error')
+        throw new Error(`the job ended in error: ${job.error_message ?? JSON.stringify(job).slice(0, 300)}`);
+      if (performance.now() - t0 > PROCESS_TIMEOUT_MS)
+        throw new Error(
+          `the job did not complete within ${PROCESS_TIMEOUT_MS / 60_000} min (status ${job.status}, progress ${job.progress_pct}%)`,
+        );
       await sleep(POLL_MS);
     }
     const wallS = (performance.now() - t0) / 1000;
@@ -284,33 +350,57 @@ async function main() {
     // When the AI requests reached the gateway (its clock is this process's), relative to POST process.
     const arrivals = requests.map((r) => (Date.parse(r.at) - t0Clock) / 1000).sort((a, b) => a - b);
     const lastAnswered = arrivals.length ? arrivals[arrivals.length - 1] + GATEWAY_LATENCY_MS / 1000 : NaN;
-    const stageRows: [string, string][] = Object.entries((metrics.stage_timings ?? {}) as Record<string, { seconds: number | null; started_at: string; finished_at: string | null }>).map(
-      ([stage, timing]) => [`  ${stage}`, timing.seconds === null ? `started ${timing.started_at}, not finished` : seconds(timing.seconds)],
-    );
-
-    printTable(`(c) photo pipeline: ${PHOTOS} photos of ${WIDTH}x${HEIGHT} in ${GROUPS} groups of ${PER_GROUP}, gateway answering after ${GATEWAY_LATENCY_MS / 1000} s`, [
-      ['test photo', `${bytes(photo.length)} JPEG, ${WIDTH}x${HEIGHT}; stored after re-encode ${bytes(resize.stored.length)} (${resize.from})`],
-      ['capability URL of the first photo', capability],
-      ['setup: upload (8 POSTs in flight)', seconds(uploadMs / 1000)],
-      ['setup: re-encode wait after the last confirm', seconds(normalizeWaitMs / 1000)],
-      [`resize for the model (${resize.from} → ${resize.to}), mean of ${RESIZE_SAMPLE}`, ms(resize.mean)],
-      [`  resize time = ${PHOTOS} × t / ${cores} cores`, `${seconds(resizeS)} (${seconds((PHOTOS * resize.mean) / 1000)} of CPU)`],
-      ['OPENROUTER_PHOTO_CONCURRENCY', String(concurrency)],
-      ['wall time (process → complete seen)', seconds(wallS)],
-      [`bound ceil(${GROUPS}/${concurrency}) × ${GATEWAY_LATENCY_MS / 1000} s + resize time`, `${seconds(boundS)} (${waves} × ${GATEWAY_LATENCY_MS / 1000} s + ${seconds(resizeS)})`],
-      ['ratio wall / bound', `${ratio.toFixed(3)} (limit ${BOUND_FACTOR})`],
-      ['photo_request_count', `${job.photo_request_count} (must be ${GROUPS}; quoted ${quoted})`],
-      ['items_found', `${job.items_found} (must be ${GROUPS})`],
-      ['ai_api_calls', String(job.ai_api_calls)],
-      ['gateway requests for the job / images in them', `${requests.length} / ${imagesSent}`],
-      ['gateway max requests in flight', String(gateway.maxInFlight)],
-      ['first / last AI request arrived after process', `${seconds(arrivals[0])} / ${seconds(arrivals[arrivals.length - 1])}`],
-      ['mean AI requests in flight, first arrival → last answer', ((requests.length * GATEWAY_LATENCY_MS) / 1000 / (lastAnswered - arrivals[0])).toFixed(1)],
-      ['last answer → complete seen', seconds(wallS - lastAnswered)],
-      ['stage timings (GET /metrics)', ''],
-      ...stageRows,
-      ['result', pass ? 'PASS' : 'FAIL'],
+    const stageRows: [string, string][] = Object.entries(
+      (metrics.stage_timings ?? {}) as Record<
+        string,
+        { seconds: number | null; started_at: string; finished_at: string | null }
+      >,
+    ).map(([stage, timing]) => [
+      `  ${stage}`,
+      timing.seconds === null ? `started ${timing.started_at}, not finished` : seconds(timing.seconds),
     ]);
+
+    printTable(
+      `(c) photo pipeline: ${PHOTOS} photos of ${WIDTH}x${HEIGHT} in ${GROUPS} groups of ${PER_GROUP}, gateway answering after ${GATEWAY_LATENCY_MS / 1000} s`,
+      [
+        [
+          'test photo',
+          `${bytes(photo.length)} JPEG, ${WIDTH}x${HEIGHT}; stored after re-encode ${bytes(resize.stored.length)} (${resize.from})`,
+        ],
+        ['capability URL of the first photo', capability],
+        ['setup: upload (8 POSTs in flight)', seconds(uploadMs / 1000)],
+        ['setup: re-encode wait after the last confirm', seconds(normalizeWaitMs / 1000)],
+        [`resize for the model (${resize.from} → ${resize.to}), mean of ${RESIZE_SAMPLE}`, ms(resize.mean)],
+        [
+          `  resize time = ${PHOTOS} × t / ${cores} cores`,
+          `${seconds(resizeS)} (${seconds((PHOTOS * resize.mean) / 1000)} of CPU)`,
+        ],
+        ['OPENROUTER_PHOTO_CONCURRENCY', String(concurrency)],
+        ['wall time (process → complete seen)', seconds(wallS)],
+        [
+          `bound ceil(${GROUPS}/${concurrency}) × ${GATEWAY_LATENCY_MS / 1000} s + resize time`,
+          `${seconds(boundS)} (${waves} × ${GATEWAY_LATENCY_MS / 1000} s + ${seconds(resizeS)})`,
+        ],
+        ['ratio wall / bound', `${ratio.toFixed(3)} (limit ${BOUND_FACTOR})`],
+        ['photo_request_count', `${job.photo_request_count} (must be ${GROUPS}; quoted ${quoted})`],
+        ['items_found', `${job.items_found} (must be ${GROUPS})`],
+        ['ai_api_calls', String(job.ai_api_calls)],
+        ['gateway requests for the job / images in them', `${requests.length} / ${imagesSent}`],
+        ['gateway max requests in flight', String(gateway.maxInFlight)],
+        [
+          'first / last AI request arrived after process',
+          `${seconds(arrivals[0])} / ${seconds(arrivals[arrivals.length - 1])}`,
+        ],
+        [
+          'mean AI requests in flight, first arrival → last answer',
+          ((requests.length * GATEWAY_LATENCY_MS) / 1000 / (lastAnswered - arrivals[0])).toFixed(1),
+        ],
+        ['last answer → complete seen', seconds(wallS - lastAnswered)],
+        ['stage timings (GET /metrics)', ''],
+        ...stageRows,
+        ['result', pass ? 'PASS' : 'FAIL'],
+      ],
+    );
 
     emitResult({
       name: NAME,

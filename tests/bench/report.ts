@@ -57,7 +57,11 @@ export function runBenchmark(name: string, main: () => Promise<void>): void {
     () => process.exit(0),
     (err: unknown) => {
       process.stderr.write(`${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      emitResult({ name, pass: false, summary: { error: err instanceof Error ? err.message.slice(0, 200) : String(err) } });
+      emitResult({
+        name,
+        pass: false,
+        summary: { error: err instanceof Error ? err.message.slice(0, 200) : String(err) },
+      });
       process.exit(1);
     },
   );

@@ -1,4 +1,3 @@
-'use strict';
 /**
  * `npm run bench`: starts ONE throwaway local stack (embedded emulators,
  * provisioning, serverless offline, queue delivery) on free ports, runs each
@@ -52,7 +51,10 @@ function freePort() {
 const keepLocalstackExternal = {
   name: 'keep-localstack-external',
   setup(build) {
-    build.onResolve({ filter: /localstack\/[^/]+\.js$/ }, (args) => ({ path: path.resolve(args.resolveDir, args.path), external: true }));
+    build.onResolve({ filter: /localstack\/[^/]+\.js$/ }, (args) => ({
+      path: path.resolve(args.resolveDir, args.path),
+      external: true,
+    }));
   },
 };
 
@@ -79,13 +81,16 @@ async function bundle(entry) {
 /** Runs one bundled entry; echoes its output and returns its result line (or a failure). */
 function runChild(file, env, name) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--enable-source-maps', file], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--enable-source-maps', file], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let result = null;
     let buffered = '';
     child.stdout.on('data', (chunk) => {
       buffered += chunk;
-      let nl;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
+      for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
         if (line.startsWith(RESULT_PREFIX)) result = JSON.parse(line.slice(RESULT_PREFIX.length));
@@ -104,7 +109,8 @@ function runChild(file, env, name) {
 async function main() {
   const only = process.argv.slice(2);
   const selected = BENCHMARKS.filter((b) => only.length === 0 || only.includes(b.id));
-  if (selected.length === 0) throw new Error(`unknown benchmark(s) ${only.join(', ')}; known: ${BENCHMARKS.map((b) => b.id).join(', ')}`);
+  if (selected.length === 0)
+    throw new Error(`unknown benchmark(s) ${only.join(', ')}; known: ${BENCHMARKS.map((b) => b.id).join(', ')}`);
 
   const files = [];
   for (const b of selected) files.push({ ...b, ...(await bundle(b.entry)) });
@@ -144,8 +150,13 @@ async function main() {
     throw err;
   }
   process.stdout.write(`local stack ready at ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
-  const load = () => loadavg().map((n) => n.toFixed(2)).join(' ');
-  process.stdout.write(`machine: ${availableParallelism()} cores, load average ${load()} (other work on the machine inflates every figure)\n`);
+  const load = () =>
+    loadavg()
+      .map((n) => n.toFixed(2))
+      .join(' ');
+  process.stdout.write(
+    `machine: ${availableParallelism()} cores, load average ${load()} (other work on the machine inflates every figure)\n`,
+  );
 
   const results = [];
   const stop = async () => {
@@ -158,7 +169,13 @@ async function main() {
   process.once('SIGTERM', onSignal);
   try {
     for (const bench of files) {
-      const env = { ...process.env, ...service.env, BENCH_SERVICE_URL: service.url, BENCH_FAKE_GATEWAY_PORT: String(gatewayPort), BENCH_FAKE_GATEWAY_KEY: BENCH_GATEWAY_KEY };
+      const env = {
+        ...process.env,
+        ...service.env,
+        BENCH_SERVICE_URL: service.url,
+        BENCH_FAKE_GATEWAY_PORT: String(gatewayPort),
+        BENCH_FAKE_GATEWAY_KEY: BENCH_GATEWAY_KEY,
+      };
       results.push({ title: bench.title, ...(await runChild(bench.outfile, env, bench.id)) });
     }
   } finally {
@@ -170,7 +187,9 @@ async function main() {
   process.stdout.write('\nSummary\n-------\n');
   for (const r of results) {
     const verdict = r.pass === undefined ? '' : r.pass ? 'PASS' : 'FAIL';
-    const figures = Object.entries(r.summary).map(([k, v]) => `${k}: ${v}`).join(' | ');
+    const figures = Object.entries(r.summary)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(' | ');
     process.stdout.write(`  ${verdict.padEnd(4)}  ${r.title.padEnd(28)}  ${figures}\n`);
   }
   if (process.env.BENCH_SERVICE_LOG === '1') process.stdout.write(output.join(''));

@@ -41,7 +41,13 @@ class Api {
   ) {}
 
   /** One API request; its time and body sizes are recorded under `what` (null: setup, not counted). */
-  async call<T = any>(what: string | null, method: string, path: string, body?: unknown, expectStatus = [200, 201]): Promise<T> {
+  async call<T = any>(
+    what: string | null,
+    method: string,
+    path: string,
+    body?: unknown,
+    expectStatus = [200, 201],
+  ): Promise<T> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const started = performance.now();
     const res = await fetch(`${this.base}${path}`, {
@@ -52,7 +58,8 @@ class Api {
     const text = await res.text();
     const elapsed = performance.now() - started;
     if (!expectStatus.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-    if (what) this.calls.push({ what, ms: elapsed, sent: Buffer.byteLength(payload ?? ''), received: Buffer.byteLength(text) });
+    if (what)
+      this.calls.push({ what, ms: elapsed, sent: Buffer.byteLength(payload ?? ''), received: Buffer.byteLength(text) });
     return (text ? JSON.parse(text) : null) as T;
   }
 }
@@ -76,8 +83,14 @@ async function main() {
   const urlHosts = new Set<string>();
 
   const started = performance.now();
-  const init = await api.call('init', 'POST', '/api/uploads/init', { kind: 'video', filename: 'Bench walkthrough.mp4', room_id: room.id, total_size: TOTAL_SIZE });
-  if (init.chunk_size !== EXPECTED_CHUNK) throw new Error(`the API handed out chunk_size ${init.chunk_size}, expected ${EXPECTED_CHUNK}`);
+  const init = await api.call('init', 'POST', '/api/uploads/init', {
+    kind: 'video',
+    filename: 'Bench walkthrough.mp4',
+    room_id: room.id,
+    total_size: TOTAL_SIZE,
+  });
+  if (init.chunk_size !== EXPECTED_CHUNK)
+    throw new Error(`the API handed out chunk_size ${init.chunk_size}, expected ${EXPECTED_CHUNK}`);
   const partCount: number = init.part_count;
   const uploadId: string = init.upload_id;
 
@@ -87,8 +100,13 @@ async function main() {
     const b = Math.floor(index / URL_BATCH);
     let batch = batches.get(b);
     if (!batch) {
-      const indices = Array.from({ length: Math.min(URL_BATCH, partCount - b * URL_BATCH) }, (_, i) => b * URL_BATCH + i);
-      batch = api.call('part-urls', 'POST', `/api/uploads/${uploadId}/part-urls`, { parts: indices }).then((r) => new Map(r.urls.map((u: any) => [u.index, u])));
+      const indices = Array.from(
+        { length: Math.min(URL_BATCH, partCount - b * URL_BATCH) },
+        (_, i) => b * URL_BATCH + i,
+      );
+      batch = api
+        .call('part-urls', 'POST', `/api/uploads/${uploadId}/part-urls`, { parts: indices })
+        .then((r) => new Map(r.urls.map((u: any) => [u.index, u])));
       batches.set(b, batch);
     }
     const entry = (await batch).get(index);
@@ -113,7 +131,8 @@ async function main() {
   const putPhaseMs = performance.now() - putsStarted;
 
   const status = await api.call('status', 'GET', `/api/uploads/${uploadId}`);
-  if (status.received.length !== partCount) throw new Error(`status lists ${status.received.length} of ${partCount} parts`);
+  if (status.received.length !== partCount)
+    throw new Error(`status lists ${status.received.length} of ${partCount} parts`);
   const completeStarted = performance.now();
   const completed = await api.call('complete', 'POST', `/api/uploads/${uploadId}/complete`);
   const completeMs = performance.now() - completeStarted;
@@ -121,7 +140,13 @@ async function main() {
 
   // The object is whole in the bucket.
   const doc = DynamoDBDocumentClient.from(new DynamoDBClient({}));
-  const { Item: row } = await doc.send(new GetCommand({ TableName: requiredEnv('TABLE_NAME'), Key: { pk: `UPLOAD#${uploadId}`, sk: 'UPLOAD' }, ConsistentRead: true }));
+  const { Item: row } = await doc.send(
+    new GetCommand({
+      TableName: requiredEnv('TABLE_NAME'),
+      Key: { pk: `UPLOAD#${uploadId}`, sk: 'UPLOAD' },
+      ConsistentRead: true,
+    }),
+  );
   const key = String(row?.s3_key);
   const head = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
   if (Number(head.ContentLength) !== TOTAL_SIZE) throw new Error(`assembled object is ${head.ContentLength} bytes`);
@@ -138,22 +163,37 @@ async function main() {
   const bytesRatio = (apiSent + apiReceived) / bucketSent;
   const mibPerSecond = TOTAL_SIZE / MIB / (wallMs / 1000);
 
-  printTable(`(a) presigned upload: 1 GiB video, ${partCount} × ${bytes(init.chunk_size)} parts, ${PARTS_IN_FLIGHT} in flight`, [
-    ['total wall time (init → complete)', `${seconds(wallMs / 1000)}  (${mibPerSecond.toFixed(1)} MiB/s)`],
-    ['PUT phase', `${seconds(putPhaseMs / 1000)}  (${(TOTAL_SIZE / MIB / (putPhaseMs / 1000)).toFixed(1)} MiB/s)`],
-    ['per-part PUT median / p95 / max', `${ms(median(putMs))} / ${ms(quantile(putMs, 0.95))} / ${ms(Math.max(...putMs))}`],
-    ['API time per part', `${ms(apiMs / partCount)}  (${ms(apiMs)} in ${api.calls.length} API calls over ${partCount} parts)`],
-    ['  init', ms(sum(byWhat('init').map((c) => c.ms)))],
-    [`  part-urls (${byWhat('part-urls').length} × ${URL_BATCH})`, `${ms(sum(byWhat('part-urls').map((c) => c.ms)))} (median ${ms(median(byWhat('part-urls').map((c) => c.ms)))} per call)`],
-    ['  status', ms(sum(byWhat('status').map((c) => c.ms)))],
-    ['  complete (assembles 1 GiB in S3)', ms(completeMs)],
-    ['API time per part without complete', ms((apiMs - completeMs) / partCount)],
-    ['bytes to/from the API (bodies)', `${bytes(apiSent)} sent, ${bytes(apiReceived)} received`],
-    ['bytes to the bucket', `${bytes(bucketSent)} (${puts.length} PUTs)`],
-    ['API bytes / bucket bytes', bytesRatio.toExponential(2)],
-    ['part URLs point at', `${[...urlHosts].join(', ')} (bucket ${bucketEndpoint.host}, API ${apiHost}) → ${urlsAtBucket ? 'bucket only' : 'NOT ONLY THE BUCKET'}`],
-    ['job created', `${completed.id} (${completed.status})`],
-  ]);
+  printTable(
+    `(a) presigned upload: 1 GiB video, ${partCount} × ${bytes(init.chunk_size)} parts, ${PARTS_IN_FLIGHT} in flight`,
+    [
+      ['total wall time (init → complete)', `${seconds(wallMs / 1000)}  (${mibPerSecond.toFixed(1)} MiB/s)`],
+      ['PUT phase', `${seconds(putPhaseMs / 1000)}  (${(TOTAL_SIZE / MIB / (putPhaseMs / 1000)).toFixed(1)} MiB/s)`],
+      [
+        'per-part PUT median / p95 / max',
+        `${ms(median(putMs))} / ${ms(quantile(putMs, 0.95))} / ${ms(Math.max(...putMs))}`,
+      ],
+      [
+        'API time per part',
+        `${ms(apiMs / partCount)}  (${ms(apiMs)} in ${api.calls.length} API calls over ${partCount} parts)`,
+      ],
+      ['  init', ms(sum(byWhat('init').map((c) => c.ms)))],
+      [
+        `  part-urls (${byWhat('part-urls').length} × ${URL_BATCH})`,
+        `${ms(sum(byWhat('part-urls').map((c) => c.ms)))} (median ${ms(median(byWhat('part-urls').map((c) => c.ms)))} per call)`,
+      ],
+      ['  status', ms(sum(byWhat('status').map((c) => c.ms)))],
+      ['  complete (assembles 1 GiB in S3)', ms(completeMs)],
+      ['API time per part without complete', ms((apiMs - completeMs) / partCount)],
+      ['bytes to/from the API (bodies)', `${bytes(apiSent)} sent, ${bytes(apiReceived)} received`],
+      ['bytes to the bucket', `${bytes(bucketSent)} (${puts.length} PUTs)`],
+      ['API bytes / bucket bytes', bytesRatio.toExponential(2)],
+      [
+        'part URLs point at',
+        `${[...urlHosts].join(', ')} (bucket ${bucketEndpoint.host}, API ${apiHost}) → ${urlsAtBucket ? 'bucket only' : 'NOT ONLY THE BUCKET'}`,
+      ],
+      ['job created', `${completed.id} (${completed.status})`],
+    ],
+  );
 
   // Clean up: let the probe worker finish with the object, then delete the job's prefix.
   await probeQueueDrained();
@@ -162,7 +202,12 @@ async function main() {
   for (;;) {
     const { Contents = [] } = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
     if (Contents.length === 0) break;
-    await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: Contents.map((o) => ({ Key: o.Key as string })) } }));
+    await s3.send(
+      new DeleteObjectsCommand({
+        Bucket: bucket,
+        Delete: { Objects: Contents.map((o) => ({ Key: o.Key as string })) },
+      }),
+    );
     deleted += Contents.length;
   }
   process.stdout.write(`  cleanup: deleted ${deleted} object(s) under ${prefix}\n`);
@@ -188,11 +233,23 @@ async function main() {
 async function probeQueueDrained() {
   const sqs = new SQSClient({});
   try {
-    const { QueueUrl } = await sqs.send(new GetQueueUrlCommand({ QueueName: `${requiredEnv('QUEUE_NAME_PREFIX')}probe` }));
+    const { QueueUrl } = await sqs.send(
+      new GetQueueUrlCommand({ QueueName: `${requiredEnv('QUEUE_NAME_PREFIX')}probe` }),
+    );
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
-      const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
-      if (Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) === 0) return;
+      const { Attributes = {} } = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+        }),
+      );
+      if (
+        Number(Attributes.ApproximateNumberOfMessages ?? 0) +
+          Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) ===
+        0
+      )
+        return;
       await new Promise((r) => setTimeout(r, 250));
     }
   } finally {

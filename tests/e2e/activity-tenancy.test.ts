@@ -25,7 +25,9 @@ describe('activity', () => {
     await alice.post(`/api/claims/${claim.id}/rooms`, { name: 'Hall' });
 
     const feed = (await bob.get('/api/activity?limit=50')).body.items;
-    const types = feed.filter((e: any) => e.entity_id === claim.id || e.target === 'Hall').map((e: any) => e.action_type);
+    const types = feed
+      .filter((e: any) => e.entity_id === claim.id || e.target === 'Hall')
+      .map((e: any) => e.action_type);
     expect(types.slice(0, 3)).toEqual(['create_room', 'update_claim', 'create_claim']);
     expect(feed[0].created_at >= feed[feed.length - 1].created_at).toBe(true);
     const byBob = feed.find((e: any) => e.action_type === 'update_claim');
@@ -46,7 +48,9 @@ describe('activity', () => {
   it('undoes an archive once; a second undo is 409', async () => {
     const claim = (await alice.post('/api/claims', { claim_number: 'UNDO-1' })).body;
     await alice.post(`/api/claims/${claim.id}/archive`);
-    const entry = (await alice.get('/api/activity')).body.items.find((e: any) => e.action_type === 'archive_claim' && e.entity_id === claim.id);
+    const entry = (await alice.get('/api/activity')).body.items.find(
+      (e: any) => e.action_type === 'archive_claim' && e.entity_id === claim.id,
+    );
     const undo = await bob.post(`/api/activity/${entry.id}/restore`);
     expect(undo.status).toBe(200);
     expect(undo.body.entry.restored_at).toEqual(expect.any(String));
@@ -58,12 +62,19 @@ describe('activity', () => {
   });
 
   it('undoes a claim edit back to the values before it', async () => {
-    const claim = (await alice.post('/api/claims', { claim_number: 'UNDO-2', insured_name: 'Original', coverage_type: 'ACV' })).body;
+    const claim = (
+      await alice.post('/api/claims', { claim_number: 'UNDO-2', insured_name: 'Original', coverage_type: 'ACV' })
+    ).body;
     await alice.patch(`/api/claims/${claim.id}`, { insured_name: 'Changed', coverage_type: 'RCV' });
-    const entry = (await alice.get('/api/activity')).body.items.find((e: any) => e.action_type === 'update_claim' && e.entity_id === claim.id);
+    const entry = (await alice.get('/api/activity')).body.items.find(
+      (e: any) => e.action_type === 'update_claim' && e.entity_id === claim.id,
+    );
     expect(entry.snapshot.before).toEqual({ insured_name: 'Original', coverage_type: 'ACV' });
     expect((await alice.post(`/api/activity/${entry.id}/restore`)).status).toBe(200);
-    expect((await alice.get(`/api/claims/${claim.id}`)).body).toMatchObject({ insured_name: 'Original', coverage_type: 'ACV' });
+    expect((await alice.get(`/api/claims/${claim.id}`)).body).toMatchObject({
+      insured_name: 'Original',
+      coverage_type: 'ACV',
+    });
   });
 
   it('undoes a room archive and a room creation', async () => {
@@ -83,7 +94,9 @@ describe('activity', () => {
     const claim = (await alice.post('/api/claims', { claim_number: 'UNDO-4' })).body;
     const room = (await alice.post(`/api/claims/${claim.id}/rooms`, { name: 'Loft' })).body;
     await alice.put(`/api/rooms/${room.id}`, { name: 'Upper loft' });
-    const rename = (await alice.get('/api/activity')).body.items.find((e: any) => e.action_type === 'rename_room' && e.entity_id === room.id);
+    const rename = (await alice.get('/api/activity')).body.items.find(
+      (e: any) => e.action_type === 'rename_room' && e.entity_id === room.id,
+    );
     expect(rename.restorable).toBe(false);
     const res = await alice.post(`/api/activity/${rename.id}/restore`);
     expect(res.status).toBe(400);
@@ -94,7 +107,8 @@ describe('activity', () => {
 });
 
 describe('forged activity cursors', () => {
-  const cursorOf = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+  const cursorOf = (value: unknown) =>
+    Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
   let aliceTeam: string;
 
   beforeAll(async () => {
@@ -110,7 +124,12 @@ describe('forged activity cursors', () => {
 
   it('answers 422 for a cursor of the wrong shape', async () => {
     const sk = `${new Date().toISOString()}#${crypto.randomUUID()}`;
-    const own = { pk: `ACTIVITY#${crypto.randomUUID()}`, sk: 'ACTIVITY', gsi1pk: `TEAM#${aliceTeam}#ACTIVITY`, gsi1sk: sk };
+    const own = {
+      pk: `ACTIVITY#${crypto.randomUUID()}`,
+      sk: 'ACTIVITY',
+      gsi1pk: `TEAM#${aliceTeam}#ACTIVITY`,
+      gsi1sk: sk,
+    };
     await expect422(cursorOf({ a: 1 }));
     await expect422(cursorOf({}));
     await expect422(cursorOf({ ...own, gsi1sk: 7 }));
@@ -126,7 +145,14 @@ describe('forged activity cursors', () => {
     expect(other).toEqual(expect.any(String));
     await expect422(other);
     const malloryTeam = (await mallory.get('/api/auth/me')).body.team.id;
-    await expect422(cursorOf({ pk: `ACTIVITY#${crypto.randomUUID()}`, sk: 'ACTIVITY', gsi1pk: `TEAM#${malloryTeam}#ACTIVITY`, gsi1sk: new Date().toISOString() }));
+    await expect422(
+      cursorOf({
+        pk: `ACTIVITY#${crypto.randomUUID()}`,
+        sk: 'ACTIVITY',
+        gsi1pk: `TEAM#${malloryTeam}#ACTIVITY`,
+        gsi1sk: new Date().toISOString(),
+      }),
+    );
   });
 
   it('answers 422 for a cursor that is not JSON', async () => {
@@ -172,7 +198,15 @@ describe("another team's token", () => {
   ])('%s %s is refused and changes nothing', async (method, path, body, status) => {
     const url = path();
     const res =
-      method === 'GET' ? await mallory.get(url) : method === 'DELETE' ? await mallory.delete(url) : method === 'PUT' ? await mallory.put(url, body) : method === 'PATCH' ? await mallory.patch(url, body) : await mallory.post(url, body);
+      method === 'GET'
+        ? await mallory.get(url)
+        : method === 'DELETE'
+          ? await mallory.delete(url)
+          : method === 'PUT'
+            ? await mallory.put(url, body)
+            : method === 'PATCH'
+              ? await mallory.patch(url, body)
+              : await mallory.post(url, body);
     expect(res.status).toBe(status);
     expect(JSON.stringify(res.body)).not.toContain('Kept');
 
@@ -202,7 +236,10 @@ describe('the daily purge', () => {
     await alice.post(`/api/rooms/${archivedRoom.id}/archive`);
     const longAgo = new Date(Date.now() - 31 * 86_400_000).toISOString();
     await setFields(`CLAIM#${old.id}`, 'CLAIM', { archived_at: longAgo, archsk: `${longAgo}#claim#${old.id}` });
-    await setFields(`ROOM#${archivedRoom.id}`, 'ROOM', { archived_at: longAgo, archsk: `${longAgo}#room#${archivedRoom.id}` });
+    await setFields(`ROOM#${archivedRoom.id}`, 'ROOM', {
+      archived_at: longAgo,
+      archsk: `${longAgo}#room#${archivedRoom.id}`,
+    });
 
     const run = await invokeFunction('dailyPurge');
     expect(run.error).toBeUndefined();

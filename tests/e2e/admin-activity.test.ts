@@ -35,7 +35,12 @@ describe("an admin acting on another team's claim", () => {
     expect(archived.status).toBe(200);
 
     const entry = (await feedOf(owner)).find((e) => e.action_type === 'archive_claim' && e.entity_id === claim.id);
-    expect(entry).toMatchObject({ team_id: claim.team_id, user_id: adminUserId, user_name: admin.claims.user_name, restorable: true });
+    expect(entry).toMatchObject({
+      team_id: claim.team_id,
+      user_id: adminUserId,
+      user_name: admin.claims.user_name,
+      restorable: true,
+    });
 
     expect((await feedOf(adminMate)).some((e) => e.entity_id === claim.id)).toBe(false);
     expect((await feedOf(admin)).some((e) => e.entity_id === claim.id)).toBe(false);
@@ -61,9 +66,14 @@ describe("an admin acting on another team's claim", () => {
 
     const archiveRoom = ownerFeed.find((e) => e.action_type === 'archive_room' && e.entity_id === room.id)!;
     expect((await admin.post(`/api/activity/${archiveRoom.id}/restore`)).status).toBe(200);
-    expect((await feedOf(owner)).find((e) => e.action_type === 'restore' && e.entity_id === room.id)).toMatchObject({ user_id: adminUserId, team_id: claim.team_id });
+    expect((await feedOf(owner)).find((e) => e.action_type === 'restore' && e.entity_id === room.id)).toMatchObject({
+      user_id: adminUserId,
+      team_id: claim.team_id,
+    });
 
     const mateFeed = await feedOf(adminMate);
-    expect(mateFeed.some((e) => e.entity_id === claim.id || e.entity_id === room.id || e.target === 'Added by admin')).toBe(false);
+    expect(
+      mateFeed.some((e) => e.entity_id === claim.id || e.entity_id === room.id || e.target === 'Added by admin'),
+    ).toBe(false);
   });
 });

@@ -15,12 +15,21 @@ describe('the login token', () => {
 
   it.each([
     ['no token at all', async () => ({})],
-    ['a bad signature', async () => ({ token: await signLoginToken(member, { secret: 'not-the-secret-at-all-0123456789' }) })],
+    [
+      'a bad signature',
+      async () => ({ token: await signLoginToken(member, { secret: 'not-the-secret-at-all-0123456789' }) }),
+    ],
     ['alg none', async () => ({ token: unsignedToken(member) })],
     ['an expired token', async () => ({ token: await signLoginToken(member, { expiresInSeconds: -60 }) })],
     ['a missing user_id', async () => ({ token: await signLoginToken({ ...member, user_id: undefined }) })],
-    ['a missing current_team_id', async () => ({ token: await signLoginToken({ ...member, current_team_id: undefined }) })],
-    ['another algorithm with the right secret', async () => ({ token: await signLoginToken(member, { alg: 'HS512' }) })],
+    [
+      'a missing current_team_id',
+      async () => ({ token: await signLoginToken({ ...member, current_team_id: undefined }) }),
+    ],
+    [
+      'another algorithm with the right secret',
+      async () => ({ token: await signLoginToken(member, { alg: 'HS512' }) }),
+    ],
     ['garbage', async () => ({ token: 'not.a.jwt' })],
     ['a malformed cookie', async () => ({ cookie: 'bt_shared_data=%E0%A4%A' })],
   ])('is refused with 401 for %s', async (_label, make) => {
@@ -77,7 +86,12 @@ describe('provisioning on every authenticated request', () => {
     expect(me.team.name).toBe(claims.current_team_name);
     expect(me.team.team_token).not.toContain(claims.current_team_token);
     expect(me.team.team_token.endsWith(String(claims.current_team_token).slice(-4))).toBe(true);
-    expect(me.features).toEqual({ training: false, claims_platform: false, estimation_platform: true, enterprise: false });
+    expect(me.features).toEqual({
+      training: false,
+      claims_platform: false,
+      estimation_platform: true,
+      enterprise: false,
+    });
     expect(me.is_admin).toBe(false);
 
     const renamed = await Client.signIn({ ...claims, current_team_name: 'Renamed Adjusters' });
@@ -100,7 +114,16 @@ describe('provisioning on every authenticated request', () => {
     const claims = newTeamMember();
     const before = (await (await Client.signIn(claims)).get('/api/auth/me')).body;
     const other = newTeamMember();
-    const moved = (await (await Client.signIn({ ...claims, current_team_id: other.current_team_id, current_team_token: other.current_team_token, current_team_name: other.current_team_name })).get('/api/auth/me')).body;
+    const moved = (
+      await (
+        await Client.signIn({
+          ...claims,
+          current_team_id: other.current_team_id,
+          current_team_token: other.current_team_token,
+          current_team_name: other.current_team_name,
+        })
+      ).get('/api/auth/me')
+    ).body;
     expect(moved.user.id).toBe(before.user.id);
     expect(moved.team.id).not.toBe(before.team.id);
     expect(moved.team.external_id).toBe(other.current_team_id);
@@ -109,7 +132,9 @@ describe('provisioning on every authenticated request', () => {
   it('keeps one team when its token is rotated', async () => {
     const claims = newTeamMember();
     const before = (await (await Client.signIn(claims)).get('/api/auth/me')).body;
-    const after = (await (await Client.signIn({ ...claims, current_team_token: 'rotated-token-9999' })).get('/api/auth/me')).body;
+    const after = (
+      await (await Client.signIn({ ...claims, current_team_token: 'rotated-token-9999' })).get('/api/auth/me')
+    ).body;
     expect(after.team.id).toBe(before.team.id);
     expect(after.team.team_token).toMatch(/9999$/);
   });
@@ -171,7 +196,11 @@ describe('the auth routes', () => {
     expect(res.body.jwt_claims.user_id).toBe(claims.user_id);
     expect(JSON.stringify(res.body)).not.toContain(String(claims.current_team_token));
     expect(JSON.stringify(res.body)).not.toContain('est-key-secret-7777');
-    expect(res.body.estimation_platform).toEqual({ public_base_url: null, photos_will_be_sent: false, ready_to_submit: false });
+    expect(res.body.estimation_platform).toEqual({
+      public_base_url: null,
+      photos_will_be_sent: false,
+      ready_to_submit: false,
+    });
     expect(res.body.claims_platform.ready).toBe(false);
   });
 
@@ -184,12 +213,20 @@ describe('the auth routes', () => {
     expect(`${url.origin}${url.pathname}`).toBe('https://estimation.example.test/auth/contents-inventory');
     const token = url.searchParams.get('token') as string;
     const { payload } = await jwtVerify(token, new TextEncoder().encode(TEST_SSO_SECRET));
-    expect(payload).toMatchObject({ user_id: String(claims.user_id), team_id: claims.current_team_id, email: claims.email, user_name: claims.user_name });
+    expect(payload).toMatchObject({
+      user_id: String(claims.user_id),
+      team_id: claims.current_team_id,
+      email: claims.email,
+      user_name: claims.user_name,
+    });
     expect((payload.exp as number) - (payload.iat as number)).toBe(180);
     expect(payload.aud).toBeTruthy();
     expect(payload.purpose).toBeTruthy();
     // Even signed with the login secret, a token carrying the hand-off markers is refused here.
-    const reflected = await signLoginToken({ ...claims, aud: payload.aud as string, purpose: payload.purpose as string }, { secret: TEST_JWT_SECRET });
+    const reflected = await signLoginToken(
+      { ...claims, aud: payload.aud as string, purpose: payload.purpose as string },
+      { secret: TEST_JWT_SECRET },
+    );
     expect((await request('GET', '/api/auth/me', { token: reflected })).status).toBe(401);
   });
 });

@@ -25,10 +25,26 @@ const tag = () => randomUUID().slice(0, 8);
 function photo(seed: number): Promise<Buffer> {
   const raw = Buffer.alloc(160 * 120 * 3);
   for (let i = 0; i < raw.length; i++) raw[i] = (i * seed * 31 + (i >> 7) * 17) & 0xff;
-  return sharp(raw, { raw: { width: 160, height: 120, channels: 3 } }).jpeg({ quality: 80 }).toBuffer();
+  return sharp(raw, { raw: { width: 160, height: 120, channels: 3 } })
+    .jpeg({ quality: 80 })
+    .toBuffer();
 }
 
-const item = (name: string) => ({ name, quantity: 1, brand: null, model: null, serial: null, sku: null, condition: 'good', age: null, estimated_price: 100, damage: null, notes: null, confidence: 0.9, evidence: `${name} is visible` });
+const item = (name: string) => ({
+  name,
+  quantity: 1,
+  brand: null,
+  model: null,
+  serial: null,
+  sku: null,
+  condition: 'good',
+  age: null,
+  estimated_price: 100,
+  damage: null,
+  notes: null,
+  confidence: 0.9,
+  evidence: `${name} is visible`,
+});
 
 async function fundedTeam(balance: number) {
   const member = newTeamMember();
@@ -38,10 +54,14 @@ async function fundedTeam(balance: number) {
 }
 
 async function finished(client: Client, jobId: string) {
-  return eventually(async () => {
-    const res = await client.get(`/api/jobs/${jobId}`);
-    return ['complete', 'error'].includes(res.body.status) ? res.body : null;
-  }, 90_000, 300);
+  return eventually(
+    async () => {
+      const res = await client.get(`/api/jobs/${jobId}`);
+      return ['complete', 'error'].includes(res.body.status) ? res.body : null;
+    },
+    90_000,
+    300,
+  );
 }
 
 const jobRow = (jobId: string) => getRow(`JOB#${jobId}`, 'JOB');
@@ -59,12 +79,20 @@ describe('billing matches the ledger', () => {
     expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
     expect(await fakeBilling.balance(teamId)).toBe(28);
 
-    expect(await finished(client, jobId)).toMatchObject({ status: 'complete', photo_request_count: 1, billed_cost_usd: 1, billing_charged: true, billing_refunded: false });
+    expect(await finished(client, jobId)).toMatchObject({
+      status: 'complete',
+      photo_request_count: 1,
+      billed_cost_usd: 1,
+      billing_charged: true,
+      billing_refunded: false,
+    });
     // The unbilled credit comes back right after completion; without it the ledger stays one credit short.
     await eventually(async () => (await fakeBilling.balance(teamId)) === 29, 20_000);
     expect(await jobRow(jobId)).toMatchObject({ refund_state: 'done', refunds_owed: [] });
     expect(await fakeBilling.balance(teamId)).toBe(29);
-    expect(await fakeBilling.spends(teamId)).toEqual([{ reference: `job:${jobId}:1`, amount: 2, refunded: 1, refunds: [`job:${jobId}:1:adjust`] }]);
+    expect(await fakeBilling.spends(teamId)).toEqual([
+      { reference: `job:${jobId}:1`, amount: 2, refunded: 1, refunds: [`job:${jobId}:1:adjust`] },
+    ]);
   });
 
   it('keeps the refund of a failed job owed while the billing service is down, and the sweep settles it exactly once', async () => {
@@ -80,12 +108,23 @@ describe('billing matches the ledger', () => {
     // The billing service goes down for this team before the AI calls give up (they are retried with backoff).
     await fakeBilling.failNext('500', 1000, teamId);
 
-    expect(await finished(client, jobId)).toMatchObject({ status: 'error', error_message: expect.stringMatching(/Every AI request/) });
+    expect(await finished(client, jobId)).toMatchObject({
+      status: 'error',
+      error_message: expect.stringMatching(/Every AI request/),
+    });
     const owed = await eventually(async () => {
       const row = await jobRow(jobId);
-      return row?.refund_state === 'pending' && (await fakeBilling.requests(teamId)).some((r) => r.path === '/api/v1/credits/refund') ? row : null;
+      return row?.refund_state === 'pending' &&
+        (await fakeBilling.requests(teamId)).some((r) => r.path === '/api/v1/credits/refund')
+        ? row
+        : null;
     }, 30_000);
-    expect(owed).toMatchObject({ billing_charged: true, billing_refunded: false, refunds_owed: [{ round: 1, reference: `job:${jobId}:1`, amount: null }], archpk: 'BILLING#PENDING' });
+    expect(owed).toMatchObject({
+      billing_charged: true,
+      billing_refunded: false,
+      refunds_owed: [{ round: 1, reference: `job:${jobId}:1`, amount: null }],
+      archpk: 'BILLING#PENDING',
+    });
     expect(await fakeBilling.balance(teamId)).toBe(18);
 
     // Back up: the sweep refunds it, once, however often it runs.
@@ -96,12 +135,18 @@ describe('billing matches the ledger', () => {
     expect(settled).toMatchObject({ billing_refunded: true, refund_state: 'done', refunds_owed: [] });
     expect(settled).not.toHaveProperty('archpk');
     expect(await fakeBilling.balance(teamId)).toBe(20);
-    expect(await fakeBilling.spends(teamId)).toEqual([{ reference: `job:${jobId}:1`, amount: 2, refunded: 2, refunds: [`job:${jobId}:1`] }]);
+    expect(await fakeBilling.spends(teamId)).toEqual([
+      { reference: `job:${jobId}:1`, amount: 2, refunded: 2, refunds: [`job:${jobId}:1`] },
+    ]);
     // The local service's own billingSweep schedule may settle at the same moment as the sweeps invoked here:
     // every settlement asks with the one reference, and the service refunds a reference once (the ledger above).
-    const refunds = (await fakeBilling.requests(teamId)).filter((r) => r.path === '/api/v1/credits/refund' && r.answered === 200);
+    const refunds = (await fakeBilling.requests(teamId)).filter(
+      (r) => r.path === '/api/v1/credits/refund' && r.answered === 200,
+    );
     expect(refunds.length).toBeGreaterThanOrEqual(1);
-    expect(new Set(refunds.map((r) => (r.body as { reference: string }).reference))).toEqual(new Set([`job:${jobId}:1`]));
+    expect(new Set(refunds.map((r) => (r.body as { reference: string }).reference))).toEqual(
+      new Set([`job:${jobId}:1`]),
+    );
     expect((await client.get(`/api/jobs/${jobId}`)).body).toMatchObject({ billing_refunded: true });
   });
 
@@ -129,12 +174,17 @@ describe('billing matches the ledger', () => {
     expect(await fakeBilling.balance(teamId)).toBe(10);
     expect(await fakeBilling.spends(teamId)).toEqual([]);
     expect(runFields(await jobRow(jobId))).toEqual(before);
-    expect((await client.get(`/api/jobs/${jobId}`)).body).toMatchObject({ status: 'awaiting_grouping', billing_charged: false });
+    expect((await client.get(`/api/jobs/${jobId}`)).body).toMatchObject({
+      status: 'awaiting_grouping',
+      billing_charged: false,
+    });
 
     await releasePhotoWriteLock(jobId, token);
     expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
     expect(await fakeBilling.balance(teamId)).toBe(9);
     expect(await finished(client, jobId)).toMatchObject({ status: 'complete', billing_charged: true });
-    expect(await fakeBilling.spends(teamId)).toEqual([{ reference: `job:${jobId}:1`, amount: 1, refunded: 0, refunds: [] }]);
+    expect(await fakeBilling.spends(teamId)).toEqual([
+      { reference: `job:${jobId}:1`, amount: 1, refunded: 0, refunds: [] },
+    ]);
   });
 });

@@ -22,7 +22,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { Client, eventually, request, serviceUrl } from '../support/api';
-import { APP_ORIGIN, CHROMIUM_PATH, chromiumAvailable, launchChromium, servePage, type PageServer } from '../support/browser';
+import {
+  APP_ORIGIN,
+  CHROMIUM_PATH,
+  chromiumAvailable,
+  launchChromium,
+  servePage,
+  type PageServer,
+} from '../support/browser';
 import { getRow } from '../support/aws';
 import { newTeamMember } from '../support/tokens';
 
@@ -132,7 +139,9 @@ const OTHER_HOST = 'elsewhere.example.test';
 const describeWithChromium = chromiumAvailable() ? describe : describe.skip;
 if (!chromiumAvailable()) {
   // Loud on purpose: a skipped browser suite must never look like a pass.
-  console.warn(`SKIPPED tests/e2e/browser-uploads.test.ts: no Chromium at ${CHROMIUM_PATH}. Install it with \`apt-get install chromium\` (.ci/run does).`);
+  console.warn(
+    `SKIPPED tests/e2e/browser-uploads.test.ts: no Chromium at ${CHROMIUM_PATH}. Install it with \`apt-get install chromium\` (.ci/run does).`,
+  );
 }
 
 describeWithChromium(`uploads from headless Chromium at ${APP_ORIGIN}`, () => {
@@ -159,7 +168,9 @@ describeWithChromium(`uploads from headless Chromium at ${APP_ORIGIN}`, () => {
     const res = await page.goto(`${APP_ORIGIN}/`);
     expect(res?.status()).toBe(200);
     // (tsconfig has no DOM lib: browser globals are reached through globalThis)
-    expect(await page.evaluate(() => [(globalThis as any).location.origin, (globalThis as any).isSecureContext])).toEqual([APP_ORIGIN, true]);
+    expect(
+      await page.evaluate(() => [(globalThis as any).location.origin, (globalThis as any).isSecureContext]),
+    ).toEqual([APP_ORIGIN, true]);
   }, 60_000);
 
   afterAll(async () => {
@@ -180,17 +191,26 @@ describeWithChromium(`uploads from headless Chromium at ${APP_ORIGIN}`, () => {
     const other = await browser!.newPage();
     try {
       await other.goto(`http://${OTHER_HOST}/`);
-      const outcome = await other.evaluate(async ([base, token]) => {
-        try {
-          const res = await fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } });
-          return `read ${res.status}`;
-        } catch (err) {
-          return `refused: ${(err as Error).message}`;
-        }
-      }, [serviceUrl(), alice.token] as const);
+      const outcome = await other.evaluate(
+        async ([base, token]) => {
+          try {
+            const res = await fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } });
+            return `read ${res.status}`;
+          } catch (err) {
+            return `refused: ${(err as Error).message}`;
+          }
+        },
+        [serviceUrl(), alice.token] as const,
+      );
       expect(outcome).toMatch(/^refused: Failed to fetch/);
       // ...while the allowed origin reads the same endpoint.
-      expect(await page.evaluate(async ([base, token]) => (await fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status, [serviceUrl(), alice.token] as const)).toBe(200);
+      expect(
+        await page.evaluate(
+          async ([base, token]) =>
+            (await fetch(`${base}/api/auth/me`, { headers: { authorization: `Bearer ${token}` } })).status,
+          [serviceUrl(), alice.token] as const,
+        ),
+      ).toBe(200);
     } finally {
       await other.close();
     }
@@ -200,7 +220,12 @@ describeWithChromium(`uploads from headless Chromium at ${APP_ORIGIN}`, () => {
     let result: any;
 
     it('goes init → part URLs → PUT to the bucket (ETag readable) → status → complete, all from the page', async () => {
-      result = await inPage('uploadVideo', { base: serviceUrl(), token: alice.token, roomId: room.id, size: VIDEO_BYTES });
+      result = await inPage('uploadVideo', {
+        base: serviceUrl(),
+        token: alice.token,
+        roomId: room.id,
+        size: VIDEO_BYTES,
+      });
 
       expect(result.size).toBe(VIDEO_BYTES);
       expect(result.init).toMatchObject({ upload_id: expect.any(String), received: [] });
@@ -249,9 +274,21 @@ describeWithChromium(`uploads from headless Chromium at ${APP_ORIGIN}`, () => {
       const jobId = result.complete.body.id;
       const job = await alice.get(`/api/jobs/${jobId}`);
       expect(job.status).toBe(200);
-      expect(job.body).toMatchObject({ id: jobId, room_id: room.id, source_type: 'video', original_filename: 'walkthrough.mp4', file_size_bytes: VIDEO_BYTES });
-      expect(await getRow(`JOB#${jobId}`, 'JOB')).toMatchObject({ id: jobId, media_key: expect.stringMatching(/\/media\/walkthrough\.mp4$/) });
-      expect(await getRow(`UPLOAD#${result.init.upload_id}`, 'UPLOAD')).toMatchObject({ status: 'completed', job_id: jobId });
+      expect(job.body).toMatchObject({
+        id: jobId,
+        room_id: room.id,
+        source_type: 'video',
+        original_filename: 'walkthrough.mp4',
+        file_size_bytes: VIDEO_BYTES,
+      });
+      expect(await getRow(`JOB#${jobId}`, 'JOB')).toMatchObject({
+        id: jobId,
+        media_key: expect.stringMatching(/\/media\/walkthrough\.mp4$/),
+      });
+      expect(await getRow(`UPLOAD#${result.init.upload_id}`, 'UPLOAD')).toMatchObject({
+        status: 'completed',
+        job_id: jobId,
+      });
       const status = await alice.get(`/api/uploads/${result.init.upload_id}`);
       expect(status.body).toMatchObject({ status: 'completed', job_id: jobId });
     });
@@ -271,11 +308,18 @@ describeWithChromium(`uploads from headless Chromium at ${APP_ORIGIN}`, () => {
       expect(result.started.job).toMatchObject({ source_type: 'photo', status: 'awaiting_grouping', room_id: room.id });
       expect(result.started.skipped_photos).toEqual([]);
       expect(result.started.uploads.map((u: any) => u.original_filename)).toEqual(photos.map((p) => p.filename));
-      for (const post of result.posts) expect({ filename: post.filename, status: post.status, text: post.text }).toEqual({ filename: post.filename, status: 204, text: '' });
+      for (const post of result.posts)
+        expect({ filename: post.filename, status: post.status, text: post.text }).toEqual({
+          filename: post.filename,
+          status: 204,
+          text: '',
+        });
 
       expect(result.confirmed.status).toBe(200);
       expect(result.confirmed.body.skipped_photos).toEqual([]);
-      expect(result.confirmed.body.staged_photos.map((p: any) => p.original_filename)).toEqual(photos.map((p) => p.filename));
+      expect(result.confirmed.body.staged_photos.map((p: any) => p.original_filename)).toEqual(
+        photos.map((p) => p.filename),
+      );
     }, 60_000);
 
     it('has the photo worker normalize every staged photo to an upright JPEG of the drawn size', async () => {
@@ -286,9 +330,13 @@ describeWithChromium(`uploads from headless Chromium at ${APP_ORIGIN}`, () => {
 
       const staged = await eventually(async () => {
         const list = await alice.get(`/api/jobs/${jobId}/staged-photos`);
-        return list.status === 200 && list.body.length === photos.length && list.body.every((p: any) => p.normalized) ? list.body : null;
+        return list.status === 200 && list.body.length === photos.length && list.body.every((p: any) => p.normalized)
+          ? list.body
+          : null;
       }, 60_000);
-      expect(staged.map((p: any) => [p.original_filename, p.deleted, p.width, p.height])).toEqual(photos.map((p) => [p.filename, false, p.width, p.height]));
+      expect(staged.map((p: any) => [p.original_filename, p.deleted, p.width, p.height])).toEqual(
+        photos.map((p) => [p.filename, false, p.width, p.height]),
+      );
 
       for (const p of staged) {
         const redirect = await request('GET', p.url);

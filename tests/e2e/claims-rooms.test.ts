@@ -29,14 +29,31 @@ describe('claims', () => {
       adjuster_name: 'Sam Ortiz',
     });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ claim_number: 'CLM-1001', coverage_type: 'RCV', is_archived: false, items_locked: false, spend_usd: 0, archived_at: null, submitted_at: null });
+    expect(created.body).toMatchObject({
+      claim_number: 'CLM-1001',
+      coverage_type: 'RCV',
+      is_archived: false,
+      items_locked: false,
+      spend_usd: 0,
+      archived_at: null,
+      submitted_at: null,
+    });
 
     const listed = await bob.get('/api/claims');
     expect(listed.body.map((c: any) => c.id)).toContain(created.body.id);
 
-    const patched = await bob.patch(`/api/claims/${created.body.id}`, { insured_name: 'Dana Reyes-Park', coverage_type: 'ACV', zip_code: null });
+    const patched = await bob.patch(`/api/claims/${created.body.id}`, {
+      insured_name: 'Dana Reyes-Park',
+      coverage_type: 'ACV',
+      zip_code: null,
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ insured_name: 'Dana Reyes-Park', coverage_type: 'ACV', zip_code: null, claim_number: 'CLM-1001' });
+    expect(patched.body).toMatchObject({
+      insured_name: 'Dana Reyes-Park',
+      coverage_type: 'ACV',
+      zip_code: null,
+      claim_number: 'CLM-1001',
+    });
     expect((await alice.get(`/api/claims/${created.body.id}`)).body.insured_name).toBe('Dana Reyes-Park');
   });
 
@@ -57,11 +74,22 @@ describe('claims', () => {
   });
 
   it('answers a malformed JSON body and a non-UUID id with 422, never 500', async () => {
-    const res = await alice.post('/api/claims', '{"claim_number": "oops"', { headers: { 'content-type': 'application/json' } });
+    const res = await alice.post('/api/claims', '{"claim_number": "oops"', {
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail).toMatch(/malformed JSON/);
-    for (const [method, path] of [['get', '/api/claims/not-a-uuid'], ['post', '/api/claims/1234/archive'], ['patch', '/api/claims/abc']] as const) {
-      const r = method === 'get' ? await alice.get(path) : method === 'post' ? await alice.post(path) : await alice.patch(path, { insured_name: 'x' });
+    for (const [method, path] of [
+      ['get', '/api/claims/not-a-uuid'],
+      ['post', '/api/claims/1234/archive'],
+      ['patch', '/api/claims/abc'],
+    ] as const) {
+      const r =
+        method === 'get'
+          ? await alice.get(path)
+          : method === 'post'
+            ? await alice.post(path)
+            : await alice.patch(path, { insured_name: 'x' });
       expect(r.status).toBe(422);
       expect(r.body.errors[0].field).toMatch(/^path\./);
     }
@@ -118,7 +146,12 @@ describe('rooms', () => {
   it('adds, lists with counts, reads and renames rooms', async () => {
     const kitchen = await alice.post(`/api/claims/${claimId}/rooms`, { name: 'Kitchen' });
     expect(kitchen.status).toBe(201);
-    expect(kitchen.body).toMatchObject({ name: 'Kitchen', claim_id: claimId, is_archived: false, counts: { video: 0, photo: 0, audio: 0, items: 0, submitted: 0, unsubmitted: 0 } });
+    expect(kitchen.body).toMatchObject({
+      name: 'Kitchen',
+      claim_id: claimId,
+      is_archived: false,
+      counts: { video: 0, photo: 0, audio: 0, items: 0, submitted: 0, unsubmitted: 0 },
+    });
 
     const room = kitchen.body;
     const videoJob = await seedJob(room, 'video');
@@ -156,7 +189,9 @@ describe('rooms', () => {
     expect(archived.status).toBe(200);
     expect(archived.body.is_archived).toBe(true);
     expect((await alice.get(`/api/claims/${claimId}/rooms`)).body.map((r: any) => r.id)).not.toContain(den.id);
-    expect((await alice.get(`/api/claims/${claimId}/rooms?archived=true`)).body.map((r: any) => r.id)).toContain(den.id);
+    expect((await alice.get(`/api/claims/${claimId}/rooms?archived=true`)).body.map((r: any) => r.id)).toContain(
+      den.id,
+    );
     expect((await alice.post(`/api/rooms/${den.id}/unarchive`)).body.is_archived).toBe(false);
 
     const garage = (await alice.post(`/api/claims/${claimId}/rooms`, { name: 'Garage' })).body;
@@ -170,7 +205,9 @@ describe('rooms', () => {
 
   it('refuses an undo that would archive a room holding submitted items (400), leaving it active', async () => {
     const activityOf = async (roomId: string, type: string) =>
-      (await alice.get('/api/activity?limit=100')).body.items.find((e: any) => e.action_type === type && e.entity_id === roomId);
+      (await alice.get('/api/activity?limit=100')).body.items.find(
+        (e: any) => e.action_type === type && e.entity_id === roomId,
+      );
 
     // undo of an unarchive archives the room again
     const attic = (await alice.post(`/api/claims/${claimId}/rooms`, { name: 'Attic' })).body;

@@ -46,7 +46,13 @@ const KIND_BY_SEGMENT: Record<string, IdKind> = {
   uploads: 'upload',
   activity: 'activity',
 };
-const KIND_BY_PARAM: Record<string, IdKind> = { claim_id: 'claim', room_id: 'room', job_id: 'job', upload_id: 'upload', log_id: 'activity' };
+const KIND_BY_PARAM: Record<string, IdKind> = {
+  claim_id: 'claim',
+  room_id: 'room',
+  job_id: 'job',
+  upload_id: 'upload',
+  log_id: 'activity',
+};
 
 function idKind(route: RouteContract, param: string): IdKind | undefined {
   if (KIND_BY_PARAM[param]) return KIND_BY_PARAM[param];
@@ -81,13 +87,17 @@ const BODY_SAMPLES: Record<string, (fx: Fixtures) => unknown> = {
   regroupStagedPhotos: (fx) => ({ groups: [[fx.photoIds[0], fx.photoIds[1]]] }),
   deleteStagedPhotos: (fx) => ({ ids: [fx.photoIds[0]] }),
   restoreStagedPhotos: (fx) => ({ ids: [fx.photoIds[0]] }),
-  segmentStagedPhoto: (fx) => ({ photo_id: fx.photoIds[0], items: [{ name: 'Lamp', boxes: [{ x: 0.1, y: 0.1, width: 0.5, height: 0.5 }] }] }),
+  segmentStagedPhoto: (fx) => ({
+    photo_id: fx.photoIds[0],
+    items: [{ name: 'Lamp', boxes: [{ x: 0.1, y: 0.1, width: 0.5, height: 0.5 }] }],
+  }),
   clearStagedPhotoSegments: (fx) => ({ photo_id: fx.photoIds[0] }),
   setStagedGroupDetails: (fx) => ({ ids: [fx.photoIds[0]], name: 'Renamed item', quantity: 2 }),
 };
 
 /** What another team gets: 404 everywhere, but 403 on GET /api/claims/{id} (spec: Errors). */
-const expectedStatus = (route: RouteContract) => (route.method === 'GET' && route.path === '/api/claims/{id}' ? 403 : 404);
+const expectedStatus = (route: RouteContract) =>
+  route.method === 'GET' && route.path === '/api/claims/{id}' ? 403 : 404;
 
 let alice: Client;
 let mallory: Client;
@@ -106,7 +116,15 @@ async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Re
 
 /** Every row of team A's fixtures and every row listed under them, in a stable order. */
 async function ownerRows(): Promise<Record<string, any>[]> {
-  const partitions = [`CLAIM#${fx.room.claim_id}`, `ROOM#${fx.room.id}`, `JOB#${fx.jobId}`, `UPLOAD#${fx.uploadId}`, `ACTIVITY#${fx.activityId}`, `JOBLOG#${fx.jobId}`, `TEAM#${fx.teamId}`];
+  const partitions = [
+    `CLAIM#${fx.room.claim_id}`,
+    `ROOM#${fx.room.id}`,
+    `JOB#${fx.jobId}`,
+    `UPLOAD#${fx.uploadId}`,
+    `ACTIVITY#${fx.activityId}`,
+    `JOBLOG#${fx.jobId}`,
+    `TEAM#${fx.teamId}`,
+  ];
   const listings: [string, string][] = [
     ['gsi1', `TEAM#${fx.teamId}#CLAIMS`],
     ['gsi1', `CLAIM#${fx.room.claim_id}#ROOMS`],
@@ -117,10 +135,33 @@ async function ownerRows(): Promise<Record<string, any>[]> {
     ['gsi2', `ROOM#${fx.room.id}#ITEMS`],
   ];
   const rows = [
-    ...(await Promise.all(partitions.map((pk) => queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ConsistentRead: true })))).flat(),
-    ...(await Promise.all(listings.map(([index, pk]) => queryAll({ IndexName: index, KeyConditionExpression: `${index}pk = :pk`, ExpressionAttributeValues: { ':pk': pk } })))).flat(),
+    ...(
+      await Promise.all(
+        partitions.map((pk) =>
+          queryAll({
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': pk },
+            ConsistentRead: true,
+          }),
+        ),
+      )
+    ).flat(),
+    ...(
+      await Promise.all(
+        listings.map(([index, pk]) =>
+          queryAll({
+            IndexName: index,
+            KeyConditionExpression: `${index}pk = :pk`,
+            ExpressionAttributeValues: { ':pk': pk },
+          }),
+        ),
+      )
+    ).flat(),
   ];
-  return rows.map((r) => JSON.stringify(r, Object.keys(r).sort())).sort().map((r) => JSON.parse(r));
+  return rows
+    .map((r) => JSON.stringify(r, Object.keys(r).sort()))
+    .sort()
+    .map((r) => JSON.parse(r));
 }
 
 beforeAll(async () => {
@@ -131,11 +172,18 @@ beforeAll(async () => {
   // The re-encode worker updates the staged photos after confirm: wait until it is done, so the rows hold still.
   await eventually(async () => {
     const listed = await alice.get(`/api/jobs/${jobId}/staged-photos`);
-    const rows = await Promise.all(listed.body.map((p: any) => getRow(`JOB#${jobId}`, `PHOTO#${String(p.index).padStart(6, '0')}`)));
+    const rows = await Promise.all(
+      listed.body.map((p: any) => getRow(`JOB#${jobId}`, `PHOTO#${String(p.index).padStart(6, '0')}`)),
+    );
     return rows.length === 2 && rows.every((r) => r?.normalized === true);
   }, 60_000);
   const photoIds = (await alice.get(`/api/jobs/${jobId}/staged-photos`)).body.map((p: any) => p.id as string);
-  const init = await alice.post('/api/uploads/init', { kind: 'video', filename: 'walk.mp4', room_id: room.id, total_size: 1000 });
+  const init = await alice.post('/api/uploads/init', {
+    kind: 'video',
+    filename: 'walk.mp4',
+    room_id: room.id,
+    total_size: 1000,
+  });
   expect(init.status).toBe(201);
   expect((await alice.patch(`/api/claims/${room.claim_id}`, { insured_name: 'Pat Owner' })).status).toBe(200);
   const feed = (await alice.get('/api/activity')).body.items as any[];
@@ -146,11 +194,23 @@ beforeAll(async () => {
 describe('cross-team coverage', () => {
   it('finds the id-addressed routes in the route table', () => {
     expect(idRoutes.length).toBeGreaterThan(20);
-    expect(idRoutes.map(label)).toEqual(expect.arrayContaining(['GET /api/claims/{id}', 'PUT /api/rooms/{room_id}', 'POST /api/jobs/{id}/process', 'GET /api/uploads/{id}', 'POST /api/activity/{log_id}/restore']));
+    expect(idRoutes.map(label)).toEqual(
+      expect.arrayContaining([
+        'GET /api/claims/{id}',
+        'PUT /api/rooms/{room_id}',
+        'POST /api/jobs/{id}/process',
+        'GET /api/uploads/{id}',
+        'POST /api/activity/{log_id}/restore',
+      ]),
+    );
   });
 
   it('knows the kind of every id parameter', () => {
-    const unknown = idRoutes.flatMap((r) => placeholders(r.path).filter((p) => !idKind(r, p)).map((p) => `${label(r)}: {${p}}`));
+    const unknown = idRoutes.flatMap((r) =>
+      placeholders(r.path)
+        .filter((p) => !idKind(r, p))
+        .map((p) => `${label(r)}: {${p}}`),
+    );
     expect(unknown).toEqual([]);
   });
 
@@ -164,14 +224,23 @@ describe('cross-team coverage', () => {
 });
 
 describe("another team's token on an id-addressed route", () => {
-  it.each(idRoutes.map((r) => [label(r), r] as const))('%s: refused, and nothing of the owner changes', async (_label, route) => {
-    let path = route.path;
-    for (const param of placeholders(route.path)) path = path.replace(`{${param}}`, idOf(idKind(route, param)!, fx));
-    const before = await ownerRows();
-    const res = await request(route.method, path, { token: mallory.token, body: route.body ? BODY_SAMPLES[route.name](fx) : undefined });
-    expect({ status: res.status, body: res.body }).toEqual({ status: expectedStatus(route), body: { detail: expect.any(String) } });
-    expect(await ownerRows()).toEqual(before);
-  });
+  it.each(idRoutes.map((r) => [label(r), r] as const))(
+    '%s: refused, and nothing of the owner changes',
+    async (_label, route) => {
+      let path = route.path;
+      for (const param of placeholders(route.path)) path = path.replace(`{${param}}`, idOf(idKind(route, param)!, fx));
+      const before = await ownerRows();
+      const res = await request(route.method, path, {
+        token: mallory.token,
+        body: route.body ? BODY_SAMPLES[route.name](fx) : undefined,
+      });
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: expectedStatus(route),
+        body: { detail: expect.any(String) },
+      });
+      expect(await ownerRows()).toEqual(before);
+    },
+  );
 
   it('left the owner able to use every fixture', async () => {
     expect((await alice.get(`/api/claims/${fx.room.claim_id}`)).body).toMatchObject({ insured_name: 'Pat Owner' });

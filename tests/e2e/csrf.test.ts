@@ -37,7 +37,10 @@ describe('a write authenticated by the cookie', () => {
   });
 
   it('is refused with 403 from an origin outside CORS_ORIGINS, and nothing is written', async () => {
-    const res = await request('POST', '/api/claims', { ...viaCookie({ origin: EVIL_ORIGIN }), body: { claim_number: 'CSRF-EVIL' } });
+    const res = await request('POST', '/api/claims', {
+      ...viaCookie({ origin: EVIL_ORIGIN }),
+      body: { claim_number: 'CSRF-EVIL' },
+    });
     expect(res.status).toBe(403);
     expect(res.body.detail).toMatch(/origin/i);
     expect(await claimNumbers()).not.toContain('CSRF-EVIL');
@@ -57,19 +60,28 @@ describe('a write authenticated by the cookie', () => {
       const res = await request(method, path, { ...viaCookie({ origin: EVIL_ORIGIN }), body });
       expect([method, path, res.status]).toEqual([method, path, 403]);
     }
-    expect((await owner.get(`/api/claims/${claim.id}`)).body).toMatchObject({ insured_name: 'Kept', is_archived: false });
+    expect((await owner.get(`/api/claims/${claim.id}`)).body).toMatchObject({
+      insured_name: 'Kept',
+      is_archived: false,
+    });
     expect((await owner.get(`/api/rooms/${room.id}`)).body.name).toBe('Den');
     expect((await owner.get('/api/auth/me')).body.timezone).toBe('');
   });
 
   it('is accepted from an allowed origin', async () => {
-    const res = await request('POST', '/api/claims', { ...viaCookie({ origin: ALLOWED_ORIGIN }), body: { claim_number: 'CSRF-ALLOWED' } });
+    const res = await request('POST', '/api/claims', {
+      ...viaCookie({ origin: ALLOWED_ORIGIN }),
+      body: { claim_number: 'CSRF-ALLOWED' },
+    });
     expect(res.status).toBe(201);
     expect(await claimNumbers()).toContain('CSRF-ALLOWED');
   });
 
   it('is accepted with X-Requested-With (a cross-site form cannot send it)', async () => {
-    const res = await request('POST', '/api/claims', { ...viaCookie({ 'x-requested-with': 'XMLHttpRequest' }), body: { claim_number: 'CSRF-XRW' } });
+    const res = await request('POST', '/api/claims', {
+      ...viaCookie({ 'x-requested-with': 'XMLHttpRequest' }),
+      body: { claim_number: 'CSRF-XRW' },
+    });
     expect(res.status).toBe(201);
     expect(await claimNumbers()).toContain('CSRF-XRW');
   });
@@ -88,7 +100,11 @@ describe('a write authenticated by a bearer token', () => {
   });
 
   it('still needs a valid token even with an allowed origin', async () => {
-    const res = await request('POST', '/api/claims', { token: 'not.a.jwt', headers: { origin: ALLOWED_ORIGIN }, body: { claim_number: 'CSRF-BAD-TOKEN' } });
+    const res = await request('POST', '/api/claims', {
+      token: 'not.a.jwt',
+      headers: { origin: ALLOWED_ORIGIN },
+      body: { claim_number: 'CSRF-BAD-TOKEN' },
+    });
     expect(res.status).toBe(401);
   });
 });
@@ -100,7 +116,9 @@ describe('a body that is not sent as JSON', () => {
     ['multipart', 'multipart/form-data; boundary=x'],
   ])('is refused with 415 when sent as %s, and nothing is created', async (_name, contentType) => {
     const number = `CSRF-CT-${contentType.split(/[/;]/)[1]}`;
-    const res = await owner.post('/api/claims', JSON.stringify({ claim_number: number }), { headers: { 'content-type': contentType } });
+    const res = await owner.post('/api/claims', JSON.stringify({ claim_number: number }), {
+      headers: { 'content-type': contentType },
+    });
     expect(res.status).toBe(415);
     expect(res.body.detail).toMatch(/application\/json/);
     expect(await claimNumbers()).not.toContain(number);
@@ -116,9 +134,13 @@ describe('a body that is not sent as JSON', () => {
   });
 
   it('is accepted as application/json with a charset, and as a +json type', async () => {
-    const withCharset = await owner.post('/api/claims', JSON.stringify({ claim_number: 'CSRF-CT-CHARSET' }), { headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const withCharset = await owner.post('/api/claims', JSON.stringify({ claim_number: 'CSRF-CT-CHARSET' }), {
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(withCharset.status).toBe(201);
-    const plusJson = await owner.post('/api/claims', JSON.stringify({ claim_number: 'CSRF-CT-PLUS' }), { headers: { 'content-type': 'application/merge-patch+json' } });
+    const plusJson = await owner.post('/api/claims', JSON.stringify({ claim_number: 'CSRF-CT-PLUS' }), {
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
     expect(plusJson.status).toBe(201);
     expect(await claimNumbers()).toEqual(expect.arrayContaining(['CSRF-CT-CHARSET', 'CSRF-CT-PLUS']));
   });

@@ -91,7 +91,11 @@ describe('POST /api/claims with Idempotency-Key', () => {
     expect((await claimsNumbered(alice, number)).map((c) => c.id)).toEqual([mine.body.id]);
 
     // The same key on another route is another request: it runs and answers for itself.
-    const onRoom = await alice.post('/api/uploads/init', { kind: 'video', filename: 'walk.mp4', room_id: room.id, total_size: 1000 }, withKey(key));
+    const onRoom = await alice.post(
+      '/api/uploads/init',
+      { kind: 'video', filename: 'walk.mp4', room_id: room.id, total_size: 1000 },
+      withKey(key),
+    );
     expect(onRoom.status).toBe(201);
     expect(onRoom.body.upload_id).toEqual(expect.any(String));
   });
@@ -108,7 +112,9 @@ describe('POST /api/claims with Idempotency-Key', () => {
   it('creates one claim when the same request arrives several times at once (the others replay or get 409)', async () => {
     const key = randomUUID();
     const number = `IDEM-${randomUUID().slice(0, 8)}`;
-    const answers = await Promise.all(Array.from({ length: 5 }, () => alice.post('/api/claims', { claim_number: number }, withKey(key))));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => alice.post('/api/claims', { claim_number: number }, withKey(key))),
+    );
     const listed = await claimsNumbered(alice, number);
     expect(listed).toHaveLength(1);
     for (const answer of answers) {
@@ -128,7 +134,9 @@ describe('POST /api/claims with Idempotency-Key', () => {
   it('documents the header on the create operations only', async () => {
     const openapi = (await request('GET', '/api/openapi.json')).body;
     const headerOn = (path: string, method: string) =>
-      (openapi.paths[path][method].parameters ?? []).some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key');
+      (openapi.paths[path][method].parameters ?? []).some(
+        (p: any) => p.in === 'header' && p.name === 'Idempotency-Key',
+      );
     expect(headerOn('/api/claims', 'post')).toBe(true);
     expect(headerOn('/api/uploads/init', 'post')).toBe(true);
     expect(headerOn('/api/upload-photos', 'post')).toBe(true);
@@ -153,7 +161,13 @@ describe('uploads and photo batches with Idempotency-Key', () => {
 
   it('starts one photo job for a repeated POST /api/upload-photos and reserves an append batch once', async () => {
     const photoRoom = await newRoom(alice, 'Photos');
-    const body = { room_id: photoRoom.id, files: [{ filename: 'a.png', size: 1000 }, { filename: 'b.png', size: 2000 }] };
+    const body = {
+      room_id: photoRoom.id,
+      files: [
+        { filename: 'a.png', size: 1000 },
+        { filename: 'b.png', size: 2000 },
+      ],
+    };
     const key = randomUUID();
     const first = await alice.post('/api/upload-photos', body, withKey(key));
     expect(first.status).toBe(201);
@@ -181,7 +195,27 @@ describe('POST /api/jobs/{id}/process with Idempotency-Key', () => {
     await fakeBilling.setBalance(aliceTeam, 20);
     const name = `idem-${randomUUID().slice(0, 8)}.png`;
     const { jobId } = await photoJob(alice, room.id, [await smallPng(3)], [name]);
-    await gateway.script(name, [{ items: [{ name: 'Hall table', quantity: 1, brand: null, model: null, serial: null, sku: null, condition: 'good', age: null, estimated_price: 80, damage: null, notes: null, confidence: 0.9, evidence: 'a table' }] }]);
+    await gateway.script(name, [
+      {
+        items: [
+          {
+            name: 'Hall table',
+            quantity: 1,
+            brand: null,
+            model: null,
+            serial: null,
+            sku: null,
+            condition: 'good',
+            age: null,
+            estimated_price: 80,
+            damage: null,
+            notes: null,
+            confidence: 0.9,
+            evidence: 'a table',
+          },
+        ],
+      },
+    ]);
 
     const key = randomUUID();
     const first = await alice.post(`/api/jobs/${jobId}/process`, undefined, withKey(key));
@@ -191,13 +225,19 @@ describe('POST /api/jobs/{id}/process with Idempotency-Key', () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
 
-    const done = await eventually(async () => {
-      const res = await alice.get(`/api/jobs/${jobId}`);
-      return ['complete', 'error'].includes(res.body.status) ? res.body : null;
-    }, 90_000, 300);
+    const done = await eventually(
+      async () => {
+        const res = await alice.get(`/api/jobs/${jobId}`);
+        return ['complete', 'error'].includes(res.body.status) ? res.body : null;
+      },
+      90_000,
+      300,
+    );
     expect(done).toMatchObject({ status: 'complete', items_found: 1 });
     expect(await fakeBilling.balance(aliceTeam)).toBe(19);
-    const spends = (await fakeBilling.requests(aliceTeam)).filter((r) => r.path.endsWith('/spend') && JSON.stringify(r.body).includes(jobId));
+    const spends = (await fakeBilling.requests(aliceTeam)).filter(
+      (r) => r.path.endsWith('/spend') && JSON.stringify(r.body).includes(jobId),
+    );
     expect(spends).toHaveLength(1);
     expect(await gateway.requests(name)).toHaveLength(1);
   });

@@ -28,8 +28,7 @@ async function openStream(url: string, signal?: AbortSignal) {
       const { value, done: ended } = await reader.read();
       if (ended) return;
       buffer += decoder.decode(value, { stream: true });
-      let cut;
-      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      for (let cut = buffer.indexOf('\n\n'); cut >= 0; cut = buffer.indexOf('\n\n')) {
         const block = buffer.slice(0, cut);
         buffer = buffer.slice(cut + 2);
         const event = /^event: (.+)$/m.exec(block)?.[1];
@@ -63,17 +62,30 @@ describe('job event stream', () => {
 
     // The first event arrives while the job is still running: nothing is buffered.
     await waitFor(() => stream.events.some((e) => e.event === 'progress'));
-    expect(stream.events[0]).toMatchObject({ event: 'progress', data: { status: 'analyzing', percent: 55, current_stage: 'analyze' } });
+    expect(stream.events[0]).toMatchObject({
+      event: 'progress',
+      data: { status: 'analyzing', percent: 55, current_stage: 'analyze' },
+    });
 
     await appendLog(jobId, 'info', 'Analyzing chunk 3 of 8');
     await waitFor(() => stream.events.some((e) => e.event === 'log'));
-    expect(stream.events.find((e) => e.event === 'log')?.data.lines.map((l: any) => l.message)).toContain('Analyzing chunk 3 of 8');
+    expect(stream.events.find((e) => e.event === 'log')?.data.lines.map((l: any) => l.message)).toContain(
+      'Analyzing chunk 3 of 8',
+    );
 
-    await setFields(`JOB#${jobId}`, 'JOB', { status: 'complete', progress_pct: 100, current_stage: 'Complete', items_found: 7 });
+    await setFields(`JOB#${jobId}`, 'JOB', {
+      status: 'complete',
+      progress_pct: 100,
+      current_stage: 'Complete',
+      items_found: 7,
+    });
     await stream.done; // the server ends the stream after the final event
     const last = stream.events[stream.events.length - 1];
     expect(last).toMatchObject({ event: 'metrics', data: { job_id: jobId, status: 'complete', items_found: 7 } });
-    expect(stream.events.filter((e) => e.event === 'progress').map((e) => e.data.status)).toEqual(['analyzing', 'complete']);
+    expect(stream.events.filter((e) => e.event === 'progress').map((e) => e.data.status)).toEqual([
+      'analyzing',
+      'complete',
+    ]);
     expect(stream.events[0].at - started).toBeLessThan(last.at - started);
   });
 
@@ -122,7 +134,10 @@ describe('job event stream', () => {
 });
 
 /** Opens streams until one is accepted (the freed slot), closing each refused answer. */
-async function eventuallyOpen<T extends { abort: AbortController; stream: { res: Response } }>(openOne: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
+async function eventuallyOpen<T extends { abort: AbortController; stream: { res: Response } }>(
+  openOne: () => Promise<T>,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const attempt = await openOne();

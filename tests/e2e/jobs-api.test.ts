@@ -16,7 +16,15 @@ import { Client, eventually, request } from '../support/api';
 import { doc, getRow, listKeys, objectExists, putObject, seedItem, setFields, table } from '../support/aws';
 import { TEST_ADMIN_EXTERNAL_IDS } from '../support/service-env';
 import { newTeamMember } from '../support/tokens';
-import { chunkedUpload, makeVideo, newRoom, photoJob, smallPng, waitForDuration, type TestRoom } from '../support/uploads';
+import {
+  chunkedUpload,
+  makeVideo,
+  newRoom,
+  photoJob,
+  smallPng,
+  waitForDuration,
+  type TestRoom,
+} from '../support/uploads';
 
 const work = mkdtempSync(join(tmpdir(), 'jobs-api-'));
 
@@ -37,7 +45,12 @@ const photoSk = (index: number) => `PHOTO#${String(index).padStart(6, '0')}`;
 
 async function stagedRows(jobId: string) {
   const { Items } = await doc.send(
-    new QueryCommand({ TableName: table(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': `JOB#${jobId}`, ':p': 'PHOTO#' }, ConsistentRead: true }),
+    new QueryCommand({
+      TableName: table(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': `JOB#${jobId}`, ':p': 'PHOTO#' },
+      ConsistentRead: true,
+    }),
   );
   return Items ?? [];
 }
@@ -105,12 +118,31 @@ describe('listing and reading jobs', () => {
       billing_refunded: false,
       created_at: expect.any(String),
     });
-    for (const internal of ['run_id', 'stage_runner', 'stage_state', 'stage_name', 'stage_lease_until', 'pipeline', 'media_key', 'team_id', 'pk', 'sk', 'gsi1pk', 'gsi2pk', 'heartbeat_at']) {
+    for (const internal of [
+      'run_id',
+      'stage_runner',
+      'stage_state',
+      'stage_name',
+      'stage_lease_until',
+      'pipeline',
+      'media_key',
+      'team_id',
+      'pk',
+      'sk',
+      'gsi1pk',
+      'gsi2pk',
+      'heartbeat_at',
+    ]) {
       expect(res.body).not.toHaveProperty(internal);
     }
     const photo = await alice.get(`/api/jobs/${photoJobId}`);
     expect(photo.status).toBe(200);
-    expect(photo.body).toMatchObject({ id: photoJobId, source_type: 'photo', status: 'awaiting_grouping', photos_with_more_items: 0 });
+    expect(photo.body).toMatchObject({
+      id: photoJobId,
+      source_type: 'photo',
+      status: 'awaiting_grouping',
+      photos_with_more_items: 0,
+    });
   });
 
   it('GET /api/jobs/{id} answers 404 for an unknown id', async () => {
@@ -165,7 +197,14 @@ describe('GET /api/jobs/{id}/quote', () => {
     const quote = () => alice.get(`/api/jobs/${photoJobId}/quote`);
     let res = await quote();
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ source_type: 'photo', credits: 3, blocks: 3, photo_requests: 3, billing_enabled: true, credits_balance: 1_000_000 });
+    expect(res.body).toMatchObject({
+      source_type: 'photo',
+      credits: 3,
+      blocks: 3,
+      photo_requests: 3,
+      billing_enabled: true,
+      credits_balance: 1_000_000,
+    });
 
     expect(await getRow(`JOB#${photoJobId}`, photoSk(photoIndices[0]))).not.toBeNull();
     await setFields(`JOB#${photoJobId}`, photoSk(photoIndices[0]), { manual_name: 'Blue sofa' });
@@ -212,17 +251,20 @@ describe('GET /api/jobs/{id}/quote', () => {
 
 describe('POST /api/jobs/{id}/process (no pipeline registered)', () => {
   // Photo jobs have their pipeline (tests/e2e/photo-pipeline.test.ts); video does not yet.
-  it.each([['video', () => videoJobId, 'awaiting_confirmation']])('answers 503 naming the %s source type and changes nothing', async (sourceType, id, status) => {
-    const jobId = id();
-    const before = await jobRow(jobId);
-    const res = await alice.post(`/api/jobs/${jobId}/process`);
-    expect(res.status).toBe(503);
-    expect(res.body.detail).toEqual(expect.stringContaining(sourceType));
-    const after = await jobRow(jobId);
-    expect(after).toMatchObject({ status, billing_charged: false });
-    expect(after).toEqual(before);
-    expect((await activityFor(alice, jobId)).filter((e) => e.action_type === 'process_job')).toEqual([]);
-  });
+  it.each([['video', () => videoJobId, 'awaiting_confirmation']])(
+    'answers 503 naming the %s source type and changes nothing',
+    async (sourceType, id, status) => {
+      const jobId = id();
+      const before = await jobRow(jobId);
+      const res = await alice.post(`/api/jobs/${jobId}/process`);
+      expect(res.status).toBe(503);
+      expect(res.body.detail).toEqual(expect.stringContaining(sourceType));
+      const after = await jobRow(jobId);
+      expect(after).toMatchObject({ status, billing_charged: false });
+      expect(after).toEqual(before);
+      expect((await activityFor(alice, jobId)).filter((e) => e.action_type === 'process_job')).toEqual([]);
+    },
+  );
 
   it('answers 409 for a complete job and for one already processing', async () => {
     const stateRoom = await newRoom(alice, 'States');
@@ -260,7 +302,10 @@ describe('POST /api/jobs/{id}/cancel', () => {
     // The probe may still land a little late; nothing stays under the job prefix.
     await eventually(async () => (await listKeys(prefix)).length === 0, 10_000);
     const entries = await activityFor(alice, job.id);
-    expect(entries.find((e) => e.action_type === 'cancel_job')).toMatchObject({ entity_type: 'job', restorable: false });
+    expect(entries.find((e) => e.action_type === 'cancel_job')).toMatchObject({
+      entity_type: 'job',
+      restorable: false,
+    });
 
     expect((await alice.get(`/api/jobs/${job.id}`)).status).toBe(404);
     const again = await alice.post(`/api/jobs/${job.id}/cancel`);
@@ -283,7 +328,12 @@ describe('GET /api/jobs/{id}/logs', () => {
     }, 10_000);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ job_id: videoJobId, source: 'live' });
-    expect(res.body.lines[0]).toEqual({ seq: expect.any(Number), at: expect.any(String), level: expect.stringMatching(/info|warn|error/), message: expect.any(String) });
+    expect(res.body.lines[0]).toEqual({
+      seq: expect.any(Number),
+      at: expect.any(String),
+      level: expect.stringMatching(/info|warn|error/),
+      message: expect.any(String),
+    });
   });
 
   it('a finished job with no archive still serves the live lines (observed fallback)', async () => {
@@ -309,8 +359,19 @@ describe('GET /api/jobs/{id}/metrics', () => {
       stage_timings: {},
       processing_seconds: null,
       items_found: 0,
-      ai: { cost_usd: expect.any(Number), input_tokens: expect.any(Number), output_tokens: expect.any(Number), api_calls: expect.any(Number) },
-      billing: { credits: expect.any(Number), blocks: expect.any(Number), minutes: expect.any(Number), photo_request_count: expect.any(Number), refunded: false },
+      ai: {
+        cost_usd: expect.any(Number),
+        input_tokens: expect.any(Number),
+        output_tokens: expect.any(Number),
+        api_calls: expect.any(Number),
+      },
+      billing: {
+        credits: expect.any(Number),
+        blocks: expect.any(Number),
+        minutes: expect.any(Number),
+        photo_request_count: expect.any(Number),
+        refunded: false,
+      },
       recovery_attempts: expect.any(Number),
     });
   });
@@ -345,7 +406,9 @@ describe('capability URLs', () => {
     const prefix = `teams/${row!.team_id}/claims/${row!.claim_id}/jobs/${videoJobId}/`;
     await putObject(`${prefix}frames/frame_0001.jpg`, 'frame-bytes');
     const listed = await alice.get(`/api/jobs/${videoJobId}/frames`);
-    expect(listed.body.frames).toEqual([{ name: 'frame_0001.jpg', url: `/api/jobs/${videoJobId}/frames/frame_0001.jpg` }]);
+    expect(listed.body.frames).toEqual([
+      { name: 'frame_0001.jpg', url: `/api/jobs/${videoJobId}/frames/frame_0001.jpg` },
+    ]);
 
     const res = await request('GET', `/api/jobs/${videoJobId}/frames/frame_0001.jpg`);
     expect(res.status).toBe(302);
@@ -401,7 +464,11 @@ describe('POST /api/admin/jobs/{id}/dismiss', () => {
     await setFields(`JOB#${jobId}`, 'JOB', { status: 'analyzing', run_id: 'run-hung-1' });
     const res = await admin.post(`/api/admin/jobs/${jobId}/dismiss`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: jobId, status: 'error', error_message: expect.stringMatching(/process .*again/i) });
+    expect(res.body).toMatchObject({
+      id: jobId,
+      status: 'error',
+      error_message: expect.stringMatching(/process .*again/i),
+    });
     expect(res.body).not.toHaveProperty('run_id');
     expect(await jobRow(jobId)).toMatchObject({ status: 'error', billing_charged: false });
   });
@@ -417,7 +484,10 @@ describe('POST /api/admin/jobs/{id}/dismiss', () => {
 
 describe("another team's ids", () => {
   it('answer 404 on every id-addressed route, and nothing changes', async () => {
-    const { uploadId } = await chunkedUpload(alice, room, videoBytes.subarray(0, 1000), { filename: 'open.mp4', complete: false });
+    const { uploadId } = await chunkedUpload(alice, room, videoBytes.subarray(0, 1000), {
+      filename: 'open.mp4',
+      complete: false,
+    });
     const videoBefore = await jobRow(videoJobId);
     const photoBefore = await jobRow(photoJobId);
     const stagedBefore = await stagedRows(photoJobId);
@@ -435,7 +505,10 @@ describe("another team's ids", () => {
       ['POST process (photo)', () => mallory.post(`/api/jobs/${photoJobId}/process`)],
       ['POST cancel', () => mallory.post(`/api/jobs/${videoJobId}/cancel`)],
       ['GET room jobs', () => mallory.get(`/api/rooms/${room.id}/jobs`)],
-      ['POST append', () => mallory.post(`/api/upload-photos/${photoJobId}/append`, { files: [{ filename: 'x.png', size: 10 }] })],
+      [
+        'POST append',
+        () => mallory.post(`/api/upload-photos/${photoJobId}/append`, { files: [{ filename: 'x.png', size: 10 }] }),
+      ],
       ['POST confirm', () => mallory.post(`/api/upload-photos/${photoJobId}/confirm`, { indices: [photoIndices[0]] })],
       ['GET upload', () => mallory.get(`/api/uploads/${uploadId}`)],
       ['POST part-urls', () => mallory.post(`/api/uploads/${uploadId}/part-urls`, { parts: [0] })],

@@ -23,7 +23,10 @@ beforeAll(async () => {
 
 it('refuses a .bmp file when the upload starts, with 400 and a clear message', async () => {
   const before = (await alice.get('/api/jobs')).body;
-  const res = await alice.post('/api/upload-photos', { room_id: room.id, files: [{ filename: 'scan.bmp', size: bmp.length }] });
+  const res = await alice.post('/api/upload-photos', {
+    room_id: room.id,
+    files: [{ filename: 'scan.bmp', size: bmp.length }],
+  });
   expect(res.status).toBe(400);
   expect(res.body.detail).toMatch(/scan\.bmp is not a supported photo type/);
   expect((await alice.get('/api/jobs')).body).toEqual(before);
@@ -31,15 +34,27 @@ it('refuses a .bmp file when the upload starts, with 400 and a clear message', a
 
 it('drops a BMP uploaded under a .jpg name at confirm, saying BMP is not supported, and removes it', async () => {
   const png = await smallPng(3);
-  const started = await alice.post('/api/upload-photos', { room_id: room.id, files: [{ filename: 'scan.jpg', size: bmp.length }, { filename: 'ok.png', size: png.length }] });
+  const started = await alice.post('/api/upload-photos', {
+    room_id: room.id,
+    files: [
+      { filename: 'scan.jpg', size: bmp.length },
+      { filename: 'ok.png', size: png.length },
+    ],
+  });
   expect(started.status).toBe(201);
   const slots = started.body.uploads as PhotoSlot[];
   expect((await postToBucket(slots[0], bmp)).status).toBe(204);
   expect((await postToBucket(slots[1], png)).status).toBe(204);
-  const confirmed = await alice.post(`/api/upload-photos/${started.body.job.id}/confirm`, { indices: slots.map((s) => s.index) });
+  const confirmed = await alice.post(`/api/upload-photos/${started.body.job.id}/confirm`, {
+    indices: slots.map((s) => s.index),
+  });
   expect(confirmed.status).toBe(200);
   expect(confirmed.body.skipped_photos).toEqual([
-    { filename: 'scan.jpg', index: slots[0].index, reason: expect.stringMatching(/BMP images are not supported; save the photo as JPEG or PNG/) },
+    {
+      filename: 'scan.jpg',
+      index: slots[0].index,
+      reason: expect.stringMatching(/BMP images are not supported; save the photo as JPEG or PNG/),
+    },
   ]);
   expect(confirmed.body.staged_photos.map((p: any) => p.original_filename)).toEqual(['ok.png']);
   expect(await objectExists(slots[0].fields.key)).toBe(false);

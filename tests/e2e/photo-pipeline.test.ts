@@ -28,11 +28,28 @@ const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
 function photo(width = 160, height = 120, seed = 1): Promise<Buffer> {
   const raw = Buffer.alloc(width * height * 3);
   for (let i = 0; i < raw.length; i++) raw[i] = (i * seed * 31 + (i >> 7) * 17) & 0xff;
-  return sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 80 }).toBuffer();
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 80 })
+    .toBuffer();
 }
 
 function item(name: string, confidence = 0.9, extra: Record<string, unknown> = {}) {
-  return { name, quantity: 1, brand: null, model: null, serial: null, sku: null, condition: 'good', age: null, estimated_price: 100, damage: null, notes: null, confidence, evidence: `${name} is visible`, ...extra };
+  return {
+    name,
+    quantity: 1,
+    brand: null,
+    model: null,
+    serial: null,
+    sku: null,
+    condition: 'good',
+    age: null,
+    estimated_price: 100,
+    damage: null,
+    notes: null,
+    confidence,
+    evidence: `${name} is visible`,
+    ...extra,
+  };
 }
 
 const tag = () => randomUUID().slice(0, 8);
@@ -53,10 +70,14 @@ async function staged(client: Client, jobId: string): Promise<Staged[]> {
 }
 
 async function waitForStatus(client: Client, jobId: string, statuses: string[], timeoutMs = 90_000) {
-  return eventually(async () => {
-    const res = await client.get(`/api/jobs/${jobId}`);
-    return statuses.includes(res.body.status) ? res.body : null;
-  }, timeoutMs, 300);
+  return eventually(
+    async () => {
+      const res = await client.get(`/api/jobs/${jobId}`);
+      return statuses.includes(res.body.status) ? res.body : null;
+    },
+    timeoutMs,
+    300,
+  );
 }
 
 async function inventory(client: Client, jobId: string) {
@@ -100,7 +121,15 @@ describe('photo pipeline: grouping to items', () => {
       shelf: `shelf-${t}.jpg`,
       big: `big-${t}.jpg`,
     };
-    const files = [await photo(160, 120, 1), await photo(160, 120, 2), await photo(160, 120, 3), await photo(160, 120, 4), await photo(160, 120, 5), await photo(400, 300, 6), await photo(3000, 2000, 7)];
+    const files = [
+      await photo(160, 120, 1),
+      await photo(160, 120, 2),
+      await photo(160, 120, 3),
+      await photo(160, 120, 4),
+      await photo(160, 120, 5),
+      await photo(400, 300, 6),
+      await photo(3000, 2000, 7),
+    ];
     const made = await photoJob(alice, room.id, files, Object.values(names));
     jobId = made.jobId;
     photos = await staged(alice, jobId);
@@ -109,9 +138,15 @@ describe('photo pipeline: grouping to items', () => {
   const byName = (key: string) => photos.find((p) => p.original_filename === names[key]) as Staged;
 
   it('groups, segments, describes and deletes before processing, and quotes only the groups that reach the AI', async () => {
-    const regroup = await alice.put(`/api/jobs/${jobId}/staged-photos/regroup`, { groups: [[byName('lamp1').id, byName('lamp2').id]] });
+    const regroup = await alice.put(`/api/jobs/${jobId}/staged-photos/regroup`, {
+      groups: [[byName('lamp1').id, byName('lamp2').id]],
+    });
     expect(regroup.status).toBe(200);
-    const described = await alice.put(`/api/jobs/${jobId}/staged-photos/details`, { ids: [byName('clock').id], name: 'Antique mantel clock', quantity: 2 });
+    const described = await alice.put(`/api/jobs/${jobId}/staged-photos/details`, {
+      ids: [byName('clock').id],
+      name: 'Antique mantel clock',
+      quantity: 2,
+    });
     expect(described.status).toBe(200);
     expect((await alice.put(`/api/jobs/${jobId}/staged-photos/delete`, { ids: [byName('junk').id] })).status).toBe(200);
     const segmented = await alice.put(`/api/jobs/${jobId}/staged-photos/segment`, {
@@ -131,11 +166,15 @@ describe('photo pipeline: grouping to items', () => {
   });
 
   it('processes: one AI call per group, items numbered in group order with photos, flags, notes and exact billing', async () => {
-    await setFields(`JOB#${jobId}`, `PHOTO#${String(byName('sofa').index).padStart(6, '0')}`, { source_description: 'Grey three-seat sofa, bought 2019' });
+    await setFields(`JOB#${jobId}`, `PHOTO#${String(byName('sofa').index).padStart(6, '0')}`, {
+      source_description: 'Grey three-seat sofa, bought 2019',
+    });
     await gateway.script(names.sofa, [{ items: [item('Sofa', 0.92), item('Throw cushion', 0.4)] }]);
     // A merged group yields exactly one item, whatever the model says.
     await gateway.script(names.lamp1, [{ items: [item('Floor lamp', 0.88), item('Lamp shade', 0.7)] }]);
-    await gateway.script(names.big, [{ items: [item('Television', 0.95, { brand: 'Sony', estimated_price: '$1,299' })] }]);
+    await gateway.script(names.big, [
+      { items: [item('Television', 0.95, { brand: 'Sony', estimated_price: '$1,299' })] },
+    ]);
     // The blank-named segment: the user's quantity (2) overrides the model's (1).
     await gateway.script(names.shelf, [{ items: [item('Ceramic bowl', 0.8)] }]);
 
@@ -144,7 +183,15 @@ describe('photo pipeline: grouping to items', () => {
     expect(started.billing_charged).toBe(true);
     expect(started.billing_amount).toBe(4);
     const job = await waitForStatus(alice, jobId, ['complete', 'error']);
-    expect(job).toMatchObject({ status: 'complete', progress_pct: 100, photo_request_count: 4, billed_cost_usd: 4, items_found: 7, photos_with_more_items: 0, billing_refunded: false });
+    expect(job).toMatchObject({
+      status: 'complete',
+      progress_pct: 100,
+      photo_request_count: 4,
+      billed_cost_usd: 4,
+      items_found: 7,
+      photos_with_more_items: 0,
+      billing_refunded: false,
+    });
     expect(job.ai_api_calls).toBe(4);
     expect(job.ai_input_tokens).toBeGreaterThan(0);
     expect(job.ai_output_tokens).toBeGreaterThan(0);
@@ -154,7 +201,15 @@ describe('photo pipeline: grouping to items', () => {
     const items = await inventory(alice, jobId);
     expect(items.map((i) => i.item_number)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     // Group order: sofa (2 items), lamp pair, clock (described), then the two segment groups, then the big photo.
-    expect(items.map((i) => i.name)).toEqual(['Sofa', 'Throw cushion', 'Floor lamp', 'Antique mantel clock', 'Blue vase', 'Ceramic bowl', 'Television']);
+    expect(items.map((i) => i.name)).toEqual([
+      'Sofa',
+      'Throw cushion',
+      'Floor lamp',
+      'Antique mantel clock',
+      'Blue vase',
+      'Ceramic bowl',
+      'Television',
+    ]);
     const [sofa, cushion, lamp, clock, vase, bowl, tv] = items;
     expect(sofa).toMatchObject({ needs_review: false, room: 'Living room', quantity: 1, approved: false });
     expect(sofa.notes).toBe('From the source PDF: Grey three-seat sofa, bought 2019');
@@ -233,22 +288,39 @@ describe('photo pipeline: output budget, truncation and read the rest', () => {
     const dense = `dense-${t}.jpg`;
     const calm = `calm-${t}.jpg`;
     const full = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => item(`${prefix} ${i + 1}`, 0.9));
-    const passes: ScriptedPass[] = [{ items: full('Book', 6), cutShort: true }, { items: full('Mug', 4), completionTokens: 'budget' }, { items: full('Plate', 4), cutShort: true }];
+    const passes: ScriptedPass[] = [
+      { items: full('Book', 6), cutShort: true },
+      { items: full('Mug', 4), completionTokens: 'budget' },
+      { items: full('Plate', 4), cutShort: true },
+    ];
     await gateway.script(dense, passes);
     await gateway.script(calm, [{ items: [item('Armchair')] }]);
-    const { jobId } = await photoJob(client, room.id, [await photo(200, 150, 3), await photo(200, 150, 4)], [dense, calm]);
+    const { jobId } = await photoJob(
+      client,
+      room.id,
+      [await photo(200, 150, 3), await photo(200, 150, 4)],
+      [dense, calm],
+    );
     await startProcessing(client, jobId);
     let job = await waitForStatus(client, jobId, ['complete', 'error']);
     expect(job.status).toBe('complete');
     // ceil(6/2) = 3 complete books before the cut, then the armchair.
     expect((await inventory(client, jobId)).map((i) => i.name)).toEqual(['Book 1', 'Book 2', 'Book 3', 'Armchair']);
     const denseGroup = job.photo_truncated_groups[0].group_index;
-    expect(job.photo_truncated_groups).toEqual([{ group_index: denseGroup, passes: 1, names: ['Book 1', 'Book 2', 'Book 3'], too_dense: false }]);
+    expect(job.photo_truncated_groups).toEqual([
+      { group_index: denseGroup, passes: 1, names: ['Book 1', 'Book 2', 'Book 3'], too_dense: false },
+    ]);
     expect(job.photos_with_more_items).toBe(1);
     expect(job.billed_cost_usd).toBe(2);
 
     const quote = await client.get(`/api/jobs/${jobId}/read-the-rest/quote`);
-    expect(quote.body).toMatchObject({ groups: 1, group_indices: [denseGroup], credits: 1, max_passes: 3, credits_balance: 98 });
+    expect(quote.body).toMatchObject({
+      groups: 1,
+      group_indices: [denseGroup],
+      credits: 1,
+      max_passes: 3,
+      credits_balance: 98,
+    });
 
     // Pass 2: the answer used its whole budget (finish_reason stop): cut short again; all 4 mugs are whole.
     const second = await client.post(`/api/jobs/${jobId}/read-the-rest`);
@@ -262,7 +334,14 @@ describe('photo pipeline: output budget, truncation and read the rest', () => {
     expect(items.map((i) => i.item_number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(items.slice(4).map((i) => i.name)).toEqual(['Mug 1', 'Mug 2', 'Mug 3', 'Mug 4']);
     expect(job).toMatchObject({ photo_request_count: 3, billed_cost_usd: 3, items_found: 8 });
-    expect(job.photo_truncated_groups).toEqual([{ group_index: denseGroup, passes: 2, names: ['Book 1', 'Book 2', 'Book 3', 'Mug 1', 'Mug 2', 'Mug 3', 'Mug 4'], too_dense: false }]);
+    expect(job.photo_truncated_groups).toEqual([
+      {
+        group_index: denseGroup,
+        passes: 2,
+        names: ['Book 1', 'Book 2', 'Book 3', 'Mug 1', 'Mug 2', 'Mug 3', 'Mug 4'],
+        too_dense: false,
+      },
+    ]);
 
     // Pass 3 reaches the ceiling still cut short: too dense, with the advice to segment.
     expect((await client.post(`/api/jobs/${jobId}/read-the-rest`)).status).toBe(200);
@@ -288,7 +367,10 @@ describe('photo pipeline: output budget, truncation and read the rest', () => {
     const { client, room, teamId } = await team(10);
     const t = tag();
     const dense = `dense-${t}.jpg`;
-    await gateway.script(dense, [{ items: [item('Hat'), item('Scarf'), item('Glove')], cutShort: true }, { items: [], fail: '400' }]);
+    await gateway.script(dense, [
+      { items: [item('Hat'), item('Scarf'), item('Glove')], cutShort: true },
+      { items: [], fail: '400' },
+    ]);
     const { jobId } = await photoJob(client, room.id, [await photo()], [dense]);
     await startProcessing(client, jobId);
     await waitForStatus(client, jobId, ['complete']);
@@ -349,8 +431,17 @@ describe('photo pipeline: gateway failures and billing', () => {
     expect(job.status).toBe('error');
     expect(job.error_message).toMatch(/Every AI request/);
     // The refund follows the move to error.
-    const refunded = await eventually(async () => ((await client.get(`/api/jobs/${jobId}`)).body.billing_refunded ? (await client.get(`/api/jobs/${jobId}`)).body : null));
-    expect(refunded).toMatchObject({ billing_charged: true, billing_refunded: true, billed_cost_usd: 0, photo_request_count: 0 });
+    const refunded = await eventually(async () =>
+      (await client.get(`/api/jobs/${jobId}`)).body.billing_refunded
+        ? (await client.get(`/api/jobs/${jobId}`)).body
+        : null,
+    );
+    expect(refunded).toMatchObject({
+      billing_charged: true,
+      billing_refunded: true,
+      billed_cost_usd: 0,
+      photo_request_count: 0,
+    });
     expect(await fakeBilling.balance(teamId)).toBe(20);
     expect(await inventory(client, jobId)).toEqual([]);
   });
@@ -358,10 +449,20 @@ describe('photo pipeline: gateway failures and billing', () => {
   it('answers 402 with the spec body and changes nothing when the billing service refuses', async () => {
     const { client, room } = await team(1);
     const t = tag();
-    const { jobId } = await photoJob(client, room.id, [await photo(), await photo(160, 120, 2)], [`a-${t}.jpg`, `b-${t}.jpg`]);
+    const { jobId } = await photoJob(
+      client,
+      room.id,
+      [await photo(), await photo(160, 120, 2)],
+      [`a-${t}.jpg`, `b-${t}.jpg`],
+    );
     const res = await client.post(`/api/jobs/${jobId}/process`);
     expect(res.status).toBe(402);
-    expect(res.body).toEqual({ error: 'insufficient_credits', credits_balance: 1, required_amount: 2, buy_url: expect.any(String) });
+    expect(res.body).toEqual({
+      error: 'insufficient_credits',
+      credits_balance: 1,
+      required_amount: 2,
+      buy_url: expect.any(String),
+    });
     const row = await getRow(`JOB#${jobId}`, 'JOB');
     expect(row).toMatchObject({ status: 'awaiting_grouping', billing_charged: false });
   });
@@ -371,7 +472,10 @@ describe('photo pipeline: gateway failures and billing', () => {
     const t = tag();
     const { jobId } = await photoJob(client, room.id, [await photo()], [`named-${t}.jpg`]);
     const [p] = await staged(client, jobId);
-    expect((await client.put(`/api/jobs/${jobId}/staged-photos/details`, { ids: [p.id], name: 'Piano', quantity: null })).status).toBe(200);
+    expect(
+      (await client.put(`/api/jobs/${jobId}/staged-photos/details`, { ids: [p.id], name: 'Piano', quantity: null }))
+        .status,
+    ).toBe(200);
     expect((await client.get(`/api/jobs/${jobId}/quote`)).body).toMatchObject({ credits: 0, photo_requests: 0 });
     await startProcessing(client, jobId);
     const job = await waitForStatus(client, jobId, ['complete', 'error']);
@@ -386,13 +490,29 @@ describe('photo pipeline: settings', () => {
   it('uses the team prompt and auto-approves by the team rules after synthesis', async () => {
     const { client, room } = await team();
     const t = tag();
-    expect((await client.put('/api/settings/prompts', { merged: null, unmerged: `Custom team instructions ${t}.`, presets: [] })).status).toBe(200);
+    expect(
+      (
+        await client.put('/api/settings/prompts', {
+          merged: null,
+          unmerged: `Custom team instructions ${t}.`,
+          presets: [],
+        })
+      ).status,
+    ).toBe(200);
     const automation = await client.put('/api/settings/automation', {
-      auto_approve: { enabled: true, min_confidence: 0.8, require_price: false, max_estimated_price: null, exclude_name_keywords: ['jewel'] },
+      auto_approve: {
+        enabled: true,
+        min_confidence: 0.8,
+        require_price: false,
+        max_estimated_price: null,
+        exclude_name_keywords: ['jewel'],
+      },
     });
     expect(automation.status).toBe(200);
     const name = `auto-${t}.jpg`;
-    await gateway.script(name, [{ items: [item('Dining table', 0.95), item('Jewellery box', 0.95), item('Rug', 0.7), item('Painting', 0.3)] }]);
+    await gateway.script(name, [
+      { items: [item('Dining table', 0.95), item('Jewellery box', 0.95), item('Rug', 0.7), item('Painting', 0.3)] },
+    ]);
     const { jobId } = await photoJob(client, room.id, [await photo()], [name]);
     await startProcessing(client, jobId);
     await waitForStatus(client, jobId, ['complete']);
@@ -419,10 +539,15 @@ describe('photo pipeline: concurrency', () => {
     const right = names('right');
     for (const n of [...left, ...right]) await gateway.script(n, [{ items: [item(`${n} one`), item(`${n} two`)] }]);
     const files = await Promise.all(Array.from({ length: 6 }, (_, i) => photo(120, 90, i + 1)));
-    const [a, b] = await Promise.all([photoJob(client, room.id, files, left), photoJob(client, second.body.id, files, right)]);
+    const [a, b] = await Promise.all([
+      photoJob(client, room.id, files, left),
+      photoJob(client, second.body.id, files, right),
+    ]);
     await Promise.all([startProcessing(client, a.jobId), startProcessing(client, b.jobId)]);
     await Promise.all([waitForStatus(client, a.jobId, ['complete']), waitForStatus(client, b.jobId, ['complete'])]);
-    const numbers = [...(await inventory(client, a.jobId)), ...(await inventory(client, b.jobId))].map((i) => i.item_number).sort((x, y) => x - y);
+    const numbers = [...(await inventory(client, a.jobId)), ...(await inventory(client, b.jobId))]
+      .map((i) => i.item_number)
+      .sort((x, y) => x - y);
     expect(numbers).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
   });
 });

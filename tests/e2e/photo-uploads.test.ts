@@ -32,7 +32,10 @@ function quadrants(width = 64, height = 48) {
     for (let x = 0; x < width; x++) {
       const top = y < height / 2;
       const left = x < width / 2;
-      raw.set(top && left ? [255, 0, 0] : top ? [0, 255, 0] : left ? [0, 0, 255] : [255, 255, 255], (y * width + x) * 3);
+      raw.set(
+        top && left ? [255, 0, 0] : top ? [0, 255, 0] : left ? [0, 0, 255] : [255, 255, 255],
+        (y * width + x) * 3,
+      );
     }
   }
   return sharp(raw, { raw: { width, height, channels: 3 } });
@@ -49,7 +52,11 @@ beforeAll(async () => {
   bob = await Client.signIn(teammateOf(member));
   mallory = await Client.signIn(newTeamMember());
   room = await newRoom(alice, 'Kitchen');
-  orientedJpeg = await quadrants().jpeg({ quality: 92 }).withExif({ IFD2: { DateTimeOriginal: '2023:06:15 14:30:00' } }).withMetadata({ orientation: 6 }).toBuffer();
+  orientedJpeg = await quadrants()
+    .jpeg({ quality: 92 })
+    .withExif({ IFD2: { DateTimeOriginal: '2023:06:15 14:30:00' } })
+    .withMetadata({ orientation: 6 })
+    .toBuffer();
   png = await quadrants(40, 30).png().toBuffer();
   webp = await quadrants(50, 20).webp().toBuffer();
   expect((await sharp(orientedJpeg).metadata()).orientation).toBe(6);
@@ -79,7 +86,12 @@ const jobRow = (id: string) => getRow(`JOB#${id}`, 'JOB');
 
 async function jobsInRoom(roomId: string): Promise<number> {
   const { Items } = await doc.send(
-    new QueryCommand({ TableName: table(), IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `ROOM#${roomId}#JOBS` } }),
+    new QueryCommand({
+      TableName: table(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': `ROOM#${roomId}#JOBS` },
+    }),
   );
   return (Items ?? []).length;
 }
@@ -98,17 +110,26 @@ async function stagedRows(jobId: string) {
 
 async function jobLogLines(jobId: string): Promise<string[]> {
   const { Items } = await doc.send(
-    new QueryCommand({ TableName: table(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :l)', ExpressionAttributeValues: { ':pk': `JOBLOG#${jobId}`, ':l': 'LINE#' } }),
+    new QueryCommand({
+      TableName: table(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :l)',
+      ExpressionAttributeValues: { ':pk': `JOBLOG#${jobId}`, ':l': 'LINE#' },
+    }),
   );
   return (Items ?? []).map((i) => String(i.message));
 }
 
 /** A photo job with one uploaded, confirmed photo. */
 async function photoJob(client: Client, roomId: string) {
-  const started = await client.post('/api/upload-photos', { room_id: roomId, files: [{ filename: 'one.png', size: png.length }] });
+  const started = await client.post('/api/upload-photos', {
+    room_id: roomId,
+    files: [{ filename: 'one.png', size: png.length }],
+  });
   expect(started.status).toBe(201);
   expect((await postToBucket(started.body.uploads[0], png)).status).toBe(204);
-  const confirmed = await client.post(`/api/upload-photos/${started.body.job.id}/confirm`, { indices: [started.body.uploads[0].index] });
+  const confirmed = await client.post(`/api/upload-photos/${started.body.job.id}/confirm`, {
+    indices: [started.body.uploads[0].index],
+  });
   expect(confirmed.status).toBe(200);
   return started.body.job.id as string;
 }
@@ -132,7 +153,12 @@ describe('the browser flow: manifest, presigned POSTs, confirm, re-encode, serve
     });
     expect(started.status).toBe(201);
     jobId = started.body.job.id;
-    expect(started.body.job).toMatchObject({ source_type: 'photo', status: 'awaiting_grouping', room_id: room.id, claim_id: room.claim_id });
+    expect(started.body.job).toMatchObject({
+      source_type: 'photo',
+      status: 'awaiting_grouping',
+      room_id: room.id,
+      claim_id: room.claim_id,
+    });
     expect(started.body.skipped_photos).toEqual([]);
     const uploads: Slot[] = started.body.uploads;
     expect(uploads.map((u) => [u.index, u.filename, u.original_filename, u.max_bytes])).toEqual([
@@ -142,23 +168,48 @@ describe('the browser flow: manifest, presigned POSTs, confirm, re-encode, serve
       [3, 'orig_0003.jpg', 'notes.jpg', fakeJpeg.length],
     ]);
     for (const u of uploads) {
-      expect(u.fields).toMatchObject({ key: expect.stringContaining(`/jobs/${jobId}/incoming/`), Policy: expect.any(String), 'x-amz-meta-index': String(u.index) });
+      expect(u.fields).toMatchObject({
+        key: expect.stringContaining(`/jobs/${jobId}/incoming/`),
+        Policy: expect.any(String),
+        'x-amz-meta-index': String(u.index),
+      });
     }
     const row = await jobRow(jobId);
-    expect(row).toMatchObject({ photo_bytes_reserved: files.reduce((s, f) => s + f.size, 0), photo_next_index: 4, file_size_bytes: 0 });
+    expect(row).toMatchObject({
+      photo_bytes_reserved: files.reduce((s, f) => s + f.size, 0),
+      photo_next_index: 4,
+      file_size_bytes: 0,
+    });
 
     // the upload is a non-restorable activity entry
     const feed = (await bob.get('/api/activity?limit=20')).body.items;
-    expect(feed.find((e: any) => e.entity_id === jobId)).toMatchObject({ action_type: 'upload_photos', restorable: false, target: 'Kitchen' });
+    expect(feed.find((e: any) => e.entity_id === jobId)).toMatchObject({
+      action_type: 'upload_photos',
+      restorable: false,
+      target: 'Kitchen',
+    });
 
     const bytes = [orientedJpeg, png, webp, fakeJpeg];
     for (const [i, u] of uploads.entries()) expect((await postToBucket(u, bytes[i])).status).toBe(204);
 
     const confirmed = await alice.post(`/api/upload-photos/${jobId}/confirm`, { indices: [0, 1, 2, 3] });
     expect(confirmed.status).toBe(200);
-    expect(confirmed.body.skipped_photos).toEqual([{ filename: 'notes.jpg', index: 3, reason: expect.stringMatching(/not a readable image/i) }]);
+    expect(confirmed.body.skipped_photos).toEqual([
+      { filename: 'notes.jpg', index: 3, reason: expect.stringMatching(/not a readable image/i) },
+    ]);
     staged = confirmed.body.staged_photos;
-    expect(staged.map((p) => [p.index, p.filename, p.original_filename, p.group_index, p.is_segment, p.deleted, p.manual_name, p.quantity])).toEqual([
+    expect(
+      staged.map((p) => [
+        p.index,
+        p.filename,
+        p.original_filename,
+        p.group_index,
+        p.is_segment,
+        p.deleted,
+        p.manual_name,
+        p.quantity,
+      ]),
+    ).toEqual([
       [0, 'orig_0000.jpg', 'Kitchen shelf.JPG', 0, false, false, null, null],
       [1, 'orig_0001.jpg', 'lamp.png', 1, false, false, null, null],
       [2, 'orig_0002.jpg', 'Küche – chair.webp', 2, false, false, null, null],
@@ -188,16 +239,29 @@ describe('the browser flow: manifest, presigned POSTs, confirm, re-encode, serve
       [2, 50, 20, '2023-11-14T22:13:20'], // File.lastModified in ms
     ]);
     for (const p of list) {
-      expect(p).toMatchObject({ job_id: jobId, url: `/api/photos/${jobId}/${p.filename}`, source_description: null, source_item_key: null, source_room: null });
+      expect(p).toMatchObject({
+        job_id: jobId,
+        url: `/api/photos/${jobId}/${p.filename}`,
+        source_description: null,
+        source_item_key: null,
+        source_room: null,
+      });
     }
     // the incoming originals are removed once re-encoded
-    await eventually(async () => (await listKeys(`teams/${room.team_id}/claims/${room.claim_id}/jobs/${jobId}/incoming/`)).length === 0);
+    await eventually(
+      async () =>
+        (await listKeys(`teams/${room.team_id}/claims/${room.claim_id}/jobs/${jobId}/incoming/`)).length === 0,
+    );
     expect(await listKeys(`teams/${room.team_id}/claims/${room.claim_id}/jobs/${jobId}/photos/`)).toHaveLength(3);
   });
 
   it('serves each photo through its capability URL: 302 to S3, a real upright JPEG, with Range support', async () => {
     const list = (await alice.get(`/api/jobs/${jobId}/staged-photos`)).body;
-    const sizes: Record<string, [number, number]> = { 'orig_0000.jpg': [48, 64], 'orig_0001.jpg': [40, 30], 'orig_0002.jpg': [50, 20] };
+    const sizes: Record<string, [number, number]> = {
+      'orig_0000.jpg': [48, 64],
+      'orig_0001.jpg': [40, 30],
+      'orig_0002.jpg': [50, 20],
+    };
     for (const p of list) {
       const redirect = await request('GET', p.url); // no token: the uuid is the credential
       expect(redirect.status).toBe(302);
@@ -220,7 +284,9 @@ describe('the browser flow: manifest, presigned POSTs, confirm, re-encode, serve
       expect(part.equals(body.subarray(0, 10))).toBe(true);
     }
     // the upright one really is upright: the top-left corner shows the bottom-left quadrant (blue) after a 90° clockwise turn
-    const upright = Buffer.from(await (await fetch((await request('GET', list[0].url)).headers.get('location')!)).arrayBuffer());
+    const upright = Buffer.from(
+      await (await fetch((await request('GET', list[0].url)).headers.get('location')!)).arrayBuffer(),
+    );
     const { data, info } = await sharp(upright).raw().toBuffer({ resolveWithObject: true });
     const at = (x: number, y: number) => [...data.subarray((y * info.width + x) * 3, (y * info.width + x) * 3 + 3)];
     expect(at(4, 4)[2]).toBeGreaterThan(200); // blue top-left
@@ -264,26 +330,45 @@ describe('appends', () => {
   });
 
   it('continue the numbering after the last number issued, or use start_index', async () => {
-    const serial = await alice.post(`/api/upload-photos/${jobId}/append`, { files: [{ filename: 'b.png', size: png.length }] });
+    const serial = await alice.post(`/api/upload-photos/${jobId}/append`, {
+      files: [{ filename: 'b.png', size: png.length }],
+    });
     expect(serial.status).toBe(200);
     expect(serial.body.uploads.map((u: Slot) => [u.index, u.filename])).toEqual([[1, 'orig_0001.jpg']]);
     expect(serial.body.skipped_photos).toEqual([]);
     expect(serial.body.job).toMatchObject({ id: jobId, status: 'awaiting_grouping' });
 
     const explicit = await alice.post(`/api/upload-photos/${jobId}/append`, {
-      files: [{ filename: 'c.png', size: png.length }, { filename: 'd.webp', size: webp.length }],
+      files: [
+        { filename: 'c.png', size: png.length },
+        { filename: 'd.webp', size: webp.length },
+      ],
       start_index: 10,
     });
     expect(explicit.status).toBe(200);
-    expect(explicit.body.uploads.map((u: Slot) => [u.index, u.filename])).toEqual([[10, 'orig_0010.jpg'], [11, 'orig_0011.jpg']]);
+    expect(explicit.body.uploads.map((u: Slot) => [u.index, u.filename])).toEqual([
+      [10, 'orig_0010.jpg'],
+      [11, 'orig_0011.jpg'],
+    ]);
 
     // a later serial append continues past the start_index batch
-    const after = await bob.post(`/api/upload-photos/${jobId}/append`, { files: [{ filename: 'e.png', size: png.length }, { filename: 'empty.png', size: 0 }] });
+    const after = await bob.post(`/api/upload-photos/${jobId}/append`, {
+      files: [
+        { filename: 'e.png', size: png.length },
+        { filename: 'empty.png', size: 0 },
+      ],
+    });
     expect(after.status).toBe(200);
     expect(after.body.uploads.map((u: Slot) => u.index)).toEqual([12]);
-    expect(after.body.skipped_photos).toEqual([{ filename: 'empty.png', index: 13, reason: expect.stringMatching(/empty/) }]);
+    expect(after.body.skipped_photos).toEqual([
+      { filename: 'empty.png', index: 13, reason: expect.stringMatching(/empty/) },
+    ]);
 
-    for (const [slot, bytes] of [[serial.body.uploads[0], png], [explicit.body.uploads[0], png], [explicit.body.uploads[1], webp]] as const) {
+    for (const [slot, bytes] of [
+      [serial.body.uploads[0], png],
+      [explicit.body.uploads[0], png],
+      [explicit.body.uploads[1], webp],
+    ] as const) {
       expect((await postToBucket(slot, bytes)).status).toBe(204);
     }
     // 12 was never uploaded: reported, not staged
@@ -294,31 +379,52 @@ describe('appends', () => {
       [10, 10, 'c.png'],
       [11, 11, 'd.webp'],
     ]);
-    expect(confirmed.body.skipped_photos).toEqual([{ filename: 'orig_0012.jpg', index: 12, reason: expect.stringMatching(/did not arrive/) }]);
+    expect(confirmed.body.skipped_photos).toEqual([
+      { filename: 'orig_0012.jpg', index: 12, reason: expect.stringMatching(/did not arrive/) },
+    ]);
     const row = await jobRow(jobId);
-    expect(row).toMatchObject({ photo_next_index: 14, file_size_bytes: png.length * 3 + webp.length, photo_bytes_reserved: png.length * 4 + webp.length });
+    expect(row).toMatchObject({
+      photo_next_index: 14,
+      file_size_bytes: png.length * 3 + webp.length,
+      photo_bytes_reserved: png.length * 4 + webp.length,
+    });
   });
 
   it('refuses a PDF with 400 and reserves nothing', async () => {
     const before = await jobRow(jobId);
-    const res = await alice.post(`/api/upload-photos/${jobId}/append`, { files: [{ filename: 'a.png', size: 10 }, { filename: 'Contents list.pdf', size: 1000 }] });
+    const res = await alice.post(`/api/upload-photos/${jobId}/append`, {
+      files: [
+        { filename: 'a.png', size: 10 },
+        { filename: 'Contents list.pdf', size: 1000 },
+      ],
+    });
     expect(res.status).toBe(400);
     expect(res.body.detail).toMatch(/PDF/);
     expect(res.body.detail).toContain('Contents list.pdf');
     const after = await jobRow(jobId);
-    expect([after!.photo_bytes_reserved, after!.photo_next_index]).toEqual([before!.photo_bytes_reserved, before!.photo_next_index]);
+    expect([after!.photo_bytes_reserved, after!.photo_next_index]).toEqual([
+      before!.photo_bytes_reserved,
+      before!.photo_next_index,
+    ]);
   });
 
   it('refuses a non-image with 400 naming it, and a photo over 100 MB with 413', async () => {
     const before = await jobRow(jobId);
-    const text = await alice.post(`/api/upload-photos/${jobId}/append`, { files: [{ filename: 'readme.txt', size: 10 }] });
+    const text = await alice.post(`/api/upload-photos/${jobId}/append`, {
+      files: [{ filename: 'readme.txt', size: 10 }],
+    });
     expect(text.status).toBe(400);
     expect(text.body.detail).toContain('readme.txt');
-    const huge = await alice.post(`/api/upload-photos/${jobId}/append`, { files: [{ filename: 'big.tif', size: 100 * MIB + 1 }] });
+    const huge = await alice.post(`/api/upload-photos/${jobId}/append`, {
+      files: [{ filename: 'big.tif', size: 100 * MIB + 1 }],
+    });
     expect(huge.status).toBe(413);
     expect(huge.body.detail).toContain('big.tif');
     const after = await jobRow(jobId);
-    expect([after!.photo_bytes_reserved, after!.photo_next_index]).toEqual([before!.photo_bytes_reserved, before!.photo_next_index]);
+    expect([after!.photo_bytes_reserved, after!.photo_next_index]).toEqual([
+      before!.photo_bytes_reserved,
+      before!.photo_next_index,
+    ]);
   });
 
   it('holds the MAX_PHOTO_UPLOAD_MB running total: 413 with nothing reserved once a batch would pass it', async () => {
@@ -336,7 +442,9 @@ describe('appends', () => {
     expect(fits.status).toBe(200);
     const reserved = (await jobRow(job))!.photo_bytes_reserved;
     expect(reserved).toBe(before!.photo_bytes_reserved + 79 * 100 * MIB);
-    const results = await Promise.all(Array.from({ length: 4 }, () => alice.post(`/api/upload-photos/${job}/append`, { files: hundred(1) })));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () => alice.post(`/api/upload-photos/${job}/append`, { files: hundred(1) })),
+    );
     const accepted = results.filter((r) => r.status === 200).length;
     expect(results.every((r) => r.status === 200 || r.status === 413)).toBe(true);
     const capBytes = 8000 * MIB;
@@ -350,17 +458,26 @@ describe('appends', () => {
     const job = await photoJob(alice, room.id);
     await setFields(`JOB#${job}`, 'JOB', { status: 'complete' });
     const before = await jobRow(job);
-    const append = await alice.post(`/api/upload-photos/${job}/append`, { files: [{ filename: 'late.png', size: png.length }] });
+    const append = await alice.post(`/api/upload-photos/${job}/append`, {
+      files: [{ filename: 'late.png', size: png.length }],
+    });
     expect(append.status).toBe(409);
     expect(append.body.detail).toMatch(/awaiting grouping/);
     const confirm = await alice.post(`/api/upload-photos/${job}/confirm`, { indices: [0] });
     expect(confirm.status).toBe(409);
     const after = await jobRow(job);
-    expect([after!.photo_bytes_reserved, after!.photo_next_index, after!.file_size_bytes]).toEqual([before!.photo_bytes_reserved, before!.photo_next_index, before!.file_size_bytes]);
+    expect([after!.photo_bytes_reserved, after!.photo_next_index, after!.file_size_bytes]).toEqual([
+      before!.photo_bytes_reserved,
+      before!.photo_next_index,
+      before!.file_size_bytes,
+    ]);
 
     // importing_pdf still takes appends
     await setFields(`JOB#${job}`, 'JOB', { status: 'importing_pdf' });
-    expect((await alice.post(`/api/upload-photos/${job}/append`, { files: [{ filename: 'late.png', size: png.length }] })).status).toBe(200);
+    expect(
+      (await alice.post(`/api/upload-photos/${job}/append`, { files: [{ filename: 'late.png', size: png.length }] }))
+        .status,
+    ).toBe(200);
   });
 });
 
@@ -371,10 +488,23 @@ describe('POST /api/upload-photos refusals write nothing', () => {
   });
 
   it.each([
-    ['a PDF contents list', [{ filename: 'a.jpg', size: 10 }, { filename: 'list.pdf', size: 10 }], 400, /PDF contents lists are not supported by this upload yet/],
+    [
+      'a PDF contents list',
+      [
+        { filename: 'a.jpg', size: 10 },
+        { filename: 'list.pdf', size: 10 },
+      ],
+      400,
+      /PDF contents lists are not supported by this upload yet/,
+    ],
     ['a non-image', [{ filename: 'clip.mov', size: 10 }], 400, /clip\.mov/],
     ['a photo over 100 MB', [{ filename: 'huge.heic', size: 101 * MIB }], 413, /huge\.heic/],
-    ['a batch over MAX_PHOTO_UPLOAD_MB', Array.from({ length: 81 }, (_, i) => ({ filename: `p${i}.jpg`, size: 100 * MIB })), 413, /MAX_PHOTO_UPLOAD_MB/],
+    [
+      'a batch over MAX_PHOTO_UPLOAD_MB',
+      Array.from({ length: 81 }, (_, i) => ({ filename: `p${i}.jpg`, size: 100 * MIB })),
+      413,
+      /MAX_PHOTO_UPLOAD_MB/,
+    ],
   ])('%s', async (_label, files, status, detail) => {
     const res = await alice.post('/api/upload-photos', { room_id: emptyRoom.id, files });
     expect(res.status).toBe(status);
@@ -385,15 +515,29 @@ describe('POST /api/upload-photos refusals write nothing', () => {
 
   it('answers 422 for a malformed manifest and 404 for an unknown room', async () => {
     expect((await alice.post('/api/upload-photos', { room_id: emptyRoom.id, files: [] })).status).toBe(422);
-    expect((await alice.post('/api/upload-photos', { room_id: emptyRoom.id, files: [{ filename: 'a.jpg', size: 5 }], captured_ats: [] })).status).toBe(422);
-    expect((await alice.post('/api/upload-photos', { room_id: randomUUID(), files: [{ filename: 'a.jpg', size: 5 }] })).status).toBe(404);
+    expect(
+      (
+        await alice.post('/api/upload-photos', {
+          room_id: emptyRoom.id,
+          files: [{ filename: 'a.jpg', size: 5 }],
+          captured_ats: [],
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (await alice.post('/api/upload-photos', { room_id: randomUUID(), files: [{ filename: 'a.jpg', size: 5 }] }))
+        .status,
+    ).toBe(404);
     expect(await jobsInRoom(emptyRoom.id)).toBe(0);
   });
 });
 
 describe('the bucket enforces each presigned POST', () => {
   it('refuses more bytes than the slot allows and stores nothing', async () => {
-    const started = await alice.post('/api/upload-photos', { room_id: room.id, files: [{ filename: 'small.png', size: png.length }] });
+    const started = await alice.post('/api/upload-photos', {
+      room_id: room.id,
+      files: [{ filename: 'small.png', size: png.length }],
+    });
     expect(started.status).toBe(201);
     const slot: Slot = started.body.uploads[0];
     const bigger = Buffer.concat([png, randomBytes(1024)]);
@@ -430,7 +574,10 @@ describe('content types', () => {
     expect(claimedHtml.fields['Content-Type']).toBe('application/octet-stream');
 
     // The browser cannot swap the type: the policy holds it.
-    const swapped = await postToBucket({ ...claimedHtml, fields: { ...claimedHtml.fields, 'Content-Type': 'text/html' } }, png);
+    const swapped = await postToBucket(
+      { ...claimedHtml, fields: { ...claimedHtml.fields, 'Content-Type': 'text/html' } },
+      png,
+    );
     expect(swapped.status).toBe(403);
     expect(swapped.text).toMatch(/Policy Condition failed/);
     expect(await objectExists(claimedHtml.fields.key)).toBe(false);
@@ -447,7 +594,9 @@ describe('content types', () => {
     const slots: Slot[] = started.body.uploads;
     for (const slot of slots) expect((await postToBucket(slot, png)).status).toBe(204);
     const jobId = started.body.job.id as string;
-    expect((await alice.post(`/api/upload-photos/${jobId}/confirm`, { indices: slots.map((s) => s.index) })).status).toBe(200);
+    expect(
+      (await alice.post(`/api/upload-photos/${jobId}/confirm`, { indices: slots.map((s) => s.index) })).status,
+    ).toBe(200);
     const rows = await eventually(async () => {
       const all = await stagedRows(jobId);
       return all.length === 2 && all.every((r) => r.normalized) ? all : null;
@@ -474,8 +623,15 @@ describe('content types', () => {
 
 describe('unreadable photos', () => {
   it('are soft-deleted with a job log line when the header passes but the image cannot be decoded', async () => {
-    const broken = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]), Buffer.from('JFIF\0'), randomBytes(300)]);
-    const started = await alice.post('/api/upload-photos', { room_id: room.id, files: [{ filename: 'broken.jpg', size: broken.length }] });
+    const broken = Buffer.concat([
+      Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]),
+      Buffer.from('JFIF\0'),
+      randomBytes(300),
+    ]);
+    const started = await alice.post('/api/upload-photos', {
+      room_id: room.id,
+      files: [{ filename: 'broken.jpg', size: broken.length }],
+    });
     const jobId = started.body.job.id;
     expect((await postToBucket(started.body.uploads[0], broken)).status).toBe(204);
     const confirmed = await alice.post(`/api/upload-photos/${jobId}/confirm`, { indices: [0] });
@@ -493,9 +649,11 @@ describe('unreadable photos', () => {
 });
 
 describe('team scoping', () => {
-  it("answers 404 to another team on every id route and changes nothing", async () => {
+  it('answers 404 to another team on every id route and changes nothing', async () => {
     const jobId = await photoJob(alice, room.id);
-    const appended = await alice.post(`/api/upload-photos/${jobId}/append`, { files: [{ filename: 'x.png', size: png.length }] });
+    const appended = await alice.post(`/api/upload-photos/${jobId}/append`, {
+      files: [{ filename: 'x.png', size: png.length }],
+    });
     expect((await postToBucket(appended.body.uploads[0], png)).status).toBe(204);
     // let the background re-encode of the first photo finish so the rows hold still
     await eventually(async () => (await stagedRows(jobId)).every((r) => r.normalized));
@@ -506,7 +664,10 @@ describe('team scoping', () => {
     const attempts = [
       await mallory.post('/api/upload-photos', { room_id: room.id, files: [{ filename: 'x.png', size: 10 }] }),
       await mallory.post(`/api/upload-photos/${jobId}/append`, { files: [{ filename: 'x.png', size: 10 }] }),
-      await mallory.post(`/api/upload-photos/${jobId}/append`, { files: [{ filename: 'x.png', size: 10 }], start_index: 50 }),
+      await mallory.post(`/api/upload-photos/${jobId}/append`, {
+        files: [{ filename: 'x.png', size: 10 }],
+        start_index: 50,
+      }),
       await mallory.post(`/api/upload-photos/${jobId}/confirm`, { indices: [0, 1] }),
       await mallory.get(`/api/jobs/${jobId}/staged-photos`),
     ];
@@ -524,7 +685,13 @@ describe('team scoping', () => {
   });
 
   it('refuses without a token', async () => {
-    expect((await request('POST', '/api/upload-photos', { body: { room_id: room.id, files: [{ filename: 'a.jpg', size: 5 }] } })).status).toBe(401);
+    expect(
+      (
+        await request('POST', '/api/upload-photos', {
+          body: { room_id: room.id, files: [{ filename: 'a.jpg', size: 5 }] },
+        })
+      ).status,
+    ).toBe(401);
     expect((await request('GET', `/api/jobs/${randomUUID()}/staged-photos`)).status).toBe(401);
   });
 });

@@ -7,7 +7,13 @@ import { Client, request } from '../support/api';
 import { listKeys, putObject } from '../support/aws';
 import { newTeamMember, teammateOf } from '../support/tokens';
 
-const DEFAULT_RULES = { enabled: false, min_confidence: 0.85, require_price: false, max_estimated_price: null, exclude_name_keywords: [] };
+const DEFAULT_RULES = {
+  enabled: false,
+  min_confidence: 0.85,
+  require_price: false,
+  max_estimated_price: null,
+  exclude_name_keywords: [],
+};
 
 async function teamIdOf(client: Client): Promise<string> {
   return (await client.get('/api/auth/me')).body.team.id;
@@ -42,11 +48,18 @@ describe('prompt settings', () => {
   });
 
   it('PUT replaces the settings; teammates see them, another team does not', async () => {
-    const body = { merged: '  Identify the one item shown.  ', unmerged: null, presets: [{ name: 'Kitchen', merged: 'Kitchen merged', unmerged: 'Kitchen unmerged' }] };
+    const body = {
+      merged: '  Identify the one item shown.  ',
+      unmerged: null,
+      presets: [{ name: 'Kitchen', merged: 'Kitchen merged', unmerged: 'Kitchen unmerged' }],
+    };
     const put = await alice.put('/api/settings/prompts', body);
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({ merged: 'Identify the one item shown.', unmerged: null, presets: body.presets });
-    expect(put.body.effective).toEqual({ merged: 'Identify the one item shown.', unmerged: put.body.defaults.unmerged });
+    expect(put.body.effective).toEqual({
+      merged: 'Identify the one item shown.',
+      unmerged: put.body.defaults.unmerged,
+    });
 
     const got = await bob.get('/api/settings/prompts');
     expect(got.body).toEqual(put.body);
@@ -59,12 +72,25 @@ describe('prompt settings', () => {
 
   it('logs what changed with a before snapshot, and undo restores the settings before it', async () => {
     const before = (await alice.get('/api/settings/prompts')).body;
-    const body = { merged: 'A different merged prompt', unmerged: null, presets: [...before.presets, { name: 'Garage', merged: 'g merged', unmerged: 'g unmerged' }] };
+    const body = {
+      merged: 'A different merged prompt',
+      unmerged: null,
+      presets: [...before.presets, { name: 'Garage', merged: 'g merged', unmerged: 'g unmerged' }],
+    };
     expect((await bob.put('/api/settings/prompts', body)).status).toBe(200);
 
     const entry = await latestActivity(alice, 'update_prompt_settings');
-    expect(entry).toMatchObject({ action_label: 'Changed the merged prompt; added preset Garage', user_name: bob.claims.user_name, restorable: true, restored_at: null });
-    expect(entry.snapshot.before).toEqual({ merged: before.merged, unmerged: before.unmerged, presets: before.presets });
+    expect(entry).toMatchObject({
+      action_label: 'Changed the merged prompt; added preset Garage',
+      user_name: bob.claims.user_name,
+      restorable: true,
+      restored_at: null,
+    });
+    expect(entry.snapshot.before).toEqual({
+      merged: before.merged,
+      unmerged: before.unmerged,
+      presets: before.presets,
+    });
     expect(await latestActivity(mallory, 'update_prompt_settings')).toBeUndefined();
 
     // Another team cannot undo it.
@@ -78,7 +104,11 @@ describe('prompt settings', () => {
   it('a PUT that changes nothing writes no activity', async () => {
     const current = (await alice.get('/api/settings/prompts')).body;
     const lastBefore = (await alice.get('/api/activity?limit=1')).body.items[0];
-    const put = await alice.put('/api/settings/prompts', { merged: current.merged, unmerged: current.unmerged, presets: current.presets });
+    const put = await alice.put('/api/settings/prompts', {
+      merged: current.merged,
+      unmerged: current.unmerged,
+      presets: current.presets,
+    });
     expect(put.status).toBe(200);
     expect((await alice.get('/api/activity?limit=1')).body.items[0].id).toBe(lastBefore.id);
   });
@@ -95,12 +125,37 @@ describe('prompt settings', () => {
     const preset = (name: string) => ({ name, merged: 'm', unmerged: 'u' });
     it.each([
       ['a prompt over the character cap', { merged: 'x'.repeat(6001) }, 'body.merged', /at most 6000 characters/],
-      ['a preset text over the character cap', { presets: [{ name: 'Big', merged: 'm', unmerged: 'u'.repeat(6001) }] }, 'body.presets.0.unmerged', /at most 6000 characters/],
-      ['21 presets', { presets: Array.from({ length: 21 }, (_, i) => preset(`P${i}`)) }, 'body.presets', /at most 20 presets/],
-      ['duplicate preset names', { presets: [preset('Kitchen'), preset('KITCHEN')] }, 'body.presets.1.name', /duplicate preset name/],
+      [
+        'a preset text over the character cap',
+        { presets: [{ name: 'Big', merged: 'm', unmerged: 'u'.repeat(6001) }] },
+        'body.presets.0.unmerged',
+        /at most 6000 characters/,
+      ],
+      [
+        '21 presets',
+        { presets: Array.from({ length: 21 }, (_, i) => preset(`P${i}`)) },
+        'body.presets',
+        /at most 20 presets/,
+      ],
+      [
+        'duplicate preset names',
+        { presets: [preset('Kitchen'), preset('KITCHEN')] },
+        'body.presets.1.name',
+        /duplicate preset name/,
+      ],
       ['a blank prompt text', { unmerged: '   ' }, 'body.unmerged', /must not be blank/],
-      ['a blank preset text', { presets: [{ name: 'A', merged: '', unmerged: 'u' }] }, 'body.presets.0.merged', /must not be blank/],
-      ['an over-long preset name', { presets: [preset('n'.repeat(81))] }, 'body.presets.0.name', /at most 80 characters/],
+      [
+        'a blank preset text',
+        { presets: [{ name: 'A', merged: '', unmerged: 'u' }] },
+        'body.presets.0.merged',
+        /must not be blank/,
+      ],
+      [
+        'an over-long preset name',
+        { presets: [preset('n'.repeat(81))] },
+        'body.presets.0.name',
+        /at most 80 characters/,
+      ],
       ['an unknown field', { mergd: 'typo' }, 'body', /unrecognized key/i],
     ])('%s', async (_what, body, field, message) => {
       for (const client of [fresh, alice]) {
@@ -108,7 +163,9 @@ describe('prompt settings', () => {
         const keysBefore = await settingsKeys(client);
         const res = await client.put('/api/settings/prompts', body);
         expect(res.status).toBe(422);
-        expect(res.body.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field, message: expect.stringMatching(message) })]));
+        expect(res.body.errors).toEqual(
+          expect.arrayContaining([expect.objectContaining({ field, message: expect.stringMatching(message) })]),
+        );
         expect((await client.get('/api/settings/prompts')).body).toEqual(before);
         expect(await settingsKeys(client)).toEqual(keysBefore);
       }
@@ -145,7 +202,13 @@ describe('automation settings', () => {
   });
 
   it('PUT then GET round-trips; teammates share, another team does not see it', async () => {
-    const rules = { enabled: true, min_confidence: 0.9, require_price: true, max_estimated_price: 750, exclude_name_keywords: ['jewelry', ' Firearm '] };
+    const rules = {
+      enabled: true,
+      min_confidence: 0.9,
+      require_price: true,
+      max_estimated_price: 750,
+      exclude_name_keywords: ['jewelry', ' Firearm '],
+    };
     const put = await alice.put('/api/settings/automation', { auto_approve: rules });
     expect(put.status).toBe(200);
     const expected = { auto_approve: { ...rules, exclude_name_keywords: ['jewelry', 'Firearm'] } };
@@ -174,10 +237,15 @@ describe('automation settings', () => {
 
   it('logs the change with a before snapshot; undo restores the rules before it', async () => {
     const before = (await alice.get('/api/settings/automation')).body;
-    const put = await alice.put('/api/settings/automation', { auto_approve: { ...before.auto_approve, enabled: false, exclude_name_keywords: ['art'] } });
+    const put = await alice.put('/api/settings/automation', {
+      auto_approve: { ...before.auto_approve, enabled: false, exclude_name_keywords: ['art'] },
+    });
     expect(put.status).toBe(200);
     const entry = await latestActivity(bob, 'update_automation_settings');
-    expect(entry).toMatchObject({ action_label: 'Auto-approval settings: turned off auto-approval; excluded keywords added: art', restorable: true });
+    expect(entry).toMatchObject({
+      action_label: 'Auto-approval settings: turned off auto-approval; excluded keywords added: art',
+      restorable: true,
+    });
     expect(entry.snapshot.before).toEqual(before);
     expect((await bob.post(`/api/activity/${entry.id}/restore`)).status).toBe(200);
     expect((await alice.get('/api/settings/automation')).body).toEqual(before);
@@ -187,9 +255,21 @@ describe('automation settings', () => {
     ['min_confidence above 1', { auto_approve: { min_confidence: 1.5 } }, 'body.auto_approve.min_confidence'],
     ['min_confidence below 0', { auto_approve: { min_confidence: -0.2 } }, 'body.auto_approve.min_confidence'],
     ['min_confidence as text', { auto_approve: { min_confidence: 'high' } }, 'body.auto_approve.min_confidence'],
-    ['a negative price ceiling', { auto_approve: { max_estimated_price: -1 } }, 'body.auto_approve.max_estimated_price'],
-    ['51 keywords', { auto_approve: { exclude_name_keywords: Array.from({ length: 51 }, (_, i) => `k${i}`) } }, 'body.auto_approve.exclude_name_keywords'],
-    ['a keyword over 60 characters', { auto_approve: { exclude_name_keywords: ['k'.repeat(61)] } }, 'body.auto_approve.exclude_name_keywords.0'],
+    [
+      'a negative price ceiling',
+      { auto_approve: { max_estimated_price: -1 } },
+      'body.auto_approve.max_estimated_price',
+    ],
+    [
+      '51 keywords',
+      { auto_approve: { exclude_name_keywords: Array.from({ length: 51 }, (_, i) => `k${i}`) } },
+      'body.auto_approve.exclude_name_keywords',
+    ],
+    [
+      'a keyword over 60 characters',
+      { auto_approve: { exclude_name_keywords: ['k'.repeat(61)] } },
+      'body.auto_approve.exclude_name_keywords.0',
+    ],
     ['a missing body', undefined, 'body'],
   ])('%s is 422 and writes nothing', async (_what, body, field) => {
     const fresh = await Client.signIn(newTeamMember());
@@ -214,7 +294,11 @@ describe('without a token', () => {
     ['GET', '/api/settings/automation'],
     ['PUT', '/api/settings/automation'],
   ])('%s %s is 401', async (method, path) => {
-    const res = await request(method, path, method === 'PUT' ? { body: { merged: 'x', auto_approve: { enabled: true } } } : {});
+    const res = await request(
+      method,
+      path,
+      method === 'PUT' ? { body: { merged: 'x', auto_approve: { enabled: true } } } : {},
+    );
     expect(res.status).toBe(401);
   });
 });

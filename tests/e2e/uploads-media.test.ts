@@ -10,7 +10,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand, UploadPartCommand } from '@aws-sdk/client-s3';
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Client, eventually } from '../support/api';
 import { bucket, doc, getRow, invokeFunction, s3, setFields, table } from '../support/aws';
@@ -40,9 +45,42 @@ beforeAll(async () => {
   otherRoom = await newRoom(mallory);
 
   videoFile = join(work, 'Kitchen walkthrough.MP4');
-  execFileSync(ffmpeg, ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=duration=25:size=320x240:rate=10', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=25', '-shortest', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-movflags', '+faststart', videoFile]);
+  execFileSync(ffmpeg, [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=duration=25:size=320x240:rate=10',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=440:duration=25',
+    '-shortest',
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-movflags',
+    '+faststart',
+    videoFile,
+  ]);
   audioFile = join(work, 'voice note.m4a');
-  execFileSync(ffmpeg, ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=300:duration=7', '-c:a', 'aac', audioFile]);
+  execFileSync(ffmpeg, [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    'sine=frequency=300:duration=7',
+    '-c:a',
+    'aac',
+    audioFile,
+  ]);
 });
 
 async function newRoom(client: Client) {
@@ -57,14 +95,22 @@ async function newRoom(client: Client) {
 /** Upload rows in the open index for a room. */
 async function openUploadsIn(roomId: string) {
   const { Items } = await doc.send(
-    new QueryCommand({ TableName: table(), IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :pk', FilterExpression: 'room_id = :room', ExpressionAttributeValues: { ':pk': 'UPLOADS#OPEN', ':room': roomId } }),
+    new QueryCommand({
+      TableName: table(),
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      FilterExpression: 'room_id = :room',
+      ExpressionAttributeValues: { ':pk': 'UPLOADS#OPEN', ':room': roomId },
+    }),
   );
   return Items ?? [];
 }
 
 /** S3 multipart uploads in progress under a claim. */
 async function multipartUploadsUnder(r: { team_id: string; claim_id: string }) {
-  const { Uploads } = await s3.send(new ListMultipartUploadsCommand({ Bucket: bucket(), Prefix: `teams/${r.team_id}/claims/${r.claim_id}/` }));
+  const { Uploads } = await s3.send(
+    new ListMultipartUploadsCommand({ Bucket: bucket(), Prefix: `teams/${r.team_id}/claims/${r.claim_id}/` }),
+  );
   return Uploads ?? [];
 }
 
@@ -102,7 +148,11 @@ async function objectBytes(key: string): Promise<Buffer> {
 
 async function jobLogMessages(jobId: string): Promise<string[]> {
   const { Items } = await doc.send(
-    new QueryCommand({ TableName: table(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :line)', ExpressionAttributeValues: { ':pk': `JOBLOG#${jobId}`, ':line': 'LINE#' } }),
+    new QueryCommand({
+      TableName: table(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :line)',
+      ExpressionAttributeValues: { ':pk': `JOBLOG#${jobId}`, ':line': 'LINE#' },
+    }),
   );
   return (Items ?? []).sort((a, b) => a.seq - b.seq).map((i) => String(i.message));
 }
@@ -117,7 +167,8 @@ async function jobLogMessages(jobId: string): Promise<string[]> {
 function signatureMatches(url: string, contentLength: number): boolean {
   const u = new URL(url);
   const q = u.searchParams;
-  const enc = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const enc = (s: string) =>
+    encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   const signed = (q.get('X-Amz-SignedHeaders') ?? '').split(';');
   const headerValues: Record<string, string> = { host: u.host, 'content-length': String(contentLength) };
   const canonicalQuery = [...q.entries()]
@@ -126,10 +177,22 @@ function signatureMatches(url: string, contentLength: number): boolean {
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([k, v]) => `${k}=${v}`)
     .join('&');
-  const canonicalRequest = ['PUT', u.pathname, canonicalQuery, signed.map((h) => `${h}:${headerValues[h]}\n`).join(''), signed.join(';'), 'UNSIGNED-PAYLOAD'].join('\n');
+  const canonicalRequest = [
+    'PUT',
+    u.pathname,
+    canonicalQuery,
+    signed.map((h) => `${h}:${headerValues[h]}\n`).join(''),
+    signed.join(';'),
+    'UNSIGNED-PAYLOAD',
+  ].join('\n');
   const [, date, region, service] = (q.get('X-Amz-Credential') ?? '').split('/');
   const scope = `${date}/${region}/${service}/aws4_request`;
-  const stringToSign = ['AWS4-HMAC-SHA256', q.get('X-Amz-Date'), scope, createHash('sha256').update(canonicalRequest).digest('hex')].join('\n');
+  const stringToSign = [
+    'AWS4-HMAC-SHA256',
+    q.get('X-Amz-Date'),
+    scope,
+    createHash('sha256').update(canonicalRequest).digest('hex'),
+  ].join('\n');
   const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data).digest();
   const secret = process.env.AWS_SECRET_ACCESS_KEY ?? 'S3RVER';
   const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
@@ -143,16 +206,41 @@ describe('video upload, end to end', () => {
 
   it('inits, sends the part straight to S3, reports it received and completes into a job', async () => {
     bytes = readFileSync(videoFile);
-    const started = await init(alice, { kind: 'video', filename: 'Kitchen walkthrough.MP4', room_id: room.id, total_size: bytes.length });
+    const started = await init(alice, {
+      kind: 'video',
+      filename: 'Kitchen walkthrough.MP4',
+      room_id: room.id,
+      total_size: bytes.length,
+    });
     expect(started.status).toBe(201);
     expect(started.body).toEqual({ upload_id: expect.any(String), chunk_size: 16 * MIB, part_count: 1, received: [] });
     uploadId = started.body.upload_id;
 
     const row = await uploadRow(uploadId);
-    expect(row).toMatchObject({ id: uploadId, status: 'open', kind: 'video', filename: 'Kitchen walkthrough.MP4', total_size: bytes.length, room_id: room.id, claim_id: room.claim_id, team_id: room.team_id, gsi2pk: 'UPLOADS#OPEN', gsi2sk: row.created_at });
-    expect(row.s3_key).toBe(`teams/${room.team_id}/claims/${room.claim_id}/jobs/${row.job_id}/media/Kitchen_walkthrough.mp4`);
+    expect(row).toMatchObject({
+      id: uploadId,
+      status: 'open',
+      kind: 'video',
+      filename: 'Kitchen walkthrough.MP4',
+      total_size: bytes.length,
+      room_id: room.id,
+      claim_id: room.claim_id,
+      team_id: room.team_id,
+      gsi2pk: 'UPLOADS#OPEN',
+      gsi2sk: row.created_at,
+    });
+    expect(row.s3_key).toBe(
+      `teams/${room.team_id}/claims/${room.claim_id}/jobs/${row.job_id}/media/Kitchen_walkthrough.mp4`,
+    );
 
-    expect((await alice.get(`/api/uploads/${uploadId}`)).body).toEqual({ upload_id: uploadId, status: 'open', chunk_size: 16 * MIB, part_count: 1, received: [], job_id: null });
+    expect((await alice.get(`/api/uploads/${uploadId}`)).body).toEqual({
+      upload_id: uploadId,
+      status: 'open',
+      chunk_size: 16 * MIB,
+      part_count: 1,
+      received: [],
+      job_id: null,
+    });
 
     const before = Date.now();
     const [part] = await sendParts(alice, uploadId, bytes, 16 * MIB, [0]);
@@ -181,7 +269,11 @@ describe('video upload, end to end', () => {
 
     const assembled = await objectBytes(row.s3_key);
     expect(assembled.equals(bytes)).toBe(true);
-    expect(await getRow(`JOB#${jobId}`, 'JOB')).toMatchObject({ media_key: row.s3_key, status: 'awaiting_confirmation', gsi1pk: `ROOM#${room.id}#JOBS` });
+    expect(await getRow(`JOB#${jobId}`, 'JOB')).toMatchObject({
+      media_key: row.s3_key,
+      status: 'awaiting_confirmation',
+      gsi1pk: `ROOM#${room.id}#JOBS`,
+    });
     const after = await uploadRow(uploadId);
     expect(after.status).toBe('completed');
     expect(after.gsi2pk).toBeUndefined();
@@ -195,13 +287,24 @@ describe('video upload, end to end', () => {
     expect(job.duration).toBeCloseTo(25, 0);
     expect(job.status).toBe('awaiting_confirmation');
     // The log line follows the duration write.
-    await eventually(async () => (await jobLogMessages(jobId)).some((m) => /^Measured duration 25\.\d s \(video 320x240 at 10 fps, audio\)$/.test(m)), 10_000);
+    await eventually(
+      async () =>
+        (await jobLogMessages(jobId)).some((m) =>
+          /^Measured duration 25\.\d s \(video 320x240 at 10 fps, audio\)$/.test(m),
+        ),
+      10_000,
+    );
   });
 
   it('records a non-restorable upload_video activity naming the file', async () => {
     const feed = await alice.get('/api/activity?limit=50');
     const entry = feed.body.items.find((e: any) => e.entity_id === jobId);
-    expect(entry).toMatchObject({ action_type: 'upload_video', target: 'Kitchen walkthrough.MP4', restorable: false, entity_type: 'job' });
+    expect(entry).toMatchObject({
+      action_type: 'upload_video',
+      target: 'Kitchen walkthrough.MP4',
+      restorable: false,
+      entity_type: 'job',
+    });
   });
 
   it('answers a repeated complete with the same job and never makes a second one', async () => {
@@ -209,7 +312,14 @@ describe('video upload, end to end', () => {
     expect(again.status).toBe(201);
     expect(again.body.id).toBe(jobId);
     const status = await alice.get(`/api/uploads/${uploadId}`);
-    expect(status.body).toEqual({ upload_id: uploadId, status: 'completed', chunk_size: 16 * MIB, part_count: 1, received: [0], job_id: jobId });
+    expect(status.body).toEqual({
+      upload_id: uploadId,
+      status: 'completed',
+      chunk_size: 16 * MIB,
+      part_count: 1,
+      received: [0],
+      job_id: jobId,
+    });
     const feed = await alice.get('/api/activity?limit=50');
     expect(feed.body.items.filter((e: any) => e.entity_id === jobId)).toHaveLength(1);
   });
@@ -226,19 +336,33 @@ describe('video upload, end to end', () => {
 describe('audio upload', () => {
   it('completes into an audio job whose duration is measured', async () => {
     const bytes = readFileSync(audioFile);
-    const started = await init(bob, { kind: 'audio', filename: 'voice note.M4A', room_id: room.id, total_size: bytes.length });
+    const started = await init(bob, {
+      kind: 'audio',
+      filename: 'voice note.M4A',
+      room_id: room.id,
+      total_size: bytes.length,
+    });
     expect(started.status).toBe(201);
     await sendParts(bob, started.body.upload_id, bytes, started.body.chunk_size, [0]);
     const done = await bob.post(`/api/uploads/${started.body.upload_id}/complete`);
     expect(done.status).toBe(201);
-    expect(done.body).toMatchObject({ source_type: 'audio', status: 'awaiting_confirmation', pipeline_available: false, file_size_bytes: bytes.length });
+    expect(done.body).toMatchObject({
+      source_type: 'audio',
+      status: 'awaiting_confirmation',
+      pipeline_available: false,
+      file_size_bytes: bytes.length,
+    });
     const job = await eventually(async () => {
       const r = await getRow(`JOB#${done.body.id}`, 'JOB');
       return r && typeof r.duration === 'number' ? r : null;
     }, 45_000);
     expect(job.duration).toBeCloseTo(7, 0);
     const feed = await alice.get('/api/activity?limit=50');
-    expect(feed.body.items.find((e: any) => e.entity_id === done.body.id)).toMatchObject({ action_type: 'upload_audio', target: 'voice note.M4A', restorable: false });
+    expect(feed.body.items.find((e: any) => e.entity_id === done.body.id)).toMatchObject({
+      action_type: 'upload_audio',
+      target: 'voice note.M4A',
+      restorable: false,
+    });
   });
 });
 
@@ -250,7 +374,12 @@ describe('multi-part upload', () => {
   let row: Record<string, any>;
 
   it('signs each part URL for its exact size', async () => {
-    const started = await init(alice, { kind: 'video', filename: 'living-room.mkv', room_id: room.id, total_size: total });
+    const started = await init(alice, {
+      kind: 'video',
+      filename: 'living-room.mkv',
+      room_id: room.id,
+      total_size: total,
+    });
     expect(started.status).toBe(201);
     expect(started.body).toMatchObject({ chunk_size: 16 * MIB, part_count: 2, received: [] });
     uploadId = started.body.upload_id;
@@ -304,11 +433,17 @@ describe('multi-part upload', () => {
   });
 
   it('records a file ffprobe cannot make sense of on the job at once, leaving no duration', async () => {
-    const log = await eventually(async () => {
-      const lines = await jobLogMessages(row.job_id);
-      return lines.some((m) => m.startsWith('Could not measure the duration of living-room.mkv')) ? lines : null;
-    }, 30_000, 500);
-    expect(log.find((m) => m.startsWith('Could not measure the duration'))).toMatch(/Invalid data found when processing input/);
+    const log = await eventually(
+      async () => {
+        const lines = await jobLogMessages(row.job_id);
+        return lines.some((m) => m.startsWith('Could not measure the duration of living-room.mkv')) ? lines : null;
+      },
+      30_000,
+      500,
+    );
+    expect(log.find((m) => m.startsWith('Could not measure the duration'))).toMatch(
+      /Invalid data found when processing input/,
+    );
     // Not retried: another try cannot make random bytes a video.
     expect(log.filter((m) => m.startsWith('Could not measure the file yet'))).toEqual([]);
     expect(log.join('\n')).not.toMatch(/X-Amz-Signature|http:/);
@@ -326,12 +461,23 @@ describe('size mismatch and abort', () => {
     const row = await uploadRow(id);
     // A part of the wrong size, sent with the emulator's own credentials (a presigned
     // URL is signed for exactly `declared` bytes, which real S3 would enforce).
-    await s3.send(new UploadPartCommand({ Bucket: bucket(), Key: row.s3_key, UploadId: row.s3_upload_id, PartNumber: 1, Body: bytes, ContentLength: bytes.length }));
+    await s3.send(
+      new UploadPartCommand({
+        Bucket: bucket(),
+        Key: row.s3_key,
+        UploadId: row.s3_upload_id,
+        PartNumber: 1,
+        Body: bytes,
+        ContentLength: bytes.length,
+      }),
+    );
     expect((await alice.get(`/api/uploads/${id}`)).body.received).toEqual([0]);
 
     const res = await alice.post(`/api/uploads/${id}/complete`);
     expect(res.status).toBe(400);
-    expect(res.body.detail).toBe(`Assembled size ${bytes.length} bytes differs from total_size ${declared} (10 bytes short): part 0 is ${bytes.length} bytes, expected ${declared}.`);
+    expect(res.body.detail).toBe(
+      `Assembled size ${bytes.length} bytes differs from total_size ${declared} (10 bytes short): part 0 is ${bytes.length} bytes, expected ${declared}.`,
+    );
     expect(await getRow(`JOB#${row.job_id}`, 'JOB')).toBeNull();
     expect((await uploadRow(id)).status).toBe('open');
 
@@ -344,7 +490,14 @@ describe('size mismatch and abort', () => {
     expect(after.gsi2pk).toBeUndefined();
     expect((await multipartUploadsUnder(room)).map((u) => u.UploadId)).not.toContain(row.s3_upload_id);
 
-    expect((await alice.get(`/api/uploads/${id}`)).body).toEqual({ upload_id: id, status: 'aborted', chunk_size: 16 * MIB, part_count: 1, received: [], job_id: null });
+    expect((await alice.get(`/api/uploads/${id}`)).body).toEqual({
+      upload_id: id,
+      status: 'aborted',
+      chunk_size: 16 * MIB,
+      part_count: 1,
+      received: [],
+      job_id: null,
+    });
     const complete = await alice.post(`/api/uploads/${id}/complete`);
     expect(complete.status).toBe(409);
     expect(complete.body.detail).toMatch(/aborted/);
@@ -358,7 +511,11 @@ describe('init refusals write nothing', () => {
   afterEach(async () => nothingOpenIn(room));
 
   it.each([
-    ['video', 'notes.txt', /^Unsupported file type "\.txt" for video upload\. Allowed: \.mp4, \.mov, \.m4v, \.avi, \.mkv, \.webm, \.3gp, \.mts$/],
+    [
+      'video',
+      'notes.txt',
+      /^Unsupported file type "\.txt" for video upload\. Allowed: \.mp4, \.mov, \.m4v, \.avi, \.mkv, \.webm, \.3gp, \.mts$/,
+    ],
     ['video', 'memo.mp3', /"\.mp3" for video/],
     ['audio', 'clip.MP4', /"\.mp4" for audio upload\. Allowed: \.mp3, \.m4a/],
     ['audio', 'no-extension', /\(no extension\)/],
@@ -369,12 +526,22 @@ describe('init refusals write nothing', () => {
   });
 
   it('413 above MAX_UPLOAD_SIZE_MB, with a clear message', async () => {
-    expect((await init(alice, { kind: 'video', filename: 'big.mp4', room_id: room.id, total_size: 2000 * MIB })).status).toBe(201 /* exactly at the cap is fine */);
+    expect(
+      (await init(alice, { kind: 'video', filename: 'big.mp4', room_id: room.id, total_size: 2000 * MIB })).status,
+    ).toBe(201 /* exactly at the cap is fine */);
     await alice.delete(`/api/uploads/${(await openUploadsIn(room.id))[0].id}`);
-    const res = await init(alice, { kind: 'video', filename: 'huge.mp4', room_id: room.id, total_size: 2000 * MIB + 1 });
+    const res = await init(alice, {
+      kind: 'video',
+      filename: 'huge.mp4',
+      room_id: room.id,
+      total_size: 2000 * MIB + 1,
+    });
     expect(res.status).toBe(413);
     expect(res.body.detail).toBe('File too large: 2000 MB exceeds the 2000 MB limit for video and audio uploads.');
-    expect((await init(alice, { kind: 'audio', filename: 'huge.wav', room_id: room.id, total_size: 5000 * MIB })).body.detail).toMatch(/^File too large: 5000 MB exceeds the 2000 MB limit/);
+    expect(
+      (await init(alice, { kind: 'audio', filename: 'huge.wav', room_id: room.id, total_size: 5000 * MIB })).body
+        .detail,
+    ).toMatch(/^File too large: 5000 MB exceeds the 2000 MB limit/);
   });
 
   it('404 for an unknown room and for another team’s room', async () => {
@@ -405,7 +572,12 @@ describe('upload ids', () => {
   let foreignId: string;
 
   beforeAll(async () => {
-    const started = await init(mallory, { kind: 'video', filename: 'theirs.mp4', room_id: otherRoom.id, total_size: 6 * MIB });
+    const started = await init(mallory, {
+      kind: 'video',
+      filename: 'theirs.mp4',
+      room_id: otherRoom.id,
+      total_size: 6 * MIB,
+    });
     expect(started.status).toBe(201);
     foreignId = started.body.upload_id;
   });
@@ -449,10 +621,14 @@ describe('upload ids', () => {
     expect(started.body.part_count).toBe(2);
     const out = await alice.post(`/api/uploads/${id}/part-urls`, { parts: [0, 2] });
     expect(out.status).toBe(422);
-    expect(out.body.errors).toEqual([{ field: 'body.parts.1', message: '2 is out of range: this upload has parts 0-1' }]);
+    expect(out.body.errors).toEqual([
+      { field: 'body.parts.1', message: '2 is out of range: this upload has parts 0-1' },
+    ]);
     expect((await alice.post(`/api/uploads/${id}/part-urls`, { parts: [-1] })).status).toBe(422);
     expect((await alice.post(`/api/uploads/${id}/part-urls`, { parts: [] })).status).toBe(422);
-    expect((await alice.post(`/api/uploads/${id}/part-urls`, { parts: Array.from({ length: 101 }, () => 0) })).status).toBe(422);
+    expect(
+      (await alice.post(`/api/uploads/${id}/part-urls`, { parts: Array.from({ length: 101 }, () => 0) })).status,
+    ).toBe(422);
     expect((await alice.post(`/api/uploads/${id}/part-urls`, { parts: [0.5] })).status).toBe(422);
     expect((await alice.delete(`/api/uploads/${id}`)).status).toBe(200);
   });
@@ -460,8 +636,11 @@ describe('upload ids', () => {
 
 describe('stale-upload sweep', () => {
   it('expires uploads open for over a day and aborts their multipart uploads, leaving fresh ones', async () => {
-    const stale = (await init(alice, { kind: 'video', filename: 'forgotten.mp4', room_id: room.id, total_size: 7 * MIB })).body.upload_id;
-    const fresh = (await init(alice, { kind: 'video', filename: 'ongoing.mp4', room_id: room.id, total_size: 7 * MIB })).body.upload_id;
+    const stale = (
+      await init(alice, { kind: 'video', filename: 'forgotten.mp4', room_id: room.id, total_size: 7 * MIB })
+    ).body.upload_id;
+    const fresh = (await init(alice, { kind: 'video', filename: 'ongoing.mp4', room_id: room.id, total_size: 7 * MIB }))
+      .body.upload_id;
     const staleRow = await uploadRow(stale);
     const dayAgo = new Date(Date.now() - 25 * 3600 * 1000).toISOString();
     await setFields(`UPLOAD#${stale}`, 'UPLOAD', { created_at: dayAgo, gsi2sk: dayAgo });

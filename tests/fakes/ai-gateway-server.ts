@@ -34,7 +34,17 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import sharp from 'sharp';
 
-export const FAILURE_MODES = ['500', '503', '429', '400', 'timeout', 'empty', 'garbage', 'no-content', 'reset'] as const;
+export const FAILURE_MODES = [
+  '500',
+  '503',
+  '429',
+  '400',
+  'timeout',
+  'empty',
+  'garbage',
+  'no-content',
+  'reset',
+] as const;
 export type FailureMode = (typeof FAILURE_MODES)[number];
 
 export const API_PREFIX = '/api/v1';
@@ -117,9 +127,16 @@ export function invalidScript(match: unknown, passes: unknown): string | null {
   if (typeof match !== 'string' || !match) return 'match must be a non-empty string';
   if (!Array.isArray(passes) || passes.length === 0) return 'passes must be a non-empty array';
   for (const [n, pass] of passes.entries()) {
-    if (!isRecord(pass) || !Array.isArray(pass.items) || !pass.items.every(isRecord)) return `passes[${n}].items must be an array of objects`;
-    if (pass.fail !== undefined && !FAILURE_MODES.includes(pass.fail as FailureMode)) return `passes[${n}].fail must be one of ${FAILURE_MODES.join(', ')}`;
-    if (pass.completionTokens !== undefined && pass.completionTokens !== 'budget' && !(typeof pass.completionTokens === 'number' && pass.completionTokens >= 0)) return `passes[${n}].completionTokens must be a number or 'budget'`;
+    if (!isRecord(pass) || !Array.isArray(pass.items) || !pass.items.every(isRecord))
+      return `passes[${n}].items must be an array of objects`;
+    if (pass.fail !== undefined && !FAILURE_MODES.includes(pass.fail as FailureMode))
+      return `passes[${n}].fail must be one of ${FAILURE_MODES.join(', ')}`;
+    if (
+      pass.completionTokens !== undefined &&
+      pass.completionTokens !== 'budget' &&
+      !(typeof pass.completionTokens === 'number' && pass.completionTokens >= 0)
+    )
+      return `passes[${n}].completionTokens must be a number or 'budget'`;
   }
   return null;
 }
@@ -142,7 +159,11 @@ export function passContent(pass: Pick<ScriptedPass, 'items' | 'cutShort'>): str
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.filter((p) => isRecord(p) && p.type === 'text' && typeof p.text === 'string').map((p) => (p as { text: string }).text).join('\n');
+  if (Array.isArray(content))
+    return content
+      .filter((p) => isRecord(p) && p.type === 'text' && typeof p.text === 'string')
+      .map((p) => (p as { text: string }).text)
+      .join('\n');
   return '';
 }
 
@@ -154,9 +175,16 @@ interface ParsedChat {
 
 async function parseChat(body: Record<string, unknown>): Promise<ParsedChat> {
   const messages = Array.isArray(body.messages) ? body.messages.filter(isRecord) : [];
-  const system = messages.filter((m) => m.role === 'system').map((m) => textOf(m.content)).join('\n');
+  const system = messages
+    .filter((m) => m.role === 'system')
+    .map((m) => textOf(m.content))
+    .join('\n');
   const user = messages.find((m) => m.role === 'user');
-  const parts: unknown[] = user ? (Array.isArray(user.content) ? user.content : [{ type: 'text', text: textOf(user.content) }]) : [];
+  const parts: unknown[] = user
+    ? Array.isArray(user.content)
+      ? user.content
+      : [{ type: 'text', text: textOf(user.content) }]
+    : [];
   let text = '';
   let promptChars = system.length;
   const labels: string[] = [];
@@ -203,7 +231,9 @@ async function parseChat(body: Record<string, unknown>): Promise<ParsedChat> {
   };
 }
 
-export async function startFakeAiGateway(options: { apiKey?: string; latencyMs?: number; port?: number } = {}): Promise<FakeAiGateway> {
+export async function startFakeAiGateway(
+  options: { apiKey?: string; latencyMs?: number; port?: number } = {},
+): Promise<FakeAiGateway> {
   const apiKey = options.apiKey ?? 'fake-ai-gateway-key';
   const startLatency = options.latencyMs ?? 0;
   let latencyMs = startLatency;
@@ -215,7 +245,8 @@ export async function startFakeAiGateway(options: { apiKey?: string; latencyMs?:
   let inFlight = 0;
   let maxInFlight = 0;
 
-  const matches = (r: Pick<RecordedAiRequest, 'text' | 'labels'>, match: string) => r.text.includes(match) || r.labels.some((l) => l.includes(match));
+  const matches = (r: Pick<RecordedAiRequest, 'text' | 'labels'>, match: string) =>
+    r.text.includes(match) || r.labels.some((l) => l.includes(match));
 
   function script(match: string, passes: ScriptedPass[]) {
     const problem = invalidScript(match, passes);
@@ -259,30 +290,64 @@ export async function startFakeAiGateway(options: { apiKey?: string; latencyMs?:
   function usage(parsed: ParsedChat, completionTokens: number, withCost: boolean) {
     const promptTokens = Math.ceil(parsed.promptChars / 4) + TOKENS_PER_IMAGE * parsed.imageCount;
     const cost = (promptTokens * INPUT_USD_PER_MILLION + completionTokens * OUTPUT_USD_PER_MILLION) / 1_000_000;
-    return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, ...(withCost ? { cost } : {}) };
+    return {
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+      ...(withCost ? { cost } : {}),
+    };
   }
 
-  function completion(model: string, content: string | null, finishReason: string | null, use: ReturnType<typeof usage>) {
+  function completion(
+    model: string,
+    content: string | null,
+    finishReason: string | null,
+    use: ReturnType<typeof usage>,
+  ) {
     return {
       id: `gen-${randomUUID()}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model,
       provider: 'fake',
-      choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finishReason, native_finish_reason: finishReason }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content },
+          finish_reason: finishReason,
+          native_finish_reason: finishReason,
+        },
+      ],
       usage: use,
     };
   }
 
   /** Answers with a failure mode; returns false for 'timeout' (never answered). */
-  function fail(mode: FailureMode, req: IncomingMessage, res: ServerResponse, parsed: ParsedChat, record: RecordedAiRequest, withCost: boolean) {
+  function fail(
+    mode: FailureMode,
+    req: IncomingMessage,
+    res: ServerResponse,
+    parsed: ParsedChat,
+    record: RecordedAiRequest,
+    withCost: boolean,
+  ) {
     switch (mode) {
       case '500':
       case '503':
       case '429':
       case '400': {
         const status = Number(mode);
-        send(res, status, { error: { code: status, message: status === 400 ? 'bad request (injected)' : status === 429 ? 'rate limited (injected)' : 'upstream error (injected)' } });
+        send(res, status, {
+          error: {
+            code: status,
+            message:
+              status === 400
+                ? 'bad request (injected)'
+                : status === 429
+                  ? 'rate limited (injected)'
+                  : 'upstream error (injected)',
+          },
+        });
         return;
       }
       case 'empty':
@@ -316,7 +381,23 @@ export async function startFakeAiGateway(options: { apiKey?: string; latencyMs?:
     } catch {
       body = undefined;
     }
-    const parsed = isRecord(body) ? await parseChat(body) : { record: { model: '', max_tokens: undefined, temperature: undefined, response_format: undefined, usage: undefined, system: '', text: '', labels: [], images: [] }, promptChars: 0, imageCount: 0 };
+    const parsed = isRecord(body)
+      ? await parseChat(body)
+      : {
+          record: {
+            model: '',
+            max_tokens: undefined,
+            temperature: undefined,
+            response_format: undefined,
+            usage: undefined,
+            system: '',
+            text: '',
+            labels: [],
+            images: [],
+          },
+          promptChars: 0,
+          imageCount: 0,
+        };
     const record: RecordedAiRequest = { ...parsed.record, answered: 0, at: new Date().toISOString() };
     requests.push(record);
     if (req.headers.authorization !== `Bearer ${apiKey}`) {
@@ -345,7 +426,13 @@ export async function startFakeAiGateway(options: { apiKey?: string; latencyMs?:
     const content = passContent(pass);
     const budget = record.max_tokens ?? 0;
     const completionTokens =
-      pass.completionTokens === 'budget' ? budget : typeof pass.completionTokens === 'number' ? pass.completionTokens : pass.cutShort ? budget : Math.ceil(content.length / 4);
+      pass.completionTokens === 'budget'
+        ? budget
+        : typeof pass.completionTokens === 'number'
+          ? pass.completionTokens
+          : pass.cutShort
+            ? budget
+            : Math.ceil(content.length / 4);
     const finishReason = pass.finishReason ?? (pass.cutShort ? 'length' : 'stop');
     const use = usage(parsed, completionTokens, withCost);
     record.answer_usage = use;
@@ -368,7 +455,11 @@ export async function startFakeAiGateway(options: { apiKey?: string; latencyMs?:
         return send(res, 200, { ok: true });
       }
       if (method === 'POST' && path === '/__fake/fail') {
-        failNext(body.mode as FailureMode, body.count === undefined ? 1 : (body.count as number), typeof body.match === 'string' ? body.match : undefined);
+        failNext(
+          body.mode as FailureMode,
+          body.count === undefined ? 1 : (body.count as number),
+          typeof body.match === 'string' ? body.match : undefined,
+        );
         return send(res, 200, { ok: true });
       }
       if (method === 'POST' && path === '/__fake/latency') {
@@ -400,7 +491,9 @@ export async function startFakeAiGateway(options: { apiKey?: string; latencyMs?:
       if (req.method === 'POST' && url.pathname === `${API_PREFIX}/chat/completions`) {
         inFlight += 1;
         maxInFlight = Math.max(maxInFlight, inFlight);
-        res.once('close', () => void (inFlight -= 1));
+        res.once('close', () => {
+          inFlight -= 1;
+        });
         await chat(req, res, raw);
         return;
       }

@@ -88,7 +88,9 @@ interface Spend {
   refunds: Map<string, { transaction_id: string; balance: number; refunded: true; amount: number }>;
 }
 
-export async function startFakeBillingServer(options: { apiKey?: string; app?: string; buyUrl?: string; defaultBalance?: number } = {}): Promise<FakeBillingServer> {
+export async function startFakeBillingServer(
+  options: { apiKey?: string; app?: string; buyUrl?: string; defaultBalance?: number } = {},
+): Promise<FakeBillingServer> {
   const apiKey = options.apiKey ?? 'fake-billing-key';
   const defaultApp = options.app ?? 'contents-inventory';
   const buyUrl = options.buyUrl ?? 'https://billing.example.test/buy';
@@ -101,7 +103,8 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
 
   const teamKey = (app: string, teamId: unknown) => `${app}#${String(teamId)}`;
   const balanceOf = (key: string) => balances.get(key) ?? options.defaultBalance ?? 0;
-  const teamOf = (record: Pick<RecordedRequest, 'body' | 'query'>) => String(record.body?.team_id ?? record.query.team_id ?? '');
+  const teamOf = (record: Pick<RecordedRequest, 'body' | 'query'>) =>
+    String(record.body?.team_id ?? record.query.team_id ?? '');
 
   /** The control API: answers true when it handled the request. */
   function control(path: string, method: string, query: URLSearchParams, body: any, res: ServerResponse): boolean {
@@ -112,17 +115,23 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
     } else if (method === 'GET' && path === '/__fake/balance') {
       send(res, 200, { balance: balanceOf(teamKey(query.get('app') ?? defaultApp, query.get('team_id'))) });
     } else if (method === 'POST' && path === '/__fake/fail') {
-      for (let i = 0; i < Number(body?.count ?? 1); i++) failures.push({ mode: body?.mode, teamId: body?.team_id === undefined ? null : String(body.team_id) });
+      for (let i = 0; i < Number(body?.count ?? 1); i++)
+        failures.push({ mode: body?.mode, teamId: body?.team_id === undefined ? null : String(body.team_id) });
       send(res, 200, { ok: true });
     } else if (method === 'POST' && path === '/__fake/recover') {
       const team = body?.team_id === undefined ? null : String(body.team_id);
-      for (let i = failures.length - 1; i >= 0; i--) if (team === null || failures[i].teamId === team) failures.splice(i, 1);
+      for (let i = failures.length - 1; i >= 0; i--)
+        if (team === null || failures[i].teamId === team) failures.splice(i, 1);
       send(res, 200, { ok: true });
     } else if (method === 'GET' && path === '/__fake/spends') {
       send(res, 200, ledger(teamKey(query.get('app') ?? defaultApp, query.get('team_id'))));
     } else if (method === 'GET' && path === '/__fake/requests') {
       const team = query.get('team_id');
-      send(res, 200, requests.filter((r) => team === null || teamOf(r) === team).map(({ headers, ...rest }) => (void headers, rest)));
+      send(
+        res,
+        200,
+        requests.filter((r) => team === null || teamOf(r) === team).map(({ headers: _headers, ...rest }) => rest),
+      );
     } else {
       send(res, 404, { error: 'unknown control path' });
     }
@@ -132,7 +141,9 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
   const send = sendJson;
 
   function ledger(key: string): LedgerSpend[] {
-    return [...spends.values()].filter((s) => s.teamKey === key).map((s) => ({ reference: s.reference, amount: s.amount, refunded: s.refunded, refunds: [...s.refunds.keys()] }));
+    return [...spends.values()]
+      .filter((s) => s.teamKey === key)
+      .map((s) => ({ reference: s.reference, amount: s.amount, refunded: s.refunded, refunds: [...s.refunds.keys()] }));
   }
 
   async function readBody(req: IncomingMessage): Promise<any> {
@@ -151,7 +162,15 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
   function handle(path: string, method: string, query: URLSearchParams, body: any): [number, unknown] {
     if (method === 'POST' && path === '/api/v1/credits/spend') {
       const { app, team_id, amount, reference } = body ?? {};
-      if (typeof app !== 'string' || team_id === undefined || team_id === null || typeof reference !== 'string' || !reference || typeof amount !== 'number' || !(amount > 0)) {
+      if (
+        typeof app !== 'string' ||
+        team_id === undefined ||
+        team_id === null ||
+        typeof reference !== 'string' ||
+        !reference ||
+        typeof amount !== 'number' ||
+        !(amount > 0)
+      ) {
         return reply(422, { error: 'invalid_request' });
       }
       const key = teamKey(app, team_id);
@@ -159,7 +178,8 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
       const earlier = spends.get(refKey);
       if (earlier) return reply(200, earlier.answer);
       const balance = balanceOf(key);
-      if (balance < amount) return reply(402, { error: 'insufficient_credits', balance, required: amount, buy_url: buyUrl });
+      if (balance < amount)
+        return reply(402, { error: 'insufficient_credits', balance, required: amount, buy_url: buyUrl });
       balances.set(key, balance - amount);
       const answer = { transaction_id: `txn_${randomUUID()}`, balance: balance - amount };
       spends.set(refKey, { app, teamKey: key, amount, reference, answer, refunded: 0, refunds: new Map() });
@@ -167,8 +187,10 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
     }
     if (method === 'POST' && path === '/api/v1/credits/refund') {
       const { app, team_id, reference, refund_reference, amount } = body ?? {};
-      if (typeof app !== 'string' || team_id === undefined || team_id === null || typeof reference !== 'string') return reply(422, { error: 'invalid_request' });
-      if (amount !== undefined && (typeof amount !== 'number' || !(amount > 0))) return reply(422, { error: 'invalid_request' });
+      if (typeof app !== 'string' || team_id === undefined || team_id === null || typeof reference !== 'string')
+        return reply(422, { error: 'invalid_request' });
+      if (amount !== undefined && (typeof amount !== 'number' || !(amount > 0)))
+        return reply(422, { error: 'invalid_request' });
       const key = teamKey(app, team_id);
       const spend = spends.get(`${key}#${reference}`);
       if (!spend) return reply(404, { error: 'unknown_reference' });
@@ -235,7 +257,8 @@ export async function startFakeBillingServer(options: { apiKey?: string; app?: s
           return;
         case 'lost': {
           // Applied as usual, but the answer goes nowhere: the client only sees a hang.
-          if (req.headers.authorization === `Bearer ${apiKey}`) handle(url.pathname, record.method, url.searchParams, body);
+          if (req.headers.authorization === `Bearer ${apiKey}`)
+            handle(url.pathname, record.method, url.searchParams, body);
           hanging.add(res);
           res.on('close', () => hanging.delete(res));
           return;

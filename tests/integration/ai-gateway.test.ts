@@ -10,19 +10,40 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import sharp from 'sharp';
-import { AiGatewayClient, AiGatewayError, type AiFailureKind, type VisionRequest } from '../../lib/integrations/ai-gateway';
+import {
+  AiGatewayClient,
+  AiGatewayError,
+  type AiFailureKind,
+  type VisionRequest,
+} from '../../lib/integrations/ai-gateway';
 import { listAiRequests, recordAiCall } from '../../lib/jobs/ai-requests';
 import { salvageItems } from '../../lib/integrations/structured-output';
 import { logger } from '../../lib/observability/logger';
-import { startFakeAiGateway, type FailureMode, type FakeAiGateway, type RecordedAiRequest } from '../fakes/ai-gateway-server';
+import {
+  startFakeAiGateway,
+  type FailureMode,
+  type FakeAiGateway,
+  type RecordedAiRequest,
+} from '../fakes/ai-gateway-server';
 import { getRow, seedJob } from '../support/aws';
 import { fakeGateway } from '../support/fake-gateway';
 
 let fake: FakeAiGateway;
 let jpeg: Buffer;
 
-const client = (options: { model?: string; timeoutMs?: number; maxAttempts?: number; baseUrl?: string; apiKey?: string } = {}) =>
-  new AiGatewayClient({ baseUrl: options.baseUrl ?? fake.url, apiKey: options.apiKey ?? fake.apiKey, model: options.model ?? 'google/gemini-2.5-flash', temperature: 0, backoffMs: 5, timeoutMs: options.timeoutMs ?? 5000, maxAttempts: options.maxAttempts, recorder: recordAiCall });
+const client = (
+  options: { model?: string; timeoutMs?: number; maxAttempts?: number; baseUrl?: string; apiKey?: string } = {},
+) =>
+  new AiGatewayClient({
+    baseUrl: options.baseUrl ?? fake.url,
+    apiKey: options.apiKey ?? fake.apiKey,
+    model: options.model ?? 'google/gemini-2.5-flash',
+    temperature: 0,
+    backoffMs: 5,
+    timeoutMs: options.timeoutMs ?? 5000,
+    maxAttempts: options.maxAttempts,
+    recorder: recordAiCall,
+  });
 
 /** A job to charge the calls to, and a filename unique to the test to script answers by. */
 async function scenario() {
@@ -34,7 +55,14 @@ async function scenario() {
     text: 'List every movable item.',
     images: [{ label: `Photo 1 (${file})`, jpeg }],
     maxTokens: 900,
-    responseFormat: { name: 'items', schema: { type: 'object', properties: { items: { type: 'array', items: { type: 'object' } } }, required: ['items'] } },
+    responseFormat: {
+      name: 'items',
+      schema: {
+        type: 'object',
+        properties: { items: { type: 'array', items: { type: 'object' } } },
+        required: ['items'],
+      },
+    },
     context: { jobId, teamId, purpose: 'photo-group', detail: { group_index: 0, pass: 1 } },
     ...overrides,
   });
@@ -66,7 +94,9 @@ async function expectJobSpend(jobId: string, requests: RecordedAiRequest[]) {
 
 beforeAll(async () => {
   fake = await startFakeAiGateway();
-  jpeg = await sharp({ create: { width: 120, height: 90, channels: 3, background: { r: 10, g: 120, b: 200 } } }).jpeg().toBuffer();
+  jpeg = await sharp({ create: { width: 120, height: 90, channels: 3, background: { r: 10, g: 120, b: 200 } } })
+    .jpeg()
+    .toBuffer();
 });
 afterAll(() => fake.stop());
 beforeEach(() => {
@@ -78,13 +108,25 @@ afterEach(() => jest.restoreAllMocks());
 describe('answered calls', () => {
   it('returns the content with usage and cost, adds the spend to the job and keeps a redacted record', async () => {
     const s = await scenario();
-    fake.script(s.file, [{ items: [{ name: 'Sofa', quantity: 1 }, { name: 'Rug', quantity: 1 }] }]);
+    fake.script(s.file, [
+      {
+        items: [
+          { name: 'Sofa', quantity: 1 },
+          { name: 'Rug', quantity: 1 },
+        ],
+      },
+    ]);
     const answer = await client().complete(s.request());
 
     const [sent] = fake.requestsMatching(s.file);
     const usage = sent.answer_usage!;
     expect(answer).toEqual({
-      content: JSON.stringify({ items: [{ name: 'Sofa', quantity: 1 }, { name: 'Rug', quantity: 1 }] }),
+      content: JSON.stringify({
+        items: [
+          { name: 'Sofa', quantity: 1 },
+          { name: 'Rug', quantity: 1 },
+        ],
+      }),
       finishReason: 'stop',
       inputTokens: usage.prompt_tokens,
       outputTokens: usage.completion_tokens,
@@ -116,7 +158,11 @@ describe('answered calls', () => {
       max_tokens: 900,
       temperature: 0,
       content: answer.content,
-      request: { system: s.request().system, text: s.request().text, images: [{ label: `Photo 1 (${s.file})`, bytes: jpeg.length }] },
+      request: {
+        system: s.request().system,
+        text: s.request().text,
+        images: [{ label: `Photo 1 (${s.file})`, bytes: jpeg.length }],
+      },
     });
     expect(records[0].request.images[0].sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(records[0].latency_ms).toBeGreaterThanOrEqual(0);
@@ -144,10 +190,13 @@ describe('answered calls', () => {
     ]);
   });
 
-  it('lists a job\'s request records oldest first', async () => {
+  it("lists a job's request records oldest first", async () => {
     const s = await scenario();
-    for (const pass of [1, 2, 3]) await client().complete(s.request({ context: { ...s.request().context, detail: { group_index: 0, pass } } }));
-    expect((await listAiRequests(s.jobId)).map((r) => r.detail)).toEqual([1, 2, 3].map((pass) => ({ group_index: 0, pass })));
+    for (const pass of [1, 2, 3])
+      await client().complete(s.request({ context: { ...s.request().context, detail: { group_index: 0, pass } } }));
+    expect((await listAiRequests(s.jobId)).map((r) => r.detail)).toEqual(
+      [1, 2, 3].map((pass) => ({ group_index: 0, pass })),
+    );
   });
 });
 
@@ -172,12 +221,16 @@ describe('retries', () => {
   it('fails at once on a 400 after one attempt', async () => {
     const s = await scenario();
     fake.failNext('400', 3, s.file);
-    const err = await client().complete(s.request()).catch((e) => e);
+    const err = await client()
+      .complete(s.request())
+      .catch((e) => e);
     expect(err).toBeInstanceOf(AiGatewayError);
     expect(err).toMatchObject({ kind: 'http', status: 400, attempts: 1 });
     expect(fake.requestsMatching(s.file)).toHaveLength(1);
     expect((await jobRow(s.jobId)).ai_api_calls).toBe(1);
-    expect(await listAiRequests(s.jobId)).toMatchObject([{ outcome: 'failed', failure_kind: 'http', http_status: 400, attempts: 1, content: null }]);
+    expect(await listAiRequests(s.jobId)).toMatchObject([
+      { outcome: 'failed', failure_kind: 'http', http_status: 400, attempts: 1, content: null },
+    ]);
   });
 
   const exhausted: [FailureMode, AiFailureKind, number | null][] = [
@@ -192,13 +245,17 @@ describe('retries', () => {
   it.each(exhausted)('gives up after the last attempt on %s with kind %s', async (mode, kind, status) => {
     const s = await scenario();
     fake.failNext(mode, 3, s.file);
-    const err = await client({ timeoutMs: 300, maxAttempts: 3 }).complete(s.request()).catch((e) => e);
+    const err = await client({ timeoutMs: 300, maxAttempts: 3 })
+      .complete(s.request())
+      .catch((e) => e);
     expect(err).toBeInstanceOf(AiGatewayError);
     expect(err).toMatchObject({ kind, status, attempts: 3 });
     const sent = fake.requestsMatching(s.file);
     expect(sent.map((r) => r.answered)).toEqual([mode, mode, mode]);
     await expectJobSpend(s.jobId, sent);
-    expect(await listAiRequests(s.jobId)).toMatchObject([{ outcome: 'failed', failure_kind: kind, attempts: 3, content: null }]);
+    expect(await listAiRequests(s.jobId)).toMatchObject([
+      { outcome: 'failed', failure_kind: kind, attempts: 3, content: null },
+    ]);
     // Nothing is left pending for the next call.
     await expect(client().complete(s.request())).resolves.toMatchObject({ attempts: 1 });
   });
@@ -213,24 +270,35 @@ describe('retries', () => {
 
   it('reports an unreachable gateway', async () => {
     const s = await scenario();
-    const err = await client({ baseUrl: 'http://127.0.0.1:9/api/v1', maxAttempts: 2 }).complete(s.request()).catch((e) => e);
+    const err = await client({ baseUrl: 'http://127.0.0.1:9/api/v1', maxAttempts: 2 })
+      .complete(s.request())
+      .catch((e) => e);
     expect(err).toMatchObject({ kind: 'unreachable', status: null, attempts: 2 });
     expect((await jobRow(s.jobId)).ai_api_calls).toBe(2);
   });
 
   it('does not retry a wrong key (401)', async () => {
     const s = await scenario();
-    await expect(client({ apiKey: 'wrong-key' }).complete(s.request())).rejects.toMatchObject({ kind: 'http', status: 401, attempts: 1 });
+    await expect(client({ apiKey: 'wrong-key' }).complete(s.request())).rejects.toMatchObject({
+      kind: 'http',
+      status: 401,
+      attempts: 1,
+    });
     const [record] = await listAiRequests(s.jobId);
     expect(JSON.stringify(record)).not.toContain('wrong-key');
   });
 
   it('records an unconfigured call without touching the job counters', async () => {
     const s = await scenario();
-    await expect(client({ apiKey: '' }).complete(s.request())).rejects.toMatchObject({ kind: 'unconfigured', attempts: 0 });
+    await expect(client({ apiKey: '' }).complete(s.request())).rejects.toMatchObject({
+      kind: 'unconfigured',
+      attempts: 0,
+    });
     expect(fake.requestsMatching(s.file)).toHaveLength(0);
     expect((await jobRow(s.jobId)).ai_api_calls).toBeUndefined();
-    expect(await listAiRequests(s.jobId)).toMatchObject([{ outcome: 'failed', failure_kind: 'unconfigured', attempts: 0 }]);
+    expect(await listAiRequests(s.jobId)).toMatchObject([
+      { outcome: 'failed', failure_kind: 'unconfigured', attempts: 0 },
+    ]);
   });
 
   it('never fails the call when the job is gone', async () => {
@@ -245,7 +313,10 @@ describe('cut-short answers', () => {
   it('answers finish_reason length at the budget and salvage keeps exactly the complete items', async () => {
     const s = await scenario();
     const items = [1, 2, 3, 4, 5].map((n) => ({ name: `Book "${n}" {vol}`, quantity: n }));
-    fake.script(s.file, [{ items, cutShort: true }, { items: items.slice(0, 2), completionTokens: 'budget' }]);
+    fake.script(s.file, [
+      { items, cutShort: true },
+      { items: items.slice(0, 2), completionTokens: 'budget' },
+    ]);
     const first = await client().complete(s.request());
     expect(first.finishReason).toBe('length');
     expect(first.outputTokens).toBe(900);
@@ -263,7 +334,10 @@ describe('cut-short answers', () => {
 
   it('lets a scripted pass fail, using the pass up', async () => {
     const s = await scenario();
-    fake.script(s.file, [{ items: [], fail: '503' }, { items: [{ name: 'Desk' }], finishReason: 'stop' }]);
+    fake.script(s.file, [
+      { items: [], fail: '503' },
+      { items: [{ name: 'Desk' }], finishReason: 'stop' },
+    ]);
     const answer = await client().complete(s.request());
     expect(answer.attempts).toBe(2);
     expect(salvageItems(answer.content).items).toEqual([{ name: 'Desk' }]);
@@ -288,7 +362,8 @@ describe('control API', () => {
     const outfile = join(outDir, 'fake-ai-gateway.js');
     buildSync({
       stdin: {
-        contents: "import { startFakeAiGateway } from './ai-gateway-server';\nstartFakeAiGateway({ apiKey: 'other-process-key' }).then((g) => process.stdout.write(JSON.stringify({ url: g.url }) + '\\n'));\n",
+        contents:
+          "import { startFakeAiGateway } from './ai-gateway-server';\nstartFakeAiGateway({ apiKey: 'other-process-key' }).then((g) => process.stdout.write(JSON.stringify({ url: g.url }) + '\\n'));\n",
         resolveDir: join(__dirname, '..', 'fakes'),
         loader: 'ts',
       },
@@ -312,7 +387,15 @@ describe('control API', () => {
 
     const remote = fakeGateway(url);
     const s = await scenario();
-    const other = new AiGatewayClient({ baseUrl: url, apiKey: 'other-process-key', model: 'openai/o4-mini', temperature: 0, backoffMs: 5, timeoutMs: 400, recorder: recordAiCall });
+    const other = new AiGatewayClient({
+      baseUrl: url,
+      apiKey: 'other-process-key',
+      model: 'openai/o4-mini',
+      temperature: 0,
+      backoffMs: 5,
+      timeoutMs: 400,
+      recorder: recordAiCall,
+    });
     await remote.script(s.file, [{ items: [{ name: 'Piano' }, { name: 'Bench' }, { name: 'Stool' }], cutShort: true }]);
     await remote.failNext('timeout', 1, s.file);
     await remote.failNext('429');
@@ -326,7 +409,12 @@ describe('control API', () => {
 
     const seen = await remote.requests(s.file);
     expect(seen.map((r) => r.answered)).toEqual(['timeout', '429', 200]);
-    expect(seen[2]).toMatchObject({ model: 'openai/o4-mini', max_tokens: 900, labels: [`Photo 1 (${s.file})`], images: [{ bytes: jpeg.length, width: 120, height: 90 }] });
+    expect(seen[2]).toMatchObject({
+      model: 'openai/o4-mini',
+      max_tokens: 900,
+      labels: [`Photo 1 (${s.file})`],
+      images: [{ bytes: jpeg.length, width: 120, height: 90 }],
+    });
     expect(seen[2].temperature).toBeUndefined();
     expect(await remote.requests('no-such-file')).toEqual([]);
 

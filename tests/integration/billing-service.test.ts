@@ -12,7 +12,12 @@ import { billingSummaryFor, teamCreditsBalance } from '../../lib/billing/summary
 import { addClaimSpend, archiveClaim, createClaim, getClaim, type Claim } from '../../lib/claims/claim';
 import { loadSettings, resetSettings, settings, type SettingsInput } from '../../lib/config';
 import { HttpError } from '../../lib/http/errors';
-import { BillingServiceClient, DEFAULT_DEADLINE_MS, REFUND_PATH, SPEND_PATH } from '../../lib/integrations/billing-service';
+import {
+  BillingServiceClient,
+  DEFAULT_DEADLINE_MS,
+  REFUND_PATH,
+  SPEND_PATH,
+} from '../../lib/integrations/billing-service';
 import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job';
 import { logger } from '../../lib/observability/logger';
 import { createTeam, type Team } from '../../lib/teams/team';
@@ -25,7 +30,19 @@ let fake: FakeBillingServer;
 
 /** Settings as the service would load them, with billing switched as given. */
 function configure(env: Record<string, string>, overrides: SettingsInput = {}) {
-  resetSettings(loadSettings({ env: { ...process.env, ENABLE_BILLING: 'true', BILLING_APP_DOMAIN: fake.url, BILLING_APP_API_KEY: fake.apiKey, BILLING_EXTERNAL_APP: APP, ...env }, overrides }));
+  resetSettings(
+    loadSettings({
+      env: {
+        ...process.env,
+        ENABLE_BILLING: 'true',
+        BILLING_APP_DOMAIN: fake.url,
+        BILLING_APP_API_KEY: fake.apiKey,
+        BILLING_EXTERNAL_APP: APP,
+        ...env,
+      },
+      overrides,
+    }),
+  );
 }
 
 /** The real client from the current settings, with short timeouts so outage tests stay quick. */
@@ -39,15 +56,32 @@ interface World {
 
 async function world(options: { externalId?: number | null; balance?: number } = {}): Promise<World> {
   const externalId = options.externalId === undefined ? randomInt(100_000, 2_000_000_000) : options.externalId;
-  const team = await createTeam({ external_id: externalId, name: `Billing ${externalId}`, team_token: null, estimation_platform_key: null });
-  const user = await createUser({ external_id: String(randomInt(100_000, 2_000_000_000)), name: 'Biller', email: null, team_id: team.id }, false);
+  const team = await createTeam({
+    external_id: externalId,
+    name: `Billing ${externalId}`,
+    team_token: null,
+    estimation_platform_key: null,
+  });
+  const user = await createUser(
+    { external_id: String(randomInt(100_000, 2_000_000_000)), name: 'Biller', email: null, team_id: team.id },
+    false,
+  );
   const claim = await createClaim(team.id, user.id, { claim_number: `BILL-${randomInt(1, 1_000_000)}` });
   if (externalId !== null && options.balance !== undefined) fake.setBalance(externalId, options.balance, APP);
   return { team, user, claim };
 }
 
-async function newJob(w: World, sourceType: Job['source_type'] = 'video', status: Job['status'] = 'awaiting_confirmation'): Promise<Job> {
-  const job = newJobRecord({ room: { id: randomUUID(), claim_id: w.claim.id, team_id: w.team.id }, userId: w.user.id, sourceType, status });
+async function newJob(
+  w: World,
+  sourceType: Job['source_type'] = 'video',
+  status: Job['status'] = 'awaiting_confirmation',
+): Promise<Job> {
+  const job = newJobRecord({
+    room: { id: randomUUID(), claim_id: w.claim.id, team_id: w.team.id },
+    userId: w.user.id,
+    sourceType,
+    status,
+  });
   return putNewJob({ ...job, duration: 90 });
 }
 
@@ -84,10 +118,24 @@ describe('up-front charge', () => {
     const [spend] = fake.requestsTo(SPEND_PATH);
     expect(spend.method).toBe('POST');
     expect(spend.headers.authorization).toBe(`Bearer ${fake.apiKey}`);
-    expect(spend.body).toEqual({ app: APP, team_id: w.team.external_id, user_id: w.user.external_id, amount: 15, reference: `job:${job.id}:1`, description: expect.stringContaining(job.id) });
+    expect(spend.body).toEqual({
+      app: APP,
+      team_id: w.team.external_id,
+      user_id: w.user.external_id,
+      amount: 15,
+      reference: `job:${job.id}:1`,
+      description: expect.stringContaining(job.id),
+    });
 
     const stored = (await getJob(job.id))!;
-    expect(stored).toMatchObject({ billing_charged: true, billing_txn_id: outcome.charged ? outcome.transactionId : 'x', billing_amount: 15, billing_rounds: 1, billing_refunded: false, status: 'awaiting_confirmation' });
+    expect(stored).toMatchObject({
+      billing_charged: true,
+      billing_txn_id: outcome.charged ? outcome.transactionId : 'x',
+      billing_amount: 15,
+      billing_rounds: 1,
+      billing_refunded: false,
+      status: 'awaiting_confirmation',
+    });
   });
 
   it('answers a flat refusal with 402 and the exact body, writing nothing on the job', async () => {
@@ -98,7 +146,12 @@ describe('up-front charge', () => {
     const err = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HttpError);
     expect((err as HttpError).status).toBe(402);
-    expect((err as HttpError).body).toStrictEqual({ error: 'insufficient_credits', credits_balance: 4, required_amount: 15, buy_url: fake.buyUrl });
+    expect((err as HttpError).body).toStrictEqual({
+      error: 'insufficient_credits',
+      credits_balance: 4,
+      required_amount: 15,
+      buy_url: fake.buyUrl,
+    });
 
     expect(await jobRow(job.id)).toStrictEqual(before);
     expect(fake.balance(w.team.external_id!, APP)).toBe(4);
@@ -107,7 +160,13 @@ describe('up-front charge', () => {
   it('charges a reference once however often it is spent', async () => {
     const w = await world({ balance: 50 });
     const client = quickClient();
-    const request = { teamId: w.team.external_id!, userId: w.user.external_id, amount: 10, reference: `job:${randomUUID()}:1`, description: 'test' };
+    const request = {
+      teamId: w.team.external_id!,
+      userId: w.user.external_id,
+      amount: 10,
+      reference: `job:${randomUUID()}:1`,
+      description: 'test',
+    };
     const first = await client.spend(request);
     const second = await client.spend(request);
     expect(first).toMatchObject({ outcome: 'charged', balance: 40 });
@@ -119,7 +178,9 @@ describe('up-front charge', () => {
   it('charges once and records once when two confirms race', async () => {
     const w = await world({ balance: 50 });
     const job = await newJob(w);
-    const outcomes = await Promise.all([1, 2, 3].map(() => chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 })));
+    const outcomes = await Promise.all(
+      [1, 2, 3].map(() => chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 })),
+    );
     expect(outcomes.every((o) => o.charged)).toBe(true);
     expect(new Set(outcomes.map((o) => (o.charged ? o.transactionId : null))).size).toBe(1);
     expect(fake.balance(w.team.external_id!, APP)).toBe(35);
@@ -131,7 +192,11 @@ describe('up-front charge', () => {
     const job = await newJob(w);
     const first = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
     const late = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }); // same (stale) read
-    expect(late).toMatchObject({ charged: true, reference: `job:${job.id}:1`, transactionId: first.charged ? first.transactionId : 'x' });
+    expect(late).toMatchObject({
+      charged: true,
+      reference: `job:${job.id}:1`,
+      transactionId: first.charged ? first.transactionId : 'x',
+    });
     expect(fake.requestsTo(SPEND_PATH)).toHaveLength(1);
     expect(fake.balance(w.team.external_id!, APP)).toBe(35);
   });
@@ -169,29 +234,54 @@ describe('fail open', () => {
     ['a 200 with an empty body on every attempt', 'empty', 'unreadable'],
     ['a 200 with an unreadable body on every attempt', 'garbage', 'unreadable'],
     ['a connection reset on every attempt', 'reset', 'network'],
-  ])('proceeds on %s with the spend unconfirmed, then settles it with the same reference', async (_label, mode, reason) => {
-    const w = await world({ balance: 100 });
-    const job = await newJob(w);
-    fake.failNext(mode, 3);
+  ])(
+    'proceeds on %s with the spend unconfirmed, then settles it with the same reference',
+    async (_label, mode, reason) => {
+      const w = await world({ balance: 100 });
+      const job = await newJob(w);
+      fake.failNext(mode, 3);
 
-    const outcome = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }, { client: quickClient() });
-    expect(outcome).toMatchObject({ charged: true, unconfirmed: true, transactionId: null, reference: `job:${job.id}:1` });
-    expect(fake.requestsTo(SPEND_PATH)).toHaveLength(3);
-    expect(logger.error).toHaveBeenCalledWith(expect.stringContaining('failing open'), expect.objectContaining({ job_id: job.id, reason }));
-    const [, fields] = (logger.error as jest.Mock).mock.calls.find(([m]) => String(m).includes('failing open'));
-    expect(fields.error).toMatch(/^billing service unreachable: POST \/api\/v1\/credits\/spend/);
-    // The service may have charged: the job says so, and waits in the pending-billing index.
-    expect(await jobRow(job.id)).toMatchObject({ billing_charged: true, billing_unconfirmed: true, billing_txn_id: null, billing_rounds: 1, billing_amount: 15, archpk: 'BILLING#PENDING' });
-    expect(fake.balance(w.team.external_id!, APP)).toBe(100);
+      const outcome = await chargeJobUpFront(
+        { job, team: w.team, user: w.user, credits: 15 },
+        { client: quickClient() },
+      );
+      expect(outcome).toMatchObject({
+        charged: true,
+        unconfirmed: true,
+        transactionId: null,
+        reference: `job:${job.id}:1`,
+      });
+      expect(fake.requestsTo(SPEND_PATH)).toHaveLength(3);
+      expect(logger.error).toHaveBeenCalledWith(
+        expect.stringContaining('failing open'),
+        expect.objectContaining({ job_id: job.id, reason }),
+      );
+      const [, fields] = (logger.error as jest.Mock).mock.calls.find(([m]) => String(m).includes('failing open'));
+      expect(fields.error).toMatch(/^billing service unreachable: POST \/api\/v1\/credits\/spend/);
+      // The service may have charged: the job says so, and waits in the pending-billing index.
+      expect(await jobRow(job.id)).toMatchObject({
+        billing_charged: true,
+        billing_unconfirmed: true,
+        billing_txn_id: null,
+        billing_rounds: 1,
+        billing_amount: 15,
+        archpk: 'BILLING#PENDING',
+      });
+      expect(fake.balance(w.team.external_id!, APP)).toBe(100);
 
-    // Asked again with the same reference, the service charges the run once.
-    expect(await settleJobBilling(job.id)).toMatchObject({ state: 'settled' });
-    expect(fake.balance(w.team.external_id!, APP)).toBe(85);
-    expect(new Set(fake.requestsTo(SPEND_PATH).map((r) => r.body.reference))).toEqual(new Set([`job:${job.id}:1`]));
-    const row = await jobRow(job.id);
-    expect(row).toMatchObject({ billing_charged: true, billing_unconfirmed: false, billing_txn_id: expect.stringMatching(/^txn_/) });
-    expect(row).not.toHaveProperty('archpk');
-  });
+      // Asked again with the same reference, the service charges the run once.
+      expect(await settleJobBilling(job.id)).toMatchObject({ state: 'settled' });
+      expect(fake.balance(w.team.external_id!, APP)).toBe(85);
+      expect(new Set(fake.requestsTo(SPEND_PATH).map((r) => r.body.reference))).toEqual(new Set([`job:${job.id}:1`]));
+      const row = await jobRow(job.id);
+      expect(row).toMatchObject({
+        billing_charged: true,
+        billing_unconfirmed: false,
+        billing_txn_id: expect.stringMatching(/^txn_/),
+      });
+      expect(row).not.toHaveProperty('archpk');
+    },
+  );
 
   it('proceeds uncharged on a 401 (wrong key), which is not retried and cannot have charged', async () => {
     const w = await world({ balance: 100 });
@@ -201,7 +291,10 @@ describe('fail open', () => {
     const outcome = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }, { client: quickClient() });
     expect(outcome).toMatchObject({ charged: false, reason: 'unavailable' });
     expect(fake.requestsTo(SPEND_PATH)).toHaveLength(1);
-    expect(logger.error).toHaveBeenCalledWith(expect.stringContaining('failing open'), expect.objectContaining({ job_id: job.id, reason: 'rejected' }));
+    expect(logger.error).toHaveBeenCalledWith(
+      expect.stringContaining('failing open'),
+      expect.objectContaining({ job_id: job.id, reason: 'rejected' }),
+    );
     expect(await jobRow(job.id)).toStrictEqual(before);
     expect(fake.balance(w.team.external_id!, APP)).toBe(100);
   });
@@ -214,14 +307,23 @@ describe('fail open', () => {
     const outcome = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }, { client: quickClient() });
     expect(outcome).toMatchObject({ charged: true, unconfirmed: true });
     expect(fake.balance(w.team.external_id!, APP)).toBe(85);
-    expect(await getJob(job.id)).toMatchObject({ billing_charged: true, billing_unconfirmed: true, billing_refunded: false });
+    expect(await getJob(job.id)).toMatchObject({
+      billing_charged: true,
+      billing_unconfirmed: true,
+      billing_refunded: false,
+    });
 
     // Settlement asks again with the same key: the service answers the first spend, charging nothing more.
     expect(await settleJobBilling(job.id)).toMatchObject({ state: 'settled' });
     const [spend] = fake.spends(w.team.external_id!, APP);
-    expect(fake.spends(w.team.external_id!, APP)).toEqual([{ reference: `job:${job.id}:1`, amount: 15, refunded: 0, refunds: [] }]);
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([
+      { reference: `job:${job.id}:1`, amount: 15, refunded: 0, refunds: [] },
+    ]);
     expect(fake.balance(w.team.external_id!, APP)).toBe(85);
-    expect(await getJob(job.id)).toMatchObject({ billing_unconfirmed: false, billing_txn_id: expect.stringMatching(/^txn_/) });
+    expect(await getJob(job.id)).toMatchObject({
+      billing_unconfirmed: false,
+      billing_txn_id: expect.stringMatching(/^txn_/),
+    });
     expect(spend.reference).toBe(jobChargeReference(job.id, 1));
 
     // A failed run is refunded once.
@@ -234,8 +336,13 @@ describe('fail open', () => {
     const job = await newJob(w);
     fake.failNext('lost', 3);
     await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }, { client: quickClient() });
-    expect(await refundJob(job)).toMatchObject({ refunded: true, job: { billing_refunded: true, billing_unconfirmed: false, refund_state: 'done' } });
-    expect(fake.spends(w.team.external_id!, APP)).toEqual([{ reference: `job:${job.id}:1`, amount: 15, refunded: 15, refunds: [`job:${job.id}:1`] }]);
+    expect(await refundJob(job)).toMatchObject({
+      refunded: true,
+      job: { billing_refunded: true, billing_unconfirmed: false, refund_state: 'done' },
+    });
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([
+      { reference: `job:${job.id}:1`, amount: 15, refunded: 15, refunds: [`job:${job.id}:1`] },
+    ]);
     expect(fake.balance(w.team.external_id!, APP)).toBe(100);
   });
 
@@ -256,7 +363,10 @@ describe('fail open', () => {
     const job = await newJob(w);
     const outcome = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }, { client: quickClient() });
     expect(outcome).toMatchObject({ charged: false, reason: 'unavailable' });
-    expect(logger.error).toHaveBeenCalledWith(expect.stringContaining('failing open'), expect.objectContaining({ reason: 'network' }));
+    expect(logger.error).toHaveBeenCalledWith(
+      expect.stringContaining('failing open'),
+      expect.objectContaining({ reason: 'network' }),
+    );
   });
 
   it.each([
@@ -267,16 +377,24 @@ describe('fail open', () => {
     configure(env);
     const w = await world({ balance: 100 });
     const job = await newJob(w);
-    expect(await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 })).toMatchObject({ charged: false, reason });
+    expect(await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 })).toMatchObject({
+      charged: false,
+      reason,
+    });
     expect(fake.requests).toHaveLength(0);
     if (reason === 'config_gap') expect(logger.warn).toHaveBeenCalled();
   });
 
   it('makes no call for a zero cost or a team with no external id', async () => {
     const w = await world({ balance: 100 });
-    expect(await chargeJobUpFront({ job: await newJob(w), team: w.team, user: w.user, credits: 0 })).toMatchObject({ charged: false, reason: 'zero_cost' });
+    expect(await chargeJobUpFront({ job: await newJob(w), team: w.team, user: w.user, credits: 0 })).toMatchObject({
+      charged: false,
+      reason: 'zero_cost',
+    });
     const orphan = await world({ externalId: null });
-    expect(await chargeJobUpFront({ job: await newJob(orphan), team: orphan.team, user: orphan.user, credits: 15 })).toMatchObject({ charged: false, reason: 'no_team_external_id' });
+    expect(
+      await chargeJobUpFront({ job: await newJob(orphan), team: orphan.team, user: orphan.user, credits: 15 }),
+    ).toMatchObject({ charged: false, reason: 'no_team_external_id' });
     expect(fake.requests).toHaveLength(0);
     expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('no external id'), expect.anything());
   });
@@ -291,9 +409,20 @@ describe('deadline', () => {
   });
 
   it('answers unavailable (fail open) from a hung service once the deadline is spent, however many retries are left', async () => {
-    const client = BillingServiceClient.fromSettings(settings(), { deadlineMs: 300, timeoutMs: 5_000, retries: 4, backoffMs: 10 });
+    const client = BillingServiceClient.fromSettings(settings(), {
+      deadlineMs: 300,
+      timeoutMs: 5_000,
+      retries: 4,
+      backoffMs: 10,
+    });
     fake.failNext('hang', 5);
-    const result = await client.spend({ teamId: 1, userId: null, amount: 1, reference: `deadline:${randomUUID()}`, description: 'hung' });
+    const result = await client.spend({
+      teamId: 1,
+      userId: null,
+      amount: 1,
+      reference: `deadline:${randomUUID()}`,
+      description: 'hung',
+    });
     expect(result).toMatchObject({ outcome: 'unavailable', error: { reason: 'timeout', mayHaveApplied: true } });
     // The deadline cut the first attempt; no retry was started past it.
     expect(fake.requestsTo(SPEND_PATH)).toHaveLength(1);
@@ -331,7 +460,9 @@ describe('refund', () => {
     const first = await refundJob(job);
     expect(first).toMatchObject({ refunded: true, job: { billing_refunded: true, billing_charged: true } });
     expect(fake.balance(w.team.external_id!, APP)).toBe(40);
-    expect(fake.requestsTo(REFUND_PATH).map((r) => r.body)).toEqual([{ app: APP, team_id: w.team.external_id, reference: `job:${job.id}:1` }]);
+    expect(fake.requestsTo(REFUND_PATH).map((r) => r.body)).toEqual([
+      { app: APP, team_id: w.team.external_id, reference: `job:${job.id}:1` },
+    ]);
     const after = await jobRow(job.id);
 
     const second = await refundJob(job);
@@ -366,7 +497,10 @@ describe('refund', () => {
 
     const failed = await refundJob(job, { client: quickClient() });
     expect(failed).toMatchObject({ refunded: false, reason: 'unavailable' });
-    expect(logger.error).toHaveBeenCalledWith(expect.stringContaining('refund failed'), expect.objectContaining({ job_id: job.id, reason: 'server_error' }));
+    expect(logger.error).toHaveBeenCalledWith(
+      expect.stringContaining('refund failed'),
+      expect.objectContaining({ job_id: job.id, reason: 'server_error' }),
+    );
     expect(await getJob(job.id)).toMatchObject({ billing_charged: true, billing_refunded: false });
     expect(fake.balance(w.team.external_id!, APP)).toBe(25);
 
@@ -379,7 +513,10 @@ describe('refund', () => {
     const job = await newJob(w);
     await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
     fake.failNext('hang', 3);
-    await expect(refundJob(job, { client: quickClient() })).resolves.toMatchObject({ refunded: false, reason: 'unavailable' });
+    await expect(refundJob(job, { client: quickClient() })).resolves.toMatchObject({
+      refunded: false,
+      reason: 'unavailable',
+    });
   });
 });
 
@@ -416,16 +553,34 @@ describe('refunds owed', () => {
     const job = await newJob(w, 'photo');
     const charged = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 3 });
     const owed = unbilledRefund(charged.job, 1);
-    expect(owed).toEqual({ round: 1, spend_reference: `job:${job.id}:1`, reference: `job:${job.id}:1:adjust`, amount: 2 });
+    expect(owed).toEqual({
+      round: 1,
+      spend_reference: `job:${job.id}:1`,
+      reference: `job:${job.id}:1:adjust`,
+      amount: 2,
+    });
     const fields = owedFields(charged.job, [owed]);
     await updateJob(job.id, { set: fields.set, add: fields.add });
 
     await Promise.all([settleJobBilling(job.id), settleJobBilling(job.id)]);
     expect(fake.balance(w.team.external_id!, APP)).toBe(39);
-    expect(fake.requestsTo(REFUND_PATH)[0].body).toEqual({ app: APP, team_id: w.team.external_id, reference: `job:${job.id}:1`, refund_reference: `job:${job.id}:1:adjust`, amount: 2 });
-    expect(fake.spends(w.team.external_id!, APP)).toEqual([{ reference: `job:${job.id}:1`, amount: 3, refunded: 2, refunds: [`job:${job.id}:1:adjust`] }]);
+    expect(fake.requestsTo(REFUND_PATH)[0].body).toEqual({
+      app: APP,
+      team_id: w.team.external_id,
+      reference: `job:${job.id}:1`,
+      refund_reference: `job:${job.id}:1:adjust`,
+      amount: 2,
+    });
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([
+      { reference: `job:${job.id}:1`, amount: 3, refunded: 2, refunds: [`job:${job.id}:1:adjust`] },
+    ]);
     // The run was charged and billed: only the unbilled part went back.
-    expect(await getJob(job.id)).toMatchObject({ billing_charged: true, billing_refunded: false, refund_state: 'done', refunds_owed: [] });
+    expect(await getJob(job.id)).toMatchObject({
+      billing_charged: true,
+      billing_refunded: false,
+      refund_state: 'done',
+      refunds_owed: [],
+    });
     // Owed again (a repeated completion), it is still given back once: the service refunds a reference once.
     const again = owedFields((await getJob(job.id))!, [owed]);
     await updateJob(job.id, { set: again.set, add: again.add });
@@ -441,7 +596,12 @@ describe('finalize', () => {
     const charge = jobCharge({ sourceType: 'video', durationSeconds: 90 });
     const outcomes = await Promise.all([finalizeJobBilling(job, charge), finalizeJobBilling(job, charge)]);
     expect(outcomes.filter((o) => o.finalized)).toHaveLength(1);
-    expect(await getJob(job.id)).toMatchObject({ billed_cost_usd: 15, billed_blocks: 5, billed_minutes: 2, billing_finalized_at: expect.any(String) });
+    expect(await getJob(job.id)).toMatchObject({
+      billed_cost_usd: 15,
+      billed_blocks: 5,
+      billed_minutes: 2,
+      billing_finalized_at: expect.any(String),
+    });
     expect((await getClaim(w.claim.id, true))?.spend_credits).toBe(15);
 
     expect((await finalizeJobBilling(job, charge)).finalized).toBe(false);
@@ -451,7 +611,10 @@ describe('finalize', () => {
   it('records 0 credits but the basis for an enterprise job', async () => {
     const w = await world();
     const job = await newJob(w, 'audio');
-    const outcome = await finalizeJobBilling(job, jobCharge({ sourceType: 'audio', durationSeconds: 90, enterprise: true }));
+    const outcome = await finalizeJobBilling(
+      job,
+      jobCharge({ sourceType: 'audio', durationSeconds: 90, enterprise: true }),
+    );
     expect(outcome.job).toMatchObject({ billed_cost_usd: 0, billed_blocks: 5, billed_minutes: 2 });
     expect((await getClaim(w.claim.id, true))?.spend_credits).toBe(0);
   });
@@ -474,7 +637,11 @@ describe('billing summary', () => {
       credits_balance: 77,
       buy_credits_url: fake.buyUrl,
     });
-    expect(fake.requests.at(-1)).toMatchObject({ method: 'GET', path: '/api/v1/credits/balance', query: { app: APP, team_id: String(w.team.external_id) } });
+    expect(fake.requests.at(-1)).toMatchObject({
+      method: 'GET',
+      path: '/api/v1/credits/balance',
+      query: { app: APP, team_id: String(w.team.external_id) },
+    });
   });
 
   it('reports a null balance when the service is unreachable', async () => {
@@ -486,14 +653,23 @@ describe('billing summary', () => {
 
   it('reports billing on with a null balance for a team with no external id, without a call', async () => {
     const orphan = await world({ externalId: null });
-    expect(await teamCreditsBalance(orphan.team)).toEqual({ billing_enabled: true, credits_balance: null, buy_credits_url: null });
+    expect(await teamCreditsBalance(orphan.team)).toEqual({
+      billing_enabled: true,
+      credits_balance: null,
+      buy_credits_url: null,
+    });
     expect(fake.requests).toHaveLength(0);
   });
 
   it('reports billing off with false and nulls', async () => {
     configure({ ENABLE_BILLING: 'false' });
     const w = await world({ balance: 77 });
-    expect(await billingSummaryFor({ team: w.team })).toMatchObject({ billing_enabled: false, credits_balance: null, buy_credits_url: null, total_spend_usd: 0 });
+    expect(await billingSummaryFor({ team: w.team })).toMatchObject({
+      billing_enabled: false,
+      credits_balance: null,
+      buy_credits_url: null,
+      total_spend_usd: 0,
+    });
     expect(fake.requests).toHaveLength(0);
   });
 });

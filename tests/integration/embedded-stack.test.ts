@@ -6,7 +6,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import {
   DescribeTableCommand,
@@ -87,13 +86,15 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(() => {
-  [dynamodb, s3, sqs].forEach((client) => client?.destroy());
+  for (const client of [dynamodb, s3, sqs]) client?.destroy();
 });
 
 describe('DynamoDB', () => {
   it('creates the table with the declared keys and every declared GSI', async () => {
     const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: names.table }));
-    const declaredIndexes = declared.Table.Properties.GlobalSecondaryIndexes.map((gsi: { IndexName: string }) => gsi.IndexName);
+    const declaredIndexes = declared.Table.Properties.GlobalSecondaryIndexes.map(
+      (gsi: { IndexName: string }) => gsi.IndexName,
+    );
 
     expect(Table?.TableStatus).toBe('ACTIVE');
     expect(Table?.KeySchema).toEqual([
@@ -228,7 +229,9 @@ describe('S3', () => {
       }),
     );
     const object = await s3.send(new GetObjectCommand({ Bucket, Key }));
-    const bytes = Buffer.from(await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray());
+    const bytes = Buffer.from(
+      await (object.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
+    );
     expect(bytes.equals(Buffer.concat(chunks))).toBe(true);
     const after = await s3.send(new ListMultipartUploadsCommand({ Bucket, Prefix: 'itest/' }));
     expect(after.Uploads ?? []).toEqual([]);
@@ -242,10 +245,18 @@ describe('S3', () => {
 
     await s3.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }));
 
-    await expect(s3.send(new ListPartsCommand({ Bucket, Key, UploadId }))).rejects.toMatchObject({ name: 'NoSuchUpload' });
+    await expect(s3.send(new ListPartsCommand({ Bucket, Key, UploadId }))).rejects.toMatchObject({
+      name: 'NoSuchUpload',
+    });
     const { Uploads } = await s3.send(new ListMultipartUploadsCommand({ Bucket, Prefix: Key }));
     expect(Uploads ?? []).toEqual([]);
-    const partsDir = path.join(process.env.TEST_DATA_DIR as string, 's3', Bucket, '._S3rver_uploads', UploadId as string);
+    const partsDir = path.join(
+      process.env.TEST_DATA_DIR as string,
+      's3',
+      Bucket,
+      '._S3rver_uploads',
+      UploadId as string,
+    );
     expect(fs.existsSync(partsDir)).toBe(false);
   });
 
@@ -253,7 +264,12 @@ describe('S3', () => {
     const Bucket = names.bucket;
     const Key = 'itest/streamed.txt';
     await s3.send(
-      new PutObjectCommand({ Bucket, Key, ContentLength: 11, Body: Readable.from([Buffer.from('hello '), Buffer.from('world')]) }),
+      new PutObjectCommand({
+        Bucket,
+        Key,
+        ContentLength: 11,
+        Body: Readable.from([Buffer.from('hello '), Buffer.from('world')]),
+      }),
     );
 
     const object = await s3.send(new GetObjectCommand({ Bucket, Key }));
@@ -269,7 +285,12 @@ describe('S3', () => {
 
     const first = await s3.send(new ListObjectsV2Command({ Bucket, Prefix: 'itest/page/', MaxKeys: 2 }));
     const second = await s3.send(
-      new ListObjectsV2Command({ Bucket, Prefix: 'itest/page/', MaxKeys: 2, ContinuationToken: first.NextContinuationToken }),
+      new ListObjectsV2Command({
+        Bucket,
+        Prefix: 'itest/page/',
+        MaxKeys: 2,
+        ContinuationToken: first.NextContinuationToken,
+      }),
     );
 
     expect(first.Contents?.map((o) => o.Key)).toEqual(['itest/page/a', 'itest/page/b']);
@@ -287,7 +308,7 @@ describe('S3', () => {
     });
     const post = (body: string) => {
       const form = new FormData();
-      Object.entries(fields).forEach(([name, value]) => form.append(name, value));
+      for (const [name, value] of Object.entries(fields)) form.append(name, value);
       form.append('file', new Blob([body]), 'posted.txt');
       return fetch(url, { method: 'POST', body: form, headers: { Origin: ORIGIN } });
     };

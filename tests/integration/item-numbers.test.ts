@@ -14,7 +14,9 @@ describe('allocateItemNumbers', () => {
     const claim = await createClaim(randomUUID(), randomUUID(), { claim_number: 'IT-numbers' });
     const jobId = randomUUID();
     const sizes = [3, 1, 4, 1, 5, 9, 2, 6];
-    const ranges = await Promise.all(sizes.map((count, i) => allocateItemNumbers(claim.id, jobId, `pass1#${i}`, count)));
+    const ranges = await Promise.all(
+      sizes.map((count, i) => allocateItemNumbers(claim.id, jobId, `pass1#${i}`, count)),
+    );
 
     expect(ranges.map((r) => r.count)).toEqual(sizes);
     const numbers = ranges.flatMap((r) => Array.from({ length: r.count }, (_, k) => r.first + k)).sort((a, b) => a - b);

@@ -10,19 +10,46 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CreateQueueCommand,
+  DeleteQueueCommand,
+  GetQueueAttributesCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startFakeChatServer } from '../fakes/chat-server';
 import { eventually } from '../support/api';
-import { killed, selfKilled, setVisibilityTimeout, startInProcessWorkers, startWorkerProcess, useEngineStage, type EngineStage } from '../support/engine';
-import { fanoutPipeline, linearPipeline, registerTestPipelines, runRecord, setScript, type Script } from '../support/test-pipelines';
+import {
+  killed,
+  selfKilled,
+  setVisibilityTimeout,
+  startInProcessWorkers,
+  startWorkerProcess,
+  useEngineStage,
+  type EngineStage,
+} from '../support/engine';
+import {
+  fanoutPipeline,
+  linearPipeline,
+  registerTestPipelines,
+  runRecord,
+  setScript,
+  type Script,
+} from '../support/test-pipelines';
 import { db, tableName } from '../../lib/db/client';
 import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job';
 import { appendLog, archiveLog, readArchivedLog, readLiveLog } from '../../lib/jobs/logs';
 import { sqs as serviceSqs } from '../../lib/queue/queues';
 import { startJob } from '../../lib/orchestrator/engine';
 import type { PipelineDefinition } from '../../lib/orchestrator/pipeline';
-import { dismissJob, INTERRUPTED_TWICE, RESTARTING, runWatchdog, STUCK_FOR_A_DAY } from '../../lib/orchestrator/recovery';
+import {
+  dismissJob,
+  INTERRUPTED_TWICE,
+  RESTARTING,
+  runWatchdog,
+  STUCK_FOR_A_DAY,
+} from '../../lib/orchestrator/recovery';
 
 let stage: EngineStage;
 let chat: Awaited<ReturnType<typeof startFakeChatServer>>;
@@ -31,7 +58,13 @@ const sqs = new SQSClient({});
 
 beforeAll(async () => {
   chat = await startFakeChatServer();
-  stage = await useEngineStage({ STUCK_JOB_MINUTES: '15', STUCK_JOB_MINUTES_WITH_QUEUE: '30', JOB_LOG_BUFFER_LINES: '5', CHAT_WEBHOOK_URL: chat.url, APP_ENV: 'stage' });
+  stage = await useEngineStage({
+    STUCK_JOB_MINUTES: '15',
+    STUCK_JOB_MINUTES_WITH_QUEUE: '30',
+    JOB_LOG_BUFFER_LINES: '5',
+    CHAT_WEBHOOK_URL: chat.url,
+    APP_ENV: 'stage',
+  });
   registerTestPipelines();
 }, 120_000);
 
@@ -43,7 +76,12 @@ afterEach(async () => {
 });
 
 async function newJob(script: Script, status: Job['status'] = 'awaiting_confirmation'): Promise<Job> {
-  const job = newJobRecord({ room: { id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() }, userId: randomUUID(), sourceType: 'video', status });
+  const job = newJobRecord({
+    room: { id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() },
+    userId: randomUUID(),
+    sourceType: 'video',
+    status,
+  });
   await putNewJob(job);
   await setScript(job.id, script);
   return job;
@@ -62,7 +100,6 @@ const finished = (jobId: string, timeout = 40_000) =>
     return job && (job.status === 'complete' || job.status === 'error') ? job : null;
   }, timeout);
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startQueueDelivery } = require('../../localstack/queue-delivery.js');
 
 async function sendRaw(queueUrl: string, body: unknown) {
@@ -74,11 +111,15 @@ describe('a linear pipeline', () => {
     workers = startInProcessWorkers(stage);
     const job = await run({ sleepMs: { b: 300 }, items: 4 });
     const statuses = new Set<string>();
-    const done = await eventually(async () => {
-      const now = await getJob(job.id);
-      if (now) statuses.add(now.status);
-      return now?.status === 'complete' ? now : null;
-    }, 30_000, 50);
+    const done = await eventually(
+      async () => {
+        const now = await getJob(job.id);
+        if (now) statuses.add(now.status);
+        return now?.status === 'complete' ? now : null;
+      },
+      30_000,
+      50,
+    );
     expect((await runRecord(job.id)).order).toEqual(['a', 'b', 'c']);
     expect(statuses.has('analyzing')).toBe(true);
     expect(done).toMatchObject({ status: 'complete', progress_pct: 100, items_found: 4, stage_state: 'done' });
@@ -133,20 +174,27 @@ describe('a linear pipeline', () => {
 });
 
 describe('outbound chat messages', () => {
-  const field = (message: any, title: string) => message.attachments[0].fields.find((f: any) => f.title === title)?.value;
+  const field = (message: any, title: string) =>
+    message.attachments[0].fields.find((f: any) => f.title === title)?.value;
 
   // The jobs here belong to claims that do not exist: finalizing still completes the job.
   it('posts a success with credits and revenue, and a failure with the error', async () => {
     workers = startInProcessWorkers(stage);
     const ok = await run({ credits: 4 });
     await finished(ok.id);
-    const success = await eventually(async () => chat.messages.find((m) => m.text === 'New media uploaded' && field(m, 'Credits Used') === '4'));
+    const success = await eventually(async () =>
+      chat.messages.find((m) => m.text === 'New media uploaded' && field(m, 'Credits Used') === '4'),
+    );
     expect(field(success, 'Environment')).toBe('Stage');
     expect(field(success, 'Media Type')).toBe('Video');
     expect(field(success, 'Revenue')).toBe('$0.60'); // 4 credits at the default 0.15
     const bad = await run({ fail: { stage: 'a', message: 'Could not read the video.' } });
     await finished(bad.id);
-    const failure = await eventually(async () => chat.messages.find((m) => m.text === 'Media processing failed' && field(m, 'Error') === 'Could not read the video.'));
+    const failure = await eventually(async () =>
+      chat.messages.find(
+        (m) => m.text === 'Media processing failed' && field(m, 'Error') === 'Could not read the video.',
+      ),
+    );
     expect(field(failure, 'Credits Used')).toBeUndefined();
   });
 
@@ -166,7 +214,13 @@ describe('the live job log', () => {
   it('keeps exactly the last JOB_LOG_BUFFER_LINES lines, oldest first, and archives them', async () => {
     const job = await newJob({});
     for (let i = 1; i <= 8; i++) await appendLog(job.id, 'info', `line ${i}`);
-    expect((await readLiveLog(job.id)).map((l) => l.message)).toEqual(['line 4', 'line 5', 'line 6', 'line 7', 'line 8']);
+    expect((await readLiveLog(job.id)).map((l) => l.message)).toEqual([
+      'line 4',
+      'line 5',
+      'line 6',
+      'line 7',
+      'line 8',
+    ]);
     expect((await readLiveLog(job.id, 6)).map((l) => l.message)).toEqual(['line 7', 'line 8']);
     await archiveLog(job.id);
     expect((await readArchivedLog(job.id))?.map((l) => l.seq)).toEqual([4, 5, 6, 7, 8]);
@@ -217,7 +271,9 @@ describe('interruptions and the watchdog', () => {
   it('restarts a job whose worker was killed mid-stage, clearing partial results, and completes it', async () => {
     let child = await startWorkerProcess(stage);
     const job = await run({ hangStage: 'b' });
-    await eventually(async () => (await getJob(job.id))?.stage_name === 'b' && (await getJob(job.id))?.stage_state === 'running');
+    await eventually(
+      async () => (await getJob(job.id))?.stage_name === 'b' && (await getJob(job.id))?.stage_state === 'running',
+    );
     await killed(child);
 
     // The lease is 3 s; the watchdog looks 20 minutes ahead so the job counts as quiet.
@@ -253,7 +309,15 @@ describe('interruptions and the watchdog', () => {
     const job = await newJob({});
     // Start it with the queue message "lost": state queued, nothing sent.
     await updateJob(job.id, {
-      set: { status: 'pending', pipeline: linearPipeline.name, run_id: randomUUID(), stage_name: 'a', stage_state: 'queued', started_at: new Date().toISOString(), heartbeat_at: new Date().toISOString() },
+      set: {
+        status: 'pending',
+        pipeline: linearPipeline.name,
+        run_id: randomUUID(),
+        stage_name: 'a',
+        stage_state: 'queued',
+        started_at: new Date().toISOString(),
+        heartbeat_at: new Date().toISOString(),
+      },
     });
     const report = await runWatchdog(later(16));
     expect(report.requeued).toBeGreaterThanOrEqual(1);
@@ -264,7 +328,17 @@ describe('interruptions and the watchdog', () => {
   it('fails a job stuck for more than a day and never requeues it', async () => {
     const job = await newJob({});
     const dayAgo = new Date(Date.now() - 25 * 3600_000).toISOString();
-    await updateJob(job.id, { set: { status: 'analyzing', pipeline: linearPipeline.name, run_id: randomUUID(), stage_name: 'b', stage_state: 'queued', started_at: dayAgo, heartbeat_at: dayAgo } });
+    await updateJob(job.id, {
+      set: {
+        status: 'analyzing',
+        pipeline: linearPipeline.name,
+        run_id: randomUUID(),
+        stage_name: 'b',
+        stage_state: 'queued',
+        started_at: dayAgo,
+        heartbeat_at: dayAgo,
+      },
+    });
     await runWatchdog(new Date());
     expect(await getJob(job.id)).toMatchObject({ status: 'error', error_message: STUCK_FOR_A_DAY });
   });
@@ -273,7 +347,17 @@ describe('interruptions and the watchdog', () => {
     const job = await newJob({});
     const now = new Date();
     await updateJob(job.id, {
-      set: { status: 'analyzing', pipeline: linearPipeline.name, run_id: randomUUID(), stage_name: 'b', stage_state: 'running', stage_runner: 'x', stage_lease_until: later(120).toISOString(), started_at: now.toISOString(), heartbeat_at: now.toISOString() },
+      set: {
+        status: 'analyzing',
+        pipeline: linearPipeline.name,
+        run_id: randomUUID(),
+        stage_name: 'b',
+        stage_state: 'running',
+        stage_runner: 'x',
+        stage_lease_until: later(120).toISOString(),
+        started_at: now.toISOString(),
+        heartbeat_at: now.toISOString(),
+      },
     });
     await runWatchdog(later(20));
     expect((await getJob(job.id))?.status).toBe('analyzing'); // quiet 20 min: not yet hung
@@ -292,7 +376,8 @@ describe('interruptions and the watchdog', () => {
 
 describe('fault injection: the engine cannot lose work', () => {
   const later = (minutes: number) => new Date(Date.now() + minutes * 60_000);
-  const logLines = async (jobId: string, prefix: string) => (await readLiveLog(jobId)).filter((l) => l.message.startsWith(prefix));
+  const logLines = async (jobId: string, prefix: string) =>
+    (await readLiveLog(jobId)).filter((l) => l.message.startsWith(prefix));
 
   it('advances a fan-out whose last unit was counted by a worker killed before it advanced', async () => {
     const child = await startWorkerProcess(stage, { ENGINE_KILL_AFTER_FANIN: '2' });
@@ -319,13 +404,33 @@ describe('fault injection: the engine cannot lose work', () => {
     const runId = randomUUID();
     const now = new Date().toISOString();
     await updateJob(job.id, {
-      set: { status: 'analyzing', pipeline: fanoutPipeline.name, run_id: runId, stage_name: 'split', stage_state: 'fanout', fanout_total: 2, fanout_next: 2, fanout_done: 1, started_at: now, heartbeat_at: now },
+      set: {
+        status: 'analyzing',
+        pipeline: fanoutPipeline.name,
+        run_id: runId,
+        stage_name: 'split',
+        stage_state: 'fanout',
+        fanout_total: 2,
+        fanout_next: 2,
+        fanout_done: 1,
+        started_at: now,
+        heartbeat_at: now,
+      },
     });
     for (const index of [0, 1]) {
       await db().send(
         new PutCommand({
           TableName: tableName(),
-          Item: { pk: `JOBUNIT#${job.id}`, sk: `${runId}#split#${String(index).padStart(6, '0')}`, entity: 'JobUnit', state: 'done', outcome: 'ok', runner: 'gone', lease_until: now, attempts: 1 },
+          Item: {
+            pk: `JOBUNIT#${job.id}`,
+            sk: `${runId}#split#${String(index).padStart(6, '0')}`,
+            entity: 'JobUnit',
+            state: 'done',
+            outcome: 'ok',
+            runner: 'gone',
+            lease_until: now,
+            attempts: 1,
+          },
         }),
       );
     }
@@ -359,7 +464,14 @@ describe('fault injection: the engine cannot lose work', () => {
   }, 90_000);
 
   it.each([
-    ['a throttled write', () => Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ProvisionedThroughputExceededException', $fault: 'client' })],
+    [
+      'a throttled write',
+      () =>
+        Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
+          name: 'ProvisionedThroughputExceededException',
+          $fault: 'client',
+        }),
+    ],
     [
       'a transaction conflict',
       () =>
@@ -405,7 +517,8 @@ describe('fault injection: the engine cannot lose work', () => {
     const client = serviceSqs();
     client.middlewareStack.add(
       (next, context) => async (args) => {
-        if (context.commandName === 'ChangeMessageVisibilityCommand') requested.push((args.input as { VisibilityTimeout: number }).VisibilityTimeout);
+        if (context.commandName === 'ChangeMessageVisibilityCommand')
+          requested.push((args.input as { VisibilityTimeout: number }).VisibilityTimeout);
         return next(args);
       },
       { step: 'initialize', name: 'recordVisibilityChanges' },
@@ -426,7 +539,9 @@ describe('fault injection: the engine cannot lose work', () => {
 
 describe('local queue delivery', () => {
   it('leaves a failed message hidden for its visibility timeout, as SQS does', async () => {
-    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `delivery-${randomUUID()}`, Attributes: { VisibilityTimeout: '600' } }));
+    const { QueueUrl } = await sqs.send(
+      new CreateQueueCommand({ QueueName: `delivery-${randomUUID()}`, Attributes: { VisibilityTimeout: '600' } }),
+    );
     let calls = 0;
     const delivery = startQueueDelivery({
       consumers: [{ name: 'failing', queueUrl: QueueUrl, batchSize: 1, concurrency: 1 }],
@@ -445,7 +560,12 @@ describe('local queue delivery', () => {
       await delivery.stop();
     }
     expect(calls).toBe(1);
-    const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
     expect(Attributes?.ApproximateNumberOfMessagesNotVisible).toBe('1'); // still hidden, not deleted
     await sqs.send(new DeleteQueueCommand({ QueueUrl }));
   }, 30_000);
@@ -460,7 +580,10 @@ describe('queue outage', () => {
       let body = '';
       req.on('data', (c) => (body += c));
       req.on('end', () => {
-        invoked.push({ name: decodeURIComponent(String(req.url).split('/functions/')[1]?.split('/')[0] ?? ''), body: JSON.parse(body || '{}') });
+        invoked.push({
+          name: decodeURIComponent(String(req.url).split('/functions/')[1]?.split('/')[0] ?? ''),
+          body: JSON.parse(body || '{}'),
+        });
         res.writeHead(202).end();
       });
     });

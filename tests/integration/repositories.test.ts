@@ -34,11 +34,14 @@ describe('teams and users', () => {
     const token = `race-${randomUUID()}`;
     const externalId = randomInt(1, 2_000_000_000);
     const results = await Promise.allSettled(
-      Array.from({ length: 6 }, () => createTeam({ external_id: externalId, name: 'Race', team_token: token, estimation_platform_key: null })),
+      Array.from({ length: 6 }, () =>
+        createTeam({ external_id: externalId, name: 'Race', team_token: token, estimation_platform_key: null }),
+      ),
     );
     const won = results.filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
-    for (const lost of results.filter((r) => r.status === 'rejected')) expect(isConditionRace((lost as PromiseRejectedResult).reason)).toBe(true);
+    for (const lost of results.filter((r) => r.status === 'rejected'))
+      expect(isConditionRace((lost as PromiseRejectedResult).reason)).toBe(true);
     expect((await findTeamByToken(token))?.id).toBe((won[0] as PromiseFulfilledResult<{ id: string }>).value.id);
   });
 
@@ -100,7 +103,15 @@ describe('activity', () => {
 
   it('marks an entry restored exactly once under racing restores', async () => {
     const by = actor();
-    const entry = await recordActivity(by, { team_id: by.team_id, action_type: 'archive_claim', action_label: 'Archived', target: 'x', restorable: true, entity_type: 'claim', entity_id: randomUUID() });
+    const entry = await recordActivity(by, {
+      team_id: by.team_id,
+      action_type: 'archive_claim',
+      action_label: 'Archived',
+      target: 'x',
+      restorable: true,
+      entity_type: 'claim',
+      entity_id: randomUUID(),
+    });
     const results = await Promise.all(Array.from({ length: 5 }, () => markRestored(entry.id, 'someone')));
     expect(results.filter(Boolean)).toHaveLength(1);
     expect((await getActivity(entry.id))?.restored_at).toEqual(expect.any(String));
@@ -109,9 +120,19 @@ describe('activity', () => {
   it('pages a team feed newest first with cursors, and keeps teams apart', async () => {
     const mine = actor();
     for (let i = 0; i < 5; i++) {
-      await recordActivity(mine, { team_id: mine.team_id, action_type: 'login', action_label: `n${i}`, target: 't', restorable: false }, new Date(Date.now() + i * 1000));
+      await recordActivity(
+        mine,
+        { team_id: mine.team_id, action_type: 'login', action_label: `n${i}`, target: 't', restorable: false },
+        new Date(Date.now() + i * 1000),
+      );
     }
-    await recordActivity(actor(), { team_id: randomUUID(), action_type: 'login', action_label: 'other team', target: 't', restorable: false });
+    await recordActivity(actor(), {
+      team_id: randomUUID(),
+      action_type: 'login',
+      action_label: 'other team',
+      target: 't',
+      restorable: false,
+    });
     const labels: string[] = [];
     let cursor: string | undefined;
     do {

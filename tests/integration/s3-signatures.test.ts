@@ -33,7 +33,9 @@ const defaults = new S3Client({ forcePathStyle: true, maxAttempts: 1 });
 const s3 = clientWith();
 const wrongSecret = clientWith('not-the-secret');
 
-afterAll(() => [s3, wrongSecret, defaults].forEach((c) => c.destroy()));
+afterAll(() => {
+  for (const c of [s3, wrongSecret, defaults]) c.destroy();
+});
 
 const errorCode = (xml: string) => /<Code>([^<]+)<\/Code>/.exec(xml)?.[1];
 
@@ -41,25 +43,37 @@ describe('header-signed requests', () => {
   it("accepts the SDK's own calls: PUT, streamed PUT, GET, DeleteObjects", async () => {
     await s3.send(new PutObjectCommand({ Bucket: bucket(), Key: `${prefix}plain.txt`, Body: 'plain' }));
     await defaults.send(
-      new PutObjectCommand({ Bucket: bucket(), Key: `${prefix}streamed.txt`, ContentLength: 11, Body: Readable.from([Buffer.from('hello '), Buffer.from('world')]) }),
+      new PutObjectCommand({
+        Bucket: bucket(),
+        Key: `${prefix}streamed.txt`,
+        ContentLength: 11,
+        Body: Readable.from([Buffer.from('hello '), Buffer.from('world')]),
+      }),
     );
     const got = await defaults.send(new GetObjectCommand({ Bucket: bucket(), Key: `${prefix}streamed.txt` }));
     expect(await got.Body?.transformToString()).toBe('hello world');
 
-    const { Errors } = await defaults.send(new DeleteObjectsCommand({ Bucket: bucket(), Delete: { Objects: [{ Key: `${prefix}plain.txt` }] } }));
+    const { Errors } = await defaults.send(
+      new DeleteObjectsCommand({ Bucket: bucket(), Delete: { Objects: [{ Key: `${prefix}plain.txt` }] } }),
+    );
     expect(Errors ?? []).toEqual([]);
     expect(await objectExists(`${prefix}plain.txt`)).toBe(false);
   });
 
   it('refuses a request signed with the wrong secret and stores nothing', async () => {
-    const err = await wrongSecret.send(new PutObjectCommand({ Bucket: bucket(), Key: `${prefix}forged.txt`, Body: 'x' })).catch((e) => e);
+    const err = await wrongSecret
+      .send(new PutObjectCommand({ Bucket: bucket(), Key: `${prefix}forged.txt`, Body: 'x' }))
+      .catch((e) => e);
 
     expect(err).toMatchObject({ name: 'SignatureDoesNotMatch', $metadata: { httpStatusCode: 403 } });
     expect(await objectExists(`${prefix}forged.txt`)).toBe(false);
   });
 
   it('refuses an unsigned request: the bucket is private', async () => {
-    const res = await fetch(`${process.env.AWS_ENDPOINT_URL_S3}/${bucket()}/${prefix}anonymous.txt`, { method: 'PUT', body: 'x' });
+    const res = await fetch(`${process.env.AWS_ENDPOINT_URL_S3}/${bucket()}/${prefix}anonymous.txt`, {
+      method: 'PUT',
+      body: 'x',
+    });
 
     expect(res.status).toBe(403);
     expect(errorCode(await res.text())).toBe('AccessDenied');
@@ -92,7 +106,9 @@ describe('presigned URLs', () => {
     expect(dropped.status).toBe(400);
     expect(errorCode(await dropped.text())).toBe('AuthorizationQueryParametersError');
 
-    const forged = await fetch(await getSignedUrl(wrongSecret, new GetObjectCommand({ Bucket: bucket(), Key: key }), { expiresIn: 60 }));
+    const forged = await fetch(
+      await getSignedUrl(wrongSecret, new GetObjectCommand({ Bucket: bucket(), Key: key }), { expiresIn: 60 }),
+    );
     expect(forged.status).toBe(403);
     expect(errorCode(await forged.text())).toBe('SignatureDoesNotMatch');
   });
@@ -114,10 +130,14 @@ describe('presigned URLs', () => {
   it('hold a part URL to the size it was signed for (content-length is a signed header)', async () => {
     const partKey = `${prefix}video.mp4`;
     const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: bucket(), Key: partKey }));
-    const url = await getSignedUrl(s3, new UploadPartCommand({ Bucket: bucket(), Key: partKey, UploadId, PartNumber: 1, ContentLength: 8 }), {
-      expiresIn: 60,
-      signableHeaders: new Set(['content-length']),
-    });
+    const url = await getSignedUrl(
+      s3,
+      new UploadPartCommand({ Bucket: bucket(), Key: partKey, UploadId, PartNumber: 1, ContentLength: 8 }),
+      {
+        expiresIn: 60,
+        signableHeaders: new Set(['content-length']),
+      },
+    );
 
     const oversize = await fetch(url, { method: 'PUT', body: 'more than eight bytes' });
     expect(oversize.status).toBe(403);
@@ -134,13 +154,16 @@ describe('browser POST policies', () => {
     createPresignedPost(options.client ?? s3, {
       Bucket: bucket(),
       Key: key,
-      Conditions: [['content-length-range', 1, 16], ['starts-with', '$x-amz-meta-note', '']],
+      Conditions: [
+        ['content-length-range', 1, 16],
+        ['starts-with', '$x-amz-meta-note', ''],
+      ],
       Fields: { 'Content-Type': 'image/png', 'x-amz-meta-note': 'n' },
       Expires: options.expires ?? 600,
     });
   const post = (url: string, fields: Record<string, string>, body = 'png bytes') => {
     const form = new FormData();
-    Object.entries(fields).forEach(([name, value]) => form.append(name, value));
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
     form.append('file', new Blob([body], { type: 'text/html' }), 'x.png');
     return fetch(url, { method: 'POST', body: form });
   };
@@ -160,10 +183,22 @@ describe('browser POST policies', () => {
     const { url, fields } = await signedPost();
     const other = `${prefix}elsewhere`;
 
-    await expect(refusal(await post(url, { ...fields, 'Content-Type': 'text/html' }))).resolves.toEqual({ status: 403, code: 'AccessDenied' });
-    await expect(refusal(await post(url, { ...fields, key: other }))).resolves.toEqual({ status: 403, code: 'AccessDenied' });
-    await expect(refusal(await post(url, fields, 'seventeen bytes!!'))).resolves.toEqual({ status: 400, code: 'EntityTooLarge' });
-    await expect(refusal(await post(url, { ...fields, 'x-amz-meta-extra': 'not in the policy' }))).resolves.toEqual({ status: 403, code: 'AccessDenied' });
+    await expect(refusal(await post(url, { ...fields, 'Content-Type': 'text/html' }))).resolves.toEqual({
+      status: 403,
+      code: 'AccessDenied',
+    });
+    await expect(refusal(await post(url, { ...fields, key: other }))).resolves.toEqual({
+      status: 403,
+      code: 'AccessDenied',
+    });
+    await expect(refusal(await post(url, fields, 'seventeen bytes!!'))).resolves.toEqual({
+      status: 400,
+      code: 'EntityTooLarge',
+    });
+    await expect(refusal(await post(url, { ...fields, 'x-amz-meta-extra': 'not in the policy' }))).resolves.toEqual({
+      status: 403,
+      code: 'AccessDenied',
+    });
     expect(await objectExists(other)).toBe(false);
   });
 
@@ -175,16 +210,27 @@ describe('browser POST policies', () => {
 
   it('refuses an expired policy, a tampered policy and a wrong secret', async () => {
     const expired = await signedPost({ expires: -60 });
-    await expect(refusal(await post(expired.url, expired.fields))).resolves.toEqual({ status: 403, code: 'AccessDenied' });
+    await expect(refusal(await post(expired.url, expired.fields))).resolves.toEqual({
+      status: 403,
+      code: 'AccessDenied',
+    });
 
     const { url, fields } = await signedPost();
     const policy = JSON.parse(Buffer.from(fields.Policy, 'base64').toString('utf8'));
-    policy.conditions = policy.conditions.map((c: unknown) => (Array.isArray(c) && c[0] === 'content-length-range' ? ['content-length-range', 1, 1_000_000] : c));
+    policy.conditions = policy.conditions.map((c: unknown) =>
+      Array.isArray(c) && c[0] === 'content-length-range' ? ['content-length-range', 1, 1_000_000] : c,
+    );
     const tampered = { ...fields, Policy: Buffer.from(JSON.stringify(policy)).toString('base64') };
-    await expect(refusal(await post(url, tampered, 'x'.repeat(100)))).resolves.toEqual({ status: 403, code: 'SignatureDoesNotMatch' });
+    await expect(refusal(await post(url, tampered, 'x'.repeat(100)))).resolves.toEqual({
+      status: 403,
+      code: 'SignatureDoesNotMatch',
+    });
 
     const forged = await signedPost({ client: wrongSecret });
-    await expect(refusal(await post(forged.url, forged.fields))).resolves.toEqual({ status: 403, code: 'SignatureDoesNotMatch' });
+    await expect(refusal(await post(forged.url, forged.fields))).resolves.toEqual({
+      status: 403,
+      code: 'SignatureDoesNotMatch',
+    });
   });
 
   it('refuses a form without a policy: anonymous uploads are not allowed', async () => {

@@ -13,7 +13,12 @@ import { insertStagedPhotos, newStagedPhoto, type StagedPhoto } from '../../lib/
 import { getJob, updateJob } from '../../lib/jobs/job';
 import { startJob } from '../../lib/orchestrator/engine';
 import { PHOTO_PIPELINE } from '../../lib/pipelines/catalog';
-import { PHOTO_WRITE_LOCK_MS, photoWriteLockFree, writeStagedPhotos, type StagedPhotoWrite } from '../../lib/photos/staged-photo-writes';
+import {
+  PHOTO_WRITE_LOCK_MS,
+  photoWriteLockFree,
+  writeStagedPhotos,
+  type StagedPhotoWrite,
+} from '../../lib/photos/staged-photo-writes';
 import { doc, getRow, seedJob, setFields, table } from '../support/aws';
 
 const PHOTOS = 150;
@@ -23,7 +28,13 @@ async function photoRows(jobId: string): Promise<Record<string, any>[]> {
   let ExclusiveStartKey: Record<string, any> | undefined;
   do {
     const page = await doc.send(
-      new QueryCommand({ TableName: table(), KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)', ExpressionAttributeValues: { ':pk': `JOB#${jobId}`, ':p': 'PHOTO#' }, ConsistentRead: true, ExclusiveStartKey }),
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': `JOB#${jobId}`, ':p': 'PHOTO#' },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
     );
     out.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
@@ -36,9 +47,19 @@ async function jobWithPhotos(): Promise<{ jobId: string; photos: StagedPhoto[] }
   const jobId = await seedJob({ id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() }, 'photo');
   await setFields(`JOB#${jobId}`, 'JOB', { status: 'awaiting_grouping', file_size_bytes: 0 });
   const photos = Array.from({ length: PHOTOS }, (_, index) =>
-    newStagedPhoto({ jobId, index, filename: `orig_${index}.jpg`, key: `k/${index}`, incomingKey: `i/${index}`, originalFilename: `p${index}.jpg`, capturedAt: null, sizeBytes: 10 }),
+    newStagedPhoto({
+      jobId,
+      index,
+      filename: `orig_${index}.jpg`,
+      key: `k/${index}`,
+      incomingKey: `i/${index}`,
+      originalFilename: `p${index}.jpg`,
+      capturedAt: null,
+      sizeBytes: 10,
+    }),
   );
-  for (let i = 0; i < photos.length; i += 99) expect(await insertStagedPhotos(jobId, photos.slice(i, i + 99), ['awaiting_grouping'])).toBe('inserted');
+  for (let i = 0; i < photos.length; i += 99)
+    expect(await insertStagedPhotos(jobId, photos.slice(i, i + 99), ['awaiting_grouping'])).toBe('inserted');
   return { jobId, photos };
 }
 
@@ -52,7 +73,12 @@ function beforeSecondTransaction(jobId: string, beforeSecond: () => Promise<void
   const send = client.send.bind(client);
   let transactions = 0;
   return jest.spyOn(client, 'send').mockImplementation((async (command: unknown, ...rest: unknown[]) => {
-    if (command instanceof TransactWriteCommand && JSON.stringify(command.input).includes(`JOB#${jobId}`) && ++transactions === 2) await beforeSecond();
+    if (
+      command instanceof TransactWriteCommand &&
+      JSON.stringify(command.input).includes(`JOB#${jobId}`) &&
+      ++transactions === 2
+    )
+      await beforeSecond();
     return (send as (...args: unknown[]) => Promise<unknown>)(command, ...rest);
   }) as never);
 }
@@ -84,7 +110,11 @@ describe('a grouping edit of 150 photos', () => {
     const before = await photoRows(jobId);
     const last = `PHOTO#${String(PHOTOS - 1).padStart(6, '0')}`;
     beforeSecondTransaction(jobId, async () => {
-      await doc.send(new TransactWriteCommand({ TransactItems: [{ Delete: { TableName: table(), Key: { pk: `JOB#${jobId}`, sk: last } } }] }));
+      await doc.send(
+        new TransactWriteCommand({
+          TransactItems: [{ Delete: { TableName: table(), Key: { pk: `JOB#${jobId}`, sk: last } } }],
+        }),
+      );
     });
     expect(await writeStagedPhotos(jobId, writes, GROUPING_STATUSES)).toBe('row-changed');
     expect(await photoRows(jobId)).toEqual(before.filter((r) => r.sk !== last));
@@ -95,8 +125,14 @@ describe('a grouping edit of 150 photos', () => {
     const { jobId, photos } = await jobWithPhotos();
     const before = await photoRows(jobId);
     // like segment: new rows, the original hidden, the earlier rows removed (here 100 of them)
-    const puts = Array.from({ length: 60 }, (_, i) => ({ put: { ...photos[0], id: randomUUID(), index: 1000 + i, group_index: 1000 + i, is_segment: true, segment_of: 0 } }));
-    const writes: StagedPhotoWrite[] = [...puts, { update: { index: 0, set: { hidden_by_segments: true } } }, ...photos.slice(50).map((p) => ({ delete: { index: p.index } }))];
+    const puts = Array.from({ length: 60 }, (_, i) => ({
+      put: { ...photos[0], id: randomUUID(), index: 1000 + i, group_index: 1000 + i, is_segment: true, segment_of: 0 },
+    }));
+    const writes: StagedPhotoWrite[] = [
+      ...puts,
+      { update: { index: 0, set: { hidden_by_segments: true } } },
+      ...photos.slice(50).map((p) => ({ delete: { index: p.index } })),
+    ];
     beforeSecondTransaction(jobId, () => setFields(`JOB#${jobId}`, 'JOB', { status: 'processing' }));
     expect(await writeStagedPhotos(jobId, writes, GROUPING_STATUSES)).toBe('job-state');
     expect(await photoRows(jobId)).toEqual(before);
@@ -105,9 +141,14 @@ describe('a grouping edit of 150 photos', () => {
   it('refuses, writing nothing, while another large edit holds the job', async () => {
     const { jobId, photos } = await jobWithPhotos();
     const before = await photoRows(jobId);
-    await setFields(`JOB#${jobId}`, 'JOB', { photo_write_lock: 'someone-else', photo_write_lock_until: Date.now() + PHOTO_WRITE_LOCK_MS });
+    await setFields(`JOB#${jobId}`, 'JOB', {
+      photo_write_lock: 'someone-else',
+      photo_write_lock_until: Date.now() + PHOTO_WRITE_LOCK_MS,
+    });
     expect(await writeStagedPhotos(jobId, regroupWrites(photos), GROUPING_STATUSES)).toBe('job-state');
-    expect(await writeStagedPhotos(jobId, [{ update: { index: 3, set: { group_index: 0 } } }], GROUPING_STATUSES)).toBe('job-state');
+    expect(await writeStagedPhotos(jobId, [{ update: { index: 3, set: { group_index: 0 } } }], GROUPING_STATUSES)).toBe(
+      'job-state',
+    );
     expect(await photoRows(jobId)).toEqual(before);
     // an expired lock (its holder died) no longer blocks
     await setFields(`JOB#${jobId}`, 'JOB', { photo_write_lock_until: Date.now() - 1 });
@@ -116,7 +157,10 @@ describe('a grouping edit of 150 photos', () => {
 
   it('keeps processing from starting while an edit holds the job, in the start write itself', async () => {
     const { jobId } = await jobWithPhotos();
-    await setFields(`JOB#${jobId}`, 'JOB', { photo_write_lock: 'an-edit', photo_write_lock_until: Date.now() + PHOTO_WRITE_LOCK_MS });
+    await setFields(`JOB#${jobId}`, 'JOB', {
+      photo_write_lock: 'an-edit',
+      photo_write_lock_until: Date.now() + PHOTO_WRITE_LOCK_MS,
+    });
     const job = (await getJob(jobId))!;
     // The lock was taken after the caller's check: the start write alone must refuse.
     expect(await startJob(job, PHOTO_PIPELINE, {}, photoWriteLockFree())).toBeNull();
@@ -127,12 +171,17 @@ describe('a grouping edit of 150 photos', () => {
   });
 
   it('sends a chunk again when it lost to a concurrent transaction, and gives up after a bounded number of tries', async () => {
-    const { jobId, photos } = await jobWithPhotos();
+    const { jobId } = await jobWithPhotos();
     const client = db();
     const send = client.send.bind(client);
     let conflicts = 2;
     let sent = 0;
-    const lost = () => new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: {}, CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }] });
+    const lost = () =>
+      new TransactionCanceledException({
+        message: 'Transaction cancelled',
+        $metadata: {},
+        CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
+      });
     jest.spyOn(client, 'send').mockImplementation((async (command: unknown, ...rest: unknown[]) => {
       if (command instanceof TransactWriteCommand && JSON.stringify(command.input).includes(`JOB#${jobId}`)) {
         sent++;
@@ -140,14 +189,20 @@ describe('a grouping edit of 150 photos', () => {
       }
       return (send as (...args: unknown[]) => Promise<unknown>)(command, ...rest);
     }) as never);
-    expect(await writeStagedPhotos(jobId, [{ update: { index: 3, set: { group_index: 0 } } }], GROUPING_STATUSES)).toBe('written');
+    expect(await writeStagedPhotos(jobId, [{ update: { index: 3, set: { group_index: 0 } } }], GROUPING_STATUSES)).toBe(
+      'written',
+    );
     expect(sent).toBe(3);
     expect((await photoRows(jobId)).find((r) => r.index === 3)?.group_index).toBe(0);
 
     // A table that keeps conflicting: the edit fails with DynamoDB's error, after 7 tries, and writes nothing.
     conflicts = Number.POSITIVE_INFINITY;
     sent = 0;
-    const error = await writeStagedPhotos(jobId, [{ update: { index: 4, set: { group_index: 0 } } }], GROUPING_STATUSES).catch((e) => e);
+    const error = await writeStagedPhotos(
+      jobId,
+      [{ update: { index: 4, set: { group_index: 0 } } }],
+      GROUPING_STATUSES,
+    ).catch((e) => e);
     expect(error).toBeInstanceOf(TransactionCanceledException);
     expect(sent).toBe(7);
     expect((await photoRows(jobId)).find((r) => r.index === 4)?.group_index).toBe(4);

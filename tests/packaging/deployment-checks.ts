@@ -86,7 +86,9 @@ function wildcardProblem(resource: unknown): string | undefined {
   if ('Fn::Sub' in obj) {
     const text = subText(obj);
     // Pseudo parameters hold colons themselves; they stand for one fixed partition, region and account.
-    const parts = text.replace(/\$\{AWS::(Partition|Region|AccountId)\}/g, (_, p: string) => p.toLowerCase()).split(':');
+    const parts = text
+      .replace(/\$\{AWS::(Partition|Region|AccountId)\}/g, (_, p: string) => p.toLowerCase())
+      .split(':');
     if (parts[0] !== 'arn' || parts.length < 6) return `not an ARN: ${text}`;
     const [, partition, service, region, account] = parts;
     if ([partition, service, region, account].some((p) => p.includes('*'))) return `wildcard in ARN prefix: ${text}`;
@@ -121,11 +123,15 @@ export function describeDeploymentSafety(get: () => Packaged): void {
     );
   const lambdaByName = () =>
     new Map(
-      resourcesOfType('AWS::Lambda::Function').map((f) => [String(f.resource.Properties?.FunctionName).replace(`${SERVICE}-${STAGE}-`, ''), f] as const),
+      resourcesOfType('AWS::Lambda::Function').map(
+        (f) => [String(f.resource.Properties?.FunctionName).replace(`${SERVICE}-${STAGE}-`, ''), f] as const,
+      ),
     );
   const roles = () => resourcesOfType('AWS::IAM::Role');
   const statementsOf = (role: Resource): Statement[] =>
-    ((role.Properties?.Policies as { PolicyDocument: { Statement: Statement[] } }[] | undefined) ?? []).flatMap((p) => p.PolicyDocument.Statement);
+    ((role.Properties?.Policies as { PolicyDocument: { Statement: Statement[] } }[] | undefined) ?? []).flatMap(
+      (p) => p.PolicyDocument.Statement,
+    );
   const roleOfFunction = (name: string) => {
     const fn = lambdaByName().get(name);
     if (!fn) throw new Error(`no Lambda function for ${name}`);
@@ -146,18 +152,29 @@ export function describeDeploymentSafety(get: () => Packaged): void {
     it('gives no function a secret setting, and the functions that read one the SSM parameter path', () => {
       const exposed: string[] = [];
       for (const [name, fn] of lambdaByName()) {
-        const variables = ((fn.resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}) as Record<string, unknown>;
+        const variables = ((fn.resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)
+          ?.Variables ?? {}) as Record<string, unknown>;
         for (const secret of Object.keys(FAKE_SECRETS)) if (secret in variables) exposed.push(`${name}: ${secret}`);
       }
       expect(exposed).toEqual([]);
-      const variables = (name: string) => (lambdaByName().get(name)?.resource.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+      const variables = (name: string) =>
+        (
+          lambdaByName().get(name)?.resource.Properties?.Environment as
+            | { Variables: Record<string, unknown> }
+            | undefined
+        )?.Variables ?? {};
       // The unit worker calls the AI gateway with its key; the login secret guards every signed-in route.
       expect(variables('unitWorker').SECRETS_PARAMETER_PATH).toBe(`/${SERVICE}/${STAGE}`);
       expect(variables('getRoom').SECRETS_PARAMETER_PATH).toBe(`/${SERVICE}/${STAGE}`);
     });
 
     it('gives each function only the settings its code reads', () => {
-      const variables = (name: string) => (lambdaByName().get(name)?.resource.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+      const variables = (name: string) =>
+        (
+          lambdaByName().get(name)?.resource.Properties?.Environment as
+            | { Variables: Record<string, unknown> }
+            | undefined
+        )?.Variables ?? {};
       expect(variables('unitWorker').OPENROUTER_MODEL).toBe(OPENROUTER_MODEL);
       expect(variables('getRoom')).not.toHaveProperty('OPENROUTER_MODEL');
       expect(variables('getRoom')).not.toHaveProperty('MAIL_FROM');
@@ -190,9 +207,12 @@ export function describeDeploymentSafety(get: () => Packaged): void {
       for (const type of ['AWS::IAM::Role', 'AWS::IAM::Policy', 'AWS::IAM::ManagedPolicy']) {
         for (const { id, resource } of resourcesOfType(type)) {
           const statements =
-            type === 'AWS::IAM::Role' ? statementsOf(resource) : ((resource.Properties?.PolicyDocument as { Statement: Statement[] }).Statement ?? []);
+            type === 'AWS::IAM::Role'
+              ? statementsOf(resource)
+              : ((resource.Properties?.PolicyDocument as { Statement?: Statement[] } | undefined)?.Statement ?? []);
           for (const statement of statements) {
-            for (const action of list(statement.Action)) if (action.includes('*')) problems.push(`${id}: action ${action}`);
+            for (const action of list(statement.Action))
+              if (action.includes('*')) problems.push(`${id}: action ${action}`);
             for (const r of list(statement.Resource)) {
               const problem = wildcardProblem(r);
               if (problem) problems.push(`${id}: ${problem}`);
@@ -217,7 +237,8 @@ export function describeDeploymentSafety(get: () => Packaged): void {
         ['PhotosWorkerRole', 'PhotosQueue'],
         ['PurgeWorkerRole', 'PurgeQueue'],
       ]) {
-        for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage']) expect([role, action, grants(role, action)]).toEqual([role, action, [queue]]);
+        for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage'])
+          expect([role, action, grants(role, action)]).toEqual([role, action, [queue]]);
       }
       expect(grants('HttpApiRole', 'sqs:ReceiveMessage')).toEqual([]);
       expect(grants('JobStreamRole', 'sqs:SendMessage')).toEqual([]);
@@ -225,17 +246,24 @@ export function describeDeploymentSafety(get: () => Packaged): void {
     });
 
     it('lets roles read the secret parameters of this stage only, and keeps each role policy within the IAM size limit', () => {
-      const ssm = statementsOf(rootResource('HttpApiRole') as Resource).filter((s) => list(s.Action).some((a) => a.startsWith('ssm:')));
+      const ssm = statementsOf(rootResource('HttpApiRole') as Resource).filter((s) =>
+        list(s.Action).some((a) => a.startsWith('ssm:')),
+      );
       const arns = ssm.flatMap((s) => list(s.Resource)).map(subText);
-      expect(arns).toContain(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}`);
-      expect(arns).toContain(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}/CLAIMS_PLATFORM_JWT_SECRET`);
+      expect(arns).toContain(
+        `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}`,
+      );
+      expect(arns).toContain(
+        `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${SERVICE}/${STAGE}/CLAIMS_PLATFORM_JWT_SECRET`,
+      );
       // About as AWS counts it: no whitespace, real partition/region/account.
       const size = (policy: unknown) =>
         JSON.stringify(policy ?? [])
-          .replaceAll('${AWS::Partition}', 'aws')
-          .replaceAll('${AWS::Region}', 'ap-southeast-2')
-          .replaceAll('${AWS::AccountId}', '123456789012').length;
-      for (const { id, resource } of roles()) expect([id, size(resource.Properties?.Policies) < ROLE_POLICY_LIMIT]).toEqual([id, true]);
+          .replaceAll(`\${AWS::Partition}`, 'aws')
+          .replaceAll(`\${AWS::Region}`, 'ap-southeast-2')
+          .replaceAll(`\${AWS::AccountId}`, '123456789012').length;
+      for (const { id, resource } of roles())
+        expect([id, size(resource.Properties?.Policies) < ROLE_POLICY_LIMIT]).toEqual([id, true]);
       for (const { id, resource } of resourcesOfType('AWS::IAM::ManagedPolicy')) {
         expect([id, size(resource.Properties?.PolicyDocument) < MANAGED_POLICY_LIMIT]).toEqual([id, true]);
       }
@@ -245,20 +273,30 @@ export function describeDeploymentSafety(get: () => Packaged): void {
   describe('storage safety', () => {
     it('retains the table and the bucket on stack deletion and replacement', () => {
       for (const id of ['Table', 'MediaBucket']) {
-        expect([id, rootResource(id)?.DeletionPolicy, rootResource(id)?.UpdateReplacePolicy]).toEqual([id, 'Retain', 'Retain']);
+        expect([id, rootResource(id)?.DeletionPolicy, rootResource(id)?.UpdateReplacePolicy]).toEqual([
+          id,
+          'Retain',
+          'Retain',
+        ]);
       }
     });
 
     it('keeps point-in-time recovery on the table', () => {
-      expect(rootResource('Table')?.Properties?.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+      expect(rootResource('Table')?.Properties?.PointInTimeRecoverySpecification).toEqual({
+        PointInTimeRecoveryEnabled: true,
+      });
     });
 
     it('versions the bucket, expires noncurrent versions and still aborts incomplete multipart uploads', () => {
       const props = rootResource('MediaBucket')?.Properties as Record<string, any>;
       expect(props.VersioningConfiguration).toEqual({ Status: 'Enabled' });
       const rules = props.LifecycleConfiguration.Rules as Record<string, any>[];
-      expect(rules.find((r) => r.NoncurrentVersionExpiration)?.NoncurrentVersionExpiration.NoncurrentDays).toBeGreaterThan(0);
-      expect(rules.find((r) => r.AbortIncompleteMultipartUpload)?.AbortIncompleteMultipartUpload).toEqual({ DaysAfterInitiation: 1 });
+      expect(
+        rules.find((r) => r.NoncurrentVersionExpiration)?.NoncurrentVersionExpiration.NoncurrentDays,
+      ).toBeGreaterThan(0);
+      expect(rules.find((r) => r.AbortIncompleteMultipartUpload)?.AbortIncompleteMultipartUpload).toEqual({
+        DaysAfterInitiation: 1,
+      });
     });
   });
 
@@ -267,7 +305,8 @@ export function describeDeploymentSafety(get: () => Packaged): void {
       const queues = get().root.template.Resources;
       const deadLetterQueues = new Set<string>(['ScheduleFailuresQueue']);
       for (const r of Object.values(queues)) {
-        const target = (r.Properties?.RedrivePolicy as { deadLetterTargetArn?: unknown } | undefined)?.deadLetterTargetArn;
+        const target = (r.Properties?.RedrivePolicy as { deadLetterTargetArn?: unknown } | undefined)
+          ?.deadLetterTargetArn;
         if (r.Type === 'AWS::SQS::Queue' && target) deadLetterQueues.add(getAttId(target) as string);
       }
       expect(deadLetterQueues.size).toBe(6);
@@ -275,24 +314,41 @@ export function describeDeploymentSafety(get: () => Packaged): void {
       for (const { resource } of resourcesOfType('AWS::CloudWatch::Alarm')) {
         const props = resource.Properties as Record<string, any>;
         if (props.MetricName !== 'ApproximateNumberOfMessagesVisible') continue;
-        alarmed.set(getAttId(props.Dimensions.find((d: { Name: string }) => d.Name === 'QueueName')?.Value) as string, props);
+        alarmed.set(
+          getAttId(props.Dimensions.find((d: { Name: string }) => d.Name === 'QueueName')?.Value) as string,
+          props,
+        );
       }
       for (const queue of deadLetterQueues) {
         const props = alarmed.get(queue);
-        expect([queue, props?.Namespace, props?.ComparisonOperator, props?.Threshold]).toEqual([queue, 'AWS/SQS', 'GreaterThanThreshold', 0]);
+        expect([queue, props?.Namespace, props?.ComparisonOperator, props?.Threshold]).toEqual([
+          queue,
+          'AWS/SQS',
+          'GreaterThanThreshold',
+          0,
+        ]);
       }
     });
 
     it('sends failed scheduled invocations to the alarmed ScheduleFailuresQueue', () => {
-      const schedules = Object.entries(get().manifest).filter(([, fn]) => (fn.events ?? []).some((e) => 'schedule' in e));
+      const schedules = Object.entries(get().manifest).filter(([, fn]) =>
+        (fn.events ?? []).some((e) => 'schedule' in e),
+      );
       expect(schedules.length).toBeGreaterThan(0);
       const configs = resourcesOfType('AWS::Lambda::EventInvokeConfig');
       for (const [name] of schedules) {
         const fn = lambdaByName().get(name);
-        const lambdaId = Object.entries(all().find((t) => t.file === fn?.file)?.template.Resources ?? {}).find(([, r]) => r === fn?.resource)?.[0];
+        const lambdaId = Object.entries(all().find((t) => t.file === fn?.file)?.template.Resources ?? {}).find(
+          ([, r]) => r === fn?.resource,
+        )?.[0];
         const config = configs.find((c) => (c.resource.Properties?.FunctionName as { Ref?: string })?.Ref === lambdaId);
-        const destination = (config?.resource.Properties?.DestinationConfig as { OnFailure?: { Destination: unknown } } | undefined)?.OnFailure?.Destination;
-        expect([name, getAttId(throughParameters(get(), config?.file ?? '', destination))]).toEqual([name, 'ScheduleFailuresQueue']);
+        const destination = (
+          config?.resource.Properties?.DestinationConfig as { OnFailure?: { Destination: unknown } } | undefined
+        )?.OnFailure?.Destination;
+        expect([name, getAttId(throughParameters(get(), config?.file ?? '', destination))]).toEqual([
+          name,
+          'ScheduleFailuresQueue',
+        ]);
       }
     });
 

@@ -12,9 +12,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startLocalService } = require('../../localstack/service.js');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { privateTempDir, sweepStaleTempDirs } = require('../../localstack/offline.js');
 
 function freePort(): Promise<number> {
@@ -31,28 +29,32 @@ function freePort(): Promise<number> {
 const noFiles = { MACHINE_SETTINGS_FILE: '/nonexistent/settings.env', DOTENV_FILE: '/nonexistent/.env' };
 
 describe('local service temp files', () => {
-  it('writes no function copies to the system temp directory and removes its own on stop', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'contents-inventory-temp-test-'));
-    const service = await startLocalService({
-      stage: 'tmpcheck',
-      dataDir,
-      removeDataDirOnStop: true,
-      ports: { http: await freePort(), lambda: await freePort(), stream: await freePort() },
-      env: { ...noFiles, APP_ENV: 'local', LOG_LEVEL: 'ERROR' },
-    }).catch((err: Error) => {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-      throw err;
-    });
-    const { offlinePid, offlineTempDir } = service as { offlinePid: number; offlineTempDir: string };
-    await service.stop();
+  it(
+    'writes no function copies to the system temp directory and removes its own on stop',
+    async () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'contents-inventory-temp-test-'));
+      const service = await startLocalService({
+        stage: 'tmpcheck',
+        dataDir,
+        removeDataDirOnStop: true,
+        ports: { http: await freePort(), lambda: await freePort(), stream: await freePort() },
+        env: { ...noFiles, APP_ENV: 'local', LOG_LEVEL: 'ERROR' },
+      }).catch((err: Error) => {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        throw err;
+      });
+      const { offlinePid, offlineTempDir } = service as { offlinePid: number; offlineTempDir: string };
+      await service.stop();
 
-    // serverless-esbuild names its copies <function>-<pid>-<time>-<hex>.
-    const leftovers = fs.readdirSync(os.tmpdir()).filter((entry) => entry.includes(`-${offlinePid}-`));
-    expect(leftovers).toEqual([]);
-    expect(path.relative(path.join(__dirname, '..', '..', '.local'), offlineTempDir).startsWith('..')).toBe(false);
-    expect(fs.existsSync(offlineTempDir)).toBe(false);
-    expect(fs.existsSync(dataDir)).toBe(false);
-  }, 6 * 60_000);
+      // serverless-esbuild names its copies <function>-<pid>-<time>-<hex>.
+      const leftovers = fs.readdirSync(os.tmpdir()).filter((entry) => entry.includes(`-${offlinePid}-`));
+      expect(leftovers).toEqual([]);
+      expect(path.relative(path.join(__dirname, '..', '..', '.local'), offlineTempDir).startsWith('..')).toBe(false);
+      expect(fs.existsSync(offlineTempDir)).toBe(false);
+      expect(fs.existsSync(dataDir)).toBe(false);
+    },
+    6 * 60_000,
+  );
 
   it('removes the temp directories of runs that died without stopping, and keeps those of live ones', () => {
     const tempRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'offline-sweep-test-'));

@@ -104,7 +104,9 @@ describe('serverless package --stage ci', () => {
 
   it('writes nested stacks for the split and a root stack that points at each of them', () => {
     expect(nested.length).toBeGreaterThan(0);
-    const stackResources = Object.entries(root.template.Resources).filter(([, r]) => r.Type === 'AWS::CloudFormation::Stack');
+    const stackResources = Object.entries(root.template.Resources).filter(
+      ([, r]) => r.Type === 'AWS::CloudFormation::Stack',
+    );
     const referenced = stackResources.map(([, r]) => nestedTemplateFileOf(r)).sort();
     expect(referenced).toEqual(nested.map((n) => n.file).sort());
   });
@@ -125,7 +127,9 @@ describe('serverless package --stage ci', () => {
   });
 
   it('leaves no dangling reference in any template', () => {
-    const problems = allTemplates().flatMap(({ file, template }) => danglingReferences(template).map((p) => `${file}: ${p}`));
+    const problems = allTemplates().flatMap(({ file, template }) =>
+      danglingReferences(template).map((p) => `${file}: ${p}`),
+    );
     expect(problems).toEqual([]);
   });
 
@@ -143,20 +147,23 @@ describe('serverless package --stage ci', () => {
       stackIds.set(id, child);
       const passed = Object.keys((resource.Properties?.Parameters as object) ?? {}).sort();
       const declared = Object.keys(child.Parameters ?? {}).sort();
-      if (JSON.stringify(passed) !== JSON.stringify(declared)) problems.push(`${id}: parameters ${passed} vs ${declared}`);
+      if (JSON.stringify(passed) !== JSON.stringify(declared))
+        problems.push(`${id}: parameters ${passed} vs ${declared}`);
     }
     // Fn::GetAtt [<n>NestedStack, Outputs.X] must name an output of that nested stack.
     const text = JSON.stringify(root.template);
     for (const match of text.matchAll(/"Fn::GetAtt":\["([^"]+)","Outputs\.([^"]+)"\]/g)) {
       const child = stackIds.get(match[1]);
-      if (!child?.Outputs?.[match[2]]) problems.push(`root reads ${match[1]}.Outputs.${match[2]}, which does not exist`);
+      if (!child?.Outputs?.[match[2]])
+        problems.push(`root reads ${match[1]}.Outputs.${match[2]}, which does not exist`);
     }
     expect(problems).toEqual([]);
   });
 
   it('puts each HTTP route and integration in the stack of the function it invokes', () => {
     const stackOf = new Map<string, string>();
-    for (const { file, template } of allTemplates()) for (const id of Object.keys(template.Resources)) stackOf.set(id, file);
+    for (const { file, template } of allTemplates())
+      for (const id of Object.keys(template.Resources)) stackOf.set(id, file);
     const rootTypes = Object.values(root.template.Resources).map((r) => r.Type);
     expect(rootTypes).not.toContain('AWS::ApiGatewayV2::Route');
     expect(rootTypes).not.toContain('AWS::ApiGatewayV2::Integration');
@@ -166,15 +173,20 @@ describe('serverless package --stage ci', () => {
     for (const { file, template } of nested) {
       for (const [id, resource] of Object.entries(template.Resources)) {
         if (resource.Type !== 'AWS::ApiGatewayV2::Route') continue;
-        const join = (resource.Properties?.Target as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
-        const integrationId = (join.find((p) => typeof p === 'object') as { Ref: string }).Ref;
+        const join = (resource.Properties?.Target as { 'Fn::Join': [string, unknown[]] } | undefined)?.['Fn::Join'][1];
+        const integrationId = ((join ?? []).find((p) => typeof p === 'object') as { Ref: string }).Ref;
         const integration = template.Resources[integrationId];
-        const lambdaId = (integration?.Properties?.IntegrationUri as { 'Fn::GetAtt': string[] } | undefined)?.['Fn::GetAtt']?.[0];
-        if (!integration || !lambdaId || stackOf.get(lambdaId) !== file) misplaced.push(`${id} (${file}) → ${integrationId} → ${lambdaId} (${stackOf.get(lambdaId ?? '')})`);
+        const lambdaId = (integration?.Properties?.IntegrationUri as { 'Fn::GetAtt': string[] } | undefined)?.[
+          'Fn::GetAtt'
+        ]?.[0];
+        if (!integration || !lambdaId || stackOf.get(lambdaId) !== file)
+          misplaced.push(`${id} (${file}) → ${integrationId} → ${lambdaId} (${stackOf.get(lambdaId ?? '')})`);
       }
     }
     expect(misplaced).toEqual([]);
-    const routes = nested.flatMap((n) => Object.values(n.template.Resources)).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
+    const routes = nested
+      .flatMap((n) => Object.values(n.template.Resources))
+      .filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
     expect(routes).toHaveLength(Object.values(manifest).filter(isHttp).length);
   });
 
@@ -195,7 +207,11 @@ describe('serverless package --stage ci', () => {
   it('keeps every HTTP handler zip within its budget', () => {
     const over = Object.entries(manifest)
       .filter(([, fn]) => isHttp(fn))
-      .map(([name]) => ({ name, size: zips[name], budget: HTTP_HANDLER_ZIP_BUDGET_OVERRIDES[name] ?? HTTP_HANDLER_ZIP_BUDGET }))
+      .map(([name]) => ({
+        name,
+        size: zips[name],
+        budget: HTTP_HANDLER_ZIP_BUDGET_OVERRIDES[name] ?? HTTP_HANDLER_ZIP_BUDGET,
+      }))
       .filter(({ size, budget }) => size >= budget)
       .map(({ name, size, budget }) => `${name}: ${kib(size)} ≥ ${kib(budget)}`);
     expect(over).toEqual([]);

@@ -9,8 +9,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
-export const doc = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
-export const s3 = new S3Client({ forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED' });
+export const doc = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  marshallOptions: { removeUndefinedValues: true },
+});
+export const s3 = new S3Client({
+  forcePathStyle: true,
+  requestChecksumCalculation: 'WHEN_REQUIRED',
+  responseChecksumValidation: 'WHEN_REQUIRED',
+});
 export const table = () => process.env.TABLE_NAME as string;
 export const bucket = () => process.env.MEDIA_BUCKET as string;
 
@@ -27,33 +33,71 @@ export async function setFields(pk: string, sk: string, fields: Record<string, u
     values[`:v${i}`] = v;
     return `#f${i} = :v${i}`;
   });
-  await doc.send(new UpdateCommand({ TableName: table(), Key: { pk, sk }, UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values }));
+  await doc.send(
+    new UpdateCommand({
+      TableName: table(),
+      Key: { pk, sk },
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }),
+  );
 }
 
 /** A job row as the ingestion capability writes it (only the fields room counts read). */
-export async function seedJob(room: { id: string; claim_id: string; team_id: string }, sourceType: 'video' | 'photo' | 'audio') {
+export async function seedJob(
+  room: { id: string; claim_id: string; team_id: string },
+  sourceType: 'video' | 'photo' | 'audio',
+) {
   const id = randomUUID();
   const now = new Date().toISOString();
   await doc.send(
     new PutCommand({
       TableName: table(),
-      Item: { pk: `JOB#${id}`, sk: 'JOB', entity: 'Job', gsi1pk: `ROOM#${room.id}#JOBS`, gsi1sk: `${now}#${id}`, gsi2pk: `TEAM#${room.team_id}#JOBS`, gsi2sk: now, id, room_id: room.id, claim_id: room.claim_id, team_id: room.team_id, source_type: sourceType, status: 'complete', created_at: now },
+      Item: {
+        pk: `JOB#${id}`,
+        sk: 'JOB',
+        entity: 'Job',
+        gsi1pk: `ROOM#${room.id}#JOBS`,
+        gsi1sk: `${now}#${id}`,
+        gsi2pk: `TEAM#${room.team_id}#JOBS`,
+        gsi2sk: now,
+        id,
+        room_id: room.id,
+        claim_id: room.claim_id,
+        team_id: room.team_id,
+        source_type: sourceType,
+        status: 'complete',
+        created_at: now,
+      },
     }),
   );
   return id;
 }
 
 /** An item row as the pipelines write it (only the fields room rules read). */
-export async function seedItem(room: { id: string; team_id: string }, jobId: string, fields: { number: number; is_archived?: boolean; submitted?: boolean }) {
+export async function seedItem(
+  room: { id: string; team_id: string },
+  jobId: string,
+  fields: { number: number; is_archived?: boolean; submitted?: boolean },
+) {
   const id = randomUUID();
   await doc.send(
     new PutCommand({
       TableName: table(),
       Item: {
-        pk: `ITEM#${id}`, sk: 'ITEM', entity: 'Item',
-        gsi1pk: `JOB#${jobId}#ITEMS`, gsi1sk: String(fields.number).padStart(8, '0'),
-        gsi2pk: `ROOM#${room.id}#ITEMS`, gsi2sk: String(fields.number).padStart(8, '0'),
-        id, job_id: jobId, room_id: room.id, team_id: room.team_id, item_number: fields.number,
+        pk: `ITEM#${id}`,
+        sk: 'ITEM',
+        entity: 'Item',
+        gsi1pk: `JOB#${jobId}#ITEMS`,
+        gsi1sk: String(fields.number).padStart(8, '0'),
+        gsi2pk: `ROOM#${room.id}#ITEMS`,
+        gsi2sk: String(fields.number).padStart(8, '0'),
+        id,
+        job_id: jobId,
+        room_id: room.id,
+        team_id: room.team_id,
+        item_number: fields.number,
         is_archived: fields.is_archived ?? false,
         claims_platform_submitted_at: fields.submitted ? new Date().toISOString() : null,
       },
@@ -83,7 +127,12 @@ export async function objectExists(key: string): Promise<boolean> {
 /** Invokes a function of the running service through serverless-offline's Lambda endpoint. */
 export async function invokeFunction(name: string, event: unknown = {}) {
   const lambda = new LambdaClient({ endpoint: process.env.TEST_LAMBDA_ENDPOINT, maxAttempts: 1 });
-  const result = await lambda.send(new InvokeCommand({ FunctionName: `${process.env.TEST_FUNCTION_PREFIX}${name}`, Payload: Buffer.from(JSON.stringify(event)) }));
+  const result = await lambda.send(
+    new InvokeCommand({
+      FunctionName: `${process.env.TEST_FUNCTION_PREFIX}${name}`,
+      Payload: Buffer.from(JSON.stringify(event)),
+    }),
+  );
   const text = result.Payload ? Buffer.from(result.Payload).toString('utf8') : '';
   return { error: result.FunctionError, payload: text ? JSON.parse(text) : null };
 }

@@ -13,12 +13,16 @@ if (killAfter > 0) {
   db().middlewareStack.add(
     (next) => async (args) => {
       const result = await next(args);
-      if (JSON.stringify(args.input).includes('":add_fanout_done"') && ++counted >= killAfter) process.kill(process.pid, 'SIGKILL');
+      if (JSON.stringify(args.input).includes('":add_fanout_done"') && ++counted >= killAfter)
+        process.kill(process.pid, 'SIGKILL');
       return result;
     },
     { step: 'initialize', name: 'killAfterFanIn' },
   );
 }
 
-startInProcessWorkers({ env: {}, queues: { stages: process.env.ENGINE_STAGES_QUEUE as string, units: process.env.ENGINE_UNITS_QUEUE as string } });
+startInProcessWorkers({
+  env: {},
+  queues: { stages: process.env.ENGINE_STAGES_QUEUE as string, units: process.env.ENGINE_UNITS_QUEUE as string },
+});
 process.stdout.write('engine worker ready\n');

@@ -11,9 +11,7 @@ import { SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { buildSync } from 'esbuild';
 import type { Context, SQSEvent } from 'aws-lambda';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { provision } = require('../../localstack/provision.js');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startQueueDelivery } = require('../../localstack/queue-delivery.js');
 
 export const ENGINE_STAGE = 'engine';
@@ -42,19 +40,27 @@ export async function useEngineStage(overrides: Record<string, string> = {}): Pr
   // test stages run well under it, and the stage lease drops redeliveries).
   const sqs = new SQSClient({});
   for (const id of ['StagesQueue', 'UnitsQueue']) {
-    await sqs.send(new SetQueueAttributesCommand({ QueueUrl: resources[id].ref, Attributes: { VisibilityTimeout: '10' } }));
+    await sqs.send(
+      new SetQueueAttributesCommand({ QueueUrl: resources[id].ref, Attributes: { VisibilityTimeout: '10' } }),
+    );
   }
   sqs.destroy();
   return { env, queues: { stages: resources.StagesQueue.ref, units: resources.UnitsQueue.ref } };
 }
 
-const context = { awsRequestId: 'test', functionName: 'test', getRemainingTimeInMillis: () => 900_000 } as unknown as Context;
+const context = {
+  awsRequestId: 'test',
+  functionName: 'test',
+  getRemainingTimeInMillis: () => 900_000,
+} as unknown as Context;
 
 /** Delivers the engine stage's queues to the real worker handlers in this process. */
 export function startInProcessWorkers(stage: EngineStage, concurrency = { stages: 4, units: 8 }) {
   // Loaded lazily so the settings above are in place first.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const handlers: Record<string, (event: SQSEvent, ctx: Context) => Promise<unknown>> = { stageWorker: require('../../functions/workers/stages').handler, unitWorker: require('../../functions/workers/units').handler };
+  const handlers: Record<string, (event: SQSEvent, ctx: Context) => Promise<unknown>> = {
+    stageWorker: require('../../functions/workers/stages').handler,
+    unitWorker: require('../../functions/workers/units').handler,
+  };
   return startQueueDelivery({
     consumers: [
       { name: 'stageWorker', queueUrl: stage.queues.stages, batchSize: 1, concurrency: concurrency.stages },
@@ -73,12 +79,33 @@ export function startInProcessWorkers(stage: EngineStage, concurrency = { stages
 }
 
 /** The same workers in a child process (bundled with esbuild), so a test can SIGKILL them mid-stage. */
-export async function startWorkerProcess(stage: EngineStage, extraEnv: Record<string, string> = {}): Promise<ChildProcess> {
+export async function startWorkerProcess(
+  stage: EngineStage,
+  extraEnv: Record<string, string> = {},
+): Promise<ChildProcess> {
   const outDir = join(root, 'node_modules', '.cache', 'contents-inventory');
   mkdirSync(outDir, { recursive: true });
   const outfile = join(outDir, 'engine-worker.js');
-  buildSync({ entryPoints: [join(__dirname, 'engine-worker-main.ts')], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20', packages: 'external', logLevel: 'silent' });
-  const child = spawn(process.execPath, [outfile], { env: { ...process.env, ...stage.env, ...extraEnv, ENGINE_STAGES_QUEUE: stage.queues.stages, ENGINE_UNITS_QUEUE: stage.queues.units }, stdio: ['ignore', 'pipe', 'pipe'] });
+  buildSync({
+    entryPoints: [join(__dirname, 'engine-worker-main.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'silent',
+  });
+  const child = spawn(process.execPath, [outfile], {
+    env: {
+      ...process.env,
+      ...stage.env,
+      ...extraEnv,
+      ENGINE_STAGES_QUEUE: stage.queues.stages,
+      ENGINE_UNITS_QUEUE: stage.queues.units,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   // Set ENGINE_DEBUG=1 to see the worker's output.
   child.stderr?.on('data', (c) => process.env.ENGINE_DEBUG && console.log('worker stderr:', String(c)));
   child.stdout?.on('data', (c) => process.env.ENGINE_DEBUG && console.log('worker:', String(c).slice(0, 300)));
@@ -113,6 +140,8 @@ export async function selfKilled(child: ChildProcess): Promise<NodeJS.Signals | 
 /** Sets a queue's visibility timeout: how long a received, undeleted message stays hidden. */
 export async function setVisibilityTimeout(queueUrl: string, seconds: number): Promise<void> {
   const sqs = new SQSClient({});
-  await sqs.send(new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { VisibilityTimeout: String(seconds) } }));
+  await sqs.send(
+    new SetQueueAttributesCommand({ QueueUrl: queueUrl, Attributes: { VisibilityTimeout: String(seconds) } }),
+  );
   sqs.destroy();
 }

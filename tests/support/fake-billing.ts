@@ -6,25 +6,38 @@ import type { FailureMode, LedgerSpend } from '../fakes/billing-server';
 
 function base(): string {
   const url = process.env.TEST_FAKE_BILLING_URL;
-  if (!url) throw new Error('TEST_FAKE_BILLING_URL is not set: the fake billing service starts in tests/support/global-setup.ts');
+  if (!url)
+    throw new Error(
+      'TEST_FAKE_BILLING_URL is not set: the fake billing service starts in tests/support/global-setup.ts',
+    );
   return url;
 }
 
 async function call(method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base()}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base()}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`fake billing control ${method} ${path}: ${res.status}`);
   return res.json();
 }
 
 export const fakeBilling = {
-  setBalance: (teamExternalId: number | string, balance: number) => call('POST', '/__fake/balance', { team_id: teamExternalId, balance }),
-  balance: async (teamExternalId: number | string): Promise<number> => (await call('GET', `/__fake/balance?team_id=${encodeURIComponent(String(teamExternalId))}`)).balance,
-  failNext: (mode: FailureMode, count: number, teamExternalId: number | string) => call('POST', '/__fake/fail', { mode, count, team_id: teamExternalId }),
+  setBalance: (teamExternalId: number | string, balance: number) =>
+    call('POST', '/__fake/balance', { team_id: teamExternalId, balance }),
+  balance: async (teamExternalId: number | string): Promise<number> =>
+    (await call('GET', `/__fake/balance?team_id=${encodeURIComponent(String(teamExternalId))}`)).balance,
+  failNext: (mode: FailureMode, count: number, teamExternalId: number | string) =>
+    call('POST', '/__fake/fail', { mode, count, team_id: teamExternalId }),
   /** Drops the team's pending failures: the service is back for it. */
   recover: (teamExternalId: number | string) => call('POST', '/__fake/recover', { team_id: teamExternalId }),
   /** The team's ledger: each spend with what it has had back. */
-  spends: (teamExternalId: number | string): Promise<LedgerSpend[]> => call('GET', `/__fake/spends?team_id=${encodeURIComponent(String(teamExternalId))}`),
+  spends: (teamExternalId: number | string): Promise<LedgerSpend[]> =>
+    call('GET', `/__fake/spends?team_id=${encodeURIComponent(String(teamExternalId))}`),
   /** The calls made for one team, in order: {method, path, body, answered}. */
-  requests: async (teamExternalId: number | string): Promise<{ method: string; path: string; body: any; answered: number | string }[]> =>
+  requests: async (
+    teamExternalId: number | string,
+  ): Promise<{ method: string; path: string; body: any; answered: number | string }[]> =>
     call('GET', `/__fake/requests?team_id=${encodeURIComponent(String(teamExternalId))}`),
 };

@@ -35,9 +35,11 @@ export function fakeGateway(url: string): FakeGatewayControl {
   return {
     origin,
     script: async (match, passes) => void (await call('POST', '/__fake/script', { match, passes })),
-    failNext: async (mode, count = 1, match) => void (await call('POST', '/__fake/fail', { mode, count, ...(match ? { match } : {}) })),
+    failNext: async (mode, count = 1, match) =>
+      void (await call('POST', '/__fake/fail', { mode, count, ...(match ? { match } : {}) })),
     setLatency: async (ms) => void (await call('POST', '/__fake/latency', { ms })),
-    requests: (match) => call<RecordedAiRequest[]>('GET', `/__fake/requests${match ? `?match=${encodeURIComponent(match)}` : ''}`),
+    requests: (match) =>
+      call<RecordedAiRequest[]>('GET', `/__fake/requests${match ? `?match=${encodeURIComponent(match)}` : ''}`),
     reset: async () => void (await call('POST', '/__fake/reset')),
   };
 }

@@ -11,7 +11,6 @@ import { startFakeAiGateway } from '../fakes/ai-gateway-server';
 import { startFakeBillingServer } from '../fakes/billing-server';
 import { serviceEnv } from './service-env';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { startLocalService } = require('../../localstack/service.js');
 
 function freePort(): Promise<number> {

@@ -75,7 +75,12 @@ export interface PackageRun {
  * the checkout's .env and the machine-wide settings file are ignored, so only
  * what the test sets differs from the defaults.
  */
-export async function runServerlessPackage(serviceDir: string, stage = 'ci', timeoutMs = 9 * 60_000, extraEnv: Record<string, string> = {}): Promise<PackageRun> {
+export async function runServerlessPackage(
+  serviceDir: string,
+  stage = 'ci',
+  timeoutMs = 9 * 60_000,
+  extraEnv: Record<string, string> = {},
+): Promise<PackageRun> {
   const workDir = path.dirname(serviceDir);
   const packageDir = path.join(workDir, 'package');
   const guard = path.join(workDir, 'network-guard.js');
@@ -89,7 +94,8 @@ export async function runServerlessPackage(serviceDir: string, stage = 'ci', tim
 
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of Object.keys(env)) {
-    if ((/^AWS_/.test(name) && !/^AWS_SDK_JS_/.test(name)) || name === 'NODE_ENV' || name.startsWith('JEST_')) delete env[name];
+    if ((/^AWS_/.test(name) && !/^AWS_SDK_JS_/.test(name)) || name === 'NODE_ENV' || name.startsWith('JEST_'))
+      delete env[name];
   }
   Object.assign(env, {
     AWS_EC2_METADATA_DISABLED: 'true',
@@ -121,7 +127,11 @@ export async function runServerlessPackage(serviceDir: string, stage = 'ci', tim
   clearTimeout(timer);
 
   const networkAttempts = fs.existsSync(networkLog)
-    ? fs.readFileSync(networkLog, 'utf8').split('\n').filter(Boolean).map((line) => line.split(' ')[1])
+    ? fs
+        .readFileSync(networkLog, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(' ')[1])
     : [];
   return { serviceDir, packageDir, exitCode, output, durationMs: Date.now() - started, networkAttempts };
 }
@@ -131,7 +141,10 @@ export async function runServerlessPackage(serviceDir: string, stage = 'ci', tim
 export interface Template {
   AWSTemplateFormatVersion?: string;
   Parameters?: Record<string, unknown>;
-  Resources: Record<string, { Type: string; Properties?: Record<string, unknown>; DependsOn?: string | string[]; Condition?: string }>;
+  Resources: Record<
+    string,
+    { Type: string; Properties?: Record<string, unknown>; DependsOn?: string | string[]; Condition?: string }
+  >;
   Outputs?: Record<string, { Value: unknown }>;
   Conditions?: Record<string, unknown>;
 }
@@ -182,7 +195,9 @@ export function danglingReferences(template: Template): string[] {
 
   const visit = (value: unknown, where: string): void => {
     if (Array.isArray(value)) {
-      value.forEach((v, i) => visit(v, `${where}[${i}]`));
+      value.forEach((v, i) => {
+        visit(v, `${where}[${i}]`);
+      });
       return;
     }
     if (!value || typeof value !== 'object') return;
@@ -195,7 +210,9 @@ export function danglingReferences(template: Template): string[] {
     }
     if ('Fn::Sub' in obj) {
       const sub = obj['Fn::Sub'];
-      const [text, vars] = Array.isArray(sub) ? [String(sub[0]), (sub[1] ?? {}) as Record<string, unknown>] : [String(sub), {}];
+      const [text, vars] = Array.isArray(sub)
+        ? [String(sub[0]), (sub[1] ?? {}) as Record<string, unknown>]
+        : [String(sub), {}];
       for (const match of text.matchAll(/\$\{([^!}][^}]*)\}/g)) {
         const name = match[1].split('.')[0];
         if (!(name in vars) && !known(name)) problems.push(`${where}: Fn::Sub \${${match[1]}}`);
@@ -213,7 +230,8 @@ export function danglingReferences(template: Template): string[] {
   for (const [id, resource] of Object.entries(resources)) {
     const dependsOn = resource.DependsOn === undefined ? [] : ([] as string[]).concat(resource.DependsOn);
     for (const dep of dependsOn) if (!(dep in resources)) problems.push(`${id}.DependsOn: ${dep}`);
-    if (resource.Condition && !(resource.Condition in conditions)) problems.push(`${id}.Condition: ${resource.Condition}`);
+    if (resource.Condition && !(resource.Condition in conditions))
+      problems.push(`${id}.Condition: ${resource.Condition}`);
     visit(resource.Properties, `${id}.Properties`);
   }
   for (const [name, output] of Object.entries(template.Outputs ?? {})) visit(output, `Outputs.${name}`);
@@ -249,5 +267,7 @@ export const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 export function table(header: string[], rows: (string | number)[][]): string {
   const cells = [header, ...rows.map((r) => r.map(String))];
   const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i].length)));
-  return cells.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')).join('\n');
+  return cells
+    .map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  '))
+    .join('\n');
 }

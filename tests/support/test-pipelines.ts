@@ -30,11 +30,18 @@ const recordKey = (jobId: string) => ({ pk: `TESTSCRIPT#${jobId}`, sk: 'RECORD' 
 
 export async function setScript(jobId: string, script: Script): Promise<void> {
   await db().send(new PutCommand({ TableName: tableName(), Item: { ...scriptKey(jobId), script } }));
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...recordKey(jobId), order: [], inflight: 0, max_inflight: 0, cleared: 0 } }));
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...recordKey(jobId), order: [], inflight: 0, max_inflight: 0, cleared: 0 },
+    }),
+  );
 }
 
 async function script(jobId: string): Promise<Script> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: scriptKey(jobId), ConsistentRead: true }));
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: scriptKey(jobId), ConsistentRead: true }),
+  );
   return (Item?.script as Script) ?? {};
 }
 
@@ -47,19 +54,39 @@ export interface RunRecord {
 }
 
 export async function runRecord(jobId: string): Promise<RunRecord> {
-  const { Item = {} } = await db().send(new GetCommand({ TableName: tableName(), Key: recordKey(jobId), ConsistentRead: true }));
+  const { Item = {} } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: recordKey(jobId), ConsistentRead: true }),
+  );
   const runs: Record<string, number> = {};
   const units: Record<number, number> = {};
   for (const [k, v] of Object.entries(Item)) {
     if (k.startsWith('runs_')) runs[k.slice(5)] = Number(v);
     if (k.startsWith('unit_')) units[Number(k.slice(5))] = Number(v);
   }
-  return { order: (Item.order as string[]) ?? [], runs, units, max_inflight: Number(Item.max_inflight ?? 0), cleared: Number(Item.cleared ?? 0) };
+  return {
+    order: (Item.order as string[]) ?? [],
+    runs,
+    units,
+    max_inflight: Number(Item.max_inflight ?? 0),
+    cleared: Number(Item.cleared ?? 0),
+  };
 }
 
-async function record(jobId: string, expression: string, values: Record<string, unknown>, names?: Record<string, string>) {
+async function record(
+  jobId: string,
+  expression: string,
+  values: Record<string, unknown>,
+  names?: Record<string, string>,
+) {
   const { Attributes } = await db().send(
-    new UpdateCommand({ TableName: tableName(), Key: recordKey(jobId), UpdateExpression: expression, ExpressionAttributeValues: values, ExpressionAttributeNames: names, ReturnValues: 'UPDATED_NEW' }),
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: recordKey(jobId),
+      UpdateExpression: expression,
+      ExpressionAttributeValues: values,
+      ExpressionAttributeNames: names,
+      ReturnValues: 'UPDATED_NEW',
+    }),
   );
   return Attributes ?? {};
 }
@@ -72,12 +99,18 @@ function scriptedStage(name: string, status: StageDefinition['status'], progress
     status,
     progress,
     async run({ job }) {
-      await record(job.id, `ADD #runs :one SET #order = list_append(#order, :name)`, { ':one': 1, ':name': [name] }, { '#runs': `runs_${name}`, '#order': 'order' });
+      await record(
+        job.id,
+        `ADD #runs :one SET #order = list_append(#order, :name)`,
+        { ':one': 1, ':name': [name] },
+        { '#runs': `runs_${name}`, '#order': 'order' },
+      );
       const s = await script(job.id);
       if (s.hangStage === name) await new Promise(() => undefined);
       await sleep(s.sleepMs?.[name] ?? 0);
       if (s.fail?.stage === name) throw new PipelineFailure(s.fail.message);
-      if (s.fanout && name === 'split') return { kind: 'fanout', units: s.fanout.units, concurrency: s.fanout.concurrency };
+      if (s.fanout && name === 'split')
+        return { kind: 'fanout', units: s.fanout.units, concurrency: s.fanout.concurrency };
       return { kind: 'next' };
     },
     async unit({ job }, index) {
@@ -98,7 +131,8 @@ function scriptedStage(name: string, status: StageDefinition['status'], progress
         const s = await script(job.id);
         if ((s.hangUnits?.[index] ?? 0) >= Number(attrs[`unit_${index}`])) await new Promise(() => undefined);
         await sleep(s.sleepMs?.unit ?? 0);
-        if ((s.unitFailures?.[index] ?? 0) >= Number(attrs[`unit_${index}`])) throw new Error(`unit ${index} failed on purpose`);
+        if ((s.unitFailures?.[index] ?? 0) >= Number(attrs[`unit_${index}`]))
+          throw new Error(`unit ${index} failed on purpose`);
       } finally {
         await record(job.id, 'ADD inflight :minus', { ':minus': -1 });
       }
@@ -127,7 +161,10 @@ export const linearPipeline = pipeline('test-linear', [
   scriptedStage('c', 'synthesizing', [80, 100]),
 ]);
 
-export const fanoutPipeline = pipeline('test-fanout', [scriptedStage('split', 'analyzing', [0, 80]), scriptedStage('finish', 'synthesizing', [80, 100])]);
+export const fanoutPipeline = pipeline('test-fanout', [
+  scriptedStage('split', 'analyzing', [0, 80]),
+  scriptedStage('finish', 'synthesizing', [80, 100]),
+]);
 
 export function registerTestPipelines(): void {
   registerPipeline(linearPipeline);

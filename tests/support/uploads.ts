@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import type { UploadSlot } from '../../lib/photos/upload';
-import { Client, eventually } from './api';
+import { type Client, eventually } from './api';
 import { getRow } from './aws';
 
 export interface TestRoom {
@@ -30,7 +30,9 @@ export async function newRoom(client: Client, name = 'Kitchen'): Promise<TestRoo
 
 /** A small solid-colour PNG. */
 export function smallPng(seed = 0, width = 40, height = 30): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, background: { r: (seed * 67) % 256, g: (seed * 131) % 256, b: 200 } } })
+  return sharp({
+    create: { width, height, channels: 3, background: { r: (seed * 67) % 256, g: (seed * 131) % 256, b: 200 } },
+  })
     .png()
     .toBuffer();
 }
@@ -48,7 +50,12 @@ export async function postToBucket(slot: PhotoSlot, bytes: Buffer): Promise<{ st
 }
 
 /** A photo job (awaiting_grouping) with the given photos uploaded and confirmed; each photo in its own group. */
-export async function photoJob(client: Client, roomId: string, photos: Buffer[], filenames?: string[]): Promise<{ jobId: string; indices: number[] }> {
+export async function photoJob(
+  client: Client,
+  roomId: string,
+  photos: Buffer[],
+  filenames?: string[],
+): Promise<{ jobId: string; indices: number[] }> {
   const files = photos.map((p, i) => ({ filename: filenames?.[i] ?? `photo-${i}.png`, size: p.length }));
   const started = await client.post('/api/upload-photos', { room_id: roomId, files });
   if (started.status !== 201) throw new Error(`upload-photos: ${started.status} ${JSON.stringify(started.body)}`);
@@ -66,7 +73,29 @@ export async function photoJob(client: Client, roomId: string, photos: Buffer[],
 /** A real clip made with ffmpeg: `seconds` of test pattern at 10 fps with a sine tone. */
 export function makeVideo(path: string, seconds = 25): Buffer {
   const ffmpeg = process.env.FFMPEG_PATH || 'ffmpeg';
-  execFileSync(ffmpeg, ['-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc=duration=${seconds}:size=320x240:rate=10`, '-f', 'lavfi', '-i', `sine=frequency=440:duration=${seconds}`, '-shortest', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-movflags', '+faststart', path]);
+  execFileSync(ffmpeg, [
+    '-v',
+    'error',
+    '-y',
+    '-f',
+    'lavfi',
+    '-i',
+    `testsrc=duration=${seconds}:size=320x240:rate=10`,
+    '-f',
+    'lavfi',
+    '-i',
+    `sine=frequency=440:duration=${seconds}`,
+    '-shortest',
+    '-c:v',
+    'libx264',
+    '-pix_fmt',
+    'yuv420p',
+    '-c:a',
+    'aac',
+    '-movflags',
+    '+faststart',
+    path,
+  ]);
   return readFileSync(path);
 }
 
@@ -77,7 +106,12 @@ export async function chunkedUpload(
   bytes: Buffer,
   options: { kind?: 'video' | 'audio'; filename?: string; complete?: boolean } = {},
 ): Promise<{ uploadId: string; job: any | null }> {
-  const init = await client.post('/api/uploads/init', { kind: options.kind ?? 'video', filename: options.filename ?? 'walkthrough.mp4', room_id: room.id, total_size: bytes.length });
+  const init = await client.post('/api/uploads/init', {
+    kind: options.kind ?? 'video',
+    filename: options.filename ?? 'walkthrough.mp4',
+    room_id: room.id,
+    total_size: bytes.length,
+  });
   if (init.status !== 201) throw new Error(`uploads/init: ${init.status} ${JSON.stringify(init.body)}`);
   const uploadId = init.body.upload_id as string;
   const chunkSize = init.body.chunk_size as number;

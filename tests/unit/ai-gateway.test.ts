@@ -28,22 +28,39 @@ let jpeg: Buffer;
 const calls: AiCallRecord[] = [];
 const recorder = (call: AiCallRecord) => void calls.push(call);
 
-const client = (model = 'google/gemini-2.5-flash', extra: Partial<ConstructorParameters<typeof AiGatewayClient>[0]> = {}) =>
-  new AiGatewayClient({ baseUrl: fake.url, apiKey: fake.apiKey, model, temperature: 0, backoffMs: 5, timeoutMs: 2000, recorder, ...extra });
+const client = (
+  model = 'google/gemini-2.5-flash',
+  extra: Partial<ConstructorParameters<typeof AiGatewayClient>[0]> = {},
+) =>
+  new AiGatewayClient({
+    baseUrl: fake.url,
+    apiKey: fake.apiKey,
+    model,
+    temperature: 0,
+    backoffMs: 5,
+    timeoutMs: 2000,
+    recorder,
+    ...extra,
+  });
 
 const request = (overrides: Partial<VisionRequest> = {}): VisionRequest => ({
   system: 'You list contents.',
   text: 'Identify the items. Source note: unit-shape',
   images: [{ label: 'Photo 1 (kitchen-unit.jpg)', jpeg }],
   maxTokens: 1200,
-  responseFormat: { name: 'items', schema: { type: 'object', properties: { items: { type: 'array' } }, required: ['items'] } },
+  responseFormat: {
+    name: 'items',
+    schema: { type: 'object', properties: { items: { type: 'array' } }, required: ['items'] },
+  },
   context: { jobId: 'job-unit', teamId: 'team-unit', purpose: 'photo-group', detail: { group_index: 3, pass: 1 } },
   ...overrides,
 });
 
 beforeAll(async () => {
   fake = await startFakeAiGateway();
-  jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 10, b: 10 } } }).jpeg().toBuffer();
+  jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 10, b: 10 } } })
+    .jpeg()
+    .toBuffer();
 });
 afterAll(() => fake.stop());
 beforeEach(() => {
@@ -55,10 +72,31 @@ beforeEach(() => {
 afterEach(() => jest.restoreAllMocks());
 
 describe('acceptsTemperature', () => {
-  it.each(['o1', 'o1-mini', 'o3', 'o3-mini', 'openai/o3', 'openai/o3-pro', 'o4-mini', 'openai/o4-mini-high', 'gpt-5', 'gpt-5-mini', 'openai/gpt-5', 'OpenAI/GPT-5-nano'])('is false for the reasoning model %s', (model) => {
+  it.each([
+    'o1',
+    'o1-mini',
+    'o3',
+    'o3-mini',
+    'openai/o3',
+    'openai/o3-pro',
+    'o4-mini',
+    'openai/o4-mini-high',
+    'gpt-5',
+    'gpt-5-mini',
+    'openai/gpt-5',
+    'OpenAI/GPT-5-nano',
+  ])('is false for the reasoning model %s', (model) => {
     expect(acceptsTemperature(model)).toBe(false);
   });
-  it.each(['google/gemini-2.5-flash', 'anthropic/claude-sonnet-4', 'openai/gpt-4o', 'gpt-4.1-mini', 'meta-llama/llama-3.1-70b-instruct', 'openai/o10-hypothetical', 'mistral/o3ish'])('is true for %s', (model) => {
+  it.each([
+    'google/gemini-2.5-flash',
+    'anthropic/claude-sonnet-4',
+    'openai/gpt-4o',
+    'gpt-4.1-mini',
+    'meta-llama/llama-3.1-70b-instruct',
+    'openai/o10-hypothetical',
+    'mistral/o3ish',
+  ])('is true for %s', (model) => {
     expect(acceptsTemperature(model)).toBe(true);
   });
 });
@@ -67,7 +105,12 @@ describe('request body', () => {
   it('sends the system prompt, text, labelled images, max_tokens, temperature, usage and the JSON schema', async () => {
     fake.script('kitchen-unit.jpg', [{ items: [{ name: 'Toaster' }] }]);
     const answer = await client().complete(request());
-    expect(answer).toMatchObject({ content: JSON.stringify({ items: [{ name: 'Toaster' }] }), finishReason: 'stop', model: 'google/gemini-2.5-flash', attempts: 1 });
+    expect(answer).toMatchObject({
+      content: JSON.stringify({ items: [{ name: 'Toaster' }] }),
+      finishReason: 'stop',
+      model: 'google/gemini-2.5-flash',
+      attempts: 1,
+    });
 
     expect(fake.requests).toHaveLength(1);
     const sent = fake.requests[0];
@@ -80,18 +123,37 @@ describe('request body', () => {
       text: 'Identify the items. Source note: unit-shape',
       labels: ['Photo 1 (kitchen-unit.jpg)'],
       images: [{ label: 'Photo 1 (kitchen-unit.jpg)', bytes: jpeg.length, width: 64, height: 48 }],
-      response_format: { type: 'json_schema', json_schema: { name: 'items', strict: true, schema: request().responseFormat!.schema } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'items', strict: true, schema: request().responseFormat!.schema },
+      },
       answered: 200,
     });
   });
 
   it('builds the OpenAI-compatible message list with a data URL per image', () => {
-    const body = client().requestBody(request({ images: [{ label: 'A', jpeg }, { label: 'B', jpeg }] })) as any;
+    const body = client().requestBody(
+      request({
+        images: [
+          { label: 'A', jpeg },
+          { label: 'B', jpeg },
+        ],
+      }),
+    ) as any;
     expect(body.messages[0]).toEqual({ role: 'system', content: 'You list contents.' });
     expect(body.messages[1].role).toBe('user');
-    expect(body.messages[1].content.map((p: any) => p.type)).toEqual(['text', 'text', 'image_url', 'text', 'image_url']);
+    expect(body.messages[1].content.map((p: any) => p.type)).toEqual([
+      'text',
+      'text',
+      'image_url',
+      'text',
+      'image_url',
+    ]);
     expect(body.messages[1].content[1]).toEqual({ type: 'text', text: 'A' });
-    expect(body.messages[1].content[2]).toEqual({ type: 'image_url', image_url: { url: `data:image/jpeg;base64,${jpeg.toString('base64')}` } });
+    expect(body.messages[1].content[2]).toEqual({
+      type: 'image_url',
+      image_url: { url: `data:image/jpeg;base64,${jpeg.toString('base64')}` },
+    });
     expect(client('openai/gpt-5').requestBody(request())).not.toHaveProperty('temperature');
     expect(client().requestBody(request({ responseFormat: undefined }))).not.toHaveProperty('response_format');
   });
@@ -112,10 +174,22 @@ describe('request body', () => {
     const usage = fake.requests[0].answer_usage!;
     expect(answer).toMatchObject({ inputTokens: usage.prompt_tokens, outputTokens: 40, costUsd: usage.cost });
     expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ outcome: 'ok', attempts: 1, httpStatus: 200, usage: { inputTokens: usage.prompt_tokens, outputTokens: 40, costUsd: usage.cost }, context: request().context });
+    expect(calls[0]).toMatchObject({
+      outcome: 'ok',
+      attempts: 1,
+      httpStatus: 200,
+      usage: { inputTokens: usage.prompt_tokens, outputTokens: 40, costUsd: usage.cost },
+      context: request().context,
+    });
 
     const row = aiRequestRecord(calls[0], 'row-id');
-    expect(row.request.images).toEqual([{ label: 'Photo 1 (kitchen-unit.jpg)', bytes: jpeg.length, sha256: createHash('sha256').update(jpeg).digest('hex') }]);
+    expect(row.request.images).toEqual([
+      {
+        label: 'Photo 1 (kitchen-unit.jpg)',
+        bytes: jpeg.length,
+        sha256: createHash('sha256').update(jpeg).digest('hex'),
+      },
+    ]);
     expect(JSON.stringify(row)).not.toContain(jpeg.toString('base64').slice(0, 40));
     expect(JSON.stringify(row)).not.toContain(fake.apiKey);
   });
@@ -134,7 +208,10 @@ describe('request body', () => {
   it('never fails the call when the recorder throws, and logs it', async () => {
     const failing = client('google/gemini-2.5-flash', { recorder: () => Promise.reject(new Error('table gone')) });
     await expect(failing.complete(request())).resolves.toMatchObject({ attempts: 1 });
-    expect(logger.error).toHaveBeenCalledWith('recording an AI gateway call failed', expect.objectContaining({ job_id: 'job-unit', error: 'Error: table gone' }));
+    expect(logger.error).toHaveBeenCalledWith(
+      'recording an AI gateway call failed',
+      expect.objectContaining({ job_id: 'job-unit', error: 'Error: table gone' }),
+    );
   });
 
   it('cuts text fields of the request record at 20,000 characters', async () => {
@@ -155,10 +232,16 @@ describe('retry pacing', () => {
       req.on('end', () => {
         hits++;
         if (hits === 1) {
-          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': retryAfter }).end(JSON.stringify({ error: { message: 'slow down' } }));
+          res
+            .writeHead(429, { 'content-type': 'application/json', 'retry-after': retryAfter })
+            .end(JSON.stringify({ error: { message: 'slow down' } }));
           return;
         }
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ model: 'm', choices: [{ message: { content: '{"items":[]}' }, finish_reason: 'stop' }] }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({ model: 'm', choices: [{ message: { content: '{"items":[]}' }, finish_reason: 'stop' }] }),
+          );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -179,7 +262,15 @@ describe('retry pacing', () => {
   it('waits at least the Retry-After of a 429 before the next attempt', async () => {
     const gateway = await rateLimitedOnce('1');
     try {
-      const limited = new AiGatewayClient({ baseUrl: gateway.url, apiKey: 'k', model: 'm', temperature: 0, backoffMs: 5, timeoutMs: 2000, recorder });
+      const limited = new AiGatewayClient({
+        baseUrl: gateway.url,
+        apiKey: 'k',
+        model: 'm',
+        temperature: 0,
+        backoffMs: 5,
+        timeoutMs: 2000,
+        recorder,
+      });
       const pauses = await pausesOf(2000, () => limited.complete(request()));
       expect(gateway.hits()).toBe(2);
       expect(pauses.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1000);
@@ -191,7 +282,9 @@ describe('retry pacing', () => {
   it('pauses between half and all of OPENROUTER_RETRY_BACKOFF_MS, doubling per retry', async () => {
     fake.failNext('503', 3, 'pacing-unit.jpg');
     const paced = client('google/gemini-2.5-flash', { backoffMs: 40 });
-    const pauses = await pausesOf(2000, () => paced.complete(request({ images: [{ label: 'Photo 1 (pacing-unit.jpg)', jpeg }] })));
+    const pauses = await pausesOf(2000, () =>
+      paced.complete(request({ images: [{ label: 'Photo 1 (pacing-unit.jpg)', jpeg }] })),
+    );
     expect(pauses).toHaveLength(3);
     pauses.forEach((ms, i) => {
       expect(ms).toBeGreaterThanOrEqual((40 * 2 ** i) / 2);
@@ -213,7 +306,16 @@ describe('unconfigured', () => {
   });
 
   it('reads the model, key, base URL and temperature from the settings', async () => {
-    const config = loadSettings({ env: { OPENROUTER_BASE_URL: `${fake.url}/`, OPENROUTER_API_KEY: fake.apiKey, OPENROUTER_MODEL: 'openai/gpt-4o', OPENROUTER_TEMPERATURE: '0.2', MACHINE_SETTINGS_FILE: '/nonexistent', DOTENV_FILE: '/nonexistent' } });
+    const config = loadSettings({
+      env: {
+        OPENROUTER_BASE_URL: `${fake.url}/`,
+        OPENROUTER_API_KEY: fake.apiKey,
+        OPENROUTER_MODEL: 'openai/gpt-4o',
+        OPENROUTER_TEMPERATURE: '0.2',
+        MACHINE_SETTINGS_FILE: '/nonexistent',
+        DOTENV_FILE: '/nonexistent',
+      },
+    });
     const fromSettings = AiGatewayClient.fromSettings(config, { recorder, backoffMs: 5 });
     expect(fromSettings.baseUrl).toBe(fake.url);
     await fromSettings.complete(request());
@@ -230,8 +332,16 @@ describe('usage and cost', () => {
   it('uses the gateway cost when reported, else $5 / $25 per million tokens', () => {
     expect(INPUT_USD_PER_MILLION_TOKENS).toBe(5);
     expect(OUTPUT_USD_PER_MILLION_TOKENS).toBe(25);
-    expect(usageOf({ usage: { prompt_tokens: 1000, completion_tokens: 200, cost: 0.5 } })).toEqual({ inputTokens: 1000, outputTokens: 200, costUsd: 0.5 });
-    expect(usageOf({ usage: { prompt_tokens: 1_000_000, completion_tokens: 1_000_000 } })).toEqual({ inputTokens: 1_000_000, outputTokens: 1_000_000, costUsd: 30 });
+    expect(usageOf({ usage: { prompt_tokens: 1000, completion_tokens: 200, cost: 0.5 } })).toEqual({
+      inputTokens: 1000,
+      outputTokens: 200,
+      costUsd: 0.5,
+    });
+    expect(usageOf({ usage: { prompt_tokens: 1_000_000, completion_tokens: 1_000_000 } })).toEqual({
+      inputTokens: 1_000_000,
+      outputTokens: 1_000_000,
+      costUsd: 30,
+    });
     expect(tokenCostUsd(2000, 400)).toBeCloseTo(0.02);
     expect(usageOf({ choices: [] })).toBeNull();
   });

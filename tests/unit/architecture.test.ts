@@ -12,7 +12,6 @@ import { dirname, join } from 'node:path';
 
 const root = join(__dirname, '..', '..');
 const configFile = join(root, '.dependency-cruiser.js');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const config = require(configFile) as {
   forbidden: { name: string; severity: string }[];
   layers: Record<'LOWER_LAYERS' | 'DOMAINS' | 'COMPOSITION', string[]>;
@@ -39,7 +38,11 @@ process.stdout.write(JSON.stringify({ modules: output.summary.totalCruised, viol
 `;
 
 /** Cruises `paths` under `baseDir` with the project's rules. */
-function cruiseViolations(baseDir: string, paths: string[], tsConfig: string | null): { modules: number; violations: Violation[] } {
+function cruiseViolations(
+  baseDir: string,
+  paths: string[],
+  tsConfig: string | null,
+): { modules: number; violations: Violation[] } {
   // Run from the project root, where the evaluated module resolves dependency-cruiser.
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', CRUISE], {
     cwd: root,
@@ -50,7 +53,8 @@ function cruiseViolations(baseDir: string, paths: string[], tsConfig: string | n
   return JSON.parse(out);
 }
 
-const describeViolation = (v: Violation) => `${v.rule}: ${v.from} → ${v.to}${v.cycle.length ? ` (cycle: ${[v.from, ...v.cycle].join(' → ')})` : ''}`;
+const describeViolation = (v: Violation) =>
+  `${v.rule}: ${v.from} → ${v.to}${v.cycle.length ? ` (cycle: ${[v.from, ...v.cycle].join(' → ')})` : ''}`;
 
 describe('architecture (.dependency-cruiser.js)', () => {
   it('places every folder of lib/ in exactly one layer', () => {
@@ -81,7 +85,7 @@ describe('architecture (.dependency-cruiser.js)', () => {
 
     beforeAll(() => {
       dir = mkdtempSync(join(tmpdir(), 'architecture-'));
-      file('lib/jobs/job.ts', "export const job = 1;\n");
+      file('lib/jobs/job.ts', 'export const job = 1;\n');
       file('lib/db/client.ts', "import { job } from '../jobs/job';\nexport const db = job;\n");
       file('lib/http/table.ts', "import { job } from '../jobs/job';\nexport const routes = [job];\n");
       file('lib/claims/a.ts', "import type { B } from './b';\nexport type A = { b?: B };\n");

@@ -1,11 +1,21 @@
 /** Credit rules (spec: Limits > Credit prices and charging; Outbound signals, Revenue). */
-import { billedBlocks, billedMinutes, jobCharge, prepaidBillingActive, prepaidMode, revenueUsd, teamCreditRate, type CreditSettings } from '../../lib/billing/credits';
+import {
+  billedBlocks,
+  billedMinutes,
+  jobCharge,
+  prepaidBillingActive,
+  prepaidMode,
+  revenueUsd,
+  teamCreditRate,
+  type CreditSettings,
+} from '../../lib/billing/credits';
 import { loadSettings, resetSettings } from '../../lib/config';
 import { BillingServiceClient } from '../../lib/integrations/billing-service';
 import { logger } from '../../lib/observability/logger';
 import { owedFields, unbilledRefund, wholeRefund } from '../../lib/billing/settlement';
 
-const isolated = (env: Record<string, string> = {}) => loadSettings({ env, overrides: {}, dotenvPath: '/nonexistent', machineFilePath: '/nonexistent' });
+const isolated = (env: Record<string, string> = {}) =>
+  loadSettings({ env, overrides: {}, dotenvPath: '/nonexistent', machineFilePath: '/nonexistent' });
 const defaults = isolated();
 
 beforeEach(() => {
@@ -56,7 +66,12 @@ describe('billedMinutes', () => {
 
 describe('jobCharge', () => {
   it('uses the spec defaults: video 3 per block, audio 1 per block, photo 1 per request, 20 s blocks', () => {
-    expect(defaults).toMatchObject({ BILLING_BLOCK_SECONDS: 20, COST_PER_VIDEO_BLOCK: 3, COST_PER_AUDIO_BLOCK: 1, COST_PER_PHOTO_REQUEST: 1 });
+    expect(defaults).toMatchObject({
+      BILLING_BLOCK_SECONDS: 20,
+      COST_PER_VIDEO_BLOCK: 3,
+      COST_PER_AUDIO_BLOCK: 1,
+      COST_PER_PHOTO_REQUEST: 1,
+    });
   });
 
   it('charges video per block', () => {
@@ -73,7 +88,11 @@ describe('jobCharge', () => {
     expect(jobCharge({ sourceType: 'photo', photoRequests: 0 })).toEqual({ credits: 0, blocks: 0, minutes: 0 });
     expect(jobCharge({ sourceType: 'photo' })).toEqual({ credits: 0, blocks: 0, minutes: 0 });
     // Duration does not price a photo job.
-    expect(jobCharge({ sourceType: 'photo', photoRequests: 2, durationSeconds: 600 })).toEqual({ credits: 2, blocks: 2, minutes: 0 });
+    expect(jobCharge({ sourceType: 'photo', photoRequests: 2, durationSeconds: 600 })).toEqual({
+      credits: 2,
+      blocks: 2,
+      minutes: 0,
+    });
   });
 
   it('charges nothing for a missing or zero duration', () => {
@@ -82,9 +101,21 @@ describe('jobCharge', () => {
   });
 
   it('charges enterprise teams and training claims 0 credits but keeps the basis', () => {
-    expect(jobCharge({ sourceType: 'video', durationSeconds: 90, enterprise: true })).toEqual({ credits: 0, blocks: 5, minutes: 2 });
-    expect(jobCharge({ sourceType: 'audio', durationSeconds: 90, training: true })).toEqual({ credits: 0, blocks: 5, minutes: 2 });
-    expect(jobCharge({ sourceType: 'photo', photoRequests: 3, enterprise: true, training: true })).toEqual({ credits: 0, blocks: 3, minutes: 0 });
+    expect(jobCharge({ sourceType: 'video', durationSeconds: 90, enterprise: true })).toEqual({
+      credits: 0,
+      blocks: 5,
+      minutes: 2,
+    });
+    expect(jobCharge({ sourceType: 'audio', durationSeconds: 90, training: true })).toEqual({
+      credits: 0,
+      blocks: 5,
+      minutes: 2,
+    });
+    expect(jobCharge({ sourceType: 'photo', photoRequests: 3, enterprise: true, training: true })).toEqual({
+      credits: 0,
+      blocks: 3,
+      minutes: 0,
+    });
   });
 
   it('reads the prices given (or current at call time), so a rate change applies only to later charges', () => {
@@ -93,13 +124,27 @@ describe('jobCharge', () => {
     const after = jobCharge({ sourceType: 'video', durationSeconds: 40 });
     expect(before).toEqual({ credits: 6, blocks: 2, minutes: 1 });
     expect(after).toEqual({ credits: 10, blocks: 2, minutes: 1 });
-    const explicit: CreditSettings = { BILLING_BLOCK_SECONDS: 10, COST_PER_VIDEO_BLOCK: 1, COST_PER_AUDIO_BLOCK: 2, COST_PER_PHOTO_REQUEST: 7 };
-    expect(jobCharge({ sourceType: 'audio', durationSeconds: 25, settings: explicit })).toEqual({ credits: 6, blocks: 3, minutes: 1 });
+    const explicit: CreditSettings = {
+      BILLING_BLOCK_SECONDS: 10,
+      COST_PER_VIDEO_BLOCK: 1,
+      COST_PER_AUDIO_BLOCK: 2,
+      COST_PER_PHOTO_REQUEST: 7,
+    };
+    expect(jobCharge({ sourceType: 'audio', durationSeconds: 25, settings: explicit })).toEqual({
+      credits: 6,
+      blocks: 3,
+      minutes: 1,
+    });
     expect(jobCharge({ sourceType: 'photo', photoRequests: 2, settings: explicit }).credits).toBe(14);
   });
 
   it('rounds a fractional price up to whole credits', () => {
-    const prices: CreditSettings = { BILLING_BLOCK_SECONDS: 20, COST_PER_VIDEO_BLOCK: 1.5, COST_PER_AUDIO_BLOCK: 0.5, COST_PER_PHOTO_REQUEST: 1 };
+    const prices: CreditSettings = {
+      BILLING_BLOCK_SECONDS: 20,
+      COST_PER_VIDEO_BLOCK: 1.5,
+      COST_PER_AUDIO_BLOCK: 0.5,
+      COST_PER_PHOTO_REQUEST: 1,
+    };
     expect(jobCharge({ sourceType: 'video', durationSeconds: 60, settings: prices }).credits).toBe(5); // 3 × 1.5 = 4.5
     expect(jobCharge({ sourceType: 'audio', durationSeconds: 80, settings: prices }).credits).toBe(2); // 4 × 0.5
   });
@@ -138,7 +183,11 @@ describe('prepaid mode', () => {
   });
 
   it('is on with ENABLE_BILLING and both the domain and key', () => {
-    const config = mode({ ENABLE_BILLING: 'true', BILLING_APP_DOMAIN: 'billing.example.com', BILLING_APP_API_KEY: 'k' });
+    const config = mode({
+      ENABLE_BILLING: 'true',
+      BILLING_APP_DOMAIN: 'billing.example.com',
+      BILLING_APP_API_KEY: 'k',
+    });
     expect(prepaidMode(config)).toEqual({ active: true, reason: 'active', missing: [] });
     expect(prepaidBillingActive(config)).toBe(true);
   });
@@ -155,7 +204,9 @@ describe('prepaid mode', () => {
   });
 
   it('ignores the domain and key with ENABLE_BILLING off', () => {
-    expect(prepaidBillingActive(mode({ BILLING_APP_DOMAIN: 'billing.example.com', BILLING_APP_API_KEY: 'k' }))).toBe(false);
+    expect(prepaidBillingActive(mode({ BILLING_APP_DOMAIN: 'billing.example.com', BILLING_APP_API_KEY: 'k' }))).toBe(
+      false,
+    );
   });
 });
 
@@ -172,15 +223,30 @@ describe('billing service base URL', () => {
 
   it('answers unavailable (not configured) without a call when the domain or key is empty', async () => {
     const result = await new BillingServiceClient({ domain: '', apiKey: 'k', app: 'a' }).balance({ teamId: 1 });
-    expect(result).toMatchObject({ outcome: 'unavailable', error: { name: 'BillingServiceUnreachable', reason: 'not_configured' } });
+    expect(result).toMatchObject({
+      outcome: 'unavailable',
+      error: { name: 'BillingServiceUnreachable', reason: 'not_configured' },
+    });
   });
 });
 
 describe('refunds owed at the end of a run', () => {
-  const charged = { id: 'j1', billing_charged: true, billing_refunded: false, billing_rounds: 2, billing_amount: 5, refunds_owed: [] };
+  const charged = {
+    id: 'j1',
+    billing_charged: true,
+    billing_refunded: false,
+    billing_rounds: 2,
+    billing_amount: 5,
+    refunds_owed: [],
+  };
 
   it('owes a completed run back what it spent up front and did not bill, under its own reference', () => {
-    expect(unbilledRefund(charged, 3)).toEqual({ round: 2, spend_reference: 'job:j1:2', reference: 'job:j1:2:adjust', amount: 2 });
+    expect(unbilledRefund(charged, 3)).toEqual({
+      round: 2,
+      spend_reference: 'job:j1:2',
+      reference: 'job:j1:2:adjust',
+      amount: 2,
+    });
     expect(unbilledRefund(charged, 5)).toBeNull();
     expect(unbilledRefund(charged, 7)).toBeNull(); // never a second charge
   });
@@ -198,7 +264,12 @@ describe('refunds owed at the end of a run', () => {
     const owed = wholeRefund(charged);
     const fields = owedFields({ id: 'j1', refunds_owed: [owed!] }, [owed, null], new Date('2030-01-01T00:00:00Z'));
     expect(fields).toEqual({
-      set: { refunds_owed: [owed], refund_state: 'pending', archpk: 'BILLING#PENDING', archsk: '2030-01-01T00:00:00.000Z#j1' },
+      set: {
+        refunds_owed: [owed],
+        refund_state: 'pending',
+        archpk: 'BILLING#PENDING',
+        archsk: '2030-01-01T00:00:00.000Z#j1',
+      },
       add: { billing_version: 1 },
     });
     expect(owedFields({ id: 'j1' }, [null])).toEqual({ set: {}, add: {} });

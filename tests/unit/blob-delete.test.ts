@@ -22,7 +22,10 @@ const deletedKeys = (call: number) =>
 describe('deletePrefix', () => {
   it('sends the keys S3 reported under Errors again until they are deleted', async () => {
     s3.on(DeleteObjectsCommand)
-      .resolvesOnce({ Deleted: [{ Key: keys[0] }, { Key: keys[2] }], Errors: [{ Key: keys[1], Code: 'InternalError', Message: 'try again' }] })
+      .resolvesOnce({
+        Deleted: [{ Key: keys[0] }, { Key: keys[2] }],
+        Errors: [{ Key: keys[1], Code: 'InternalError', Message: 'try again' }],
+      })
       .resolves({});
 
     await expect(deletePrefix(prefix)).resolves.toBe(3);

@@ -6,7 +6,15 @@
 import { GetParametersByPathCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
-import { ConfigError, loadSecrets, loadSettings, resetSettings, settings, SECRET_SETTING_NAMES, settingsSchema } from '../../lib/config';
+import {
+  ConfigError,
+  loadSecrets,
+  loadSettings,
+  resetSettings,
+  settings,
+  SECRET_SETTING_NAMES,
+  settingsSchema,
+} from '../../lib/config';
 import { resetSecretsProvider } from '../../lib/config/secrets';
 
 const ssm = mockClient(SSMClient);
@@ -15,7 +23,13 @@ const JWT = 'ssm-jwt-secret-0123456789abcdefghijklmnop';
 const NO_FILES = { MACHINE_SETTINGS_FILE: '/nonexistent/settings.env', DOTENV_FILE: '/nonexistent/.env' };
 
 function parameters(values: Record<string, string>) {
-  return { Parameters: Object.entries(values).map(([name, value]) => ({ Name: `${PATH}/${name}`, Value: value, Type: 'SecureString' as const })) };
+  return {
+    Parameters: Object.entries(values).map(([name, value]) => ({
+      Name: `${PATH}/${name}`,
+      Value: value,
+      Type: 'SecureString' as const,
+    })),
+  };
 }
 
 beforeEach(() => {
@@ -27,8 +41,19 @@ afterAll(() => resetSettings());
 
 describe('loadSecrets', () => {
   it('reads the secret settings under SECRETS_PARAMETER_PATH, decrypted, and merges them into settings()', async () => {
-    ssm.on(GetParametersByPathCommand).resolves(parameters({ CLAIMS_PLATFORM_JWT_SECRET: JWT, OPENROUTER_API_KEY: 'ssm-openrouter', OPENROUTER_MODEL: 'not-a-secret' }));
-    const env = { ...NO_FILES, SECRETS_PARAMETER_PATH: PATH, OPENROUTER_MODEL: 'env-model', OPENROUTER_API_KEY: 'env-openrouter' };
+    ssm.on(GetParametersByPathCommand).resolves(
+      parameters({
+        CLAIMS_PLATFORM_JWT_SECRET: JWT,
+        OPENROUTER_API_KEY: 'ssm-openrouter',
+        OPENROUTER_MODEL: 'not-a-secret',
+      }),
+    );
+    const env = {
+      ...NO_FILES,
+      SECRETS_PARAMETER_PATH: PATH,
+      OPENROUTER_MODEL: 'env-model',
+      OPENROUTER_API_KEY: 'env-openrouter',
+    };
     await loadSecrets(env);
     expect(ssm).toHaveReceivedCommandWith(GetParametersByPathCommand, { Path: PATH, WithDecryption: true });
     expect(settings().CLAIMS_PLATFORM_JWT_SECRET).toBe(JWT);
@@ -60,7 +85,9 @@ describe('loadSecrets', () => {
 
   it('refuses a login secret from SSM shorter than 32 bytes outside APP_ENV=local', async () => {
     ssm.on(GetParametersByPathCommand).resolves(parameters({ CLAIMS_PLATFORM_JWT_SECRET: 'short' }));
-    const err = await loadSecrets({ ...NO_FILES, SECRETS_PARAMETER_PATH: PATH, APP_ENV: 'production' }).catch((e: unknown) => e);
+    const err = await loadSecrets({ ...NO_FILES, SECRETS_PARAMETER_PATH: PATH, APP_ENV: 'production' }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).problems.map((p) => p.variable)).toEqual(['CLAIMS_PLATFORM_JWT_SECRET']);
     expect((err as Error).message).not.toContain('short');

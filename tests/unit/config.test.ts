@@ -34,8 +34,15 @@ describe('settings layering', () => {
   });
 
   it('ranks constructor arguments > environment > .env > machine file > defaults', () => {
-    const paths = files('MAX_PHOTOS_PER_ITEM=2\nSTUCK_JOB_MINUTES=40\nMAIL_FROM=machine@x\nCHAT_WEBHOOK_URL=http://machine', 'MAX_PHOTOS_PER_ITEM=3\nSTUCK_JOB_MINUTES=41\nMAIL_FROM=dotenv@x');
-    const s = loadSettings({ ...paths, env: { MAX_PHOTOS_PER_ITEM: '4', STUCK_JOB_MINUTES: '42' }, overrides: { MAX_PHOTOS_PER_ITEM: 6 } });
+    const paths = files(
+      'MAX_PHOTOS_PER_ITEM=2\nSTUCK_JOB_MINUTES=40\nMAIL_FROM=machine@x\nCHAT_WEBHOOK_URL=http://machine',
+      'MAX_PHOTOS_PER_ITEM=3\nSTUCK_JOB_MINUTES=41\nMAIL_FROM=dotenv@x',
+    );
+    const s = loadSettings({
+      ...paths,
+      env: { MAX_PHOTOS_PER_ITEM: '4', STUCK_JOB_MINUTES: '42' },
+      overrides: { MAX_PHOTOS_PER_ITEM: 6 },
+    });
     expect(s.MAX_PHOTOS_PER_ITEM).toBe(6); // argument beats env
     expect(s.STUCK_JOB_MINUTES).toBe(42); // env beats .env
     expect(s.MAIL_FROM).toBe('dotenv@x'); // .env beats machine file
@@ -43,7 +50,10 @@ describe('settings layering', () => {
   });
 
   it('does not let an empty value in a file layer shadow a lower layer', () => {
-    const paths = files('SUPPORT_EMAIL=help@machine\nMAX_EMAIL_ATTACHMENT_MB=12', 'SUPPORT_EMAIL=\nMAX_EMAIL_ATTACHMENT_MB=   ');
+    const paths = files(
+      'SUPPORT_EMAIL=help@machine\nMAX_EMAIL_ATTACHMENT_MB=12',
+      'SUPPORT_EMAIL=\nMAX_EMAIL_ATTACHMENT_MB=   ',
+    );
     const s = loadSettings({ ...paths, env: {} });
     expect(s.SUPPORT_EMAIL).toBe('help@machine');
     expect(s.MAX_EMAIL_ATTACHMENT_MB).toBe(12);
@@ -64,7 +74,14 @@ describe('settings layering', () => {
   });
 
   it('parses booleans and comma lists', () => {
-    const s = loadSettings({ ...files('', ''), env: { ENABLE_BILLING: 'true', ADMIN_EXTERNAL_USER_IDS: ' 1, 2 ,,3', CORS_ORIGINS: 'https://a.example,https://b.example' } });
+    const s = loadSettings({
+      ...files('', ''),
+      env: {
+        ENABLE_BILLING: 'true',
+        ADMIN_EXTERNAL_USER_IDS: ' 1, 2 ,,3',
+        CORS_ORIGINS: 'https://a.example,https://b.example',
+      },
+    });
     expect(s.ENABLE_BILLING).toBe(true);
     expect(s.ADMIN_EXTERNAL_USER_IDS).toEqual(['1', '2', '3']);
     expect(s.CORS_ORIGINS).toEqual(['https://a.example', 'https://b.example']);
@@ -88,13 +105,16 @@ describe('login token secret strength', () => {
     return undefined;
   };
 
-  it.each(['production', 'stage'])('refuses a CLAIMS_PLATFORM_JWT_SECRET under 32 bytes with APP_ENV=%s, naming the variable', (appEnv) => {
-    const err = refused({ APP_ENV: appEnv, CLAIMS_PLATFORM_JWT_SECRET: 'x'.repeat(31) });
-    expect(err).toBeInstanceOf(ConfigError);
-    expect((err as ConfigError).problems.map((p) => p.variable)).toEqual(['CLAIMS_PLATFORM_JWT_SECRET']);
-    // The message never carries the secret itself.
-    expect((err as Error).message).not.toContain('x'.repeat(31));
-  });
+  it.each(['production', 'stage'])(
+    'refuses a CLAIMS_PLATFORM_JWT_SECRET under 32 bytes with APP_ENV=%s, naming the variable',
+    (appEnv) => {
+      const err = refused({ APP_ENV: appEnv, CLAIMS_PLATFORM_JWT_SECRET: 'x'.repeat(31) });
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).problems.map((p) => p.variable)).toEqual(['CLAIMS_PLATFORM_JWT_SECRET']);
+      // The message never carries the secret itself.
+      expect((err as Error).message).not.toContain('x'.repeat(31));
+    },
+  );
 
   it('counts bytes, not characters', () => {
     // 16 two-byte characters: 32 bytes.

@@ -13,7 +13,7 @@ function sources(dir: string): string[] {
 }
 
 describe('conventions', () => {
-  it("imports zod as a namespace (the named import pulls all of zod into every bundle)", () => {
+  it('imports zod as a namespace (the named import pulls all of zod into every bundle)', () => {
     const offenders = [...sources(join(root, 'lib')), ...sources(join(root, 'functions'))].filter((file) =>
       /import\s*\{\s*z\s*\}\s*from\s*['"]zod['"]/.test(readFileSync(file, 'utf8')),
     );
@@ -21,7 +21,9 @@ describe('conventions', () => {
   });
 
   it('keeps handlers thin: no AWS SDK or database access in functions/', () => {
-    const offenders = sources(join(root, 'functions')).filter((file) => /from\s+['"]@aws-sdk\/|lib\/db\//.test(readFileSync(file, 'utf8')));
+    const offenders = sources(join(root, 'functions')).filter((file) =>
+      /from\s+['"]@aws-sdk\/|lib\/db\//.test(readFileSync(file, 'utf8')),
+    );
     expect(offenders.map((f) => relative(root, f))).toEqual([]);
   });
 });

@@ -12,19 +12,32 @@ import { loadSettings, resetSettings } from '../../lib/config';
 const TABLE = 'unit-batch-table';
 const ddb = mockClient(DynamoDBDocumentClient);
 
-beforeAll(() => resetSettings(loadSettings({ env: {}, overrides: { TABLE_NAME: TABLE }, dotenvPath: '/nonexistent', machineFilePath: '/nonexistent' })));
+beforeAll(() =>
+  resetSettings(
+    loadSettings({
+      env: {},
+      overrides: { TABLE_NAME: TABLE },
+      dotenvPath: '/nonexistent',
+      machineFilePath: '/nonexistent',
+    }),
+  ),
+);
 afterAll(() => resetSettings());
 beforeEach(() => ddb.reset());
 
 const sentKeys = (call: number) =>
-  (ddb.commandCalls(BatchWriteCommand)[call].args[0].input.RequestItems?.[TABLE] ?? []).map((r) => (r.DeleteRequest?.Key as { sk: string }).sk);
+  (ddb.commandCalls(BatchWriteCommand)[call].args[0].input.RequestItems?.[TABLE] ?? []).map(
+    (r) => (r.DeleteRequest?.Key as { sk: string } | undefined)?.sk,
+  );
 
 describe('batch writes', () => {
   it('sends chunks of 25 and then only the items left unprocessed', async () => {
     const keys = Array.from({ length: 30 }, (_, i) => ({ pk: 'P', sk: `S${i}` }));
     ddb
       .on(BatchWriteCommand)
-      .resolvesOnce({ UnprocessedItems: { [TABLE]: [{ DeleteRequest: { Key: keys[3] } }, { DeleteRequest: { Key: keys[7] } }] } })
+      .resolvesOnce({
+        UnprocessedItems: { [TABLE]: [{ DeleteRequest: { Key: keys[3] } }, { DeleteRequest: { Key: keys[7] } }] },
+      })
       .resolves({});
     await deleteKeys(keys);
     expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(3);
@@ -59,7 +72,10 @@ describe('batch reads', () => {
     const keys = Array.from({ length: 130 }, (_, i) => ({ pk: 'P', sk: `S${i}` }));
     ddb
       .on(BatchGetCommand)
-      .resolvesOnce({ Responses: { [TABLE]: keys.slice(0, 98) }, UnprocessedKeys: { [TABLE]: { Keys: [keys[98], keys[99]] } } })
+      .resolvesOnce({
+        Responses: { [TABLE]: keys.slice(0, 98) },
+        UnprocessedKeys: { [TABLE]: { Keys: [keys[98], keys[99]] } },
+      })
       .resolvesOnce({ Responses: { [TABLE]: [keys[98]] } }) // S99 does not exist
       .resolvesOnce({ Responses: { [TABLE]: keys.slice(100) } });
     const rows = await getRows(keys, { consistentRead: true });
@@ -67,7 +83,12 @@ describe('batch reads', () => {
     expect(askedKeys(0)).toEqual({ sks: keys.slice(0, 100).map((k) => k.sk), consistent: true });
     expect(askedKeys(1)).toEqual({ sks: ['S98', 'S99'], consistent: true });
     expect(askedKeys(2).sks).toEqual(keys.slice(100).map((k) => k.sk));
-    expect(rows.map((r) => r.sk).sort()).toEqual(keys.filter((k) => k.sk !== 'S99').map((k) => k.sk).sort());
+    expect(rows.map((r) => r.sk).sort()).toEqual(
+      keys
+        .filter((k) => k.sk !== 'S99')
+        .map((k) => k.sk)
+        .sort(),
+    );
   });
 
   it('gives up with UnprocessedItems when the table keeps leaving keys unprocessed', async () => {

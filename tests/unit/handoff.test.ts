@@ -1,5 +1,3 @@
-
-
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { HANDOFF_AUDIENCE, HANDOFF_PURPOSE, SOURCE_APP, estimationHandoff } from '../../lib/auth/estimation-handoff';
 import type { Identity } from '../../lib/auth/identity';
@@ -162,7 +160,9 @@ describe('estimationHandoff: the redirect', () => {
   it('uses the team’s external id (not the internal id) and a UUID external user id verbatim', async () => {
     configure({});
     const uuid = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
-    const token = tokenOf((await estimationHandoff(identity({ external_id: uuid, email: null }, { external_id: 7 }))).redirect_url);
+    const token = tokenOf(
+      (await estimationHandoff(identity({ external_id: uuid, email: null }, { external_id: 7 }))).redirect_url,
+    );
     const payload = decodeJwt(token);
     expect(payload.user_id).toBe(uuid);
     expect(payload.team_id).toBe(7);

@@ -1,5 +1,3 @@
-
-
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -55,7 +53,11 @@ function event(init: {
   };
 }
 
-const context = { awsRequestId: 'aws-req-1', functionName: 'unit', callbackWaitsForEmptyEventLoop: false } as unknown as Context;
+const context = {
+  awsRequestId: 'aws-req-1',
+  functionName: 'unit',
+  callbackWaitsForEmptyEventLoop: false,
+} as unknown as Context;
 
 async function call(handler: HttpHandler, ev: APIGatewayProxyEventV2) {
   const res = (await handler(ev, context)) as APIGatewayProxyStructuredResultV2;
@@ -83,7 +85,12 @@ const routes = {
   user: defineRoute({ ...base, auth: 'user', name: 'tUser', method: 'GET', path: '/t/user' }),
 };
 
-const creditsBody = { detail: 'Insufficient credits', required_credits: 3, available_credits: 1, billing_url: 'https://billing.example.com' };
+const creditsBody = {
+  detail: 'Insufficient credits',
+  required_credits: 3,
+  available_credits: 1,
+  billing_url: 'https://billing.example.com',
+};
 const userImpl = jest.fn(async () => ({ reached: true }));
 
 let handlers: Record<keyof typeof routes, HttpHandler>;
@@ -93,7 +100,11 @@ beforeAll(() => {
   resetSettings(
     loadSettings({
       env: {},
-      overrides: { APP_ENV: 'production', CORS_ORIGINS: LOCAL_ORIGIN, CLAIMS_PLATFORM_JWT_SECRET: 'unit-secret-0123456789-0123456789-abcdef' },
+      overrides: {
+        APP_ENV: 'production',
+        CORS_ORIGINS: LOCAL_ORIGIN,
+        CLAIMS_PLATFORM_JWT_SECRET: 'unit-secret-0123456789-0123456789-abcdef',
+      },
       dotenvPath: '/nonexistent',
       machineFilePath: '/nonexistent',
     }),
@@ -157,16 +168,27 @@ describe('httpEndpoint errors', () => {
     expect(res.text).toBe('{"detail":"Internal server error"}');
     expect(res.text).not.toContain('hunter2');
     expect(res.text).not.toMatch(/stack|at .*\.ts/);
-    expect(errorSpy).toHaveBeenCalledWith('unhandled error', expect.objectContaining({ error: expect.objectContaining({ message: expect.stringContaining('hunter2') }) }));
+    expect(errorSpy).toHaveBeenCalledWith(
+      'unhandled error',
+      expect.objectContaining({ error: expect.objectContaining({ message: expect.stringContaining('hunter2') }) }),
+    );
   });
 });
 
 describe('httpEndpoint validation (422)', () => {
   it('passes validated params, query and body to the handler and answers 200 JSON', async () => {
-    const res = await call(handlers.echo, echoEvent({ queryStringParameters: { dry_run: 'true' }, body: JSON.stringify({ name: 'chair', count: 2 }) }));
+    const res = await call(
+      handlers.echo,
+      echoEvent({ queryStringParameters: { dry_run: 'true' }, body: JSON.stringify({ name: 'chair', count: 2 }) }),
+    );
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
-    expect(res.json).toEqual({ params: { id: ID }, query: { dry_run: true }, body: { name: 'chair', count: 2 }, identity: null });
+    expect(res.json).toEqual({
+      params: { id: ID },
+      query: { dry_run: true },
+      body: { name: 'chair', count: 2 },
+      identity: null,
+    });
   });
 
   it('applies query defaults when the query string is absent', async () => {
@@ -183,7 +205,10 @@ describe('httpEndpoint validation (422)', () => {
   });
 
   it('decodes a base64-encoded body', async () => {
-    const res = await call(handlers.echo, echoEvent({ body: Buffer.from(JSON.stringify({ name: 'sofa' })).toString('base64'), isBase64Encoded: true }));
+    const res = await call(
+      handlers.echo,
+      echoEvent({ body: Buffer.from(JSON.stringify({ name: 'sofa' })).toString('base64'), isBase64Encoded: true }),
+    );
     expect(res.status).toBe(200);
     expect(res.json.body).toEqual({ name: 'sofa' });
   });
@@ -254,14 +279,20 @@ describe('httpEndpoint auth', () => {
 
 describe('httpEndpoint CORS', () => {
   it('reflects an allowed origin with credentials on success', async () => {
-    const res = await call(handlers.echo, echoEvent({ headers: { 'content-type': 'application/json', origin: LOCAL_ORIGIN } }));
+    const res = await call(
+      handlers.echo,
+      echoEvent({ headers: { 'content-type': 'application/json', origin: LOCAL_ORIGIN } }),
+    );
     expect(res.status).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe(LOCAL_ORIGIN);
     expect(res.headers['access-control-allow-credentials']).toBe('true');
   });
 
   it('reflects an allowed origin with credentials on an error response', async () => {
-    const notFoundRes = await call(handlers.notFound, event({ path: '/t/not-found', headers: { origin: LOCAL_ORIGIN } }));
+    const notFoundRes = await call(
+      handlers.notFound,
+      event({ path: '/t/not-found', headers: { origin: LOCAL_ORIGIN } }),
+    );
     expect(notFoundRes.status).toBe(404);
     expect(notFoundRes.headers['access-control-allow-origin']).toBe(LOCAL_ORIGIN);
     expect(notFoundRes.headers['access-control-allow-credentials']).toBe('true');
@@ -276,36 +307,49 @@ describe('httpEndpoint CORS', () => {
   });
 
   it('does not reflect a foreign origin', async () => {
-    const ok = await call(handlers.echo, echoEvent({ headers: { 'content-type': 'application/json', origin: 'https://evil.example' } }));
+    const ok = await call(
+      handlers.echo,
+      echoEvent({ headers: { 'content-type': 'application/json', origin: 'https://evil.example' } }),
+    );
     expect(ok.status).toBe(200);
     expect(ok.headers['access-control-allow-origin']).not.toBe('https://evil.example');
     expect(ok.headers['access-control-allow-origin']).not.toBe('*');
 
-    const err = await call(handlers.notFound, event({ path: '/t/not-found', headers: { origin: 'https://evil.example' } }));
+    const err = await call(
+      handlers.notFound,
+      event({ path: '/t/not-found', headers: { origin: 'https://evil.example' } }),
+    );
     expect(err.headers['access-control-allow-origin']).not.toBe('https://evil.example');
     expect(err.headers['access-control-allow-origin']).not.toBe('*');
   });
 });
 
 describe('httpEndpoint JSON bodies (415)', () => {
-  it.each(['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp'])(
-    'refuses a body sent as %s without running the handler',
-    async (contentType) => {
-      const impl = jest.fn(async () => ({ reached: true }));
-      const handler = httpEndpoint(routes.echo, impl);
-      const res = await call(handler, echoEvent({ headers: { 'content-type': contentType } }));
-      expect(res.status).toBe(415);
-      expect(res.json.detail).toMatch(/application\/json/);
-      expect(impl).not.toHaveBeenCalled();
-    },
-  );
+  it.each([
+    'text/plain;charset=UTF-8',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/jsonp',
+  ])('refuses a body sent as %s without running the handler', async (contentType) => {
+    const impl = jest.fn(async () => ({ reached: true }));
+    const handler = httpEndpoint(routes.echo, impl);
+    const res = await call(handler, echoEvent({ headers: { 'content-type': contentType } }));
+    expect(res.status).toBe(415);
+    expect(res.json.detail).toMatch(/application\/json/);
+    expect(impl).not.toHaveBeenCalled();
+  });
 
   it('refuses a body with no content type', async () => {
     const res = await call(handlers.echo, echoEvent({ headers: {} }));
     expect(res.status).toBe(415);
   });
 
-  it.each(['application/json', 'Application/JSON; charset=utf-8', 'application/merge-patch+json', 'application/vnd.api+json;charset=UTF-8'])('accepts %s', async (contentType) => {
+  it.each([
+    'application/json',
+    'Application/JSON; charset=utf-8',
+    'application/merge-patch+json',
+    'application/vnd.api+json;charset=UTF-8',
+  ])('accepts %s', async (contentType) => {
     const res = await call(handlers.echo, echoEvent({ headers: { 'Content-Type': contentType } }));
     expect(res.status).toBe(200);
     expect(res.json.body).toEqual({ name: 'chair' });
@@ -351,17 +395,25 @@ describe('httpEndpoint cross-site writes (403)', () => {
   });
 
   it('leaves cookie-signed reads alone', async () => {
-    const res = await call(buildEndpoint(get, impl, resolver(true)), event({ path: '/t/read', headers: { origin: 'https://evil.example' } }));
+    const res = await call(
+      buildEndpoint(get, impl, resolver(true)),
+      event({ path: '/t/read', headers: { origin: 'https://evil.example' } }),
+    );
     expect(res.status).toBe(200);
   });
 });
 
 describe('httpEndpoint lower-layer errors', () => {
   it('answers a forged page cursor 422 naming query.cursor', async () => {
-    const handler = httpEndpoint(routes.notFound, async () => decodeCursor(Buffer.from('{"a":1}').toString('base64url'), { index: 'gsi1', pk: 'TEAM#t#ACTIVITY' }));
+    const handler = httpEndpoint(routes.notFound, async () =>
+      decodeCursor(Buffer.from('{"a":1}').toString('base64url'), { index: 'gsi1', pk: 'TEAM#t#ACTIVITY' }),
+    );
     const res = await call(handler, event({ path: '/t/not-found' }));
     expect(res.status).toBe(422);
-    expect(res.json).toEqual({ detail: expect.stringContaining('query.cursor'), errors: [{ field: 'query.cursor', message: expect.any(String) }] });
+    expect(res.json).toEqual({
+      detail: expect.stringContaining('query.cursor'),
+      errors: [{ field: 'query.cursor', message: expect.any(String) }],
+    });
     expect(errorSpy).not.toHaveBeenCalled();
   });
 });
@@ -369,11 +421,33 @@ describe('httpEndpoint lower-layer errors', () => {
 describe('lib/http layering', () => {
   it('imports no domain module (the route table aside)', () => {
     const dir = join(__dirname, '..', '..', 'lib', 'http');
-    const domains = new Set(['activity', 'auth', 'billing', 'claims', 'features', 'health', 'inventory', 'jobs', 'photos', 'pipelines', 'purge', 'rooms', 'settings', 'teams', 'tenancy', 'uploads', 'users', 'api']);
+    const domains = new Set([
+      'activity',
+      'auth',
+      'billing',
+      'claims',
+      'features',
+      'health',
+      'inventory',
+      'jobs',
+      'photos',
+      'pipelines',
+      'purge',
+      'rooms',
+      'settings',
+      'teams',
+      'tenancy',
+      'uploads',
+      'users',
+      'api',
+    ]);
     const offenders = readdirSync(dir)
       .filter((name) => name.endsWith('.ts') && name !== 'route-table.ts')
       .flatMap((name) =>
-        [...readFileSync(join(dir, name), 'utf8').matchAll(/from\s+['"]\.\.\/([\w-]+)/g)].map((m) => m[1]).filter((folder) => domains.has(folder)).map((folder) => `${name} → ${folder}`),
+        [...readFileSync(join(dir, name), 'utf8').matchAll(/from\s+['"]\.\.\/([\w-]+)/g)]
+          .map((m) => m[1])
+          .filter((folder) => domains.has(folder))
+          .map((folder) => `${name} → ${folder}`),
       );
     expect(offenders).toEqual([]);
   });

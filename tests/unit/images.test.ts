@@ -60,7 +60,11 @@ function expectColour(actual: number[], expected: RGB, tolerance = 40): void {
 }
 
 /** Checks the colours near the four corners (inset 4 px, away from chroma bleed). */
-async function expectCorners(image: Buffer, corners: { tl: RGB; tr: RGB; bl: RGB; br: RGB }, tolerance = 40): Promise<void> {
+async function expectCorners(
+  image: Buffer,
+  corners: { tl: RGB; tr: RGB; bl: RGB; br: RGB },
+  tolerance = 40,
+): Promise<void> {
   const { width, height } = await sharp(image).metadata();
   expectColour(await pixel(image, 4, 4), corners.tl, tolerance);
   expectColour(await pixel(image, width - 5, 4), corners.tr, tolerance);
@@ -90,7 +94,11 @@ async function expectNormalized(result: NormalizedPhoto): Promise<void> {
   expect(meta.orientation ?? 1).toBe(1);
 }
 
-async function expectUnreadable(input: Buffer, message?: RegExp, options?: Parameters<typeof normalizePhoto>[1]): Promise<void> {
+async function expectUnreadable(
+  input: Buffer,
+  message?: RegExp,
+  options?: Parameters<typeof normalizePhoto>[1],
+): Promise<void> {
   const error = await normalizePhoto(input, options).then(
     () => null,
     (err: unknown) => err,
@@ -122,7 +130,9 @@ function ftyp(major: string, compatible: string[]): Buffer {
   head.writeUInt32BE(size, 0);
   head.write('ftyp', 4, 'latin1');
   head.write(major, 8, 'latin1');
-  compatible.forEach((b, i) => head.write(b, 16 + i * 4, 'latin1'));
+  compatible.forEach((b, i) => {
+    head.write(b, 16 + i * 4, 'latin1');
+  });
   head.write('\0\0\0\x08free', size, 'latin1');
   return head;
 }
@@ -149,7 +159,15 @@ let largePhoto: Buffer; // 640x480 noisy JPEG, big enough that truncation hits p
 
 beforeAll(async () => {
   jpegQuadrants = await quadrants().jpeg({ quality: 95 }).toBuffer();
-  largePhoto = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } })
+  largePhoto = await sharp({
+    create: {
+      width: 640,
+      height: 480,
+      channels: 3,
+      background: '#808080',
+      noise: { type: 'gaussian', mean: 128, sigma: 40 },
+    },
+  })
     .jpeg({ quality: 90 })
     .toBuffer();
 });
@@ -171,11 +189,14 @@ describe('sniffImage', () => {
     ['ImageMagick cmyk jpeg fixture', async () => fixture('quadrants-cmyk.jpg'), 'jpeg'],
   ];
 
-  it.each(cases)('recognises %s from the whole file and from its first SNIFF_HEAD_BYTES', async (_name, make, expected) => {
-    const file = await make();
-    expect(sniffImage(file)).toBe(expected);
-    expect(sniffImage(file.subarray(0, SNIFF_HEAD_BYTES))).toBe(expected);
-  });
+  it.each(cases)(
+    'recognises %s from the whole file and from its first SNIFF_HEAD_BYTES',
+    async (_name, make, expected) => {
+      const file = await make();
+      expect(sniffImage(file)).toBe(expected);
+      expect(sniffImage(file.subarray(0, SNIFF_HEAD_BYTES))).toBe(expected);
+    },
+  );
 
   it('needs only a small head', () => {
     expect(SNIFF_HEAD_BYTES).toBeLessThanOrEqual(64);
@@ -249,7 +270,9 @@ describe('normalizePhoto', () => {
   });
 
   it('flattens half-transparent pixels onto white', async () => {
-    const input = await sharp({ create: { width: 16, height: 16, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 0.5 } } })
+    const input = await sharp({
+      create: { width: 16, height: 16, channels: 4, background: { r: 255, g: 0, b: 0, alpha: 0.5 } },
+    })
       .png()
       .toBuffer();
     const result = await normalizePhoto(input);
@@ -259,7 +282,12 @@ describe('normalizePhoto', () => {
 
   it('converts a CMYK JPEG written by sharp to sRGB', async () => {
     // Colours inside the press CMYK gamut, so the sRGB -> CMYK -> sRGB round trip holds.
-    const colours: [RGB, RGB, RGB, RGB] = [[190, 70, 60], [90, 150, 80], [60, 90, 150], [235, 235, 235]];
+    const colours: [RGB, RGB, RGB, RGB] = [
+      [190, 70, 60],
+      [90, 150, 80],
+      [60, 90, 150],
+      [235, 235, 235],
+    ];
     const input = await quadrants(64, 48, { colours }).toColourspace('cmyk').jpeg({ quality: 95 }).toBuffer();
     const meta = await sharp(input).metadata();
     expect(meta).toMatchObject({ space: 'cmyk', channels: 4 });
@@ -283,9 +311,22 @@ describe('normalizePhoto', () => {
     // (A wrong Adobe inversion would make white black and red cyan.)
     const dominant = async (x: number, y: number) => {
       const [r, g, b] = await pixel(result.jpeg, x, y);
-      return r > 200 && g > 200 && b > 200 ? 'white' : r > g + 80 && r > b + 80 ? 'red' : g > r + 80 && g > b + 50 ? 'green' : b > r + 80 && b > g + 80 ? 'blue' : 'other';
+      return r > 200 && g > 200 && b > 200
+        ? 'white'
+        : r > g + 80 && r > b + 80
+          ? 'red'
+          : g > r + 80 && g > b + 50
+            ? 'green'
+            : b > r + 80 && b > g + 80
+              ? 'blue'
+              : 'other';
     };
-    expect([await dominant(4, 4), await dominant(59, 4), await dominant(4, 43), await dominant(59, 43)]).toEqual(['red', 'green', 'blue', 'white']);
+    expect([await dominant(4, 4), await dominant(59, 4), await dominant(4, 43), await dominant(59, 43)]).toEqual([
+      'red',
+      'green',
+      'blue',
+      'white',
+    ]);
   });
 
   it('converts a Display P3 JPEG to sRGB through its ICC profile', async () => {
@@ -311,7 +352,9 @@ describe('normalizePhoto', () => {
   });
 
   it('reduces a 16-bit grayscale PNG', async () => {
-    const input = await sharp({ create: { width: 20, height: 10, channels: 3, background: { r: 128, g: 128, b: 128 } } })
+    const input = await sharp({
+      create: { width: 20, height: 10, channels: 3, background: { r: 128, g: 128, b: 128 } },
+    })
       .toColourspace('grey16')
       .png()
       .toBuffer();
@@ -360,7 +403,9 @@ describe('normalizePhoto', () => {
       Buffer.alloc(64 * 48 * 3, 0),
       Buffer.alloc(64 * 48 * 3, 0x80),
     ]);
-    const input = await sharp(frames, { raw: { width: 64, height: 144, channels: 3, pageHeight: 48 } }).gif().toBuffer();
+    const input = await sharp(frames, { raw: { width: 64, height: 144, channels: 3, pageHeight: 48 } })
+      .gif()
+      .toBuffer();
     expect((await sharp(input).metadata()).pages).toBe(3);
 
     const result = await normalizePhoto(input);
@@ -445,7 +490,10 @@ describe('normalizePhoto', () => {
         .toBuffer();
       expect((await normalizePhoto(digitized)).capturedAt).toBe('2023-01-02T03:04:05');
 
-      const modified = await sharp(jpegQuadrants).withExif({ IFD0: { DateTime: '2024:05:02 08:00:00' } }).jpeg().toBuffer();
+      const modified = await sharp(jpegQuadrants)
+        .withExif({ IFD0: { DateTime: '2024:05:02 08:00:00' } })
+        .jpeg()
+        .toBuffer();
       expect((await normalizePhoto(modified)).capturedAt).toBe('2024-05-02T08:00:00');
     });
 
@@ -459,13 +507,19 @@ describe('normalizePhoto', () => {
 
     it('is null without EXIF or with a garbage date', async () => {
       expect((await normalizePhoto(jpegQuadrants)).capturedAt).toBeNull();
-      const garbage = await sharp(jpegQuadrants).withExif({ IFD2: { DateTimeOriginal: 'yesterday' } }).jpeg().toBuffer();
+      const garbage = await sharp(jpegQuadrants)
+        .withExif({ IFD2: { DateTimeOriginal: 'yesterday' } })
+        .jpeg()
+        .toBuffer();
       expect((await normalizePhoto(garbage)).capturedAt).toBeNull();
     });
 
     it('reads EXIF from PNG and WebP', async () => {
       const exif = { IFD2: { DateTimeOriginal: '2021:07:08 09:10:11' } };
-      for (const input of [await quadrants().png().withExif(exif).toBuffer(), await quadrants().webp().withExif(exif).toBuffer()]) {
+      for (const input of [
+        await quadrants().png().withExif(exif).toBuffer(),
+        await quadrants().webp().withExif(exif).toBuffer(),
+      ]) {
         expect((await normalizePhoto(input)).capturedAt).toBe('2021-07-08T09:10:11');
       }
     });
@@ -514,7 +568,12 @@ describe('normalizePhoto', () => {
       ['empty input', Buffer.alloc(0)],
       ['text', Buffer.from('not an image at all')],
       ['a PDF', Buffer.from('%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n')],
-      ['an SVG (never handed to a decoder)', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>')],
+      [
+        'an SVG (never handed to a decoder)',
+        Buffer.from(
+          '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>',
+        ),
+      ],
       ['an mp4 header', Buffer.concat([ftyp('isom', ['isom', 'mp41']), noise(1000)])],
     ])('refuses %s with UnreadableImageError', async (_name, input) => {
       await expectUnreadable(input);
@@ -546,7 +605,9 @@ describe('normalizePhoto', () => {
 describe('resizeForModel', () => {
   const limits = { maxPixels: 1_150_000, maxLongEdge: 1568 };
   const solid = (width: number, height: number) =>
-    sharp({ create: { width, height, channels: 3, background: { r: 90, g: 120, b: 150 } } }).jpeg().toBuffer();
+    sharp({ create: { width, height, channels: 3, background: { r: 90, g: 120, b: 150 } } })
+      .jpeg()
+      .toBuffer();
 
   it('applies the pixel limit to a 12 MP photo (4000x3000 -> within 1.15 MP)', async () => {
     const result = await resizeForModel(await solid(4000, 3000), limits);
@@ -562,7 +623,12 @@ describe('resizeForModel', () => {
   });
 
   it('fits within both limits whichever binds', async () => {
-    for (const [w, h] of [[3024, 4032], [1568, 1568], [2000, 100], [1200, 1000]]) {
+    for (const [w, h] of [
+      [3024, 4032],
+      [1568, 1568],
+      [2000, 100],
+      [1200, 1000],
+    ]) {
       const result = await resizeForModel(await solid(w, h), limits);
       expect(result.width * result.height).toBeLessThanOrEqual(limits.maxPixels);
       expect(Math.max(result.width, result.height)).toBeLessThanOrEqual(limits.maxLongEdge);
@@ -598,7 +664,9 @@ describe('resizeForModel', () => {
 
 describe('thumbnail', () => {
   const solid = (width: number, height: number) =>
-    sharp({ create: { width, height, channels: 3, background: { r: 10, g: 200, b: 30 } } }).jpeg().toBuffer();
+    sharp({ create: { width, height, channels: 3, background: { r: 10, g: 200, b: 30 } } })
+      .jpeg()
+      .toBuffer();
 
   it.each([
     [4000, 3000, 640, 480],
@@ -668,7 +736,15 @@ describe('normalizeCapturedAt', () => {
 
 describe('timing (reported, not asserted)', () => {
   it('normalizes a 12 MP (4000x3000) JPEG', async () => {
-    const photo = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 30 } } })
+    const photo = await sharp({
+      create: {
+        width: 4000,
+        height: 3000,
+        channels: 3,
+        background: '#808080',
+        noise: { type: 'gaussian', mean: 128, sigma: 30 },
+      },
+    })
       .blur(1.2)
       .jpeg({ quality: 92 })
       .toBuffer();

@@ -1,7 +1,13 @@
 import { jobProgress } from '../../lib/jobs/job';
 
 describe('jobProgress', () => {
-  const base = { progress_pct: 55, stage_state: 'fanout' as const, fanout_total: 8, fanout_done: 0, fanout_progress: [55, 85] as [number, number] };
+  const base = {
+    progress_pct: 55,
+    stage_state: 'fanout' as const,
+    fanout_total: 8,
+    fanout_done: 0,
+    fanout_progress: [55, 85] as [number, number],
+  };
 
   it('moves across the fanning stage range as units finish', () => {
     expect(jobProgress(base)).toBe(55);

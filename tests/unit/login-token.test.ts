@@ -1,5 +1,3 @@
-
-
 import { SignJWT, type JWTPayload } from 'jose';
 import { HANDOFF_AUDIENCE, HANDOFF_PURPOSE } from '../../lib/auth/estimation-handoff';
 import { extractLoginToken, INVALID_TOKEN, verifyLoginToken } from '../../lib/auth/login-token';
@@ -98,7 +96,10 @@ describe('verifyLoginToken: accepted tokens and claim mapping', () => {
   });
 
   it('does not check audience or subject (aud "anything", integer sub 123 pass)', async () => {
-    const { claims, raw } = await verifyLoginToken(await sign({ ...baseClaims, aud: 'anything', sub: 123 as unknown as string }), SECRET);
+    const { claims, raw } = await verifyLoginToken(
+      await sign({ ...baseClaims, aud: 'anything', sub: 123 as unknown as string }),
+      SECRET,
+    );
     expect(claims.user_id).toBe('101');
     expect(raw.aud).toBe('anything');
     expect(raw.sub).toBe(123);
@@ -183,11 +184,17 @@ describe('extractLoginToken', () => {
   const COOKIE = 'bt_shared_data';
 
   it('reads a bearer token from the lowercased authorization header (API Gateway v2)', () => {
-    expect(extractLoginToken({ authorization: 'Bearer abc.def.ghi' }, undefined, COOKIE)).toEqual({ token: 'abc.def.ghi', via: 'bearer' });
+    expect(extractLoginToken({ authorization: 'Bearer abc.def.ghi' }, undefined, COOKIE)).toEqual({
+      token: 'abc.def.ghi',
+      via: 'bearer',
+    });
   });
 
   it('reads a capitalized Authorization header and a lowercase scheme', () => {
-    expect(extractLoginToken({ Authorization: 'bearer tok123' }, undefined, COOKIE)).toEqual({ token: 'tok123', via: 'bearer' });
+    expect(extractLoginToken({ Authorization: 'bearer tok123' }, undefined, COOKIE)).toEqual({
+      token: 'tok123',
+      via: 'bearer',
+    });
   });
 
   it('ignores a non-bearer authorization header', () => {
@@ -195,12 +202,21 @@ describe('extractLoginToken', () => {
   });
 
   it('reads the named cookie from the event.cookies array', () => {
-    expect(extractLoginToken({}, ['theme=dark', `${COOKIE}=cookie.jwt.value`], COOKIE)).toEqual({ token: 'cookie.jwt.value', via: 'cookie' });
+    expect(extractLoginToken({}, ['theme=dark', `${COOKIE}=cookie.jwt.value`], COOKIE)).toEqual({
+      token: 'cookie.jwt.value',
+      via: 'cookie',
+    });
   });
 
   it('reads the named cookie from a Cookie header', () => {
-    expect(extractLoginToken({ cookie: `a=1; ${COOKIE}=hdr.jwt.value; b=2` }, undefined, COOKIE)).toEqual({ token: 'hdr.jwt.value', via: 'cookie' });
-    expect(extractLoginToken({ Cookie: `${COOKIE}=cap.jwt.value` }, undefined, COOKIE)).toEqual({ token: 'cap.jwt.value', via: 'cookie' });
+    expect(extractLoginToken({ cookie: `a=1; ${COOKIE}=hdr.jwt.value; b=2` }, undefined, COOKIE)).toEqual({
+      token: 'hdr.jwt.value',
+      via: 'cookie',
+    });
+    expect(extractLoginToken({ Cookie: `${COOKIE}=cap.jwt.value` }, undefined, COOKIE)).toEqual({
+      token: 'cap.jwt.value',
+      via: 'cookie',
+    });
   });
 
   it('honours the configured cookie name and ignores other cookies', () => {
@@ -209,13 +225,19 @@ describe('extractLoginToken', () => {
   });
 
   it('strips surrounding double quotes from a cookie value', () => {
-    expect(extractLoginToken({}, [`${COOKIE}="quoted.jwt.value"`], COOKIE)).toEqual({ token: 'quoted.jwt.value', via: 'cookie' });
+    expect(extractLoginToken({}, [`${COOKIE}="quoted.jwt.value"`], COOKIE)).toEqual({
+      token: 'quoted.jwt.value',
+      via: 'cookie',
+    });
   });
 
   it('reads a URL-encoded cookie holding JSON {"token": ...}', () => {
     const encoded = encodeURIComponent(JSON.stringify({ token: 'json.jwt.value', other: 1 }));
     expect(extractLoginToken({}, [`${COOKIE}=${encoded}`], COOKIE)).toEqual({ token: 'json.jwt.value', via: 'cookie' });
-    expect(extractLoginToken({ cookie: `${COOKIE}=${encoded}` }, undefined, COOKIE)).toEqual({ token: 'json.jwt.value', via: 'cookie' });
+    expect(extractLoginToken({ cookie: `${COOKIE}=${encoded}` }, undefined, COOKIE)).toEqual({
+      token: 'json.jwt.value',
+      via: 'cookie',
+    });
   });
 
   it('returns null for a JSON cookie without a usable token', () => {
@@ -225,7 +247,13 @@ describe('extractLoginToken', () => {
   });
 
   it('prefers the bearer header over the cookie', () => {
-    expect(extractLoginToken({ authorization: 'Bearer from.header.jwt', cookie: `${COOKIE}=from.cookie.jwt` }, [`${COOKIE}=from.cookies.jwt`], COOKIE)).toEqual({
+    expect(
+      extractLoginToken(
+        { authorization: 'Bearer from.header.jwt', cookie: `${COOKIE}=from.cookie.jwt` },
+        [`${COOKIE}=from.cookies.jwt`],
+        COOKIE,
+      ),
+    ).toEqual({
       token: 'from.header.jwt',
       via: 'bearer',
     });

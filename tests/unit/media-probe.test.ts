@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProbeError, probeMedia, resolveFfprobe } from '../../lib/media/probe';
 
-const hasFfmpeg = spawnSync(resolveFfprobe(), ['-version']).status === 0 && spawnSync('ffmpeg', ['-version']).status === 0;
+const hasFfmpeg =
+  spawnSync(resolveFfprobe(), ['-version']).status === 0 && spawnSync('ffmpeg', ['-version']).status === 0;
 const maybe = hasFfmpeg ? describe : describe.skip;
 
 maybe('probing crafted media', () => {
@@ -23,7 +24,18 @@ maybe('probing crafted media', () => {
     dir = mkdtempSync(join(tmpdir(), 'probe-crafted-'));
     // Stands in for a resource the upload must not reach: another local file or an internal URL.
     segment = join(dir, 'private.ts');
-    execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=64x48:rate=10', '-f', 'mpegts', segment]);
+    execFileSync('ffmpeg', [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=duration=2:size=64x48:rate=10',
+      '-f',
+      'mpegts',
+      segment,
+    ]);
     writeFileSync(join(dir, 'clip.mp4'), '');
     execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', segment, '-c', 'copy', join(dir, 'clip.mp4')]);
     server = createServer((req, res) => {

@@ -35,10 +35,25 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 async function lint(document: unknown): Promise<Finding[]> {
   const file = join(dir, 'openapi.json');
   writeFileSync(file, JSON.stringify(document, null, 2));
-  const args = [SPECTRAL, 'lint', file, '--ruleset', join(ROOT, '.spectral.yaml'), '--format', 'json', '--fail-severity', 'warn', '--quiet'];
-  const { stdout } = await promisify(execFile)(process.execPath, args, { cwd: ROOT, maxBuffer: 32 * 1024 * 1024 }).catch((err: { stdout?: string; stderr?: string; code?: number }) => {
+  const args = [
+    SPECTRAL,
+    'lint',
+    file,
+    '--ruleset',
+    join(ROOT, '.spectral.yaml'),
+    '--format',
+    'json',
+    '--fail-severity',
+    'warn',
+    '--quiet',
+  ];
+  const { stdout } = await promisify(execFile)(process.execPath, args, {
+    cwd: ROOT,
+    maxBuffer: 32 * 1024 * 1024,
+  }).catch((err: { stdout?: string; stderr?: string; code?: number }) => {
     // Exit 1 with JSON is "findings"; anything else (a crash, a bad ruleset) is the test's failure.
-    if (err.code !== 1 || !err.stdout?.trim().startsWith('[')) throw new Error(`spectral failed (exit ${err.code}): ${err.stderr ?? ''}${err.stdout ?? ''}`);
+    if (err.code !== 1 || !err.stdout?.trim().startsWith('['))
+      throw new Error(`spectral failed (exit ${err.code}): ${err.stderr ?? ''}${err.stdout ?? ''}`);
     return { stdout: err.stdout };
   });
   return JSON.parse(stdout) as Finding[];

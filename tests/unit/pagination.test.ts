@@ -4,11 +4,36 @@ import { join } from 'node:path';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../../lib/db/pagination';
 
 /** The capability folders of lib/ (README: Architecture). */
-const DOMAIN_FOLDERS = ['activity', 'auth', 'billing', 'claims', 'features', 'health', 'inventory', 'jobs', 'photos', 'pipelines', 'purge', 'rooms', 'settings', 'teams', 'tenancy', 'uploads', 'users', 'api'];
+const DOMAIN_FOLDERS = [
+  'activity',
+  'auth',
+  'billing',
+  'claims',
+  'features',
+  'health',
+  'inventory',
+  'jobs',
+  'photos',
+  'pipelines',
+  'purge',
+  'rooms',
+  'settings',
+  'teams',
+  'tenancy',
+  'uploads',
+  'users',
+  'api',
+];
 
 const feed = { index: 'gsi1', pk: 'TEAM#team-a#ACTIVITY' };
-const issued = { pk: 'ACTIVITY#1', sk: 'ACTIVITY', gsi1pk: 'TEAM#team-a#ACTIVITY', gsi1sk: '2025-01-01T00:00:00.000Z#1' };
-const cursorOf = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+const issued = {
+  pk: 'ACTIVITY#1',
+  sk: 'ACTIVITY',
+  gsi1pk: 'TEAM#team-a#ACTIVITY',
+  gsi1sk: '2025-01-01T00:00:00.000Z#1',
+};
+const cursorOf = (value: unknown) =>
+  Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
 
 const rejects = (cursor: string, scope = feed) => {
   expect(() => decodeCursor(cursor, scope)).toThrow(InvalidCursorError);
@@ -64,7 +89,10 @@ describe('lib/db layering', () => {
     const offenders = readdirSync(dir)
       .filter((name) => name.endsWith('.ts'))
       .flatMap((name) =>
-        [...readFileSync(join(dir, name), 'utf8').matchAll(/from\s+['"]\.\.\/([\w-]+)/g)].map((m) => m[1]).filter((folder) => forbidden.has(folder)).map((folder) => `${name} → ${folder}`),
+        [...readFileSync(join(dir, name), 'utf8').matchAll(/from\s+['"]\.\.\/([\w-]+)/g)]
+          .map((m) => m[1])
+          .filter((folder) => forbidden.has(folder))
+          .map((folder) => `${name} → ${folder}`),
       );
     expect(offenders).toEqual([]);
   });

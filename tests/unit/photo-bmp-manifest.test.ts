@@ -7,7 +7,15 @@ it('does not list bmp among the accepted extensions', () => {
 });
 
 it('refuses a manifest with a .bmp file with 400 naming the file', () => {
-  expect(manifestProblem([{ filename: 'a.jpg', size: 10 }, { filename: 'scan.bmp', size: 10 }], { capBytes: 1e9, append: false })).toEqual({
+  expect(
+    manifestProblem(
+      [
+        { filename: 'a.jpg', size: 10 },
+        { filename: 'scan.bmp', size: 10 },
+      ],
+      { capBytes: 1e9, append: false },
+    ),
+  ).toEqual({
     status: 400,
     detail: expect.stringMatching(/^scan\.bmp is not a supported photo type\. Accepted: jpg, .*tiff\.$/),
   });

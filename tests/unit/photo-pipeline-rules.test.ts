@@ -33,7 +33,9 @@ describe('output budget', () => {
   it('clamps to the maximum for a small input and to the minimum for a huge one', () => {
     // With the defaults the budget tops out at $0.08 / $25 per million = 3200 tokens; a dearer credit reaches the clamp.
     expect(outputBudget({ texts: ['short'], images: [] }, config).maxTokens).toBe(3199);
-    expect(outputBudget({ texts: ['short'], images: [] }, { ...config, PHOTO_BUDGET_CREDIT_RATE_USD: 0.2 }).maxTokens).toBe(3500);
+    expect(
+      outputBudget({ texts: ['short'], images: [] }, { ...config, PHOTO_BUDGET_CREDIT_RATE_USD: 0.2 }).maxTokens,
+    ).toBe(3500);
     const five = Array.from({ length: 5 }, () => ({ width: 1240, height: 927 }));
     expect(outputBudget({ texts: ['x'.repeat(40_000)], images: five }, config).maxTokens).toBe(800);
   });
@@ -90,14 +92,22 @@ describe('planning the groups', () => {
     expect(aiGroups(photos)).toEqual(plan.filter((g) => g.kind === 'ai').map((g) => g.group_index));
   });
 
-  it("puts a segment group where its original photo was", () => {
-    const photos = [photo(0), photo(1, { hidden_by_segments: true }), photo(2), photo(9, { is_segment: true, segment_of: 1, group_index: 9 })];
+  it('puts a segment group where its original photo was', () => {
+    const photos = [
+      photo(0),
+      photo(1, { hidden_by_segments: true }),
+      photo(2),
+      photo(9, { is_segment: true, segment_of: 1, group_index: 9 }),
+    ];
     expect(planGroups(photos).map((g) => g.group_index)).toEqual([0, 9, 2]);
   });
 
   it('joins and de-duplicates the notes of merged photos, and cuts the prompt note at 1,200 characters', () => {
     expect(mergeNotes(['Red chair', ' red  chair ', null, 'Oak table'])).toEqual(['Red chair', 'Oak table']);
-    const plan = planGroups([photo(0, { group_index: 0, source_description: 'Red chair' }), photo(1, { group_index: 0, source_description: 'red chair' })]);
+    const plan = planGroups([
+      photo(0, { group_index: 0, source_description: 'Red chair' }),
+      photo(1, { group_index: 0, source_description: 'red chair' }),
+    ]);
     expect(plan[0].notes).toEqual(['Red chair']);
     expect(promptNotes(['y'.repeat(2000)])).toHaveLength(SOURCE_NOTE_MAX_CHARS);
     expect(promptNotes([])).toBeNull();
@@ -126,16 +136,32 @@ describe('pipeline catalog', () => {
 
 describe("reading the model's items", () => {
   it('coerces numbers in strings, clamps confidence and drops items without a name', () => {
-    expect(readModelItem({ name: ' Lamp ', quantity: '2', estimated_price: '$1,200.50', confidence: 1.7 })).toMatchObject({ name: 'Lamp', quantity: 2, estimated_price: 1200.5, confidence: 1 });
-    expect(readModelItem({ name: 'Chair', quantity: 0, confidence: 'high' })).toMatchObject({ quantity: 1, confidence: 0.5, brand: null });
+    expect(
+      readModelItem({ name: ' Lamp ', quantity: '2', estimated_price: '$1,200.50', confidence: 1.7 }),
+    ).toMatchObject({ name: 'Lamp', quantity: 2, estimated_price: 1200.5, confidence: 1 });
+    expect(readModelItem({ name: 'Chair', quantity: 0, confidence: 'high' })).toMatchObject({
+      quantity: 1,
+      confidence: 0.5,
+      brand: null,
+    });
     expect(readModelItem({ quantity: 1 })).toBeNull();
     expect(readModelItem('Lamp')).toBeNull();
   });
 
   it("a user's quantity overrides the model's, and a source note becomes a notes line", () => {
     const item = readModelItem({ name: 'Bowl', quantity: 1, confidence: 0.8, notes: 'chipped rim' })!;
-    const draft = draftFromModel(item, { group_index: 4, photos: [{ filename: 'a.jpg', key: 'k' }], notes: ['Blue bowl set'], quantity: 6 });
-    expect(draft).toMatchObject({ name: 'Bowl', quantity: 6, notes: 'chipped rim\nFrom the source PDF: Blue bowl set', source_group_index: 4 });
+    const draft = draftFromModel(item, {
+      group_index: 4,
+      photos: [{ filename: 'a.jpg', key: 'k' }],
+      notes: ['Blue bowl set'],
+      quantity: 6,
+    });
+    expect(draft).toMatchObject({
+      name: 'Bowl',
+      quantity: 6,
+      notes: 'chipped rim\nFrom the source PDF: Blue bowl set',
+      source_group_index: 4,
+    });
     expect(sourceNoteLine([])).toBeNull();
   });
 });

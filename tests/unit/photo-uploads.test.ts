@@ -22,9 +22,12 @@ import { indexFromFilename } from '../../lib/photos/serve';
 import { appendPhotosBody, confirmPhotosBody, uploadPhotosBody } from '../../lib/photos/schemas';
 
 describe('extension classification', () => {
-  it.each(IMAGE_EXTENSIONS.flatMap((ext) => [`photo.${ext}`, `PHOTO.${ext.toUpperCase()}`]))('%s is an image', (name) => {
-    expect(classifyFile(name)).toBe('image');
-  });
+  it.each(IMAGE_EXTENSIONS.flatMap((ext) => [`photo.${ext}`, `PHOTO.${ext.toUpperCase()}`]))(
+    '%s is an image',
+    (name) => {
+      expect(classifyFile(name)).toBe('image');
+    },
+  );
 
   it.each([
     ['contents.pdf', 'pdf'],
@@ -107,12 +110,18 @@ describe('byte reservation', () => {
     const ceiling = reservationCeiling(batch, cap);
     expect(ceiling).toBe(cap - batch);
     // reserved <= ceiling ⇔ reserved + batch <= cap
-    for (const reserved of [0, ceiling - 1, ceiling, ceiling + 1]) expect(reserved <= ceiling).toBe(fitsReservation(reserved, batch, cap));
+    for (const reserved of [0, ceiling - 1, ceiling, ceiling + 1])
+      expect(reserved <= ceiling).toBe(fitsReservation(reserved, batch, cap));
     expect(reservationCeiling(cap + 1, cap)).toBeLessThan(0);
   });
 
   it('sums the declared sizes of a batch', () => {
-    expect(batchBytes([{ filename: 'a.jpg', size: 5 }, { filename: 'b.png', size: 7 }])).toBe(12);
+    expect(
+      batchBytes([
+        { filename: 'a.jpg', size: 5 },
+        { filename: 'b.png', size: 7 },
+      ]),
+    ).toBe(12);
   });
 });
 
@@ -121,7 +130,9 @@ describe('manifest checks (first problem wins, nothing written)', () => {
   const ok = { filename: 'a.jpg', size: 1000 };
 
   it('accepts a batch of images within the limits', () => {
-    expect(manifestProblem([ok, { filename: 'b.HEIC', size: SINGLE_PHOTO_MAX_BYTES }], { capBytes: cap, append: false })).toBeNull();
+    expect(
+      manifestProblem([ok, { filename: 'b.HEIC', size: SINGLE_PHOTO_MAX_BYTES }], { capBytes: cap, append: false }),
+    ).toBeNull();
   });
 
   it('refuses a PDF with 400 and says PDF import is not available', () => {
@@ -144,7 +155,10 @@ describe('manifest checks (first problem wins, nothing written)', () => {
   });
 
   it('refuses a photo over 100 MB with 413', () => {
-    const problem = manifestProblem([ok, { filename: 'huge.jpg', size: SINGLE_PHOTO_MAX_BYTES + 1 }], { capBytes: cap, append: false });
+    const problem = manifestProblem([ok, { filename: 'huge.jpg', size: SINGLE_PHOTO_MAX_BYTES + 1 }], {
+      capBytes: cap,
+      append: false,
+    });
     expect(problem).toMatchObject({ status: 413 });
     expect(problem!.detail).toContain('huge.jpg');
   });
@@ -157,11 +171,22 @@ describe('manifest checks (first problem wins, nothing written)', () => {
 });
 
 describe('capability filenames', () => {
-  it.each(['orig_0001.jpg', 'pdf_0001.jpg', 'A', 'a-b_c.d'])('%s is safe', (name) => expect(isSafeFileName(name)).toBe(true));
-  it.each(['', '..', '../orig_0001.jpg', 'a/b.jpg', 'a\\b.jpg', '.hidden', 'orig..jpg', '%2e%2e', 'a b.jpg', 'x'.repeat(129), 'orig_0001.jpg\0'])(
-    '%j is refused',
-    (name) => expect(isSafeFileName(name)).toBe(false),
+  it.each(['orig_0001.jpg', 'pdf_0001.jpg', 'A', 'a-b_c.d'])('%s is safe', (name) =>
+    expect(isSafeFileName(name)).toBe(true),
   );
+  it.each([
+    '',
+    '..',
+    '../orig_0001.jpg',
+    'a/b.jpg',
+    'a\\b.jpg',
+    '.hidden',
+    'orig..jpg',
+    '%2e%2e',
+    'a b.jpg',
+    'x'.repeat(129),
+    'orig_0001.jpg\0',
+  ])('%j is refused', (name) => expect(isSafeFileName(name)).toBe(false));
 });
 
 describe('metadata filenames', () => {
@@ -181,7 +206,9 @@ describe('request bodies', () => {
   const room_id = '8f7c0a4e-1f7e-4c39-9a43-7f2d3b1c2a10';
 
   it('accepts a manifest with aligned capture dates', () => {
-    expect(uploadPhotosBody.safeParse({ room_id, files: [file, file], captured_ats: ['2024-05-01T10:20:30', null] }).success).toBe(true);
+    expect(
+      uploadPhotosBody.safeParse({ room_id, files: [file, file], captured_ats: ['2024-05-01T10:20:30', null] }).success,
+    ).toBe(true);
     expect(appendPhotosBody.safeParse({ files: [file], start_index: 4, photo_count_hint: 30 }).success).toBe(true);
   });
 

@@ -18,5 +18,7 @@ it('takes one photo per invocation', () => {
 
 it('fits its worst case, a batch of HEIC decodes, in its memory', () => {
   expect(photoWorker.memorySize).toBeDefined();
-  expect(RUNTIME_BASELINE_MB + photoWorker.batchSize * HEIC_DECODE_PEAK_RSS_MB).toBeLessThanOrEqual(photoWorker.memorySize!);
+  expect(RUNTIME_BASELINE_MB + photoWorker.batchSize * HEIC_DECODE_PEAK_RSS_MB).toBeLessThanOrEqual(
+    photoWorker.memorySize!,
+  );
 });

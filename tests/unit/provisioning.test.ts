@@ -1,5 +1,3 @@
-
-
 import { TransactionCanceledException, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DynamoDBDocumentClient,
@@ -29,14 +27,18 @@ const putRow = (row: Record<string, unknown>) => rows.set(rowKey(row as { pk: st
 
 function seedTeam(team: Team) {
   putRow({ pk: `TEAM#${team.id}`, sk: 'TEAM', entity: 'Team', ...team });
-  if (team.team_token) putRow({ pk: `TEAMTOKEN#${teamTokenHash(team.team_token)}`, sk: 'UNIQUE', entity: 'Unique', target_id: team.id });
-  if (team.external_id !== null) putRow({ pk: `TEAMEXT#${team.external_id}`, sk: 'UNIQUE', entity: 'Unique', target_id: team.id });
+  if (team.team_token)
+    putRow({ pk: `TEAMTOKEN#${teamTokenHash(team.team_token)}`, sk: 'UNIQUE', entity: 'Unique', target_id: team.id });
+  if (team.external_id !== null)
+    putRow({ pk: `TEAMEXT#${team.external_id}`, sk: 'UNIQUE', entity: 'Unique', target_id: team.id });
 }
 
 function seedUser(user: User) {
   putRow({ pk: `USER#${user.id}`, sk: 'USER', entity: 'User', gsi1pk: `TEAM#${user.team_id}#USERS`, ...user });
-  if (user.external_id) putRow({ pk: `USEREXT#${user.external_id}`, sk: 'UNIQUE', entity: 'Unique', target_id: user.id });
-  if (user.email) putRow({ pk: `USEREMAIL#${user.email.toLowerCase()}`, sk: 'UNIQUE', entity: 'Unique', target_id: user.id });
+  if (user.external_id)
+    putRow({ pk: `USEREXT#${user.external_id}`, sk: 'UNIQUE', entity: 'Unique', target_id: user.id });
+  if (user.email)
+    putRow({ pk: `USEREMAIL#${user.email.toLowerCase()}`, sk: 'UNIQUE', entity: 'Unique', target_id: user.id });
 }
 
 function team(overrides: Partial<Team> = {}): Team {
@@ -87,18 +89,28 @@ function raceError(codes: string[] = ['None', 'ConditionalCheckFailed', 'None'])
   });
 }
 
-const transactInputs = () => ddb.commandCalls(TransactWriteCommand).map((c) => c.args[0].input as TransactWriteCommandInput);
+const transactInputs = () =>
+  ddb.commandCalls(TransactWriteCommand).map((c) => c.args[0].input as TransactWriteCommandInput);
 const updateInputs = () => ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input as UpdateCommandInput);
 
 beforeAll(() => {
-  resetSettings(loadSettings({ env: {}, overrides: { TABLE_NAME: TABLE }, dotenvPath: '/nonexistent', machineFilePath: '/nonexistent' }));
+  resetSettings(
+    loadSettings({
+      env: {},
+      overrides: { TABLE_NAME: TABLE },
+      dotenvPath: '/nonexistent',
+      machineFilePath: '/nonexistent',
+    }),
+  );
 });
 afterAll(() => resetSettings());
 
 beforeEach(() => {
   rows = new Map();
   ddb.reset();
-  ddb.on(GetCommand).callsFake((input: GetCommandInput) => ({ Item: rows.get(rowKey(input.Key as { pk: string; sk: string })) }));
+  ddb
+    .on(GetCommand)
+    .callsFake((input: GetCommandInput) => ({ Item: rows.get(rowKey(input.Key as { pk: string; sk: string })) }));
   ddb.on(TransactWriteCommand).resolves({});
   ddb.on(UpdateCommand).resolves({});
   jest.spyOn(logger, 'warn').mockImplementation(() => undefined);
@@ -110,7 +122,13 @@ describe('provisionTeam', () => {
   it('(a) creates an unknown team with its token and external-id uniqueness rows in one conditional transaction', async () => {
     const created = await provisionTeam(claims({ current_team_estimation_intake_key: 'est-new' }));
 
-    expect(created).toMatchObject({ external_id: 42, name: 'Acme Adjusters', team_token: 'tok-current', estimation_platform_key: 'est-new', credit_rate: null });
+    expect(created).toMatchObject({
+      external_id: 42,
+      name: 'Acme Adjusters',
+      team_token: 'tok-current',
+      estimation_platform_key: 'est-new',
+      credit_rate: null,
+    });
     expect(created.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(ddb).toHaveReceivedCommandTimes(TransactWriteCommand, 1);
     expect(ddb).not.toHaveReceivedCommand(UpdateCommand);
@@ -122,8 +140,20 @@ describe('provisionTeam', () => {
       expect(item.Put?.ConditionExpression).toBe('attribute_not_exists(pk)');
     }
     const byPk = Object.fromEntries(items.map((i) => [String(i.Put!.Item!.pk), i.Put!.Item!]));
-    expect(byPk[`TEAM#${created.id}`]).toMatchObject({ sk: 'TEAM', entity: 'Team', id: created.id, external_id: 42, name: 'Acme Adjusters', team_token: 'tok-current' });
-    expect(byPk[`TEAMTOKEN#${teamTokenHash('tok-current')}`]).toEqual({ pk: `TEAMTOKEN#${teamTokenHash('tok-current')}`, sk: 'UNIQUE', entity: 'Unique', target_id: created.id });
+    expect(byPk[`TEAM#${created.id}`]).toMatchObject({
+      sk: 'TEAM',
+      entity: 'Team',
+      id: created.id,
+      external_id: 42,
+      name: 'Acme Adjusters',
+      team_token: 'tok-current',
+    });
+    expect(byPk[`TEAMTOKEN#${teamTokenHash('tok-current')}`]).toEqual({
+      pk: `TEAMTOKEN#${teamTokenHash('tok-current')}`,
+      sk: 'UNIQUE',
+      entity: 'Unique',
+      target_id: created.id,
+    });
     expect(byPk['TEAMEXT#42']).toEqual({ pk: 'TEAMEXT#42', sk: 'UNIQUE', entity: 'Unique', target_id: created.id });
   });
 
@@ -148,7 +178,12 @@ describe('provisionTeam', () => {
     seedTeam(team());
     const synced = await provisionTeam(claims({ current_team_name: 'Acme Renamed' }));
 
-    expect(synced).toMatchObject({ id: 'team-1', name: 'Acme Renamed', team_token: 'tok-current', estimation_platform_key: 'est-stored' });
+    expect(synced).toMatchObject({
+      id: 'team-1',
+      name: 'Acme Renamed',
+      team_token: 'tok-current',
+      estimation_platform_key: 'est-stored',
+    });
     expect(ddb).not.toHaveReceivedCommand(TransactWriteCommand);
     expect(ddb).toHaveReceivedCommandTimes(UpdateCommand, 1);
     const update = updateInputs()[0];
@@ -173,7 +208,10 @@ describe('provisionTeam', () => {
     expect(synced.estimation_platform_key).toBe('est-rotated');
     expect(ddb).toHaveReceivedCommandTimes(UpdateCommand, 1);
     const update = updateInputs()[0];
-    expect(update.ExpressionAttributeNames).toEqual({ '#updated_at': 'updated_at', '#estimation_platform_key': 'estimation_platform_key' });
+    expect(update.ExpressionAttributeNames).toEqual({
+      '#updated_at': 'updated_at',
+      '#estimation_platform_key': 'estimation_platform_key',
+    });
     expect(update.ExpressionAttributeValues).toMatchObject({ ':estimation_platform_key': 'est-rotated' });
   });
 
@@ -205,7 +243,12 @@ describe('provisionTeam', () => {
     expect(update.ExpressionAttributeValues).toMatchObject({ ':team_token': 'tok-new' });
 
     const put = items.find((i) => i.Put)!.Put!;
-    expect(put.Item).toEqual({ pk: `TEAMTOKEN#${teamTokenHash('tok-new')}`, sk: 'UNIQUE', entity: 'Unique', target_id: 'team-1' });
+    expect(put.Item).toEqual({
+      pk: `TEAMTOKEN#${teamTokenHash('tok-new')}`,
+      sk: 'UNIQUE',
+      entity: 'Unique',
+      target_id: 'team-1',
+    });
     expect(put.ConditionExpression).toBe('attribute_not_exists(pk)');
 
     const del = items.find((i) => i.Delete)!.Delete!;
@@ -335,7 +378,13 @@ describe('provisionUser', () => {
     const created = await provisionUser(claims(), currentTeam);
 
     expect(created.id).not.toBe('other-user');
-    expect(created).toMatchObject({ external_id: '101', email: 'ada@example.com', team_id: 'team-now', name: 'Ada Lovelace', last_seen_at: null });
+    expect(created).toMatchObject({
+      external_id: '101',
+      email: 'ada@example.com',
+      team_id: 'team-now',
+      name: 'Ada Lovelace',
+      last_seen_at: null,
+    });
     expect(ddb).toHaveReceivedCommandTimes(TransactWriteCommand, 1);
     const items = transactInputs()[0].TransactItems!;
     const pks = items.map((i) => String(i.Put!.Item!.pk));
@@ -345,14 +394,21 @@ describe('provisionUser', () => {
   });
 
   it('(f) a brand-new user is created with user, external-id and (lower-cased) email rows', async () => {
-    const created = await provisionUser(claims({ email: 'New.Person@Example.com', user_id: 'b1c2d3e4-0000-4000-8000-000000000001' }), currentTeam);
+    const created = await provisionUser(
+      claims({ email: 'New.Person@Example.com', user_id: 'b1c2d3e4-0000-4000-8000-000000000001' }),
+      currentTeam,
+    );
     const items = transactInputs()[0].TransactItems!;
     expect(items.map((i) => String(i.Put!.Item!.pk))).toEqual([
       `USER#${created.id}`,
       'USEREXT#b1c2d3e4-0000-4000-8000-000000000001',
       'USEREMAIL#new.person@example.com',
     ]);
-    expect(items[0].Put!.Item).toMatchObject({ entity: 'User', gsi1pk: 'TEAM#team-now#USERS', external_id: 'b1c2d3e4-0000-4000-8000-000000000001' });
+    expect(items[0].Put!.Item).toMatchObject({
+      entity: 'User',
+      gsi1pk: 'TEAM#team-now#USERS',
+      external_id: 'b1c2d3e4-0000-4000-8000-000000000001',
+    });
   });
 
   it('(f) a lost user-creation race retries and returns the winner', async () => {
@@ -387,7 +443,9 @@ describe('last_seen_at', () => {
     const stamp = stamps[0];
     expect(stamp.TableName).toBe(TABLE);
     expect(stamp.Key).toEqual({ pk: 'USER#user-1', sk: 'USER' });
-    expect(stamp.ConditionExpression).toBe('attribute_not_exists(last_seen_at) OR last_seen_at = :null OR last_seen_at < :cutoff');
+    expect(stamp.ConditionExpression).toBe(
+      'attribute_not_exists(last_seen_at) OR last_seen_at = :null OR last_seen_at < :cutoff',
+    );
     const values = stamp.ExpressionAttributeValues!;
     const now = Date.parse(values[':now'] as string);
     expect(now).toBeGreaterThanOrEqual(before);
@@ -407,13 +465,19 @@ describe('last_seen_at', () => {
     expect(ddb).not.toHaveReceivedCommand(UpdateCommand);
     await touchLastSeen(user({ last_seen_at: '2025-06-01T11:58:59.000Z' }), now);
     expect(ddb).toHaveReceivedCommandWith(UpdateCommand, {
-      ExpressionAttributeValues: { ':now': '2025-06-01T12:00:00.000Z', ':cutoff': '2025-06-01T11:59:00.000Z', ':null': null },
+      ExpressionAttributeValues: {
+        ':now': '2025-06-01T12:00:00.000Z',
+        ':cutoff': '2025-06-01T11:59:00.000Z',
+        ':null': null,
+      },
     });
   });
 
   it('(g) a ConditionalCheckFailed on the stamp is swallowed', async () => {
     seedUser(user({ last_seen_at: null }));
-    ddb.on(UpdateCommand).rejects(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }));
+    ddb
+      .on(UpdateCommand)
+      .rejects(new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }));
     await expect(touchLastSeen(user({ last_seen_at: null }))).resolves.toBeUndefined();
     await expect(provisionUser(claims(), currentTeam)).resolves.toMatchObject({ id: 'user-1' });
     expect(logger.warn).not.toHaveBeenCalled();
@@ -424,6 +488,9 @@ describe('last_seen_at', () => {
     ddb.on(UpdateCommand).rejects(new Error('throttled'));
     await expect(touchLastSeen(user({ last_seen_at: null }))).rejects.toThrow('throttled');
     await expect(provisionUser(claims(), currentTeam)).resolves.toMatchObject({ id: 'user-1' });
-    expect(logger.warn).toHaveBeenCalledWith('last_seen_at stamp failed', expect.objectContaining({ error: expect.stringContaining('throttled') }));
+    expect(logger.warn).toHaveBeenCalledWith(
+      'last_seen_at stamp failed',
+      expect.objectContaining({ error: expect.stringContaining('throttled') }),
+    );
   });
 });

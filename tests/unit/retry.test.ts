@@ -54,7 +54,9 @@ describe('withRetry', () => {
     const permanent = new Permanent('no');
     const { work, calls } = failing(new Error('transient'), permanent);
     const onRetry = jest.fn();
-    await expect(withRetry(work, { attempts: 5, backoffMs: 0, retryable: (e) => !(e instanceof Permanent), onRetry })).rejects.toBe(permanent);
+    await expect(
+      withRetry(work, { attempts: 5, backoffMs: 0, retryable: (e) => !(e instanceof Permanent), onRetry }),
+    ).rejects.toBe(permanent);
     expect(calls).toHaveLength(2);
     expect(onRetry).toHaveBeenCalledTimes(1);
   });
@@ -72,7 +74,11 @@ describe('withRetry', () => {
   it('tells onRetry about each retried failure, not the last one', async () => {
     const errors = [new Error('1'), new Error('2'), new Error('3')];
     const seen: [string, number][] = [];
-    await withRetry(failing(...errors).work, { attempts: 3, backoffMs: 0, onRetry: (e, n) => void seen.push([(e as Error).message, n]) }).catch(() => undefined);
+    await withRetry(failing(...errors).work, {
+      attempts: 3,
+      backoffMs: 0,
+      onRetry: (e, n) => void seen.push([(e as Error).message, n]),
+    }).catch(() => undefined);
     expect(seen).toEqual([
       ['1', 1],
       ['2', 2],
@@ -82,7 +88,9 @@ describe('withRetry', () => {
   it('doubles the pause per retry from backoffMs, up to maxBackoffMs', async () => {
     const policy: RetryPolicy = { attempts: 4, backoffMs: 10 };
     expect(await pausesOf(() => withRetry(failing(1, 2, 3, 4).work, policy))).toEqual([10, 20, 40]);
-    expect(await pausesOf(() => withRetry(failing(1, 2, 3, 4).work, { ...policy, maxBackoffMs: 15 }))).toEqual([10, 15, 15]);
+    expect(await pausesOf(() => withRetry(failing(1, 2, 3, 4).work, { ...policy, maxBackoffMs: 15 }))).toEqual([
+      10, 15, 15,
+    ]);
     expect(await pausesOf(() => withRetry(failing(1, 2, 3, 4).work, { ...policy, factor: 1 }))).toEqual([10, 10, 10]);
     expect(await pausesOf(() => withRetry(failing(1, 2, 3).work, { attempts: 4, backoffMs: 0 }))).toEqual([]);
   });
@@ -101,7 +109,12 @@ describe('withRetry', () => {
         super('429');
       }
     }
-    const policy: RetryPolicy = { attempts: 3, backoffMs: 10, jitter: true, minPauseMs: (e) => (e instanceof RateLimited ? e.retryAfterMs : null) };
+    const policy: RetryPolicy = {
+      attempts: 3,
+      backoffMs: 10,
+      jitter: true,
+      minPauseMs: (e) => (e instanceof RateLimited ? e.retryAfterMs : null),
+    };
     jest.spyOn(Math, 'random').mockReturnValue(0);
     // First retry: least backoff 5 ms, 30 asked: 25 more. Second: 10 ms of backoff already covers the 3 asked.
     const pauses = await pausesOf(() => withRetry(failing(new RateLimited(30), new RateLimited(3)).work, policy));

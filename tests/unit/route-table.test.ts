@@ -1,5 +1,3 @@
-
-
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { backgroundFunctions } from '../../lib/background/functions';
@@ -25,7 +23,10 @@ describe('routeTable', () => {
     expect(routeTable.length).toBeGreaterThan(5);
     const byName = new Map(routeTable.map((r) => [r.name, r]));
     expect(byName.get('getMe')).toMatchObject({ method: 'GET', path: '/api/auth/me' });
-    expect(byName.get('estimationHandoff')).toMatchObject({ method: 'GET', path: '/api/sso/estimation-platform/authorize' });
+    expect(byName.get('estimationHandoff')).toMatchObject({
+      method: 'GET',
+      path: '/api/sso/estimation-platform/authorize',
+    });
   });
 
   it('has unique function names', () => {
@@ -42,7 +43,11 @@ describe('routeTable', () => {
 
   it('has path placeholders that match the params schema keys', () => {
     const mismatches = routeTable
-      .map((r) => ({ route: label(r), inPath: placeholders(r.path), inSchema: Object.keys(r.params?.shape ?? {}).sort() }))
+      .map((r) => ({
+        route: label(r),
+        inPath: placeholders(r.path),
+        inSchema: Object.keys(r.params?.shape ?? {}).sort(),
+      }))
       .filter((m) => JSON.stringify(m.inPath) !== JSON.stringify(m.inSchema));
     expect(mismatches).toEqual([]);
   });
@@ -52,12 +57,14 @@ describe('routeTable', () => {
     expect(missing).toEqual([]);
   });
 
-  it.each(routeTable.map((r) => [label(r), r] as const))('%s: the handler module exports handler.route === the contract', (_label, route) => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const mod = require(handlerFile(route.handler)) as { handler?: { route?: RouteContract } };
-    expect(typeof mod.handler).toBe('function');
-    expect(mod.handler!.route).toBe(route);
-  });
+  it.each(routeTable.map((r) => [label(r), r] as const))(
+    '%s: the handler module exports handler.route === the contract',
+    (_label, route) => {
+      const mod = require(handlerFile(route.handler)) as { handler?: { route?: RouteContract } };
+      expect(typeof mod.handler).toBe('function');
+      expect(mod.handler!.route).toBe(route);
+    },
+  );
 });
 
 interface DocResponse {
@@ -84,7 +91,12 @@ describe('openApiDocument', () => {
 
   it('is an OpenAPI 3.1.0 document with the service description', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(doc.info).toEqual({ title: serviceApi.title, version: serviceApi.version, description: serviceApi.description, contact: serviceApi.contact });
+    expect(doc.info).toEqual({
+      title: serviceApi.title,
+      version: serviceApi.version,
+      description: serviceApi.description,
+      contact: serviceApi.contact,
+    });
     expect(doc.info.description.length).toBeGreaterThan(0);
   });
 
@@ -93,7 +105,12 @@ describe('openApiDocument', () => {
     const wrong = routeTable
       .filter((r) => {
         const op = operationOf(r);
-        return !op.description?.trim() || op.tags?.length !== 1 || !declared.get(op.tags[0])?.trim() || !serviceApi.tags[r.tag];
+        return (
+          !op.description?.trim() ||
+          op.tags?.length !== 1 ||
+          !declared.get(op.tags[0])?.trim() ||
+          !serviceApi.tags[r.tag]
+        );
       })
       .map(label);
     expect(wrong).toEqual([]);
@@ -102,18 +119,37 @@ describe('openApiDocument', () => {
   it('answers 403 on every write that accepts the login cookie (the cross-site check), and says why', () => {
     const cookieWrites = routeTable.filter((r) => signedIn(r) && writes(r));
     expect(cookieWrites.length).toBeGreaterThan(10);
-    const missing = cookieWrites.filter((r) => !/Cross-site request refused/.test(operationOf(r).responses['403']?.description ?? '')).map(label);
+    const missing = cookieWrites
+      .filter((r) => !/Cross-site request refused/.test(operationOf(r).responses['403']?.description ?? ''))
+      .map(label);
     expect(missing).toEqual([]);
     // Reads, and writes without a cookie credential (capability, none), are not checked, so not documented as such.
-    const extra = routeTable.filter((r) => !(signedIn(r) && writes(r)) && /Cross-site/.test(operationOf(r).responses['403']?.description ?? '')).map(label);
+    const extra = routeTable
+      .filter(
+        (r) => !(signedIn(r) && writes(r)) && /Cross-site/.test(operationOf(r).responses['403']?.description ?? ''),
+      )
+      .map(label);
     expect(extra).toEqual([]);
   });
 
   it('answers 415 on exactly the operations with a JSON request body', () => {
-    const withBody = routeTable.filter((r) => r.body).map(label).sort();
+    const withBody = routeTable
+      .filter((r) => r.body)
+      .map(label)
+      .sort();
     expect(withBody.length).toBeGreaterThan(5);
-    expect(routeTable.filter((r) => operationOf(r).requestBody).map(label).sort()).toEqual(withBody);
-    expect(routeTable.filter((r) => documents(r, 415)).map(label).sort()).toEqual(withBody);
+    expect(
+      routeTable
+        .filter((r) => operationOf(r).requestBody)
+        .map(label)
+        .sort(),
+    ).toEqual(withBody);
+    expect(
+      routeTable
+        .filter((r) => documents(r, 415))
+        .map(label)
+        .sort(),
+    ).toEqual(withBody);
   });
 
   it('answers 409 and 422 for reused Idempotency-Keys on the idempotent operations', () => {
@@ -121,7 +157,10 @@ describe('openApiDocument', () => {
       .filter((r) => r.idempotent)
       .filter((r) => {
         const { responses } = operationOf(r);
-        return !/Idempotency-Key/.test(responses['409']?.description ?? '') || !/Idempotency-Key/.test(responses['422']?.description ?? '');
+        return (
+          !/Idempotency-Key/.test(responses['409']?.description ?? '') ||
+          !/Idempotency-Key/.test(responses['422']?.description ?? '')
+        );
       })
       .map(label);
     expect(wrong).toEqual([]);
@@ -130,42 +169,65 @@ describe('openApiDocument', () => {
   it('answers 422 for a forged cursor on the paginated operations', () => {
     const paginated = routeTable.filter((r) => r.query && 'cursor' in r.query.shape);
     expect(paginated.map((r) => r.name)).toContain('listActivity');
-    expect(paginated.filter((r) => !/query\.cursor/.test(operationOf(r).responses['422']?.description ?? '')).map(label)).toEqual([]);
+    expect(
+      paginated.filter((r) => !/query\.cursor/.test(operationOf(r).responses['422']?.description ?? '')).map(label),
+    ).toEqual([]);
   });
 
   it('answers 429 on the job event stream (the per-job cap on open streams)', () => {
     const stream = routeTable.find((r) => r.path === '/api/jobs/{id}/stream' && r.method === 'GET')!;
-    expect(operationOf(stream).responses['429']).toMatchObject({ description: expect.stringMatching(/Too many requests/), headers: { 'Retry-After': expect.any(Object) } });
+    expect(operationOf(stream).responses['429']).toMatchObject({
+      description: expect.stringMatching(/Too many requests/),
+      headers: { 'Retry-After': expect.any(Object) },
+    });
   });
 
   it('gives every error answer a description and the {"detail"} error schema (402: the spec\'s credits body)', () => {
-    const errorSchema = (doc.components.schemas as Record<string, { required?: string[]; properties?: Record<string, unknown> }>).Error;
+    const errorSchema = (
+      doc.components.schemas as Record<string, { required?: string[]; properties?: Record<string, unknown> }>
+    ).Error;
     expect(errorSchema.required).toEqual(['detail']);
     expect(Object.keys(errorSchema.properties ?? {})).toContain('detail');
     const wrong = routeTable.flatMap((r) =>
       Object.entries(operationOf(r).responses)
         .filter(([status]) => Number(status) >= 400)
-        .filter(([status, res]) => !res.description?.trim() || res.content?.['application/json']?.schema?.$ref !== `#/components/schemas/${status === '402' ? 'InsufficientCredits' : 'Error'}`)
+        .filter(
+          ([status, res]) =>
+            !res.description?.trim() ||
+            res.content?.['application/json']?.schema?.$ref !==
+              `#/components/schemas/${status === '402' ? 'InsufficientCredits' : 'Error'}`,
+        )
         .map(([status]) => `${label(r)} ${status}`),
     );
     expect(wrong).toEqual([]);
   });
 
   it('lists every route under its path and method with its operationId', () => {
-    const missing = routeTable.filter((r) => paths[r.path]?.[r.method.toLowerCase()]?.operationId !== r.name).map(label);
+    const missing = routeTable
+      .filter((r) => paths[r.path]?.[r.method.toLowerCase()]?.operationId !== r.name)
+      .map(label);
     expect(missing).toEqual([]);
   });
 
   it('has no operations beyond the route table', () => {
-    const operations = Object.entries(paths).flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`));
+    const operations = Object.entries(paths).flatMap(([p, methods]) =>
+      Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`),
+    );
     expect(operations.sort()).toEqual(routeTable.map((r) => `${r.method} ${r.path}`).sort());
   });
 
   it('marks the create routes idempotent and documents the Idempotency-Key header on exactly those', () => {
-    const idempotent = routeTable.filter((r) => r.idempotent).map((r) => r.name).sort();
+    const idempotent = routeTable
+      .filter((r) => r.idempotent)
+      .map((r) => r.name)
+      .sort();
     expect(idempotent).toEqual(['appendPhotos', 'createClaim', 'initUpload', 'processJob', 'uploadPhotos']);
     const documented = routeTable
-      .filter((r) => (paths[r.path][r.method.toLowerCase()].parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key'))
+      .filter((r) =>
+        (paths[r.path][r.method.toLowerCase()].parameters ?? []).some(
+          (p) => p.in === 'header' && p.name === 'Idempotency-Key',
+        ),
+      )
       .map((r) => r.name)
       .sort();
     expect(documented).toEqual(idempotent);
@@ -174,14 +236,15 @@ describe('openApiDocument', () => {
   it('documents every path placeholder as a path parameter', () => {
     const missing = routeTable.flatMap((r) => {
       const params = paths[r.path][r.method.toLowerCase()].parameters ?? [];
-      return placeholders(r.path).filter((name) => !params.some((p) => p.name === name && p.in === 'path')).map((name) => `${label(r)}: ${name}`);
+      return placeholders(r.path)
+        .filter((name) => !params.some((p) => p.name === name && p.in === 'path'))
+        .map((name) => `${label(r)}: ${name}`);
     });
     expect(missing).toEqual([]);
   });
 });
 
 describe('functions/manifest.js', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const manifest = require('../../functions/manifest.js') as {
     functions: Record<string, { handler: string; events: Record<string, Record<string, unknown>>[]; url?: unknown }>;
     queueLogicalId: (purpose: string) => string;
@@ -191,7 +254,11 @@ describe('functions/manifest.js', () => {
     const wrong = routeTable
       .filter((r) => {
         const fn = manifest.functions[r.name];
-        return !fn || fn.handler !== `functions/${r.handler}.handler` || JSON.stringify(fn.events) !== JSON.stringify([{ httpApi: { method: r.method, path: r.path } }]);
+        return (
+          !fn ||
+          fn.handler !== `functions/${r.handler}.handler` ||
+          JSON.stringify(fn.events) !== JSON.stringify([{ httpApi: { method: r.method, path: r.path } }])
+        );
       })
       .map(label);
     expect(wrong).toEqual([]);

@@ -21,7 +21,11 @@ import {
   type PromptSettings,
 } from '../../lib/settings/prompts';
 
-const preset = (name: string, text = 'Identify the item.') => ({ name, merged: `${text} (merged)`, unmerged: `${text} (unmerged)` });
+const preset = (name: string, text = 'Identify the item.') => ({
+  name,
+  merged: `${text} (merged)`,
+  unmerged: `${text} (unmerged)`,
+});
 const issuesOf = (value: unknown) => {
   const result = promptSettingsSchema.safeParse(value);
   return result.success ? [] : result.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
@@ -34,15 +38,25 @@ describe('prompt settings schema', () => {
   });
 
   it('trims prompt texts and preset names', () => {
-    const parsed = promptSettingsSchema.parse({ merged: '  One item.  ', unmerged: null, presets: [{ name: ' Kitchen ', merged: ' a ', unmerged: ' b ' }] });
-    expect(parsed).toEqual({ merged: 'One item.', unmerged: null, presets: [{ name: 'Kitchen', merged: 'a', unmerged: 'b' }] });
+    const parsed = promptSettingsSchema.parse({
+      merged: '  One item.  ',
+      unmerged: null,
+      presets: [{ name: ' Kitchen ', merged: ' a ', unmerged: ' b ' }],
+    });
+    expect(parsed).toEqual({
+      merged: 'One item.',
+      unmerged: null,
+      presets: [{ name: 'Kitchen', merged: 'a', unmerged: 'b' }],
+    });
   });
 
   it(`caps each prompt text at ${PROMPT_MAX_CHARS} characters (after trimming)`, () => {
     expect(PROMPT_MAX_CHARS).toBe(6000);
     expect(issuesOf({ merged: 'x'.repeat(PROMPT_MAX_CHARS) })).toEqual([]);
     expect(issuesOf({ merged: ` ${'x'.repeat(PROMPT_MAX_CHARS)} ` })).toEqual([]);
-    expect(issuesOf({ merged: 'x'.repeat(PROMPT_MAX_CHARS + 1) })).toEqual([{ path: 'merged', message: 'must be at most 6000 characters' }]);
+    expect(issuesOf({ merged: 'x'.repeat(PROMPT_MAX_CHARS + 1) })).toEqual([
+      { path: 'merged', message: 'must be at most 6000 characters' },
+    ]);
     expect(issuesOf({ presets: [{ name: 'Big', merged: 'ok', unmerged: 'y'.repeat(PROMPT_MAX_CHARS + 1) }] })).toEqual([
       { path: 'presets.0.unmerged', message: 'must be at most 6000 characters' },
     ]);
@@ -50,10 +64,14 @@ describe('prompt settings schema', () => {
 
   it('refuses blank prompt texts and blank or over-long preset names', () => {
     expect(issuesOf({ unmerged: '   ' })).toEqual([{ path: 'unmerged', message: 'must not be blank' }]);
-    expect(issuesOf({ presets: [{ name: 'A', merged: '', unmerged: 'b' }] })).toEqual([{ path: 'presets.0.merged', message: 'must not be blank' }]);
+    expect(issuesOf({ presets: [{ name: 'A', merged: '', unmerged: 'b' }] })).toEqual([
+      { path: 'presets.0.merged', message: 'must not be blank' },
+    ]);
     expect(issuesOf({ presets: [preset('  ')] })).toEqual([{ path: 'presets.0.name', message: 'must not be blank' }]);
     expect(issuesOf({ presets: [preset('n'.repeat(80))] })).toEqual([]);
-    expect(issuesOf({ presets: [preset('n'.repeat(81))] })).toEqual([{ path: 'presets.0.name', message: 'must be at most 80 characters' }]);
+    expect(issuesOf({ presets: [preset('n'.repeat(81))] })).toEqual([
+      { path: 'presets.0.name', message: 'must be at most 80 characters' },
+    ]);
     expect(issuesOf({ presets: [{ name: 'A', merged: 'a' }] })[0].path).toBe('presets.0.unmerged');
   });
 
@@ -77,19 +95,36 @@ describe('prompt settings schema', () => {
 });
 
 describe('built-in prompts', () => {
-  it.each(['merged', 'unmerged'] as const)('%s: keeps to contents, asks for every item field, never for a room or audio', (kind) => {
-    const text = DEFAULT_PROMPTS[kind];
-    expect(text.length).toBeLessThanOrEqual(PROMPT_MAX_CHARS);
-    expect(promptSettingsSchema.safeParse({ [kind]: text }).success).toBe(true);
-    for (const field of ['name', 'quantity', 'brand', 'model', 'serial', 'sku', 'condition', 'age', 'estimated price', 'damage', 'confidence', 'evidence', 'bounding box']) {
-      expect(text).toContain(field);
-    }
-    expect(text).toMatch(/replacement cost in US dollars/);
-    expect(text).toMatch(/Never list walls, floors/);
-    expect(text).toMatch(/built-in plumbing/);
-    expect(text).toMatch(/building systems/);
-    expect(text).not.toMatch(/\broom\b|audio/i);
-  });
+  it.each(['merged', 'unmerged'] as const)(
+    '%s: keeps to contents, asks for every item field, never for a room or audio',
+    (kind) => {
+      const text = DEFAULT_PROMPTS[kind];
+      expect(text.length).toBeLessThanOrEqual(PROMPT_MAX_CHARS);
+      expect(promptSettingsSchema.safeParse({ [kind]: text }).success).toBe(true);
+      for (const field of [
+        'name',
+        'quantity',
+        'brand',
+        'model',
+        'serial',
+        'sku',
+        'condition',
+        'age',
+        'estimated price',
+        'damage',
+        'confidence',
+        'evidence',
+        'bounding box',
+      ]) {
+        expect(text).toContain(field);
+      }
+      expect(text).toMatch(/replacement cost in US dollars/);
+      expect(text).toMatch(/Never list walls, floors/);
+      expect(text).toMatch(/built-in plumbing/);
+      expect(text).toMatch(/building systems/);
+      expect(text).not.toMatch(/\broom\b|audio/i);
+    },
+  );
 
   it('merged asks for exactly one item from all photos; unmerged for every item with quantities', () => {
     expect(DEFAULT_PROMPTS.merged).toMatch(/ONE single item/);
@@ -103,7 +138,11 @@ describe('built-in prompts', () => {
 describe('effective prompts and the settings view', () => {
   it('uses the team prompt when set and the default otherwise, saying which', () => {
     const settings: PromptSettings = { merged: 'Team merged', unmerged: null, presets: [] };
-    expect(resolvePrompts(settings)).toEqual({ merged: 'Team merged', unmerged: DEFAULT_PROMPTS.unmerged, source: { merged: 'team', unmerged: 'default' } });
+    expect(resolvePrompts(settings)).toEqual({
+      merged: 'Team merged',
+      unmerged: DEFAULT_PROMPTS.unmerged,
+      source: { merged: 'team', unmerged: 'default' },
+    });
     expect(resolvePrompts(DEFAULT_PROMPT_SETTINGS).source).toEqual({ merged: 'default', unmerged: 'default' });
   });
 
@@ -123,10 +162,13 @@ describe('effective prompts and the settings view', () => {
 
 describe('what changed (activity label)', () => {
   const base: PromptSettings = { merged: 'Old merged', unmerged: null, presets: [preset('Garage'), preset('Attic')] };
-  const label = (after: Partial<PromptSettings>) => promptChangeLabel(describePromptChanges(base, { ...base, ...after }));
+  const label = (after: Partial<PromptSettings>) =>
+    promptChangeLabel(describePromptChanges(base, { ...base, ...after }));
 
   it('names the prompt and preset changes', () => {
-    expect(label({ merged: 'New merged', presets: [...base.presets, preset('Kitchen')] })).toBe('Changed the merged prompt; added preset Kitchen');
+    expect(label({ merged: 'New merged', presets: [...base.presets, preset('Kitchen')] })).toBe(
+      'Changed the merged prompt; added preset Kitchen',
+    );
     expect(label({ merged: null })).toBe('Reset the merged prompt to the default');
     expect(label({ unmerged: 'Custom' })).toBe('Set a custom unmerged prompt');
     expect(label({ presets: [preset('Garage')] })).toBe('Removed preset Attic');
@@ -143,9 +185,18 @@ describe('what changed (activity label)', () => {
 describe('automation settings schema', () => {
   it('has the documented defaults', () => {
     expect(DEFAULT_AUTOMATION_SETTINGS).toEqual({
-      auto_approve: { enabled: false, min_confidence: 0.85, require_price: false, max_estimated_price: null, exclude_name_keywords: [] },
+      auto_approve: {
+        enabled: false,
+        min_confidence: 0.85,
+        require_price: false,
+        max_estimated_price: null,
+        exclude_name_keywords: [],
+      },
     });
-    expect(automationSettingsSchema.parse({ auto_approve: { enabled: true } }).auto_approve).toMatchObject({ enabled: true, min_confidence: 0.85 });
+    expect(automationSettingsSchema.parse({ auto_approve: { enabled: true } }).auto_approve).toMatchObject({
+      enabled: true,
+      min_confidence: 0.85,
+    });
   });
 
   it.each([
@@ -155,21 +206,45 @@ describe('automation settings schema', () => {
     [{ enabled: 'yes' }, 'auto_approve.enabled', 'must be true or false'],
     [{ max_estimated_price: -5 }, 'auto_approve.max_estimated_price', 'must not be negative'],
     [{ exclude_name_keywords: ['  '] }, 'auto_approve.exclude_name_keywords.0', 'must not be blank'],
-    [{ exclude_name_keywords: ['k'.repeat(61)] }, 'auto_approve.exclude_name_keywords.0', 'must be at most 60 characters'],
-    [{ exclude_name_keywords: Array.from({ length: 51 }, (_, i) => `k${i}`) }, 'auto_approve.exclude_name_keywords', 'at most 50 keywords'],
+    [
+      { exclude_name_keywords: ['k'.repeat(61)] },
+      'auto_approve.exclude_name_keywords.0',
+      'must be at most 60 characters',
+    ],
+    [
+      { exclude_name_keywords: Array.from({ length: 51 }, (_, i) => `k${i}`) },
+      'auto_approve.exclude_name_keywords',
+      'at most 50 keywords',
+    ],
   ])('refuses %j', (rules, path, message) => {
     const result = automationSettingsSchema.safeParse({ auto_approve: rules });
     expect(result.success).toBe(false);
-    expect(result.error!.issues.map((i) => ({ path: i.path.join('.'), message: i.message }))).toEqual([{ path, message }]);
+    expect(result.error!.issues.map((i) => ({ path: i.path.join('.'), message: i.message }))).toEqual([
+      { path, message },
+    ]);
   });
 
   it('accepts the edges', () => {
-    expect(autoApproveRulesSchema.safeParse({ min_confidence: 0, max_estimated_price: 0, exclude_name_keywords: Array.from({ length: 50 }, () => 'k'.repeat(60)) }).success).toBe(true);
+    expect(
+      autoApproveRulesSchema.safeParse({
+        min_confidence: 0,
+        max_estimated_price: 0,
+        exclude_name_keywords: Array.from({ length: 50 }, () => 'k'.repeat(60)),
+      }).success,
+    ).toBe(true);
     expect(autoApproveRulesSchema.safeParse({ min_confidence: 1 }).success).toBe(true);
   });
 
   it('labels what changed', () => {
-    const after = { auto_approve: { ...DEFAULT_AUTOMATION_SETTINGS.auto_approve, enabled: true, min_confidence: 0.9, max_estimated_price: 500, exclude_name_keywords: ['Jewelry'] } };
+    const after = {
+      auto_approve: {
+        ...DEFAULT_AUTOMATION_SETTINGS.auto_approve,
+        enabled: true,
+        min_confidence: 0.9,
+        max_estimated_price: 500,
+        exclude_name_keywords: ['Jewelry'],
+      },
+    };
     expect(describeAutomationChanges(DEFAULT_AUTOMATION_SETTINGS, after)).toEqual([
       'turned on auto-approval',
       'minimum confidence 0.85 → 0.9',
@@ -181,8 +256,19 @@ describe('automation settings schema', () => {
 });
 
 describe('shouldAutoApprove', () => {
-  const rules = (over: Partial<AutoApproveRules> = {}): AutoApproveRules => ({ ...DEFAULT_AUTOMATION_SETTINGS.auto_approve, enabled: true, ...over });
-  const item = (over: Partial<AutoApprovalCandidate> = {}): AutoApprovalCandidate => ({ name: 'Oak dining table', confidence: 0.92, estimated_price: 800, needs_review: false, approved: false, ...over });
+  const rules = (over: Partial<AutoApproveRules> = {}): AutoApproveRules => ({
+    ...DEFAULT_AUTOMATION_SETTINGS.auto_approve,
+    enabled: true,
+    ...over,
+  });
+  const item = (over: Partial<AutoApprovalCandidate> = {}): AutoApprovalCandidate => ({
+    name: 'Oak dining table',
+    confidence: 0.92,
+    estimated_price: 800,
+    needs_review: false,
+    approved: false,
+    ...over,
+  });
 
   it('approves an item that passes every rule', () => {
     expect(shouldAutoApprove(item(), rules())).toBe(true);

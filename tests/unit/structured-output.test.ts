@@ -20,7 +20,10 @@ describe('salvageItems', () => {
   });
 
   it('reads an answer with leading and trailing prose and no fence', () => {
-    expect(salvageItems(`Sure! ${JSON.stringify({ items: [chair, lamp] })} Hope that helps {:`)).toEqual({ items: [chair, lamp], complete: true });
+    expect(salvageItems(`Sure! ${JSON.stringify({ items: [chair, lamp] })} Hope that helps {:`)).toEqual({
+      items: [chair, lamp],
+      complete: true,
+    });
   });
 
   it('accepts a bare top-level array, whole or cut', () => {
@@ -39,19 +42,31 @@ describe('salvageItems', () => {
   });
 
   it('keeps every item when the cut falls between items', () => {
-    expect(salvageItems(`{"items":[${JSON.stringify(chair)},${JSON.stringify(lamp)},`)).toEqual({ items: [chair, lamp], complete: false });
-    expect(salvageItems(`{"items":[${JSON.stringify(chair)},${JSON.stringify(lamp)}`)).toEqual({ items: [chair, lamp], complete: false });
+    expect(salvageItems(`{"items":[${JSON.stringify(chair)},${JSON.stringify(lamp)},`)).toEqual({
+      items: [chair, lamp],
+      complete: false,
+    });
+    expect(salvageItems(`{"items":[${JSON.stringify(chair)},${JSON.stringify(lamp)}`)).toEqual({
+      items: [chair, lamp],
+      complete: false,
+    });
     expect(salvageItems(`{"items":[${JSON.stringify(chair)}]`)).toEqual({ items: [chair], complete: false });
   });
 
   it('is not fooled by escaped quotes, braces and brackets inside strings', () => {
-    expect(salvageItems(JSON.stringify({ items: [tricky, chair] }))).toEqual({ items: [tricky, chair], complete: true });
+    expect(salvageItems(JSON.stringify({ items: [tricky, chair] }))).toEqual({
+      items: [tricky, chair],
+      complete: true,
+    });
     const cut = `{"items":[${JSON.stringify(tricky)},${JSON.stringify(chair)},{"name":"Escaped \\" } ] still inside`;
     expect(salvageItems(cut)).toEqual({ items: [tricky, chair], complete: false });
   });
 
   it('reads a cut answer inside an unterminated fence', () => {
-    expect(salvageItems(`\`\`\`json\n{"items":[${JSON.stringify(lamp)},{"name":"Cha`)).toEqual({ items: [lamp], complete: false });
+    expect(salvageItems(`\`\`\`json\n{"items":[${JSON.stringify(lamp)},{"name":"Cha`)).toEqual({
+      items: [lamp],
+      complete: false,
+    });
   });
 
   it('ignores objects nested in other keys and keys after items', () => {

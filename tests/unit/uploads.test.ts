@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { isTransientProbeOutput, parseFrameRate, parseProbeOutput, ProbeError, probeMedia, resolveFfprobe } from '../../lib/media/probe';
+import {
+  isTransientProbeOutput,
+  parseFrameRate,
+  parseProbeOutput,
+  ProbeError,
+  probeMedia,
+  resolveFfprobe,
+} from '../../lib/media/probe';
 import {
   ALLOWED_EXTENSIONS,
   checkAssembly,
@@ -57,8 +64,12 @@ describe('extensions', () => {
   });
 
   it('names the refused extension and what is allowed', () => {
-    expect(unsupportedTypeMessage('video', 'x.exe')).toMatch(/^Unsupported file type "\.exe" for video upload\. Allowed: \.mp4, \.mov/);
-    expect(unsupportedTypeMessage('audio', 'README')).toMatch(/^Unsupported file type \(no extension\) for audio upload/);
+    expect(unsupportedTypeMessage('video', 'x.exe')).toMatch(
+      /^Unsupported file type "\.exe" for video upload\. Allowed: \.mp4, \.mov/,
+    );
+    expect(unsupportedTypeMessage('audio', 'README')).toMatch(
+      /^Unsupported file type \(no extension\) for audio upload/,
+    );
   });
 
   it('reads the extension of the base name only', () => {
@@ -103,10 +114,14 @@ describe('sizes and parts', () => {
 
   it('hands out the recommended chunk size, clamped to [5 MiB, MAX_CHUNK_BYTES]', () => {
     expect(chunkSizeFor(100 * MIB, config)).toBe(16 * MIB);
-    expect(chunkSizeFor(100 * MIB, { RECOMMENDED_CHUNK_BYTES: 1 * MIB, MAX_CHUNK_BYTES: 32 * MIB })).toBe(S3_MIN_PART_BYTES);
+    expect(chunkSizeFor(100 * MIB, { RECOMMENDED_CHUNK_BYTES: 1 * MIB, MAX_CHUNK_BYTES: 32 * MIB })).toBe(
+      S3_MIN_PART_BYTES,
+    );
     expect(chunkSizeFor(100 * MIB, { RECOMMENDED_CHUNK_BYTES: 64 * MIB, MAX_CHUNK_BYTES: 32 * MIB })).toBe(32 * MIB);
     // S3's 5 MiB minimum wins over a smaller configured cap.
-    expect(chunkSizeFor(100 * MIB, { RECOMMENDED_CHUNK_BYTES: 16 * MIB, MAX_CHUNK_BYTES: 1 * MIB })).toBe(S3_MIN_PART_BYTES);
+    expect(chunkSizeFor(100 * MIB, { RECOMMENDED_CHUNK_BYTES: 16 * MIB, MAX_CHUNK_BYTES: 1 * MIB })).toBe(
+      S3_MIN_PART_BYTES,
+    );
   });
 
   it('raises the chunk size to stay within 10,000 parts, and gives up past the cap', () => {
@@ -140,7 +155,10 @@ describe('checkAssembly', () => {
   });
 
   it('names the missing indices', () => {
-    const check = checkAssembly(full().filter((p) => p.index !== 1), upload);
+    const check = checkAssembly(
+      full().filter((p) => p.index !== 1),
+      upload,
+    );
     expect(check).toMatchObject({ ok: false, reason: 'missing' });
     expect(!check.ok && check.message).toBe('Upload incomplete: missing part 1 of 0-3 (3 of 4 received).');
     const many = checkAssembly([{ index: 3, size: 1000 }], upload);
@@ -156,11 +174,15 @@ describe('checkAssembly', () => {
     const short = full().map((p) => (p.index === 3 ? { ...p, size: 999 } : p));
     const check = checkAssembly(short, upload);
     expect(check).toMatchObject({ ok: false, reason: 'size' });
-    expect(!check.ok && check.message).toBe(`Assembled size ${total - 1} bytes differs from total_size ${total} (1 byte short): part 3 is 999 bytes, expected 1000.`);
+    expect(!check.ok && check.message).toBe(
+      `Assembled size ${total - 1} bytes differs from total_size ${total} (1 byte short): part 3 is 999 bytes, expected 1000.`,
+    );
   });
 
   it('refuses wrong part sizes even when the total happens to match', () => {
-    const skewed = full().map((p) => (p.index === 0 ? { ...p, size: p.size - 10 } : p.index === 3 ? { ...p, size: p.size + 10 } : p));
+    const skewed = full().map((p) =>
+      p.index === 0 ? { ...p, size: p.size - 10 } : p.index === 3 ? { ...p, size: p.size + 10 } : p,
+    );
     const check = checkAssembly(skewed, upload);
     expect(!check.ok && check.message).toMatch(/^Part sizes do not match the upload: part 0 is/);
   });
@@ -179,11 +201,19 @@ describe('ffprobe answers', () => {
       ],
       format: { duration: '25.021333' },
     });
-    expect(parseProbeOutput(out)).toEqual({ duration: 25.021, video: { width: 320, height: 240, fps: 29.97 }, hasAudio: true });
+    expect(parseProbeOutput(out)).toEqual({
+      duration: 25.021,
+      video: { width: 320, height: 240, fps: 29.97 },
+      hasAudio: true,
+    });
   });
 
   it('copes with audio only and a missing duration', () => {
-    expect(parseProbeOutput(JSON.stringify({ streams: [{ codec_type: 'audio' }], format: {} }))).toEqual({ duration: null, video: null, hasAudio: true });
+    expect(parseProbeOutput(JSON.stringify({ streams: [{ codec_type: 'audio' }], format: {} }))).toEqual({
+      duration: null,
+      video: null,
+      hasAudio: true,
+    });
     expect(() => parseProbeOutput('not json')).toThrow('ffprobe printed no readable answer');
   });
 
@@ -209,7 +239,11 @@ describe('ffprobe failures', () => {
   it('tells reaching the file apart from reading it', () => {
     expect(isTransientProbeOutput('<media>: Server returned 403 Forbidden (access denied)')).toBe(true);
     expect(isTransientProbeOutput('Connection to tcp://127.0.0.1:4569 failed: Connection refused')).toBe(true);
-    expect(isTransientProbeOutput('[matroska,webm @ 0x1] EBML header parsing failed\n<media>: Invalid data found when processing input')).toBe(false);
+    expect(
+      isTransientProbeOutput(
+        '[matroska,webm @ 0x1] EBML header parsing failed\n<media>: Invalid data found when processing input',
+      ),
+    ).toBe(false);
     expect(isTransientProbeOutput('[mov,mp4,m4a,3gp,3g2,mj2 @ 0x1] moov atom not found')).toBe(false);
   });
 

@@ -2,4 +2,6 @@ import { restoreActivity } from '../../../lib/activity/restore';
 import { activityRoutes } from '../../../lib/activity/routes';
 import { httpEndpoint } from '../../../lib/api/endpoint';
 
-export const handler = httpEndpoint(activityRoutes.restore, ({ identity, params }) => restoreActivity(identity, params.log_id));
+export const handler = httpEndpoint(activityRoutes.restore, ({ identity, params }) =>
+  restoreActivity(identity, params.log_id),
+);

@@ -2,4 +2,6 @@ import { httpEndpoint } from '../../../lib/api/endpoint';
 import { inventoryRoutes } from '../../../lib/inventory/routes';
 import { listInventoryFor } from '../../../lib/inventory/service';
 
-export const handler = httpEndpoint(inventoryRoutes.list, ({ identity, params, query }) => listInventoryFor(identity, params.job_id, { archived: query.archived }));
+export const handler = httpEndpoint(inventoryRoutes.list, ({ identity, params, query }) =>
+  listInventoryFor(identity, params.job_id, { archived: query.archived }),
+);

@@ -2,4 +2,6 @@ import { httpEndpoint } from '../../../lib/api/endpoint';
 import { jobRoutes } from '../../../lib/jobs/routes';
 import { readTheRestFor } from '../../../lib/pipelines/photo/read-the-rest';
 
-export const handler = httpEndpoint(jobRoutes.readTheRest, ({ identity, params }) => readTheRestFor(identity, params.id));
+export const handler = httpEndpoint(jobRoutes.readTheRest, ({ identity, params }) =>
+  readTheRestFor(identity, params.id),
+);

@@ -2,4 +2,6 @@ import { httpEndpoint } from '../../../lib/api/endpoint';
 import { photoRoutes } from '../../../lib/photos/routes';
 import { appendPhotoUpload } from '../../../lib/photos/upload';
 
-export const handler = httpEndpoint(photoRoutes.append, ({ identity, params, body }) => appendPhotoUpload(identity, params.id, body));
+export const handler = httpEndpoint(photoRoutes.append, ({ identity, params, body }) =>
+  appendPhotoUpload(identity, params.id, body),
+);

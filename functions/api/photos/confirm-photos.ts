@@ -2,4 +2,6 @@ import { httpEndpoint } from '../../../lib/api/endpoint';
 import { confirmPhotoUpload } from '../../../lib/photos/confirm';
 import { photoRoutes } from '../../../lib/photos/routes';
 
-export const handler = httpEndpoint(photoRoutes.confirm, ({ identity, params, body }) => confirmPhotoUpload(identity, params.id, body));
+export const handler = httpEndpoint(photoRoutes.confirm, ({ identity, params, body }) =>
+  confirmPhotoUpload(identity, params.id, body),
+);

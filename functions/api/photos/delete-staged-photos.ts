@@ -2,4 +2,6 @@ import { httpEndpoint } from '../../../lib/api/endpoint';
 import { setStagedPhotosDeleted } from '../../../lib/photos/grouping-service';
 import { photoRoutes } from '../../../lib/photos/routes';
 
-export const handler = httpEndpoint(photoRoutes.delete, ({ identity, params, body }) => setStagedPhotosDeleted(identity, params.id, body, true));
+export const handler = httpEndpoint(photoRoutes.delete, ({ identity, params, body }) =>
+  setStagedPhotosDeleted(identity, params.id, body, true),
+);

@@ -2,4 +2,6 @@ import { httpEndpoint } from '../../../lib/api/endpoint';
 import { photoRoutes } from '../../../lib/photos/routes';
 import { listSourcePhotosFor } from '../../../lib/photos/serve';
 
-export const handler = httpEndpoint(photoRoutes.sourcePhotos, ({ identity, params }) => listSourcePhotosFor(identity, params.id));
+export const handler = httpEndpoint(photoRoutes.sourcePhotos, ({ identity, params }) =>
+  listSourcePhotosFor(identity, params.id),
+);

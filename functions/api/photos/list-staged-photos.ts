@@ -2,4 +2,6 @@ import { httpEndpoint } from '../../../lib/api/endpoint';
 import { photoRoutes } from '../../../lib/photos/routes';
 import { listStagedPhotosFor } from '../../../lib/photos/serve';
 
-export const handler = httpEndpoint(photoRoutes.listStaged, ({ identity, params }) => listStagedPhotosFor(identity, params.id));
+export const handler = httpEndpoint(photoRoutes.listStaged, ({ identity, params }) =>
+  listStagedPhotosFor(identity, params.id),
+);

@@ -2,4 +2,6 @@ import { httpEndpoint } from '../../../lib/api/endpoint';
 import { roomRoutes } from '../../../lib/rooms/routes';
 import { createRoomFor } from '../../../lib/rooms/service';
 
-export const handler = httpEndpoint(roomRoutes.create, ({ identity, params, body }) => createRoomFor(identity, params.claim_id, body.name));
+export const handler = httpEndpoint(roomRoutes.create, ({ identity, params, body }) =>
+  createRoomFor(identity, params.claim_id, body.name),
+);

@@ -2,4 +2,6 @@ import { httpEndpoint } from '../../../lib/api/endpoint';
 import { updateAutomationSettings } from '../../../lib/settings/automation';
 import { settingsRoutes } from '../../../lib/settings/routes';
 
-export const handler = httpEndpoint(settingsRoutes.putAutomation, ({ identity, body }) => updateAutomationSettings(identity, body));
+export const handler = httpEndpoint(settingsRoutes.putAutomation, ({ identity, body }) =>
+  updateAutomationSettings(identity, body),
+);

@@ -2,4 +2,6 @@ import { httpEndpoint } from '../../../lib/api/endpoint';
 import { updatePromptSettings } from '../../../lib/settings/prompts';
 import { settingsRoutes } from '../../../lib/settings/routes';
 
-export const handler = httpEndpoint(settingsRoutes.putPrompts, ({ identity, body }) => updatePromptSettings(identity, body));
+export const handler = httpEndpoint(settingsRoutes.putPrompts, ({ identity, body }) =>
+  updatePromptSettings(identity, body),
+);

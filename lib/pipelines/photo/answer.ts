@@ -30,7 +30,10 @@ export type ModelItem = z.output<typeof modelItem>;
 export const modelAnswer = z.object({ items: z.array(modelItem) });
 
 /** response_format schema (strict structured output: every field required, nullable where optional). */
-export const ANSWER_JSON_SCHEMA = { name: 'inventory_items', schema: z.toJSONSchema(modelAnswer, { target: 'draft-7' }) as Record<string, unknown> };
+export const ANSWER_JSON_SCHEMA = {
+  name: 'inventory_items',
+  schema: z.toJSONSchema(modelAnswer, { target: 'draft-7' }) as Record<string, unknown>,
+};
 
 /** The output contract appended to the system prompt, for models that ignore response_format. */
 export const OUTPUT_CONTRACT = [
@@ -46,7 +49,8 @@ export const OUTPUT_CONTRACT = [
 export function readModelItem(raw: unknown): ModelItem | null {
   if (!raw || typeof raw !== 'object') return null;
   const r = raw as Record<string, unknown>;
-  const str = (v: unknown, max: number) => (typeof v === 'string' && v.trim() ? v.trim().slice(0, max) : typeof v === 'number' ? String(v) : null);
+  const str = (v: unknown, max: number) =>
+    typeof v === 'string' && v.trim() ? v.trim().slice(0, max) : typeof v === 'number' ? String(v) : null;
   const num = (v: unknown) => {
     const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v.replace(/[$,\s]/g, '')) : NaN;
     return Number.isFinite(n) ? n : null;

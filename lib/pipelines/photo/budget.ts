@@ -9,7 +9,10 @@
  * clamped to [min, max]. Photo tokens are counted on the resized image.
  */
 import type { Settings } from '../../config';
-import { INPUT_USD_PER_MILLION_TOKENS as INPUT_USD_PER_MILLION, OUTPUT_USD_PER_MILLION_TOKENS as OUTPUT_USD_PER_MILLION } from '../../integrations/ai-gateway';
+import {
+  INPUT_USD_PER_MILLION_TOKENS as INPUT_USD_PER_MILLION,
+  OUTPUT_USD_PER_MILLION_TOKENS as OUTPUT_USD_PER_MILLION,
+} from '../../integrations/ai-gateway';
 
 /** Text tokens, estimated at four characters per token. */
 export function textTokens(text: string): number {
@@ -23,7 +26,11 @@ export function imageTokens(width: number, height: number): number {
 
 export type BudgetSettings = Pick<
   Settings,
-  'PHOTO_BUDGET_CREDIT_RATE_USD' | 'PHOTO_BUDGET_TARGET_MARGIN' | 'PHOTO_BUDGET_MIN_OUTPUT_TOKENS' | 'PHOTO_BUDGET_MAX_OUTPUT_TOKENS' | 'PHOTO_BUDGET_TRUNCATION_RATIO'
+  | 'PHOTO_BUDGET_CREDIT_RATE_USD'
+  | 'PHOTO_BUDGET_TARGET_MARGIN'
+  | 'PHOTO_BUDGET_MIN_OUTPUT_TOKENS'
+  | 'PHOTO_BUDGET_MAX_OUTPUT_TOKENS'
+  | 'PHOTO_BUDGET_TRUNCATION_RATIO'
 >;
 
 export interface BudgetInput {
@@ -41,15 +48,25 @@ export interface OutputBudget {
 }
 
 export function outputBudget(input: BudgetInput, config: BudgetSettings): OutputBudget {
-  const inputTokens = input.texts.reduce((sum, t) => sum + textTokens(t), 0) + input.images.reduce((sum, i) => sum + imageTokens(i.width, i.height), 0);
+  const inputTokens =
+    input.texts.reduce((sum, t) => sum + textTokens(t), 0) +
+    input.images.reduce((sum, i) => sum + imageTokens(i.width, i.height), 0);
   const inputCostUsd = (inputTokens * INPUT_USD_PER_MILLION) / 1_000_000;
-  const raw = (config.PHOTO_BUDGET_CREDIT_RATE_USD * config.PHOTO_BUDGET_TARGET_MARGIN - inputCostUsd) / (OUTPUT_USD_PER_MILLION / 1_000_000);
-  const maxTokens = Math.floor(Math.min(config.PHOTO_BUDGET_MAX_OUTPUT_TOKENS, Math.max(config.PHOTO_BUDGET_MIN_OUTPUT_TOKENS, raw)));
+  const raw =
+    (config.PHOTO_BUDGET_CREDIT_RATE_USD * config.PHOTO_BUDGET_TARGET_MARGIN - inputCostUsd) /
+    (OUTPUT_USD_PER_MILLION / 1_000_000);
+  const maxTokens = Math.floor(
+    Math.min(config.PHOTO_BUDGET_MAX_OUTPUT_TOKENS, Math.max(config.PHOTO_BUDGET_MIN_OUTPUT_TOKENS, raw)),
+  );
   return { inputTokens, inputCostUsd, maxTokens };
 }
 
 /** An answer was cut short when the model hit its limit, or used at least the truncation ratio of its budget. */
-export function wasCutShort(answer: { finishReason: string | null; outputTokens: number }, maxTokens: number, config: Pick<BudgetSettings, 'PHOTO_BUDGET_TRUNCATION_RATIO'>): boolean {
+export function wasCutShort(
+  answer: { finishReason: string | null; outputTokens: number },
+  maxTokens: number,
+  config: Pick<BudgetSettings, 'PHOTO_BUDGET_TRUNCATION_RATIO'>,
+): boolean {
   if (answer.finishReason === 'length') return true;
   return answer.outputTokens >= config.PHOTO_BUDGET_TRUNCATION_RATIO * maxTokens;
 }

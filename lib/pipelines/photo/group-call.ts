@@ -46,13 +46,22 @@ async function groupJpeg(job: Job, photo: PlannedPhoto): Promise<Buffer> {
   return stored.body;
 }
 
-export async function callGroup(job: Job, plan: RunPlan, group: PlannedGroup, log: JobLog, client = AiGatewayClient.fromSettings(settings(), { recorder: recordAiCall })): Promise<GroupResult> {
+export async function callGroup(
+  job: Job,
+  plan: RunPlan,
+  group: PlannedGroup,
+  log: JobLog,
+  client = AiGatewayClient.fromSettings(settings(), { recorder: recordAiCall }),
+): Promise<GroupResult> {
   const config = settings();
   const { resizeForModel } = await import('../../media/images');
   // The group's photos are fetched and resized together: reads overlap with sharp's thread pool.
   const images: (VisionImage & { width: number; height: number })[] = await Promise.all(
     group.photos.map(async (photo, i) => {
-      const resized = await resizeForModel(await groupJpeg(job, photo), { maxPixels: config.PHOTO_IMAGE_MAX_PIXELS, maxLongEdge: config.PHOTO_IMAGE_MAX_LONG_EDGE });
+      const resized = await resizeForModel(await groupJpeg(job, photo), {
+        maxPixels: config.PHOTO_IMAGE_MAX_PIXELS,
+        maxLongEdge: config.PHOTO_IMAGE_MAX_LONG_EDGE,
+      });
       return { label: imageLabel(group, i), jpeg: resized.jpeg, width: resized.width, height: resized.height };
     }),
   );
@@ -67,7 +76,12 @@ export async function callGroup(job: Job, plan: RunPlan, group: PlannedGroup, lo
       images: images.map(({ label, jpeg }) => ({ label, jpeg })),
       maxTokens: budget.maxTokens,
       responseFormat: ANSWER_JSON_SCHEMA,
-      context: { jobId: job.id, teamId: job.team_id, purpose: 'photo-group', detail: { group_index: group.group_index, pass: group.pass } },
+      context: {
+        jobId: job.id,
+        teamId: job.team_id,
+        purpose: 'photo-group',
+        detail: { group_index: group.group_index, pass: group.pass },
+      },
     });
     const salvaged = salvageItems(answer.content);
     let items = salvaged.items.map(readModelItem).filter((i): i is ModelItem => i !== null);
@@ -75,7 +89,10 @@ export async function callGroup(job: Job, plan: RunPlan, group: PlannedGroup, lo
     const single = group.prompt === 'merged';
     if (single) items = items.slice(0, 1);
     const cutShort = !single && (wasCutShort(answer, budget.maxTokens, config) || !salvaged.complete);
-    if (cutShort) await log.warn(`Group ${group.group_index}: answer cut short after ${items.length} item(s) (${answer.outputTokens}/${budget.maxTokens} tokens)`);
+    if (cutShort)
+      await log.warn(
+        `Group ${group.group_index}: answer cut short after ${items.length} item(s) (${answer.outputTokens}/${budget.maxTokens} tokens)`,
+      );
     return { ...base, outcome: 'ok', items, cut_short: cutShort, error: null, output_tokens: answer.outputTokens };
   } catch (err) {
     if (!(err instanceof AiGatewayError)) throw err;

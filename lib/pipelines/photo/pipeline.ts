@@ -15,7 +15,14 @@ import { deleteObject } from '../../blob/objects';
 import { jobCharge } from '../../billing/credits';
 import { chargeExemptions } from '../../billing/exemptions';
 import { autoApprovalRules, shouldAutoApprove } from '../../inventory/auto-approval';
-import { deleteJobItems, passBatchPrefix, saveItemBatch, setItemsApproved, type InventoryItem, type ItemDraft } from '../../inventory/items';
+import {
+  deleteJobItems,
+  passBatchPrefix,
+  saveItemBatch,
+  setItemsApproved,
+  type InventoryItem,
+  type ItemDraft,
+} from '../../inventory/items';
 import type { Job, TruncatedGroup } from '../../jobs/job';
 import { PipelineFailure } from '../../orchestrator/terminal';
 import type { CompletionSummary, PipelineDefinition, StageContext, StageOutcome } from '../../orchestrator/pipeline';
@@ -28,8 +35,10 @@ import { groupsWithPassLeft } from './passes';
 import { planGroups, type PlannedGroup } from './plan';
 import { aiCalls, getPlan, getResult, listResults, putPlan, putResult, type RunPlan } from './records';
 
-export const ALL_AI_FAILED = 'Every AI request of this job failed, so no items could be made. Nothing was charged; please process it again.';
-export const PASS_ALL_FAILED = 'Every AI request of this read-the-rest pass failed. Nothing was charged for it; please try again.';
+export const ALL_AI_FAILED =
+  'Every AI request of this job failed, so no items could be made. Nothing was charged; please process it again.';
+export const PASS_ALL_FAILED =
+  'Every AI request of this read-the-rest pass failed. Nothing was charged for it; please try again.';
 /** A merged group or segment always yields one item, even when the model found none. */
 export const UNIDENTIFIED_ITEM = 'Unidentified item';
 
@@ -48,7 +57,10 @@ async function prepareFirstRun(ctx: StageContext): Promise<StageOutcome> {
   const removed = photos.filter((p) => p.deleted && (p.is_segment || !segmentSources.has(p.index)));
   if (removed.length) {
     await Promise.all(removed.flatMap((p) => [deleteObject(p.key), deleteObject(p.incoming_key)]));
-    await deleteStagedPhotos(job.id, removed.map((p) => p.index));
+    await deleteStagedPhotos(
+      job.id,
+      removed.map((p) => p.index),
+    );
     await log.info(`Removed ${removed.length} deleted photo(s)`);
   }
   const groups = planGroups(photos.filter((p) => !removed.includes(p)));
@@ -103,7 +115,8 @@ async function synthesize(ctx: StageContext): Promise<Synthesis> {
   const results = await listResults(job.id, plan.run_id);
   const calls = aiCalls(plan);
   const succeeded = calls.filter((g) => results.get(g.group_index)?.outcome === 'ok');
-  if (calls.length > 0 && succeeded.length === 0) throw new PipelineFailure(plan.pass === 1 ? ALL_AI_FAILED : PASS_ALL_FAILED);
+  if (calls.length > 0 && succeeded.length === 0)
+    throw new PipelineFailure(plan.pass === 1 ? ALL_AI_FAILED : PASS_ALL_FAILED);
 
   const drafts: ItemDraft[] = [];
   const truncated: TruncatedGroup[] = [];
@@ -113,10 +126,17 @@ async function synthesize(ctx: StageContext): Promise<Synthesis> {
       continue;
     }
     const result = results.get(group.group_index);
-    if (!result || result.outcome !== 'ok') continue;
+    if (result?.outcome !== 'ok') continue;
     const photos = group.photos.map((p) => ({ filename: p.filename, key: p.key }));
-    const items = result.items.length || group.prompt !== 'merged' ? result.items : [{ ...emptyModelItem(), name: UNIDENTIFIED_ITEM }];
-    drafts.push(...items.map((item) => draftFromModel(item, { group_index: group.group_index, photos, notes: group.notes, quantity: group.quantity })));
+    const items =
+      result.items.length || group.prompt !== 'merged'
+        ? result.items
+        : [{ ...emptyModelItem(), name: UNIDENTIFIED_ITEM }];
+    drafts.push(
+      ...items.map((item) =>
+        draftFromModel(item, { group_index: group.group_index, photos, notes: group.notes, quantity: group.quantity }),
+      ),
+    );
     if (result.cut_short) {
       truncated.push({
         group_index: group.group_index,
@@ -127,14 +147,36 @@ async function synthesize(ctx: StageContext): Promise<Synthesis> {
     }
   }
   const room = await getRoom(job.room_id);
-  const saved = await saveItemBatch(job, room?.name ?? null, `${passBatchPrefix(plan.pass)}${plan.run_id}`, plan.pass, drafts);
+  const saved = await saveItemBatch(
+    job,
+    room?.name ?? null,
+    `${passBatchPrefix(plan.pass)}${plan.run_id}`,
+    plan.pass,
+    drafts,
+  );
   await autoApprove(ctx, saved);
-  await ctx.log.info(`Saved ${saved.length} item(s); ${succeeded.length}/${calls.length} AI request(s) answered; ${truncated.length} group(s) cut short`);
+  await ctx.log.info(
+    `Saved ${saved.length} item(s); ${succeeded.length}/${calls.length} AI request(s) answered; ${truncated.length} group(s) cut short`,
+  );
   return { saved, answered: new Set(succeeded.map((g) => g.group_index)), truncated, pass: plan.pass };
 }
 
 function emptyModelItem() {
-  return { name: '', quantity: 1, brand: null, model: null, serial: null, sku: null, condition: null, age: null, estimated_price: null, damage: null, notes: null, confidence: 0, evidence: null };
+  return {
+    name: '',
+    quantity: 1,
+    brand: null,
+    model: null,
+    serial: null,
+    sku: null,
+    condition: null,
+    age: null,
+    estimated_price: null,
+    damage: null,
+    notes: null,
+    confidence: 0,
+    evidence: null,
+  };
 }
 
 /** Processing rules 4: auto-approval runs after synthesis when the team enabled it. */
@@ -162,7 +204,15 @@ export const photoPipeline: PipelineDefinition = {
       progress: [85, 100],
       async run(ctx) {
         const s = await synthesize(ctx);
-        return { kind: 'next', set: { photo_request_count: s.answered.size, photo_truncated_groups: s.truncated, items_found: s.saved.length, photo_pass: 1 } };
+        return {
+          kind: 'next',
+          set: {
+            photo_request_count: s.answered.size,
+            photo_truncated_groups: s.truncated,
+            items_found: s.saved.length,
+            photo_pass: 1,
+          },
+        };
       },
     },
   ],
@@ -185,7 +235,11 @@ async function prepareReread(ctx: StageContext): Promise<StageOutcome> {
   const pass = (job.photo_pass ?? 1) + 1;
   const groups = planGroups(photos)
     .filter((g) => g.kind === 'ai' && wanted.has(g.group_index))
-    .map((g) => ({ ...g, pass: (wanted.get(g.group_index) as TruncatedGroup).passes + 1, names_found: (wanted.get(g.group_index) as TruncatedGroup).names }));
+    .map((g) => ({
+      ...g,
+      pass: (wanted.get(g.group_index) as TruncatedGroup).passes + 1,
+      names_found: (wanted.get(g.group_index) as TruncatedGroup).names,
+    }));
   return startAnalysis(ctx, { run_id: job.run_id as string, pass, groups, prompts: await promptsFor(job) });
 }
 

@@ -45,9 +45,18 @@ export interface PlannedGroup {
 
 type PlanPhoto = Pick<
   StagedPhoto,
-  'index' | 'filename' | 'key' | 'original_filename' | 'group_index' | 'is_segment' | 'manual_name' | 'quantity' | 'deleted' | 'source_description' | 'hidden_by_segments'
+  | 'index'
+  | 'filename'
+  | 'key'
+  | 'original_filename'
+  | 'group_index'
+  | 'is_segment'
+  | 'manual_name'
+  | 'quantity'
+  | 'deleted'
+  | 'source_description'
+  | 'hidden_by_segments'
 > & { normalized?: boolean; segment_of?: number | null };
-
 
 /** De-duplicated notes (case- and space-insensitive), in order. */
 export function mergeNotes(notes: (string | null | undefined)[]): string[] {
@@ -74,7 +83,8 @@ export function planGroups(photos: PlanPhoto[]): PlannedGroup[] {
     byGroup.set(photo.group_index, list);
   }
   // A segment group takes its original photo's place, so its item is numbered where the photo was.
-  const anchor = (members: PlanPhoto[]) => (members[0].is_segment && typeof members[0].segment_of === 'number' ? members[0].segment_of : members[0].group_index);
+  const anchor = (members: PlanPhoto[]) =>
+    members[0].is_segment && typeof members[0].segment_of === 'number' ? members[0].segment_of : members[0].group_index;
   return [...byGroup.entries()]
     .sort(([a, am], [b, bm]) => anchor(am) - anchor(bm) || Number(am[0].is_segment) - Number(bm[0].is_segment) || a - b)
     .map(([group_index, members]) => {
@@ -86,7 +96,14 @@ export function planGroups(photos: PlanPhoto[]): PlannedGroup[] {
         kind: reachesAi.has(group_index) ? 'ai' : 'described',
         prompt: isSegment || members.length > 1 ? 'merged' : 'unmerged',
         is_segment: isSegment,
-        photos: members.map((m) => ({ index: m.index, filename: m.filename, key: m.key, original_filename: m.original_filename, is_segment: m.is_segment, normalized: Boolean(m.normalized) })),
+        photos: members.map((m) => ({
+          index: m.index,
+          filename: m.filename,
+          key: m.key,
+          original_filename: m.original_filename,
+          is_segment: m.is_segment,
+          normalized: Boolean(m.normalized),
+        })),
         manual_name: name,
         quantity,
         notes: mergeNotes(members.map((m) => m.source_description)),

@@ -26,7 +26,9 @@ export function userText(group: PlannedGroup): string {
     );
     if (group.quantity) lines.push(`The user counted ${group.quantity} of it.`);
   } else if (group.prompt === 'merged') {
-    lines.push(`These ${group.photos.length} photos all show one single item from different angles or distances. Return exactly one item, combining what every photo shows.`);
+    lines.push(
+      `These ${group.photos.length} photos all show one single item from different angles or distances. Return exactly one item, combining what every photo shows.`,
+    );
   } else {
     lines.push('Identify every inventoriable contents item in this photo.');
   }

@@ -21,16 +21,19 @@ import { loadJobForTeam } from '../../tenancy/scope';
 import { PHOTO_READ_THE_REST } from '../catalog';
 import { groupsWithPassLeft, tooDenseGroups } from './passes';
 
-export const TOO_DENSE_ADVICE = 'Some photos hold more items than one request can read, even after the last pass. Segment them (draw a box around each part) and process the segments.';
+export const TOO_DENSE_ADVICE =
+  'Some photos hold more items than one request can read, even after the last pass. Segment them (draw a box around each part) and process the segments.';
 
 function requirePhotoJob(job: Job): void {
   if (job.source_type !== 'photo') throw conflict('Read the rest is only for photo jobs.');
 }
 
-
 async function passCharge(job: Job, groups: number) {
   const exemptions = await chargeExemptions(job);
-  return { enterprise: exemptions.enterprise, ...jobCharge({ sourceType: 'photo', photoRequests: groups, ...exemptions }) };
+  return {
+    enterprise: exemptions.enterprise,
+    ...jobCharge({ sourceType: 'photo', photoRequests: groups, ...exemptions }),
+  };
 }
 
 /** GET /api/jobs/{id}/read-the-rest/quote: price (one credit per group re-read), groups, balance; charges nothing. */
@@ -60,12 +63,26 @@ export async function readTheRestQuoteFor(identity: Identity, jobId: string) {
 export async function readTheRestFor(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   requirePhotoJob(job);
-  if (job.status !== 'complete') throw conflict(isProcessing(job.status) ? 'The job is being processed; wait for it to finish.' : 'Read the rest is only for complete photo jobs.');
+  if (job.status !== 'complete')
+    throw conflict(
+      isProcessing(job.status)
+        ? 'The job is being processed; wait for it to finish.'
+        : 'Read the rest is only for complete photo jobs.',
+    );
   const groups = groupsWithPassLeft(job);
-  if (groups.length === 0) throw conflict(tooDenseGroups(job).length ? `Nothing is left to read that another pass could reach. ${TOO_DENSE_ADVICE}` : 'Every photo was read completely; there is nothing left to read.');
+  if (groups.length === 0)
+    throw conflict(
+      tooDenseGroups(job).length
+        ? `Nothing is left to read that another pass could reach. ${TOO_DENSE_ADVICE}`
+        : 'Every photo was read completely; there is nothing left to read.',
+    );
   const charge = await passCharge(job, groups.length);
   const charged = await chargeJobUpFront({ job, team: identity.team, user: identity.user, credits: charge.credits });
-  const started = await startJob(charged.job, PHOTO_READ_THE_REST, { pass_charge_round: charged.charged ? charged.job.billing_rounds : null, last_pass_error: null, pass_request_count: 0 });
+  const started = await startJob(charged.job, PHOTO_READ_THE_REST, {
+    pass_charge_round: charged.charged ? charged.job.billing_rounds : null,
+    last_pass_error: null,
+    pass_request_count: 0,
+  });
   if (!started) {
     // A racing request started the pass on the same charge round; refund only if nothing runs on it.
     const now = await getJob(job.id);

@@ -31,10 +31,15 @@ export interface GroupResult {
 
 const planKey = (jobId: string, runId: string) => ({ pk: `JOB#${jobId}`, sk: `PHOTOPLAN#${runId}` });
 const resultPrefix = (runId: string) => `PHOTORESULT#${runId}#`;
-const resultKey = (jobId: string, runId: string, group: number) => ({ pk: `JOB#${jobId}`, sk: `${resultPrefix(runId)}${String(group).padStart(6, '0')}` });
+const resultKey = (jobId: string, runId: string, group: number) => ({
+  pk: `JOB#${jobId}`,
+  sk: `${resultPrefix(runId)}${String(group).padStart(6, '0')}`,
+});
 
 export async function putPlan(jobId: string, plan: RunPlan): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...planKey(jobId, plan.run_id), entity: 'PhotoPlan', ...plan } }));
+  await db().send(
+    new PutCommand({ TableName: tableName(), Item: { ...planKey(jobId, plan.run_id), entity: 'PhotoPlan', ...plan } }),
+  );
 }
 
 // A run's plan never changes once written, so units of one container read it once.
@@ -43,7 +48,9 @@ const planCache = new Map<string, RunPlan>();
 export async function getPlan(jobId: string, runId: string): Promise<RunPlan | null> {
   const cached = planCache.get(`${jobId}#${runId}`);
   if (cached) return cached;
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: planKey(jobId, runId), ConsistentRead: true }));
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: planKey(jobId, runId), ConsistentRead: true }),
+  );
   if (!Item) return null;
   const plan = withoutKeys(Item) as unknown as RunPlan;
   if (planCache.size > 50) planCache.clear();
@@ -70,7 +77,9 @@ export async function putResult(jobId: string, runId: string, result: GroupResul
 }
 
 export async function getResult(jobId: string, runId: string, group: number): Promise<GroupResult | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: resultKey(jobId, runId, group), ConsistentRead: true }));
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: resultKey(jobId, runId, group), ConsistentRead: true }),
+  );
   return Item ? (withoutKeys(Item) as unknown as GroupResult) : null;
 }
 
