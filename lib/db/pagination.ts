@@ -8,12 +8,12 @@
  * InvalidCursorError, which the HTTP edge answers 422; it never reaches the
  * query, where it would fail as a server error or read another partition.
  */
+import { UnprocessableError } from '../errors';
 
 /** The client sent a cursor this service did not issue for this query. */
-export class InvalidCursorError extends Error {
+export class InvalidCursorError extends UnprocessableError {
   constructor(message = 'not a cursor this service issued for this list') {
-    super(message);
-    this.name = 'InvalidCursorError';
+    super(`Invalid request: query.cursor: ${message}`, [{ field: 'query.cursor', message }]);
   }
 }
 

@@ -1,9 +1,11 @@
 /**
- * Errors a request can end in. Every rule that rejects a request throws one of
- * these; the error middleware turns it into `{"detail": "..."}` (or the body
- * given, e.g. the spec's 402 body) with the status code.
+ * Errors a request can end in, as HTTP answers. Domain code throws the domain
+ * errors of lib/errors.ts; this is the one place their codes become statuses.
+ * HttpError is for what only the edge decides (415 content type, 422 request
+ * validation). The error middleware turns either into `{"detail": "..."}` (or
+ * the body given, e.g. the spec's 402 body) with the status code.
  */
-import { InvalidCursorError } from '../db/pagination';
+import { DomainError, type DomainErrorCode } from '../errors';
 
 export class HttpError extends Error {
   constructor(
@@ -29,18 +31,28 @@ export const unprocessable = (detail: string, errors?: FieldError[]) =>
 export const badGateway = (detail: string) => new HttpError(502, detail);
 export const serviceUnavailable = (detail: string) => new HttpError(503, detail);
 
+/** The status each domain error code is answered with: the one place domain errors become HTTP. */
+export const STATUS_OF_DOMAIN_ERROR: Record<DomainErrorCode, number> = {
+  invalid_request: 400,
+  not_signed_in: 401,
+  insufficient_credits: 402,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  unprocessable: 422,
+  too_many_requests: 429,
+  upstream_failed: 502,
+  unavailable: 503,
+};
+
 /**
- * The HTTP answer for an error: an HttpError as it is, and the errors of the
- * lower layers that mean the client sent something wrong (a forged page
- * cursor) as the 4xx they deserve; null for anything else (a 500).
+ * The HTTP answer for an error: an HttpError as it is, a domain error with the
+ * status of its code; null for anything else (a 500).
  */
 export function httpErrorOf(err: unknown): HttpError | null {
   if (err instanceof HttpError) return err;
-  if (err instanceof InvalidCursorError) {
-    return unprocessable(`Invalid request: query.cursor: ${err.message}`, [
-      { field: 'query.cursor', message: err.message },
-    ]);
-  }
+  if (err instanceof DomainError) return new HttpError(STATUS_OF_DOMAIN_ERROR[err.code], err.message, err.body);
   return null;
 }
 
