@@ -1,12 +1,12 @@
 /**
- * Import rules of the code base, checked by tests/unit/architecture.test.ts
+ * Import rules of the code base, checked by tests/unit/project/architecture.test.ts
  * (dependency-cruiser's cruise() over the TypeScript sources) and by
  * `npx depcruise lib functions --config .dependency-cruiser.js`.
  *
  * Layers, bottom to top:
  *  - infrastructure (LOWER_LAYERS), itself in three tiers: settings and
  *    logging (FOUNDATION); table, bucket and queues (STORAGE); the HTTP edge,
- *    workers' plumbing and clients of external systems (EDGE). They know
+ *    workers' plumbing, media processing and clients of external systems (EDGE). They know
  *    nothing of the domain, so they can be reused and tested on their own;
  *  - domain (DOMAINS): one folder per capability of the spec;
  *  - composition (COMPOSITION): wires the domains together (the API endpoint
@@ -17,7 +17,7 @@
  */
 const FOUNDATION = ['config', 'observability'];
 const STORAGE = ['blob', 'db', 'queue'];
-const EDGE = ['background', 'http', 'integrations'];
+const EDGE = ['background', 'http', 'integrations', 'media'];
 const LOWER_LAYERS = [...FOUNDATION, ...STORAGE, ...EDGE];
 const DOMAINS = [
   'activity',
@@ -28,7 +28,6 @@ const DOMAINS = [
   'health',
   'inventory',
   'jobs',
-  'media',
   'orchestrator',
   'photos',
   'pipelines',
@@ -50,7 +49,7 @@ module.exports = {
     {
       name: 'lower-layer-imports-domain',
       comment:
-        'lib/db, lib/http, lib/queue, lib/blob, lib/integrations, lib/background, lib/observability and lib/config import no domain module: inject what they need (a callback, a recorder) from the domain instead.',
+        'lib/db, lib/http, lib/queue, lib/blob, lib/integrations, lib/background, lib/media, lib/observability and lib/config import no domain module: inject what they need (a callback, a recorder) from the domain instead.',
       severity: 'error',
       from: { path: folders(LOWER_LAYERS) },
       to: { path: folders([...DOMAINS, ...COMPOSITION]) },
@@ -78,6 +77,14 @@ module.exports = {
       severity: 'error',
       from: { path: folders(STORAGE) },
       to: { path: folders(EDGE) },
+    },
+    {
+      name: 'imports-http-errors',
+      comment:
+        'HTTP statuses are chosen at the edge: domain, engine and pipeline code throws the errors of lib/errors.ts, which lib/http/errors.ts maps to statuses. Only lib/http and lib/api import lib/http/errors.',
+      severity: 'error',
+      from: { pathNot: '^lib/(http|api)/' },
+      to: { path: '^lib/http/errors\\.ts$' },
     },
     {
       name: 'shared-module-imports-lib',

@@ -22,8 +22,6 @@ export type DomainErrorCode =
   | 'too_large'
   | 'unprocessable'
   | 'insufficient_credits'
-  | 'too_many_requests'
-  | 'upstream_failed'
   | 'unavailable';
 
 /** A per-field problem (422): where the bad value was (`body.name`, `query.cursor`) and why. */
@@ -100,20 +98,6 @@ export class UnprocessableError extends DomainError {
 export class InsufficientCreditsError extends DomainError {
   constructor(body: Record<string, unknown>) {
     super('insufficient_credits', 'Insufficient credits', body);
-  }
-}
-
-/** Too many at once (429). */
-export class TooManyRequestsError extends DomainError {
-  constructor(message: string) {
-    super('too_many_requests', message);
-  }
-}
-
-/** An external system answered badly (502). */
-export class UpstreamError extends DomainError {
-  constructor(message: string) {
-    super('upstream_failed', message);
   }
 }
 

@@ -1,4 +1,4 @@
-import { sweepPendingBilling } from '../../lib/billing/settlement';
+import { sweepPendingBilling } from '../../lib/billing/settlement-service';
 import { loadSecrets } from '../../lib/config';
 
 export const handler = async () => {

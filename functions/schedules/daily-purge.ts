@@ -1,4 +1,4 @@
-import { queueExpiredArchives } from '../../lib/purge/purge';
+import { queueExpiredArchives } from '../../lib/purge/service';
 import { loadSecrets } from '../../lib/config';
 import { logger } from '../../lib/observability/logger';
 

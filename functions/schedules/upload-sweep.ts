@@ -1,5 +1,5 @@
 import { loadSecrets } from '../../lib/config';
-import { sweepStaleUploads } from '../../lib/uploads/sweep';
+import { sweepStaleUploads } from '../../lib/uploads/sweep-service';
 
 export const handler = async () => {
   await loadSecrets();

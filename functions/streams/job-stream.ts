@@ -7,7 +7,13 @@
 import type { ServerResponse } from 'node:http';
 import { loadSecrets } from '../../lib/config';
 import { isUuid } from '../../lib/http/schemas';
-import { acquireStreamSlot, SSE_HEADERS, sseEvent, streamJobEvents, TOO_MANY_STREAMS } from '../../lib/jobs/stream';
+import {
+  acquireStreamSlot,
+  SSE_HEADERS,
+  sseEvent,
+  streamJobEvents,
+  TOO_MANY_STREAMS,
+} from '../../lib/jobs/stream-service';
 
 interface ResponseStream {
   write(chunk: string): unknown;

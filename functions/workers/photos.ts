@@ -1,4 +1,5 @@
 import { sqsWorker } from '../../lib/background/sqs-worker';
-import { handlePhotosMessage, photosQueueMessage } from '../../lib/photos/segments';
+import { photosQueueMessage } from '../../lib/photos/queue-schemas';
+import { handlePhotosMessage } from '../../lib/photos/worker-service';
 
 export const handler = sqsWorker('photos', photosQueueMessage, handlePhotosMessage);

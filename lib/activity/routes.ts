@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { defineRoute } from '../http/route';
 import { pageQuery, uuid } from '../http/schemas';
 
-export const activityEntryResponse = z.object({
+const activityEntryResponse = z.object({
   id: z.uuid(),
   team_id: z.string(),
   user_id: z.string(),

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineRoute } from '../http/route';
-import { isValidTimezone } from './session';
+import { isValidTimezone } from './session-rules';
 
 const meResponse = z.object({
   user: z.object({

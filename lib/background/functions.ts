@@ -99,6 +99,6 @@ export const backgroundFunctions: BackgroundFunction[] = [
   { kind: 'schedule', name: 'dailyPurge', handler: 'schedules/daily-purge', rate: 'cron(15 3 * * ? *)', timeout: 300 },
   // Expires chunked uploads left open for over a day and aborts their S3 multipart uploads.
   { kind: 'schedule', name: 'uploadSweep', handler: 'schedules/upload-sweep', rate: 'rate(1 hour)', timeout: 300 },
-  // Settles refunds the billing service did not confirm and spends whose answer was lost (lib/billing/settlement.ts).
+  // Settles refunds the billing service did not confirm and spends whose answer was lost (lib/billing/settlement-service.ts).
   { kind: 'schedule', name: 'billingSweep', handler: 'schedules/billing-sweep', rate: 'rate(5 minutes)', timeout: 300 },
 ];

@@ -9,10 +9,29 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import type { z } from 'zod';
 import { loadSecrets } from '../config';
 import { logger } from '../observability/logger';
-import { PING_BODY, recordWorkerHeartbeat } from './heartbeat';
+import { PING_BODY } from './heartbeat';
+import { recordWorkerHeartbeat } from './heartbeat-store';
 
 const HEARTBEAT_EVERY_MS = 30_000;
 
+/**
+ * Builds the Lambda handler of a queue worker: each record's body is parsed
+ * as JSON and checked with `schema` (a malformed message is logged and
+ * dropped, never retried), then handed to `handle`. A `handle` that throws
+ * fails only its own record, which the queue delivers again (and, after the
+ * queue's receive limit, dead-letters). The worker itself is declared in
+ * lib/background/functions.ts.
+ *
+ * @example
+ * ```ts
+ * // functions/workers/stages.ts
+ * import { sqsWorker } from '../../lib/background/sqs-worker';
+ * import '../../lib/pipelines'; // registers the pipelines this worker runs
+ * import { handleStageMessage, stageMessage } from '../../lib/orchestrator/engine';
+ *
+ * export const handler = sqsWorker('stages', stageMessage, (message) => handleStageMessage(message));
+ * ```
+ */
 export function sqsWorker<S extends z.ZodType>(
   name: string,
   schema: S,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineRoute } from '../http/route';
 
-export const billingSummaryResponse = z.object({
+const billingSummaryResponse = z.object({
   total_spend_usd: z.number().int().describe('Whole credits the team has been billed (the name is historical).'),
   rates: z.object({
     video: z.number().describe('Credits per video block'),

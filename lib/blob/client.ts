@@ -116,7 +116,7 @@ export async function listNames(prefix: string): Promise<string[]> {
 }
 
 /** A file name from a URL that may be used as the last segment of a key: no paths, no traversal. */
-export const SAFE_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const SAFE_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export function isSafeFileName(name: string): boolean {
   return SAFE_FILE_NAME.test(name) && !name.includes('..');
 }

@@ -2,7 +2,7 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { mediaBucket, s3 } from './client';
 
-export function isMissingObject(err: unknown): boolean {
+function isMissingObject(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
   return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
 }

@@ -5,7 +5,7 @@ import { queryBool } from '../http/schemas';
 const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
 
 /** The editable claim fields; unknown fields are rejected. */
-export const claimFields = {
+const claimFields = {
   claim_number: text(100),
   insured_name: text(200).nullable(),
   loss_type: text(100).nullable(),

@@ -1,24 +1,24 @@
 /** Claim use cases: each call checks scope, changes state, and writes activity. */
-import type { Identity } from '../auth/identity';
-import { recordActivity } from '../activity/log';
-import { serviceUnavailable, notFound } from '../http/errors';
+import { recordActivity } from '../activity/service';
+import type { Identity } from '../auth/identity-rules';
+import { InvalidRequestError, NotFoundError, UnavailableError } from '../errors';
 import { logger } from '../observability/logger';
-import { requestPurge } from '../purge/requests';
-import { loadClaimForTeam, loadClaimOr403 } from '../tenancy/scope';
+import { requestPurge } from '../purge/service';
+import { CLAIM_NOT_FOUND, loadClaimForTeam, loadClaimOrForbidden } from '../tenancy/service';
+import { CLAIM_SUBMITTED, changedClaimFields } from './rules';
 import {
-  archiveClaim,
-  claimView,
-  createClaim,
   deleteClaimRow,
-  EDITABLE_CLAIM_FIELDS,
   getClaim,
   listTeamClaims,
-  patchClaim,
-  unarchiveClaim,
+  putNewClaim,
+  setClaimArchived,
+  setClaimUnarchived,
+  updateClaimFields,
   type Claim,
   type ClaimCreate,
   type ClaimPatch,
-} from './claim';
+} from './store';
+import { claimView } from './view';
 
 // Activity goes to the feed of the claim's team, also when an admin of another team acted.
 const claimEntity = (claim: Claim) => ({
@@ -28,8 +28,31 @@ const claimEntity = (claim: Claim) => ({
   target: claim.claim_number,
 });
 
-export async function createClaimFor(identity: Identity, input: ClaimCreate) {
-  const claim = await createClaim(identity.team.id, identity.user.id, input);
+// State changes without activity: the use cases below and the undo of claim actions share them.
+
+/** Applies a patch to a loaded claim; the claim as it is after. */
+export async function patchClaimRecord(claim: Claim, patch: ClaimPatch): Promise<Claim> {
+  const after = await updateClaimFields(claim.id, patch);
+  if (!after) throw new NotFoundError(CLAIM_NOT_FOUND);
+  return after;
+}
+
+/** Archive: refused if submitted; hidden from default lists, counts, exports and sends. */
+export async function archiveClaimRecord(claim: Claim, now = new Date()): Promise<Claim> {
+  const archived = await setClaimArchived(claim.id, now);
+  if (archived) return archived;
+  if (!(await getClaim(claim.id, true))) throw new NotFoundError(CLAIM_NOT_FOUND);
+  throw new InvalidRequestError(CLAIM_SUBMITTED);
+}
+
+export async function unarchiveClaimRecord(claim: Claim): Promise<Claim> {
+  const restored = await setClaimUnarchived(claim.id);
+  if (!restored) throw new NotFoundError(CLAIM_NOT_FOUND);
+  return restored;
+}
+
+export async function createClaim(identity: Identity, input: ClaimCreate) {
+  const claim = await putNewClaim(identity.team.id, identity.user.id, input);
   await recordActivity(identity.actor, {
     action_type: 'create_claim',
     action_label: 'Created claim',
@@ -39,18 +62,18 @@ export async function createClaimFor(identity: Identity, input: ClaimCreate) {
   return claimView(claim);
 }
 
-export async function listClaimsFor(identity: Identity, archived: boolean) {
+export async function listClaims(identity: Identity, archived: boolean) {
   return (await listTeamClaims(identity.team.id, archived)).map(claimView);
 }
 
-export async function getClaimFor(identity: Identity, claimId: string) {
-  return claimView(await loadClaimOr403(identity, claimId));
+export async function showClaim(identity: Identity, claimId: string) {
+  return claimView(await loadClaimOrForbidden(identity, claimId));
 }
 
-export async function updateClaimFor(identity: Identity, claimId: string, patch: ClaimPatch) {
+export async function updateClaim(identity: Identity, claimId: string, patch: ClaimPatch) {
   const claim = await loadClaimForTeam(identity, claimId);
-  const { after } = await patchClaim(claim, patch);
-  const changed = EDITABLE_CLAIM_FIELDS.filter((f) => f in patch && claim[f] !== after[f]);
+  const after = await patchClaimRecord(claim, patch);
+  const changed = changedClaimFields(claim, after, patch);
   if (changed.length > 0) {
     await recordActivity(identity.actor, {
       action_type: 'update_claim',
@@ -63,8 +86,8 @@ export async function updateClaimFor(identity: Identity, claimId: string, patch:
   return claimView(after);
 }
 
-export async function archiveClaimFor(identity: Identity, claimId: string) {
-  const claim = await archiveClaim(await loadClaimForTeam(identity, claimId));
+export async function archiveClaim(identity: Identity, claimId: string) {
+  const claim = await archiveClaimRecord(await loadClaimForTeam(identity, claimId));
   await recordActivity(identity.actor, {
     action_type: 'archive_claim',
     action_label: 'Archived claim',
@@ -74,8 +97,8 @@ export async function archiveClaimFor(identity: Identity, claimId: string) {
   return claimView(claim);
 }
 
-export async function unarchiveClaimFor(identity: Identity, claimId: string) {
-  const claim = await unarchiveClaim(await loadClaimForTeam(identity, claimId));
+export async function unarchiveClaim(identity: Identity, claimId: string) {
+  const claim = await unarchiveClaimRecord(await loadClaimForTeam(identity, claimId));
   await recordActivity(identity.actor, {
     action_type: 'unarchive_claim',
     action_label: 'Restored claim from archive',
@@ -93,12 +116,12 @@ export async function unarchiveClaimFor(identity: Identity, claimId: string) {
  */
 export async function hardDeleteClaim(identity: Identity, claimId: string) {
   const claim = await getClaim(claimId, true);
-  if (!claim) throw notFound('Claim not found');
+  if (!claim) throw new NotFoundError(CLAIM_NOT_FOUND);
   try {
     await requestPurge({ kind: 'claim', claim_id: claim.id, team_id: claim.team_id });
   } catch (err) {
     logger.error('could not queue the claim purge', { claim_id: claim.id, error: String(err) });
-    throw serviceUnavailable('The deletion could not be started; nothing was deleted. Try again shortly.');
+    throw new UnavailableError('The deletion could not be started; nothing was deleted. Try again shortly.');
   }
   await deleteClaimRow(claim.id);
   await recordActivity(identity.actor, {

@@ -1,6 +1,6 @@
 /**
  * One line per setting, for .env.example and the README's configuration
- * table. tests/unit/config-docs.test.ts checks that every setting has exactly
+ * table. tests/unit/config/docs.test.ts checks that every setting has exactly
  * one line here and that both documents match what renders from it.
  */
 import type { Settings } from './schema';
@@ -148,9 +148,3 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
     },
   },
 ];
-
-/** Every description, flat. */
-export const SETTING_DESCRIPTIONS = Object.assign({}, ...SETTING_GROUPS.map((g) => g.descriptions)) as Record<
-  keyof Settings,
-  string
->;

@@ -7,14 +7,9 @@ import { loadSettings } from './load';
 import type { Settings } from './schema';
 import { fetchSecrets, SECRETS_PARAMETER_PATH_VARIABLE, type SecretSettingName } from './secrets';
 
-export { loadSettings, layeredValues, ConfigError, DEFAULT_MACHINE_SETTINGS_FILE, MIN_JWT_SECRET_BYTES } from './load';
-export {
-  SECRET_SETTING_NAMES,
-  SECRETS_PARAMETER_PATH_VARIABLE,
-  SECRETS_MAX_AGE_SECONDS,
-  isSecretSetting,
-  secretsParameterPath,
-} from './secrets';
+export { loadSettings, layeredValues, ConfigError } from './load';
+// isSecretSetting is read by functions/manifest.js, which loads this module with esbuild.
+export { SECRET_SETTING_NAMES, isSecretSetting } from './secrets';
 export { settingsSchema, SETTING_NAMES } from './schema';
 export type { Settings, SettingsInput } from './schema';
 
@@ -32,7 +27,7 @@ export function settings(): Settings {
  * deployed with SECRETS_PARAMETER_PATH, and merges them into settings() as the
  * highest layer (then validated again: a short login secret throws
  * ConfigError here). Every entry point awaits this before its handler; the
- * values are cached (SECRETS_MAX_AGE_SECONDS), so only a cold start or an
+ * values are cached (SECRETS_MAX_AGE_SECONDS in ./secrets), so only a cold start or an
  * expired cache calls SSM. Without the variable it does nothing.
  */
 export async function loadSecrets(env: Record<string, string | undefined> = process.env): Promise<void> {

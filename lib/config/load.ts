@@ -13,7 +13,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { SETTING_NAMES, settingsSchema, type Settings, type SettingsInput } from './schema';
 
 /** Where the machine-wide file is looked for unless MACHINE_SETTINGS_FILE names another. */
-export const DEFAULT_MACHINE_SETTINGS_FILE = '/etc/contents-inventory/settings.env';
+const DEFAULT_MACHINE_SETTINGS_FILE = '/etc/contents-inventory/settings.env';
 
 export class ConfigError extends Error {
   constructor(readonly problems: { variable: string; message: string }[]) {
@@ -73,7 +73,7 @@ export function loadSettings(options: LoadOptions = {}): Settings {
 }
 
 /** HS256 keys shorter than the hash output are guessable offline from one token. */
-export const MIN_JWT_SECRET_BYTES = 32;
+const MIN_JWT_SECRET_BYTES = 32;
 
 /**
  * Outside APP_ENV=local the login token secret must be at least

@@ -41,12 +41,7 @@ export function isSecretSetting(name: string): name is SecretSettingName {
 export const SECRETS_PARAMETER_PATH_VARIABLE = 'SECRETS_PARAMETER_PATH';
 
 /** Rotated values reach running containers within this many seconds. */
-export const SECRETS_MAX_AGE_SECONDS = 300;
-
-/** /contents-inventory/<stage>: where serverless.yml points the functions and grants read access. */
-export function secretsParameterPath(service: string, stage: string): string {
-  return `/${service}/${stage}`;
-}
+const SECRETS_MAX_AGE_SECONDS = 300;
 
 let provider: SSMProvider | undefined;
 

@@ -15,7 +15,7 @@ const STATE_CHANGING: ReadonlySet<HttpMethod> = new Set(['POST', 'PUT', 'PATCH',
 /** Whether requests of this method get the check (also read by the OpenAPI document, lib/http/openapi.ts). */
 export const isStateChanging = (method: HttpMethod) => STATE_CHANGING.has(method);
 
-export const CROSS_SITE_REFUSED =
+const CROSS_SITE_REFUSED =
   'Cross-site request refused: a write signed in by cookie needs an Origin header from an allowed origin (CORS_ORIGINS) or an X-Requested-With header.';
 
 /** A header by name, whatever its case (API Gateway lowercases them; other callers may not). */

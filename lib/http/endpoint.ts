@@ -19,7 +19,7 @@ import { jsonError, toResult } from './response';
 import type { Infer, RouteAuth, RouteContract } from './route';
 import { parseJsonBody, requireJsonContentType, validatePart } from './validation';
 
-export interface RequestContext<C extends RouteContract, I = unknown> {
+interface RequestContext<C extends RouteContract, I = unknown> {
   params: Infer<C['params']>;
   query: Infer<C['query']>;
   body: Infer<C['body']>;
@@ -49,7 +49,7 @@ export interface Caller<I> {
   ambient: boolean;
 }
 
-/** Resolves the caller of a signed-in route (401/403 as thrown HttpErrors). */
+/** Resolves the caller of a signed-in route (401/403 as thrown domain errors, NotSignedInError/ForbiddenError). */
 export type IdentityResolver<I> = (level: AuthenticatedLevel, event: APIGatewayProxyEventV2) => Promise<Caller<I>>;
 
 const isSignedIn = (auth: RouteAuth): auth is AuthenticatedLevel => auth !== 'none' && auth !== 'capability';

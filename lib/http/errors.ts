@@ -19,17 +19,11 @@ export class HttpError extends Error {
   }
 }
 
-export const badRequest = (detail: string) => new HttpError(400, detail);
-export const unauthorized = (detail = 'Invalid or expired token') => new HttpError(401, detail);
 export const forbidden = (detail = 'This page is restricted.') => new HttpError(403, detail);
-export const notFound = (detail = 'Not found') => new HttpError(404, detail);
 export const conflict = (detail: string) => new HttpError(409, detail);
-export const payloadTooLarge = (detail: string) => new HttpError(413, detail);
 export const unsupportedMediaType = (detail: string) => new HttpError(415, detail);
 export const unprocessable = (detail: string, errors?: FieldError[]) =>
   new HttpError(422, detail, errors ? { detail, errors } : undefined);
-export const badGateway = (detail: string) => new HttpError(502, detail);
-export const serviceUnavailable = (detail: string) => new HttpError(503, detail);
 
 /** The status each domain error code is answered with: the one place domain errors become HTTP. */
 export const STATUS_OF_DOMAIN_ERROR: Record<DomainErrorCode, number> = {
@@ -41,8 +35,6 @@ export const STATUS_OF_DOMAIN_ERROR: Record<DomainErrorCode, number> = {
   conflict: 409,
   too_large: 413,
   unprocessable: 422,
-  too_many_requests: 429,
-  upstream_failed: 502,
   unavailable: 503,
 };
 

@@ -24,7 +24,7 @@ import type { RouteContract } from './route';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** How long a key is remembered. */
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 const MAX_KEY_LENGTH = 255;
 // Visible ASCII only: keys are usually UUIDs; anything else is a client bug worth a clear 422.
 const KEY_PATTERN = /^[\x21-\x7e]+$/;

@@ -5,7 +5,7 @@
  * the cross-site 403, 415, 422, the idempotency 409/422) are derived here from
  * the contract, as lib/http/endpoint.ts decides them, not written per route.
  * The document must lint clean with Spectral's recommended OpenAPI rules
- * (tests/unit/openapi-lint.test.ts).
+ * (tests/unit/project/openapi-lint.test.ts).
  */
 import * as z from 'zod';
 import { isStateChanging } from './csrf';
@@ -90,7 +90,7 @@ const components = {
       },
       required: ['detail'],
     },
-    // The spec's 402 body, which replaces {detail}; lib/billing/prepaid.ts answers with the same schema.
+    // The spec's 402 body, which replaces {detail}; lib/billing/charge-service.ts answers with the same schema.
     [CREDITS_SCHEMA]: schemaOf(insufficientCreditsBody, 'output'),
   },
   securitySchemes: {
@@ -142,7 +142,7 @@ function parametersOf(route: RouteContract) {
 }
 
 /** Every error status the route can answer, each with the reasons it is given, in the order the stack checks them. */
-export function errorReasons(route: RouteContract): Map<number, string[]> {
+function errorReasons(route: RouteContract): Map<number, string[]> {
   const reasons = new Map<number, string[]>();
   const add = (status: number, why: string) => {
     const list = reasons.get(status) ?? [];

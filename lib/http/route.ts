@@ -44,7 +44,36 @@ export interface RouteContract {
   lambda?: { timeout?: number; memorySize?: number };
 }
 
-/** Identity helper that keeps the literal types of a contract. */
+/**
+ * Declares a route contract, keeping its literal types (method, auth, the
+ * zod schemas) so the handler built from it is typed by it. Contracts are
+ * grouped per domain in lib/<domain>/routes.ts, and the group is listed in
+ * the route table (lib/api/route-table.ts), which adds the OpenAPI operation
+ * and the serverless function.
+ *
+ * @example
+ * ```ts
+ * import { defineRoute } from '../http/route';
+ * import { idParams } from '../http/schemas';
+ * import { claimPatchBody, claimResponse } from './schemas';
+ *
+ * export const claimRoutes = {
+ *   patch: defineRoute({
+ *     name: 'patchClaim', // the serverless function's name
+ *     method: 'PATCH',
+ *     path: '/api/claims/{id}',
+ *     auth: 'actor', // signed in, and the route writes activity
+ *     tag: 'claims',
+ *     summary: 'Inline edit of claim fields (restorable).',
+ *     handler: 'api/claims/patch-claim', // functions/api/claims/patch-claim.ts
+ *     params: idParams,
+ *     body: claimPatchBody,
+ *     response: claimResponse,
+ *     errors: [404],
+ *   }),
+ * };
+ * ```
+ */
 export function defineRoute<const C extends RouteContract>(contract: C): C {
   return contract;
 }

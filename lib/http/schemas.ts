@@ -12,8 +12,6 @@ export const queryBool = (def = false) =>
 
 export const idParams = z.object({ id: uuid() });
 
-export const detailResponse = z.object({ detail: z.string() });
-
 /** The 402 answer when the billing service refuses a spend: the spec's body, which replaces {detail}. */
 export const insufficientCreditsBody = z
   .object({

@@ -4,7 +4,7 @@ import { unprocessable, unsupportedMediaType, type FieldError } from './errors';
 
 export type RequestPart = 'path' | 'query' | 'body';
 
-export function fieldErrors(part: RequestPart, error: z.ZodError): FieldError[] {
+function fieldErrors(part: RequestPart, error: z.ZodError): FieldError[] {
   return error.issues.map((issue) => ({
     field: [part, ...issue.path.map(String)].join('.'),
     message: issue.message,
@@ -21,7 +21,7 @@ export function validatePart<S extends z.ZodType>(part: RequestPart, schema: S, 
 /** application/json or any +json type, parameters (charset) allowed. */
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.!#$&^-]+\+)?json\s*(?:;.*)?$/i;
 
-export const NOT_JSON = 'Unsupported media type: send the request body as JSON (Content-Type: application/json).';
+const NOT_JSON = 'Unsupported media type: send the request body as JSON (Content-Type: application/json).';
 
 /**
  * A body is read as JSON only when it says it is JSON: a text/plain or

@@ -16,7 +16,7 @@
  * call throws AiGatewayError naming the kind of failure.
  *
  * Every call, answered or failed, is handed to the recorder once it is over
- * (the domain passes lib/jobs/ai-requests.ts, which adds the spend to the job
+ * (the domain passes lib/jobs/ai-request-service.ts, which adds the spend to the job
  * and keeps a redacted request record). A recorder that throws is logged,
  * never fatal.
  */
@@ -28,20 +28,20 @@ import { withRetry } from '../retry';
 export const INPUT_USD_PER_MILLION_TOKENS = 5;
 export const OUTPUT_USD_PER_MILLION_TOKENS = 25;
 
-export const DEFAULT_TIMEOUT_MS = 120_000;
-export const DEFAULT_MAX_ATTEMPTS = 4;
-export const DEFAULT_BACKOFF_MS = 1000;
+const DEFAULT_TIMEOUT_MS = 120_000;
+const DEFAULT_MAX_ATTEMPTS = 4;
+const DEFAULT_BACKOFF_MS = 1000;
 /** A Retry-After longer than this is not honoured in full; the job has a deadline. */
 const MAX_RETRY_AFTER_MS = 30_000;
 
-export const CHAT_COMPLETIONS_PATH = '/chat/completions';
+const CHAT_COMPLETIONS_PATH = '/chat/completions';
 
 export interface VisionImage {
   label: string;
   jpeg: Buffer;
 }
 
-export interface AiCallContext {
+interface AiCallContext {
   jobId: string;
   teamId: string;
   /** What the call is for, e.g. 'photo-group'. */

@@ -55,12 +55,12 @@ import { withRetry } from '../retry';
 
 export const SPEND_PATH = '/api/v1/credits/spend';
 export const REFUND_PATH = '/api/v1/credits/refund';
-export const BALANCE_PATH = '/api/v1/credits/balance';
+const BALANCE_PATH = '/api/v1/credits/balance';
 
 /** One attempt. */
-export const DEFAULT_TIMEOUT_MS = 6_000;
-export const DEFAULT_RETRIES = 2;
-export const DEFAULT_BACKOFF_MS = 300;
+const DEFAULT_TIMEOUT_MS = 6_000;
+const DEFAULT_RETRIES = 2;
+const DEFAULT_BACKOFF_MS = 300;
 /** A whole call, retries and pauses included: well inside an HTTP function's 29 s, with room for the job's own writes. */
 export const DEFAULT_DEADLINE_MS = 15_000;
 

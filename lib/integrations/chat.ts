@@ -18,13 +18,13 @@ export interface JobOutcomeMessage {
 
 const POST_TIMEOUT_MS = 5000;
 
-export function environmentLabel(appEnv: string): string {
+function environmentLabel(appEnv: string): string {
   if (appEnv === 'production') return 'Production';
   if (appEnv === 'stage') return 'Stage';
   return appEnv.charAt(0).toUpperCase() + appEnv.slice(1);
 }
 
-export function chatPayload(message: JobOutcomeMessage) {
+function chatPayload(message: JobOutcomeMessage) {
   const mediaType = message.mediaType.charAt(0).toUpperCase() + message.mediaType.slice(1);
   const fields: { title: string; value: string; short: boolean }[] = [
     { title: 'Environment', value: environmentLabel(settings().APP_ENV), short: true },

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineRoute } from '../http/route';
 import { queryBool, uuid } from '../http/schemas';
-import { itemResponse } from './view';
+import { itemResponse } from './schemas';
 
 export const inventoryRoutes = {
   list: defineRoute({

@@ -3,24 +3,25 @@
  * listing, quoting, processing (with the up-front charge and its 402),
  * cancelling a not-yet-started job, logs and metrics.
  */
-import type { Identity } from '../auth/identity';
-import { recordActivity } from '../activity/log';
-import { jobCharge, type JobCharge } from '../billing/credits';
-import { chargeJobUpFront, refundJob } from '../billing/prepaid';
-import { teamCreditsBalance } from '../billing/summary';
+import type { Identity } from '../auth/identity-rules';
+import { recordActivity } from '../activity/service';
+import { jobCharge, type JobCharge } from '../billing/credit-rules';
+import { chargeJobUpFront, refundJob } from '../billing/charge-service';
+import { teamCreditsBalance } from '../billing/summary-service';
 import { deletePrefix } from '../blob/client';
 import { blobKeys } from '../blob/keys';
 import { settings } from '../config';
-import { chargeExemptions } from '../billing/exemptions';
-import { conflict, serviceUnavailable } from '../http/errors';
+import { chargeExemptions } from '../billing/exemption-service';
+import { ConflictError, UnavailableError } from '../errors';
 import { startJob } from '../orchestrator/engine';
 import { pipelineRefForSource } from '../pipelines/catalog';
-import { countPhotoAiRequests } from '../photos/requests';
-import { photoWriteLocked, photoWriteLockFree } from '../photos/staged-photo-writes';
-import { roomItemCountByJob } from '../rooms/counts';
-import { loadJobForTeam, loadRoomForTeam } from '../tenancy/scope';
-import { deleteJobRows, getJob, isProcessing, listRoomJobs, listTeamJobs, STARTABLE_STATUSES, type Job } from './job';
-import { readArchivedLog, readLiveLog } from './logs';
+import { countPhotoAiRequests } from '../photos/photo-service';
+import { photoWriteLocked, photoWriteLockFree } from '../photos/photo-write-store';
+import { roomItemCountByJob } from '../rooms/counts-store';
+import { loadJobForTeam, loadRoomForTeam } from '../tenancy/service';
+import { deleteJobRows, getJob, listRoomJobs, listTeamJobs, type Job } from './job-store';
+import { isProcessing, STARTABLE_STATUSES } from './job-rules';
+import { readArchivedLog, readLiveLog } from './log-store';
 import { jobMetrics, jobView } from './view';
 
 export async function listJobsFor(identity: Identity) {
@@ -55,7 +56,7 @@ async function chargeFor(job: Job): Promise<JobCharge & { photoRequests: number;
 
 function requireMeasured(job: Job): void {
   if (job.source_type !== 'photo' && (job.duration === null || job.duration === undefined)) {
-    throw conflict('The upload is still being measured; try again in a moment.');
+    throw new ConflictError('The upload is still being measured; try again in a moment.');
   }
 }
 
@@ -92,15 +93,15 @@ export const PHOTOS_BEING_SAVED =
 export async function processJobFor(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   if (!STARTABLE_STATUSES.includes(job.status)) {
-    throw conflict(
+    throw new ConflictError(
       isProcessing(job.status) ? 'The job is already being processed.' : `A ${job.status} job cannot be processed.`,
     );
   }
   // A large grouping edit commits in several transactions: a plan fixed now could take its photos half-regrouped.
-  if (photoWriteLocked(job)) throw conflict(PHOTOS_BEING_SAVED);
+  if (photoWriteLocked(job)) throw new ConflictError(PHOTOS_BEING_SAVED);
   const pipeline = pipelineRefForSource(job.source_type);
   if (!pipeline)
-    throw serviceUnavailable(
+    throw new UnavailableError(
       `Processing ${job.source_type} jobs is not available in this deployment yet. Nothing was charged.`,
     );
   requireMeasured(job);
@@ -113,7 +114,7 @@ export async function processJobFor(identity: Identity, jobId: string) {
     // A racing start shares our charge reference, so only refund if the job is not running on it.
     const now = await getJob(job.id);
     if (charged.charged && (!now || !isProcessing(now.status))) await refundJob(charged.job);
-    throw conflict('The job changed while it was being started; reload it.');
+    throw new ConflictError('The job changed while it was being started; reload it.');
   }
   await recordActivity(identity.actor, {
     team_id: job.team_id,
@@ -131,9 +132,9 @@ export async function processJobFor(identity: Identity, jobId: string) {
 export async function cancelJobFor(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   if (job.status !== 'awaiting_confirmation' || job.billing_charged)
-    throw conflict('Only a job waiting for confirmation, before any charge, can be cancelled.');
+    throw new ConflictError('Only a job waiting for confirmation, before any charge, can be cancelled.');
   const removed = await deleteJobRows(job, { expectStatus: 'awaiting_confirmation' });
-  if (!removed) throw conflict('The job changed while it was being cancelled; reload it.');
+  if (!removed) throw new ConflictError('The job changed while it was being cancelled; reload it.');
   await deletePrefix(blobKeys.jobPrefix(job.team_id, job.claim_id, job.id));
   await recordActivity(identity.actor, {
     team_id: job.team_id,
@@ -148,7 +149,7 @@ export async function cancelJobFor(identity: Identity, jobId: string) {
 }
 
 /** GET /api/jobs/{id}/logs: the live buffer while it runs, the archive once finished. */
-export async function jobLogsFor(identity: Identity, jobId: string) {
+export async function getJobLogs(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   if (job.status === 'complete' || job.status === 'error') {
     const archived = await readArchivedLog(job.id);
@@ -157,6 +158,6 @@ export async function jobLogsFor(identity: Identity, jobId: string) {
   return { job_id: job.id, source: 'live' as const, lines: await readLiveLog(job.id) };
 }
 
-export async function jobMetricsFor(identity: Identity, jobId: string) {
+export async function getJobMetrics(identity: Identity, jobId: string) {
   return jobMetrics(await loadJobForTeam(identity, jobId));
 }

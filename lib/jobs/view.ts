@@ -1,6 +1,7 @@
 /** A job as the API shows it (engine internals left out). */
 import * as z from 'zod';
-import { JOB_STATUSES, jobProgress, type Job } from './job';
+import type { Job } from './job-store';
+import { JOB_STATUSES, jobProgress } from './job-rules';
 
 export function jobView(job: Job) {
   return {

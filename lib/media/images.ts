@@ -9,15 +9,7 @@
  * - ./decoding: the shared error and decoder guards.
  * - ./sniff: recognising an image from its header and client dates (no sharp).
  */
-export { DEFAULT_JPEG_QUALITY, MAX_INPUT_PIXELS, UnreadableImageError } from './decoding';
-export { normalizePhoto, type NormalizedPhoto, type NormalizePhotoOptions } from './normalize';
-export {
-  cropJpeg,
-  cropRect,
-  DEFAULT_THUMBNAIL_LONG_EDGE,
-  resizeForModel,
-  thumbnail,
-  type CropBox,
-  type ResizedJpeg,
-} from './resize';
-export { BMP_NOT_SUPPORTED, normalizeCapturedAt, sniffImage, SNIFF_HEAD_BYTES, type ImageType } from './sniff';
+export { MAX_INPUT_PIXELS, UnreadableImageError } from './decoding';
+export { normalizePhoto, type NormalizedPhoto } from './normalize';
+export { cropJpeg, cropRect, resizeForModel, thumbnail } from './resize';
+export { normalizeCapturedAt, sniffImage, SNIFF_HEAD_BYTES } from './sniff';

@@ -6,7 +6,7 @@
 import sharp, { type Metadata } from 'sharp';
 import { checkPixels, DEFAULT_JPEG_QUALITY, inputOptions, MAX_INPUT_PIXELS, positiveInt, unreadable } from './decoding';
 
-export const DEFAULT_THUMBNAIL_LONG_EDGE = 640;
+const DEFAULT_THUMBNAIL_LONG_EDGE = 640;
 
 // ---------------------------------------------------------------------------------------------
 // Resizing

@@ -19,8 +19,9 @@
  *    that is an interruption (recovery.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { getJob, isProcessing, STARTABLE_STATUSES, updateJob, type Job } from '../jobs/job';
-import { JobLog } from '../jobs/logs';
+import { getJob, updateJob, type Job } from '../jobs/job-store';
+import { isProcessing, STARTABLE_STATUSES } from '../jobs/job-rules';
+import { JobLog } from '../jobs/log-store';
 import { logger } from '../observability/logger';
 import {
   getPipeline,
@@ -38,9 +39,9 @@ import { advance, queuedStage, sendStage, sendUnit, stageOf, type StageMessage, 
 export { stageMessage, unitMessage, type StageMessage, type UnitMessage } from './transitions';
 
 /** A unit that failed this many deliveries is given up on (recorded as failed) so the fan-in can finish. */
-export const UNIT_MAX_ATTEMPTS = 3;
+const UNIT_MAX_ATTEMPTS = 3;
 /** A failed unit comes back after base × 2^(attempt − 1) seconds, at most the cap (not after the queue's 90-minute visibility timeout). */
-export const UNIT_RETRY_BASE_SECONDS = 5;
+const UNIT_RETRY_BASE_SECONDS = 5;
 export const UNIT_RETRY_MAX_SECONDS = 300;
 const HEARTBEAT_MS = 15_000;
 
@@ -278,6 +279,6 @@ async function retryLater(
     .catch((err) => logger.warn('could not schedule the unit retry', { ...message, error: errorText(err) }));
 }
 
-export function errorText(err: unknown): string {
+function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

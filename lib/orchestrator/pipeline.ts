@@ -1,10 +1,12 @@
 /**
  * Pipelines are declarations: an ordered list of stages, each with the job
  * status it runs under and the progress range it covers. The engine
- * (engine.ts) runs them one SQS message at a time.
+ * (engine.ts) runs them one SQS message at a time. How to add one:
+ * lib/pipelines/README.md.
  */
-import type { Job, JobStatus, SourceType } from '../jobs/job';
-import type { JobLog } from '../jobs/logs';
+import type { Job } from '../jobs/job-store';
+import type { JobStatus, SourceType } from '../jobs/job-rules';
+import type { JobLog } from '../jobs/log-store';
 
 export interface StageContext {
   job: Job;
@@ -19,11 +21,42 @@ export type StageOutcome =
   /** Fan out: one unit message per element, at most `concurrency` in flight; the stage ends when all are done. */
   | { kind: 'fanout'; units: number; concurrency: number; set?: Partial<Job> };
 
+/**
+ * One step of a pipeline. `run` runs once per run of the job, under a lease;
+ * returning `fanout` makes the engine call `unit` once per index, at most
+ * `concurrency` at a time, and the stage ends when every unit is done (or
+ * given up on after its retries).
+ *
+ * @example
+ * ```ts
+ * // Cuts the job's text into chunks and counts each chunk in its own unit, two at a time.
+ * const split: StageDefinition = {
+ *   name: 'split',
+ *   status: 'extracting',
+ *   progress: [0, 80],
+ *   async run(ctx) {
+ *     const chunks = chunkText((await getSource(ctx.job.id)) ?? '', 5);
+ *     await putChunks(ctx.job, chunks); // keyed by ctx.job.run_id: a restarted run plans afresh
+ *     return { kind: 'fanout', units: chunks.length, concurrency: 2 };
+ *   },
+ *   async unit(ctx, index) {
+ *     const chunks = await getChunks(ctx.job);
+ *     await putCount(ctx.job, index, countWords(chunks[index])); // written once: safe to run again
+ *   },
+ * };
+ * ```
+ */
 export interface StageDefinition {
+  /** Unique within the pipeline; stage messages, unit rows and stage_timings are keyed by it. */
   name: string;
+  /** The job status while this stage runs (one of the processing statuses). */
   status: JobStatus;
   /** Progress percent at the start and at the end of the stage. */
   progress: [number, number];
+  /**
+   * The stage's work. Throwing fails the job (no retry): with the message of a
+   * PipelineFailure, else "The <name> stage failed: …".
+   */
   run(ctx: StageContext): Promise<StageOutcome>;
   /** Runs one fan-out unit; must be safe to run again for the same index (a redelivered message). */
   unit?(ctx: StageContext, index: number): Promise<void>;
@@ -38,7 +71,37 @@ export interface CompletionSummary {
   minutes: number;
 }
 
+/**
+ * A pipeline: its stages in order, what the finished job is billed, and how
+ * an interrupted run's partial results are cleared before the restart.
+ * Registered for the workers in lib/pipelines/index.ts and named for the
+ * HTTP side in lib/pipelines/catalog.ts.
+ *
+ * @example
+ * ```ts
+ * export const wordCountPipeline: PipelineDefinition = {
+ *   name: 'example-word-count',
+ *   sourceType: 'audio',
+ *   stages: [
+ *     { name: 'split', status: 'extracting', progress: [0, 80], run: split, unit: countChunk },
+ *     { name: 'total', status: 'synthesizing', progress: [80, 100], run: total },
+ *   ],
+ *   // One credit per chunk counted; what was spent up front beyond that is refunded.
+ *   async complete({ job }) {
+ *     const counted = (await listCounts(job)).length;
+ *     return { items_found: job.items_found, credits: counted, blocks: 0, minutes: 0 };
+ *   },
+ *   // Results not keyed by run (here the total) go before a restart.
+ *   async clearPartialResults(job) {
+ *     await deleteTotal(job.id);
+ *   },
+ * };
+ *
+ * registerPipeline(wordCountPipeline);
+ * ```
+ */
 export interface PipelineDefinition {
+  /** Unique in the deployment; stored on the job (`pipeline`) and used to find the declaration again. */
   name: string;
   sourceType: SourceType;
   /**
@@ -79,10 +142,6 @@ export function registerPipeline(pipeline: PipelineDefinition): void {
   const names = new Set(pipeline.stages.map((s) => s.name));
   if (names.size !== pipeline.stages.length) throw new Error(`pipeline ${pipeline.name} repeats a stage name`);
   registry.set(pipeline.name, pipeline);
-}
-
-export function unregisterPipeline(name: string): void {
-  registry.delete(name);
 }
 
 export function getPipeline(name: string): PipelineDefinition | undefined {

@@ -15,9 +15,10 @@
 import { randomUUID } from 'node:crypto';
 import { PING_BODY } from '../background/heartbeat';
 import { settings } from '../config';
-import { conflict, notFound } from '../http/errors';
-import { getJob, isProcessing, PROCESSING_STATUSES, updateJob, type Job } from '../jobs/job';
-import { JobLog } from '../jobs/logs';
+import { ConflictError, NotFoundError } from '../errors';
+import { getJob, updateJob, type Job } from '../jobs/job-store';
+import { isProcessing, PROCESSING_STATUSES } from '../jobs/job-rules';
+import { JobLog } from '../jobs/log-store';
 import { jobView } from '../jobs/view';
 import { logger } from '../observability/logger';
 import { sendToQueue } from '../queue/queues';
@@ -29,9 +30,8 @@ import { advance, queuedStage, sendStage, sendUnit, stageOf } from './transition
 export const RESTARTING = 'Restarting after an interruption';
 export const INTERRUPTED_TWICE = 'Processing was interrupted twice. Nothing was charged; please process the job again.';
 export const STUCK_FOR_A_DAY = 'Processing stopped: the job was stuck for more than 24 hours. Nothing was charged.';
-export const HUNG =
-  'Processing stopped: the job stopped making progress. Nothing was charged; please process it again.';
-export const DISMISSED = 'Stopped by an administrator. Nothing was charged; please process the job again.';
+const HUNG = 'Processing stopped: the job stopped making progress. Nothing was charged; please process it again.';
+const DISMISSED = 'Stopped by an administrator. Nothing was charged; please process the job again.';
 const DAY_MS = 86_400_000;
 
 /** Called when a stage message could not take its lease: was it because the holder died? */
@@ -41,7 +41,7 @@ export async function handlePossibleInterruption(jobId: string, runId: string, n
   if (job.stage_lease_until && job.stage_lease_until < now.toISOString()) await recoverInterrupted(job, now);
 }
 
-export async function recoverInterrupted(job: Job, now = new Date()): Promise<'restarted' | 'failed' | 'raced'> {
+async function recoverInterrupted(job: Job, now = new Date()): Promise<'restarted' | 'failed' | 'raced'> {
   const pipeline = job.pipeline ? getPipeline(job.pipeline) : undefined;
   if (!pipeline)
     return (await failJob(job, `The ${job.pipeline} pipeline is not available in this deployment.`))
@@ -188,15 +188,16 @@ async function touch(job: Job, now: Date): Promise<void> {
 
 /** POST /api/admin/jobs/{id}/dismiss: a hung job is failed with a retryable message and refunded. */
 export async function dismissJob(job: Job): Promise<Job> {
-  if (!isProcessing(job.status)) throw conflict(`Only a processing job can be dismissed; this one is ${job.status}.`);
+  if (!isProcessing(job.status))
+    throw new ConflictError(`Only a processing job can be dismissed; this one is ${job.status}.`);
   const failed = await failJob(job, DISMISSED);
-  if (!failed) throw conflict('The job finished or changed while it was being dismissed.');
+  if (!failed) throw new ConflictError('The job finished or changed while it was being dismissed.');
   return failed;
 }
 
 /** The admin route: not team-scoped. */
 export async function dismissJobById(jobId: string) {
   const job = await getJob(jobId);
-  if (!job) throw notFound('Job not found');
+  if (!job) throw new NotFoundError('Job not found');
   return jobView(await dismissJob(job));
 }

@@ -1,18 +1,18 @@
 /**
  * The engine's rows in the table: fan-out unit leases and the fan-in count.
  * The only place in lib/orchestrator that builds DynamoDB commands (job rows
- * go through lib/jobs/job.ts).
+ * go through lib/jobs/job-store.ts).
  *
  * A unit becomes done and is counted into its job's fan-in in ONE
  * transaction, so no crash, throttle or lost race can leave a unit done but
  * uncounted (the fan-in would never finish) or counted twice.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
 import { indexes } from '../db/keys';
 import { indexRows } from '../db/query';
-import { getJob, jobUpdateInput, type Job } from '../jobs/job';
+import { getJob, jobUpdateInput, type Job } from '../jobs/job-store';
 import { withRetry } from '../retry';
 
 export const leaseUntil = (now = Date.now()) => new Date(now + settings().STAGE_LEASE_SECONDS * 1000).toISOString();
@@ -84,17 +84,6 @@ export async function releaseUnit(job: Job, stage: string, index: number, runner
       }),
     )
     .catch(() => undefined);
-}
-
-export async function getUnit(
-  job: Pick<Job, 'id' | 'run_id'>,
-  stage: string,
-  index: number,
-): Promise<UnitRecord | null> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: unitKey(job, stage, index), ConsistentRead: true }),
-  );
-  return Item ? toUnit(Item) : null;
 }
 
 /** Every unit row of a stage of the job's current run. */

@@ -5,20 +5,24 @@
  * Both are conditional on the job still being in a processing state of the
  * same run, so a late or duplicated message cannot finish a job twice.
  *
- * Refunds are owed in the same write that ends the run (lib/billing/settlement.ts):
+ * Refunds are owed in the same write that ends the run (lib/billing/settlement-store.ts):
  * the whole charge on failure, and on completion the part spent up front but not
  * billed (a failed AI request is never billed). They are settled right after;
  * what the billing service does not confirm the billing sweep retries.
  */
-import { revenueUsd } from '../billing/credits';
-import { addFinalizedSpend, completionBilling, passCompletionBilling } from '../billing/prepaid';
-import { owedFields, owesBilling, settleJobBilling, unbilledRefund, wholeRefund } from '../billing/settlement';
+import { revenueUsd } from '../billing/credit-rules';
+import { addFinalizedSpend } from '../billing/charge-service';
+import { completionBilling, passCompletionBilling } from '../billing/charge-store';
+import { settleJobBilling } from '../billing/settlement-service';
+import { owesBilling, unbilledRefund, wholeRefund } from '../billing/settlement-rules';
+import { owedFields } from '../billing/settlement-store';
 import { postJobOutcome } from '../integrations/chat';
-import { PROCESSING_STATUSES, updateJob, type Job } from '../jobs/job';
-import { archiveLog, JobLog } from '../jobs/logs';
+import { updateJob, type Job } from '../jobs/job-store';
+import { PROCESSING_STATUSES } from '../jobs/job-rules';
+import { archiveLog, JobLog } from '../jobs/log-store';
 import { logger } from '../observability/logger';
-import { getTeam } from '../teams/team';
-import { getUser } from '../users/user';
+import { getTeam } from '../teams/store';
+import { getUser } from '../users/store';
 import type { PipelineDefinition } from './pipeline';
 
 /** A failure a pipeline reports with a message meant for the user (e.g. every AI call failed). */

@@ -5,8 +5,8 @@
  * import each other.
  */
 import * as z from 'zod';
-import { updateJob, type Job } from '../jobs/job';
-import { JobLog } from '../jobs/logs';
+import { updateJob, type Job } from '../jobs/job-store';
+import { JobLog } from '../jobs/log-store';
 import { dispatch } from '../queue/dispatch';
 import type { PipelineDefinition, StageDefinition } from './pipeline';
 import { completeJob } from './terminal';

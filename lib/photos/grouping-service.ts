@@ -2,21 +2,22 @@
  * The grouping endpoints of a photo job before the AI runs (spec: Jobs:
  * PUT /api/jobs/{id}/staged-photos/regroup, /delete, /restore, /segment,
  * /clear-segments, /details; Photo pipeline (live path) 2, 6, 7). The rules
- * are in ./grouping; this reads the job's photos, checks the request against
+ * are in ./grouping-rules.ts; this reads the job's photos, checks the request against
  * them (400 and nothing written), writes the changed rows in transactions
  * conditional on the job still being groupable (409 once it is not), writes
  * activity and answers the job's full staged-photo list.
  */
 import pLimit from 'p-limit';
-import type { Identity } from '../auth/identity';
-import { recordActivity } from '../activity/log';
+import type { Identity } from '../auth/identity-rules';
+import { recordActivity } from '../activity/service';
 import { deleteObject } from '../blob/objects';
 import { settings } from '../config';
-import { badRequest, conflict, notFound } from '../http/errors';
-import { getJob, updateJob, type Job } from '../jobs/job';
+import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
+import { getJob, type Job } from '../jobs/job-store';
 import { dispatch } from '../queue/dispatch';
-import { getRoom } from '../rooms/room';
-import { JOB_NOT_FOUND, loadJobForTeam } from '../tenancy/scope';
+import { getRoom } from '../rooms/store';
+import { JOB_NOT_FOUND, loadJobForTeam } from '../tenancy/service';
+import { plural } from '../text';
 import {
   clearSegmentsProblem,
   detailsGroup,
@@ -24,7 +25,6 @@ import {
   groupingBlocked,
   manualName,
   planSegments,
-  plural,
   regroupChanges,
   regroupProblem,
   restoreProblem,
@@ -33,19 +33,20 @@ import {
   segmentsOf,
   segmentTargetProblem,
   unknownIdsProblem,
-} from './grouping';
+} from './grouping-rules';
+import { raisePhotoNextIndex, takePhotoIndices } from './photo-job-store';
+import { photoWriteLocked, type StagedPhotoWrite, writeStagedPhotos } from './photo-write-store';
+import type { SegmentCropMessage } from './queue-schemas';
 import { MAX_PHOTO_INDEX } from './rules';
 import type { GroupDetailsInput, SegmentInput } from './schemas';
-import type { SegmentCropMessage } from './segments';
-import { listStagedPhotos, newSegmentPhoto, type StagedPhoto } from './staged-photo';
-import { photoWriteLocked, writeStagedPhotos, type StagedPhotoWrite } from './staged-photo-writes';
+import { listStagedPhotos, newSegmentPhoto, type StagedPhoto } from './staged-photo-store';
 import { stagedPhotoView } from './view';
 
 /** The job (team-scoped: 404 for another team's) and its photos, or 409 when they can no longer be grouped. */
 async function groupableJob(identity: Identity, jobId: string): Promise<{ job: Job; photos: StagedPhoto[] }> {
   const job = await loadJobForTeam(identity, jobId);
   const blocked = groupingBlocked(job);
-  if (blocked) throw conflict(blocked);
+  if (blocked) throw new ConflictError(blocked);
   return { job, photos: await listStagedPhotos(job.id) };
 }
 
@@ -56,22 +57,22 @@ function eachLimited<T>(items: T[], fn: (item: T) => Promise<unknown>): Promise<
 }
 
 function check(problem: string | null): void {
-  if (problem) throw badRequest(problem);
+  if (problem) throw new InvalidRequestError(problem);
 }
 
-export const PHOTOS_BUSY = "Another change to this job's photos is still being saved; try again in a moment.";
+const PHOTOS_BUSY = "Another change to this job's photos is still being saved; try again in a moment.";
 
-/** Writes an edit's rows all or nothing (./staged-photo-writes), or answers 409 and has written nothing. */
+/** Writes an edit's rows all or nothing (./photo-write-store.ts), or answers 409 and has written nothing. */
 async function commit(job: Job, writes: StagedPhotoWrite[]): Promise<void> {
   const outcome = await writeStagedPhotos(job.id, writes, GROUPING_STATUSES);
   if (outcome === 'written') return;
   if (outcome === 'job-state') {
     const now = await getJob(job.id, true);
-    if (!now) throw notFound(JOB_NOT_FOUND);
-    if (photoWriteLocked(now)) throw conflict(groupingBlocked(now) ?? PHOTOS_BUSY);
-    throw conflict(groupingBlocked(now) ?? 'The job changed while the photos were being saved; try again.');
+    if (!now) throw new NotFoundError(JOB_NOT_FOUND);
+    if (photoWriteLocked(now)) throw new ConflictError(groupingBlocked(now) ?? PHOTOS_BUSY);
+    throw new ConflictError(groupingBlocked(now) ?? 'The job changed while the photos were being saved; try again.');
   }
-  throw conflict('The photos changed while this was being saved; reload them and try again.');
+  throw new ConflictError('The photos changed while this was being saved; reload them and try again.');
 }
 
 async function record(identity: Identity, job: Job, action_type: string, action_label: string): Promise<void> {
@@ -150,23 +151,12 @@ export async function setStagedPhotosDeleted(
  */
 async function allocateIndices(job: Job, photos: StagedPhoto[], count: number): Promise<number[]> {
   const floor = photos.reduce((next, p) => Math.max(next, p.index + 1), 0);
-  if ((job.photo_next_index ?? 0) < floor) {
-    await updateJob(job.id, {
-      set: { photo_next_index: floor },
-      condition: 'attribute_not_exists(photo_next_index) OR photo_next_index < :next',
-      values: { ':next': floor },
-    });
-  }
-  const after = await updateJob(job.id, {
-    add: { photo_next_index: count },
-    expectStatus: GROUPING_STATUSES,
-    condition: 'photo_next_index <= :ceiling',
-    values: { ':ceiling': MAX_PHOTO_INDEX + 1 - count },
-  });
+  if ((job.photo_next_index ?? 0) < floor) await raisePhotoNextIndex(job.id, floor);
+  const after = await takePhotoIndices(job.id, count, GROUPING_STATUSES, MAX_PHOTO_INDEX);
   if (!after) {
     const now = await getJob(job.id, true);
-    if (!now) throw notFound(JOB_NOT_FOUND);
-    throw conflict(
+    if (!now) throw new NotFoundError(JOB_NOT_FOUND);
+    throw new ConflictError(
       groupingBlocked(now) ??
         `This job has used every photo number up to ${MAX_PHOTO_INDEX}; start a new upload for more.`,
     );
@@ -226,7 +216,7 @@ export async function clearStagedPhotoSegments(identity: Identity, jobId: string
 export async function setGroupDetails(identity: Identity, jobId: string, body: GroupDetailsInput) {
   const { job, photos } = await groupableJob(identity, jobId);
   const group = detailsGroup(photos, body.ids);
-  if ('problem' in group) throw badRequest(group.problem);
+  if ('problem' in group) throw new InvalidRequestError(group.problem);
   const name = manualName(body.name);
   const members = photos.filter((p) => p.group_index === group.group_index);
   await commit(

@@ -2,10 +2,11 @@
 import * as z from 'zod';
 import { uuid } from '../http/schemas';
 import { jobResponse } from '../jobs/view';
-import { MAX_MANUAL_NAME_LENGTH, MAX_SEGMENT_ITEMS } from './grouping';
-import { MAX_FILES_PER_BATCH, MAX_PHOTO_INDEX } from './rules';
+import { MAX_MANUAL_NAME_LENGTH, MAX_SEGMENT_ITEMS } from './grouping-rules';
+import { MAX_PHOTO_INDEX } from './rules';
+import { MAX_FILES_PER_BATCH } from './upload-rules';
 
-export const manifestFile = z.strictObject({
+const manifestFile = z.strictObject({
   filename: z.string().trim().min(1, 'is required').max(255, 'must be at most 255 characters'),
   /** Bytes, exactly as the browser's File.size: the presigned POST accepts at most this many. */
   size: z.number().int('must be a whole number of bytes').min(0).max(Number.MAX_SAFE_INTEGER),
@@ -49,13 +50,14 @@ export const confirmPhotosBody = z.strictObject({
     .max(MAX_FILES_PER_BATCH),
 });
 
-export const skippedPhoto = z.object({
+const skippedPhoto = z.object({
   filename: z.string().describe('The original filename (or the synthetic one when the upload never arrived).'),
   reason: z.string(),
   index: z.number().int().nullable().describe('The orig number the file had, null when none was given.'),
 });
+export type SkippedPhoto = z.output<typeof skippedPhoto>;
 
-export const uploadSlot = z.object({
+const uploadSlot = z.object({
   index: z.number().int(),
   filename: z.string().describe('The synthetic stored name, orig_####.jpg.'),
   original_filename: z.string(),
@@ -63,6 +65,7 @@ export const uploadSlot = z.object({
   fields: z.record(z.string(), z.string()),
   max_bytes: z.number().int().describe('The bucket refuses a file larger than this (the declared size).'),
 });
+export type UploadSlot = z.output<typeof uploadSlot>;
 
 export const uploadBatchResponse = z.object({
   job: jobResponse,
@@ -105,7 +108,7 @@ export const confirmPhotosResponse = z.object({
 
 export const photoParams = z.object({ job_id: uuid(), filename: z.string() });
 
-// Grouping (lib/photos/grouping.ts has the rules; ids are checked against the job's photos there, for a 400 that names them).
+// Grouping (lib/photos/grouping-rules.ts has the rules; ids are checked against the job's photos there, for a 400 that names them).
 const photoId = z.string().max(100);
 
 export const regroupBody = z.strictObject({
@@ -123,7 +126,7 @@ export const photoIdsBody = z.strictObject({
 
 const manualNameField = z.string().max(MAX_MANUAL_NAME_LENGTH, `must be at most ${MAX_MANUAL_NAME_LENGTH} characters`);
 
-export const segmentBox = z.strictObject({
+const segmentBox = z.strictObject({
   x: z.number().describe('Left edge, a fraction (0..1) of the upright photo width.'),
   y: z.number().describe('Top edge, a fraction of the upright photo height.'),
   width: z.number(),

@@ -5,7 +5,7 @@
  * registers the full declarations for the workers; a unit test keeps the two
  * in step.
  */
-import type { SourceType } from '../jobs/job';
+import type { SourceType } from '../jobs/job-rules';
 import type { PipelineRef } from '../orchestrator/pipeline';
 
 export const PHOTO_PIPELINE: PipelineRef = {

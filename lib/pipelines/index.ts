@@ -5,7 +5,8 @@
  * instead. The video and audio pipelines join both when they exist.
  */
 import { registerPipeline } from '../orchestrator/pipeline';
-import { photoPipeline, readTheRestPipeline } from './photo/pipeline';
+import { photoPipeline } from './photo/pipeline';
+import { readTheRestPipeline } from './photo-read-the-rest/pipeline';
 
 export const PIPELINES = [photoPipeline, readTheRestPipeline];
 for (const pipeline of PIPELINES) registerPipeline(pipeline);

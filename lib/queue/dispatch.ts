@@ -11,7 +11,7 @@ import { logger } from '../observability/logger';
 import { sendToQueue, type QueuePurpose } from './queues';
 
 /** The worker function that consumes each queue (lib/background/functions.ts). */
-export const WORKER_FOR_QUEUE: Record<QueuePurpose, string> = {
+const WORKER_FOR_QUEUE: Record<QueuePurpose, string> = {
   purge: 'purgeWorker',
   stages: 'stageWorker',
   units: 'unitWorker',

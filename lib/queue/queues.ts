@@ -12,11 +12,11 @@ import {
 import { settings } from '../config';
 
 /** Every queue the service sends to; each has a -dlq twin in serverless.yml. */
-export const QUEUE_PURPOSES = ['purge', 'stages', 'units', 'probe', 'photos'] as const;
+const QUEUE_PURPOSES = ['purge', 'stages', 'units', 'probe', 'photos'] as const;
 export type QueuePurpose = (typeof QUEUE_PURPOSES)[number];
 
 /** How long a send may take before the queue counts as unreachable (spec: ~3 s). */
-export const QUEUE_CONNECT_TIMEOUT_MS = 3000;
+const QUEUE_CONNECT_TIMEOUT_MS = 3000;
 
 let client: SQSClient | undefined;
 const urls = new Map<string, Promise<string>>();
@@ -26,11 +26,11 @@ export function sqs(): SQSClient {
   return client;
 }
 
-export function queueName(purpose: QueuePurpose): string {
+function queueName(purpose: QueuePurpose): string {
   return `${settings().QUEUE_NAME_PREFIX}${purpose}`;
 }
 
-export function queueUrl(purpose: QueuePurpose): Promise<string> {
+function queueUrl(purpose: QueuePurpose): Promise<string> {
   const name = queueName(purpose);
   let url = urls.get(name);
   if (!url) {

@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import { queryBool } from '../http/schemas';
 
-export const roomName = z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters');
+const roomName = z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters');
 export const roomCreateBody = z.strictObject({ name: roomName });
 export const roomRenameBody = z.strictObject({ name: roomName });
 export const roomListQuery = z.object({ archived: queryBool(false) });
 
-export const roomCountsResponse = z.object({
+const roomCountsResponse = z.object({
   video: z.number().int(),
   photo: z.number().int(),
   audio: z.number().int(),

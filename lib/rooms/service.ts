@@ -1,11 +1,12 @@
 /** Room use cases: scope, state change, activity. */
-import type { Identity } from '../auth/identity';
-import { recordActivity } from '../activity/log';
-import { loadClaimForTeam, loadRoomForTeam } from '../tenancy/scope';
-import { roomCounts } from './counts';
-import { archiveRoom, createRoom, listClaimRooms, renameRoom, unarchiveRoom, type Room } from './room';
+import { recordActivity } from '../activity/service';
+import type { Identity } from '../auth/identity-rules';
+import { InvalidRequestError, NotFoundError } from '../errors';
+import { loadClaimForTeam, loadRoomForTeam, ROOM_NOT_FOUND } from '../tenancy/service';
+import { roomCounts, roomHasSubmittedItem } from './counts-store';
+import { listClaimRooms, putNewRoom, setRoomArchived, setRoomName, setRoomUnarchived, type Room } from './store';
 
-export { ROOM_SUBMITTED } from './room';
+const ROOM_SUBMITTED = 'This room holds submitted items and cannot be archived.';
 
 // Activity goes to the feed of the room's team, also when an admin of another team acted.
 const roomEntity = (room: Room) => ({
@@ -19,9 +20,28 @@ async function withCounts(room: Room) {
   return { ...room, counts: await roomCounts(room.id) };
 }
 
-export async function createRoomFor(identity: Identity, claimId: string, name: string) {
+const found = (room: Room | null): Room => {
+  if (!room) throw new NotFoundError(ROOM_NOT_FOUND);
+  return room;
+};
+
+/**
+ * Archives a loaded room (spec: States, archive: 400 for a room holding a
+ * submitted item). The one way a room is archived, so the archive route and
+ * every undo that archives (undo of create_room or unarchive_room) obey the rule.
+ */
+export async function archiveRoomRecord(room: Room, now = new Date()): Promise<Room> {
+  if (await roomHasSubmittedItem(room.id)) throw new InvalidRequestError(ROOM_SUBMITTED);
+  return found(await setRoomArchived(room.id, now));
+}
+
+export async function unarchiveRoomRecord(room: Room, now = new Date()): Promise<Room> {
+  return found(await setRoomUnarchived(room.id, now));
+}
+
+export async function createRoom(identity: Identity, claimId: string, name: string) {
   const claim = await loadClaimForTeam(identity, claimId);
-  const room = await createRoom(claim, name);
+  const room = await putNewRoom(claim, name);
   await recordActivity(identity.actor, {
     action_type: 'create_room',
     action_label: `Added room to claim ${claim.claim_number}`,
@@ -31,20 +51,20 @@ export async function createRoomFor(identity: Identity, claimId: string, name: s
   return withCounts(room);
 }
 
-export async function listRoomsFor(identity: Identity, claimId: string, archived: boolean) {
+export async function listRooms(identity: Identity, claimId: string, archived: boolean) {
   const claim = await loadClaimForTeam(identity, claimId);
   const rooms = await listClaimRooms(claim.id, archived);
   return Promise.all(rooms.map(withCounts));
 }
 
-export async function getRoomFor(identity: Identity, roomId: string) {
+export async function showRoom(identity: Identity, roomId: string) {
   return withCounts(await loadRoomForTeam(identity, roomId));
 }
 
 /** Rename is recorded but not restorable (spec: rename_room). */
-export async function renameRoomFor(identity: Identity, roomId: string, name: string) {
+export async function renameRoom(identity: Identity, roomId: string, name: string) {
   const room = await loadRoomForTeam(identity, roomId);
-  const renamed = await renameRoom(room, name);
+  const renamed = found(await setRoomName(room.id, name));
   await recordActivity(identity.actor, {
     action_type: 'rename_room',
     action_label: `Renamed room "${room.name}" to "${renamed.name}"`,
@@ -54,9 +74,9 @@ export async function renameRoomFor(identity: Identity, roomId: string, name: st
   return withCounts(renamed);
 }
 
-export async function archiveRoomFor(identity: Identity, roomId: string) {
+export async function archiveRoom(identity: Identity, roomId: string) {
   const room = await loadRoomForTeam(identity, roomId);
-  const archived = await archiveRoom(room);
+  const archived = await archiveRoomRecord(room);
   await recordActivity(identity.actor, {
     action_type: 'archive_room',
     action_label: 'Archived room',
@@ -66,8 +86,8 @@ export async function archiveRoomFor(identity: Identity, roomId: string) {
   return withCounts(archived);
 }
 
-export async function unarchiveRoomFor(identity: Identity, roomId: string) {
-  const room = await unarchiveRoom(await loadRoomForTeam(identity, roomId));
+export async function unarchiveRoom(identity: Identity, roomId: string) {
+  const room = await unarchiveRoomRecord(await loadRoomForTeam(identity, roomId));
   await recordActivity(identity.actor, {
     action_type: 'unarchive_room',
     action_label: 'Restored room from archive',

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { defineRoute } from '../http/route';
-import { automationSettingsSchema } from './automation';
-import { PROMPT_MAX_CHARS, PROMPT_MAX_PRESETS, promptSettingsSchema } from './prompts';
+import { automationSettingsSchema } from './automation-schemas';
+import { PROMPT_MAX_CHARS, PROMPT_MAX_PRESETS, promptSettingsSchema } from './prompt-schemas';
 
 const promptPair = z.object({ merged: z.string(), unmerged: z.string() });
 
-export const promptSettingsResponse = z.object({
+const promptSettingsResponse = z.object({
   merged: z.string().nullable(),
   unmerged: z.string().nullable(),
   presets: z.array(z.object({ name: z.string(), merged: z.string(), unmerged: z.string() })),
@@ -15,7 +15,7 @@ export const promptSettingsResponse = z.object({
   max_presets: z.number(),
 });
 
-export const automationSettingsResponse = z.object({
+const automationSettingsResponse = z.object({
   auto_approve: z.object({
     enabled: z.boolean(),
     min_confidence: z.number(),

@@ -8,15 +8,17 @@ import type * as z from 'zod';
 import { blobKeys } from '../blob/keys';
 import { putJson, readObject } from '../blob/objects';
 import { logger } from '../observability/logger';
+import { automationSettingsSchema, type AutomationSettings } from './automation-schemas';
+import { promptSettingsSchema, type PromptSettings } from './prompt-schemas';
 
-export type TeamSettingsFile = 'automation_settings.json' | 'prompt_settings.json';
+type TeamSettingsFile = 'automation_settings.json' | 'prompt_settings.json';
 
 /**
  * The team's settings, or the schema's defaults when there is no file. A file
  * that no longer parses (edited by hand, or written by an older shape) must
  * not stop the pipeline: it is logged at error level and the defaults are used.
  */
-export async function readTeamSettings<S extends z.ZodType>(
+async function readTeamSettings<S extends z.ZodType>(
   teamId: string,
   file: TeamSettingsFile,
   schema: S,
@@ -37,6 +39,34 @@ export async function readTeamSettings<S extends z.ZodType>(
   return { settings: schema.parse({}), stored: false };
 }
 
-export async function writeTeamSettings(teamId: string, file: TeamSettingsFile, settings: unknown): Promise<void> {
+async function writeTeamSettings(teamId: string, file: TeamSettingsFile, settings: unknown): Promise<void> {
   await putJson(blobKeys.teamSettings(teamId, file), settings);
+}
+
+export async function getPromptSettings(teamId: string): Promise<PromptSettings> {
+  return (await readTeamSettings(teamId, 'prompt_settings.json', promptSettingsSchema)).settings;
+}
+
+/** Validates and replaces the team's prompt settings. */
+export async function putPromptSettings(
+  teamId: string,
+  settings: z.input<typeof promptSettingsSchema>,
+): Promise<PromptSettings> {
+  const valid = promptSettingsSchema.parse(settings);
+  await writeTeamSettings(teamId, 'prompt_settings.json', valid);
+  return valid;
+}
+
+export async function getAutomationSettings(teamId: string): Promise<AutomationSettings> {
+  return (await readTeamSettings(teamId, 'automation_settings.json', automationSettingsSchema)).settings;
+}
+
+/** Validates and replaces the team's automation settings. */
+export async function putAutomationSettings(
+  teamId: string,
+  settings: z.input<typeof automationSettingsSchema>,
+): Promise<AutomationSettings> {
+  const valid = automationSettingsSchema.parse(settings);
+  await writeTeamSettings(teamId, 'automation_settings.json', valid);
+  return valid;
 }

@@ -5,6 +5,7 @@
  * No I/O here: the service (service.ts) applies these to S3's answers.
  */
 import type { Settings } from '../config';
+import { extensionOf } from '../text';
 
 export type UploadKind = 'video' | 'audio';
 
@@ -43,7 +44,7 @@ export function contentTypeFor(kind: UploadKind, filename: string): string {
 /** S3: every part but the last must be at least 5 MiB. */
 export const S3_MIN_PART_BYTES = 5 * 1024 * 1024;
 /** S3: at most 10,000 parts per multipart upload. */
-export const S3_MAX_PARTS = 10_000;
+const S3_MAX_PARTS = 10_000;
 /** Part URLs one call may ask for. */
 export const MAX_PART_URLS_PER_CALL = 100;
 /** An open upload older than this is abandoned (spec: init sweeps uploads abandoned for over a day). */
@@ -55,13 +56,6 @@ const MIB = 1024 * 1024;
 export function baseName(filename: string): string {
   const parts = filename.trim().split(/[\\/]/);
   return (parts[parts.length - 1] ?? '').trim();
-}
-
-/** Lower-case extension without the dot; '' when there is none. */
-export function extensionOf(filename: string): string {
-  const name = baseName(filename);
-  const dot = name.lastIndexOf('.');
-  return dot <= 0 || dot === name.length - 1 ? '' : name.slice(dot + 1).toLowerCase();
 }
 
 export function isAllowedExtension(kind: UploadKind, filename: string): boolean {

@@ -6,21 +6,20 @@
  * then creates the job.
  */
 import { randomUUID } from 'node:crypto';
-import { recordActivity } from '../activity/log';
-import type { Identity } from '../auth/identity';
-import { prepaidBillingActive } from '../billing/credits';
+import { recordActivity } from '../activity/service';
+import type { Identity } from '../auth/identity-rules';
+import { prepaidBillingActive } from '../billing/credit-rules';
 import { blobKeys } from '../blob/keys';
 import { settings } from '../config';
-import { isConditionalCheckFailed } from '../db/client';
-import { badRequest, conflict, notFound, payloadTooLarge, unprocessable } from '../http/errors';
-import { getJob, newJobRecord, putNewJob, type Job } from '../jobs/job';
-import { JobLog } from '../jobs/logs';
+import { ConflictError, InvalidRequestError, NotFoundError, TooLargeError, UnprocessableError } from '../errors';
+import { getJob, newJobRecord, putJobOnce, type Job } from '../jobs/job-store';
+import { JobLog } from '../jobs/log-store';
 import { jobView } from '../jobs/view';
 import { logger } from '../observability/logger';
 import { startJob } from '../orchestrator/engine';
 import { pipelineForSource } from '../orchestrator/pipeline';
 import { dispatch } from '../queue/dispatch';
-import { loadRoomForTeam, JOB_NOT_FOUND } from '../tenancy/scope';
+import { loadRoomForTeam, JOB_NOT_FOUND } from '../tenancy/service';
 import {
   baseName,
   checkAssembly,
@@ -44,10 +43,10 @@ import {
   listAllParts,
   presignPart,
   type StoredPart,
-} from './storage';
-import { getUpload, putUpload, transitionUpload, type Upload, type UploadStatus } from './upload';
+} from './multipart-store';
+import { getUpload, putUpload, transitionUpload, type Upload, type UploadStatus } from './upload-store';
 
-export const UPLOAD_NOT_FOUND = 'Upload not found';
+const UPLOAD_NOT_FOUND = 'Upload not found';
 
 export interface InitUploadInput {
   kind: UploadKind;
@@ -57,9 +56,9 @@ export interface InitUploadInput {
 }
 
 /** load_upload_for_team: 404 for a missing upload and for another team's upload. */
-export async function loadUploadForTeam(identity: Identity, uploadId: string): Promise<Upload> {
+async function loadUploadForTeam(identity: Identity, uploadId: string): Promise<Upload> {
   const upload = await getUpload(uploadId);
-  if (!upload || !(identity.isAdmin || upload.team_id === identity.team.id)) throw notFound(UPLOAD_NOT_FOUND);
+  if (!upload || !(identity.isAdmin || upload.team_id === identity.team.id)) throw new NotFoundError(UPLOAD_NOT_FOUND);
   return upload;
 }
 
@@ -80,10 +79,11 @@ export async function initUploadFor(identity: Identity, input: InitUploadInput) 
   const config = settings();
   const room = await loadRoomForTeam(identity, input.room_id);
   const filename = baseName(input.filename);
-  if (!isAllowedExtension(input.kind, filename)) throw badRequest(unsupportedTypeMessage(input.kind, filename));
-  if (input.total_size > maxUploadBytes(config)) throw payloadTooLarge(tooLargeMessage(input.total_size, config));
+  if (!isAllowedExtension(input.kind, filename))
+    throw new InvalidRequestError(unsupportedTypeMessage(input.kind, filename));
+  if (input.total_size > maxUploadBytes(config)) throw new TooLargeError(tooLargeMessage(input.total_size, config));
   const chunkSize = chunkSizeFor(input.total_size, config);
-  if (chunkSize === null) throw payloadTooLarge(tooLargeMessage(input.total_size, config));
+  if (chunkSize === null) throw new TooLargeError(tooLargeMessage(input.total_size, config));
 
   const id = randomUUID();
   const jobId = randomUUID();
@@ -124,13 +124,13 @@ export async function initUploadFor(identity: Identity, input: InitUploadInput) 
 }
 
 /** POST /api/uploads/{id}/part-urls: one presigned PUT per requested index, signed for its exact size. */
-export async function partUrlsFor(identity: Identity, uploadId: string, indices: number[]) {
+export async function presignPartUrls(identity: Identity, uploadId: string, indices: number[]) {
   const upload = await loadUploadForTeam(identity, uploadId);
-  if (upload.status !== 'open') throw conflict(notOpenMessage(upload.status));
+  if (upload.status !== 'open') throw new ConflictError(notOpenMessage(upload.status));
   const outOfRange = indices.map((index, at) => ({ index, at })).filter(({ index }) => index >= upload.part_count);
   if (outOfRange.length) {
     const message = `is out of range: this upload has parts 0-${upload.part_count - 1}`;
-    throw unprocessable(
+    throw new UnprocessableError(
       `Invalid request: ${outOfRange.map(({ index, at }) => `body.parts.${at}: ${index} ${message}`).join('; ')}`,
       outOfRange.map(({ index, at }) => ({ field: `body.parts.${at}`, message: `${index} ${message}` })),
     );
@@ -159,12 +159,12 @@ async function partsOf(upload: Upload): Promise<StoredPart[]> {
   } catch (err) {
     if (!isNoSuchUpload(err)) throw err;
     if (upload.status === 'open') await transitionUpload(upload.id, ['open'], 'expired');
-    throw conflict(notOpenMessage('expired'));
+    throw new ConflictError(notOpenMessage('expired'));
   }
 }
 
 /** GET /api/uploads/{id}. */
-export async function uploadStatusFor(identity: Identity, uploadId: string) {
+export async function getUploadStatus(identity: Identity, uploadId: string) {
   const upload = await loadUploadForTeam(identity, uploadId);
   let indices: number[] = [];
   if (upload.status === 'open' || upload.status === 'completing') {
@@ -204,7 +204,8 @@ function statusView(upload: Upload, indices: number[]) {
 export async function completeUploadFor(identity: Identity, uploadId: string) {
   let upload = await loadUploadForTeam(identity, uploadId);
   if (upload.status === 'completed') return completedView(upload);
-  if (upload.status === 'aborted' || upload.status === 'expired') throw conflict(notOpenMessage(upload.status));
+  if (upload.status === 'aborted' || upload.status === 'expired')
+    throw new ConflictError(notOpenMessage(upload.status));
 
   if (upload.status === 'open') {
     const parts = await partsOf(upload);
@@ -212,13 +213,13 @@ export async function completeUploadFor(identity: Identity, uploadId: string) {
       parts.map((p) => ({ index: p.partNumber - 1, size: p.size })),
       upload,
     );
-    if (!check.ok) throw badRequest(check.message);
+    if (!check.ok) throw new InvalidRequestError(check.message);
     const claimed = await transitionUpload(upload.id, ['open'], 'completing');
     if (!claimed) {
       // Someone else moved it first: completed (answer the same job), completing (carry on idempotently), or gone.
       const now = (await getUpload(upload.id)) as Upload;
       if (now.status === 'completed') return completedView(now);
-      if (now.status !== 'completing') throw conflict(notOpenMessage(now.status));
+      if (now.status !== 'completing') throw new ConflictError(notOpenMessage(now.status));
       upload = now;
     } else {
       upload = claimed;
@@ -234,7 +235,7 @@ export async function completeUploadFor(identity: Identity, uploadId: string) {
   if (!completed) {
     const now = await getUpload(upload.id);
     if (now?.status === 'completed') return completedView(now);
-    throw conflict(notOpenMessage(now?.status ?? 'aborted'));
+    throw new ConflictError(notOpenMessage(now?.status ?? 'aborted'));
   }
   return afterCompletion(identity, completed, job);
 }
@@ -250,7 +251,7 @@ async function assemble(upload: Upload, parts: StoredPart[] | null): Promise<voi
     const size = (await headObject(upload.s3_key))?.size ?? null;
     if (size !== upload.total_size) {
       logger.warn('multipart upload gone but object not (yet) assembled', { upload_id: upload.id, size });
-      throw conflict('This upload is being completed; try again shortly.');
+      throw new ConflictError('This upload is being completed; try again shortly.');
     }
   }
 }
@@ -266,14 +267,7 @@ async function createJobOnce(upload: Upload): Promise<Job> {
     originalFilename: upload.filename,
     fileSizeBytes: upload.total_size,
   });
-  try {
-    return await putNewJob(record);
-  } catch (err) {
-    if (!isConditionalCheckFailed(err)) throw err;
-    const existing = await getJob(upload.job_id);
-    if (!existing) throw err;
-    return existing;
-  }
+  return putJobOnce(record);
 }
 
 /**
@@ -312,7 +306,7 @@ async function afterCompletion(identity: Identity, upload: Upload, job: Job) {
 
 async function completedView(upload: Upload) {
   const job = await getJob(upload.job_id);
-  if (!job) throw notFound(JOB_NOT_FOUND);
+  if (!job) throw new NotFoundError(JOB_NOT_FOUND);
   return { ...jobView(job), pipeline_available: Boolean(pipelineForSource(upload.kind)) };
 }
 
@@ -320,14 +314,14 @@ async function completedView(upload: Upload) {
 export async function abortUploadFor(identity: Identity, uploadId: string) {
   const upload = await loadUploadForTeam(identity, uploadId);
   if (upload.status === 'completed' || upload.status === 'completing')
-    throw conflict(`${notOpenMessage(upload.status)} It can no longer be aborted.`);
+    throw new ConflictError(`${notOpenMessage(upload.status)} It can no longer be aborted.`);
   let status: 'aborted' | 'expired' = upload.status === 'expired' ? 'expired' : 'aborted';
   if (upload.status === 'open') {
     const moved = await transitionUpload(upload.id, ['open'], 'aborted');
     if (!moved) {
       const now = await getUpload(upload.id);
       if (now?.status === 'completed' || now?.status === 'completing')
-        throw conflict(`${notOpenMessage(now.status)} It can no longer be aborted.`);
+        throw new ConflictError(`${notOpenMessage(now.status)} It can no longer be aborted.`);
       status = now?.status === 'expired' ? 'expired' : 'aborted';
     }
   }

@@ -132,7 +132,7 @@ async function main() {
     newJobRecord,
     putNewJob,
     updateJob: updateJobFn,
-  } = require('../../lib/jobs/job') as typeof import('../../lib/jobs/job');
+  } = require('../../lib/jobs/job-store') as typeof import('../../lib/jobs/job-store');
   const handlers: Record<string, (event: SQSEvent, ctx: Context) => Promise<unknown>> = {
     stageWorker: require('../../functions/workers/stages').handler,
     unitWorker: require('../../functions/workers/units').handler,

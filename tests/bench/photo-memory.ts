@@ -9,7 +9,7 @@
  *   pass: peak RSS <= memorySize
  *
  * Also printed: the peak of one decode next to HEIC_DECODE_PEAK_RSS_MB, the
- * figure the unit test sizes the worker with (tests/unit/photo-worker-memory.test.ts).
+ * figure the unit test sizes the worker with (tests/unit/background/functions.test.ts).
  *
  * Run through `npm run bench -- photo-memory` (tests/bench/run.js); the local
  * stack it starts is not used. `node <bundle> --child <photos> <batch>` is the

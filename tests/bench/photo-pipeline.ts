@@ -22,7 +22,7 @@ import sharp from 'sharp';
 import { settings } from '../../lib/config';
 import { readObject } from '../../lib/blob/objects';
 import { resizeForModel } from '../../lib/media/images';
-import { getStagedPhoto } from '../../lib/photos/staged-photo';
+import { getStagedPhoto } from '../../lib/photos/staged-photo-store';
 import { startFakeAiGateway } from '../fakes/ai-gateway-server';
 import { postToBucket, type PhotoSlot } from '../support/uploads';
 import { newTeamMember, signLoginToken } from '../support/tokens';

@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { PHOTOS_BEING_SAVED } from '../../lib/jobs/service';
-import { GROUPING_STATUSES } from '../../lib/photos/grouping';
-import { releasePhotoWriteLock, takePhotoWriteLock } from '../../lib/photos/staged-photo-writes';
+import { GROUPING_STATUSES } from '../../lib/photos/grouping-rules';
+import { releasePhotoWriteLock, takePhotoWriteLock } from '../../lib/photos/photo-write-store';
 import { Client, eventually } from '../support/api';
 import { getRow, invokeFunction } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';

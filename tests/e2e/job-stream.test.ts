@@ -4,8 +4,8 @@
  * at the end, metrics events as they happen.
  */
 import { randomUUID } from 'node:crypto';
-import { appendLog } from '../../lib/jobs/logs';
-import { STREAM_MAX_CONNECTIONS_PER_JOB, TOO_MANY_STREAMS } from '../../lib/jobs/stream';
+import { appendLog } from '../../lib/jobs/log-store';
+import { STREAM_MAX_CONNECTIONS_PER_JOB, TOO_MANY_STREAMS } from '../../lib/jobs/stream-service';
 import { Client, request, serviceUrl } from '../support/api';
 import { seedJob, setFields } from '../support/aws';
 import { newTeamMember } from '../support/tokens';

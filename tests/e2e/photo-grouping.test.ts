@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import sharp from 'sharp';
 import { Client, eventually, request, type ApiResponse } from '../support/api';
-import { newStagedPhoto, stagedPhotoItem } from '../../lib/photos/staged-photo';
+import { newStagedPhoto, stagedPhotoItem } from '../../lib/photos/staged-photo-store';
 import { doc, getRow, listKeys, seedJob, setFields, table } from '../support/aws';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob, smallPng, type TestRoom } from '../support/uploads';

@@ -12,7 +12,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import sharp from 'sharp';
-import type { UploadSlot } from '../../lib/photos/upload';
+import type { UploadSlot } from '../../lib/photos/schemas';
 import { Client, eventually, request } from '../support/api';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { bucket, doc, getRow, listKeys, objectExists, s3, setFields, table } from '../support/aws';

@@ -34,20 +34,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import sharp from 'sharp';
 
-export const FAILURE_MODES = [
-  '500',
-  '503',
-  '429',
-  '400',
-  'timeout',
-  'empty',
-  'garbage',
-  'no-content',
-  'reset',
-] as const;
+const FAILURE_MODES = ['500', '503', '429', '400', 'timeout', 'empty', 'garbage', 'no-content', 'reset'] as const;
 export type FailureMode = (typeof FAILURE_MODES)[number];
 
-export const API_PREFIX = '/api/v1';
+const API_PREFIX = '/api/v1';
 const INPUT_USD_PER_MILLION = 5;
 const OUTPUT_USD_PER_MILLION = 25;
 const TOKENS_PER_IMAGE = 1000;
@@ -63,7 +53,7 @@ export interface ScriptedPass {
   fail?: FailureMode;
 }
 
-export interface RecordedImage {
+interface RecordedImage {
   label: string;
   bytes: number;
   width?: number;
@@ -123,7 +113,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Why a script or failure description is unusable, or null. */
-export function invalidScript(match: unknown, passes: unknown): string | null {
+function invalidScript(match: unknown, passes: unknown): string | null {
   if (typeof match !== 'string' || !match) return 'match must be a non-empty string';
   if (!Array.isArray(passes) || passes.length === 0) return 'passes must be a non-empty array';
   for (const [n, pass] of passes.entries()) {

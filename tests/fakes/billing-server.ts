@@ -47,7 +47,7 @@ export interface LedgerSpend {
   refunds: string[];
 }
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   path: string;
   query: Record<string, string>;

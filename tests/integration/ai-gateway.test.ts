@@ -16,7 +16,8 @@ import {
   type AiFailureKind,
   type VisionRequest,
 } from '../../lib/integrations/ai-gateway';
-import { listAiRequests, recordAiCall } from '../../lib/jobs/ai-requests';
+import { listAiRequests } from '../../lib/jobs/ai-request-store';
+import { recordAiCall } from '../../lib/jobs/ai-request-service';
 import { salvageItems } from '../../lib/integrations/structured-output';
 import { logger } from '../../lib/observability/logger';
 import {

@@ -5,23 +5,27 @@
  * against the embedded DynamoDB; only the billing service is a fake.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { jobCharge } from '../../lib/billing/credits';
-import { chargeJobUpFront, finalizeJobBilling, jobChargeReference, refundJob } from '../../lib/billing/prepaid';
-import { owedFields, settleJobBilling, unbilledRefund } from '../../lib/billing/settlement';
-import { billingSummaryFor, teamCreditsBalance } from '../../lib/billing/summary';
-import { addClaimSpend, archiveClaim, createClaim, getClaim, type Claim } from '../../lib/claims/claim';
+import { chargeJobUpFront, finalizeJobBilling, refundJob } from '../../lib/billing/charge-service';
+import { jobCharge } from '../../lib/billing/credit-rules';
+import { jobChargeReference } from '../../lib/billing/ledger-rules';
+import { settleJobBilling } from '../../lib/billing/settlement-service';
+import { unbilledRefund } from '../../lib/billing/settlement-rules';
+import { owedFields } from '../../lib/billing/settlement-store';
+import { getBillingSummary, teamCreditsBalance } from '../../lib/billing/summary-service';
+import { archiveClaimRecord } from '../../lib/claims/service';
+import { addClaimSpend, getClaim, putNewClaim, type Claim } from '../../lib/claims/store';
 import { loadSettings, resetSettings, settings, type SettingsInput } from '../../lib/config';
-import { HttpError } from '../../lib/http/errors';
+import { InsufficientCreditsError } from '../../lib/errors';
 import {
   BillingServiceClient,
   DEFAULT_DEADLINE_MS,
   REFUND_PATH,
   SPEND_PATH,
 } from '../../lib/integrations/billing-service';
-import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job';
+import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job-store';
 import { logger } from '../../lib/observability/logger';
-import { createTeam, type Team } from '../../lib/teams/team';
-import { createUser, type User } from '../../lib/users/user';
+import { createTeam, type Team } from '../../lib/teams/store';
+import { createUser, type User } from '../../lib/users/store';
 import { startFakeBillingServer, type FailureMode, type FakeBillingServer } from '../fakes/billing-server';
 import { getRow } from '../support/aws';
 
@@ -66,7 +70,7 @@ async function world(options: { externalId?: number | null; balance?: number } =
     { external_id: String(randomInt(100_000, 2_000_000_000)), name: 'Biller', email: null, team_id: team.id },
     false,
   );
-  const claim = await createClaim(team.id, user.id, { claim_number: `BILL-${randomInt(1, 1_000_000)}` });
+  const claim = await putNewClaim(team.id, user.id, { claim_number: `BILL-${randomInt(1, 1_000_000)}` });
   if (externalId !== null && options.balance !== undefined) fake.setBalance(externalId, options.balance, APP);
   return { team, user, claim };
 }
@@ -144,9 +148,10 @@ describe('up-front charge', () => {
     const before = await jobRow(job.id);
 
     const err = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(HttpError);
-    expect((err as HttpError).status).toBe(402);
-    expect((err as HttpError).body).toStrictEqual({
+    expect(err).toBeInstanceOf(InsufficientCreditsError);
+    expect((err as InsufficientCreditsError).code).toBe('insufficient_credits');
+    expect((err as InsufficientCreditsError).message).toBe('Insufficient credits');
+    expect((err as InsufficientCreditsError).body).toStrictEqual({
       error: 'insufficient_credits',
       credits_balance: 4,
       required_amount: 15,
@@ -623,12 +628,12 @@ describe('finalize', () => {
 describe('billing summary', () => {
   it('adds up active and archived claims and reports the balance with billing on', async () => {
     const w = await world({ balance: 77 });
-    const archived = await createClaim(w.team.id, w.user.id, { claim_number: 'ARCH' });
+    const archived = await putNewClaim(w.team.id, w.user.id, { claim_number: 'ARCH' });
     await addClaimSpend(w.claim.id, 12);
     await addClaimSpend(archived.id, 5);
-    await archiveClaim(archived);
+    await archiveClaimRecord(archived);
 
-    const summary = await billingSummaryFor({ team: w.team });
+    const summary = await getBillingSummary({ team: w.team });
     expect(summary).toEqual({
       total_spend_usd: 17,
       rates: { video: 3, photo: 1, audio: 1 },
@@ -647,7 +652,7 @@ describe('billing summary', () => {
   it('reports a null balance when the service is unreachable', async () => {
     const w = await world({ balance: 77 });
     fake.failNext('500', 3);
-    const summary = await billingSummaryFor({ team: w.team }, { client: quickClient() });
+    const summary = await getBillingSummary({ team: w.team }, { client: quickClient() });
     expect(summary).toMatchObject({ billing_enabled: true, credits_balance: null, buy_credits_url: null });
   });
 
@@ -664,7 +669,7 @@ describe('billing summary', () => {
   it('reports billing off with false and nulls', async () => {
     configure({ ENABLE_BILLING: 'false' });
     const w = await world({ balance: 77 });
-    expect(await billingSummaryFor({ team: w.team })).toMatchObject({
+    expect(await getBillingSummary({ team: w.team })).toMatchObject({
       billing_enabled: false,
       credits_balance: null,
       buy_credits_url: null,

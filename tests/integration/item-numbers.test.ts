@@ -1,17 +1,17 @@
 /**
- * Item numbers under contention (lib/inventory/items.ts allocateItemNumbers,
+ * Item numbers under contention (lib/inventory/item-store.ts allocateItemNumbers,
  * on the shared retry policy): batches of one claim racing for numbers each
  * get their own consecutive range, a repeated batch gets its first range
  * back, and a claim that is gone fails instead of retrying.
  */
 import { randomUUID } from 'node:crypto';
-import { createClaim } from '../../lib/claims/claim';
-import { allocateItemNumbers } from '../../lib/inventory/items';
+import { putNewClaim } from '../../lib/claims/store';
+import { allocateItemNumbers } from '../../lib/inventory/item-store';
 import { getRow } from '../support/aws';
 
 describe('allocateItemNumbers', () => {
   it('gives racing batches of one claim disjoint consecutive ranges after the claim maximum', async () => {
-    const claim = await createClaim(randomUUID(), randomUUID(), { claim_number: 'IT-numbers' });
+    const claim = await putNewClaim(randomUUID(), randomUUID(), { claim_number: 'IT-numbers' });
     const jobId = randomUUID();
     const sizes = [3, 1, 4, 1, 5, 9, 2, 6];
     const ranges = await Promise.all(

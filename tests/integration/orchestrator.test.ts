@@ -29,6 +29,8 @@ import {
   useEngineStage,
   type EngineStage,
 } from '../support/engine';
+import { NOTHING_TO_COUNT, wordCountPipeline } from '../support/example-pipeline/pipeline';
+import { getTotal, putSource } from '../support/example-pipeline/word-count-store';
 import {
   fanoutPipeline,
   linearPipeline,
@@ -38,8 +40,10 @@ import {
   type Script,
 } from '../support/test-pipelines';
 import { db, tableName } from '../../lib/db/client';
-import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job';
-import { appendLog, archiveLog, readArchivedLog, readLiveLog } from '../../lib/jobs/logs';
+import { ConflictError } from '../../lib/errors';
+import { STATUS_OF_DOMAIN_ERROR } from '../../lib/http/errors';
+import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job-store';
+import { appendLog, archiveLog, readArchivedLog, readLiveLog } from '../../lib/jobs/log-store';
 import { sqs as serviceSqs } from '../../lib/queue/queues';
 import { startJob } from '../../lib/orchestrator/engine';
 import type { PipelineDefinition } from '../../lib/orchestrator/pipeline';
@@ -170,6 +174,35 @@ describe('a linear pipeline', () => {
     expect([first, second].filter(Boolean)).toHaveLength(1);
     const processing = await newJob({}, 'analyzing');
     expect(await startJob(processing, linearPipeline)).toBeNull();
+  });
+});
+
+describe('the example pipeline of the pipeline guide', () => {
+  async function countWords(text: string): Promise<Job> {
+    const job = newJobRecord({
+      room: { id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() },
+      userId: randomUUID(),
+      sourceType: 'audio',
+      status: 'awaiting_confirmation',
+    });
+    await putNewJob(job);
+    await putSource(job.id, text);
+    expect(await startJob(job, wordCountPipeline)).not.toBeNull();
+    return finished(job.id);
+  }
+
+  it('counts the words in chunks through its fan-out and bills one credit per chunk', async () => {
+    workers = startInProcessWorkers(stage);
+    const done = await countWords('one two three four five six seven eight nine ten eleven twelve');
+    expect(done).toMatchObject({ status: 'complete', items_found: 12, billed_cost_usd: 3, progress_pct: 100 });
+    expect(await getTotal(done.id)).toBe(12);
+  });
+
+  it('fails with its own message when there is nothing to count', async () => {
+    workers = startInProcessWorkers(stage);
+    const done = await countWords('   ');
+    expect(done).toMatchObject({ status: 'error', error_message: NOTHING_TO_COUNT });
+    expect(await getTotal(done.id)).toBeNull();
   });
 });
 
@@ -370,7 +403,9 @@ describe('interruptions and the watchdog', () => {
     await updateJob(job.id, { set: { status: 'analyzing', run_id: randomUUID(), stage_state: 'running' } });
     const dismissed = await dismissJob((await getJob(job.id)) as Job);
     expect(dismissed.status).toBe('error');
-    await expect(dismissJob(dismissed)).rejects.toMatchObject({ status: 409 });
+    const refused = await dismissJob(dismissed).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(STATUS_OF_DOMAIN_ERROR[(refused as ConflictError).code]).toBe(409);
   });
 });
 
@@ -600,10 +635,10 @@ describe('queue outage', () => {
       process.env.AWS_ENDPOINT_URL_LAMBDA = `http://127.0.0.1:${(fakeLambda.address() as AddressInfo).port}`;
       try {
         const engine = await import('../../lib/orchestrator/engine');
-        const { pipelineHealth } = await import('../../lib/health/pipeline');
+        const { getPipelineHealth } = await import('../../lib/health/service');
         const started = await engine.startJob(job, linearPipeline);
         expect(started?.status).toBe('pending');
-        expect((await pipelineHealth()).mode).toBe('in-process-fallback');
+        expect((await getPipelineHealth()).mode).toBe('in-process-fallback');
       } finally {
         process.env.AWS_ENDPOINT_URL_SQS = process.env.AWS_ENDPOINT_URL_SQS_SAVED;
         delete process.env.AWS_ENDPOINT_URL_LAMBDA;

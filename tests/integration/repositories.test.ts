@@ -4,14 +4,17 @@
  * changes, archive conditions, cursors and the purge.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { markRestored, recordActivity, listTeamActivity, getActivity } from '../../lib/activity/log';
-import { provisionTeam, provisionUser } from '../../lib/auth/provisioning';
-import { archiveClaim, createClaim, getClaim, unarchiveClaim, addClaimSpend } from '../../lib/claims/claim';
+import { recordActivity } from '../../lib/activity/service';
+import { getActivity, listTeamActivity, markRestored } from '../../lib/activity/store';
+import { provisionTeam, provisionUser } from '../../lib/auth/provisioning-service';
+import { archiveClaimRecord, unarchiveClaimRecord } from '../../lib/claims/service';
+import { addClaimSpend, getClaim, putNewClaim } from '../../lib/claims/store';
 import { isConditionRace } from '../../lib/db/client';
-import { purge } from '../../lib/purge/purge';
-import { createRoom, getRoom } from '../../lib/rooms/room';
-import { createTeam, findTeamByToken } from '../../lib/teams/team';
-import { getUser, touchLastSeen } from '../../lib/users/user';
+import { httpErrorOf } from '../../lib/http/errors';
+import { purge } from '../../lib/purge/service';
+import { getRoom, putNewRoom } from '../../lib/rooms/store';
+import { createTeam, findTeamByToken } from '../../lib/teams/store';
+import { getUser, touchLastSeen } from '../../lib/users/store';
 import { getRow, listKeys, putObject, seedItem, seedJob, setFields } from '../support/aws';
 import { newTeamMember } from '../support/tokens';
 
@@ -67,31 +70,37 @@ describe('teams and users', () => {
 });
 
 describe('claims', () => {
+  // Refusals are domain errors; the HTTP edge answers them with the status asserted here.
+  const asHttp = (promise: Promise<unknown>) =>
+    promise.catch((err: unknown) => {
+      throw httpErrorOf(err) ?? err;
+    });
+
   it('refuses to archive a submitted claim even when the caller read it before the submit', async () => {
-    const claim = await createClaim(randomUUID(), randomUUID(), { claim_number: 'IT-1' });
+    const claim = await putNewClaim(randomUUID(), randomUUID(), { claim_number: 'IT-1' });
     await setFields(`CLAIM#${claim.id}`, 'CLAIM', { submitted_at: new Date().toISOString() });
-    await expect(archiveClaim(claim)).rejects.toMatchObject({ status: 400 });
+    await expect(asHttp(archiveClaimRecord(claim))).rejects.toMatchObject({ status: 400 });
     expect((await getClaim(claim.id, true))?.is_archived).toBe(false);
   });
 
   it('answers 404 for archiving or unarchiving a claim that is gone, and writes no row', async () => {
-    const ghost = { ...(await createClaim(randomUUID(), randomUUID(), { claim_number: 'IT-2' })), id: randomUUID() };
-    await expect(archiveClaim(ghost)).rejects.toMatchObject({ status: 404 });
-    await expect(unarchiveClaim(ghost)).rejects.toMatchObject({ status: 404 });
+    const ghost = { ...(await putNewClaim(randomUUID(), randomUUID(), { claim_number: 'IT-2' })), id: randomUUID() };
+    await expect(asHttp(archiveClaimRecord(ghost))).rejects.toMatchObject({ status: 404 });
+    await expect(asHttp(unarchiveClaimRecord(ghost))).rejects.toMatchObject({ status: 404 });
     expect(await getRow(`CLAIM#${ghost.id}`, 'CLAIM')).toBeNull();
   });
 
   it('adds spend atomically under concurrency', async () => {
-    const claim = await createClaim(randomUUID(), randomUUID(), { claim_number: 'IT-3' });
+    const claim = await putNewClaim(randomUUID(), randomUUID(), { claim_number: 'IT-3' });
     await Promise.all(Array.from({ length: 10 }, () => addClaimSpend(claim.id, 3)));
     expect((await getClaim(claim.id, true))?.spend_credits).toBe(30);
   });
 
   it('indexes archived claims for the purge and removes them from the index on unarchive', async () => {
-    const claim = await createClaim(randomUUID(), randomUUID(), { claim_number: 'IT-4' });
-    await archiveClaim(claim);
+    const claim = await putNewClaim(randomUUID(), randomUUID(), { claim_number: 'IT-4' });
+    await archiveClaimRecord(claim);
     expect((await getRow(`CLAIM#${claim.id}`, 'CLAIM'))?.archpk).toBe('ARCHIVED');
-    await unarchiveClaim(claim);
+    await unarchiveClaimRecord(claim);
     const row = await getRow(`CLAIM#${claim.id}`, 'CLAIM');
     expect(row?.archpk).toBeUndefined();
     expect(row?.archived_at).toBeNull();
@@ -147,8 +156,8 @@ describe('activity', () => {
 describe('purge', () => {
   it('deletes a claim with its rooms, jobs, items and objects, and is safe to run twice', async () => {
     const teamId = randomUUID();
-    const claim = await createClaim(teamId, randomUUID(), { claim_number: 'IT-PURGE' });
-    const room = await createRoom(claim, 'Bedroom');
+    const claim = await putNewClaim(teamId, randomUUID(), { claim_number: 'IT-PURGE' });
+    const room = await putNewRoom(claim, 'Bedroom');
     const job = await seedJob(room, 'photo');
     const item = await seedItem(room, job, { number: 1 });
     const prefix = `teams/${teamId}/claims/${claim.id}/`;
@@ -167,9 +176,9 @@ describe('purge', () => {
 
   it('deletes one room and leaves its claim and sibling rooms alone', async () => {
     const teamId = randomUUID();
-    const claim = await createClaim(teamId, randomUUID(), { claim_number: 'IT-PURGE-ROOM' });
-    const gone = await createRoom(claim, 'Gone');
-    const kept = await createRoom(claim, 'Kept');
+    const claim = await putNewClaim(teamId, randomUUID(), { claim_number: 'IT-PURGE-ROOM' });
+    const gone = await putNewRoom(claim, 'Gone');
+    const kept = await putNewRoom(claim, 'Kept');
     const keptJob = await seedJob(kept, 'video');
     await putObject(`teams/${teamId}/claims/${claim.id}/jobs/${keptJob}/video.mp4`);
     await purge({ kind: 'room', room_id: gone.id, claim_id: claim.id, team_id: teamId });

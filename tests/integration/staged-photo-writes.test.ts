@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../lib/db/client';
-import { GROUPING_STATUSES } from '../../lib/photos/grouping';
-import { insertStagedPhotos, newStagedPhoto, type StagedPhoto } from '../../lib/photos/staged-photo';
-import { getJob, updateJob } from '../../lib/jobs/job';
+import { GROUPING_STATUSES } from '../../lib/photos/grouping-rules';
+import { insertStagedPhotos, newStagedPhoto, type StagedPhoto } from '../../lib/photos/staged-photo-store';
+import { getJob, updateJob } from '../../lib/jobs/job-store';
 import { startJob } from '../../lib/orchestrator/engine';
 import { PHOTO_PIPELINE } from '../../lib/pipelines/catalog';
 import {
@@ -18,7 +18,7 @@ import {
   photoWriteLockFree,
   writeStagedPhotos,
   type StagedPhotoWrite,
-} from '../../lib/photos/staged-photo-writes';
+} from '../../lib/photos/photo-write-store';
 import { doc, getRow, seedJob, setFields, table } from '../support/aws';
 
 const PHOTOS = 150;

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { filesContaining, type PackageRun, type Template, type TemplateFile } from '../support/packaging';
 
-export const FAKE_SECRETS: Record<string, string> = {
+const FAKE_SECRETS: Record<string, string> = {
   CLAIMS_PLATFORM_JWT_SECRET: 'pkgtest-jwt-secret-3c9f1a7e5b2d4f6a8c0e2b4d',
   CLAIMS_PLATFORM_BEARER_TOKEN: 'pkgtest-bearer-token-71d2e9',
   BILLING_APP_API_KEY: 'pkgtest-billing-key-5a8b3c',

@@ -26,7 +26,7 @@ import { chromium, type Browser } from 'playwright-core';
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 /** The allowed CORS origin the page is served from (see the comment above). */
-export const APP_HOST = 'app.example.test';
+const APP_HOST = 'app.example.test';
 export const APP_ORIGIN = `http://${APP_HOST}`;
 
 export function chromiumAvailable(): boolean {

@@ -14,7 +14,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 const { provision } = require('../../localstack/provision.js');
 const { startQueueDelivery } = require('../../localstack/queue-delivery.js');
 
-export const ENGINE_STAGE = 'engine';
+const ENGINE_STAGE = 'engine';
 const root = join(__dirname, '..', '..');
 
 export interface EngineStage {

@@ -7,7 +7,7 @@
  */
 import type { FailureMode, RecordedAiRequest, ScriptedPass } from '../fakes/ai-gateway-server';
 
-export type { FailureMode, RecordedAiRequest, ScriptedPass } from '../fakes/ai-gateway-server';
+export type { ScriptedPass } from '../fakes/ai-gateway-server';
 
 export interface FakeGatewayControl {
   origin: string;

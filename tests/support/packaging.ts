@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-export const repoRoot = path.join(__dirname, '..', '..');
+const repoRoot = path.join(__dirname, '..', '..');
 
 /** Not part of the service, or produced by it. */
 const NOT_COPIED = new Set(['node_modules', '.git', '.serverless', '.esbuild', '.build', '.local', 'coverage', 'tmp']);
@@ -155,7 +155,7 @@ export interface TemplateFile {
   template: Template;
 }
 
-export const ROOT_TEMPLATE = 'cloudformation-template-update-stack.json';
+const ROOT_TEMPLATE = 'cloudformation-template-update-stack.json';
 
 /** The root template and every nested stack template (the plugin's own file pattern). */
 export function readTemplates(packageDir: string): { root: TemplateFile; nested: TemplateFile[] } {

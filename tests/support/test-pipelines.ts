@@ -2,12 +2,14 @@
  * Pipelines declared by the tests to prove the engine. What each stage does
  * for a job (sleep, fail, hang, fan out) is scripted per job in a table row,
  * so a worker in another process sees the same script. Every execution is
- * recorded atomically in a record row the tests read back.
+ * recorded atomically in a record row the tests read back. The pipeline
+ * guide's example (example-pipeline/) is registered beside them.
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client';
 import { registerPipeline, type PipelineDefinition, type StageDefinition } from '../../lib/orchestrator/pipeline';
 import { PipelineFailure } from '../../lib/orchestrator/terminal';
+import { wordCountPipeline } from './example-pipeline/pipeline';
 
 export interface Script {
   /** Milliseconds each named stage (or every unit, 'unit') sleeps. */
@@ -169,4 +171,5 @@ export const fanoutPipeline = pipeline('test-fanout', [
 export function registerTestPipelines(): void {
   registerPipeline(linearPipeline);
   registerPipeline(fanoutPipeline);
+  registerPipeline(wordCountPipeline);
 }

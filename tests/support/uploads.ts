@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
-import type { UploadSlot } from '../../lib/photos/upload';
+import type { UploadSlot } from '../../lib/photos/schemas';
 import { type Client, eventually } from './api';
 import { getRow } from './aws';
 

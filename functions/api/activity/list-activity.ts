@@ -1,7 +1,5 @@
-import { listTeamActivity } from '../../../lib/activity/log';
 import { activityRoutes } from '../../../lib/activity/routes';
+import { listActivity } from '../../../lib/activity/service';
 import { httpEndpoint } from '../../../lib/api/endpoint';
 
-export const handler = httpEndpoint(activityRoutes.list, ({ identity, query }) =>
-  listTeamActivity(identity.team.id, query),
-);
+export const handler = httpEndpoint(activityRoutes.list, ({ identity, query }) => listActivity(identity, query));

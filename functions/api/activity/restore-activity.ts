@@ -1,4 +1,4 @@
-import { restoreActivity } from '../../../lib/activity/restore';
+import { restoreActivity } from '../../../lib/activity/restore-service';
 import { activityRoutes } from '../../../lib/activity/routes';
 import { httpEndpoint } from '../../../lib/api/endpoint';
 

@@ -1,5 +1,5 @@
-import { estimationHandoff } from '../../../lib/auth/estimation-handoff';
+import { createEstimationHandoff } from '../../../lib/auth/handoff-service';
 import { authRoutes } from '../../../lib/auth/routes';
 import { httpEndpoint } from '../../../lib/api/endpoint';
 
-export const handler = httpEndpoint(authRoutes.estimationHandoff, ({ identity }) => estimationHandoff(identity));
+export const handler = httpEndpoint(authRoutes.estimationHandoff, ({ identity }) => createEstimationHandoff(identity));

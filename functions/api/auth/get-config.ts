@@ -1,5 +1,5 @@
 import { authRoutes } from '../../../lib/auth/routes';
-import { authConfig } from '../../../lib/auth/session';
+import { getAuthConfig } from '../../../lib/auth/session-service';
 import { httpEndpoint } from '../../../lib/api/endpoint';
 
-export const handler = httpEndpoint(authRoutes.config, async () => authConfig());
+export const handler = httpEndpoint(authRoutes.config, async () => getAuthConfig());

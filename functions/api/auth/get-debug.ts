@@ -1,5 +1,5 @@
 import { authRoutes } from '../../../lib/auth/routes';
-import { authDebug } from '../../../lib/auth/session';
+import { getAuthDebug } from '../../../lib/auth/session-service';
 import { httpEndpoint } from '../../../lib/api/endpoint';
 
-export const handler = httpEndpoint(authRoutes.debug, async ({ identity }) => authDebug(identity));
+export const handler = httpEndpoint(authRoutes.debug, async ({ identity }) => getAuthDebug(identity));

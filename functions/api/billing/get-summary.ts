@@ -1,5 +1,5 @@
 import { billingRoutes } from '../../../lib/billing/routes';
-import { billingSummaryFor } from '../../../lib/billing/summary';
+import { getBillingSummary } from '../../../lib/billing/summary-service';
 import { httpEndpoint } from '../../../lib/api/endpoint';
 
-export const handler = httpEndpoint(billingRoutes.summary, ({ identity }) => billingSummaryFor(identity));
+export const handler = httpEndpoint(billingRoutes.summary, ({ identity }) => getBillingSummary(identity));

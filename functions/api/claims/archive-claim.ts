@@ -1,7 +1,5 @@
 import { claimRoutes } from '../../../lib/claims/routes';
-import { archiveClaimFor } from '../../../lib/claims/service';
+import { archiveClaim } from '../../../lib/claims/service';
 import { httpEndpoint } from '../../../lib/api/endpoint';
 
-export const handler = httpEndpoint(claimRoutes.archive, ({ identity, params }) =>
-  archiveClaimFor(identity, params.id),
-);
+export const handler = httpEndpoint(claimRoutes.archive, ({ identity, params }) => archiveClaim(identity, params.id));

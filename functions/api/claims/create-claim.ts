@@ -1,5 +1,5 @@
 import { claimRoutes } from '../../../lib/claims/routes';
-import { createClaimFor } from '../../../lib/claims/service';
+import { createClaim } from '../../../lib/claims/service';
 import { httpEndpoint } from '../../../lib/api/endpoint';
 
-export const handler = httpEndpoint(claimRoutes.create, ({ identity, body }) => createClaimFor(identity, body));
+export const handler = httpEndpoint(claimRoutes.create, ({ identity, body }) => createClaim(identity, body));

@@ -1,5 +1,5 @@
 import { claimRoutes } from '../../../lib/claims/routes';
-import { getClaimFor } from '../../../lib/claims/service';
+import { showClaim } from '../../../lib/claims/service';
 import { httpEndpoint } from '../../../lib/api/endpoint';
 
-export const handler = httpEndpoint(claimRoutes.get, ({ identity, params }) => getClaimFor(identity, params.id));
+export const handler = httpEndpoint(claimRoutes.get, ({ identity, params }) => showClaim(identity, params.id));

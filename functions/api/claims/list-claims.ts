@@ -1,5 +1,5 @@
 import { claimRoutes } from '../../../lib/claims/routes';
-import { listClaimsFor } from '../../../lib/claims/service';
+import { listClaims } from '../../../lib/claims/service';
 import { httpEndpoint } from '../../../lib/api/endpoint';
 
-export const handler = httpEndpoint(claimRoutes.list, ({ identity, query }) => listClaimsFor(identity, query.archived));
+export const handler = httpEndpoint(claimRoutes.list, ({ identity, query }) => listClaims(identity, query.archived));

@@ -1,5 +1,5 @@
-import { pipelineHealth } from '../../../lib/health/pipeline';
+import { getPipelineHealth } from '../../../lib/health/service';
 import { healthRoutes } from '../../../lib/health/routes';
 import { httpEndpoint } from '../../../lib/api/endpoint';
 
-export const handler = httpEndpoint(healthRoutes.pipeline, () => pipelineHealth());
+export const handler = httpEndpoint(healthRoutes.pipeline, () => getPipelineHealth());

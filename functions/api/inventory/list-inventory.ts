@@ -1,7 +1,7 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { inventoryRoutes } from '../../../lib/inventory/routes';
-import { listInventoryFor } from '../../../lib/inventory/service';
+import { listInventory } from '../../../lib/inventory/service';
 
 export const handler = httpEndpoint(inventoryRoutes.list, ({ identity, params, query }) =>
-  listInventoryFor(identity, params.job_id, { archived: query.archived }),
+  listInventory(identity, params.job_id, { archived: query.archived }),
 );

@@ -1,5 +1,5 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
-import { frameRedirect } from '../../../lib/jobs/media';
+import { redirectToFrame } from '../../../lib/jobs/media-service';
 import { jobRoutes } from '../../../lib/jobs/routes';
 
-export const handler = httpEndpoint(jobRoutes.frame, ({ params }) => frameRedirect(params.id, params.name));
+export const handler = httpEndpoint(jobRoutes.frame, ({ params }) => redirectToFrame(params.id, params.name));

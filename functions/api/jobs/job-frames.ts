@@ -1,5 +1,5 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
-import { listFramesFor } from '../../../lib/jobs/media';
+import { listJobFrames } from '../../../lib/jobs/media-service';
 import { jobRoutes } from '../../../lib/jobs/routes';
 
-export const handler = httpEndpoint(jobRoutes.frames, ({ identity, params }) => listFramesFor(identity, params.id));
+export const handler = httpEndpoint(jobRoutes.frames, ({ identity, params }) => listJobFrames(identity, params.id));

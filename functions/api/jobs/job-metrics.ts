@@ -1,5 +1,5 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { jobRoutes } from '../../../lib/jobs/routes';
-import { jobMetricsFor } from '../../../lib/jobs/service';
+import { getJobMetrics } from '../../../lib/jobs/service';
 
-export const handler = httpEndpoint(jobRoutes.metrics, ({ identity, params }) => jobMetricsFor(identity, params.id));
+export const handler = httpEndpoint(jobRoutes.metrics, ({ identity, params }) => getJobMetrics(identity, params.id));

@@ -1,5 +1,5 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
-import { streamRedirect } from '../../../lib/jobs/media';
+import { redirectToStream } from '../../../lib/jobs/media-service';
 import { jobRoutes } from '../../../lib/jobs/routes';
 
-export const handler = httpEndpoint(jobRoutes.stream, ({ params }) => streamRedirect(params.id));
+export const handler = httpEndpoint(jobRoutes.stream, ({ params }) => redirectToStream(params.id));

@@ -1,5 +1,5 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
-import { mediaRedirect } from '../../../lib/jobs/media';
+import { redirectToJobMedia } from '../../../lib/jobs/media-service';
 import { jobRoutes } from '../../../lib/jobs/routes';
 
-export const handler = httpEndpoint(jobRoutes.video, ({ params }) => mediaRedirect(params.id, 'video'));
+export const handler = httpEndpoint(jobRoutes.video, ({ params }) => redirectToJobMedia(params.id, 'video'));

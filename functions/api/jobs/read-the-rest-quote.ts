@@ -1,6 +1,6 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { jobRoutes } from '../../../lib/jobs/routes';
-import { readTheRestQuoteFor } from '../../../lib/pipelines/photo/read-the-rest';
+import { readTheRestQuoteFor } from '../../../lib/pipelines/photo-read-the-rest/service';
 
 export const handler = httpEndpoint(jobRoutes.readTheRestQuote, ({ identity, params }) =>
   readTheRestQuoteFor(identity, params.id),

@@ -1,6 +1,6 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { jobRoutes } from '../../../lib/jobs/routes';
-import { readTheRestFor } from '../../../lib/pipelines/photo/read-the-rest';
+import { readTheRestFor } from '../../../lib/pipelines/photo-read-the-rest/service';
 
 export const handler = httpEndpoint(jobRoutes.readTheRest, ({ identity, params }) =>
   readTheRestFor(identity, params.id),

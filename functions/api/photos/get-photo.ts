@@ -1,5 +1,5 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { photoRoutes } from '../../../lib/photos/routes';
-import { photoRedirect } from '../../../lib/photos/serve';
+import { redirectToPhoto } from '../../../lib/photos/photo-service';
 
-export const handler = httpEndpoint(photoRoutes.get, ({ params }) => photoRedirect(params.job_id, params.filename));
+export const handler = httpEndpoint(photoRoutes.get, ({ params }) => redirectToPhoto(params.job_id, params.filename));

@@ -1,7 +1,7 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { roomRoutes } from '../../../lib/rooms/routes';
-import { archiveRoomFor } from '../../../lib/rooms/service';
+import { archiveRoom } from '../../../lib/rooms/service';
 
 export const handler = httpEndpoint(roomRoutes.archive, ({ identity, params }) =>
-  archiveRoomFor(identity, params.room_id),
+  archiveRoom(identity, params.room_id),
 );

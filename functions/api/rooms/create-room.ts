@@ -1,7 +1,7 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { roomRoutes } from '../../../lib/rooms/routes';
-import { createRoomFor } from '../../../lib/rooms/service';
+import { createRoom } from '../../../lib/rooms/service';
 
 export const handler = httpEndpoint(roomRoutes.create, ({ identity, params, body }) =>
-  createRoomFor(identity, params.claim_id, body.name),
+  createRoom(identity, params.claim_id, body.name),
 );

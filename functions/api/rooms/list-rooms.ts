@@ -1,7 +1,7 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { roomRoutes } from '../../../lib/rooms/routes';
-import { listRoomsFor } from '../../../lib/rooms/service';
+import { listRooms } from '../../../lib/rooms/service';
 
 export const handler = httpEndpoint(roomRoutes.list, ({ identity, params, query }) =>
-  listRoomsFor(identity, params.claim_id, query.archived),
+  listRooms(identity, params.claim_id, query.archived),
 );

@@ -1,7 +1,5 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
-import { getAutomationSettings } from '../../../lib/settings/automation';
+import { showAutomationSettings } from '../../../lib/settings/automation-service';
 import { settingsRoutes } from '../../../lib/settings/routes';
 
-export const handler = httpEndpoint(settingsRoutes.getAutomation, ({ identity }) =>
-  getAutomationSettings(identity.team.id),
-);
+export const handler = httpEndpoint(settingsRoutes.getAutomation, ({ identity }) => showAutomationSettings(identity));

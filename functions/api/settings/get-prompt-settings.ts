@@ -1,7 +1,5 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
-import { getPromptSettingsView } from '../../../lib/settings/prompts';
+import { showPromptSettings } from '../../../lib/settings/prompt-service';
 import { settingsRoutes } from '../../../lib/settings/routes';
 
-export const handler = httpEndpoint(settingsRoutes.getPrompts, ({ identity }) =>
-  getPromptSettingsView(identity.team.id),
-);
+export const handler = httpEndpoint(settingsRoutes.getPrompts, ({ identity }) => showPromptSettings(identity));

@@ -1,7 +1,7 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { uploadRoutes } from '../../../lib/uploads/routes';
-import { partUrlsFor } from '../../../lib/uploads/service';
+import { presignPartUrls } from '../../../lib/uploads/service';
 
 export const handler = httpEndpoint(uploadRoutes.partUrls, ({ identity, params, body }) =>
-  partUrlsFor(identity, params.id, body.parts),
+  presignPartUrls(identity, params.id, body.parts),
 );

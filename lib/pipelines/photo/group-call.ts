@@ -15,15 +15,16 @@ import { settings } from '../../config';
 import { readObject } from '../../blob/objects';
 import { AiGatewayClient, AiGatewayError, type VisionImage } from '../../integrations/ai-gateway';
 import { salvageItems } from '../../integrations/structured-output';
-import { recordAiCall } from '../../jobs/ai-requests';
-import type { Job } from '../../jobs/job';
-import type { JobLog } from '../../jobs/logs';
-import { getStagedPhoto } from '../../photos/staged-photo';
-import { ANSWER_JSON_SCHEMA, readModelItem, type ModelItem } from './answer';
-import { outputBudget, wasCutShort } from './budget';
-import type { PlannedGroup, PlannedPhoto } from './plan';
-import { imageLabel, systemPrompt, userText } from './prompt';
-import type { GroupResult, RunPlan } from './records';
+import { recordAiCall } from '../../jobs/ai-request-service';
+import type { Job } from '../../jobs/job-store';
+import type { JobLog } from '../../jobs/log-store';
+import { getStagedPhoto } from '../../photos/staged-photo-store';
+import { readModelItem } from './answer-rules';
+import { ANSWER_JSON_SCHEMA, type ModelItem } from './answer-schemas';
+import { outputBudget, wasCutShort } from './budget-rules';
+import type { PlannedGroup, PlannedPhoto } from './plan-rules';
+import { imageLabel, systemPrompt, userText } from './prompt-rules';
+import type { GroupResult, RunPlan } from './run-store';
 
 /** The group's JPEG as stored: re-encoded (or cropped, for a segment) on demand if the background worker has not yet. */
 async function groupJpeg(job: Job, photo: PlannedPhoto): Promise<Buffer> {
@@ -34,10 +35,10 @@ async function groupJpeg(job: Job, photo: PlannedPhoto): Promise<Buffer> {
   const row = await getStagedPhoto(job.id, photo.index);
   if (row && !row.normalized) {
     if (photo.is_segment) {
-      const { ensureSegmentCropped } = await import('../../photos/segments');
+      const { ensureSegmentCropped } = await import('../../photos/segment-service');
       await ensureSegmentCropped(job.id, photo.index);
     } else {
-      const { normalizeStagedPhoto } = await import('../../photos/normalize');
+      const { normalizeStagedPhoto } = await import('../../photos/normalize-service');
       await normalizeStagedPhoto({ job_id: job.id, index: photo.index });
     }
   }

@@ -1,0 +1,103 @@
+/**
+ * Activity entries (spec: Other records > Activity entry). Team-scoped through
+ * team_id; restorable entries carry the snapshot their undo needs.
+ */
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { indexes, keys, withoutKeys } from '../db/keys';
+import { decodeCursor, encodeCursor } from '../db/pagination';
+
+export interface ActivityEntry {
+  id: string;
+  team_id: string;
+  user_id: string;
+  user_name: string;
+  action_type: string;
+  action_label: string;
+  /** What the action was done to, as a person reads it (claim number, room name...). */
+  target: string;
+  entity_type: string | null;
+  entity_id: string | null;
+  snapshot: Record<string, unknown> | null;
+  restorable: boolean;
+  restored_at: string | null;
+  restored_by_user_id: string | null;
+  created_at: string;
+}
+
+/** Writes a new entry to the feed of its team (and the all-teams feed the admin reads). */
+export async function putActivity(entry: ActivityEntry): Promise<void> {
+  const index = indexes.teamActivity(entry.team_id);
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.activity(entry.id),
+        entity: 'Activity',
+        gsi1pk: index.pk,
+        gsi1sk: `${entry.created_at}#${entry.id}`,
+        gsi2pk: 'ACTIVITY',
+        gsi2sk: `${entry.created_at}#${entry.id}`,
+        ...entry,
+      },
+    }),
+  );
+}
+
+export async function getActivity(id: string): Promise<ActivityEntry | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.activity(id), ConsistentRead: true }),
+  );
+  return Item ? (withoutKeys(Item) as unknown as ActivityEntry) : null;
+}
+
+/** The team's feed, newest first. */
+export async function listTeamActivity(teamId: string, page: { limit: number; cursor?: string }) {
+  const index = indexes.teamActivity(teamId);
+  const result = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: index.index,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': index.pk },
+      ScanIndexForward: false,
+      Limit: page.limit,
+      ExclusiveStartKey: decodeCursor(page.cursor, index),
+    }),
+  );
+  return {
+    items: (result.Items ?? []).map((i) => withoutKeys(i) as unknown as ActivityEntry),
+    next_cursor: encodeCursor(result.LastEvaluatedKey),
+  };
+}
+
+/** Marks an entry restored; false when someone restored it first. */
+export async function markRestored(id: string, userId: string, now = new Date()): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.activity(id),
+        UpdateExpression: 'SET restored_at = :now, restored_by_user_id = :user',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(restored_at) OR restored_at = :null)',
+        ExpressionAttributeValues: { ':now': now.toISOString(), ':user': userId, ':null': null },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return false;
+    throw err;
+  }
+}
+
+/** Undoes markRestored when the restore itself failed, so it can be tried again. */
+export async function unmarkRestored(id: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.activity(id),
+      UpdateExpression: 'SET restored_at = :null, restored_by_user_id = :null',
+      ExpressionAttributeValues: { ':null': null },
+    }),
+  );
+}

@@ -1,0 +1,51 @@
+/**
+ * Who is calling, as the rest of the service sees it: the Identity every
+ * signed-in handler gets, the Actor written on activity entries, and the
+ * admin allowlist (spec: Authentication > Dependencies).
+ */
+import type { JWTPayload } from 'jose';
+import { settings } from '../config';
+import type { Team } from '../teams/store';
+import type { User } from '../users/store';
+
+/** The acting identity written on activity entries. */
+export interface Actor {
+  user_id: string;
+  user_name: string;
+  team_id: string;
+  is_admin: boolean;
+}
+
+export interface Identity {
+  user: User;
+  team: Team;
+  isAdmin: boolean;
+  actor: Actor;
+  authMode: 'jwt' | 'local-bypass';
+  /** How the token arrived; null under the local bypass. */
+  tokenVia: 'bearer' | 'cookie' | null;
+  /** Raw JWT claims when a token was used. */
+  rawClaims: JWTPayload | null;
+}
+
+export const RESTRICTED = 'This page is restricted.';
+
+function isAdminUser(user: Pick<User, 'external_id'>): boolean {
+  return user.external_id !== null && settings().ADMIN_EXTERNAL_USER_IDS.includes(String(user.external_id));
+}
+
+/** The identity of a provisioned user and team. */
+export function identityOf(
+  user: User,
+  team: Team,
+  rest: Pick<Identity, 'authMode' | 'tokenVia' | 'rawClaims'>,
+): Identity {
+  const isAdmin = isAdminUser(user);
+  return {
+    user,
+    team,
+    isAdmin,
+    actor: { user_id: user.id, user_name: user.name, team_id: team.id, is_admin: isAdmin },
+    ...rest,
+  };
+}

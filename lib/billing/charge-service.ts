@@ -1,0 +1,336 @@
+/**
+ * Up-front charge, refund and finalize for jobs (spec: Limits > Credit prices
+ * and charging, rules 3-5; States and transitions, the process/402/refund
+ * rows; Errors, fail-open rules; Processing rules 5 and 6).
+ *
+ * - chargeJobUpFront spends through the billing service at confirm, keyed on
+ *   the job id and the charge round: `job:<job_id>:<round>`, round =
+ *   billing_rounds + 1, because an errored job processed again is charged
+ *   again. The spend is the affordability gate; there is no local balance
+ *   arithmetic. A flat refusal is HTTP 402 with the spec's body and writes
+ *   nothing. Billing off, zero cost, a team with no external id, config gaps
+ *   and an outage proceed uncharged (logged).
+ * - A spend whose answer was lost (a timeout, a dropped connection, a 5xx:
+ *   the service may have charged) is not treated as uncharged: the job
+ *   records the round as charged but unconfirmed and proceeds, and the
+ *   settlement asks again with the same reference (settlement-service.ts),
+ *   so the run is charged once, never twice and never silently for free.
+ * - refundJob owes the current round's spend back (durably, on the job) and
+ *   settles it now; what the service does not confirm the billing sweep
+ *   retries. It never raises.
+ * - finalizeJobBilling records the billed credits once per job success and
+ *   adds them to the claim's spend. The credits are computed by the caller at
+ *   finalize time from the then-current prices (jobCharge), so a rate change
+ *   applies only to jobs finalized after it, and a job that finished before
+ *   billing existed is never finalized retroactively: it stays at 0.
+ */
+import type * as z from 'zod';
+import { settings as currentSettings } from '../config';
+import { addClaimSpend } from '../claims/store';
+import { isConditionalCheckFailed } from '../db/client';
+import { ConflictError, InsufficientCreditsError, NotFoundError } from '../errors';
+import type { insufficientCreditsBody } from '../http/schemas';
+import { getJob, type Job } from '../jobs/job-store';
+import { logger } from '../observability/logger';
+import type { Team } from '../teams/store';
+import type { User } from '../users/store';
+import { completionBilling, recordChargeRound, recordCompletionBilling } from './charge-store';
+import { type JobCharge, prepaidMode } from './credit-rules';
+import { jobChargeReference, spendDescription } from './ledger-rules';
+import { type BillingDeps, billingClient, settleJobBilling } from './settlement-service';
+import { owesBilling, wholeRefund } from './settlement-rules';
+import { markRefundOwed } from './settlement-store';
+
+/** The spec's 402 body, exactly (its schema is also the OpenAPI document's). */
+type InsufficientCreditsBody = z.output<typeof insufficientCreditsBody>;
+
+/** The 402 refusal with the spec's body, in its field order. */
+function insufficientCredits(body: Omit<InsufficientCreditsBody, 'error'>): InsufficientCreditsError {
+  const exact: InsufficientCreditsBody = {
+    error: 'insufficient_credits',
+    credits_balance: body.credits_balance,
+    required_amount: body.required_amount,
+    buy_url: body.buy_url,
+  };
+  return new InsufficientCreditsError(exact);
+}
+
+type UnchargedReason = 'billing_off' | 'config_gap' | 'zero_cost' | 'no_team_external_id' | 'unavailable';
+
+/** `unconfirmed`: the spend's answer was lost; the round counts as charged until settlement says otherwise. */
+export type ChargeOutcome =
+  | {
+      charged: true;
+      job: Job;
+      reference: string;
+      transactionId: string | null;
+      balance: number | null;
+      unconfirmed?: boolean;
+    }
+  | { charged: false; job: Job; reason: UnchargedReason };
+
+/**
+ * Spends the job's credits up front. Resolves with the (possibly updated) job
+ * and whether it was charged; throws InsufficientCreditsError (402) on a flat refusal. On a
+ * charge, billing_charged, billing_txn_id, billing_amount, billing_rounds and
+ * billing_refunded=false are recorded with a write conditional on the round,
+ * so two racing confirms charge (idempotently, same reference) and record once.
+ */
+export async function chargeJobUpFront(
+  input: {
+    job: Job;
+    team: Pick<Team, 'id' | 'external_id'>;
+    user: Pick<User, 'id' | 'external_id'> | null;
+    credits: number;
+  },
+  deps: BillingDeps = {},
+): Promise<ChargeOutcome> {
+  const { job, team, user, credits } = input;
+  const config = deps.config ?? currentSettings();
+  const context = { job_id: job.id, team_id: team.id, credits };
+  if (!config.ENABLE_BILLING) {
+    logger.debug('billing off; job proceeds uncharged', context);
+    return { charged: false, job, reason: 'billing_off' };
+  }
+  const mode = prepaidMode(config);
+  if (!mode.active) {
+    logger.warn('billing enabled but not configured; failing open, job proceeds uncharged', {
+      ...context,
+      missing: mode.missing,
+    });
+    return { charged: false, job, reason: 'config_gap' };
+  }
+  if (!(credits > 0)) {
+    logger.info('zero cost; job proceeds uncharged', context);
+    return { charged: false, job, reason: 'zero_cost' };
+  }
+  if (team.external_id === null || team.external_id === undefined) {
+    logger.warn('team has no external id; job proceeds uncharged', context);
+    return { charged: false, job, reason: 'no_team_external_id' };
+  }
+
+  // The round comes from the stored job, not the caller's copy: a stale copy
+  // would reuse a spent (maybe refunded) reference and charge nothing.
+  let stored = await getJob(job.id);
+  if (!stored) throw new NotFoundError('Job not found');
+  // An earlier round still owing billing is settled before a new round starts (its spend state is per round).
+  if (owesBilling(stored)) stored = (await settleJobBilling(stored.id, deps)).job ?? stored;
+  const previous = stored.billing_rounds ?? 0;
+  if (
+    previous > (job.billing_rounds ?? 0) &&
+    stored.billing_charged &&
+    !stored.billing_refunded &&
+    (stored.billing_txn_id || stored.billing_unconfirmed)
+  ) {
+    // A racing confirm charged the job after the caller read it: that charge
+    // stands for this one too (never two live charges from one read).
+    logger.info('job already charged by a concurrent confirm; not charging again', {
+      ...context,
+      reference: jobChargeReference(job.id, previous),
+    });
+    return {
+      charged: true,
+      job: stored,
+      reference: jobChargeReference(job.id, previous),
+      transactionId: stored.billing_txn_id,
+      balance: null,
+    };
+  }
+  const round = previous + 1;
+  const reference = jobChargeReference(job.id, round);
+  const amount = Math.ceil(credits);
+  const client = billingClient({ ...deps, config });
+  const result = await client.spend({
+    teamId: team.external_id,
+    userId: user?.external_id ?? null,
+    amount,
+    reference,
+    description: spendDescription(stored, amount),
+  });
+
+  if (result.outcome === 'insufficient') {
+    logger.info('billing service refused the charge: insufficient credits', {
+      ...context,
+      reference,
+      balance: result.balance,
+      required: result.required,
+    });
+    throw insufficientCredits({
+      credits_balance: result.balance,
+      required_amount: result.required,
+      buy_url: result.buyUrl,
+    });
+  }
+  if (result.outcome === 'unavailable' && result.error.mayHaveApplied) {
+    // The service may have charged and its answer was lost: the job proceeds on an unconfirmed charge.
+    logger.error(
+      'billing service did not answer the spend; failing open, the job proceeds and the spend is confirmed later with the same reference',
+      {
+        ...context,
+        reference,
+        reason: result.error.reason,
+        status: result.error.status,
+        error: result.error.message,
+      },
+    );
+    return recordCharge({ job, stored, round, amount, reference, transactionId: null, balance: null, team, client });
+  }
+  if (result.outcome === 'unavailable') {
+    logger.error('billing service unavailable; failing open, job proceeds uncharged', {
+      ...context,
+      reference,
+      reason: result.error.reason,
+      status: result.error.status,
+      error: result.error.message,
+    });
+    return { charged: false, job, reason: 'unavailable' };
+  }
+
+  return recordCharge({
+    job,
+    stored,
+    round,
+    amount,
+    reference,
+    transactionId: result.transactionId,
+    balance: result.balance,
+    team,
+    client,
+  });
+}
+
+/**
+ * Records a round's charge on the job, conditional on the round, so two
+ * racing confirms (same reference, same idempotent answer) record once. A
+ * null transaction id records the charge as unconfirmed and lists the job for
+ * the billing sweep.
+ */
+async function recordCharge(input: {
+  job: Job;
+  stored: Job;
+  round: number;
+  amount: number;
+  reference: string;
+  transactionId: string | null;
+  balance: number | null;
+  team: Pick<Team, 'id' | 'external_id'>;
+  client: ReturnType<typeof billingClient>;
+}): Promise<ChargeOutcome> {
+  const { job, round, amount, reference, transactionId, balance, team, client } = input;
+  const previous = input.stored.billing_rounds ?? 0;
+  const context = { job_id: job.id, team_id: team.id, credits: amount, reference };
+  const unconfirmed = transactionId === null;
+  const recorded = await recordChargeRound(job.id, { previous, round, amount, transactionId });
+  if (recorded) {
+    if (!unconfirmed) logger.info('credits spent up front', { ...context, transaction_id: transactionId, balance });
+    return { charged: true, job: recorded, reference, transactionId, balance, ...(unconfirmed ? { unconfirmed } : {}) };
+  }
+
+  // Lost the conditional write. A racing confirm with the same reference got
+  // the same (idempotent) answer and recorded it: that is this charge.
+  const current = await getJob(job.id);
+  if (
+    current &&
+    current.billing_rounds === round &&
+    !current.billing_refunded &&
+    (unconfirmed || current.billing_unconfirmed || current.billing_txn_id === transactionId)
+  ) {
+    return {
+      charged: true,
+      job: current,
+      reference,
+      transactionId: current.billing_txn_id,
+      balance,
+      ...(current.billing_unconfirmed ? { unconfirmed: true } : {}),
+    };
+  }
+  // The job is gone or moved on without this charge: give the credits back.
+  logger.error('charge could not be recorded on the job; refunding it', {
+    ...context,
+    transaction_id: transactionId,
+    job_exists: Boolean(current),
+  });
+  const refund = await client.refund({ teamId: team.external_id as number, reference });
+  if (refund.outcome === 'unavailable')
+    logger.error('refund of an unrecorded charge failed', { ...context, error: refund.error.message });
+  throw new ConflictError('The job changed while it was being charged; try again.');
+}
+
+export type RefundOutcome = {
+  refunded: boolean;
+  job: Job | null;
+  reason?: 'not_charged' | 'already_refunded' | 'missing' | 'unavailable' | 'raced';
+};
+
+/**
+ * Gives back the job's current up-front charge: records the refund as owed on
+ * the job (conditional on the round, so it survives an outage), then settles
+ * it. Idempotent: only a charged, not yet refunded round is refunded, and the
+ * service refunds a reference once. `refunded` is true for the call that
+ * recorded billing_refunded. A failed refund is logged and stays owed for the
+ * billing sweep; it never raises.
+ */
+export async function refundJob(job: Pick<Job, 'id'>, deps: BillingDeps = {}): Promise<RefundOutcome> {
+  try {
+    const current = await getJob(job.id);
+    if (!current) return { refunded: false, job: null, reason: 'missing' };
+    const owed = wholeRefund(current);
+    if (!owed)
+      return { refunded: false, job: current, reason: current.billing_charged ? 'already_refunded' : 'not_charged' };
+    if (!(current.refunds_owed ?? []).some((o) => o.reference === owed.reference)) {
+      const marked = await markRefundOwed(current, owed);
+      if (!marked) return { refunded: false, job: await getJob(current.id), reason: 'raced' };
+    }
+    const settled = await settleJobBilling(current.id, deps);
+    if (settled.refundedWhole) return { refunded: true, job: settled.job };
+    if (settled.state === 'pending') return { refunded: false, job: settled.job, reason: 'unavailable' };
+    return { refunded: false, job: settled.job, reason: 'already_refunded' };
+  } catch (err) {
+    logger.error('refund failed', { job_id: job.id, error: err instanceof Error ? err.message : String(err) });
+    return { refunded: false, job: null, reason: 'unavailable' };
+  }
+}
+
+export type FinalizeOutcome = { finalized: boolean; job: Job | null };
+
+/** Adds finalized credits to the claim's spend; a claim deleted meanwhile keeps nothing to add to. */
+export async function addFinalizedSpend(job: Pick<Job, 'id' | 'claim_id'>, credits: number): Promise<void> {
+  // A crash between the job's write and this one would lose the claim's increment; the job's
+  // billed_cost_usd stays the record of truth.
+  try {
+    await addClaimSpend(job.claim_id, credits);
+  } catch (err) {
+    if (!isConditionalCheckFailed(err)) throw err;
+    logger.warn('claim gone at finalize; spend not added to it', { job_id: job.id, claim_id: job.claim_id });
+  }
+}
+
+/**
+ * Records the billed credits exactly once per job success: the write is
+ * conditional on billing_finalized_at being null, and only the call that wins
+ * it adds the credits to the claim's spend. `charge` comes from jobCharge at
+ * finalize time (current prices; 0 for enterprise and training). A pipeline's
+ * completion makes the same write together with the status change
+ * (lib/orchestrator/terminal.ts), so a complete job is never seen unbilled.
+ */
+export async function finalizeJobBilling(
+  job: Pick<Job, 'id' | 'claim_id'>,
+  charge: JobCharge,
+  now = new Date(),
+): Promise<FinalizeOutcome> {
+  const billing = completionBilling(charge, now);
+  const updated = await recordCompletionBilling(job.id, billing, now);
+  if (!updated) {
+    logger.debug('billing already finalized (or job gone); nothing added', { job_id: job.id });
+    return { finalized: false, job: null };
+  }
+  await addFinalizedSpend({ id: job.id, claim_id: updated.claim_id ?? job.claim_id }, billing.credits);
+  logger.info('billing finalized', {
+    job_id: job.id,
+    claim_id: updated.claim_id,
+    credits: billing.credits,
+    blocks: charge.blocks,
+    minutes: charge.minutes,
+  });
+  return { finalized: true, job: updated };
+}

@@ -1,0 +1,81 @@
+/**
+ * A job's charge rounds and billed credits, as stored on the job row
+ * (billing_charged, billing_txn_id, billing_amount, billing_rounds,
+ * billing_refunded, billing_unconfirmed; billed_cost_usd, billed_blocks,
+ * billed_minutes, billing_finalized_at, pass_billed). Each write is
+ * conditional, so a racing confirm or a repeated completion records once.
+ */
+import { type Job, updateJob } from '../jobs/job-store';
+import type { JobCharge } from './credit-rules';
+import { pendingEntry } from './settlement-store';
+
+/**
+ * Records a round's charge, conditional on the round the charge was computed
+ * from (`previous`), so two racing confirms record once. A null transaction id
+ * records the charge as unconfirmed and lists the job for the billing sweep.
+ * Null when the job is gone or another round was recorded meanwhile.
+ */
+export async function recordChargeRound(
+  jobId: string,
+  charge: { previous: number; round: number; amount: number; transactionId: string | null },
+): Promise<Job | null> {
+  const { previous, round, amount, transactionId } = charge;
+  const unconfirmed = transactionId === null;
+  return updateJob(jobId, {
+    set: {
+      billing_charged: true,
+      billing_txn_id: transactionId,
+      billing_amount: amount,
+      billing_rounds: round,
+      billing_refunded: false,
+      billing_unconfirmed: unconfirmed,
+      ...(unconfirmed ? pendingEntry(jobId, new Date().toISOString()) : {}),
+    },
+    add: { billing_version: 1 },
+    condition:
+      previous === 0 ? 'attribute_not_exists(billing_rounds) OR billing_rounds = :prev' : 'billing_rounds = :prev',
+    values: { ':prev': previous },
+  });
+}
+
+/** What a job's completing write records for billing: its billed credits, once (billing_finalized_at). */
+export function completionBilling(charge: JobCharge, now = new Date()) {
+  const credits = Math.max(0, Math.ceil(charge.credits));
+  return {
+    credits,
+    set: {
+      billed_cost_usd: credits,
+      billed_blocks: charge.blocks,
+      billed_minutes: charge.minutes,
+      billing_finalized_at: now.toISOString(),
+    },
+    add: {},
+    condition: 'attribute_not_exists(billing_finalized_at) OR billing_finalized_at = :null',
+    values: { ':null': null } as Record<string, unknown>,
+  };
+}
+
+/**
+ * What a follow-up pass's completing write records (read the rest: one credit
+ * per group re-read and answered): its credits added to the job's billed
+ * credits, once per pass (pass_billed).
+ */
+export function passCompletionBilling(charge: JobCharge, pass: string) {
+  const credits = Math.max(0, Math.ceil(charge.credits));
+  return {
+    credits,
+    set: { pass_billed: pass },
+    add: { billed_cost_usd: credits, billed_blocks: charge.blocks },
+    condition: 'attribute_not_exists(pass_billed) OR pass_billed <> :pass',
+    values: { ':pass': pass } as Record<string, unknown>,
+  };
+}
+
+/** Records the billed credits of a completion on its own; null when already finalized (or the job is gone). */
+export async function recordCompletionBilling(
+  jobId: string,
+  billing: ReturnType<typeof completionBilling>,
+  now = new Date(),
+): Promise<Job | null> {
+  return updateJob(jobId, { set: billing.set, condition: billing.condition, values: billing.values }, now);
+}

@@ -1,0 +1,201 @@
+/**
+ * Claim records (spec: Resources > Claim; States > Other lifecycles).
+ * Claim.team_id is the tenant boundary. Every state change is a conditional
+ * write, so a concurrent submit cannot slip between the check and the archive;
+ * a write whose condition fails answers null and the use case decides why.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type * as z from 'zod';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { indexes, keys, withoutKeys } from '../db/keys';
+import { queryAll } from '../db/query';
+import { setClauses } from '../db/update';
+import type { claimCreateBody, claimPatchBody } from './schemas';
+
+export interface Claim {
+  id: string;
+  team_id: string;
+  created_by_user_id: string;
+  claim_number: string;
+  insured_name: string | null;
+  loss_type: string | null;
+  coverage_type: 'ACV' | 'RCV' | null;
+  claim_type: 'Residential' | 'Commercial' | null;
+  zip_code: string | null;
+  adjuster_name: string | null;
+  is_archived: boolean;
+  archived_at: string | null;
+  submitted_at: string | null;
+  is_training: boolean;
+  estimation_claim_key: string | null;
+  estimation_claim_id: string | null;
+  estimation_submitted_at: string | null;
+  estimation_items_unlocked: boolean;
+  /** Whole credits charged to the claim; atomically incremented when a charge is finalized. */
+  spend_credits: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export type ClaimCreate = z.output<typeof claimCreateBody>;
+export type ClaimPatch = z.output<typeof claimPatchBody>;
+
+function claimRow(claim: Claim) {
+  const index = indexes.teamClaims(claim.team_id);
+  return {
+    ...keys.claim(claim.id),
+    entity: 'Claim',
+    gsi1pk: index.pk,
+    gsi1sk: `${claim.created_at}#${claim.id}`,
+    gsi2pk: 'CLAIMS',
+    gsi2sk: claim.created_at,
+    ...(claim.is_archived && claim.archived_at
+      ? { archpk: 'ARCHIVED', archsk: `${claim.archived_at}#claim#${claim.id}` }
+      : {}),
+    ...claim,
+  };
+}
+
+const asClaim = (row: Record<string, unknown> | undefined) => withoutKeys(row ?? {}) as unknown as Claim;
+
+/** Writes a new claim with the defaults of a fresh one. */
+export async function putNewClaim(
+  teamId: string,
+  userId: string,
+  input: ClaimCreate,
+  options: { isTraining?: boolean; id?: string } = {},
+): Promise<Claim> {
+  const now = new Date().toISOString();
+  const claim: Claim = {
+    id: options.id ?? randomUUID(),
+    team_id: teamId,
+    created_by_user_id: userId,
+    claim_number: input.claim_number,
+    insured_name: input.insured_name ?? null,
+    loss_type: input.loss_type ?? null,
+    coverage_type: input.coverage_type ?? null,
+    claim_type: input.claim_type ?? null,
+    zip_code: input.zip_code ?? null,
+    adjuster_name: input.adjuster_name ?? null,
+    is_archived: false,
+    archived_at: null,
+    submitted_at: null,
+    is_training: options.isTraining ?? false,
+    estimation_claim_key: null,
+    estimation_claim_id: null,
+    estimation_submitted_at: null,
+    estimation_items_unlocked: false,
+    spend_credits: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  await db().send(
+    new PutCommand({ TableName: tableName(), Item: claimRow(claim), ConditionExpression: 'attribute_not_exists(pk)' }),
+  );
+  return claim;
+}
+
+export async function getClaim(id: string, consistent = false): Promise<Claim | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.claim(id), ConsistentRead: consistent }),
+  );
+  return Item ? asClaim(Item) : null;
+}
+
+export async function listTeamClaims(teamId: string, archived: boolean): Promise<Claim[]> {
+  return queryAll<Claim>(indexes.teamClaims(teamId), {
+    FilterExpression: 'is_archived = :archived',
+    ExpressionAttributeValues: { ':archived': archived },
+    ScanIndexForward: false,
+  });
+}
+
+/** Writes the patched fields; null when the claim is gone. */
+export async function updateClaimFields(claimId: string, patch: ClaimPatch): Promise<Claim | null> {
+  const set = setClauses({ ...patch, updated_at: new Date().toISOString() });
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.claim(claimId),
+        UpdateExpression: `SET ${set.expression}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: set.names,
+        ExpressionAttributeValues: set.values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return asClaim(Attributes);
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
+/** Archives the claim unless it is gone or submitted (null: read it again to tell which). */
+export async function setClaimArchived(claimId: string, now = new Date()): Promise<Claim | null> {
+  const archivedAt = now.toISOString();
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.claim(claimId),
+        UpdateExpression:
+          'SET is_archived = :true, archived_at = :at, archpk = :archpk, archsk = :archsk, updated_at = :at',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(submitted_at) OR submitted_at = :null)',
+        ExpressionAttributeValues: {
+          ':true': true,
+          ':at': archivedAt,
+          ':archpk': 'ARCHIVED',
+          ':archsk': `${archivedAt}#claim#${claimId}`,
+          ':null': null,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return asClaim(Attributes);
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
+/** Brings the claim back from the archive; null when it is gone. */
+export async function setClaimUnarchived(claimId: string): Promise<Claim | null> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.claim(claimId),
+        UpdateExpression: 'SET is_archived = :false, archived_at = :null, updated_at = :now REMOVE archpk, archsk',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':false': false, ':null': null, ':now': new Date().toISOString() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return asClaim(Attributes);
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
+/** Removes the claim row itself; what lies beneath is removed by the purge worker. */
+export async function deleteClaimRow(claimId: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.claim(claimId) }));
+}
+
+/** Adds finalized credits to the claim's spend (atomic counter). */
+export async function addClaimSpend(claimId: string, credits: number): Promise<void> {
+  if (!credits) return;
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.claim(claimId),
+      UpdateExpression: 'ADD spend_credits :c',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':c': credits },
+    }),
+  );
+}

@@ -1,0 +1,384 @@
+/**
+ * ProcessingJob records (spec: Resources > ProcessingJob; States and
+ * transitions). Every status change is a conditional write on the expected
+ * current status, so a retried or duplicated request can never move a job
+ * backwards or past a state it is not in.
+ */
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteKeys, partitionKeys, type RowKey } from '../db/batch';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { indexes, keys, withoutKeys } from '../db/keys';
+import { setClauses } from '../db/update';
+import { queryAll } from '../db/query';
+import { isProcessing, type JobStatus, type SourceType, type StageState } from './job-rules';
+
+/** A photo group whose answer was cut short (spec: Output budget and truncation). */
+export interface TruncatedGroup {
+  group_index: number;
+  /** Calls made for it so far, the first included. */
+  passes: number;
+  /** Names found so far. */
+  names: string[];
+  /** Still cut short at PHOTO_MAX_PASSES: the user is told to segment it. */
+  too_dense: boolean;
+}
+
+export interface Job {
+  id: string;
+  room_id: string;
+  claim_id: string;
+  team_id: string;
+  created_by_user_id: string;
+  source_type: SourceType;
+  status: JobStatus;
+  progress_pct: number;
+  current_stage: string;
+  error_message: string | null;
+  /** Object key of the uploaded video or audio file. */
+  media_key: string | null;
+  original_filename: string | null;
+  file_size_bytes: number;
+  total_frames: number;
+  /** Seconds; drives billing for video and audio. */
+  duration: number | null;
+  transcript: { text: string; segments: unknown[] } | null;
+  items_found: number;
+  ai_cost_usd: number;
+  ai_input_tokens: number;
+  ai_output_tokens: number;
+  ai_api_calls: number;
+  /** Whole credits, not dollars (the name is historical). */
+  billed_cost_usd: number;
+  billed_blocks: number;
+  billed_minutes: number;
+  billing_finalized_at: string | null;
+  photo_request_count: number;
+  billing_charged: boolean;
+  billing_txn_id: string | null;
+  billing_amount: number;
+  billing_refunded: boolean;
+  /** How many times the job has been charged up front (a retried errored job is charged again). */
+  billing_rounds: number;
+  /** The spend of billing_rounds was sent but its answer was lost; settlement asks again with the same reference (lib/billing/settlement-service.ts). */
+  billing_unconfirmed?: boolean;
+  /** Refunds owed to the team and not yet confirmed by the billing service. */
+  refunds_owed?: OwedRefund[];
+  /** 'pending' while a refund is owed, 'done' once the billing service confirmed every one. */
+  refund_state?: 'pending' | 'done' | null;
+  /** Bumped by every write of the billing fields, so a settlement never overwrites a newer charge or refund. */
+  billing_version?: number;
+  recovery_attempts: number;
+  photo_truncated_groups: TruncatedGroup[];
+  /** Photo jobs: the last pass run (1 = the first run, 2.. = read-the-rest passes). */
+  photo_pass?: number;
+  /** Read the rest: AI requests of the last pass that were answered (what it is billed for). */
+  pass_request_count?: number;
+  /** Set while the job runs a follow-up pass (read the rest): it ends complete again, even on failure. */
+  follow_up_pass?: boolean;
+  /** Read the rest: the charge round spent up front for the running pass, or null when it was not charged. */
+  pass_charge_round?: number | null;
+  /** Read the rest: the last pass whose credits were added to the job's billed credits (once per pass). */
+  pass_billed?: string | null;
+  /** Why the last read-the-rest pass failed (the job stays complete with its items). */
+  last_pass_error?: string | null;
+  /** Photo jobs: bytes reserved against MAX_PHOTO_UPLOAD_MB as upload URLs are issued. */
+  photo_bytes_reserved: number;
+  /** Photo jobs: the next orig_#### number when appends give no start_index. */
+  photo_next_index: number;
+  /** Per-stage timings. */
+  stage_timings: Record<string, StageTiming>;
+  /** Engine state (lib/orchestrator): which pipeline run, stage and fan-out the job is in. */
+  pipeline: string | null;
+  run_id: string | null;
+  stage_name: string | null;
+  stage_state: StageState | null;
+  stage_runner: string | null;
+  stage_lease_until: string | null;
+  fanout_total: number;
+  fanout_next: number;
+  fanout_done: number;
+  /** The fanning stage's progress range; progress moves across it as units finish. */
+  fanout_progress?: [number, number] | null;
+  heartbeat_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A refund owed to the team for one charge round (lib/billing/settlement-store.ts). */
+export interface OwedRefund {
+  round: number;
+  /** The spend it undoes: job:<id>:<round>. */
+  spend_reference: string;
+  /** Its own key at the billing service: the spend's for a whole refund, job:<id>:<round>:adjust for the unbilled part. */
+  reference: string;
+  /** Credits to give back; null gives back the whole spend. */
+  amount: number | null;
+}
+
+interface StageTiming {
+  started_at: string;
+  finished_at: string | null;
+  seconds: number | null;
+}
+
+export interface NewJob {
+  room: { id: string; claim_id: string; team_id: string };
+  userId: string;
+  sourceType: SourceType;
+  status: JobStatus;
+  mediaKey?: string | null;
+  originalFilename?: string | null;
+  fileSizeBytes?: number;
+  id?: string;
+}
+
+export function newJobRecord(input: NewJob, now = new Date()): Job {
+  const at = now.toISOString();
+  return {
+    id: input.id ?? randomUUID(),
+    room_id: input.room.id,
+    claim_id: input.room.claim_id,
+    team_id: input.room.team_id,
+    created_by_user_id: input.userId,
+    source_type: input.sourceType,
+    status: input.status,
+    progress_pct: 0,
+    current_stage: input.status,
+    error_message: null,
+    media_key: input.mediaKey ?? null,
+    original_filename: input.originalFilename ?? null,
+    file_size_bytes: input.fileSizeBytes ?? 0,
+    total_frames: 0,
+    duration: null,
+    transcript: null,
+    items_found: 0,
+    ai_cost_usd: 0,
+    ai_input_tokens: 0,
+    ai_output_tokens: 0,
+    ai_api_calls: 0,
+    billed_cost_usd: 0,
+    billed_blocks: 0,
+    billed_minutes: 0,
+    billing_finalized_at: null,
+    photo_request_count: 0,
+    billing_charged: false,
+    billing_txn_id: null,
+    billing_amount: 0,
+    billing_refunded: false,
+    billing_rounds: 0,
+    recovery_attempts: 0,
+    photo_truncated_groups: [],
+    photo_bytes_reserved: 0,
+    photo_next_index: 0,
+    stage_timings: {},
+    pipeline: null,
+    run_id: null,
+    stage_name: null,
+    stage_state: null,
+    stage_runner: null,
+    stage_lease_until: null,
+    fanout_total: 0,
+    fanout_next: 0,
+    fanout_done: 0,
+    heartbeat_at: null,
+    started_at: null,
+    finished_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/** Index attributes a job row carries; `active*` only while it is processing (the watchdog's sparse index). */
+function jobIndexAttributes(
+  job: Pick<Job, 'id' | 'room_id' | 'team_id' | 'created_at' | 'status' | 'heartbeat_at' | 'updated_at'>,
+) {
+  return {
+    gsi1pk: indexes.roomJobs(job.room_id).pk,
+    gsi1sk: `${job.created_at}#${job.id}`,
+    gsi2pk: indexes.teamJobs(job.team_id).pk,
+    gsi2sk: `${job.created_at}#${job.id}`,
+  };
+}
+
+export async function putNewJob(job: Job): Promise<Job> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.job(job.id),
+        entity: 'Job',
+        ...jobIndexAttributes(job),
+        ...(isProcessing(job.status) ? activeIndex(job.id, job.updated_at) : {}),
+        ...job,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  return job;
+}
+
+/** Puts the job unless one with its id exists (a repeated request); returns the stored job either way. */
+export async function putJobOnce(job: Job): Promise<Job> {
+  try {
+    return await putNewJob(job);
+  } catch (err) {
+    if (!isConditionalCheckFailed(err)) throw err;
+    const existing = await getJob(job.id);
+    if (!existing) throw err;
+    return existing;
+  }
+}
+
+function activeIndex(jobId: string, at: string) {
+  return { activepk: 'ACTIVE', activesk: `${at}#${jobId}` };
+}
+
+export async function getJob(id: string, consistent = true): Promise<Job | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.job(id), ConsistentRead: consistent }),
+  );
+  return Item ? (withoutKeys(Item) as unknown as Job) : null;
+}
+
+/** The team's most recent jobs, newest first. */
+export async function listTeamJobs(teamId: string, limit: number): Promise<Job[]> {
+  const index = indexes.teamJobs(teamId);
+  const { Items } = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: index.index,
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': index.pk },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  return (Items ?? []).map((i) => withoutKeys(i) as unknown as Job);
+}
+
+export async function listRoomJobs(roomId: string): Promise<Job[]> {
+  return queryAll<Job>(indexes.roomJobs(roomId), { ScanIndexForward: false });
+}
+
+export interface JobUpdate {
+  /** Top-level fields, or nested paths such as 'stage_timings.extract'. */
+  set?: Partial<Job> & Record<string, unknown>;
+  /** Atomic increments. */
+  add?: Partial<Record<keyof Job, number>>;
+  /** The job must be in one of these statuses for the write to happen. */
+  expectStatus?: readonly JobStatus[];
+  /** Extra condition, e.g. 'billing_refunded = :false'; values go in `values`. */
+  condition?: string;
+  values?: Record<string, unknown>;
+}
+
+/**
+ * One conditional update of a job; returns the job after it, or null when the
+ * condition did not hold (wrong status, already done, gone). Keeps the
+ * watchdog's sparse index in step with the status.
+ */
+export async function updateJob(jobId: string, update: JobUpdate, now = new Date()): Promise<Job | null> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({ ...jobUpdateInput(jobId, update, now), ReturnValues: 'ALL_NEW' }),
+    );
+    return withoutKeys(Attributes ?? {}) as unknown as Job;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
+/** The conditional UpdateItem input of a job update, also usable as one item of a transaction. */
+export function jobUpdateInput(jobId: string, update: JobUpdate, now = new Date()) {
+  const at = now.toISOString();
+  const set = setClauses({ ...(update.set ?? {}), updated_at: at });
+  const names: Record<string, string> = { ...set.names };
+  const values: Record<string, unknown> = { ...set.values, ...(update.values ?? {}) };
+  const sets = [set.expression];
+  const removes: string[] = [];
+  const adds: string[] = [];
+  for (const [k, v] of Object.entries(update.add ?? {})) {
+    names[`#${k}`] = k;
+    values[`:add_${k}`] = v;
+    adds.push(`#${k} :add_${k}`);
+  }
+  const status = update.set?.status;
+  if (status) {
+    if (isProcessing(status)) {
+      Object.assign(values, { ':activepk': 'ACTIVE', ':activesk': `${at}#${jobId}` });
+      sets.push('activepk = :activepk', 'activesk = :activesk');
+    } else {
+      removes.push('activepk', 'activesk');
+    }
+  } else if (update.set?.heartbeat_at) {
+    // A heartbeat moves the job along the watchdog's index. A sparse index only
+    // lists rows that have both activepk and activesk, so outside processing
+    // states this sort key alone lists nothing.
+    values[':activesk'] = `${update.set.heartbeat_at}#${jobId}`;
+    sets.push('activesk = :activesk');
+  }
+  const conditions = ['attribute_exists(pk)'];
+  if (update.expectStatus) {
+    const statusValues = update.expectStatus.map((s, n) => {
+      values[`:es${n}`] = s;
+      return `:es${n}`;
+    });
+    names['#status'] = 'status';
+    conditions.push(`#status IN (${statusValues.join(', ')})`);
+  }
+  if (update.condition) conditions.push(`(${update.condition})`);
+  const expression = [
+    `SET ${sets.join(', ')}`,
+    adds.length ? `ADD ${adds.join(', ')}` : '',
+    removes.length ? `REMOVE ${removes.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  return {
+    TableName: tableName(),
+    Key: keys.job(jobId),
+    UpdateExpression: expression,
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+/** A job's rows: the job, its staged photos and run records (its partition), its live log and archive, its fan-out units, its AI request records. */
+export async function jobRowKeys(jobId: string): Promise<RowKey[]> {
+  const partitions = await Promise.all(
+    [`JOB#${jobId}`, `JOBLOG#${jobId}`, `JOBLOGARCHIVE#${jobId}`, `JOBUNIT#${jobId}`, `AIREQ#${jobId}`].map(
+      partitionKeys,
+    ),
+  );
+  return partitions.flat();
+}
+
+/**
+ * Deletes a job and everything keyed to it. The job row goes first, in a
+ * write conditional on its status, so a job that started meanwhile is kept;
+ * returns false then.
+ */
+export async function deleteJobRows(job: Pick<Job, 'id'>, guard: { expectStatus: JobStatus }): Promise<boolean> {
+  try {
+    await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.job(job.id),
+        ConditionExpression:
+          '#status = :status AND (attribute_not_exists(billing_charged) OR billing_charged = :false)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':status': guard.expectStatus, ':false': false },
+      }),
+    );
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return false;
+    throw err;
+  }
+  await deleteKeys(await jobRowKeys(job.id));
+  return true;
+}

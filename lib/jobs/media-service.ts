@@ -1,0 +1,54 @@
+/**
+ * Byte streams of a job behind capability URLs (spec: Capability URLs): the
+ * uuid in the path is the credential, names are traversal-checked, and the
+ * answer is a 302 to a short-lived presigned GET so S3 serves Range requests.
+ */
+import { isSafeFileName, listNames, presignedGet } from '../blob/client';
+import { headObject } from '../blob/objects';
+import { blobKeys } from '../blob/keys';
+import { baseUrl, settings } from '../config';
+import { NotFoundError, UnavailableError } from '../errors';
+import { HttpResponse } from '../http/response';
+import type { Identity } from '../auth/identity-rules';
+import { loadJobForTeam } from '../tenancy/service';
+import { getJob, type Job } from './job-store';
+
+const framesPrefix = (job: Job) => `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}frames/`;
+
+/** GET /api/jobs/{id}/video and /audio. */
+export async function redirectToJobMedia(jobId: string, kind: 'video' | 'audio'): Promise<HttpResponse> {
+  const job = await getJob(jobId, false);
+  if (!job || job.source_type !== kind || !job.media_key) throw new NotFoundError(`No ${kind} for this job`);
+  return HttpResponse.redirect(await presignedGet(job.media_key));
+}
+
+/** GET /api/jobs/{id}/frames: the extracted frames' capability URLs. */
+export async function listJobFrames(identity: Identity, jobId: string) {
+  const job = await loadJobForTeam(identity, jobId);
+  const names = await listNames(framesPrefix(job));
+  return { job_id: job.id, frames: names.map((name) => ({ name, url: `/api/jobs/${job.id}/frames/${name}` })) };
+}
+
+/** GET /api/jobs/{id}/frames/{name}. */
+export async function redirectToFrame(jobId: string, name: string): Promise<HttpResponse> {
+  if (!isSafeFileName(name)) throw new NotFoundError('No such frame');
+  const job = await getJob(jobId, false);
+  if (!job) throw new NotFoundError('No such frame');
+  const key = `${framesPrefix(job)}${name}`;
+  if (!(await headObject(key))) throw new NotFoundError('No such frame');
+  return HttpResponse.redirect(await presignedGet(key));
+}
+
+/**
+ * GET /api/jobs/{id}/stream on the HTTP API: HTTP APIs cannot stream, so this
+ * redirects (307; EventSource follows it) to the streaming function.
+ */
+export async function redirectToStream(jobId: string): Promise<HttpResponse> {
+  const base = baseUrl(settings().STREAM_BASE_URL);
+  if (!base) throw new UnavailableError('Live job events are not configured (STREAM_BASE_URL).');
+  if (!(await getJob(jobId, false))) throw new NotFoundError('Job not found');
+  return new HttpResponse(307, undefined, {
+    location: `${base}/api/jobs/${jobId}/stream`,
+    'cache-control': 'no-store',
+  });
+}

@@ -1,0 +1,58 @@
+/** The rows a purge reads and deletes: children of a room or claim, and the archived index. */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteKeys, partitionKeys, type RowKey } from '../db/batch';
+import { db, tableName } from '../db/client';
+import { indexes, keys } from '../db/keys';
+import { queryAll } from '../db/query';
+
+/** The ids of a room's jobs and the row keys of its items (an item's partition holds the item and its photos). */
+export async function listRoomChildren(roomId: string): Promise<{ jobIds: string[]; itemRows: RowKey[] }> {
+  const [jobs, items] = await Promise.all([
+    queryAll<{ id: string }>(indexes.roomJobs(roomId), { ProjectionExpression: 'id' }),
+    queryAll<{ id: string }>(indexes.roomItems(roomId), { ProjectionExpression: 'id' }),
+  ]);
+  const itemRows = (await Promise.all(items.map((i) => partitionKeys(keys.item(i.id).pk)))).flat();
+  return { jobIds: jobs.map((j) => j.id), itemRows };
+}
+
+export async function listClaimRoomIds(claimId: string): Promise<string[]> {
+  const rooms = await queryAll<{ id: string }>(indexes.claimRooms(claimId), { ProjectionExpression: 'id' });
+  return rooms.map((r) => r.id);
+}
+
+/** Deletes the given rows and the room row itself; how many rows went. */
+export async function deleteRoomAndRows(roomId: string, rows: RowKey[]): Promise<number> {
+  await deleteKeys([...rows, keys.room(roomId)]);
+  return rows.length + 1;
+}
+
+/** An archived claim or room as the archived index and its row tell it. */
+export interface ArchivedEntry {
+  kind: string;
+  id: string;
+  entity: Record<string, unknown> | undefined;
+}
+
+/** Every entry archived before the cutoff, page by page; reads only the sparse archived index. */
+export async function* archivedBefore(cutoff: string): AsyncGenerator<ArchivedEntry> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: indexes.archived().index,
+        KeyConditionExpression: 'archpk = :pk AND archsk < :cutoff',
+        ExpressionAttributeValues: { ':pk': indexes.archived().pk, ':cutoff': cutoff },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const row of page.Items ?? []) {
+      const [, kind, id] = String(row.archsk).split('#');
+      const { Item: entity } = await db().send(
+        new GetCommand({ TableName: tableName(), Key: { pk: row.pk, sk: row.sk } }),
+      );
+      yield { kind, id, entity };
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+}

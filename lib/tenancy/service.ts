@@ -1,0 +1,49 @@
+/**
+ * Team scoping (spec: Authentication > Team scoping). The ownership chain is
+ * InventoryItem > ProcessingJob > Room > Claim.team_id. The id-loading helpers
+ * answer 404 for both a missing id and another team's id; allowlisted admins
+ * bypass ownership on id-addressed resources. List endpoints stay scoped to the
+ * caller's own team.
+ */
+import type { Identity } from '../auth/identity-rules';
+import { getClaim, type Claim } from '../claims/store';
+import { ForbiddenError, NotFoundError } from '../errors';
+import { getJob, type Job } from '../jobs/job-store';
+import { getRoom, type Room } from '../rooms/store';
+
+export const CLAIM_NOT_FOUND = 'Claim not found';
+export const ROOM_NOT_FOUND = 'Room not found';
+export const JOB_NOT_FOUND = 'Job not found';
+
+function owns(identity: Identity, teamId: string): boolean {
+  return identity.isAdmin || identity.team.id === teamId;
+}
+
+/** load_claim_for_team: 404 for a missing claim and for another team's claim. */
+export async function loadClaimForTeam(identity: Identity, claimId: string): Promise<Claim> {
+  const claim = await getClaim(claimId, true);
+  if (!claim || !owns(identity, claim.team_id)) throw new NotFoundError(CLAIM_NOT_FOUND);
+  return claim;
+}
+
+/** For the claim-level routes that refuse another team's claim as forbidden (GET /api/claims/{id}). */
+export async function loadClaimOrForbidden(identity: Identity, claimId: string): Promise<Claim> {
+  const claim = await getClaim(claimId, true);
+  if (!claim) throw new NotFoundError(CLAIM_NOT_FOUND);
+  if (!owns(identity, claim.team_id)) throw new ForbiddenError('This claim belongs to another team.');
+  return claim;
+}
+
+/** load_room_for_team: 404 for a missing room and for another team's room. */
+export async function loadRoomForTeam(identity: Identity, roomId: string): Promise<Room> {
+  const room = await getRoom(roomId, true);
+  if (!room || !owns(identity, room.team_id)) throw new NotFoundError(ROOM_NOT_FOUND);
+  return room;
+}
+
+/** load_job_for_team: 404 for a missing job and for another team's job. */
+export async function loadJobForTeam(identity: Identity, jobId: string): Promise<Job> {
+  const job = await getJob(jobId, true);
+  if (!job || !owns(identity, job.team_id)) throw new NotFoundError(JOB_NOT_FOUND);
+  return job;
+}

@@ -1,0 +1,154 @@
+/** User records (spec: Resources > User). */
+import { randomUUID } from 'node:crypto';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { keys, withoutKeys } from '../db/keys';
+import { setClauses } from '../db/update';
+
+export interface User {
+  id: string;
+  /** String form; a legacy integer is stored as its string, a UUID is allowed. Null for the local bypass user. */
+  external_id: string | null;
+  name: string;
+  email: string | null;
+  team_id: string;
+  last_seen_at: string | null;
+  /** IANA zone name, or '' for browser-local. */
+  timezone?: string;
+  created_at: string;
+}
+
+/** How often last_seen_at is stamped at most. */
+const LAST_SEEN_RESOLUTION_MS = 60_000;
+
+export async function getUser(id: string): Promise<User | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.user(id) }));
+  return Item ? (withoutKeys(Item) as unknown as User) : null;
+}
+
+async function target(key: { pk: string; sk: string }): Promise<string | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  return (Item?.target_id as string | undefined) ?? null;
+}
+
+export async function findUserByExternalId(externalId: string): Promise<User | null> {
+  const id = await target(keys.userExternal(externalId));
+  return id ? getUser(id) : null;
+}
+
+export async function findUserByEmail(email: string): Promise<User | null> {
+  const id = await target(keys.userEmail(email));
+  return id ? getUser(id) : null;
+}
+
+function uniqueRow(key: { pk: string; sk: string }, targetId: string) {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...key, entity: 'Unique', target_id: targetId },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** Creates the user and its uniqueness rows atomically (a lost race cancels the transaction). */
+export async function createUser(
+  input: { external_id: string | null; name: string; email: string | null; team_id: string },
+  /** False when another user already owns the email: the new user keeps it as data but not as a lookup key. */
+  registerEmail = true,
+): Promise<User> {
+  const now = new Date().toISOString();
+  const user: User = { id: randomUUID(), last_seen_at: null, created_at: now, ...input };
+  const items: Record<string, unknown>[] = [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.user(user.id),
+          entity: 'User',
+          gsi1pk: `TEAM#${user.team_id}#USERS`,
+          gsi1sk: now,
+          gsi2pk: 'USERS',
+          gsi2sk: now,
+          ...user,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+  if (user.external_id) items.push(uniqueRow(keys.userExternal(user.external_id), user.id));
+  if (user.email && registerEmail) items.push(uniqueRow(keys.userEmail(user.email), user.id));
+  await db().send(new TransactWriteCommand({ TransactItems: items as never }));
+  return user;
+}
+
+/** Keeps team, name and email in step with the token; adopts an external id for a user found by email. */
+export async function syncUser(
+  user: User,
+  changes: Partial<Pick<User, 'team_id' | 'name' | 'external_id'>>,
+): Promise<User> {
+  const changed = Object.entries(changes).filter(
+    ([k, v]) => v !== undefined && v !== null && user[k as keyof User] !== v,
+  );
+  if (changed.length === 0) return user;
+  const next = { ...user, ...Object.fromEntries(changed) } as User;
+  const moved = changes.team_id && changes.team_id !== user.team_id;
+  // A moved user also moves to the new team's user list.
+  const set = setClauses({
+    ...Object.fromEntries(changed),
+    ...(moved ? { gsi1pk: `TEAM#${changes.team_id}#USERS` } : {}),
+  });
+  const update = {
+    TableName: tableName(),
+    Key: keys.user(user.id),
+    UpdateExpression: `SET ${set.expression}`,
+    ExpressionAttributeNames: set.names,
+    ExpressionAttributeValues: set.values,
+  };
+  const adopting = changed.some(([k]) => k === 'external_id');
+  if (adopting && next.external_id) {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [{ Update: update }, uniqueRow(keys.userExternal(next.external_id), user.id)] as never,
+      }),
+    );
+  } else {
+    await db().send(new UpdateCommand(update));
+  }
+  return next;
+}
+
+/** Stamps last_seen_at at most once a minute; best-effort, never fails the request. */
+export async function touchLastSeen(user: User, now = new Date()): Promise<void> {
+  const cutoff = new Date(now.getTime() - LAST_SEEN_RESOLUTION_MS).toISOString();
+  if (user.last_seen_at && user.last_seen_at > cutoff) return;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.user(user.id),
+        UpdateExpression: 'SET last_seen_at = :now',
+        ConditionExpression: 'attribute_not_exists(last_seen_at) OR last_seen_at = :null OR last_seen_at < :cutoff',
+        ExpressionAttributeValues: { ':now': now.toISOString(), ':cutoff': cutoff, ':null': null },
+      }),
+    );
+  } catch (err) {
+    if (!isConditionalCheckFailed(err)) throw err;
+  }
+}
+
+export async function setUserTimezone(userId: string, timezone: string): Promise<User> {
+  const { Attributes } = await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.user(userId),
+      // TIMEZONE is a DynamoDB reserved word.
+      UpdateExpression: 'SET #tz = :tz',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#tz': 'timezone' },
+      ExpressionAttributeValues: { ':tz': timezone },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return withoutKeys(Attributes ?? {}) as unknown as User;
+}

@@ -1,0 +1,24 @@
+import { jobProgress } from '../../../lib/jobs/job-rules';
+
+describe('jobProgress', () => {
+  const base = {
+    progress_pct: 55,
+    stage_state: 'fanout' as const,
+    fanout_total: 8,
+    fanout_done: 0,
+    fanout_progress: [55, 85] as [number, number],
+  };
+
+  it('moves across the fanning stage range as units finish', () => {
+    expect(jobProgress(base)).toBe(55);
+    expect(jobProgress({ ...base, fanout_done: 4 })).toBe(70);
+    expect(jobProgress({ ...base, fanout_done: 8 })).toBe(85);
+    expect(jobProgress({ ...base, fanout_done: 9 })).toBe(85);
+  });
+
+  it('is the stored percent outside a fan-out', () => {
+    expect(jobProgress({ ...base, stage_state: 'running', fanout_done: 4 })).toBe(55);
+    expect(jobProgress({ ...base, fanout_progress: null, fanout_done: 4 })).toBe(55);
+    expect(jobProgress({ ...base, fanout_total: 0 })).toBe(55);
+  });
+});

@@ -1,0 +1,183 @@
+/**
+ * Project conventions that keep handlers thin, bundles small and domain folders readable (README: file roles in a
+ * domain folder, store modules, domain errors). Each check is a function of the file list, so it is also run on a
+ * made-up list that must be reported: an empty list on the tree means a clean tree, not a scanner that saw nothing.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, posix, relative, sep } from 'node:path';
+
+const root = join(__dirname, '..', '..', '..');
+
+/** Paths relative to the root, with forward slashes. */
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sources(path);
+    return name.endsWith('.ts') ? [relative(root, path).split(sep).join('/')] : [];
+  });
+}
+
+interface Source {
+  path: string;
+  text: string;
+}
+
+const read = (paths: string[]): Source[] =>
+  paths.map((path) => ({ path, text: readFileSync(join(root, path), 'utf8') }));
+
+/** Module specifiers of every import, export … from, require() and import() in a file. */
+function specifiers(text: string): string[] {
+  const found = text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)['"]([^'"]+)['"]/g);
+  return [...found].map((m) => m[1]);
+}
+
+/** Lower layers, the engine, the pipelines and the composition layer have their own file names. */
+const NOT_DOMAINS = [
+  'config',
+  'observability',
+  'db',
+  'blob',
+  'queue',
+  'http',
+  'integrations',
+  'background',
+  'media',
+  'orchestrator',
+  'pipelines',
+  'api',
+];
+const DOMAIN_FILE = [
+  /^(routes|schemas|rules|store|view|service)\.ts$/,
+  /^[a-z0-9-]+-(schemas|rules|store|view|service)\.ts$/,
+];
+
+/** Files outside lib/db that import the DynamoDB document client without being a store module. */
+function dynamoDbOutsideStores(files: Source[]): string[] {
+  const storeModule = (path: string) => path.startsWith('lib/db/') || /(^|-)store\.ts$/.test(posix.basename(path));
+  return files
+    .filter((f) => !storeModule(f.path) && specifiers(f.text).includes('@aws-sdk/lib-dynamodb'))
+    .map((f) => f.path);
+}
+
+/** Files in a domain folder (lib/<domain>/**) whose name is none of the file roles. */
+function domainFilesWithoutRole(paths: string[]): string[] {
+  return paths.filter((path) => {
+    const [top, folder, ...rest] = path.split('/');
+    if (top !== 'lib' || rest.length === 0 || NOT_DOMAINS.includes(folder)) return false;
+    return !DOMAIN_FILE.some((role) => role.test(posix.basename(path)));
+  });
+}
+
+/** Importers of lib/http/errors outside lib/http and lib/api, as "importer → specifier". */
+function httpErrorsOutsideEdge(files: Source[]): string[] {
+  return files
+    .filter((f) => !/^lib\/(http|api)\//.test(f.path))
+    .flatMap((f) =>
+      specifiers(f.text)
+        .filter((spec) => spec.startsWith('.'))
+        .filter((spec) => posix.join(posix.dirname(f.path), spec).replace(/\.ts$/, '') === 'lib/http/errors')
+        .map((spec) => `${f.path} → ${spec}`),
+    );
+}
+
+describe('conventions', () => {
+  const lib = sources(join(root, 'lib'));
+  const functions = sources(join(root, 'functions'));
+
+  it('imports zod as a namespace (the named import pulls all of zod into every bundle)', () => {
+    const offenders = read([...lib, ...functions]).filter((f) =>
+      /import\s*\{\s*z\s*\}\s*from\s*['"]zod['"]/.test(f.text),
+    );
+    expect(offenders.map((f) => f.path)).toEqual([]);
+  });
+
+  it('keeps handlers thin: no AWS SDK or database access in functions/', () => {
+    const offenders = read(functions).filter((f) => /from\s+['"]@aws-sdk\/|lib\/db\//.test(f.text));
+    expect(offenders.map((f) => f.path)).toEqual([]);
+  });
+
+  it('imports @aws-sdk/lib-dynamodb only in lib/db and store modules (store.ts, *-store.ts)', () => {
+    expect(lib.length).toBeGreaterThan(100);
+    expect(dynamoDbOutsideStores(read([...lib, ...functions]))).toEqual([]);
+  });
+
+  it('names every file of a domain folder after its role (routes, schemas, rules, store, view, service)', () => {
+    expect(domainFilesWithoutRole(lib)).toEqual([]);
+  });
+
+  it('imports lib/http/errors only in lib/http and lib/api (elsewhere, throw the errors of lib/errors.ts)', () => {
+    expect(httpErrorsOutsideEdge(read([...lib, ...functions]))).toEqual([]);
+  });
+
+  describe('reports violations in a made-up tree', () => {
+    const file = (path: string, text = 'export const x = 1;\n'): Source => ({ path, text });
+
+    it('DynamoDB outside a store module', () => {
+      const files = [
+        file('lib/db/client.ts', "import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';"),
+        file('lib/claims/store.ts', "import { GetCommand } from '@aws-sdk/lib-dynamodb';"),
+        file('lib/jobs/job-store.ts', "import {\n  GetCommand,\n  PutCommand,\n} from '@aws-sdk/lib-dynamodb';"),
+        file('lib/claims/service.ts', "import { GetCommand } from '@aws-sdk/lib-dynamodb';"),
+        file('lib/rooms/restore.ts', 'import type { QueryCommandInput } from "@aws-sdk/lib-dynamodb";'),
+        file('lib/teams/storefront.ts', "const ddb = require('@aws-sdk/lib-dynamodb');"),
+        file('functions/api/get.ts', "const { GetCommand } = await import('@aws-sdk/lib-dynamodb');"),
+        file('lib/users/user-store.ts', "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';"),
+        file('lib/users/service.ts', '// @aws-sdk/lib-dynamodb is not imported here'),
+      ];
+      expect(dynamoDbOutsideStores(files)).toEqual([
+        'lib/claims/service.ts',
+        'lib/rooms/restore.ts',
+        'lib/teams/storefront.ts',
+        'functions/api/get.ts',
+      ]);
+    });
+
+    it('a domain file without a role', () => {
+      const paths = [
+        'lib/claims/routes.ts',
+        'lib/claims/claim-store.ts',
+        'lib/photos/grouping-rules.ts',
+        'lib/photos/staged-photo-view.ts',
+        'lib/jobs/ai-request-schemas.ts',
+        'lib/claims/claim.ts',
+        'lib/claims/index.ts',
+        'lib/claims/utils.ts',
+        'lib/photos/grouping-rules.test.ts',
+        'lib/photos/Grouping-rules.ts',
+        'lib/photos/-rules.ts',
+        'lib/photos/nested/helpers.ts',
+        'lib/db/batch.ts',
+        'lib/orchestrator/engine.ts',
+        'lib/pipelines/photo/analyze.ts',
+        'lib/media/probe.ts',
+        'lib/retry.ts',
+      ];
+      expect(domainFilesWithoutRole(paths)).toEqual([
+        'lib/claims/claim.ts',
+        'lib/claims/index.ts',
+        'lib/claims/utils.ts',
+        'lib/photos/grouping-rules.test.ts',
+        'lib/photos/Grouping-rules.ts',
+        'lib/photos/-rules.ts',
+        'lib/photos/nested/helpers.ts',
+      ]);
+    });
+
+    it('lib/http/errors imported below the edge', () => {
+      const files = [
+        file('lib/http/endpoint.ts', "import { HttpError } from './errors';"),
+        file('lib/api/endpoint.ts', "import { HttpError } from '../http/errors';"),
+        file('lib/claims/service.ts', "import { notFound } from '../http/errors';"),
+        file('lib/pipelines/photo/read-the-rest.ts', "import { conflict } from '../../http/errors.ts';"),
+        file('functions/api/x.ts', "import type { HttpError } from '../../lib/http/errors';"),
+        file('lib/claims/store.ts', "import { DomainError } from '../errors';"),
+        file('lib/rooms/service.ts', "import { HttpResponse } from '../http/response';"),
+      ];
+      expect(httpErrorsOutsideEdge(files)).toEqual([
+        'lib/claims/service.ts → ../http/errors',
+        'lib/pipelines/photo/read-the-rest.ts → ../../http/errors.ts',
+        'functions/api/x.ts → ../../lib/http/errors',
+      ]);
+    });
+  });
+});
