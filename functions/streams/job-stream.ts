@@ -10,7 +10,7 @@ import { isUuid } from '../../lib/http/schemas';
 import {
   acquireStreamSlot,
   SSE_HEADERS,
-  sseEvent,
+  formatSseEvent,
   streamJobEvents,
   TOO_MANY_STREAMS,
 } from '../../lib/jobs/stream-service';
@@ -47,7 +47,7 @@ export async function streamJob(event: { rawPath?: string }, responseStream: Res
   const jobId = /^\/api\/jobs\/([^/]+)\/stream\/?$/.exec(event.rawPath ?? '')?.[1] ?? '';
   if (!isUuid(jobId)) {
     const stream = open(responseStream, { statusCode: 404, headers: SSE_HEADERS });
-    stream.write(sseEvent('error', { detail: 'Job not found' }));
+    stream.write(formatSseEvent('error', { detail: 'Job not found' }));
     stream.end();
     return;
   }

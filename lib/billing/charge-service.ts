@@ -27,7 +27,6 @@
 import type * as z from 'zod';
 import { settings as currentSettings } from '../config';
 import { addClaimSpend } from '../claims/store';
-import { isConditionalCheckFailed } from '../db/client';
 import { ConflictError, InsufficientCreditsError, NotFoundError } from '../errors';
 import type { insufficientCreditsBody } from '../http/schemas';
 import { getJob, type Job } from '../jobs/job-store';
@@ -37,7 +36,7 @@ import type { User } from '../users/store';
 import { completionBilling, recordChargeRound, recordCompletionBilling } from './charge-store';
 import { type JobCharge, prepaidMode } from './credit-rules';
 import { jobChargeReference, spendDescription } from './ledger-rules';
-import { type BillingDeps, billingClient, settleJobBilling } from './settlement-service';
+import { type BillingDeps, createBillingClient, settleJobBilling } from './settlement-service';
 import { owesBilling, wholeRefund } from './settlement-rules';
 import { markRefundOwed } from './settlement-store';
 
@@ -139,7 +138,7 @@ export async function chargeJobUpFront(
   const round = previous + 1;
   const reference = jobChargeReference(job.id, round);
   const amount = Math.ceil(credits);
-  const client = billingClient({ ...deps, config });
+  const client = createBillingClient({ ...deps, config });
   const result = await client.spend({
     teamId: team.external_id,
     userId: user?.external_id ?? null,
@@ -214,7 +213,7 @@ async function recordCharge(input: {
   transactionId: string | null;
   balance: number | null;
   team: Pick<Team, 'id' | 'external_id'>;
-  client: ReturnType<typeof billingClient>;
+  client: ReturnType<typeof createBillingClient>;
 }): Promise<ChargeOutcome> {
   const { job, round, amount, reference, transactionId, balance, team, client } = input;
   const previous = input.stored.billing_rounds ?? 0;
@@ -297,10 +296,7 @@ export type FinalizeOutcome = { finalized: boolean; job: Job | null };
 export async function addFinalizedSpend(job: Pick<Job, 'id' | 'claim_id'>, credits: number): Promise<void> {
   // A crash between the job's write and this one would lose the claim's increment; the job's
   // billed_cost_usd stays the record of truth.
-  try {
-    await addClaimSpend(job.claim_id, credits);
-  } catch (err) {
-    if (!isConditionalCheckFailed(err)) throw err;
+  if (!(await addClaimSpend(job.claim_id, credits))) {
     logger.warn('claim gone at finalize; spend not added to it', { job_id: job.id, claim_id: job.claim_id });
   }
 }

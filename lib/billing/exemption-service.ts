@@ -12,7 +12,7 @@ export interface ChargeExemptions {
   training: boolean;
 }
 
-export async function chargeExemptions(job: Pick<Job, 'team_id' | 'claim_id'>): Promise<ChargeExemptions> {
+export async function loadChargeExemptions(job: Pick<Job, 'team_id' | 'claim_id'>): Promise<ChargeExemptions> {
   const [features, claim] = await Promise.all([teamFeatures(job.team_id), getClaim(job.claim_id)]);
   return { enterprise: features.enterprise, training: Boolean(claim?.is_training) };
 }

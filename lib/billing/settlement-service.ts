@@ -37,7 +37,7 @@ export interface BillingDeps {
 }
 
 /** The billing service client the prepaid paths share. */
-export function billingClient(deps: BillingDeps = {}): BillingServiceClient {
+export function createBillingClient(deps: BillingDeps = {}): BillingServiceClient {
   return deps.client ?? BillingServiceClient.fromSettings(deps.config ?? currentSettings());
 }
 
@@ -98,7 +98,7 @@ async function settleOnce(job: Job, deps: BillingDeps): Promise<Settlement | nul
     });
     return record(job, { billing_unconfirmed: false }, [], false);
   }
-  const client = billingClient(deps);
+  const client = createBillingClient(deps);
   const changes: Partial<Job> = {};
   let owed = job.refunds_owed ?? [];
   let unconfirmed = Boolean(job.billing_unconfirmed);

@@ -42,7 +42,7 @@ export interface TeamCreditsBalance {
  * throws: billing off is false/null, an unreachable service is a null balance
  * (logged).
  */
-export async function teamCreditsBalance(
+export async function getTeamCreditsBalance(
   team: Pick<Team, 'id' | 'external_id'>,
   deps: { client?: BillingServiceClient; config?: Settings } = {},
 ): Promise<TeamCreditsBalance> {
@@ -74,7 +74,7 @@ export async function getBillingSummary(
   const config = deps.config ?? currentSettings();
   const [total, balance] = await Promise.all([
     sumTeamSpend(identity.team.id),
-    teamCreditsBalance(identity.team, { ...deps, config }),
+    getTeamCreditsBalance(identity.team, { ...deps, config }),
   ]);
   return {
     total_spend_usd: total,

@@ -187,15 +187,22 @@ export async function deleteClaimRow(claimId: string): Promise<void> {
 }
 
 /** Adds finalized credits to the claim's spend (atomic counter). */
-export async function addClaimSpend(claimId: string, credits: number): Promise<void> {
-  if (!credits) return;
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.claim(claimId),
-      UpdateExpression: 'ADD spend_credits :c',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':c': credits },
-    }),
-  );
+/** Adds credits to the claim's spend; false when the claim no longer exists. */
+export async function addClaimSpend(claimId: string, credits: number): Promise<boolean> {
+  if (!credits) return true;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.claim(claimId),
+        UpdateExpression: 'ADD spend_credits :c',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':c': credits },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return false;
+    throw err;
+  }
 }

@@ -8,10 +8,8 @@
  *     {model, messages: [system, user: [text, (label, image_url)...]], max_tokens,
  *      temperature (only for models that accept one), usage: {include: true},
  *      response_format?: {type: 'json_schema', json_schema: {name, strict: true, schema}}}
- *   200 {model, choices: [{message: {content}, finish_reason}], usage: {prompt_tokens, completion_tokens, cost}}
  *
- * Failures: 5xx, 429, timeouts, network errors and a 200 whose body is empty,
- * not JSON or carries no message content (rule 9) are retried with jittered
+ * Retryable failures (see ai-gateway-attempt.ts) are retried with jittered
  * exponential backoff; any other 4xx fails at once. After the last attempt the
  * call throws AiGatewayError naming the kind of failure.
  *
@@ -23,102 +21,19 @@
 import { baseUrl as normalizeBaseUrl, type Settings } from '../config';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
-
-/** Prices used when the gateway does not report a cost; the photo output budget uses the same. */
-export const INPUT_USD_PER_MILLION_TOKENS = 5;
-export const OUTPUT_USD_PER_MILLION_TOKENS = 25;
+import {
+  type AiCallRecord,
+  type AiCallRecorder,
+  AiGatewayError,
+  type VisionAnswer,
+  type VisionRequest,
+} from './ai-call';
+import { AttemptFailed, postChatCompletion } from './ai-gateway-attempt';
+import type { AiUsage } from './ai-usage';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_ATTEMPTS = 4;
 const DEFAULT_BACKOFF_MS = 1000;
-/** A Retry-After longer than this is not honoured in full; the job has a deadline. */
-const MAX_RETRY_AFTER_MS = 30_000;
-
-const CHAT_COMPLETIONS_PATH = '/chat/completions';
-
-export interface VisionImage {
-  label: string;
-  jpeg: Buffer;
-}
-
-interface AiCallContext {
-  jobId: string;
-  teamId: string;
-  /** What the call is for, e.g. 'photo-group'. */
-  purpose: string;
-  /** e.g. {group_index, pass}. */
-  detail?: Record<string, unknown>;
-}
-
-export interface VisionRequest {
-  system: string;
-  /** The user text, sent as the first content part. */
-  text: string;
-  /** Each sent as a text part with its label followed by an image_url part. */
-  images: VisionImage[];
-  maxTokens: number;
-  responseFormat?: { name: string; schema: Record<string, unknown> };
-  context: AiCallContext;
-}
-
-export interface VisionAnswer {
-  content: string;
-  finishReason: string | null;
-  /** Usage of the answering attempt (the job's counters also get earlier answered attempts). */
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-  model: string;
-  /** HTTP attempts made, the answering one included. */
-  attempts: number;
-}
-
-export type AiFailureKind = 'unconfigured' | 'http' | 'timeout' | 'unreachable' | 'empty' | 'unreadable';
-
-export class AiGatewayError extends Error {
-  override readonly name = 'AiGatewayError';
-  constructor(
-    readonly kind: AiFailureKind,
-    message: string,
-    /** The last HTTP status received, null when none (timeout, network, unconfigured). */
-    readonly status: number | null = null,
-    /** HTTP attempts made. */
-    readonly attempts = 0,
-  ) {
-    super(message);
-  }
-}
-
-/** Usage summed over the answered attempts of one call. */
-export interface AiUsage {
-  inputTokens: number;
-  outputTokens: number;
-  costUsd: number;
-}
-
-/** What the recorder is told about one finished call. */
-export interface AiCallRecord {
-  context: AiCallContext;
-  model: string;
-  startedAt: Date;
-  latencyMs: number;
-  outcome: 'ok' | 'failed';
-  failureKind: AiFailureKind | null;
-  httpStatus: number | null;
-  errorMessage: string | null;
-  /** HTTP attempts actually made (0 when unconfigured). */
-  attempts: number;
-  /** Spend of every attempt that came back with usage, failed ones included. */
-  usage: AiUsage;
-  finishReason: string | null;
-  maxTokens: number;
-  /** The temperature sent, or null when the model takes none. */
-  temperature: number | null;
-  request: Pick<VisionRequest, 'system' | 'text' | 'images' | 'responseFormat'>;
-  content: string | null;
-}
-
-export type AiCallRecorder = (call: AiCallRecord) => Promise<void> | void;
 
 export interface AiGatewayOptions {
   baseUrl: string;
@@ -143,71 +58,6 @@ export function acceptsTemperature(model: string): boolean {
     .toLowerCase()
     .replace(/^openai\//, '');
   return !/^o[134](?![0-9])/.test(name) && !name.startsWith('gpt-5');
-}
-
-/** Dollars for a token count at the fallback prices. */
-export function tokenCostUsd(inputTokens: number, outputTokens: number): number {
-  return (inputTokens * INPUT_USD_PER_MILLION_TOKENS + outputTokens * OUTPUT_USD_PER_MILLION_TOKENS) / 1_000_000;
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
-
-/** Usage of one answer; the gateway's own cost when it reports one. */
-export function usageOf(body: unknown): AiUsage | null {
-  if (!isRecord(body) || !isRecord(body.usage)) return null;
-  const inputTokens = count(body.usage.prompt_tokens);
-  const outputTokens = count(body.usage.completion_tokens);
-  const cost = body.usage.cost;
-  const costUsd =
-    typeof cost === 'number' && Number.isFinite(cost) && cost >= 0 ? cost : tokenCostUsd(inputTokens, outputTokens);
-  return { inputTokens, outputTokens, costUsd };
-}
-
-type Attempt =
-  | {
-      ok: true;
-      status: number;
-      content: string;
-      finishReason: string | null;
-      model: string | null;
-      usage: AiUsage | null;
-    }
-  | {
-      ok: false;
-      kind: Exclude<AiFailureKind, 'unconfigured'>;
-      status: number | null;
-      message: string;
-      retryable: boolean;
-      usage: AiUsage | null;
-      retryAfterMs: number | null;
-    };
-
-/** One failed HTTP attempt, as the retry policy sees it. */
-class AttemptFailed extends Error {
-  constructor(readonly failure: Extract<Attempt, { ok: false }>) {
-    super(failure.message);
-  }
-}
-
-function causeOf(err: unknown): string {
-  const e = err as { message?: string; cause?: { code?: string; message?: string } };
-  const code = e?.cause?.code ?? e?.cause?.message;
-  return [e?.message ?? String(err), code].filter(Boolean).join(': ');
-}
-
-function retryAfterMs(header: string | null): number | null {
-  if (!header) return null;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
-  const at = Date.parse(header);
-  return Number.isFinite(at) ? Math.min(Math.max(0, at - Date.now()), MAX_RETRY_AFTER_MS) : null;
-}
-
-function gatewayMessage(body: unknown, text: string): string {
-  if (isRecord(body) && isRecord(body.error) && typeof body.error.message === 'string')
-    return body.error.message.slice(0, 300);
-  return text.slice(0, 300) || 'no body';
 }
 
 export class AiGatewayClient {
@@ -329,11 +179,12 @@ export class AiGatewayClient {
     }
 
     const body = JSON.stringify(this.requestBody(request));
+    const endpoint = { baseUrl: this.baseUrl, apiKey: this.apiKey, timeoutMs: this.timeoutMs };
     try {
       const answered = await withRetry(
         async () => {
           attempts++;
-          const attempt = await this.attempt(body);
+          const attempt = await postChatCompletion(endpoint, body);
           if (attempt.usage) {
             usage.inputTokens += attempt.usage.inputTokens;
             usage.outputTokens += attempt.usage.outputTokens;
@@ -399,114 +250,6 @@ export class AiGatewayClient {
         purpose: call.context.purpose,
         error: String(err),
       });
-    }
-  }
-
-  private async attempt(body: string): Promise<Attempt> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    try {
-      const res = await fetch(`${this.baseUrl}${CHAT_COMPLETIONS_PATH}`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${this.apiKey}`,
-          'content-type': 'application/json',
-          accept: 'application/json',
-        },
-        body,
-        signal: controller.signal,
-      });
-      const text = await res.text();
-      let parsed: unknown;
-      let readable = false;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-        readable = text !== '';
-      } catch {
-        parsed = undefined;
-      }
-      const usage = usageOf(parsed);
-      if (res.status >= 200 && res.status < 300) {
-        // Spec rule 9: an empty or unreadable 200 is retried like a 5xx.
-        if (!text.trim())
-          return {
-            ok: false,
-            kind: 'empty',
-            status: res.status,
-            message: 'empty body',
-            retryable: true,
-            usage,
-            retryAfterMs: null,
-          };
-        if (!readable)
-          return {
-            ok: false,
-            kind: 'unreadable',
-            status: res.status,
-            message: `body is not JSON: ${text.slice(0, 200)}`,
-            retryable: true,
-            usage,
-            retryAfterMs: null,
-          };
-        const choice =
-          isRecord(parsed) && Array.isArray(parsed.choices) && isRecord(parsed.choices[0]) ? parsed.choices[0] : null;
-        const content = choice && isRecord(choice.message) ? choice.message.content : undefined;
-        if (typeof content !== 'string')
-          return {
-            ok: false,
-            kind: 'unreadable',
-            status: res.status,
-            message: `no message content: ${gatewayMessage(parsed, text)}`,
-            retryable: true,
-            usage,
-            retryAfterMs: null,
-          };
-        if (!content.trim())
-          return {
-            ok: false,
-            kind: 'empty',
-            status: res.status,
-            message: 'empty message content',
-            retryable: true,
-            usage,
-            retryAfterMs: null,
-          };
-        const finishReason = choice && typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
-        const model = isRecord(parsed) && typeof parsed.model === 'string' && parsed.model ? parsed.model : null;
-        return { ok: true, status: res.status, content, finishReason, model, usage };
-      }
-      const retryable = res.status >= 500 || res.status === 429;
-      return {
-        ok: false,
-        kind: 'http',
-        status: res.status,
-        message: gatewayMessage(parsed, text),
-        retryable,
-        usage,
-        retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
-      };
-    } catch (err) {
-      if (controller.signal.aborted)
-        return {
-          ok: false,
-          kind: 'timeout',
-          status: null,
-          message: `no answer within ${this.timeoutMs} ms`,
-          retryable: true,
-          usage: null,
-          retryAfterMs: null,
-        };
-      return {
-        ok: false,
-        kind: 'unreachable',
-        status: null,
-        message: causeOf(err),
-        retryable: true,
-        usage: null,
-        retryAfterMs: null,
-      };
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -9,7 +9,7 @@
  *
  * Recording is best-effort: a failure is logged and never fails the call.
  */
-import type { AiCallRecord } from '../integrations/ai-gateway';
+import type { AiCallRecord } from '../integrations/ai-call';
 import { logger } from '../observability/logger';
 import { aiRequestRecord, putAiRequest } from './ai-request-store';
 import { updateJob } from './job-store';

@@ -9,7 +9,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
 import { queryPartition } from '../db/query';
 import { keys } from '../db/keys';
-import type { AiCallRecord, AiFailureKind } from '../integrations/ai-gateway';
+import type { AiCallRecord, AiFailureKind } from '../integrations/ai-call';
 
 /** Prompt, user text and answer are kept up to this many characters each. */
 const RECORD_TEXT_LIMIT = 20_000;

@@ -7,11 +7,11 @@ import type { Identity } from '../auth/identity-rules';
 import { recordActivity } from '../activity/service';
 import { jobCharge, type JobCharge } from '../billing/credit-rules';
 import { chargeJobUpFront, refundJob } from '../billing/charge-service';
-import { teamCreditsBalance } from '../billing/summary-service';
+import { getTeamCreditsBalance } from '../billing/summary-service';
 import { deletePrefix } from '../blob/client';
 import { blobKeys } from '../blob/keys';
 import { settings } from '../config';
-import { chargeExemptions } from '../billing/exemption-service';
+import { loadChargeExemptions } from '../billing/exemption-service';
 import { ConflictError, UnavailableError } from '../errors';
 import { startJob } from '../orchestrator/engine';
 import { pipelineRefForSource } from '../pipelines/catalog';
@@ -24,16 +24,16 @@ import { isProcessing, STARTABLE_STATUSES } from './job-rules';
 import { readArchivedLog, readLiveLog } from './log-store';
 import { jobMetrics, jobView } from './view';
 
-export async function listJobsFor(identity: Identity) {
+export async function listJobs(identity: Identity) {
   return (await listTeamJobs(identity.team.id, settings().RECENT_JOBS_LIMIT)).map(jobView);
 }
 
-export async function getJobFor(identity: Identity, jobId: string) {
+export async function showJob(identity: Identity, jobId: string) {
   return jobView(await loadJobForTeam(identity, jobId));
 }
 
 /** GET /api/rooms/{room_id}/jobs: with the live item count (archived items excluded) beside items_found. */
-export async function listRoomJobsFor(identity: Identity, roomId: string) {
+export async function listJobsInRoom(identity: Identity, roomId: string) {
   const room = await loadRoomForTeam(identity, roomId);
   const [jobs, counts] = await Promise.all([listRoomJobs(room.id), roomItemCountByJob(room.id)]);
   return jobs.map((job) => ({ ...jobView(job), current_item_count: counts.get(job.id) ?? 0 }));
@@ -42,7 +42,7 @@ export async function listRoomJobsFor(identity: Identity, roomId: string) {
 /** What processing the job would cost now: the spec's credit rules with enterprise and training applied. */
 async function chargeFor(job: Job): Promise<JobCharge & { photoRequests: number; enterprise: boolean }> {
   const [exemptions, photoRequests] = await Promise.all([
-    chargeExemptions(job),
+    loadChargeExemptions(job),
     job.source_type === 'photo' ? countPhotoAiRequests(job.id) : 0,
   ]);
   const charge = jobCharge({
@@ -61,11 +61,11 @@ function requireMeasured(job: Job): void {
 }
 
 /** GET /api/jobs/{id}/quote: the exact credit cost and the team's balance; charges nothing. */
-export async function quoteJobFor(identity: Identity, jobId: string) {
+export async function quoteJob(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   requireMeasured(job);
   const charge = await chargeFor(job);
-  const balance = await teamCreditsBalance(identity.team);
+  const balance = await getTeamCreditsBalance(identity.team);
   return {
     job_id: job.id,
     source_type: job.source_type,
@@ -90,7 +90,7 @@ export const PHOTOS_BEING_SAVED =
  * A job whose photo-write lock is held (a grouping edit still committing) is
  * 409 and nothing is charged or started.
  */
-export async function processJobFor(identity: Identity, jobId: string) {
+export async function processJob(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   if (!STARTABLE_STATUSES.includes(job.status)) {
     throw new ConflictError(
@@ -129,7 +129,7 @@ export async function processJobFor(identity: Identity, jobId: string) {
 }
 
 /** POST /api/jobs/{id}/cancel: discards a job that has not started (awaiting_confirmation) and its file. */
-export async function cancelJobFor(identity: Identity, jobId: string) {
+export async function cancelJob(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   if (job.status !== 'awaiting_confirmation' || job.billing_charged)
     throw new ConflictError('Only a job waiting for confirmation, before any charge, can be cancelled.');

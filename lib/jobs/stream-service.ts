@@ -38,7 +38,7 @@ export const SSE_HEADERS = {
   connection: 'keep-alive',
 };
 
-export function sseEvent(event: string, data: unknown): string {
+export function formatSseEvent(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
@@ -62,21 +62,21 @@ export async function streamJobEvents(
     if (sink.closed()) return 'client-closed';
     const job = await getJob(jobId);
     if (!job) {
-      sink.write(sseEvent('error', { detail: 'Job not found' }));
+      sink.write(formatSseEvent('error', { detail: 'Job not found' }));
       return 'not-found';
     }
     const progress = { status: job.status, percent: jobProgress(job), current_stage: job.current_stage };
     if (JSON.stringify(progress) !== lastProgress) {
       lastProgress = JSON.stringify(progress);
-      sink.write(sseEvent('progress', progress));
+      sink.write(formatSseEvent('progress', progress));
     }
     const lines = await readLiveLog(job.id, lastSeq);
     if (lines.length > 0) {
       lastSeq = lines[lines.length - 1].seq;
-      sink.write(sseEvent('log', { lines }));
+      sink.write(formatSseEvent('log', { lines }));
     }
     if (job.status === 'complete' || job.status === 'error') {
-      sink.write(sseEvent('metrics', jobMetrics(job)));
+      sink.write(formatSseEvent('metrics', jobMetrics(job)));
       return 'finished';
     }
     if (Date.now() + pollMs > deadline) return 'time-limit';

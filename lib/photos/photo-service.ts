@@ -20,13 +20,13 @@ import { stagedPhotoView } from './view';
 
 const PHOTO_NOT_FOUND = 'Photo not found';
 
-export async function listStagedPhotosFor(identity: Identity, jobId: string) {
+export async function listStagedPhotosOfJob(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   return (await listStagedPhotos(job.id)).map(stagedPhotoView);
 }
 
 /** GET /api/jobs/{id}/photos: the capability URLs of the job's source photos. */
-export async function listSourcePhotosFor(identity: Identity, jobId: string) {
+export async function listSourcePhotos(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   const photos = (await listStagedPhotos(job.id)).filter((p) => !p.deleted);
   return {

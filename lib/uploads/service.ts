@@ -75,7 +75,7 @@ const notOpenMessage = (status: UploadStatus) =>
   })[status];
 
 /** POST /api/uploads/init. Validates before anything is written. */
-export async function initUploadFor(identity: Identity, input: InitUploadInput) {
+export async function initUpload(identity: Identity, input: InitUploadInput) {
   const config = settings();
   const room = await loadRoomForTeam(identity, input.room_id);
   const filename = baseName(input.filename);
@@ -201,7 +201,7 @@ function statusView(upload: Upload, indices: number[]) {
  * only if absent (its id was chosen at init), and only the request that moves
  * the upload to 'completed' does the side effects (probe, activity, start).
  */
-export async function completeUploadFor(identity: Identity, uploadId: string) {
+export async function completeUpload(identity: Identity, uploadId: string) {
   let upload = await loadUploadForTeam(identity, uploadId);
   if (upload.status === 'completed') return completedView(upload);
   if (upload.status === 'aborted' || upload.status === 'expired')
@@ -311,7 +311,7 @@ async function completedView(upload: Upload) {
 }
 
 /** DELETE /api/uploads/{id}: idempotent; a completed upload cannot be aborted. */
-export async function abortUploadFor(identity: Identity, uploadId: string) {
+export async function abortUpload(identity: Identity, uploadId: string) {
   const upload = await loadUploadForTeam(identity, uploadId);
   if (upload.status === 'completed' || upload.status === 'completing')
     throw new ConflictError(`${notOpenMessage(upload.status)} It can no longer be aborted.`);

@@ -10,12 +10,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import sharp from 'sharp';
-import {
-  AiGatewayClient,
-  AiGatewayError,
-  type AiFailureKind,
-  type VisionRequest,
-} from '../../lib/integrations/ai-gateway';
+import { type AiFailureKind, AiGatewayError, type VisionRequest } from '../../lib/integrations/ai-call';
+import { AiGatewayClient } from '../../lib/integrations/ai-gateway';
 import { listAiRequests } from '../../lib/jobs/ai-request-store';
 import { recordAiCall } from '../../lib/jobs/ai-request-service';
 import { salvageItems } from '../../lib/integrations/structured-output';

@@ -11,7 +11,7 @@ import { jobChargeReference } from '../../lib/billing/ledger-rules';
 import { settleJobBilling } from '../../lib/billing/settlement-service';
 import { unbilledRefund } from '../../lib/billing/settlement-rules';
 import { owedFields } from '../../lib/billing/settlement-store';
-import { getBillingSummary, teamCreditsBalance } from '../../lib/billing/summary-service';
+import { getBillingSummary, getTeamCreditsBalance } from '../../lib/billing/summary-service';
 import { archiveClaimRecord } from '../../lib/claims/service';
 import { addClaimSpend, getClaim, putNewClaim, type Claim } from '../../lib/claims/store';
 import { loadSettings, resetSettings, settings, type SettingsInput } from '../../lib/config';
@@ -658,7 +658,7 @@ describe('billing summary', () => {
 
   it('reports billing on with a null balance for a team with no external id, without a call', async () => {
     const orphan = await world({ externalId: null });
-    expect(await teamCreditsBalance(orphan.team)).toEqual({
+    expect(await getTeamCreditsBalance(orphan.team)).toEqual({
       billing_enabled: true,
       credits_balance: null,
       buy_credits_url: null,

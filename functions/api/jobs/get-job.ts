@@ -1,5 +1,5 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { jobRoutes } from '../../../lib/jobs/routes';
-import { getJobFor } from '../../../lib/jobs/service';
+import { showJob } from '../../../lib/jobs/service';
 
-export const handler = httpEndpoint(jobRoutes.get, ({ identity, params }) => getJobFor(identity, params.id));
+export const handler = httpEndpoint(jobRoutes.get, ({ identity, params }) => showJob(identity, params.id));

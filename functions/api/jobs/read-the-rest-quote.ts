@@ -1,7 +1,7 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { jobRoutes } from '../../../lib/jobs/routes';
-import { readTheRestQuoteFor } from '../../../lib/pipelines/photo-read-the-rest/service';
+import { quoteReadTheRest } from '../../../lib/pipelines/photo-read-the-rest/service';
 
 export const handler = httpEndpoint(jobRoutes.readTheRestQuote, ({ identity, params }) =>
-  readTheRestQuoteFor(identity, params.id),
+  quoteReadTheRest(identity, params.id),
 );

@@ -1,7 +1,7 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { jobRoutes } from '../../../lib/jobs/routes';
-import { readTheRestFor } from '../../../lib/pipelines/photo-read-the-rest/service';
+import { startReadTheRest } from '../../../lib/pipelines/photo-read-the-rest/service';
 
 export const handler = httpEndpoint(jobRoutes.readTheRest, ({ identity, params }) =>
-  readTheRestFor(identity, params.id),
+  startReadTheRest(identity, params.id),
 );

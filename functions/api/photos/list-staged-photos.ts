@@ -1,7 +1,7 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { photoRoutes } from '../../../lib/photos/routes';
-import { listStagedPhotosFor } from '../../../lib/photos/photo-service';
+import { listStagedPhotosOfJob } from '../../../lib/photos/photo-service';
 
 export const handler = httpEndpoint(photoRoutes.listStaged, ({ identity, params }) =>
-  listStagedPhotosFor(identity, params.id),
+  listStagedPhotosOfJob(identity, params.id),
 );

@@ -1,5 +1,5 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { uploadRoutes } from '../../../lib/uploads/routes';
-import { abortUploadFor } from '../../../lib/uploads/service';
+import { abortUpload } from '../../../lib/uploads/service';
 
-export const handler = httpEndpoint(uploadRoutes.abort, ({ identity, params }) => abortUploadFor(identity, params.id));
+export const handler = httpEndpoint(uploadRoutes.abort, ({ identity, params }) => abortUpload(identity, params.id));

@@ -1,5 +1,5 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { uploadRoutes } from '../../../lib/uploads/routes';
-import { initUploadFor } from '../../../lib/uploads/service';
+import { initUpload } from '../../../lib/uploads/service';
 
-export const handler = httpEndpoint(uploadRoutes.init, ({ identity, body }) => initUploadFor(identity, body));
+export const handler = httpEndpoint(uploadRoutes.init, ({ identity, body }) => initUpload(identity, body));

@@ -9,9 +9,9 @@
 import type { Identity } from '../../auth/identity-rules';
 import { recordActivity } from '../../activity/service';
 import { jobCharge } from '../../billing/credit-rules';
-import { chargeExemptions } from '../../billing/exemption-service';
+import { loadChargeExemptions } from '../../billing/exemption-service';
 import { chargeJobUpFront, refundJob } from '../../billing/charge-service';
-import { teamCreditsBalance } from '../../billing/summary-service';
+import { getTeamCreditsBalance } from '../../billing/summary-service';
 import { settings } from '../../config';
 import { ConflictError } from '../../errors';
 import { getJob, type Job } from '../../jobs/job-store';
@@ -30,7 +30,7 @@ function requirePhotoJob(job: Job): void {
 }
 
 async function passCharge(job: Job, groups: number) {
-  const exemptions = await chargeExemptions(job);
+  const exemptions = await loadChargeExemptions(job);
   return {
     enterprise: exemptions.enterprise,
     ...jobCharge({ sourceType: 'photo', photoRequests: groups, ...exemptions }),
@@ -38,12 +38,12 @@ async function passCharge(job: Job, groups: number) {
 }
 
 /** GET /api/jobs/{id}/read-the-rest/quote: price (one credit per group re-read), groups, balance; charges nothing. */
-export async function readTheRestQuoteFor(identity: Identity, jobId: string) {
+export async function quoteReadTheRest(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   requirePhotoJob(job);
   const groups = groupsWithPassLeft(job);
   const charge = await passCharge(job, groups.length);
-  const balance = await teamCreditsBalance(identity.team);
+  const balance = await getTeamCreditsBalance(identity.team);
   const dense = tooDenseGroups(job);
   return {
     job_id: job.id,
@@ -61,7 +61,7 @@ export async function readTheRestQuoteFor(identity: Identity, jobId: string) {
 }
 
 /** POST /api/jobs/{id}/read-the-rest: a complete photo job with a group that has a pass left. 402 when the billing service refuses. */
-export async function readTheRestFor(identity: Identity, jobId: string) {
+export async function startReadTheRest(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   requirePhotoJob(job);
   if (job.status !== 'complete')

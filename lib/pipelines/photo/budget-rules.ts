@@ -12,7 +12,7 @@ import type { Settings } from '../../config';
 import {
   INPUT_USD_PER_MILLION_TOKENS as INPUT_USD_PER_MILLION,
   OUTPUT_USD_PER_MILLION_TOKENS as OUTPUT_USD_PER_MILLION,
-} from '../../integrations/ai-gateway';
+} from '../../integrations/ai-usage';
 
 /** Text tokens, estimated at four characters per token. */
 export function textTokens(text: string): number {

@@ -13,7 +13,8 @@
  */
 import { settings } from '../../config';
 import { readObject } from '../../blob/objects';
-import { AiGatewayClient, AiGatewayError, type VisionImage } from '../../integrations/ai-gateway';
+import { AiGatewayError, type VisionImage } from '../../integrations/ai-call';
+import { AiGatewayClient } from '../../integrations/ai-gateway';
 import { salvageItems } from '../../integrations/structured-output';
 import { recordAiCall } from '../../jobs/ai-request-service';
 import type { Job } from '../../jobs/job-store';

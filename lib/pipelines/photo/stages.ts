@@ -11,7 +11,7 @@
  */
 import { settings } from '../../config';
 import { jobCharge } from '../../billing/credit-rules';
-import { chargeExemptions } from '../../billing/exemption-service';
+import { loadChargeExemptions } from '../../billing/exemption-service';
 import { shouldAutoApprove } from '../../inventory/auto-approval-rules';
 import { passBatchPrefix } from '../../inventory/item-rules';
 import { saveItemBatch, setItemsApproved, type InventoryItem, type ItemDraft } from '../../inventory/item-store';
@@ -141,5 +141,5 @@ export async function photoCredits(
   job: Job,
   requests: number,
 ): Promise<{ credits: number; blocks: number; minutes: number }> {
-  return jobCharge({ sourceType: 'photo', photoRequests: requests, ...(await chargeExemptions(job)) });
+  return jobCharge({ sourceType: 'photo', photoRequests: requests, ...(await loadChargeExemptions(job)) });
 }

@@ -1,5 +1,5 @@
 /** Covers: lib/billing/settlement-rules.ts, lib/billing/settlement-store.ts (owedFields) */
-import { unbilledRefund, wholeRefund } from '../../../lib/billing/settlement-rules';
+import { owesBilling, unbilledRefund, wholeRefund } from '../../../lib/billing/settlement-rules';
 import { owedFields } from '../../../lib/billing/settlement-store';
 
 describe('refunds owed at the end of a run', () => {
@@ -21,6 +21,11 @@ describe('refunds owed at the end of a run', () => {
     });
     expect(unbilledRefund(charged, 5)).toBeNull();
     expect(unbilledRefund(charged, 7)).toBeNull(); // never a second charge
+    // A job that never owed anything has no refunds_owed at all.
+    expect(unbilledRefund({ ...charged, refunds_owed: undefined }, 4)).toMatchObject({
+      reference: 'job:j1:2:adjust',
+      amount: 1,
+    });
   });
 
   it('owes nothing back for a round that was not charged, was refunded, or already owes its whole refund', () => {
@@ -45,5 +50,12 @@ describe('refunds owed at the end of a run', () => {
       add: { billing_version: 1 },
     });
     expect(owedFields({ id: 'j1' }, [null])).toEqual({ set: {}, add: {} });
+  });
+
+  it('owes the billing service something while a refund is owed or a spend answer was lost', () => {
+    expect(owesBilling({})).toBe(false);
+    expect(owesBilling({ refunds_owed: [], billing_unconfirmed: false })).toBe(false);
+    expect(owesBilling({ refunds_owed: [wholeRefund(charged)!] })).toBe(true);
+    expect(owesBilling({ refunds_owed: [], billing_unconfirmed: true })).toBe(true);
   });
 });

@@ -2,23 +2,21 @@
  * The AI gateway client's request shape and configuration rules (spec:
  * Processing rules 8-9), against the fake gateway started in-process (a real
  * HTTP server) with a recorder stub, so nothing touches the database.
+ * Covers: lib/integrations/ai-gateway.ts, ai-gateway-attempt.ts, ai-call.ts, ai-usage.ts.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { loadSettings } from '../../../lib/config';
+import { type AiCallRecord, AiGatewayError, type VisionRequest } from '../../../lib/integrations/ai-call';
+import { acceptsTemperature, AiGatewayClient } from '../../../lib/integrations/ai-gateway';
 import {
-  acceptsTemperature,
-  AiGatewayClient,
-  AiGatewayError,
   INPUT_USD_PER_MILLION_TOKENS,
   OUTPUT_USD_PER_MILLION_TOKENS,
   tokenCostUsd,
   usageOf,
-  type AiCallRecord,
-  type VisionRequest,
-} from '../../../lib/integrations/ai-gateway';
+} from '../../../lib/integrations/ai-usage';
 import { aiRequestRecord } from '../../../lib/jobs/ai-request-store';
 import { passContent, startFakeAiGateway, type FakeAiGateway } from '../../fakes/ai-gateway-server';
 import { logger } from '../../../lib/observability/logger';

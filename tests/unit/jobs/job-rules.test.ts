@@ -1,4 +1,4 @@
-import { jobProgress } from '../../../lib/jobs/job-rules';
+import { isProcessing, JOB_STATUSES, jobProgress, STARTABLE_STATUSES } from '../../../lib/jobs/job-rules';
 
 describe('jobProgress', () => {
   const base = {
@@ -20,5 +20,23 @@ describe('jobProgress', () => {
     expect(jobProgress({ ...base, stage_state: 'running', fanout_done: 4 })).toBe(55);
     expect(jobProgress({ ...base, fanout_progress: null, fanout_done: 4 })).toBe(55);
     expect(jobProgress({ ...base, fanout_total: 0 })).toBe(55);
+  });
+});
+
+describe('job statuses', () => {
+  it('calls pending through synthesizing the processing states, and nothing else', () => {
+    expect(JOB_STATUSES.filter(isProcessing)).toEqual([
+      'pending',
+      'extracting',
+      'transcribing',
+      'segmenting',
+      'analyzing',
+      'synthesizing',
+    ]);
+  });
+
+  it('starts a job from awaiting_grouping, awaiting_confirmation or error only', () => {
+    expect(STARTABLE_STATUSES).toEqual(['awaiting_grouping', 'awaiting_confirmation', 'error']);
+    expect(STARTABLE_STATUSES.some(isProcessing)).toBe(false);
   });
 });

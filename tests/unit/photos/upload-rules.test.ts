@@ -9,21 +9,29 @@ import {
   indexFromFilename,
   origFilename,
   photoObjectKeys,
+  servedContentType,
 } from '../../../lib/photos/rules';
 import { appendPhotosBody, confirmPhotosBody, uploadPhotosBody } from '../../../lib/photos/schemas';
 import {
+  arrivedUploadProblem,
   batchBytes,
   batchIndices,
   classifyFile,
+  EMPTY_FILE,
   fitsReservation,
   IMAGE_EXTENSIONS,
   manifestProblem,
   MB,
   nextIndexAfter,
+  overCapDetail,
   photoCapBytes,
+  photoUploadContentType,
   reservationCeiling,
   SINGLE_PHOTO_MAX_BYTES,
+  sniffedTypeProblem,
+  takesPhotosProblem,
 } from '../../../lib/photos/upload-rules';
+import { BMP_NOT_SUPPORTED, type ImageType } from '../../../lib/media/sniff';
 import { extensionOf } from '../../../lib/text';
 
 describe('extension classification', () => {
@@ -257,5 +265,104 @@ describe('BMP', () => {
       status: 400,
       detail: expect.stringMatching(/^scan\.bmp is not a supported photo type\. Accepted: jpg, .*tiff\.$/),
     });
+  });
+});
+
+describe('which jobs take more photos (409 otherwise)', () => {
+  it.each(['awaiting_grouping', 'importing_pdf'] as const)('a photo job in %s takes photos', (status) => {
+    expect(takesPhotosProblem({ source_type: 'photo', status })).toBeNull();
+  });
+
+  it.each(['pending', 'analyzing', 'complete', 'error', 'awaiting_confirmation'] as const)(
+    'a photo job in %s refuses them, naming its status',
+    (status) => {
+      expect(takesPhotosProblem({ source_type: 'photo', status })).toBe(
+        `Photos can only be added while the job is awaiting grouping or importing a PDF; this job is ${status}.`,
+      );
+    },
+  );
+
+  it.each(['video', 'audio'] as const)('a %s job never takes photos, whatever its status', (source_type) => {
+    expect(takesPhotosProblem({ source_type, status: 'awaiting_grouping' })).toBe(
+      'Photos can only be added to a photo upload job.',
+    );
+  });
+});
+
+describe('the Content-Type of a photo POST', () => {
+  it.each([
+    ['image/jpeg', 'image/jpeg'],
+    ['image/png', 'image/png'],
+    ['image/heic', 'image/heic'],
+    ['image/heif', 'image/heif'],
+    ['image/webp', 'image/webp'],
+    ['image/gif', 'image/gif'],
+    ['image/tiff', 'image/tiff'],
+    [' Image/JPEG ', 'image/jpeg'],
+  ])('keeps the declared image type %j as %s', (declared, type) => {
+    expect(photoUploadContentType(declared)).toBe(type);
+  });
+
+  it.each([undefined, '', 'text/html', 'image/svg+xml', 'image/bmp', 'application/pdf', 'image/jpeg; charset=x'])(
+    'sends %j as neutral binary',
+    (declared) => {
+      expect(photoUploadContentType(declared)).toBe('application/octet-stream');
+    },
+  );
+});
+
+describe('what the confirm step refuses', () => {
+  it('takes an upload of photo `index` within the size limits', () => {
+    expect(arrivedUploadProblem({ size: 1, metaIndex: '4' }, 4)).toBeNull();
+    expect(arrivedUploadProblem({ size: SINGLE_PHOTO_MAX_BYTES, metaIndex: undefined }, 4)).toBeNull();
+  });
+
+  it('refuses an object whose signed number is another photo, before looking at its size', () => {
+    expect(arrivedUploadProblem({ size: 0, metaIndex: '5' }, 4)).toBe(
+      'The upload does not belong to this photo number.',
+    );
+    expect(arrivedUploadProblem({ size: 10, metaIndex: '0004' }, 4)).toBe(
+      'The upload does not belong to this photo number.',
+    );
+  });
+
+  it('refuses an empty file and one over the 100 MB single-photo limit', () => {
+    expect(arrivedUploadProblem({ size: 0, metaIndex: '4' }, 4)).toBe(EMPTY_FILE);
+    expect(arrivedUploadProblem({ size: SINGLE_PHOTO_MAX_BYTES + 1, metaIndex: '4' }, 4)).toBe(
+      'Larger than the 100 MB limit for a single photo.',
+    );
+  });
+
+  it('takes any photo type the header shows except BMP, and refuses bytes that are no image', () => {
+    for (const type of ['jpeg', 'png', 'heic', 'webp', 'gif', 'tiff'] as ImageType[])
+      expect(sniffedTypeProblem(type)).toBeNull();
+    expect(sniffedTypeProblem('bmp')).toBe(BMP_NOT_SUPPORTED);
+    expect(sniffedTypeProblem(null)).toBe('Not a readable image (the file header is not a supported photo format).');
+  });
+});
+
+describe('the type an original photo is served with', () => {
+  it.each([
+    ['jpeg', 'image/jpeg'],
+    ['png', 'image/png'],
+    ['webp', 'image/webp'],
+    ['gif', 'image/gif'],
+    ['tiff', 'image/tiff'],
+    ['heic', 'image/heic'],
+  ] as const)('serves sniffed %s as %s', (sniffed, type) => {
+    expect(servedContentType(sniffed)).toBe(type);
+  });
+
+  it('serves nothing that is not an image the service takes', () => {
+    expect(servedContentType('bmp')).toBeNull();
+    expect(servedContentType(null)).toBeNull();
+  });
+});
+
+describe('the running-cap refusal', () => {
+  it('names the cap in MB and says nothing was uploaded', () => {
+    expect(overCapDetail(photoCapBytes(8000))).toBe(
+      'This upload would take the job past its 8000 MB photo limit (MAX_PHOTO_UPLOAD_MB). Nothing was uploaded; start a new upload for the remaining photos.',
+    );
   });
 });

@@ -80,6 +80,31 @@ function httpErrorsOutsideEdge(files: Source[]): string[] {
     );
 }
 
+/**
+ * The verbs use cases start with (README: a use case is named verb first after the action). A new verb is added
+ * here on purpose; a noun-first name (`teamCreditsBalance`) or a suffix for the caller (`getJobFor`) is not.
+ */
+const USE_CASE_VERBS = new Set(
+  (
+    'abort acquire add append archive cancel charge clear complete confirm count create delete ensure finalize format ' +
+    'get handle hard init list load log measure normalize patch presign process provision purge queue quote record ' +
+    'redirect refund regroup rename request resolve restore segment set settle show start stream sweep unarchive update'
+  ).split(' '),
+);
+
+/** Exported functions of service modules whose name does not start with a use-case verb or ends in "For". */
+function useCasesNotNamedByAction(files: Source[]): string[] {
+  const serviceModule = (path: string) => path.startsWith('lib/') && /(^|-)service\.ts$/.test(posix.basename(path));
+  return files
+    .filter((f) => serviceModule(f.path))
+    .flatMap((f) =>
+      [...f.text.matchAll(/^export\s+(?:async\s+)?function\*?\s+([A-Za-z0-9_]+)/gm)]
+        .map((m) => m[1])
+        .filter((name) => !USE_CASE_VERBS.has(name.split(/(?=[A-Z0-9])/)[0]) || /For$/.test(name))
+        .map((name) => `${f.path}: ${name}`),
+    );
+}
+
 describe('conventions', () => {
   const lib = sources(join(root, 'lib'));
   const functions = sources(join(root, 'functions'));
@@ -107,6 +132,10 @@ describe('conventions', () => {
 
   it('imports lib/http/errors only in lib/http and lib/api (elsewhere, throw the errors of lib/errors.ts)', () => {
     expect(httpErrorsOutsideEdge(read([...lib, ...functions]))).toEqual([]);
+  });
+
+  it('names the use cases of service modules verb first after the action', () => {
+    expect(useCasesNotNamedByAction(read(lib))).toEqual([]);
   });
 
   describe('reports violations in a made-up tree', () => {
@@ -160,6 +189,20 @@ describe('conventions', () => {
         'lib/photos/Grouping-rules.ts',
         'lib/photos/-rules.ts',
         'lib/photos/nested/helpers.ts',
+      ]);
+    });
+
+    it('a use case not named by its action', () => {
+      const files = [
+        file('lib/jobs/service.ts', 'export async function showJob() {}\nexport function listJobs() {}'),
+        file('lib/jobs/stream-service.ts', 'export async function* streamJobEvents() {}\nexport const LIMIT = 5;'),
+        file('lib/billing/charge-service.ts', 'export async function teamCreditsBalance() {}'),
+        file('lib/jobs/media-service.ts', 'export async function getJobFor() {}\nfunction helper() {}'),
+        file('lib/jobs/job-store.ts', 'export async function jobRow() {}'),
+      ];
+      expect(useCasesNotNamedByAction(files)).toEqual([
+        'lib/billing/charge-service.ts: teamCreditsBalance',
+        'lib/jobs/media-service.ts: getJobFor',
       ]);
     });
 

@@ -1,6 +1,7 @@
 /** Covers: lib/settings/automation-rules.ts, lib/settings/automation-schemas.ts */
-import { describeAutomationChanges } from '../../../lib/settings/automation-rules';
+import { automationChangeLabel, describeAutomationChanges } from '../../../lib/settings/automation-rules';
 import {
+  type AutomationSettings,
   autoApproveRulesSchema,
   automationSettingsSchema,
   DEFAULT_AUTOMATION_SETTINGS,
@@ -76,5 +77,54 @@ describe('automation settings schema', () => {
       'excluded keywords added: Jewelry',
     ]);
     expect(describeAutomationChanges(after, after)).toEqual([]);
+  });
+});
+
+describe('what a change did, as the activity feed says it', () => {
+  const rules = (patch: Partial<AutomationSettings['auto_approve']> = {}): AutomationSettings => ({
+    auto_approve: { ...DEFAULT_AUTOMATION_SETTINGS.auto_approve, ...patch },
+  });
+
+  it('says when auto-approval was turned off, and when a price stopped or started being required', () => {
+    expect(describeAutomationChanges(rules({ enabled: true }), rules())).toEqual(['turned off auto-approval']);
+    expect(describeAutomationChanges(rules(), rules({ require_price: true }))).toEqual(['now requires a price']);
+    expect(describeAutomationChanges(rules({ require_price: true }), rules())).toEqual(['no longer requires a price']);
+  });
+
+  it('shows the price ceiling before and after, "no limit" when there is none', () => {
+    expect(describeAutomationChanges(rules({ max_estimated_price: 500 }), rules({ max_estimated_price: 250 }))).toEqual(
+      ['price ceiling $500 → $250'],
+    );
+    expect(describeAutomationChanges(rules({ max_estimated_price: 500 }), rules())).toEqual([
+      'price ceiling $500 → no limit',
+    ]);
+    expect(describeAutomationChanges(rules(), rules({ max_estimated_price: 0 }))).toEqual([
+      'price ceiling no limit → $0',
+    ]);
+  });
+
+  it('lists keywords added and removed, ignoring case', () => {
+    const before = rules({ exclude_name_keywords: ['Jewelry', 'Art'] });
+    expect(describeAutomationChanges(before, rules({ exclude_name_keywords: ['art', 'Firearm', 'Cash'] }))).toEqual([
+      'excluded keywords added: Firearm, Cash',
+      'excluded keywords removed: Jewelry',
+    ]);
+    expect(describeAutomationChanges(before, rules())).toEqual(['excluded keywords removed: Jewelry, Art']);
+  });
+
+  it('calls a change of case or order alone an edit of the keywords', () => {
+    const before = rules({ exclude_name_keywords: ['Jewelry', 'Art'] });
+    expect(describeAutomationChanges(before, rules({ exclude_name_keywords: ['jewelry', 'Art'] }))).toEqual([
+      'edited the excluded keywords',
+    ]);
+    expect(describeAutomationChanges(before, rules({ exclude_name_keywords: ['Art', 'Jewelry'] }))).toEqual([
+      'edited the excluded keywords',
+    ]);
+  });
+
+  it('labels the activity entry with every change, in order', () => {
+    expect(automationChangeLabel(['turned on auto-approval', 'minimum confidence 0.85 → 0.9'])).toBe(
+      'Auto-approval settings: turned on auto-approval; minimum confidence 0.85 → 0.9',
+    );
   });
 });

@@ -19,6 +19,7 @@ import {
   ALLOWED_EXTENSIONS,
   checkAssembly,
   chunkSizeFor,
+  contentTypeFor,
   describeIndices,
   isAllowedExtension,
   maxUploadBytes,
@@ -26,6 +27,7 @@ import {
   partSize,
   S3_MIN_PART_BYTES,
   sanitizeFilename,
+  tooLargeMessage,
   unsupportedTypeMessage,
 } from '../../../lib/uploads/rules';
 import { extensionOf } from '../../../lib/text';
@@ -81,6 +83,39 @@ describe('extensions', () => {
   });
 });
 
+describe('the Content-Type of the assembled object', () => {
+  it.each([
+    ['video', 'walkthrough.MP4', 'video/mp4'],
+    ['video', 'clip.mov', 'video/quicktime'],
+    ['video', 'clip.m4v', 'video/x-m4v'],
+    ['video', 'clip.avi', 'video/x-msvideo'],
+    ['video', 'clip.mkv', 'video/x-matroska'],
+    ['video', 'clip.3gp', 'video/3gpp'],
+    ['video', 'cam.MTS', 'video/mp2t'],
+    ['audio', 'memo.mp3', 'audio/mpeg'],
+    ['audio', 'memo.m4a', 'audio/mp4'],
+    ['audio', 'memo.wav', 'audio/wav'],
+    ['audio', 'memo.aac', 'audio/aac'],
+    ['audio', 'memo.ogg', 'audio/ogg'],
+    ['audio', 'memo.oga', 'audio/ogg'],
+    ['audio', 'memo.opus', 'audio/opus'],
+    ['audio', 'memo.flac', 'audio/flac'],
+    ['audio', 'call.amr', 'audio/amr'],
+  ] as const)('%s %s is stored as %s', (kind, name, type) => {
+    expect(contentTypeFor(kind, name)).toBe(type);
+  });
+
+  it('stores a WebM file as the kind it was uploaded as', () => {
+    expect(contentTypeFor('video', 'screen.webm')).toBe('video/webm');
+    expect(contentTypeFor('audio', 'voice.WEBM')).toBe('audio/webm');
+  });
+
+  it('stores anything else as neutral binary', () => {
+    expect(contentTypeFor('video', 'clip.exe')).toBe('application/octet-stream');
+    expect(contentTypeFor('audio', 'noextension')).toBe('application/octet-stream');
+  });
+});
+
 describe('sanitizeFilename', () => {
   it.each([
     ['Kitchen walkthrough (1).MP4', 'Kitchen_walkthrough_1.mp4'],
@@ -101,6 +136,12 @@ describe('sanitizeFilename', () => {
     }
   });
 
+  it('keeps a name without an extension, and names a blank one upload', () => {
+    expect(sanitizeFilename('README')).toBe('README');
+    expect(sanitizeFilename('   ')).toBe('upload');
+    expect(sanitizeFilename('dir/')).toBe('upload');
+  });
+
   it('caps the length and keeps the extension', () => {
     const safe = sanitizeFilename(`${'x'.repeat(500)}.mp4`);
     expect(safe.length).toBeLessThanOrEqual(104);
@@ -113,6 +154,15 @@ describe('sizes and parts', () => {
 
   it('caps uploads at MAX_UPLOAD_SIZE_MB mebibytes', () => {
     expect(maxUploadBytes({ MAX_UPLOAD_SIZE_MB: 2000 })).toBe(2000 * MIB);
+  });
+
+  it('names the size and the cap when a file is too large, in MB to one decimal', () => {
+    expect(tooLargeMessage(2500 * MIB + MIB / 2, { MAX_UPLOAD_SIZE_MB: 2000 })).toBe(
+      'File too large: 2500.5 MB exceeds the 2000 MB limit for video and audio uploads.',
+    );
+    expect(tooLargeMessage(2001 * MIB, { MAX_UPLOAD_SIZE_MB: 2000 })).toBe(
+      'File too large: 2001 MB exceeds the 2000 MB limit for video and audio uploads.',
+    );
   });
 
   it('hands out the recommended chunk size, clamped to [5 MiB, MAX_CHUNK_BYTES]', () => {
@@ -170,7 +220,25 @@ describe('checkAssembly', () => {
   });
 
   it('refuses parts beyond the run', () => {
-    expect(checkAssembly([...full(), { index: 4, size: 5 }], upload)).toMatchObject({ ok: false, reason: 'extra' });
+    expect(checkAssembly([...full(), { index: 4, size: 5 }], upload)).toEqual({
+      ok: false,
+      reason: 'extra',
+      message: 'Unexpected part 4: this upload has parts 0-3.',
+    });
+    const several = checkAssembly(
+      [...full(), { index: 7, size: 5 }, { index: 5, size: 5 }, { index: 4, size: 5 }],
+      upload,
+    );
+    expect(!several.ok && several.message).toBe('Unexpected parts 4-5, 7: this upload has parts 0-3.');
+  });
+
+  it('reports bytes too many', () => {
+    const long = full().map((p) => (p.index === 3 ? { ...p, size: 1002 } : p));
+    expect(checkAssembly(long, upload)).toEqual({
+      ok: false,
+      reason: 'size',
+      message: `Assembled size ${total + 2} bytes differs from total_size ${total} (2 bytes too many): part 3 is 1002 bytes, expected 1000.`,
+    });
   });
 
   it('reports the size difference and the part at fault', () => {

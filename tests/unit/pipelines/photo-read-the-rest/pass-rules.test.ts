@@ -1,5 +1,6 @@
 /** Which cut-short groups a read-the-rest pass re-reads, and the job's cut-short list after it. */
-import type { TruncatedGroup } from '../../../../lib/jobs/job-store';
+import { loadSettings, resetSettings } from '../../../../lib/config';
+import type { Job, TruncatedGroup } from '../../../../lib/jobs/job-store';
 import type { PlannedGroup } from '../../../../lib/pipelines/photo/plan-rules';
 import {
   groupsWithPassLeft,
@@ -51,5 +52,33 @@ describe('read the rest passes', () => {
     const before = [cut(0, 1), cut(3, 1), cut(5, 1)];
     const after = truncatedAfterPass(before, new Set([0, 5]), [cut(5, 2, ['Vase'])]);
     expect(after).toEqual([cut(3, 1), cut(5, 2, ['Vase'])]);
+  });
+});
+
+describe('the pass ceiling', () => {
+  const isolated = (env: Record<string, string> = {}) =>
+    loadSettings({ env, overrides: {}, dotenvPath: '/nonexistent', machineFilePath: '/nonexistent' });
+  const job = { photo_truncated_groups: [cut(0, 1), cut(1, 2), cut(2, 3)] };
+
+  afterEach(() => resetSettings());
+
+  it('is PHOTO_MAX_PASSES, 3 by default, counting the first call', () => {
+    resetSettings(isolated());
+    expect(groupsWithPassLeft(job).map((g) => g.group_index)).toEqual([0, 1]);
+    expect(tooDenseGroups(job)).toEqual([2]);
+  });
+
+  it('follows a configured PHOTO_MAX_PASSES', () => {
+    resetSettings(isolated({ PHOTO_MAX_PASSES: '2' }));
+    expect(groupsWithPassLeft(job).map((g) => g.group_index)).toEqual([0]);
+    expect(tooDenseGroups(job)).toEqual([1, 2]);
+  });
+
+  it('finds nothing to re-read and nothing too dense on a job that recorded no cut-short group', () => {
+    // A row written before the field existed has none.
+    const older = { photo_truncated_groups: undefined } as unknown as Pick<Job, 'photo_truncated_groups'>;
+    expect(groupsWithPassLeft(older, 3)).toEqual([]);
+    expect(tooDenseGroups(older, 3)).toEqual([]);
+    expect(tooDenseGroups({ photo_truncated_groups: [] }, 3)).toEqual([]);
   });
 });
