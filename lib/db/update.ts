@@ -1,4 +1,5 @@
-/** Building DynamoDB update expressions from a map of fields. */
+/** Building DynamoDB update expressions from a map of fields, and transaction items shared by stores. */
+import { tableName } from './client';
 
 export interface SetClauses {
   /** `#name = :name, …`, ready to follow `SET `. */
@@ -29,4 +30,18 @@ export function setClauses(fields: Record<string, unknown>): SetClauses {
     parts.push(`${path.join('.')} = ${valueName}`);
   }
   return { expression: parts.join(', '), names, values };
+}
+
+/**
+ * A transaction item claiming a uniqueness row (an external id, an email, a
+ * team token) for `targetId`: the transaction fails if another record holds it.
+ */
+export function uniqueRowPut(key: { pk: string; sk: string }, targetId: string) {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...key, entity: 'Unique', target_id: targetId },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
 }

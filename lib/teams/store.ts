@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
-import { setClauses } from '../db/update';
+import { setClauses, uniqueRowPut } from '../db/update';
 
 export interface Team {
   id: string;
@@ -63,20 +63,10 @@ export async function createTeam(input: {
       },
     },
   ];
-  if (team.team_token) items.push(uniqueRow(keys.teamToken(teamTokenHash(team.team_token)), team.id));
-  if (team.external_id !== null) items.push(uniqueRow(keys.teamExternal(team.external_id), team.id));
+  if (team.team_token) items.push(uniqueRowPut(keys.teamToken(teamTokenHash(team.team_token)), team.id));
+  if (team.external_id !== null) items.push(uniqueRowPut(keys.teamExternal(team.external_id), team.id));
   await db().send(new TransactWriteCommand({ TransactItems: items }));
   return team;
-}
-
-function uniqueRow(key: { pk: string; sk: string }, targetId: string) {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...key, entity: 'Unique', target_id: targetId },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
 }
 
 /** Team sync at login: name, rotated token, estimation key. Only writes what changed. */
@@ -105,7 +95,7 @@ export async function syncTeam(
   }
   // A rotated token moves the token uniqueness row in the same transaction.
   const transact: Record<string, unknown>[] = [update];
-  if (next.team_token) transact.push(uniqueRow(keys.teamToken(teamTokenHash(next.team_token)), team.id));
+  if (next.team_token) transact.push(uniqueRowPut(keys.teamToken(teamTokenHash(next.team_token)), team.id));
   if (team.team_token)
     transact.push({ Delete: { TableName: tableName(), Key: keys.teamToken(teamTokenHash(team.team_token)) } });
   await db().send(new TransactWriteCommand({ TransactItems: transact as never }));

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
-import { setClauses } from '../db/update';
+import { setClauses, uniqueRowPut } from '../db/update';
 
 export interface User {
   id: string;
@@ -41,16 +41,6 @@ export async function findUserByEmail(email: string): Promise<User | null> {
   return id ? getUser(id) : null;
 }
 
-function uniqueRow(key: { pk: string; sk: string }, targetId: string) {
-  return {
-    Put: {
-      TableName: tableName(),
-      Item: { ...key, entity: 'Unique', target_id: targetId },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
-  };
-}
-
 /** Creates the user and its uniqueness rows atomically (a lost race cancels the transaction). */
 export async function createUser(
   input: { external_id: string | null; name: string; email: string | null; team_id: string },
@@ -76,8 +66,8 @@ export async function createUser(
       },
     },
   ];
-  if (user.external_id) items.push(uniqueRow(keys.userExternal(user.external_id), user.id));
-  if (user.email && registerEmail) items.push(uniqueRow(keys.userEmail(user.email), user.id));
+  if (user.external_id) items.push(uniqueRowPut(keys.userExternal(user.external_id), user.id));
+  if (user.email && registerEmail) items.push(uniqueRowPut(keys.userEmail(user.email), user.id));
   await db().send(new TransactWriteCommand({ TransactItems: items as never }));
   return user;
 }
@@ -109,7 +99,7 @@ export async function syncUser(
   if (adopting && next.external_id) {
     await db().send(
       new TransactWriteCommand({
-        TransactItems: [{ Update: update }, uniqueRow(keys.userExternal(next.external_id), user.id)] as never,
+        TransactItems: [{ Update: update }, uniqueRowPut(keys.userExternal(next.external_id), user.id)] as never,
       }),
     );
   } else {

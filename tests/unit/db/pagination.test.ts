@@ -1,29 +1,5 @@
 /** Page cursors: only a key of the queried table or index, in the queried partition, is accepted. */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { decodeCursor, encodeCursor, InvalidCursorError } from '../../../lib/db/pagination';
-
-/** The capability folders of lib/ (README: Architecture). */
-const DOMAIN_FOLDERS = [
-  'activity',
-  'auth',
-  'billing',
-  'claims',
-  'features',
-  'health',
-  'inventory',
-  'jobs',
-  'photos',
-  'pipelines',
-  'purge',
-  'rooms',
-  'settings',
-  'teams',
-  'tenancy',
-  'uploads',
-  'users',
-  'api',
-];
 
 const feed = { index: 'gsi1', pk: 'TEAM#team-a#ACTIVITY' };
 const issued = {
@@ -79,21 +55,5 @@ describe('decodeCursor', () => {
 
   it('says the cursor is not one this service issued', () => {
     expect(() => decodeCursor(cursorOf({ a: 1 }), feed)).toThrow(/not a cursor this service issued/);
-  });
-});
-
-describe('lib/db layering', () => {
-  it('imports nothing from lib/http or the domain modules', () => {
-    const dir = join(__dirname, '..', '..', '..', 'lib', 'db');
-    const forbidden = new Set(['http', ...DOMAIN_FOLDERS]);
-    const offenders = readdirSync(dir)
-      .filter((name) => name.endsWith('.ts'))
-      .flatMap((name) =>
-        [...readFileSync(join(dir, name), 'utf8').matchAll(/from\s+['"]\.\.\/([\w-]+)/g)]
-          .map((m) => m[1])
-          .filter((folder) => forbidden.has(folder))
-          .map((folder) => `${name} → ${folder}`),
-      );
-    expect(offenders).toEqual([]);
   });
 });

@@ -1,6 +1,4 @@
 /** Covers: lib/http/endpoint.ts (the middy stack), lib/api/endpoint.ts (its wiring with sign-in). */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { z } from 'zod';
 import { loadSettings, resetSettings } from '../../../lib/config';
@@ -417,40 +415,5 @@ describe('httpEndpoint lower-layer errors', () => {
       errors: [{ field: 'query.cursor', message: expect.any(String) }],
     });
     expect(errorSpy).not.toHaveBeenCalled();
-  });
-});
-
-describe('lib/http layering', () => {
-  it('imports no domain module (the route table aside)', () => {
-    const dir = join(__dirname, '..', '..', '..', 'lib', 'http');
-    const domains = new Set([
-      'activity',
-      'auth',
-      'billing',
-      'claims',
-      'features',
-      'health',
-      'inventory',
-      'jobs',
-      'photos',
-      'pipelines',
-      'purge',
-      'rooms',
-      'settings',
-      'teams',
-      'tenancy',
-      'uploads',
-      'users',
-      'api',
-    ]);
-    const offenders = readdirSync(dir)
-      .filter((name) => name.endsWith('.ts') && name !== 'route-table.ts')
-      .flatMap((name) =>
-        [...readFileSync(join(dir, name), 'utf8').matchAll(/from\s+['"]\.\.\/([\w-]+)/g)]
-          .map((m) => m[1])
-          .filter((folder) => domains.has(folder))
-          .map((folder) => `${name} → ${folder}`),
-      );
-    expect(offenders).toEqual([]);
   });
 });
