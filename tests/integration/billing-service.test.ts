@@ -28,6 +28,7 @@ import { createTeam, type Team } from '../../lib/teams/store';
 import { createUser, type User } from '../../lib/users/store';
 import { startFakeBillingServer, type FailureMode, type FakeBillingServer } from '../fakes/billing-server';
 import { getRow } from '../support/aws';
+import { useOwnStage } from '../support/stage';
 
 const APP = 'contents-inventory-test';
 let fake: FakeBillingServer;
@@ -92,6 +93,9 @@ async function newJob(
 const jobRow = (id: string) => getRow(`JOB#${id}`, 'JOB');
 
 beforeAll(async () => {
+  // Its own table: the local service's billing sweep settles pending jobs with the run's shared fake, which
+  // holds none of this suite's spends and would drop their refunds mid-test.
+  await useOwnStage('billing');
   fake = await startFakeBillingServer({ app: APP });
 });
 afterAll(async () => {

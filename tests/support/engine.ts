@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { buildSync } from 'esbuild';
 import type { Context, SQSEvent } from 'aws-lambda';
+import { useOwnStage } from './stage';
 
-const { provision } = require('../../localstack/provision.js');
 const { startQueueDelivery } = require('../../localstack/queue-delivery.js');
 
 const ENGINE_STAGE = 'engine';
@@ -24,17 +24,11 @@ export interface EngineStage {
 
 /** Provisions the engine stage and points this process's settings at it. Call before any lib code runs. */
 export async function useEngineStage(overrides: Record<string, string> = {}): Promise<EngineStage> {
-  const { names, resources } = await provision({ stage: ENGINE_STAGE, env: {} });
-  const env = {
-    TABLE_NAME: names.table,
-    MEDIA_BUCKET: names.bucket,
-    QUEUE_NAME_PREFIX: names.queuePrefix,
-    FUNCTION_NAME_PREFIX: `contents-inventory-${ENGINE_STAGE}-`,
+  const { env, resources } = await useOwnStage(ENGINE_STAGE, {
     STAGE_LEASE_SECONDS: '3',
     LOG_LEVEL: process.env.ENGINE_LOG_LEVEL ?? 'ERROR',
     ...overrides,
-  };
-  Object.assign(process.env, env);
+  });
   // A message handed to a worker that was just killed comes back after the
   // visibility timeout, as in AWS; 10 s keeps that wait short in tests (the
   // test stages run well under it, and the stage lease drops redeliveries).
