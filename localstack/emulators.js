@@ -232,6 +232,8 @@ async function startS3({ dataDir, port, quiet }) {
   // it is a fault of the emulator or of the patches, never something a client did.
   server.on('error', (err, ctx) => {
     if (err instanceof S3Error && err.code !== 'InternalError') return;
+    // A client that hung up mid-transfer (ffprobe reads what it needs and closes) is not a fault.
+    if (['ECONNRESET', 'EPIPE', 'ERR_STREAM_PREMATURE_CLOSE'].includes(err?.code)) return;
     process.stderr.write(`local S3: internal error on ${ctx?.method} ${ctx?.path}: ${err?.stack ?? err}\n`);
   });
   const { port: boundPort } = await server.run();
