@@ -24,6 +24,7 @@ import { readObject } from '../../lib/blob/objects';
 import { resizeForModel } from '../../lib/media/images';
 import { getStagedPhoto } from '../../lib/photos/staged-photo-store';
 import { startFakeAiGateway } from '../fakes/ai-gateway-server';
+import { modelItem } from '../support/fake-gateway';
 import { postToBucket, type PhotoSlot } from '../support/uploads';
 import { newTeamMember, signLoginToken } from '../support/tokens';
 import { bytes, emitResult, ms, printTable, requiredEnv, runBenchmark, seconds } from './report';
@@ -239,23 +240,7 @@ async function main() {
     const filenames = Array.from({ length: PHOTOS }, (_, i) => `${match}${String(i + 1).padStart(4, '0')}.jpg`);
     gateway.script(match, [
       {
-        items: [
-          {
-            name: 'Armchair',
-            quantity: 1,
-            brand: null,
-            model: null,
-            serial: null,
-            sku: null,
-            condition: 'good',
-            age: null,
-            estimated_price: 250,
-            damage: null,
-            notes: null,
-            confidence: 0.9,
-            evidence: 'an armchair in every photo',
-          },
-        ],
+        items: [modelItem('Armchair', 0.9, { estimated_price: 250, evidence: 'an armchair in every photo' })],
       },
     ]);
 

@@ -15,7 +15,7 @@ import { releasePhotoWriteLock, takePhotoWriteLock } from '../../lib/photos/phot
 import { Client, eventually } from '../support/api';
 import { getRow, invokeFunction } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
-import { fakeGateway } from '../support/fake-gateway';
+import { fakeGateway, modelItem } from '../support/fake-gateway';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob } from '../support/uploads';
 
@@ -29,22 +29,6 @@ function photo(seed: number): Promise<Buffer> {
     .jpeg({ quality: 80 })
     .toBuffer();
 }
-
-const item = (name: string) => ({
-  name,
-  quantity: 1,
-  brand: null,
-  model: null,
-  serial: null,
-  sku: null,
-  condition: 'good',
-  age: null,
-  estimated_price: 100,
-  damage: null,
-  notes: null,
-  confidence: 0.9,
-  evidence: `${name} is visible`,
-});
 
 async function fundedTeam(balance: number) {
   const member = newTeamMember();
@@ -72,7 +56,7 @@ describe('billing matches the ledger', () => {
     const t = tag();
     const good = `ledger-good-${t}.jpg`;
     const bad = `ledger-bad-${t}.jpg`;
-    await gateway.script(good, [{ items: [item('Bookcase')] }]);
+    await gateway.script(good, [{ items: [modelItem('Bookcase')] }]);
     await gateway.script(bad, [{ items: [], fail: '400' }]);
     const { jobId } = await photoJob(client, room.id, [await photo(1), await photo(9)], [good, bad]);
     expect((await client.get(`/api/jobs/${jobId}/quote`)).body).toMatchObject({ credits: 2 });
@@ -153,7 +137,7 @@ describe('billing matches the ledger', () => {
   it('charges and starts nothing while a large grouping edit still holds the photos, and processes once it is released', async () => {
     const { client, room, teamId } = await fundedTeam(10);
     const name = `ledger-locked-${tag()}.jpg`;
-    await gateway.script(name, [{ items: [item('Floor lamp')] }]);
+    await gateway.script(name, [{ items: [modelItem('Floor lamp')] }]);
     const { jobId } = await photoJob(client, room.id, [await photo(4)], [name]);
     // The lock a regroup of more photos than one transaction holds while it commits its chunks.
     const token = randomUUID();

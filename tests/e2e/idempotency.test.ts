@@ -10,7 +10,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { Client, eventually, request } from '../support/api';
 import { doc, getRow, table } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
-import { fakeGateway } from '../support/fake-gateway';
+import { fakeGateway, modelItem } from '../support/fake-gateway';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob, smallPng, type TestRoom } from '../support/uploads';
 
@@ -197,23 +197,7 @@ describe('POST /api/jobs/{id}/process with Idempotency-Key', () => {
     const { jobId } = await photoJob(alice, room.id, [await smallPng(3)], [name]);
     await gateway.script(name, [
       {
-        items: [
-          {
-            name: 'Hall table',
-            quantity: 1,
-            brand: null,
-            model: null,
-            serial: null,
-            sku: null,
-            condition: 'good',
-            age: null,
-            estimated_price: 80,
-            damage: null,
-            notes: null,
-            confidence: 0.9,
-            evidence: 'a table',
-          },
-        ],
+        items: [modelItem('Hall table', 0.9, { estimated_price: 80, evidence: 'a table' })],
       },
     ]);
 

@@ -18,7 +18,7 @@ import sharp from 'sharp';
 import { Client, eventually } from '../support/api';
 import { getRow, listKeys, setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
-import { fakeGateway, type ScriptedPass } from '../support/fake-gateway';
+import { fakeGateway, modelItem, type ScriptedPass } from '../support/fake-gateway';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob, type TestRoom } from '../support/uploads';
 
@@ -31,25 +31,6 @@ function photo(width = 160, height = 120, seed = 1): Promise<Buffer> {
   return sharp(raw, { raw: { width, height, channels: 3 } })
     .jpeg({ quality: 80 })
     .toBuffer();
-}
-
-function item(name: string, confidence = 0.9, extra: Record<string, unknown> = {}) {
-  return {
-    name,
-    quantity: 1,
-    brand: null,
-    model: null,
-    serial: null,
-    sku: null,
-    condition: 'good',
-    age: null,
-    estimated_price: 100,
-    damage: null,
-    notes: null,
-    confidence,
-    evidence: `${name} is visible`,
-    ...extra,
-  };
 }
 
 const tag = () => randomUUID().slice(0, 8);
@@ -169,14 +150,14 @@ describe('photo pipeline: grouping to items', () => {
     await setFields(`JOB#${jobId}`, `PHOTO#${String(byName('sofa').index).padStart(6, '0')}`, {
       source_description: 'Grey three-seat sofa, bought 2019',
     });
-    await gateway.script(names.sofa, [{ items: [item('Sofa', 0.92), item('Throw cushion', 0.4)] }]);
+    await gateway.script(names.sofa, [{ items: [modelItem('Sofa', 0.92), modelItem('Throw cushion', 0.4)] }]);
     // A merged group yields exactly one item, whatever the model says.
-    await gateway.script(names.lamp1, [{ items: [item('Floor lamp', 0.88), item('Lamp shade', 0.7)] }]);
+    await gateway.script(names.lamp1, [{ items: [modelItem('Floor lamp', 0.88), modelItem('Lamp shade', 0.7)] }]);
     await gateway.script(names.big, [
-      { items: [item('Television', 0.95, { brand: 'Sony', estimated_price: '$1,299' })] },
+      { items: [modelItem('Television', 0.95, { brand: 'Sony', estimated_price: '$1,299' })] },
     ]);
     // The blank-named segment: the user's quantity (2) overrides the model's (1).
-    await gateway.script(names.shelf, [{ items: [item('Ceramic bowl', 0.8)] }]);
+    await gateway.script(names.shelf, [{ items: [modelItem('Ceramic bowl', 0.8)] }]);
 
     const started = await startProcessing(alice, jobId);
     expect(started.status).toBe('pending');
@@ -287,14 +268,15 @@ describe('photo pipeline: output budget, truncation and read the rest', () => {
     const t = tag();
     const dense = `dense-${t}.jpg`;
     const calm = `calm-${t}.jpg`;
-    const full = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => item(`${prefix} ${i + 1}`, 0.9));
+    const full = (prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i) => modelItem(`${prefix} ${i + 1}`, 0.9));
     const passes: ScriptedPass[] = [
       { items: full('Book', 6), cutShort: true },
       { items: full('Mug', 4), completionTokens: 'budget' },
       { items: full('Plate', 4), cutShort: true },
     ];
     await gateway.script(dense, passes);
-    await gateway.script(calm, [{ items: [item('Armchair')] }]);
+    await gateway.script(calm, [{ items: [modelItem('Armchair')] }]);
     const { jobId } = await photoJob(
       client,
       room.id,
@@ -368,7 +350,7 @@ describe('photo pipeline: output budget, truncation and read the rest', () => {
     const t = tag();
     const dense = `dense-${t}.jpg`;
     await gateway.script(dense, [
-      { items: [item('Hat'), item('Scarf'), item('Glove')], cutShort: true },
+      { items: [modelItem('Hat'), modelItem('Scarf'), modelItem('Glove')], cutShort: true },
       { items: [], fail: '400' },
     ]);
     const { jobId } = await photoJob(client, room.id, [await photo()], [dense]);
@@ -392,8 +374,8 @@ describe('photo pipeline: gateway failures and billing', () => {
     const t = tag();
     const first = `retry-a-${t}.jpg`;
     const second = `retry-b-${t}.jpg`;
-    await gateway.script(first, [{ items: [item('Desk')] }]);
-    await gateway.script(second, [{ items: [item('Office chair')] }]);
+    await gateway.script(first, [{ items: [modelItem('Desk')] }]);
+    await gateway.script(second, [{ items: [modelItem('Office chair')] }]);
     // Three failures each, then an answer: within the four attempts of a request.
     for (const mode of ['503', 'empty', '429'] as const) await gateway.failNext(mode, 1, first);
     for (const mode of ['timeout', 'no-content', 'reset'] as const) await gateway.failNext(mode, 1, second);
@@ -410,7 +392,7 @@ describe('photo pipeline: gateway failures and billing', () => {
     const t = tag();
     const good = `good-${t}.jpg`;
     const bad = `bad-${t}.jpg`;
-    await gateway.script(good, [{ items: [item('Bookcase')] }]);
+    await gateway.script(good, [{ items: [modelItem('Bookcase')] }]);
     await gateway.script(bad, [{ items: [], fail: '400' }]);
     const { jobId } = await photoJob(client, room.id, [await photo(), await photo(160, 120, 9)], [good, bad]);
     await startProcessing(client, jobId);
@@ -511,7 +493,14 @@ describe('photo pipeline: settings', () => {
     expect(automation.status).toBe(200);
     const name = `auto-${t}.jpg`;
     await gateway.script(name, [
-      { items: [item('Dining table', 0.95), item('Jewellery box', 0.95), item('Rug', 0.7), item('Painting', 0.3)] },
+      {
+        items: [
+          modelItem('Dining table', 0.95),
+          modelItem('Jewellery box', 0.95),
+          modelItem('Rug', 0.7),
+          modelItem('Painting', 0.3),
+        ],
+      },
     ]);
     const { jobId } = await photoJob(client, room.id, [await photo()], [name]);
     await startProcessing(client, jobId);
@@ -537,7 +526,8 @@ describe('photo pipeline: concurrency', () => {
     const names = (prefix: string) => Array.from({ length: 6 }, (_, i) => `${prefix}-${i}-${t}.jpg`);
     const left = names('left');
     const right = names('right');
-    for (const n of [...left, ...right]) await gateway.script(n, [{ items: [item(`${n} one`), item(`${n} two`)] }]);
+    for (const n of [...left, ...right])
+      await gateway.script(n, [{ items: [modelItem(`${n} one`), modelItem(`${n} two`)] }]);
     const files = await Promise.all(Array.from({ length: 6 }, (_, i) => photo(120, 90, i + 1)));
     const [a, b] = await Promise.all([
       photoJob(client, room.id, files, left),

@@ -20,6 +20,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Client, eventually } from '../support/api';
 import { bucket, doc, getRow, invokeFunction, s3, setFields, table } from '../support/aws';
 import { newTeamMember, teammateOf } from '../support/tokens';
+import { makeVideo } from '../support/uploads';
 
 const MIB = 1024 * 1024;
 const ffmpeg = process.env.FFMPEG_PATH || 'ffmpeg';
@@ -45,29 +46,7 @@ beforeAll(async () => {
   otherRoom = await newRoom(mallory);
 
   videoFile = join(work, 'Kitchen walkthrough.MP4');
-  execFileSync(ffmpeg, [
-    '-v',
-    'error',
-    '-y',
-    '-f',
-    'lavfi',
-    '-i',
-    'testsrc=duration=25:size=320x240:rate=10',
-    '-f',
-    'lavfi',
-    '-i',
-    'sine=frequency=440:duration=25',
-    '-shortest',
-    '-c:v',
-    'libx264',
-    '-pix_fmt',
-    'yuv420p',
-    '-c:a',
-    'aac',
-    '-movflags',
-    '+faststart',
-    videoFile,
-  ]);
+  makeVideo(videoFile, 25);
   audioFile = join(work, 'voice note.m4a');
   execFileSync(ffmpeg, [
     '-v',

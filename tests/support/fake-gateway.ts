@@ -43,3 +43,23 @@ export function fakeGateway(url: string): FakeGatewayControl {
     reset: async () => void (await call('POST', '/__fake/reset')),
   };
 }
+
+/** One item as the model answers it: a confident, visible, priced item unless told otherwise. */
+export function modelItem(name: string, confidence = 0.9, extra: Record<string, unknown> = {}) {
+  return {
+    name,
+    quantity: 1,
+    brand: null,
+    model: null,
+    serial: null,
+    sku: null,
+    condition: 'good',
+    age: null,
+    estimated_price: 100,
+    damage: null,
+    notes: null,
+    confidence,
+    evidence: `${name} is visible`,
+    ...extra,
+  };
+}
