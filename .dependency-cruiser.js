@@ -24,6 +24,8 @@ const DOMAINS = [
   'auth',
   'billing',
   'claims',
+  'dashboard',
+  'exports',
   'features',
   'health',
   'inventory',

@@ -8,13 +8,14 @@ import { archiveClaimRecord, patchClaimRecord, unarchiveClaimRecord } from '../c
 import type { ClaimPatch } from '../claims/store';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
 import { archiveRoomRecord, unarchiveRoomRecord } from '../rooms/service';
+import { inventoryEditRestorers } from '../inventory/edit-service';
+import { itemPhotoRestorers } from '../inventory/item-photo-service';
+import { inventoryLifecycleRestorers } from '../inventory/merge-service';
 import { restoreAutomationSettings } from '../settings/automation-service';
 import { restorePromptSettings } from '../settings/prompt-service';
 import { loadClaimForTeam, loadRoomForTeam } from '../tenancy/service';
-import { recordActivity } from './service';
+import { recordActivity, type Restorer } from './service';
 import { getActivity, markRestored, unmarkRestored, type ActivityEntry } from './store';
-
-type Restorer = (entry: ActivityEntry & { entity_id: string }, identity: Identity) => Promise<unknown>;
 
 const restorers: Record<string, Restorer> = {
   // Undo of adding a claim or room hides it (archive) rather than destroying what was added to it since.
@@ -29,6 +30,9 @@ const restorers: Record<string, Restorer> = {
   // Team settings entries are the team's own (restoreActivity checked the team); entity_id is the team id.
   update_automation_settings: async (e) => restoreAutomationSettings(e.team_id, e.snapshot),
   update_prompt_settings: async (e) => restorePromptSettings(e.team_id, e.snapshot),
+  ...inventoryEditRestorers,
+  ...itemPhotoRestorers,
+  ...inventoryLifecycleRestorers,
 };
 
 export async function restoreActivity(identity: Identity, logId: string) {

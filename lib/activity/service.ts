@@ -7,6 +7,9 @@ import { randomUUID } from 'node:crypto';
 import type { Actor, Identity } from '../auth/identity-rules';
 import { listTeamActivity, putActivity, type ActivityEntry } from './store';
 
+/** Applies one restorable entry's snapshot (POST /api/activity/{log_id}/restore); entity_id is always set. */
+export type Restorer = (entry: ActivityEntry & { entity_id: string }, identity: Identity) => Promise<unknown>;
+
 export interface NewActivity {
   /**
    * The team whose feed the entry belongs to: the team that owns what was acted

@@ -10,7 +10,12 @@ import { activityRoutes } from '../activity/routes';
 import { authRoutes } from '../auth/routes';
 import { billingRoutes } from '../billing/routes';
 import { claimRoutes } from '../claims/routes';
+import { exportRoutes } from '../exports/routes';
+import { dashboardRoutes } from '../dashboard/routes';
 import { healthRoutes } from '../health/routes';
+import { inventoryEditRoutes } from '../inventory/edit-routes';
+import { itemPhotoRoutes } from '../inventory/item-photo-routes';
+import { inventoryLifecycleRoutes } from '../inventory/lifecycle-routes';
 import { inventoryRoutes } from '../inventory/routes';
 import { jobRoutes } from '../jobs/routes';
 import { photoRoutes } from '../photos/routes';
@@ -31,8 +36,13 @@ const groups: Record<string, RouteContract>[] = [
   uploadRoutes,
   photoRoutes,
   inventoryRoutes,
+  inventoryEditRoutes,
+  itemPhotoRoutes,
+  inventoryLifecycleRoutes,
+  exportRoutes,
   billingRoutes,
   settingsRoutes,
+  dashboardRoutes,
 ];
 
 export const routeTable: RouteContract[] = groups.flatMap((g) => Object.values(g));

@@ -31,6 +31,8 @@
  * | AI request record | AIREQ#<job_id>          | <at ISO>#<id> |                       |                     |                   |               |
  * | Idempotency record| IDEMPOTENCY             | http#<sha256 of team, route, key> |  |                     |                   |               |
  * | Job stream slot   | JOBSTREAM#<job_id>      | SLOT#<n>  |                         |                     |                   |               |
+ * | Export (file)     | EXPORT#<id>             | EXPORT    |                         |                     |                   |               |
+ * | export request    | EXPORTREQ#<team_id>#<scope>#<scope_id> | <format>#<all|approved> |   |                   |               |
  *
  * Archived claims and rooms also carry archpk=ARCHIVED, archsk=<archived_at>#<kind>#<id>
  * so the purge reads only what is archived. Jobs in a processing state carry
@@ -38,6 +40,9 @@
  * running jobs, oldest activity first. Jobs owing billing work (a refund not yet
  * confirmed, a spend whose answer was lost) carry archpk=BILLING#PENDING,
  * archsk=<owed since>#<id> on the same sparse index, so the billing sweep reads only those.
+ * Export rows and export request rows carry expires_at (TTL, a week after the
+ * request): an export is asked for, built by the exports worker and downloaded
+ * within minutes, and its file lives under the claim's prefix in the bucket.
  */
 
 export const keys = {
@@ -63,6 +68,12 @@ export const keys = {
   /** Idempotency-Key records (lib/http/idempotency.ts); Powertools writes the sort key. */
   idempotency: (recordKey: string) => ({ pk: 'IDEMPOTENCY', sk: recordKey }),
   jobStreamSlot: (jobId: string, slot: number) => ({ pk: `JOBSTREAM#${jobId}`, sk: `SLOT#${slot}` }),
+  export: (id: string) => ({ pk: `EXPORT#${id}`, sk: 'EXPORT' }),
+  /** The latest export asked for one scope, format and filter: a repeat while it is pending reuses it. */
+  exportRequest: (teamId: string, scope: string, scopeId: string, format: string, approvedOnly: boolean) => ({
+    pk: `EXPORTREQ#${teamId}#${scope}#${scopeId}`,
+    sk: `${format}#${approvedOnly ? 'approved' : 'all'}`,
+  }),
 } as const;
 
 export const indexes = {

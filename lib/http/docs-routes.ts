@@ -35,7 +35,10 @@ export const serviceApi: ApiDescription = {
     jobs: 'Processing jobs: quotes, runs, progress events, logs, media and staged photos.',
     admin: 'Admin-only actions on any team’s resources.',
     uploads: 'Video, audio and photo uploads straight to storage through presigned URLs.',
-    inventory: 'The inventory line items a job produced.',
+    inventory:
+      'Inventory line items: review, edit, approve, archive, merge, photos, manual adds and deletes (undoable).',
+    exports: 'Excel, CSV and PDF exports of a job, room or claim, built in the background and downloaded from storage.',
+    dashboard: 'Team metrics for the dashboard.',
     billing: 'The team’s credit balance and usage.',
     settings: 'Team settings: prompt presets and auto-approval rules.',
   },

@@ -5,23 +5,24 @@
  * - An item row is ITEM#<id>/ITEM, listed per job (gsi1, by item number) and
  *   per room (gsi2). Its photos are rows in the item's own partition
  *   (ITEM#<id>/PHOTO#<photo id>), so one Query reads an item with its photos.
- * - Item numbers continue from the claim's current maximum. The claim row
- *   carries that maximum (item_number_max); a batch of new items takes the
- *   next numbers in one transaction that moves the maximum only if it is
- *   still what was read (optimistic), so concurrent jobs of one claim can
- *   never hand out a number twice.
- * - Items created by a pipeline have ids derived from (job, run, position),
- *   and the batch records the range it took in a marker row: a stage that
- *   runs again after a crash writes the same items with the same numbers.
+ * - Numbers come from item-number-store.ts. Items created by a pipeline have
+ *   ids derived from (job, run, position): a stage that runs again after a
+ *   crash writes the same items with the same numbers.
+ * - Every write to an item row bumps its revision (rev; a row without one is
+ *   at 0). Undo applies a snapshot only while the item is still at the
+ *   revision the action left it at, so it never overwrites newer work.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { deleteKeys, partitionKeys, putRows } from '../db/batch';
-import { db, isTransactionCanceled, tableName } from '../db/client';
-import { indexes, keys } from '../db/keys';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteKeys, getRows, partitionKeys, putRows } from '../db/batch';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { indexes, keys, withoutKeys } from '../db/keys';
 import { queryAll, queryPartition } from '../db/query';
+import { setClauses } from '../db/update';
 import { photoUrl } from '../photos/view';
-import { withRetry, type RetryPolicy } from '../retry';
 import { derivedId, passBatchPrefix, REVIEW_CONFIDENCE } from './item-rules';
+import { allocateItemNumbers } from './item-number-store';
+import { withNumberingLease } from './item-placement-store';
+import { batchNumbers, paddedItemNumber } from './numbering-rules';
 
 export interface InventoryItem {
   id: string;
@@ -60,6 +61,8 @@ export interface InventoryItem {
   source_group_index: number | null;
   created_at: string;
   updated_at: string;
+  /** Revision, bumped by every write (absent on rows never edited: 0). */
+  rev?: number;
 }
 
 export interface ItemPhoto {
@@ -94,8 +97,9 @@ export interface ItemDraft {
   photos: { filename: string; key: string }[];
 }
 
-function itemRow(item: InventoryItem) {
-  const number = String(item.item_number).padStart(8, '0');
+/** The full row of an item (keys and list-index attributes), for a Put. */
+export function itemRowOf(item: InventoryItem) {
+  const number = paddedItemNumber(item.item_number);
   return {
     ...keys.item(item.id),
     entity: 'Item',
@@ -107,7 +111,12 @@ function itemRow(item: InventoryItem) {
   };
 }
 
-const photoRow = (photo: ItemPhoto) => ({ ...keys.itemPhoto(photo.item_id, photo.id), entity: 'ItemPhoto', ...photo });
+/** The full row of an item photo, for a Put. */
+export const photoRowOf = (photo: ItemPhoto) => ({
+  ...keys.itemPhoto(photo.item_id, photo.id),
+  entity: 'ItemPhoto',
+  ...photo,
+});
 
 function newItem(
   draft: ItemDraft,
@@ -168,129 +177,6 @@ function newItem(
 }
 
 // ---------------------------------------------------------------------------
-// Numbering
-// ---------------------------------------------------------------------------
-
-/** The largest item number any item of the claim carries (used once, when the claim has no counter yet). */
-async function scanClaimMaximum(claimId: string): Promise<number> {
-  const rooms = await queryAll<{ id: string }>(indexes.claimRooms(claimId), { ProjectionExpression: 'id' });
-  let max = 0;
-  for (const room of rooms) {
-    const { Items } = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: indexes.roomItems(room.id).index,
-        KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': indexes.roomItems(room.id).pk },
-        ScanIndexForward: false,
-        Limit: 1,
-        ProjectionExpression: 'item_number',
-      }),
-    );
-    max = Math.max(max, Number(Items?.[0]?.item_number ?? 0));
-  }
-  return max;
-}
-
-interface NumberRange {
-  first: number;
-  count: number;
-}
-
-const rangeMarkerKey = (jobId: string, batchKey: string) => ({ pk: `JOB#${jobId}`, sk: `ITEMBATCH#${batchKey}` });
-
-/** Another batch took numbers of the same claim between our read and our write. */
-class NumberRace extends Error {
-  constructor(claimId: string, cause: unknown) {
-    super(`item numbers of claim ${claimId} kept moving`, { cause });
-  }
-}
-
-/**
- * Every batch of a claim's numbers eventually wins: lost races are retried
- * after a short jittered pause (20-40 ms, not growing: contention lasts only
- * while the other batches of the same claim commit).
- */
-const NUMBER_RACE_RETRY: RetryPolicy = {
-  attempts: 200,
-  backoffMs: 40,
-  factor: 1,
-  jitter: true,
-  retryable: (err) => err instanceof NumberRace,
-};
-
-/**
- * Takes `count` consecutive item numbers after the claim's current maximum,
- * once per (job, batchKey): a repeated call for the same batch returns the
- * range the first call took. Optimistic: the claim's maximum moves only if it
- * is still the value read; on a race it reads again and retries.
- */
-export async function allocateItemNumbers(
-  claimId: string,
-  jobId: string,
-  batchKey: string,
-  count: number,
-): Promise<NumberRange> {
-  const markerKey = rangeMarkerKey(jobId, batchKey);
-  return withRetry(async () => {
-    const [{ Item: marker }, { Item: claim }] = await Promise.all([
-      db().send(new GetCommand({ TableName: tableName(), Key: markerKey, ConsistentRead: true })),
-      db().send(
-        new GetCommand({
-          TableName: tableName(),
-          Key: keys.claim(claimId),
-          ConsistentRead: true,
-          ProjectionExpression: 'item_number_max',
-        }),
-      ),
-    ]);
-    if (marker) return { first: Number(marker.first), count: Number(marker.count) };
-    if (count === 0) return { first: 0, count: 0 };
-    const known = claim?.item_number_max;
-    const current = known === undefined ? await scanClaimMaximum(claimId) : Number(known);
-    const first = current + 1;
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName(),
-                Key: keys.claim(claimId),
-                UpdateExpression: 'SET item_number_max = :next',
-                ConditionExpression:
-                  known === undefined
-                    ? 'attribute_exists(pk) AND attribute_not_exists(item_number_max)'
-                    : 'attribute_exists(pk) AND item_number_max = :current',
-                ExpressionAttributeValues: {
-                  ':next': current + count,
-                  ...(known === undefined ? {} : { ':current': current }),
-                },
-              },
-            },
-            {
-              Put: {
-                TableName: tableName(),
-                Item: { ...markerKey, entity: 'ItemNumberBatch', first, count },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-          ],
-        }),
-      );
-      return { first, count };
-    } catch (err) {
-      if (!isTransactionCanceled(err)) throw err;
-      const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-      if (reasons[0]?.Code === 'ConditionalCheckFailed' && claim === undefined)
-        throw new Error(`claim ${claimId} no longer exists`);
-      // Another batch moved the maximum (or this batch's marker appeared): read again.
-      throw new NumberRace(claimId, err);
-    }
-  }, NUMBER_RACE_RETRY);
-}
-
-// ---------------------------------------------------------------------------
 // Writing and reading
 // ---------------------------------------------------------------------------
 
@@ -307,13 +193,43 @@ export async function saveItemBatch(
   drafts: ItemDraft[],
   now = new Date(),
 ): Promise<InventoryItem[]> {
-  const range = await allocateItemNumbers(job.claim_id, job.id, batchKey, drafts.length);
-  const built = drafts.map((draft, i) =>
-    newItem(draft, { id: derivedId(job.id, batchKey, i), job, roomName, itemNumber: range.first + i, pass }, now),
+  if (drafts.length === 0) return [];
+  const ids = drafts.map((_, i) => derivedId(job.id, batchKey, i));
+  // Numbers are taken and the rows written under the claim's numbering lease, so no renumber runs in between.
+  return withNumberingLease(
+    job.claim_id,
+    async () => {
+      const range = await allocateItemNumbers(job.claim_id, job.id, batchKey, drafts.length);
+      let numbers = ids.map((_, i) => range.first + i);
+      const written = new Map<string, number>();
+      if (range.staleSince !== undefined) {
+        // Written again after a renumber: rows already written stay as they are, the rest take fresh numbers.
+        const rows = await getRows(
+          ids.map((id) => keys.item(id)),
+          { consistentRead: true },
+        );
+        for (const row of rows) written.set(String(row.id), Number(row.item_number));
+        const fresh = await allocateItemNumbers(job.claim_id, job.id, `${batchKey}@${range.staleSince}`, ids.length);
+        numbers = batchNumbers(ids, written, fresh.first);
+      }
+      const built = drafts.map((draft, i) =>
+        newItem(draft, { id: ids[i], job, roomName, itemNumber: numbers[i], pass }, now),
+      );
+      // Photo rows are written for every item: a crash may have left an item row without them.
+      await putRows(
+        built.flatMap(({ item, photos }) => [
+          ...(written.has(item.id) ? [] : [itemRowOf(item)]),
+          ...photos.map(photoRowOf),
+        ]),
+      );
+      return built.map((b) => b.item);
+    },
+    BATCH_LEASE_MS + drafts.length * 20,
   );
-  await putRows(built.flatMap(({ item, photos }) => [itemRow(item), ...photos.map(photoRow)]));
-  return built.map((b) => b.item);
 }
+
+/** A batch's lease: long enough to write a large batch's rows without renewing. */
+const BATCH_LEASE_MS = 15_000;
 
 export async function setItemsApproved(itemIds: string[], now = new Date()): Promise<void> {
   for (const id of itemIds) {
@@ -321,11 +237,104 @@ export async function setItemsApproved(itemIds: string[], now = new Date()): Pro
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.item(id),
-        UpdateExpression: 'SET approved = :true, approved_by = :auto, updated_at = :at',
+        UpdateExpression:
+          'SET approved = :true, approved_by = :auto, updated_at = :at, rev = if_not_exists(rev, :zero) + :one',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':true': true, ':auto': 'auto-approval', ':at': now.toISOString() },
+        ExpressionAttributeValues: {
+          ':true': true,
+          ':auto': 'auto-approval',
+          ':at': now.toISOString(),
+          ':zero': 0,
+          ':one': 1,
+        },
       }),
     );
+  }
+}
+
+export async function getItem(id: string): Promise<InventoryItem | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.item(id), ConsistentRead: true }),
+  );
+  return Item ? (withoutKeys(Item) as unknown as InventoryItem) : null;
+}
+
+/**
+ * Item fields a person or an undo may write (identity, numbering and ownership
+ * are not among them), plus the archived-index attributes an archive sets
+ * (archpk/archsk; null removes them, as an index key cannot hold a null).
+ */
+export type ItemFields = Partial<
+  Omit<InventoryItem, 'id' | 'job_id' | 'room_id' | 'claim_id' | 'team_id' | 'item_number' | 'created_at' | 'rev'>
+> & { archpk?: string | null; archsk?: string | null };
+
+/** The index attributes that mark an item archived, so the daily purge finds it (like rooms and claims). */
+export const archivedIndexOf = (itemId: string, archivedAt: string) => ({
+  archpk: 'ARCHIVED',
+  archsk: `${archivedAt}#item#${itemId}`,
+});
+
+/** The parts of an item update: the fields, updated_at, and the revision bump, with the condition on the revision. */
+function revisionUpdate(itemId: string, fields: ItemFields, expectedRev: number | undefined, now: Date) {
+  const removed = (['archpk', 'archsk'] as const).filter((k) => fields[k] === null);
+  const written = Object.fromEntries(
+    Object.entries(fields).filter(([k, v]) => !(removed as string[]).includes(k) || v !== null),
+  );
+  const set = setClauses({ ...written, updated_at: now.toISOString() });
+  const values: Record<string, unknown> = { ...set.values, ':zero': 0, ':one': 1 };
+  let condition = 'attribute_exists(pk)';
+  if (expectedRev !== undefined) {
+    // A row never edited has no rev: it is at revision 0.
+    condition +=
+      expectedRev === 0 ? ' AND (attribute_not_exists(rev) OR rev = :expected_rev)' : ' AND rev = :expected_rev';
+    values[':expected_rev'] = expectedRev;
+  }
+  return {
+    TableName: tableName(),
+    Key: keys.item(itemId),
+    UpdateExpression:
+      `SET ${set.expression}, rev = if_not_exists(rev, :zero) + :one` +
+      (removed.length ? ` REMOVE ${removed.join(', ')}` : ''),
+    ConditionExpression: condition,
+    ExpressionAttributeNames: set.names,
+    ExpressionAttributeValues: values,
+  };
+}
+
+/**
+ * The TransactWrite element that writes `fields` to an item and bumps its
+ * revision, only if the item exists (and is at `expectedRev` when given): for
+ * transactions that change photo rows together with the item.
+ */
+export function itemRevisionUpdate(
+  itemId: string,
+  expectedRev: number | undefined,
+  fields: ItemFields,
+  now = new Date(),
+) {
+  return { Update: revisionUpdate(itemId, fields, expectedRev, now) };
+}
+
+/**
+ * Writes `fields` to an item and bumps its revision. Null when the item is
+ * gone, or (with `expectedRev`) when another write moved it first.
+ */
+export async function updateItemFields(
+  itemId: string,
+  fields: ItemFields,
+  options: { expectedRev?: number; now?: Date } = {},
+): Promise<InventoryItem | null> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        ...revisionUpdate(itemId, fields, options.expectedRev, options.now ?? new Date()),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return withoutKeys(Attributes ?? {}) as unknown as InventoryItem;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
   }
 }
 
@@ -333,8 +342,11 @@ export async function listJobItems(jobId: string): Promise<InventoryItem[]> {
   return queryAll<InventoryItem>(indexes.jobItems(jobId), { ScanIndexForward: true });
 }
 
-export async function listItemPhotos(itemId: string): Promise<ItemPhoto[]> {
-  return (await queryPartition<ItemPhoto>(keys.item(itemId).pk, 'PHOTO#')).sort((a, b) => a.ordering - b.ordering);
+/** An item's photo rows by ordering; `consistent` for a change about to be made from them. */
+export async function listItemPhotos(itemId: string, options: { consistent?: boolean } = {}): Promise<ItemPhoto[]> {
+  return (await queryPartition<ItemPhoto>(keys.item(itemId).pk, 'PHOTO#', options)).sort(
+    (a, b) => a.ordering - b.ordering,
+  );
 }
 
 /** Deletes the job's items made by one pass (and their photo rows), e.g. the partial results of an interrupted run. */

@@ -3,9 +3,12 @@ import { photoUrl } from '../photos/view';
 import type { InventoryItem, ItemPhoto } from './item-store';
 
 export function itemView(item: InventoryItem, photos: ItemPhoto[]) {
-  const { team_id, created_pass, ...rest } = item;
+  // Internal bookkeeping stays inside: ownership, the pass that made it, the write revision, who auto-approved.
+  const { team_id, created_pass, rev, approved_by, ...rest } = item as InventoryItem & { approved_by?: string };
   void team_id;
   void created_pass;
+  void rev;
+  void approved_by;
   return {
     ...rest,
     photos: photos.map((p) => ({

@@ -26,10 +26,12 @@ export async function deleteRoomAndRows(roomId: string, rows: RowKey[]): Promise
   return rows.length + 1;
 }
 
-/** An archived claim or room as the archived index and its row tell it. */
+/** An archived claim, room or item as the archived index and its row tell it. */
 export interface ArchivedEntry {
   kind: string;
   id: string;
+  /** When it was archived, as its index entry (archsk) records it. */
+  at: string;
   entity: Record<string, unknown> | undefined;
 }
 
@@ -47,11 +49,11 @@ export async function* archivedBefore(cutoff: string): AsyncGenerator<ArchivedEn
       }),
     );
     for (const row of page.Items ?? []) {
-      const [, kind, id] = String(row.archsk).split('#');
+      const [at, kind, id] = String(row.archsk).split('#');
       const { Item: entity } = await db().send(
         new GetCommand({ TableName: tableName(), Key: { pk: row.pk, sk: row.sk } }),
       );
-      yield { kind, id, entity };
+      yield { kind, id, at, entity };
     }
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);

@@ -17,6 +17,7 @@ const WORKER_FOR_QUEUE: Record<QueuePurpose, string> = {
   units: 'unitWorker',
   probe: 'probeWorker',
   photos: 'photoWorker',
+  exports: 'exportWorker',
 };
 
 /** The receipt handle of a message handed over by direct invoke (it is on no queue). */

@@ -8,12 +8,14 @@
 import type { Identity } from '../auth/identity-rules';
 import { getClaim, type Claim } from '../claims/store';
 import { ForbiddenError, NotFoundError } from '../errors';
+import { getItem, type InventoryItem } from '../inventory/item-store';
 import { getJob, type Job } from '../jobs/job-store';
 import { getRoom, type Room } from '../rooms/store';
 
 export const CLAIM_NOT_FOUND = 'Claim not found';
 export const ROOM_NOT_FOUND = 'Room not found';
 export const JOB_NOT_FOUND = 'Job not found';
+export const ITEM_NOT_FOUND = 'Item not found';
 
 function owns(identity: Identity, teamId: string): boolean {
   return identity.isAdmin || identity.team.id === teamId;
@@ -46,4 +48,11 @@ export async function loadJobForTeam(identity: Identity, jobId: string): Promise
   const job = await getJob(jobId, true);
   if (!job || !owns(identity, job.team_id)) throw new NotFoundError(JOB_NOT_FOUND);
   return job;
+}
+
+/** load_item_for_team: 404 for a missing item and for another team's item (items carry their team id). */
+export async function loadItemForTeam(identity: Identity, itemId: string): Promise<InventoryItem> {
+  const item = await getItem(itemId);
+  if (!item || !owns(identity, item.team_id)) throw new NotFoundError(ITEM_NOT_FOUND);
+  return item;
 }

@@ -6,7 +6,7 @@
  * Exits non-zero when a benchmark fails its bound or errors.
  *
  *   npm run bench                       # all benchmarks
- *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator, photos, photo-memory)
+ *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator, photos, photo-memory, exports)
  *
  * The service is pointed at a fake AI gateway on a port chosen here
  * (OPENROUTER_BASE_URL, OPENROUTER_API_KEY); an entry that makes AI calls
@@ -30,6 +30,7 @@ const BENCHMARKS = [
   { id: 'orchestrator', entry: 'orchestrator.ts', title: '(b) orchestrator fan-out' },
   { id: 'photos', entry: 'photo-pipeline.ts', title: '(c) photo pipeline 500 photos' },
   { id: 'photo-memory', entry: 'photo-memory.ts', title: '(d) photo worker peak RSS' },
+  { id: 'exports', entry: 'exports.ts', title: '(e) exports 5,000 items' },
 ];
 
 function freePort() {

@@ -16,10 +16,12 @@ import { routeTable } from '../../lib/api/route-table';
 import type { RouteContract } from '../../lib/http/route';
 import { Client, eventually, request } from '../support/api';
 import { doc, getRow, table } from '../support/aws';
+import { fakeBilling } from '../support/fake-billing';
+import { jobWithItems } from '../support/inventory';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob, smallPng, type TestRoom } from '../support/uploads';
 
-type IdKind = 'claim' | 'room' | 'job' | 'upload' | 'activity';
+type IdKind = 'claim' | 'room' | 'job' | 'upload' | 'activity' | 'item' | 'itemPhoto' | 'export';
 
 interface Fixtures {
   teamId: string;
@@ -28,6 +30,11 @@ interface Fixtures {
   photoIds: string[];
   uploadId: string;
   activityId: string;
+  /** A completed photo job's items (two) and the first one's photo. */
+  itemsJobId: string;
+  itemIds: string[];
+  itemPhotoId: string;
+  exportId: string;
 }
 
 const label = (r: RouteContract) => `${r.method} ${r.path}`;
@@ -52,6 +59,9 @@ const KIND_BY_PARAM: Record<string, IdKind> = {
   job_id: 'job',
   upload_id: 'upload',
   log_id: 'activity',
+  item_id: 'item',
+  photo_id: 'itemPhoto',
+  export_id: 'export',
 };
 
 function idKind(route: RouteContract, param: string): IdKind | undefined {
@@ -73,6 +83,12 @@ function idOf(kind: IdKind, fx: Fixtures): string {
       return fx.uploadId;
     case 'activity':
       return fx.activityId;
+    case 'item':
+      return fx.itemIds[0];
+    case 'itemPhoto':
+      return fx.itemPhotoId;
+    case 'export':
+      return fx.exportId;
   }
 }
 
@@ -93,6 +109,14 @@ const BODY_SAMPLES: Record<string, (fx: Fixtures) => unknown> = {
   }),
   clearStagedPhotoSegments: (fx) => ({ photo_id: fx.photoIds[0] }),
   setStagedGroupDetails: (fx) => ({ ids: [fx.photoIds[0]], name: 'Renamed item', quantity: 2 }),
+  updateInventoryItem: () => ({ name: 'Taken over', quantity: 3 }),
+  approveInventoryItem: (fx) => ({ item_id: fx.itemIds[0], approved: true }),
+  bulkUpdateInventory: (fx) => ({ item_ids: fx.itemIds, patch: { condition: 'poor' } }),
+  addInventoryItem: () => ({ name: 'Planted item', insert_after_item_number: 0 }),
+  replaceItemPhoto: () => ({ filename: 'swap.jpg', size: 1000 }),
+  attachItemPhoto: () => ({ filename: 'extra.jpg', size: 1000 }),
+  updateItemPhoto: () => ({ is_primary: true, ordering: 0 }),
+  moveItemPhoto: (fx) => ({ target_item_id: fx.itemIds[1] }),
 };
 
 /** What another team gets: 404 everywhere, but 403 on GET /api/claims/{id} (spec: Errors). */
@@ -124,6 +148,9 @@ async function ownerRows(): Promise<Record<string, any>[]> {
     `ACTIVITY#${fx.activityId}`,
     `JOBLOG#${fx.jobId}`,
     `TEAM#${fx.teamId}`,
+    `JOB#${fx.itemsJobId}`,
+    ...fx.itemIds.map((id) => `ITEM#${id}`),
+    `EXPORT#${fx.exportId}`,
   ];
   const listings: [string, string][] = [
     ['gsi1', `TEAM#${fx.teamId}#CLAIMS`],
@@ -131,6 +158,7 @@ async function ownerRows(): Promise<Record<string, any>[]> {
     ['gsi1', `ROOM#${fx.room.id}#JOBS`],
     ['gsi1', `TEAM#${fx.teamId}#ACTIVITY`],
     ['gsi1', `JOB#${fx.jobId}#ITEMS`],
+    ['gsi1', `JOB#${fx.itemsJobId}#ITEMS`],
     ['gsi2', `TEAM#${fx.teamId}#JOBS`],
     ['gsi2', `ROOM#${fx.room.id}#ITEMS`],
   ];
@@ -165,9 +193,16 @@ async function ownerRows(): Promise<Record<string, any>[]> {
 }
 
 beforeAll(async () => {
-  alice = await Client.signIn(newTeamMember());
+  const owner = newTeamMember();
+  alice = await Client.signIn(owner);
   mallory = await Client.signIn(newTeamMember());
+  await fakeBilling.setBalance(owner.current_team_id, 100);
   const room = await newRoom(alice, 'Study');
+  const items = await jobWithItems(alice, room.id, [['Desk', 'Chair']]);
+  const exported = await alice.get(`/api/inventory/${items.jobId}/export/csv`);
+  expect(exported.status).toBe(202);
+  // Let the export finish first, so its row holds still while the routes are called.
+  await eventually(async () => (await alice.get(`/api/exports/${exported.body.export_id}`)).body.status === 'ready');
   const { jobId } = await photoJob(alice, room.id, [await smallPng(1), await smallPng(2)]);
   // The re-encode worker updates the staged photos after confirm: wait until it is done, so the rows hold still.
   await eventually(async () => {
@@ -188,7 +223,18 @@ beforeAll(async () => {
   expect((await alice.patch(`/api/claims/${room.claim_id}`, { insured_name: 'Pat Owner' })).status).toBe(200);
   const feed = (await alice.get('/api/activity')).body.items as any[];
   const activity = feed.find((e) => e.action_type === 'update_claim' && e.entity_id === room.claim_id) ?? feed[0];
-  fx = { teamId: room.team_id, room, jobId, photoIds, uploadId: init.body.upload_id, activityId: activity.id };
+  fx = {
+    teamId: room.team_id,
+    room,
+    jobId,
+    photoIds,
+    uploadId: init.body.upload_id,
+    activityId: activity.id,
+    itemsJobId: items.jobId,
+    itemIds: items.items.map((i) => i.id),
+    itemPhotoId: items.items[0].photos[0].id,
+    exportId: exported.body.export_id,
+  };
 }, 120_000);
 
 describe('cross-team coverage', () => {
@@ -201,6 +247,8 @@ describe('cross-team coverage', () => {
         'POST /api/jobs/{id}/process',
         'GET /api/uploads/{id}',
         'POST /api/activity/{log_id}/restore',
+        'PUT /api/inventory/item/{item_id}/photos/{photo_id}/move',
+        'GET /api/exports/{export_id}',
       ]),
     );
   });

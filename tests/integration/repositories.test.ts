@@ -4,6 +4,7 @@
  * changes, archive conditions, cursors and the purge.
  */
 import { randomInt, randomUUID } from 'node:crypto';
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { recordActivity } from '../../lib/activity/service';
 import { getActivity, listTeamActivity, markRestored } from '../../lib/activity/store';
 import { provisionTeam, provisionUser } from '../../lib/auth/provisioning-service';
@@ -11,11 +12,14 @@ import { archiveClaimRecord, unarchiveClaimRecord } from '../../lib/claims/servi
 import { addClaimSpend, getClaim, putNewClaim } from '../../lib/claims/store';
 import { isConditionRace } from '../../lib/db/client';
 import { httpErrorOf } from '../../lib/http/errors';
-import { purge } from '../../lib/purge/service';
+import { saveItemBatch } from '../../lib/inventory/item-store';
+import { insertStagedPhotos, newStagedPhoto } from '../../lib/photos/staged-photo-store';
+import { purge, queueExpiredArchives } from '../../lib/purge/service';
 import { getRoom, putNewRoom } from '../../lib/rooms/store';
 import { createTeam, findTeamByToken } from '../../lib/teams/store';
 import { getUser, touchLastSeen } from '../../lib/users/store';
-import { getRow, listKeys, putObject, seedItem, seedJob, setFields } from '../support/aws';
+import { eventually } from '../support/api';
+import { doc, getRow, listKeys, objectExists, putObject, seedItem, seedJob, setFields, table } from '../support/aws';
 import { newTeamMember } from '../support/tokens';
 
 function loginClaims() {
@@ -186,5 +190,156 @@ describe('purge', () => {
     expect(await getRoom(kept.id, true)).not.toBeNull();
     expect(await getClaim(claim.id, true)).not.toBeNull();
     expect(await listKeys(`teams/${teamId}/claims/${claim.id}/`)).toHaveLength(1);
+  });
+});
+
+describe('purge of archived items', () => {
+  const DAY = 86_400_000;
+
+  /** A claim with one room and one photo job, and the claim's object prefix. */
+  async function claimWithJob() {
+    const teamId = randomUUID();
+    const claim = await putNewClaim(teamId, randomUUID(), { claim_number: `IT-ITEM-${randomUUID().slice(0, 6)}` });
+    const room = await putNewRoom(claim, 'Study');
+    const jobId = await seedJob(room, 'photo');
+    const job = { id: jobId, room_id: room.id, claim_id: claim.id, team_id: teamId };
+    return { teamId, claim, room, job, prefix: `teams/${teamId}/claims/${claim.id}/jobs/${jobId}/` };
+  }
+
+  /** Items saved as a pipeline saves them, each with photos at the given object keys (every object stored). */
+  async function itemsWithPhotos(
+    job: { id: string; room_id: string; claim_id: string; team_id: string },
+    photoKeys: string[][],
+  ) {
+    for (const key of new Set(photoKeys.flat())) await putObject(key);
+    const drafts = photoKeys.map((keys, i) => ({
+      name: `Thing ${i}`,
+      quantity: 1,
+      confidence: 0.9,
+      source_group_index: i,
+      photos: keys.map((key) => ({ filename: key.split('/').pop() as string, key })),
+    }));
+    return saveItemBatch(job, 'Study', `it-${randomUUID()}`, 1, drafts);
+  }
+
+  /** Archives an item as the archive route does: archived at `at`, listed on the archived index. */
+  async function archive(itemId: string, at: Date) {
+    const iso = at.toISOString();
+    await setFields(`ITEM#${itemId}`, 'ITEM', {
+      is_archived: true,
+      archived_at: iso,
+      archpk: 'ARCHIVED',
+      archsk: `${iso}#item#${itemId}`,
+    });
+    return iso;
+  }
+
+  async function photoRows(itemId: string) {
+    const { Items } = await doc.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :photo)',
+        ExpressionAttributeValues: { ':pk': `ITEM#${itemId}`, ':photo': 'PHOTO#' },
+        ConsistentRead: true,
+      }),
+    );
+    return Items ?? [];
+  }
+
+  it('deletes an item archived over 30 days ago with its photo rows and objects, and keeps a recent one', async () => {
+    const { job, prefix } = await claimWithJob();
+    const [old, recent] = await itemsWithPhotos(job, [
+      [`${prefix}item-photos/old-1.jpg`, `${prefix}item-photos/old-2.jpg`],
+      [`${prefix}item-photos/recent.jpg`],
+    ]);
+    await archive(old.id, new Date(Date.now() - 31 * DAY));
+    await archive(recent.id, new Date(Date.now() - 2 * DAY));
+    expect(await photoRows(old.id)).toHaveLength(2);
+
+    // The daily purge queues it; the service's purge worker deletes it.
+    expect(await queueExpiredArchives()).toBeGreaterThanOrEqual(1);
+    await eventually(async () => (await getRow(`ITEM#${old.id}`, 'ITEM')) === null);
+    await eventually(async () => (await photoRows(old.id)).length === 0);
+    expect(await objectExists(`${prefix}item-photos/old-1.jpg`)).toBe(false);
+    expect(await objectExists(`${prefix}item-photos/old-2.jpg`)).toBe(false);
+
+    expect(await getRow(`ITEM#${recent.id}`, 'ITEM')).toMatchObject({ is_archived: true });
+    expect(await photoRows(recent.id)).toHaveLength(1);
+    expect(await objectExists(`${prefix}item-photos/recent.jpg`)).toBe(true);
+  });
+
+  it('keeps objects another item, a staged photo or another claim still owns, and is safe to run twice', async () => {
+    const { teamId, claim, job, prefix } = await claimWithJob();
+    const other = await claimWithJob();
+    const own = `${prefix}item-photos/own.jpg`;
+    const shared = `${prefix}orig_0001.jpg`; // two items of one photo group show the same photo
+    const staged = `${prefix}orig_0002.jpg`; // the job's source photo
+    const elsewhere = `${other.prefix}item-photos/moved-in.jpg`; // moved in from another claim's item
+    const [gone, sibling] = await itemsWithPhotos(job, [[own, shared, staged, elsewhere], [shared]]);
+    await putObject(elsewhere);
+    const stagedPhoto = newStagedPhoto({
+      jobId: job.id,
+      index: 2,
+      filename: 'orig_0002.jpg',
+      key: staged,
+      incomingKey: `${prefix}incoming/orig_0002.jpg`,
+      originalFilename: 'shelf.jpg',
+      capturedAt: null,
+      sizeBytes: 5,
+    });
+    expect(await insertStagedPhotos(job.id, [stagedPhoto], ['complete'])).toBe('inserted');
+    const archivedAt = await archive(gone.id, new Date(Date.now() - 40 * DAY));
+    const request = {
+      kind: 'item' as const,
+      item_id: gone.id,
+      claim_id: claim.id,
+      team_id: teamId,
+      archived_at: archivedAt,
+    };
+
+    await purge(request);
+    await purge(request);
+
+    expect(await getRow(`ITEM#${gone.id}`, 'ITEM')).toBeNull();
+    expect(await photoRows(gone.id)).toEqual([]);
+    expect(await objectExists(own)).toBe(false);
+    expect(await objectExists(shared)).toBe(true);
+    expect(await objectExists(staged)).toBe(true);
+    expect(await objectExists(elsewhere)).toBe(true);
+    expect(await getRow(`ITEM#${sibling.id}`, 'ITEM')).not.toBeNull();
+    expect(await photoRows(sibling.id)).toHaveLength(1);
+  });
+
+  it('finishes the photos when redelivered after the item row went, and leaves an item unarchived since alone', async () => {
+    const { teamId, claim, job, prefix } = await claimWithJob();
+    const [halfDone, unarchived] = await itemsWithPhotos(job, [
+      [`${prefix}item-photos/half.jpg`],
+      [`${prefix}item-photos/back.jpg`],
+    ]);
+    const longAgo = new Date(Date.now() - 35 * DAY);
+    const halfAt = await archive(halfDone.id, longAgo);
+    const backAt = await archive(unarchived.id, longAgo);
+    // A first delivery that stopped right after deleting the item row.
+    await doc.send(new DeleteCommand({ TableName: table(), Key: { pk: `ITEM#${halfDone.id}`, sk: 'ITEM' } }));
+    // Unarchived after the daily purge queued it.
+    await setFields(`ITEM#${unarchived.id}`, 'ITEM', { is_archived: false, archived_at: null });
+    await doc.send(
+      new UpdateCommand({
+        TableName: table(),
+        Key: { pk: `ITEM#${unarchived.id}`, sk: 'ITEM' },
+        UpdateExpression: 'REMOVE archpk, archsk',
+      }),
+    );
+
+    const base = { kind: 'item' as const, claim_id: claim.id, team_id: teamId };
+    await purge({ ...base, item_id: halfDone.id, archived_at: halfAt });
+    await purge({ ...base, item_id: unarchived.id, archived_at: backAt });
+
+    expect(await photoRows(halfDone.id)).toEqual([]);
+    expect(await objectExists(`${prefix}item-photos/half.jpg`)).toBe(false);
+    expect(await getRow(`ITEM#${unarchived.id}`, 'ITEM')).toMatchObject({ is_archived: false });
+    expect(await photoRows(unarchived.id)).toHaveLength(1);
+    expect(await objectExists(`${prefix}item-photos/back.jpg`)).toBe(true);
+    expect(await listKeys(prefix)).toContain(`${prefix}item-photos/back.jpg`);
   });
 });

@@ -48,7 +48,7 @@ const NOT_DOMAINS = [
 ];
 const DOMAIN_FILE = [
   /^(routes|schemas|rules|store|view|service)\.ts$/,
-  /^[a-z0-9-]+-(schemas|rules|store|view|service)\.ts$/,
+  /^[a-z0-9-]+-(routes|schemas|rules|store|view|service)\.ts$/,
 ];
 
 /** Files outside lib/db that import the DynamoDB document client without being a store module. */
@@ -86,9 +86,9 @@ function httpErrorsOutsideEdge(files: Source[]): string[] {
  */
 const USE_CASE_VERBS = new Set(
   (
-    'abort acquire add append archive cancel charge clear complete confirm count create delete ensure finalize format ' +
-    'get handle hard init list load log measure normalize patch presign process provision purge queue quote record ' +
-    'redirect refund regroup rename request resolve restore segment set settle show start stream sweep unarchive update'
+    'abort acquire add append approve archive cancel charge clear complete confirm count create delete ensure finalize format ' +
+    'get handle hard init list load log measure move normalize patch presign process provision purge queue quote record ' +
+    'merge redirect refund regroup rename request resolve restore segment set settle show start stream sweep unarchive update'
   ).split(' '),
 );
 

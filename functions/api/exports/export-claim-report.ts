@@ -1,0 +1,7 @@
+import { httpEndpoint } from '../../../lib/api/endpoint';
+import { exportRoutes } from '../../../lib/exports/routes';
+import { requestExport } from '../../../lib/exports/service';
+
+export const handler = httpEndpoint(exportRoutes.claimReport, ({ identity, params, query }) =>
+  requestExport(identity, 'claim', params.id, 'pdf', { approvedOnly: query.approved_only }),
+);

@@ -1,0 +1,7 @@
+import { httpEndpoint } from '../../../lib/api/endpoint';
+import { exportRoutes } from '../../../lib/exports/routes';
+import { requestExport } from '../../../lib/exports/service';
+
+export const handler = httpEndpoint(exportRoutes.jobCsv, ({ identity, params, query }) =>
+  requestExport(identity, 'job', params.job_id, 'csv', { approvedOnly: query.approved_only }),
+);

@@ -1,0 +1,7 @@
+import { httpEndpoint } from '../../../lib/api/endpoint';
+import { itemPhotoRoutes } from '../../../lib/inventory/item-photo-routes';
+import { addItemPhoto } from '../../../lib/inventory/item-photo-upload-service';
+
+export const handler = httpEndpoint(itemPhotoRoutes.attachPhoto, ({ identity, params, body }) =>
+  addItemPhoto(identity, params.item_id, body),
+);

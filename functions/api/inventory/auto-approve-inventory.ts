@@ -1,0 +1,7 @@
+import { httpEndpoint } from '../../../lib/api/endpoint';
+import { inventoryEditRoutes } from '../../../lib/inventory/edit-routes';
+import { approveJobItems } from '../../../lib/inventory/review-service';
+
+export const handler = httpEndpoint(inventoryEditRoutes.autoApprove, ({ identity, params }) =>
+  approveJobItems(identity, params.job_id),
+);

@@ -1,0 +1,7 @@
+import { httpEndpoint } from '../../../lib/api/endpoint';
+import { inventoryEditRoutes } from '../../../lib/inventory/edit-routes';
+import { unarchiveItem } from '../../../lib/inventory/edit-service';
+
+export const handler = httpEndpoint(inventoryEditRoutes.unarchive, ({ identity, params }) =>
+  unarchiveItem(identity, params.item_id),
+);

@@ -1,0 +1,7 @@
+import { httpEndpoint } from '../../../lib/api/endpoint';
+import { inventoryEditRoutes } from '../../../lib/inventory/edit-routes';
+import { updateItem } from '../../../lib/inventory/edit-service';
+
+export const handler = httpEndpoint(inventoryEditRoutes.update, ({ identity, params, body }) =>
+  updateItem(identity, params.item_id, body),
+);

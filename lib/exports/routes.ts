@@ -1,0 +1,126 @@
+import * as z from 'zod';
+import { defineRoute } from '../http/route';
+import { idParams, uuid } from '../http/schemas';
+import { exportAccepted, exportParams, exportQuery, exportView } from './schemas';
+
+const jobParams = z.object({ job_id: uuid() });
+const roomParams = z.object({ room_id: uuid() });
+
+const ASYNC =
+  ' Answers 202 with a poll URL: the file is built in the background, stored, and offered as a short-lived download by GET /api/exports/{export_id}. A repeat of the same request while it is still being built answers with the same export.';
+const CONTENT =
+  ' Archived items are always left out; approved_only=true keeps approved items only. Items by item number.';
+
+export const exportRoutes = {
+  jobExcel: defineRoute({
+    name: 'exportJobExcel',
+    method: 'GET',
+    path: '/api/inventory/{job_id}/export/excel',
+    auth: 'user',
+    tag: 'inventory',
+    summary: `Excel workbook of a job's items: a Summary sheet, a sheet for the room and a Photos sheet with thumbnails; item names link to their photo.${CONTENT}${ASYNC}`,
+    handler: 'api/exports/export-job-excel',
+    params: jobParams,
+    query: exportQuery,
+    response: exportAccepted,
+    successStatus: 202,
+    errors: [404],
+  }),
+  jobCsv: defineRoute({
+    name: 'exportJobCsv',
+    method: 'GET',
+    path: '/api/inventory/{job_id}/export/csv',
+    auth: 'user',
+    tag: 'inventory',
+    summary: `CSV of a job's items, one row per item with the workbook's columns.${CONTENT}${ASYNC}`,
+    handler: 'api/exports/export-job-csv',
+    params: jobParams,
+    query: exportQuery,
+    response: exportAccepted,
+    successStatus: 202,
+    errors: [404],
+  }),
+  roomExcel: defineRoute({
+    name: 'exportRoomExcel',
+    method: 'GET',
+    path: '/api/rooms/{room_id}/export/excel',
+    auth: 'user',
+    tag: 'rooms',
+    summary: `Excel workbook of a room's items across its jobs (Summary, room and Photos sheets).${CONTENT}${ASYNC}`,
+    handler: 'api/exports/export-room-excel',
+    params: roomParams,
+    query: exportQuery,
+    response: exportAccepted,
+    successStatus: 202,
+    errors: [404],
+  }),
+  roomCsv: defineRoute({
+    name: 'exportRoomCsv',
+    method: 'GET',
+    path: '/api/rooms/{room_id}/export/csv',
+    auth: 'user',
+    tag: 'rooms',
+    summary: `CSV of a room's items across its jobs, one row per item.${CONTENT}${ASYNC}`,
+    handler: 'api/exports/export-room-csv',
+    params: roomParams,
+    query: exportQuery,
+    response: exportAccepted,
+    successStatus: 202,
+    errors: [404],
+  }),
+  claimExcel: defineRoute({
+    name: 'exportClaimExcel',
+    method: 'GET',
+    path: '/api/claims/{id}/export/excel',
+    auth: 'user',
+    tag: 'claims',
+    summary: `Excel workbook of the whole claim: a Summary sheet, one sheet per active room and a Photos sheet.${CONTENT}${ASYNC}`,
+    handler: 'api/exports/export-claim-excel',
+    params: idParams,
+    query: exportQuery,
+    response: exportAccepted,
+    successStatus: 202,
+    errors: [404],
+  }),
+  claimCsv: defineRoute({
+    name: 'exportClaimCsv',
+    method: 'GET',
+    path: '/api/claims/{id}/export/csv',
+    auth: 'user',
+    tag: 'claims',
+    summary: `CSV of the whole claim across its active rooms, one row per item.${CONTENT}${ASYNC}`,
+    handler: 'api/exports/export-claim-csv',
+    params: idParams,
+    query: exportQuery,
+    response: exportAccepted,
+    successStatus: 202,
+    errors: [404],
+  }),
+  claimReport: defineRoute({
+    name: 'exportClaimReport',
+    method: 'GET',
+    path: '/api/claims/{id}/report.pdf',
+    auth: 'user',
+    tag: 'claims',
+    summary: `Insurer-ready contents report (PDF): claim header, a table per active room with item number, thumbnail, name, quantity, condition and estimated price, room and claim totals.${CONTENT}${ASYNC}`,
+    handler: 'api/exports/export-claim-report',
+    params: idParams,
+    query: exportQuery,
+    response: exportAccepted,
+    successStatus: 202,
+    errors: [404],
+  }),
+  status: defineRoute({
+    name: 'getExport',
+    method: 'GET',
+    path: '/api/exports/{export_id}',
+    auth: 'user',
+    tag: 'inventory',
+    summary:
+      "An export's status (pending, ready or failed); once ready, its file name and a short-lived download link that saves the file as an attachment.",
+    handler: 'api/exports/get-export',
+    params: exportParams,
+    response: exportView,
+    errors: [404],
+  }),
+};

@@ -1,0 +1,119 @@
+/**
+ * The rows an item purge reads and deletes: the archived item row, the photo
+ * rows of its partition, and what still refers to the photos' objects.
+ */
+import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteKeys, type RowKey } from '../db/batch';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { indexes, keys } from '../db/keys';
+import { queryAll } from '../db/query';
+
+/** A photo row of the purged item: its key in the table, the object it shows and the job it came from. */
+export interface PurgedPhotoRow {
+  row: RowKey;
+  object_key: string;
+  job_id: string;
+}
+
+/**
+ * Deletes the item row if it is still archived at `archivedAt`. 'gone' when
+ * the row is (already) absent, 'kept' when it was unarchived or archived
+ * again meanwhile.
+ */
+export async function deleteArchivedItemRow(itemId: string, archivedAt: string): Promise<'deleted' | 'gone' | 'kept'> {
+  try {
+    await db().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.item(itemId),
+        // The archived index entry as the daily purge read it: an unarchive or a new archive changes it.
+        ConditionExpression: 'attribute_exists(pk) AND archpk = :archived AND archsk = :entry',
+        ExpressionAttributeValues: { ':archived': indexes.archived().pk, ':entry': `${archivedAt}#item#${itemId}` },
+      }),
+    );
+    return 'deleted';
+  } catch (err) {
+    if (!isConditionalCheckFailed(err)) throw err;
+    const { Item } = await db().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.item(itemId),
+        ConsistentRead: true,
+        ProjectionExpression: 'pk',
+      }),
+    );
+    return Item ? 'kept' : 'gone';
+  }
+}
+
+/** The photo rows left in the item's partition (a redelivered purge finds those it has not deleted yet). */
+export async function listItemPhotoRows(itemId: string): Promise<PurgedPhotoRow[]> {
+  const rows = await partitionRows(keys.item(itemId).pk, 'PHOTO#', 'pk, sk, #key, job_id');
+  return rows.map((r) => ({
+    row: { pk: String(r.pk), sk: String(r.sk) },
+    object_key: String(r.key),
+    job_id: String(r.job_id),
+  }));
+}
+
+export async function deletePhotoRows(rows: RowKey[]): Promise<void> {
+  await deleteKeys(rows);
+}
+
+/**
+ * Which of `objectKeys` something other than the purged item still shows:
+ * a photo row of another item of the claim (a photo shared by the items of
+ * one group, or moved onto another item), or a staged photo of one of
+ * `jobIds` (the job's own source photo, which stays with the job).
+ */
+export async function objectKeysInUse(
+  claimId: string,
+  jobIds: string[],
+  purgedItemId: string,
+  objectKeys: string[],
+): Promise<Set<string>> {
+  const wanted = new Set(objectKeys);
+  const inUse = new Set<string>();
+  const note = (rows: Record<string, unknown>[]) => {
+    for (const r of rows) if (wanted.has(String(r.key))) inUse.add(String(r.key));
+  };
+  for (const jobId of jobIds) note(await partitionRows(`JOB#${jobId}`, 'PHOTO#', '#key'));
+  const rooms = await queryAll<{ id: string }>(indexes.claimRooms(claimId), { ProjectionExpression: 'id' });
+  const itemIds: string[] = [];
+  for (const room of rooms) {
+    const items = await queryAll<{ id: string }>(indexes.roomItems(room.id), { ProjectionExpression: 'id' });
+    for (const item of items) if (item.id !== purgedItemId) itemIds.push(item.id);
+  }
+  // One Query per item partition; a bounded number at once.
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(16, itemIds.length) }, async () => {
+      while (next < itemIds.length && inUse.size < wanted.size) {
+        const id = itemIds[next++];
+        note(await partitionRows(keys.item(id).pk, 'PHOTO#', '#key'));
+      }
+    }),
+  );
+  return inUse;
+}
+
+async function partitionRows(pk: string, skPrefix: string, projection: string): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+        ProjectionExpression: projection,
+        ExpressionAttributeNames: { '#key': 'key' },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    out.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return out;
+}
