@@ -40,7 +40,8 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       STUCK_JOB_MINUTES_WITH_QUEUE: 'Watchdog threshold for a quiet job with the queue.',
       FRAME_EXTRACTION_HEARTBEAT_SECONDS: 'Heartbeat interval during frame extraction.',
       WORKER_SHUTDOWN_GRACE_SECONDS: 'Grace period for a worker to finish on shutdown.',
-      ARCHIVE_PURGE_DAYS: 'Archived things older than this are deleted permanently by the daily purge.',
+      ARCHIVE_PURGE_DAYS:
+        'Archived claims, rooms and items older than this are deleted permanently by the daily purge (an item with its photo rows and the photo files nothing else shows).',
       RECENT_JOBS_LIMIT: 'How many recent jobs GET /api/jobs lists.',
       ADMIN_USER_SEARCH_CAP: 'Most users the admin search returns.',
       ADMIN_MEDIA_PHOTOS_PER_JOB: 'Photos per job in the admin media view.',

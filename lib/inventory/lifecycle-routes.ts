@@ -15,11 +15,13 @@ export const inventoryLifecycleRoutes = {
       "Add an item by hand (restorable: undo deletes it). It takes the claim's next number, or with " +
       'insert_after_item_number the number right after that one, and every later item of the claim moves up by one; ' +
       'numbers stay unique and without gaps also while a pipeline saves items to the same claim. 400 when the claim ' +
-      'has no item with that number.',
+      'has no item with that number. Honours Idempotency-Key.',
     handler: 'api/inventory/add-item',
     params: z.object({ job_id: uuid() }),
     body: itemAddBody,
     response: itemResponse,
+    // A retried add (lost answer, double click) must not make a second item.
+    idempotent: true,
     successStatus: 201,
     errors: [400, 404],
   }),

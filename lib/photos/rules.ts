@@ -4,6 +4,7 @@
  * index a name carries, the original filename as object metadata and the type
  * a photo is served with. No I/O here.
  */
+import { blobKeys } from '../blob/keys';
 import type { ImageType } from '../media/sniff';
 
 /** Staged photo indices are stored zero-padded to 6 digits (lib/db/keys.ts stagedPhoto). */
@@ -39,6 +40,26 @@ export function photoObjectKeys(jobPrefix: string, index: number) {
     /** Where the browser POSTs the original bytes. */
     incomingKey: `${jobPrefix}incoming/${String(index).padStart(6, '0')}`,
   };
+}
+
+/**
+ * The object key behind a served photo URL path (`/api/photos/<job_id>/<filename>`, what an
+ * item's photo_path holds) when that job is one of the given team's claim: every job photo is
+ * `<job prefix>photos/<filename>`. Null for any other path. A key built for the wrong claim (a
+ * photo moved in from another claim) names no object, so a reader that finds nothing there falls
+ * back to the photo rows.
+ */
+export function photoKeyOfPath(path: string | null, teamId: string, claimId: string): string | null {
+  const m = /^\/api\/photos\/([0-9a-f-]{36})\/([A-Za-z0-9._%-]+)$/.exec(path ?? '');
+  if (!m) return null;
+  let filename: string;
+  try {
+    filename = decodeURIComponent(m[2]);
+  } catch {
+    return null;
+  }
+  if (!/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(filename)) return null;
+  return `${blobKeys.jobPrefix(teamId, claimId, m[1])}photos/${filename}`;
 }
 
 /**

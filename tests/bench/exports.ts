@@ -26,6 +26,7 @@ import { handleExportMessage } from '../../lib/exports/build-service';
 import { EXPORT_FORMATS, type ExportFormat, exportExpiry } from '../../lib/exports/rules';
 import { type ExportRecord, getExport, putExportRequest } from '../../lib/exports/store';
 import { type InventoryItem, type ItemPhoto, itemRowOf, photoRowOf } from '../../lib/inventory/item-store';
+import { photoUrl } from '../../lib/photos/view';
 import { putNewRoom } from '../../lib/rooms/store';
 import { bytes, emitResult, printTable, runBenchmark, seconds } from './report';
 
@@ -130,7 +131,8 @@ async function seed(): Promise<{ claimId: string; teamId: string; photoBytes: nu
         archived_at: null,
         claims_platform_submitted_at: null,
         estimation_sent_at: null,
-        photo_path: null,
+        // The primary photo's path, as every item with a photo carries it.
+        photo_path: photoUrl(jobId, filename),
         created_pass: 1,
         source_group_index: i,
         created_at: now,

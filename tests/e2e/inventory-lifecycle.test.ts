@@ -101,6 +101,18 @@ describe('manual add with insert-between numbering', () => {
     expect((await numbers(client, jobs)).Rug).toBe(7);
   });
 
+  it('makes one item when an add is retried with the same Idempotency-Key', async () => {
+    const { client, room } = await teamWithRoom('Den');
+    const den = await jobWithItems(client, room.id, [['Armchair']]);
+    const key = { headers: { 'Idempotency-Key': randomUUID() } };
+    const first = await client.post(`/api/inventory/${den.jobId}/item`, { name: 'Footstool' }, key);
+    const retry = await client.post(`/api/inventory/${den.jobId}/item`, { name: 'Footstool' }, key);
+    expect(first.status).toBe(201);
+    expect(retry.status).toBe(201);
+    expect(retry.body.id).toBe(first.body.id);
+    expect((await inventory(client, den.jobId)).map((i) => i.name)).toEqual(['Armchair', 'Footstool']);
+  });
+
   it('keeps numbers 1..N once when an insert races a photo job of the same claim', async () => {
     const { client, room } = await teamWithRoom('Hall');
     const first = await jobWithItems(client, room.id, [['Alpha'], ['Beta']]);

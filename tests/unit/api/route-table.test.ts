@@ -222,7 +222,14 @@ describe('openApiDocument', () => {
       .filter((r) => r.idempotent)
       .map((r) => r.name)
       .sort();
-    expect(idempotent).toEqual(['appendPhotos', 'createClaim', 'initUpload', 'processJob', 'uploadPhotos']);
+    expect(idempotent).toEqual([
+      'addInventoryItem',
+      'appendPhotos',
+      'createClaim',
+      'initUpload',
+      'processJob',
+      'uploadPhotos',
+    ]);
     const documented = routeTable
       .filter((r) =>
         (paths[r.path][r.method.toLowerCase()].parameters ?? []).some(

@@ -8,9 +8,11 @@ import {
   encodeMetaFilename,
   indexFromFilename,
   origFilename,
+  photoKeyOfPath,
   photoObjectKeys,
   servedContentType,
 } from '../../../lib/photos/rules';
+import { photoUrl } from '../../../lib/photos/view';
 import { appendPhotosBody, confirmPhotosBody, uploadPhotosBody } from '../../../lib/photos/schemas';
 import {
   arrivedUploadProblem,
@@ -93,6 +95,26 @@ describe('numbering', () => {
       key: 'teams/t/claims/c/jobs/j/photos/orig_0003.jpg',
       incomingKey: 'teams/t/claims/c/jobs/j/incoming/000003',
     });
+  });
+
+  it('finds the object key behind a served photo path, and nothing for any other path', () => {
+    const job = '0b6f5d3e-8f0a-4c55-9e2a-2f4f6d7c8b9a';
+    expect(photoKeyOfPath(photoUrl(job, 'orig_0003.jpg'), 't', 'c')).toBe(
+      `teams/t/claims/c/jobs/${job}/photos/orig_0003.jpg`,
+    );
+    expect(photoKeyOfPath(photoUrl(job, 'item_0004.jpg'), 't', 'c')).toBe(
+      `teams/t/claims/c/jobs/${job}/photos/item_0004.jpg`,
+    );
+    for (const path of [
+      null,
+      '',
+      `/api/photos/${job}/../secret.jpg`,
+      `/api/photos/${job}/%2E%2E%2Fsecret.jpg`,
+      `/api/photos/${job}/%E0%A4%A`,
+      `/api/photos/not-a-job/orig_0001.jpg`,
+      `https://elsewhere.example/api/photos/${job}/orig_0001.jpg`,
+    ])
+      expect(photoKeyOfPath(path, 't', 'c')).toBeNull();
   });
 
   it('finds the index in a stored name', () => {
