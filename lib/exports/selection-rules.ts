@@ -4,30 +4,32 @@
  * item-number order, grouped by room. The same columns serve the CSV and each
  * room sheet of the workbook.
  */
+import type { InventoryItem } from '../inventory/item-store';
 import { neutralizeCell } from './cell-rules';
 
-/** The item fields an export reads (InventoryItem, lib/inventory/item-store.ts). */
-export interface ExportItem {
-  id: string;
-  room_id: string;
-  item_number: number;
-  name: string;
-  quantity: number;
-  brand: string | null;
-  model: string | null;
-  serial: string | null;
-  sku: string | null;
-  condition: string | null;
-  age: string | null;
-  estimated_price: number | null;
-  damage: string | null;
-  notes: string | null;
-  room: string | null;
-  confidence: number;
-  reviewed: boolean;
-  approved: boolean;
-  is_archived: boolean;
-}
+/** The item fields an export reads. */
+export type ExportItem = Pick<
+  InventoryItem,
+  | 'id'
+  | 'room_id'
+  | 'item_number'
+  | 'name'
+  | 'quantity'
+  | 'brand'
+  | 'model'
+  | 'serial'
+  | 'sku'
+  | 'condition'
+  | 'age'
+  | 'estimated_price'
+  | 'damage'
+  | 'notes'
+  | 'room'
+  | 'confidence'
+  | 'reviewed'
+  | 'approved'
+  | 'is_archived'
+>;
 
 export function selectExportItems<T extends ExportItem>(items: T[], options: { approvedOnly: boolean }): T[] {
   return items

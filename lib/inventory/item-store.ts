@@ -19,7 +19,7 @@ import { indexes, keys, withoutKeys } from '../db/keys';
 import { queryAll, queryPartition } from '../db/query';
 import { setClauses } from '../db/update';
 import { photoUrl } from '../photos/view';
-import { derivedId, passBatchPrefix, REVIEW_CONFIDENCE } from './item-rules';
+import { buildItem, derivedId, type NewItemFields, passBatchPrefix } from './item-rules';
 import { allocateItemNumbers } from './item-number-store';
 import { withNumberingLease } from './item-placement-store';
 import { batchNumbers, paddedItemNumber } from './numbering-rules';
@@ -78,18 +78,7 @@ export interface ItemPhoto {
 }
 
 /** An item a pipeline wants saved: everything but identity, numbering and flags. */
-export interface ItemDraft {
-  name: string;
-  quantity: number;
-  brand?: string | null;
-  model?: string | null;
-  serial?: string | null;
-  sku?: string | null;
-  condition?: string | null;
-  age?: string | null;
-  estimated_price?: number | null;
-  damage?: string | null;
-  notes?: string | null;
+export interface ItemDraft extends NewItemFields {
   confidence: number;
   evidence?: string | null;
   source_group_index: number | null;
@@ -138,41 +127,18 @@ function newItem(
     is_primary: ordering === 0,
     ordering,
   }));
-  const confidence = Math.min(1, Math.max(0, draft.confidence));
-  const item: InventoryItem = {
-    id: at.id,
-    job_id: at.job.id,
-    room_id: at.job.room_id,
-    claim_id: at.job.claim_id,
-    team_id: at.job.team_id,
-    item_number: at.itemNumber,
-    name: draft.name,
-    quantity: draft.quantity,
-    brand: draft.brand ?? null,
-    model: draft.model ?? null,
-    serial: draft.serial ?? null,
-    sku: draft.sku ?? null,
-    condition: draft.condition ?? null,
-    age: draft.age ?? null,
-    estimated_price: draft.estimated_price ?? null,
-    damage: draft.damage ?? null,
-    notes: draft.notes ?? null,
-    room: at.roomName,
-    confidence,
-    evidence: draft.evidence ?? null,
-    needs_review: confidence < REVIEW_CONFIDENCE,
-    reviewed: false,
-    approved: false,
-    is_archived: false,
-    archived_at: null,
-    claims_platform_submitted_at: null,
-    estimation_sent_at: null,
-    photo_path: photos[0] ? photoUrl(at.job.id, photos[0].filename) : null,
-    created_pass: at.pass,
-    source_group_index: draft.source_group_index,
-    created_at: now.toISOString(),
-    updated_at: now.toISOString(),
-  };
+  const item = buildItem(
+    draft,
+    { id: at.id, job: at.job, roomName: at.roomName, itemNumber: at.itemNumber, now },
+    {
+      confidence: draft.confidence,
+      evidence: draft.evidence ?? null,
+      reviewed: false,
+      created_pass: at.pass,
+      source_group_index: draft.source_group_index,
+      photo_path: photos[0] ? photoUrl(at.job.id, photos[0].filename) : null,
+    },
+  );
   return { item, photos };
 }
 

@@ -4,6 +4,7 @@
  * what an undo puts back. No I/O; ids and the clock come in as arguments.
  */
 import { photoUrl } from '../photos/view';
+import { buildItem, type NewItemFields, type NewItemPlace } from './item-rules';
 import type { InventoryItem, ItemPhoto } from './item-store';
 
 export const MERGE_TOO_FEW = 'Choose at least two items to merge.';
@@ -14,18 +15,7 @@ export const itemTarget = (item: Pick<InventoryItem, 'item_number' | 'name'>) =>
   `Item #${item.item_number} ${item.name}`;
 
 /** What a person types for a new item (the edit fields); the position is not part of the item. */
-export interface ManualItemInput {
-  name: string;
-  quantity: number;
-  brand?: string | null;
-  model?: string | null;
-  serial?: string | null;
-  sku?: string | null;
-  condition?: string | null;
-  age?: string | null;
-  estimated_price?: number | null;
-  damage?: string | null;
-  notes?: string | null;
+export interface ManualItemInput extends NewItemFields {
   room?: string | null;
 }
 
@@ -34,52 +24,16 @@ export interface ManualItemInput {
  * reviewed, made by no processing pass (created_pass 0) and without photos.
  * Its room defaults to the job's room name.
  */
-export function manualItem(
-  input: ManualItemInput,
-  at: {
-    id: string;
-    job: { id: string; room_id: string; claim_id: string; team_id: string };
-    roomName: string | null;
-    itemNumber: number;
-    now: Date;
-  },
-): InventoryItem {
-  const now = at.now.toISOString();
-  return {
-    id: at.id,
-    job_id: at.job.id,
-    room_id: at.job.room_id,
-    claim_id: at.job.claim_id,
-    team_id: at.job.team_id,
-    item_number: at.itemNumber,
-    name: input.name,
-    quantity: input.quantity,
-    brand: input.brand ?? null,
-    model: input.model ?? null,
-    serial: input.serial ?? null,
-    sku: input.sku ?? null,
-    condition: input.condition ?? null,
-    age: input.age ?? null,
-    estimated_price: input.estimated_price ?? null,
-    damage: input.damage ?? null,
-    notes: input.notes ?? null,
-    room: input.room === undefined ? at.roomName : input.room,
+export function manualItem(input: ManualItemInput, at: NewItemPlace): InventoryItem {
+  return buildItem(input, at, {
     confidence: 1,
     evidence: null,
-    needs_review: false,
     reviewed: true,
-    approved: false,
-    is_archived: false,
-    archived_at: null,
-    claims_platform_submitted_at: null,
-    estimation_sent_at: null,
-    photo_path: null,
     created_pass: 0,
     source_group_index: null,
-    created_at: now,
-    updated_at: now,
-    rev: 0,
-  };
+    photo_path: null,
+    room: input.room,
+  });
 }
 
 /** A problem with the ids a merge names (before anything is loaded), or null. */

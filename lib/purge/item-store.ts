@@ -2,11 +2,11 @@
  * The rows an item purge reads and deletes: the archived item row, the photo
  * rows of its partition, and what still refers to the photos' objects.
  */
-import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteKeys, type RowKey } from '../db/batch';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { indexes, keys } from '../db/keys';
-import { queryAll } from '../db/query';
+import { queryAll, queryPartition } from '../db/query';
 
 /** A photo row of the purged item: its key in the table, the object it shows and the job it came from. */
 export interface PurgedPhotoRow {
@@ -48,12 +48,10 @@ export async function deleteArchivedItemRow(itemId: string, archivedAt: string):
 
 /** The photo rows left in the item's partition (a redelivered purge finds those it has not deleted yet). */
 export async function listItemPhotoRows(itemId: string): Promise<PurgedPhotoRow[]> {
-  const rows = await partitionRows(keys.item(itemId).pk, 'PHOTO#', 'pk, sk, #key, job_id');
-  return rows.map((r) => ({
-    row: { pk: String(r.pk), sk: String(r.sk) },
-    object_key: String(r.key),
-    job_id: String(r.job_id),
-  }));
+  const rows = await queryPartition<{ id: string; key: string; job_id: string }>(keys.item(itemId).pk, 'PHOTO#', {
+    consistent: true,
+  });
+  return rows.map((r) => ({ row: keys.itemPhoto(itemId, r.id), object_key: r.key, job_id: r.job_id }));
 }
 
 export async function deletePhotoRows(rows: RowKey[]): Promise<void> {
@@ -74,10 +72,11 @@ export async function objectKeysInUse(
 ): Promise<Set<string>> {
   const wanted = new Set(objectKeys);
   const inUse = new Set<string>();
-  const note = (rows: Record<string, unknown>[]) => {
-    for (const r of rows) if (wanted.has(String(r.key))) inUse.add(String(r.key));
+  const note = (rows: { key?: string }[]) => {
+    for (const r of rows) if (r.key && wanted.has(r.key)) inUse.add(r.key);
   };
-  for (const jobId of jobIds) note(await partitionRows(`JOB#${jobId}`, 'PHOTO#', '#key'));
+  const photoRows = (pk: string) => queryPartition<{ key?: string }>(pk, 'PHOTO#', { consistent: true });
+  for (const jobId of jobIds) note(await photoRows(`JOB#${jobId}`));
   const rooms = await queryAll<{ id: string }>(indexes.claimRooms(claimId), { ProjectionExpression: 'id' });
   const itemIds: string[] = [];
   for (const room of rooms) {
@@ -90,30 +89,9 @@ export async function objectKeysInUse(
     Array.from({ length: Math.min(16, itemIds.length) }, async () => {
       while (next < itemIds.length && inUse.size < wanted.size) {
         const id = itemIds[next++];
-        note(await partitionRows(keys.item(id).pk, 'PHOTO#', '#key'));
+        note(await photoRows(keys.item(id).pk));
       }
     }),
   );
   return inUse;
-}
-
-async function partitionRows(pk: string, skPrefix: string, projection: string): Promise<Record<string, unknown>[]> {
-  const out: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-        ProjectionExpression: projection,
-        ExpressionAttributeNames: { '#key': 'key' },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    out.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return out;
 }

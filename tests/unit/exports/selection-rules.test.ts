@@ -9,30 +9,17 @@ import {
   NAME_COLUMN,
   selectExportItems,
 } from '../../../lib/exports/selection-rules';
+import { itemRecord } from '../../support/items';
 
 function item(number: number, fields: Partial<ExportItem> = {}): ExportItem {
-  return {
+  return itemRecord({
     id: `item-${number}`,
     room_id: 'kitchen',
     item_number: number,
     name: `Item ${number}`,
-    quantity: 1,
-    brand: null,
-    model: null,
-    serial: null,
-    sku: null,
-    condition: null,
-    age: null,
-    estimated_price: null,
-    damage: null,
-    notes: null,
     room: 'Kitchen',
-    confidence: 0.9,
-    reviewed: false,
-    approved: false,
-    is_archived: false,
     ...fields,
-  };
+  });
 }
 
 describe('selectExportItems', () => {

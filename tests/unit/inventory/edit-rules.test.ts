@@ -21,46 +21,9 @@ import {
 import { approveBody, bulkBody, itemPatchBody } from '../../../lib/inventory/edit-schemas';
 import type { InventoryItem } from '../../../lib/inventory/item-store';
 import { DEFAULT_AUTOMATION_SETTINGS } from '../../../lib/settings/automation-schemas';
+import { itemRecord } from '../../support/items';
 
-let seq = 0;
-function item(over: Partial<InventoryItem> = {}): InventoryItem {
-  seq += 1;
-  return {
-    id: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
-    job_id: 'job',
-    room_id: 'room',
-    claim_id: 'claim',
-    team_id: 'team',
-    item_number: seq,
-    name: 'Sofa',
-    quantity: 1,
-    brand: null,
-    model: null,
-    serial: null,
-    sku: null,
-    condition: null,
-    age: null,
-    estimated_price: null,
-    damage: null,
-    notes: null,
-    room: 'Living room',
-    confidence: 0.9,
-    evidence: null,
-    needs_review: false,
-    reviewed: false,
-    approved: false,
-    is_archived: false,
-    archived_at: null,
-    claims_platform_submitted_at: null,
-    estimation_sent_at: null,
-    photo_path: null,
-    created_pass: 1,
-    source_group_index: 0,
-    created_at: '2024-01-01T00:00:00.000Z',
-    updated_at: '2024-01-01T00:00:00.000Z',
-    ...over,
-  };
-}
+const item = itemRecord;
 
 describe('item patch body', () => {
   const problems = (body: unknown) => {
