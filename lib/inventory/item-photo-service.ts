@@ -38,7 +38,7 @@ import {
   type ItemUploadPurpose,
 } from './item-photo-rules';
 import type { ItemPhotoUpdate } from './item-photo-schemas';
-import { type ItemPhotoChange, writeItemPhotoChanges } from './item-photo-store';
+import { type ItemPhotoChange, PhotoChangeTooLarge, writeItemPhotoChanges } from './item-photo-store';
 import { getItem, type InventoryItem, type ItemPhoto, listItemPhotos } from './item-store';
 import { itemView } from './view';
 
@@ -101,7 +101,15 @@ async function runPlan(plan: () => Promise<Plan>): Promise<{ plan: Plan; snapsho
         const planned = await plan();
         if (planned.kind === 'done') return { plan: planned, snapshot: [] };
         const changes = planned.states.map((s, i) => changeOf(s, planned.after[i]));
-        await writeItemPhotoChanges(changes, { staged: planned.staged });
+        try {
+          await writeItemPhotoChanges(changes, { staged: planned.staged });
+        } catch (err) {
+          if (err instanceof PhotoChangeTooLarge)
+            throw new ConflictError(
+              'This item has too many photos to change them in one step; move or remove some of its photos first.',
+            );
+          throw err;
+        }
         const snapshot = planned.states.map((s) => ({
           item_id: s.item.id,
           photo_path: s.item.photo_path,

@@ -25,6 +25,9 @@ export interface ItemPhotoChange {
 /** DynamoDB's limit on the elements of one transaction. */
 const MAX_TRANSACTION_ITEMS = 100;
 
+/** A photo change that would not fit one transaction (an item with close to 100 photos). */
+export class PhotoChangeTooLarge extends Error {}
+
 /**
  * Applies the changes in one transaction. Throws the SDK's
  * TransactionCanceledException when a revision moved (or the staged photo
@@ -54,6 +57,6 @@ export async function writeItemPhotoChanges(
       : []),
   ];
   if (items.length > MAX_TRANSACTION_ITEMS)
-    throw new RangeError(`an item photo change of ${items.length} rows exceeds one transaction`);
+    throw new PhotoChangeTooLarge(`an item photo change of ${items.length} rows exceeds one transaction`);
   await db().send(new TransactWriteCommand({ TransactItems: items }));
 }
