@@ -80,7 +80,10 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       OPENROUTER_RETRY_BACKOFF_MS: 'First retry pause of an AI request; doubles on each retry.',
       TRANSCRIPTION_MODEL: 'Speech-to-text model id.',
       TRANSCRIPTION_API_KEY: 'Speech-to-text key; without it pipelines run visual-only with a warning.',
-      TRANSCRIPTION_BASE_URL: 'Speech-to-text provider base URL.',
+      TRANSCRIPTION_BASE_URL: 'Speech-to-text provider base URL (Deepgram-compatible pre-recorded API).',
+      TRANSCRIPTION_TIMEOUT_SECONDS:
+        'Seconds one speech-to-text request (one audio piece) may take before it is retried.',
+      TRANSCRIPTION_RETRY_BACKOFF_MS: 'First retry pause of a speech-to-text request; doubles on each retry.',
     },
   },
   {

@@ -97,6 +97,8 @@ export const settingsSchema = z.object({
   TRANSCRIPTION_MODEL: str('nova-3'),
   TRANSCRIPTION_API_KEY: str(),
   TRANSCRIPTION_BASE_URL: str('https://api.deepgram.com'),
+  TRANSCRIPTION_TIMEOUT_SECONDS: num(120).refine((v) => v > 0, 'must be positive'),
+  TRANSCRIPTION_RETRY_BACKOFF_MS: int(1000).refine((v) => v >= 0, 'must not be negative'),
 
   // --- Insured link limits (0 or less disables a limit) ---
   INSURED_LINK_TTL_DAYS: num(30),

@@ -4,13 +4,10 @@
  * reads the object straight from S3 through a short-lived presigned GET URL
  * (it seeks with HTTP Range), so nothing is downloaded to the function first.
  *
- * Binary resolution, at run time: FFPROBE_PATH → an `ffprobe` next to the
- * ffmpeg-static binary (optional dependency; FFMPEG_PATH's directory is tried
- * too) → `ffprobe` on PATH.
+ * Binaries and the input whitelists are shared with ffmpeg runs (ffmpeg.ts).
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { inputGuards, isTransientProbeOutput, redact, resolveFfprobe } from './ffmpeg';
 
 const PROBE_TIMEOUT_MS = 90_000;
 
@@ -30,33 +27,6 @@ export class ProbeError extends Error {
   ) {
     super(message);
   }
-}
-
-/** ffprobe complaints about reaching the file rather than about its contents. */
-const TRANSIENT_STDERR =
-  /Server returned|Connection (refused|reset|timed out)|timed out|Operation timed out|I\/O error|Failed to resolve|Network is unreachable|HTTP error|End of file while|Broken pipe/i;
-
-export function isTransientProbeOutput(stderr: string): boolean {
-  return TRANSIENT_STDERR.test(stderr);
-}
-
-function ffmpegStaticPath(): string | null {
-  try {
-    const path = require('ffmpeg-static') as unknown;
-    return typeof path === 'string' ? path : null;
-  } catch {
-    return null;
-  }
-}
-
-export function resolveFfprobe(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.FFPROBE_PATH) return env.FFPROBE_PATH;
-  for (const ffmpeg of [env.FFMPEG_PATH, ffmpegStaticPath()]) {
-    if (!ffmpeg) continue;
-    const sibling = join(dirname(ffmpeg), process.platform === 'win32' ? 'ffprobe.exe' : 'ffprobe');
-    if (existsSync(sibling)) return sibling;
-  }
-  return 'ffprobe';
 }
 
 /** "30000/1001" → 29.97; null for 0/0 and nonsense. */
@@ -90,35 +60,13 @@ export function parseProbeOutput(stdout: string): ProbeResult {
   };
 }
 
-/**
- * Demuxers of the accepted upload types (lib/uploads/rules.ts ALLOWED_EXTENSIONS):
- * mp4/mov/m4v/3gp/m4a, avi, mkv/webm, mts, mp3, wav, aac, ogg/oga/opus, flac, amr.
- * Playlist and reference formats (hls, concat, sdp, ...) would make ffprobe
- * open further URLs or files named by the upload, so they are refused.
- */
-const PROBE_FORMATS = ['mov', 'avi', 'matroska', 'mpegts', 'mp3', 'wav', 'aac', 'ogg', 'flac', 'amr', 'amrnb', 'amrwb'];
-
-/** Only what reading the input itself needs: a presigned S3 URL, or one local file. */
-function probeProtocols(input: string): string[] {
-  return /^https?:\/\//i.test(input) ? ['https', 'http', 'tls', 'tcp'] : ['file'];
-}
-
 /** Runs ffprobe on a file path or an http(s) URL. The URL never appears in an error message (it carries a signature). */
 export function probeMedia(
   input: string,
   options: { timeoutMs?: number; ffprobe?: string } = {},
 ): Promise<ProbeResult> {
-  const args = [
-    '-v',
-    'error',
-    '-protocol_whitelist',
-    probeProtocols(input).join(','),
-    '-format_whitelist',
-    PROBE_FORMATS.join(','),
-  ];
-  if (/^https?:\/\//i.test(input)) args.push('-rw_timeout', String(30_000_000));
+  const args = ['-v', 'error', ...inputGuards(input)];
   args.push('-show_entries', 'format=duration:stream=codec_type,r_frame_rate,width,height', '-of', 'json', input);
-  const redact = (text: string) => text.split(input).join('<media>').trim();
   return new Promise((resolve, reject) => {
     execFile(
       options.ffprobe ?? resolveFfprobe(),
@@ -127,7 +75,7 @@ export function probeMedia(
       (err, stdout, stderr) => {
         if (err) {
           const code = (err as NodeJS.ErrnoException).code;
-          const text = redact(String(stderr || ''));
+          const text = redact(String(stderr || ''), input);
           if (code === 'ENOENT') reject(new ProbeError('ffprobe is not installed', true));
           else if (err.killed || !text)
             reject(new ProbeError(err.killed ? 'ffprobe timed out' : `ffprobe exited with ${String(code)}`, true));

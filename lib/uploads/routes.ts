@@ -1,4 +1,6 @@
+import * as z from 'zod';
 import { defineRoute } from '../http/route';
+import type { UploadKind } from './rules';
 import {
   partUrlsBody,
   partUrlsResponse,
@@ -9,6 +11,29 @@ import {
   uploadParams,
   uploadStatusResponse,
 } from './schemas';
+
+/**
+ * The init body for a route that fixes the kind: `kind` may be left out, or
+ * sent when it names the route's kind (a client can reuse its init body);
+ * another kind is a 422 rather than being silently overridden.
+ */
+const fixedKindInitBody = <K extends UploadKind>(kind: K) =>
+  uploadInitBody.extend({
+    kind: z.literal(kind, { error: `must be "${kind}" on this route, or left out` }).optional(),
+  });
+
+/**
+ * What a client gets from the one-request upload routes: API Gateway caps a
+ * request at 10 MB, so a video or voice note never travels in the request.
+ */
+const directToBucket = (kind: UploadKind) =>
+  `Start a ${kind} upload: the ${kind} counterpart of POST /api/uploads/init, with the same body minus \`kind\` ` +
+  `(optional; when sent it must be "${kind}") and the same answer. The file does not travel in this request ` +
+  '(requests through the API are capped at 10 MB and uploads go up to MAX_UPLOAD_SIZE_MB): the answer opens a ' +
+  'resumable multipart upload straight to the bucket. Next, ask POST /api/uploads/{id}/part-urls for presigned ' +
+  'URLs, PUT each chunk_size slice of the file to its URL (a failed part is simply sent again; ' +
+  'GET /api/uploads/{id} lists what arrived), then POST /api/uploads/{id}/complete to create the job. ' +
+  '400 for an extension the kind does not accept, 404 for a room not in your team, 413 over MAX_UPLOAD_SIZE_MB.';
 
 export const uploadRoutes = {
   init: defineRoute({
@@ -21,6 +46,34 @@ export const uploadRoutes = {
       'Start a chunked video or audio upload: validates room, extension and size (413 over MAX_UPLOAD_SIZE_MB) and opens an S3 multipart upload.',
     handler: 'api/uploads/init-upload',
     body: uploadInitBody,
+    response: uploadInitResponse,
+    successStatus: 201,
+    errors: [400, 404, 413],
+    idempotent: true,
+  }),
+  video: defineRoute({
+    name: 'uploadVideo',
+    method: 'POST',
+    path: '/api/upload',
+    auth: 'actor',
+    tag: 'uploads',
+    summary: directToBucket('video'),
+    handler: 'api/uploads/upload-video',
+    body: fixedKindInitBody('video'),
+    response: uploadInitResponse,
+    successStatus: 201,
+    errors: [400, 404, 413],
+    idempotent: true,
+  }),
+  audio: defineRoute({
+    name: 'uploadAudio',
+    method: 'POST',
+    path: '/api/upload-audio',
+    auth: 'actor',
+    tag: 'uploads',
+    summary: directToBucket('audio'),
+    handler: 'api/uploads/upload-audio',
+    body: fixedKindInitBody('audio'),
     response: uploadInitResponse,
     successStatus: 201,
     errors: [400, 404, 413],

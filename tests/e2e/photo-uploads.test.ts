@@ -642,7 +642,11 @@ describe('unreadable photos', () => {
     }, 60_000);
     expect(photo).toMatchObject({ normalized: false, original_filename: 'broken.jpg' });
     expect((await request('GET', photo.url)).status).toBe(404);
-    expect((await jobLogLines(jobId)).some((l) => /broken\.jpg could not be read/.test(l))).toBe(true);
+    // The worker marks the photo, then writes the log line: wait for the line too.
+    await eventually(
+      async () => (await jobLogLines(jobId)).some((l) => /broken\.jpg could not be read/.test(l)),
+      10_000,
+    );
     const row = (await stagedRows(jobId))[0];
     expect(row.unreadable_reason).toEqual(expect.any(String));
   });

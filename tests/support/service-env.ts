@@ -19,6 +19,9 @@ export const serviceEnv: Record<string, string> = {
   // Gateway failure tests retry quickly; the fake's 'timeout' mode never answers.
   OPENROUTER_TIMEOUT_SECONDS: '3',
   OPENROUTER_RETRY_BACKOFF_MS: '20',
+  // Likewise for speech-to-text (the fake's 'timeout' mode never answers either).
+  TRANSCRIPTION_TIMEOUT_SECONDS: '3',
+  TRANSCRIPTION_RETRY_BACKOFF_MS: '20',
   // Keep a developer's checkout .env and machine file out of the test service.
   MACHINE_SETTINGS_FILE: '/nonexistent/contents-inventory-settings.env',
   DOTENV_FILE: '/nonexistent/.env',

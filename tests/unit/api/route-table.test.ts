@@ -228,7 +228,9 @@ describe('openApiDocument', () => {
       'createClaim',
       'initUpload',
       'processJob',
+      'uploadAudio',
       'uploadPhotos',
+      'uploadVideo',
     ]);
     const documented = routeTable
       .filter((r) =>

@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProbeError, probeMedia, resolveFfprobe } from '../../../lib/media/probe';
+import { resolveFfprobe } from '../../../lib/media/ffmpeg';
+import { ProbeError, probeMedia } from '../../../lib/media/probe';
 
 const hasFfmpeg =
   spawnSync(resolveFfprobe(), ['-version']).status === 0 && spawnSync('ffmpeg', ['-version']).status === 0;

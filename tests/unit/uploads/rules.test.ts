@@ -7,14 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  isTransientProbeOutput,
-  parseFrameRate,
-  parseProbeOutput,
-  ProbeError,
-  probeMedia,
-  resolveFfprobe,
-} from '../../../lib/media/probe';
+import { isTransientProbeOutput, resolveFfprobe } from '../../../lib/media/ffmpeg';
+import { parseFrameRate, parseProbeOutput, ProbeError, probeMedia } from '../../../lib/media/probe';
 import {
   ALLOWED_EXTENSIONS,
   checkAssembly,

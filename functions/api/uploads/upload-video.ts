@@ -1,0 +1,7 @@
+import { httpEndpoint } from '../../../lib/api/endpoint';
+import { uploadRoutes } from '../../../lib/uploads/routes';
+import { initUpload } from '../../../lib/uploads/service';
+
+export const handler = httpEndpoint(uploadRoutes.video, ({ identity, body }) =>
+  initUpload(identity, { ...body, kind: 'video' }),
+);

@@ -1,0 +1,294 @@
+/**
+ * Client of the speech-to-text provider: Deepgram's pre-recorded
+ * transcription API (any endpoint speaking it can be configured by
+ * TRANSCRIPTION_BASE_URL: a regional host, a proxy, the test fake).
+ *
+ *   POST {base_url}/v1/listen?model=<TRANSCRIPTION_MODEL>&smart_format=true&punctuate=true[&tag=<tag>]
+ *     Authorization: Token <TRANSCRIPTION_API_KEY>   Content-Type: <the audio's type>   body: the audio bytes
+ *   200 {metadata: {duration, ...},
+ *        results: {channels: [{alternatives: [{transcript, confidence,
+ *                  words: [{word, start, end, confidence, punctuated_word}]}]}]}}
+ *   4xx/5xx {err_code, err_msg, request_id}
+ *
+ * Word timings come with every pre-recorded answer; smart_format and
+ * punctuate make the transcript and each punctuated_word readable (the
+ * segments are cut at sentence ends). One request carries one piece of
+ * audio: long recordings are cut and stitched by transcript-stitching.ts.
+ *
+ * Fail-soft: without a key the call answers `{configured: false}` rather than
+ * throwing, so a pipeline goes on visual-only with a warning. 5xx, 429,
+ * timeouts, network errors and a 200 the client cannot read are retried with
+ * jittered exponential backoff; any other status (401, 400, ...) fails at
+ * once. A failure that is final throws SpeechToTextError, which the pipeline
+ * turns into a warning too. A readable answer with no words (silence) is a
+ * transcript, not a failure.
+ */
+import { baseUrl as normalizeBaseUrl, type Settings } from '../config';
+import { logger } from '../observability/logger';
+import { withRetry } from '../retry';
+import type { TranscriptWord } from './transcript-stitching';
+
+const LISTEN_PATH = '/v1/listen';
+const DEFAULT_TIMEOUT_MS = 120_000;
+const DEFAULT_MAX_ATTEMPTS = 3;
+const DEFAULT_BACKOFF_MS = 1000;
+/** A Retry-After longer than this is not honoured in full; the job has a deadline. */
+const MAX_RETRY_AFTER_MS = 30_000;
+
+export interface Transcript {
+  text: string;
+  /** Relative to the start of the audio sent, in the provider's order. */
+  words: TranscriptWord[];
+  /** Seconds of audio the provider heard. */
+  duration: number;
+}
+
+export type TranscriptionResult =
+  | { configured: true; transcript: Transcript; attempts: number }
+  | { configured: false; reason: string };
+
+export interface TranscriptionRequest {
+  audio: Uint8Array;
+  /** The audio's media type, e.g. audio/wav, audio/mpeg, audio/mp4. */
+  contentType: string;
+  /** Sent as the provider's `tag` parameter (usage reports); e.g. the job id. */
+  tag?: string;
+}
+
+type SpeechFailureKind = 'http' | 'timeout' | 'unreachable' | 'unreadable';
+
+export class SpeechToTextError extends Error {
+  override readonly name = 'SpeechToTextError';
+  constructor(
+    readonly kind: SpeechFailureKind,
+    message: string,
+    /** The last HTTP status received, null when none (timeout, network). */
+    readonly status: number | null,
+    /** HTTP attempts made. */
+    readonly attempts: number,
+  ) {
+    super(message);
+  }
+}
+
+interface Failure {
+  kind: SpeechFailureKind;
+  status: number | null;
+  message: string;
+  retryable: boolean;
+  retryAfterMs: number | null;
+}
+
+/** One failed HTTP attempt, as the retry policy sees it. */
+class AttemptFailed extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.message);
+  }
+}
+
+export interface SpeechToTextOptions {
+  baseUrl: string;
+  apiKey: string;
+  model: string;
+  timeoutMs?: number;
+  maxAttempts?: number;
+  /** First backoff; doubles per retry, jittered. */
+  backoffMs?: number;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+function retryAfterMs(header: string | null): number | null {
+  if (!header) return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
+  const at = Date.parse(header);
+  return Number.isFinite(at) ? Math.min(Math.max(0, at - Date.now()), MAX_RETRY_AFTER_MS) : null;
+}
+
+/** The provider's own words about a failure: err_msg (or message/details), else the start of the body. */
+function providerMessage(body: unknown, text: string): string {
+  if (isRecord(body)) {
+    const said = [body.err_code ?? body.category, body.err_msg ?? body.message ?? body.details]
+      .filter((v): v is string => typeof v === 'string' && v !== '')
+      .join(': ');
+    if (said) return said.slice(0, 300);
+  }
+  return text.slice(0, 300) || 'no body';
+}
+
+function causeOf(err: unknown): string {
+  const e = err as { message?: string; cause?: { code?: string; message?: string } };
+  const code = e?.cause?.code ?? e?.cause?.message;
+  return [e?.message ?? String(err), code].filter(Boolean).join(': ');
+}
+
+/** The transcript in a 200 body, or why it cannot be read. */
+function readTranscript(body: unknown): Transcript | string {
+  if (!isRecord(body) || !isRecord(body.results) || !Array.isArray(body.results.channels)) return 'no results.channels';
+  const channel = body.results.channels[0];
+  const alternative = isRecord(channel) && Array.isArray(channel.alternatives) ? channel.alternatives[0] : undefined;
+  if (!isRecord(alternative)) return 'no alternative in the first channel';
+  if (alternative.words !== undefined && !Array.isArray(alternative.words)) return 'words is not an array';
+  const words: TranscriptWord[] = [];
+  for (const w of (alternative.words ?? []) as unknown[]) {
+    if (!isRecord(w) || !finite(w.start) || !finite(w.end)) return 'a word without start and end';
+    const shown = typeof w.punctuated_word === 'string' && w.punctuated_word ? w.punctuated_word : w.word;
+    if (typeof shown !== 'string') return 'a word without text';
+    words.push({ word: shown, start: w.start, end: w.end, confidence: finite(w.confidence) ? w.confidence : 0 });
+  }
+  const text = typeof alternative.transcript === 'string' ? alternative.transcript.trim() : '';
+  const heard = isRecord(body.metadata) && finite(body.metadata.duration) ? body.metadata.duration : null;
+  return {
+    text: text || words.map((w) => w.word).join(' '),
+    words,
+    duration: heard ?? words.reduce((end, w) => Math.max(end, w.end), 0),
+  };
+}
+
+export class SpeechToTextClient {
+  readonly baseUrl: string;
+  readonly model: string;
+  private readonly apiKey: string;
+  private readonly timeoutMs: number;
+  private readonly maxAttempts: number;
+  private readonly backoffMs: number;
+
+  constructor(options: SpeechToTextOptions) {
+    this.baseUrl = normalizeBaseUrl(options.baseUrl);
+    this.apiKey = options.apiKey.trim();
+    this.model = options.model.trim();
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
+    this.backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+  }
+
+  /** A client from the settings (TRANSCRIPTION_BASE_URL, _API_KEY, _MODEL, _TIMEOUT_SECONDS, _RETRY_BACKOFF_MS). */
+  static fromSettings(config: Settings, overrides: Partial<SpeechToTextOptions> = {}): SpeechToTextClient {
+    return new SpeechToTextClient({
+      baseUrl: config.TRANSCRIPTION_BASE_URL,
+      apiKey: config.TRANSCRIPTION_API_KEY,
+      model: config.TRANSCRIPTION_MODEL,
+      timeoutMs: config.TRANSCRIPTION_TIMEOUT_SECONDS * 1000,
+      backoffMs: config.TRANSCRIPTION_RETRY_BACKOFF_MS,
+      ...overrides,
+    });
+  }
+
+  get configured(): boolean {
+    return Boolean(this.apiKey && this.baseUrl);
+  }
+
+  /** The request URL for one piece (public so tests can check it). */
+  listenUrl(tag?: string): string {
+    const query = new URLSearchParams({ model: this.model, smart_format: 'true', punctuate: 'true' });
+    if (tag) query.set('tag', tag);
+    return `${this.baseUrl}${LISTEN_PATH}?${query}`;
+  }
+
+  /**
+   * Transcribes one piece of audio with retries. Unconfigured: `{configured:
+   * false}`. Throws SpeechToTextError once the failure is final.
+   */
+  async transcribe(request: TranscriptionRequest): Promise<TranscriptionResult> {
+    if (!this.configured)
+      return {
+        configured: false,
+        reason: 'speech-to-text is not configured: TRANSCRIPTION_API_KEY (and TRANSCRIPTION_BASE_URL) must be set',
+      };
+    const url = this.listenUrl(request.tag);
+    let attempts = 0;
+    try {
+      const transcript = await withRetry(
+        async () => {
+          attempts++;
+          return this.attempt(url, request);
+        },
+        {
+          attempts: this.maxAttempts,
+          backoffMs: this.backoffMs,
+          jitter: true,
+          retryable: (err) => err instanceof AttemptFailed && err.failure.retryable,
+          minPauseMs: (err) => (err instanceof AttemptFailed ? err.failure.retryAfterMs : null),
+          onRetry: (err, attempt) => {
+            const failure = (err as AttemptFailed).failure;
+            logger.warn('speech-to-text call failed; retrying', {
+              tag: request.tag,
+              attempt,
+              kind: failure.kind,
+              status: failure.status,
+              detail: failure.message,
+            });
+          },
+        },
+      );
+      return { configured: true, transcript, attempts };
+    } catch (err) {
+      if (!(err instanceof AttemptFailed)) throw err;
+      const { kind, status, message, retryable } = err.failure;
+      const tried = retryable ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
+      throw new SpeechToTextError(
+        kind,
+        `speech-to-text ${kind}${status ? ` (HTTP ${status})` : ''}${tried}: ${message}`,
+        status,
+        attempts,
+      );
+    }
+  }
+
+  /** One HTTP attempt: the transcript, or AttemptFailed saying whether it is worth another. */
+  private async attempt(url: string, request: TranscriptionRequest): Promise<Transcript> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    const fail = (failure: Omit<Failure, 'retryAfterMs'> & { retryAfterMs?: number | null }) =>
+      new AttemptFailed({ retryAfterMs: null, ...failure });
+    try {
+      let res: Response;
+      let text: string;
+      try {
+        res = await fetch(url, {
+          method: 'POST',
+          headers: {
+            authorization: `Token ${this.apiKey}`,
+            'content-type': request.contentType,
+            accept: 'application/json',
+          },
+          body: request.audio,
+          signal: controller.signal,
+        });
+        text = await res.text();
+      } catch (err) {
+        if (controller.signal.aborted)
+          throw fail({
+            kind: 'timeout',
+            status: null,
+            message: `no answer within ${this.timeoutMs} ms`,
+            retryable: true,
+          });
+        throw fail({ kind: 'unreachable', status: null, message: causeOf(err), retryable: true });
+      }
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      if (res.status < 200 || res.status >= 300)
+        throw fail({
+          kind: 'http',
+          status: res.status,
+          message: providerMessage(parsed, text),
+          retryable: res.status >= 500 || res.status === 429,
+          retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
+        });
+      // An empty or unreadable 200 is a broken answer, retried like a 5xx.
+      const transcript = parsed === undefined ? (text ? 'body is not JSON' : 'empty body') : readTranscript(parsed);
+      if (typeof transcript === 'string')
+        throw fail({ kind: 'unreadable', status: res.status, message: transcript, retryable: true });
+      return transcript;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
