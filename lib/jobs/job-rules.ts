@@ -34,8 +34,8 @@ export const STARTABLE_STATUSES: readonly JobStatus[] = ['awaiting_grouping', 'a
 
 export type SourceType = 'video' | 'photo' | 'audio';
 
-/** Engine stage state of a job (lib/orchestrator). */
-export type StageState = 'queued' | 'running' | 'fanout' | 'done';
+/** Engine stage state of a job (lib/orchestrator); 'branches' while a stage's branches run side by side. */
+export type StageState = 'queued' | 'running' | 'fanout' | 'branches' | 'done';
 
 /** The fields of a job its progress is computed from. */
 export interface JobProgressFields {

@@ -100,11 +100,27 @@ export interface Job {
   fanout_done: number;
   /** The fanning stage's progress range; progress moves across it as units finish. */
   fanout_progress?: [number, number] | null;
+  /** While a stage's branches run side by side: each branch's own state, by branch name. */
+  branches?: Record<string, BranchRun> | null;
+  /** Branches of the current stage that are done (the join: the stage moves on when all are). */
+  branches_done?: number;
   heartbeat_at: string | null;
   started_at: string | null;
   finished_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** One branch of a stage whose branches run side by side (lib/orchestrator/branches.ts). */
+export interface BranchRun {
+  state: 'queued' | 'running' | 'fanout' | 'done';
+  runner?: string | null;
+  lease_until?: string | null;
+  fanout_total?: number;
+  fanout_next?: number;
+  fanout_done?: number;
+  /** Progress within the branch (0..1), from its heartbeats. */
+  fraction?: number;
 }
 
 /** A refund owed to the team for one charge round (lib/billing/settlement-store.ts). */
@@ -270,9 +286,10 @@ export interface JobUpdate {
   add?: Partial<Record<keyof Job, number>>;
   /** The job must be in one of these statuses for the write to happen. */
   expectStatus?: readonly JobStatus[];
-  /** Extra condition, e.g. 'billing_refunded = :false'; values go in `values`. */
+  /** Extra condition, e.g. 'billing_refunded = :false'; values go in `values`, name placeholders in `names`. */
   condition?: string;
   values?: Record<string, unknown>;
+  names?: Record<string, string>;
 }
 
 /**
@@ -296,7 +313,7 @@ export async function updateJob(jobId: string, update: JobUpdate, now = new Date
 export function jobUpdateInput(jobId: string, update: JobUpdate, now = new Date()) {
   const at = now.toISOString();
   const set = setClauses({ ...(update.set ?? {}), updated_at: at });
-  const names: Record<string, string> = { ...set.names };
+  const names: Record<string, string> = { ...set.names, ...(update.names ?? {}) };
   const values: Record<string, unknown> = { ...set.values, ...(update.values ?? {}) };
   const sets = [set.expression];
   const removes: string[] = [];

@@ -15,6 +15,8 @@
  *    done if that completion's worker died first.
  *  - A unit that fails is retried after an exponential backoff (its SQS
  *    message is made visible again early), up to UNIT_MAX_ATTEMPTS.
+ *  - A stage may be made of branches that run side by side, each with its
+ *    own lease and fan-out, joined once when all are done (branches.ts).
  *  - A lease that expired while its stage was running means the worker died:
  *    that is an interruption (recovery.ts).
  */
@@ -23,16 +25,20 @@ import { getJob, updateJob, type Job } from '../jobs/job-store';
 import { isProcessing, STARTABLE_STATUSES } from '../jobs/job-rules';
 import { JobLog } from '../jobs/log-store';
 import { logger } from '../observability/logger';
+import { stepKey } from './branch-rules';
+import { afterBranchDone, branchClosing, handleBranchMessage, openBranchStage } from './branches';
+import { branchContextFor, contextFor, errorText, raiseBranchProgress, withHeartbeat } from './context';
 import {
   getPipeline,
+  isBranchStage,
   refOf,
   type PipelineDefinition,
   type PipelineRef,
-  type StageContext,
   type StageDefinition,
+  type Step,
 } from './pipeline';
 import { handlePossibleInterruption } from './recovery';
-import { claimUnit, finishAndCount, leaseUntil, releaseUnit } from './store';
+import { claimUnit, finishAndCount, finishAndCountBranch, leaseUntil, releaseUnit } from './store';
 import { failJob, PipelineFailure } from './terminal';
 import { advance, queuedStage, sendStage, sendUnit, stageOf, type StageMessage, type UnitMessage } from './transitions';
 
@@ -43,12 +49,9 @@ const UNIT_MAX_ATTEMPTS = 3;
 /** A failed unit comes back after base × 2^(attempt − 1) seconds, at most the cap (not after the queue's 90-minute visibility timeout). */
 const UNIT_RETRY_BASE_SECONDS = 5;
 export const UNIT_RETRY_MAX_SECONDS = 300;
-const HEARTBEAT_MS = 15_000;
 
 export const unitRetryDelaySeconds = (attempt: number) =>
   Math.min(UNIT_RETRY_MAX_SECONDS, UNIT_RETRY_BASE_SECONDS * 2 ** Math.max(0, attempt - 1));
-
-const sameRun = (job: Pick<Job, 'run_id'>) => ({ condition: 'run_id = :run', values: { ':run': job.run_id } });
 
 /** How the queue delivered a unit message: lets the engine have it delivered again after a backoff. */
 export interface UnitDelivery {
@@ -95,31 +98,6 @@ export async function startJob(
   return started;
 }
 
-function contextFor(job: Job, def: StageDefinition): StageContext {
-  const log = new JobLog(job.id);
-  const [from, to] = def.progress;
-  return {
-    job,
-    log,
-    heartbeat: async (fraction?: number) => {
-      const set: Partial<Job> = { heartbeat_at: new Date().toISOString() };
-      if (fraction !== undefined)
-        set.progress_pct = Math.round(from + (to - from) * Math.min(1, Math.max(0, fraction)));
-      await updateJob(job.id, { set, ...sameRun(job) });
-    },
-  };
-}
-
-/** Runs `work` while a timer keeps the job's heartbeat fresh. */
-async function withHeartbeat<T>(ctx: StageContext, work: () => Promise<T>): Promise<T> {
-  const timer = setInterval(() => void ctx.heartbeat().catch(() => undefined), HEARTBEAT_MS);
-  try {
-    return await work();
-  } finally {
-    clearInterval(timer);
-  }
-}
-
 /** Handles one stage message. Never throws for a message that can never succeed; throws to have SQS retry. */
 export async function handleStageMessage(message: StageMessage): Promise<void> {
   const job = await getJob(message.job_id);
@@ -143,21 +121,31 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
     await failJob(job, `The ${job.pipeline} pipeline is not available in this deployment.`);
     return;
   }
+  if (isBranchStage(stage.def)) {
+    if (message.branch) await handleBranchMessage(job, { ...message, branch: message.branch }, pipeline, stage.def);
+    else await openBranchStage(job, stage.def);
+    return;
+  }
+  if (message.branch) {
+    logger.info('branch message dropped: the stage has no branches', { ...message });
+    return;
+  }
+  const def = stage.def;
   const runner = randomUUID();
   const now = new Date().toISOString();
   const claimed = await updateJob(job.id, {
     set: {
-      status: stage.def.status,
-      current_stage: stage.def.name,
-      progress_pct: stage.def.progress[0],
+      status: def.status,
+      current_stage: def.name,
+      progress_pct: def.progress[0],
       stage_state: 'running',
       stage_runner: runner,
       stage_lease_until: leaseUntil(),
       heartbeat_at: now,
-      [`stage_timings.${stage.def.name}`]: { started_at: now, finished_at: null, seconds: null },
+      [`stage_timings.${def.name}`]: { started_at: now, finished_at: null, seconds: null },
     },
     condition: 'run_id = :run AND stage_name = :stage AND stage_state = :queued',
-    values: { ':run': job.run_id, ':stage': stage.def.name, ':queued': 'queued' },
+    values: { ':run': job.run_id, ':stage': def.name, ':queued': 'queued' },
   });
   if (!claimed) {
     await handlePossibleInterruption(job.id, message.run_id);
@@ -165,14 +153,14 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
   }
 
   const ctx = contextFor(claimed, stage.def);
-  await ctx.log.info(`Stage ${stage.def.name} started`);
-  let outcome: Awaited<ReturnType<typeof stage.def.run>>;
+  await ctx.log.info(`Stage ${def.name} started`);
+  let outcome: Awaited<ReturnType<typeof def.run>>;
   try {
-    outcome = await withHeartbeat(ctx, () => stage.def.run(ctx));
+    outcome = await withHeartbeat(ctx, () => def.run(ctx));
   } catch (err) {
     await failJob(
       claimed,
-      err instanceof PipelineFailure ? err.message : `The ${stage.def.name} stage failed: ${errorText(err)}`,
+      err instanceof PipelineFailure ? err.message : `The ${def.name} stage failed: ${errorText(err)}`,
     );
     return;
   }
@@ -186,13 +174,13 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
         fanout_total: outcome.units,
         fanout_next: inFlight,
         fanout_done: 0,
-        fanout_progress: stage.def.progress,
+        fanout_progress: def.progress,
       },
       condition: 'run_id = :run AND stage_runner = :runner AND stage_state = :running',
       values: { ':run': claimed.run_id, ':runner': runner, ':running': 'running' },
     });
     if (!fanning) return; // the lease was lost (taken over after expiry); the new owner carries on
-    await ctx.log.info(`Stage ${stage.def.name}: ${outcome.units} units, ${inFlight} at a time`);
+    await ctx.log.info(`Stage ${def.name}: ${outcome.units} units, ${inFlight} at a time`);
     await Promise.all(Array.from({ length: inFlight }, (_, index) => sendUnit(fanning, index)));
     return;
   }
@@ -206,50 +194,61 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
 /** Handles one unit message. Throws (after asking for a backoff) to have the queue deliver it again. */
 export async function handleUnitMessage(message: UnitMessage, delivery: UnitDelivery = noRedelivery): Promise<void> {
   const job = await getJob(message.job_id);
-  if (
-    !job ||
-    job.run_id !== message.run_id ||
-    job.stage_name !== message.stage ||
-    job.stage_state !== 'fanout' ||
-    !job.pipeline
-  ) {
+  const fanning = message.branch
+    ? job?.stage_state === 'branches' && job.branches?.[message.branch]?.state === 'fanout'
+    : job?.stage_state === 'fanout';
+  if (!job || job.run_id !== message.run_id || job.stage_name !== message.stage || !fanning || !job.pipeline) {
     logger.info('unit message dropped: stale or duplicate', { ...message, stage_state: job?.stage_state });
     return;
   }
   const pipeline = getPipeline(job.pipeline);
   const stage = pipeline && stageOf(pipeline, message.stage);
-  if (!pipeline || !stage?.def.unit) {
-    await failJob(job, `The ${job.pipeline} pipeline cannot run units of ${message.stage}.`);
+  const step = stage && stepOf(stage.def, message.branch);
+  if (!pipeline || !stage || !step?.unit) {
+    await failJob(job, `The ${job.pipeline} pipeline cannot run units of ${stepKey(message.stage, message.branch)}.`);
     return;
   }
+  const key = stepKey(message.stage, message.branch);
   const runner = randomUUID();
-  const unit = await claimUnit(job, message.stage, message.index, runner);
+  const unit = await claimUnit(job, key, message.index, runner);
   if (!unit) return; // done already, or running under a live lease elsewhere
 
-  const ctx = contextFor(job, stage.def);
+  const branchStage = isBranchStage(stage.def) ? stage.def : null;
+  const ctx =
+    branchStage && message.branch ? branchContextFor(job, branchStage, message.branch) : contextFor(job, stage.def);
   let outcome: 'ok' | 'failed' = 'ok';
   let error: string | undefined;
   try {
-    await withHeartbeat(ctx, () => stage.def.unit!(ctx, message.index));
+    await withHeartbeat(ctx, () => step.unit!(ctx, message.index));
   } catch (err) {
     error = errorText(err);
     if (unit.attempts < UNIT_MAX_ATTEMPTS) {
       const delay = unitRetryDelaySeconds(unit.attempts);
       await ctx.log.warn(
-        `Unit ${message.index} of ${message.stage} failed (attempt ${unit.attempts}); retrying in ${delay} s: ${error}`,
+        `Unit ${message.index} of ${key} failed (attempt ${unit.attempts}); retrying in ${delay} s: ${error}`,
       );
       await retryLater(job, message, runner, delivery, delay);
       throw err;
     }
     outcome = 'failed';
-    await ctx.log.error(
-      `Unit ${message.index} of ${message.stage} failed ${unit.attempts} times; giving up on it: ${error}`,
-    );
+    await ctx.log.error(`Unit ${message.index} of ${key} failed ${unit.attempts} times; giving up on it: ${error}`);
   }
 
   let fanIn: Awaited<ReturnType<typeof finishAndCount>>;
   try {
-    fanIn = await finishAndCount(job, message.stage, message.index, runner, outcome, error);
+    fanIn =
+      branchStage && message.branch
+        ? await finishAndCountBranch(
+            job,
+            message.stage,
+            message.branch,
+            message.index,
+            runner,
+            outcome,
+            branchClosing(branchStage, message.branch),
+            error,
+          )
+        : await finishAndCount(job, message.stage, message.index, runner, outcome, error);
   } catch (err) {
     // Neither written: the unit is redone on the next delivery and counted then.
     logger.warn('unit result not recorded; it will be retried', { ...message, error: errorText(err) });
@@ -258,10 +257,24 @@ export async function handleUnitMessage(message: UnitMessage, delivery: UnitDeli
   }
   if (fanIn.kind !== 'counted') return;
   const counted = fanIn.job;
+  if (branchStage && message.branch) {
+    const branch = counted.branches?.[message.branch];
+    const toDispatch = (branch?.fanout_next ?? 0) - 1;
+    if (toDispatch < (branch?.fanout_total ?? 0)) await sendUnit(counted, toDispatch, message.branch);
+    if (branch?.state === 'done') await afterBranchDone(counted, pipeline, branchStage, message.branch);
+    else await raiseBranchProgress(counted, branchStage).catch(() => undefined); // progress only
+    return;
+  }
   const toDispatch = counted.fanout_next - 1;
   if (toDispatch < counted.fanout_total) await sendUnit(counted, toDispatch);
   // Progress within a fan-out is derived from these counters when the job is read (jobProgress).
   if (counted.fanout_done === counted.fanout_total) await advance(counted, pipeline, stage.index, {});
+}
+
+/** The step a unit message belongs to: the stage, or one of its branches. */
+function stepOf(def: StageDefinition, branch: string | undefined): Step | undefined {
+  if (!isBranchStage(def)) return branch ? undefined : def;
+  return branch ? def.branches.find((b) => b.name === branch) : undefined;
 }
 
 /** Frees the unit for the next delivery and asks the queue for that delivery after `seconds`. */
@@ -272,13 +285,9 @@ async function retryLater(
   delivery: UnitDelivery,
   seconds: number,
 ): Promise<void> {
-  await releaseUnit(job, message.stage, message.index, runner);
+  await releaseUnit(job, stepKey(message.stage, message.branch), message.index, runner);
   // Without the backoff the queue still redelivers, only after its visibility timeout.
   await delivery
     .retryAfter(seconds)
     .catch((err) => logger.warn('could not schedule the unit retry', { ...message, error: errorText(err) }));
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -46,21 +46,72 @@ export type StageOutcome =
  * };
  * ```
  */
-export interface StageDefinition {
+export type StageDefinition = StepStage | BranchStage;
+
+interface StageBase {
   /** Unique within the pipeline; stage messages, unit rows and stage_timings are keyed by it. */
   name: string;
   /** The job status while this stage runs (one of the processing statuses). */
   status: JobStatus;
   /** Progress percent at the start and at the end of the stage. */
   progress: [number, number];
+}
+
+/** The work of a stage, or of one branch of a stage: a run under a lease, optionally fanning out units. */
+export interface Step {
   /**
-   * The stage's work. Throwing fails the job (no retry): with the message of a
+   * The work. Throwing fails the job (no retry): with the message of a
    * PipelineFailure, else "The <name> stage failed: …".
    */
   run(ctx: StageContext): Promise<StageOutcome>;
   /** Runs one fan-out unit; must be safe to run again for the same index (a redelivered message). */
   unit?(ctx: StageContext, index: number): Promise<void>;
 }
+
+/** A stage that is one step. */
+export interface StepStage extends StageBase, Step {
+  branches?: never;
+}
+
+/** One branch of a branch stage: a step with a name unique within its stage (lower case letters, digits, _). */
+export interface BranchDefinition extends Step {
+  name: string;
+}
+
+/**
+ * A stage made of branches that run side by side, each a step of its own
+ * (its own lease, its own fan-out). The stage moves on once, when every
+ * branch is done.
+ *
+ * @example
+ * ```ts
+ * const extract: StageDefinition = {
+ *   name: 'extract',
+ *   status: 'extracting',
+ *   progress: [0, 40],
+ *   branches: [
+ *     { name: 'frames', run: planFrameRanges, unit: extractFrameRange },
+ *     { name: 'transcript', run: transcribe },
+ *   ],
+ *   // Extracting while frames are written; transcribing once only the transcript is left.
+ *   statusWhile: (done) => (done.includes('frames') ? 'transcribing' : 'extracting'),
+ * };
+ * ```
+ */
+export interface BranchStage extends StageBase {
+  branches: BranchDefinition[];
+  /**
+   * The job status while the branches run, given the names of those already
+   * done: asked when the stage starts (none done) and after each branch that
+   * leaves others running (the join leaves the status to the next stage).
+   * Without it, `status` throughout.
+   */
+  statusWhile?(done: readonly string[]): JobStatus;
+  run?: never;
+  unit?: never;
+}
+
+export const isBranchStage = (stage: StageDefinition): stage is BranchStage => Array.isArray(stage.branches);
 
 /** What the pipeline tells the engine when the last stage succeeded. */
 export interface CompletionSummary {
@@ -141,6 +192,18 @@ export function registerPipeline(pipeline: PipelineDefinition): void {
   if (pipeline.stages.length === 0) throw new Error(`pipeline ${pipeline.name} has no stages`);
   const names = new Set(pipeline.stages.map((s) => s.name));
   if (names.size !== pipeline.stages.length) throw new Error(`pipeline ${pipeline.name} repeats a stage name`);
+  for (const stage of pipeline.stages) {
+    // Unit rows of a branch are keyed '<stage>/<branch>': neither name may contain the separators.
+    if (/[#/]/.test(stage.name)) throw new Error(`pipeline ${pipeline.name}: stage name ${stage.name} has # or /`);
+    if (!isBranchStage(stage)) continue;
+    const branchNames = stage.branches.map((b) => b.name);
+    if (branchNames.length === 0 || branchNames.some((n) => !/^[a-z][a-z0-9_]*$/.test(n)))
+      throw new Error(
+        `pipeline ${pipeline.name}: stage ${stage.name} needs branches named in lower case (a-z, 0-9, _)`,
+      );
+    if (new Set(branchNames).size !== branchNames.length)
+      throw new Error(`pipeline ${pipeline.name}: stage ${stage.name} repeats a branch name`);
+  }
   registry.set(pipeline.name, pipeline);
 }
 

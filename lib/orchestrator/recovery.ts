@@ -5,8 +5,9 @@
  *    partial results cleared, recovery_attempts incremented, run restarted;
  *  - second interruption → error, refund, retryable message;
  *  - quiet longer than STUCK_JOB_MINUTES → requeue if orphaned (its message
- *    was lost), recover if its worker died, advance a fan-out whose units are
- *    all done (the worker that finished the last one died before advancing),
+ *    was lost), recover if its worker died (a stage's or a branch's lease
+ *    expired), advance a fan-out whose units are all done (the worker that
+ *    finished the last one died before advancing) or a joined branch stage,
  *    fail if hung (quiet longer than STUCK_JOB_MINUTES_WITH_QUEUE while still
  *    holding its lease);
  *  - older than JOB_TIMEOUT_S, or stuck longer than 24 hours → error, refund,
@@ -22,10 +23,11 @@ import { JobLog } from '../jobs/log-store';
 import { jobView } from '../jobs/view';
 import { logger } from '../observability/logger';
 import { sendToQueue } from '../queue/queues';
-import { getPipeline } from './pipeline';
+import { branchPathNames, stepKey } from './branch-rules';
+import { getPipeline, isBranchStage } from './pipeline';
 import { activeJobIds, listUnits, type UnitRecord } from './store';
 import { failJob } from './terminal';
-import { advance, queuedStage, sendStage, sendUnit, stageOf } from './transitions';
+import { advance, queuedStage, sendBranch, sendStage, sendUnit, stageOf } from './transitions';
 
 export const RESTARTING = 'Restarting after an interruption';
 export const INTERRUPTED_TWICE = 'Processing was interrupted twice. Nothing was charged; please process the job again.';
@@ -34,14 +36,43 @@ const HUNG = 'Processing stopped: the job stopped making progress. Nothing was c
 const DISMISSED = 'Stopped by an administrator. Nothing was charged; please process the job again.';
 const DAY_MS = 86_400_000;
 
-/** Called when a stage message could not take its lease: was it because the holder died? */
-export async function handlePossibleInterruption(jobId: string, runId: string, now = new Date()): Promise<void> {
+/** Called when a stage (or branch) message could not take its lease: was it because the holder died? */
+export async function handlePossibleInterruption(
+  jobId: string,
+  runId: string,
+  branch?: string,
+  now = new Date(),
+): Promise<void> {
   const job = await getJob(jobId);
-  if (!job || job.run_id !== runId || job.stage_state !== 'running') return;
+  if (!job || job.run_id !== runId) return;
+  if (branch) {
+    if (job.stage_state === 'branches' && branchLeaseExpired(job, branch, now))
+      await recoverInterrupted(job, now, branch);
+    return;
+  }
+  if (job.stage_state !== 'running') return;
   if (job.stage_lease_until && job.stage_lease_until < now.toISOString()) await recoverInterrupted(job, now);
 }
 
-async function recoverInterrupted(job: Job, now = new Date()): Promise<'restarted' | 'failed' | 'raced'> {
+const branchLeaseExpired = (job: Job, branch: string, now: Date) => {
+  const run = job.branches?.[branch];
+  return run?.state === 'running' && Boolean(run.lease_until) && (run.lease_until as string) < now.toISOString();
+};
+
+/**
+ * A dead worker interrupts the job, whether it ran a stage or one branch of
+ * a branch stage: the first interruption restarts the whole run from the
+ * first stage, the second fails the job. A branch is not restarted on its
+ * own: the interruption rules (one restart, partial results cleared, a fresh
+ * run) are the job's, and a new run_id is what keeps every record and message
+ * of the interrupted run (its other branches' results and units included)
+ * from mixing with the new one.
+ */
+async function recoverInterrupted(
+  job: Job,
+  now = new Date(),
+  branch?: string,
+): Promise<'restarted' | 'failed' | 'raced'> {
   const pipeline = job.pipeline ? getPipeline(job.pipeline) : undefined;
   if (!pipeline)
     return (await failJob(job, `The ${job.pipeline} pipeline is not available in this deployment.`))
@@ -64,14 +95,23 @@ async function recoverInterrupted(job: Job, now = new Date()): Promise<'restarte
       },
       add: { recovery_attempts: 1 },
       // Only one of several detectors (redelivery, watchdog) wins the restart.
-      condition: 'run_id = :run AND stage_state = :running AND stage_lease_until < :now',
-      values: { ':run': job.run_id, ':running': 'running', ':now': at },
+      ...(branch
+        ? {
+            condition:
+              'run_id = :run AND stage_state = :in_branches AND #B_MAP.#B_NAME.#B_STATE = :running AND #B_MAP.#B_NAME.lease_until < :now',
+            values: { ':run': job.run_id, ':in_branches': 'branches', ':running': 'running', ':now': at },
+            names: branchPathNames(branch),
+          }
+        : {
+            condition: 'run_id = :run AND stage_state = :running AND stage_lease_until < :now',
+            values: { ':run': job.run_id, ':running': 'running', ':now': at },
+          }),
     },
     now,
   );
   if (!restarted) return 'raced';
   await pipeline.clearPartialResults?.(restarted);
-  await new JobLog(job.id).warn(`${RESTARTING} (stage ${job.stage_name})`);
+  await new JobLog(job.id).warn(`${RESTARTING} (stage ${job.stage_name}${branch ? `, branch ${branch}` : ''})`);
   await sendStage(restarted);
   return 'restarted';
 }
@@ -133,7 +173,7 @@ async function inspect(job: Job, now: Date): Promise<keyof Omit<WatchdogReport, 
       const done = new Set(units.filter((u) => u.state === 'done').map((u) => u.index));
       if (job.fanout_total > 0 && done.size >= job.fanout_total)
         return (await advanceFinishedFanout(job, log)) ? 'recovered' : null;
-      const resent = await resendUnfinishedUnits(job, units, now);
+      const resent = await resendUnfinishedUnits(job, units, now, { next: job.fanout_next, total: job.fanout_total });
       if (resent > 0) {
         await log.warn(`Watchdog: ${resent} unit(s) of ${job.stage_name} were not finished; requeued`);
         await touch(job, now);
@@ -145,9 +185,59 @@ async function inspect(job: Job, now: Date): Promise<keyof Omit<WatchdogReport, 
       if (job.stage_lease_until && job.stage_lease_until < now.toISOString())
         return (await recoverInterrupted(job, now)) === 'restarted' ? 'recovered' : 'failed';
       return hung && (await failJob(job, HUNG)) ? 'failed' : null;
+    case 'branches':
+      return inspectBranches(job, now, hung, log);
     default:
       return null;
   }
+}
+
+/**
+ * A quiet branch stage: joined but not advanced (the joiner died) → advance;
+ * a branch whose lease expired → an interruption; branches still queued
+ * (their messages lost) and units of a branch's fan-out that were lost or
+ * orphaned → sent again; nothing of that and quiet past the queue threshold
+ * → hung.
+ */
+async function inspectBranches(
+  job: Job,
+  now: Date,
+  hung: boolean,
+  log: JobLog,
+): Promise<keyof Omit<WatchdogReport, 'checked'> | null> {
+  const pipeline = job.pipeline ? getPipeline(job.pipeline) : undefined;
+  const stage = pipeline && stageOf(pipeline, job.stage_name as string);
+  if (!pipeline || !stage || !isBranchStage(stage.def))
+    return (await failJob(job, `The ${job.pipeline} pipeline is not available in this deployment.`)) ? 'failed' : null;
+  const def = stage.def;
+  if ((job.branches_done ?? 0) >= def.branches.length) {
+    await log.warn(`Watchdog: every branch of ${def.name} was done but the stage had not moved on; advanced`);
+    return (await advance(job, pipeline, stage.index, {})) ? 'recovered' : null;
+  }
+  const dead = def.branches.find((b) => branchLeaseExpired(job, b.name, now));
+  if (dead) return (await recoverInterrupted(job, now, dead.name)) === 'restarted' ? 'recovered' : 'failed';
+  let resent = 0;
+  for (const branch of def.branches) {
+    const run = job.branches?.[branch.name];
+    if (!run || run.state === 'queued') {
+      await sendBranch(job, branch.name);
+      resent++;
+    } else if (run.state === 'fanout') {
+      // A fan-out branch whose units are all done is closed by its last count (one transaction with it).
+      const units = await listUnits(job, stepKey(def.name, branch.name));
+      resent += await resendUnfinishedUnits(job, units, now, {
+        next: run.fanout_next ?? 0,
+        total: run.fanout_total ?? 0,
+        branch: branch.name,
+      });
+    }
+  }
+  if (resent > 0) {
+    await log.warn(`Watchdog: ${resent} branch or unit message(s) of ${def.name} were not finished; requeued`);
+    await touch(job, now);
+    return 'requeued';
+  }
+  return hung && (await failJob(job, HUNG)) ? 'failed' : null;
 }
 
 /**
@@ -165,14 +255,19 @@ async function advanceFinishedFanout(job: Job, log: JobLog): Promise<boolean> {
 }
 
 /** Resends units of a fan-out whose messages were lost, or whose worker died (expired lease); returns how many. */
-async function resendUnfinishedUnits(job: Job, units: UnitRecord[], now: Date): Promise<number> {
+async function resendUnfinishedUnits(
+  job: Job,
+  units: UnitRecord[],
+  now: Date,
+  fanout: { next: number; total: number; branch?: string },
+): Promise<number> {
   const byIndex = new Map(units.map((u) => [u.index, u]));
   let resent = 0;
-  for (let index = 0; index < Math.min(job.fanout_next, job.fanout_total); index++) {
+  for (let index = 0; index < Math.min(fanout.next, fanout.total); index++) {
     const unit = byIndex.get(index);
     if (unit?.state === 'done') continue;
     if (unit?.state === 'running' && unit.lease_until > now.toISOString()) continue;
-    await sendUnit(job, index);
+    await sendUnit(job, index, fanout.branch);
     resent++;
   }
   return resent;

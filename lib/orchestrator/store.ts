@@ -1,5 +1,6 @@
 /**
- * The engine's rows in the table: fan-out unit leases and the fan-in count.
+ * The engine's rows in the table: fan-out unit leases and the fan-in count
+ * (of a stage, or of one branch of a branch stage).
  * The only place in lib/orchestrator that builds DynamoDB commands (job rows
  * go through lib/jobs/job-store.ts).
  *
@@ -12,8 +13,9 @@ import { settings } from '../config';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
 import { indexes } from '../db/keys';
 import { indexRows } from '../db/query';
-import { getJob, jobUpdateInput, type Job } from '../jobs/job-store';
+import { getJob, jobUpdateInput, type BranchRun, type Job, type JobUpdate } from '../jobs/job-store';
 import { withRetry } from '../retry';
+import { branchPathNames, stepKey } from './branch-rules';
 
 export const leaseUntil = (now = Date.now()) => new Date(now + settings().STAGE_LEASE_SECONDS * 1000).toISOString();
 
@@ -181,27 +183,8 @@ export async function finishAndCount(
       },
       now,
     );
-    const finishUnit = {
-      TableName: tableName(),
-      Key: unitKey(job, stage, index),
-      UpdateExpression: `SET #state = :done, outcome = :outcome, finished_at = :now${error ? ', #error = :error' : ''}`,
-      ConditionExpression: '#state = :running AND runner = :runner',
-      ExpressionAttributeNames: { '#state': 'state', ...(error ? { '#error': 'error' } : {}) },
-      ExpressionAttributeValues: {
-        ':done': 'done',
-        ':running': 'running',
-        ':runner': runner,
-        ':outcome': outcome,
-        ':now': now.toISOString(),
-        ...(error ? { ':error': error.slice(0, 500) } : {}),
-      },
-    };
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: [{ Update: finishUnit }, { Update: countJob }] }));
-    } catch (err) {
-      if (cancellationReasons(err)[0]?.Code === 'ConditionalCheckFailed') return { kind: 'lost' };
-      throw err;
-    }
+    if (!(await transactUnitAndJob(finishUnitUpdate(job, stage, index, runner, outcome, now, error), countJob)))
+      return { kind: 'lost' };
     return {
       kind: 'counted',
       job: {
@@ -212,14 +195,134 @@ export async function finishAndCount(
       },
     };
   };
-  // Jittered, growing pauses: units that finish together spread out.
-  return withRetry(attempt, {
-    attempts: 12,
-    backoffMs: 20,
-    maxBackoffMs: 1000,
-    jitter: true,
-    retryable: isRetryableFanIn,
-  });
+  return withRetry(attempt, FAN_IN_RETRY);
+}
+
+/** What the write that counts a branch's last unit also sets: the branch done, counted into the stage's join. */
+export type BranchClosing = (current: Job) => Pick<JobUpdate, 'set' | 'condition' | 'values'>;
+
+/**
+ * finishAndCount for a unit of one branch of a branch stage: the unit's
+ * conditional update and the count into the branch's own counters
+ * (branches.<branch>.fanout_done/next, conditioned on the values read), as
+ * one transaction. When this count is the branch's last, the same write
+ * also closes the branch (`closing`: state done, branches_done + 1
+ * conditioned on the value read, the job's status), so a branch is marked
+ * done and counted into the join exactly once.
+ */
+export async function finishAndCountBranch(
+  job: Job,
+  stage: string,
+  branch: string,
+  index: number,
+  runner: string,
+  outcome: 'ok' | 'failed',
+  closing: BranchClosing,
+  error?: string,
+): Promise<FanInResult> {
+  const attempt = async (): Promise<FanInResult> => {
+    const current = await getJob(job.id);
+    const run = current?.branches?.[branch];
+    if (
+      !current ||
+      !run ||
+      current.run_id !== job.run_id ||
+      current.stage_name !== stage ||
+      current.stage_state !== 'branches' ||
+      run.state !== 'fanout'
+    )
+      return { kind: 'stale' };
+    const now = new Date();
+    const done = (run.fanout_done ?? 0) + 1;
+    const next = (run.fanout_next ?? 0) + 1;
+    const last = done >= (run.fanout_total ?? 0);
+    const close = last ? closing(current) : { set: {}, condition: undefined, values: {} };
+    const countJob = jobUpdateInput(
+      job.id,
+      {
+        set: {
+          ...close.set,
+          heartbeat_at: now.toISOString(),
+          [`branches.${branch}.fanout_done`]: done,
+          [`branches.${branch}.fanout_next`]: next,
+        },
+        condition: [
+          'run_id = :run AND stage_name = :stage AND stage_state = :in_branches AND #B_MAP.#B_NAME.#B_STATE = :fanout',
+          '#B_MAP.#B_NAME.fanout_done = :seen_done AND #B_MAP.#B_NAME.fanout_next = :seen_next',
+          ...(close.condition ? [close.condition] : []),
+        ].join(' AND '),
+        values: {
+          ...close.values,
+          ':run': job.run_id,
+          ':stage': stage,
+          ':in_branches': 'branches',
+          ':fanout': 'fanout',
+          ':seen_done': run.fanout_done ?? 0,
+          ':seen_next': run.fanout_next ?? 0,
+        },
+        names: branchPathNames(branch),
+      },
+      now,
+    );
+    const unit = finishUnitUpdate(job, stepKey(stage, branch), index, runner, outcome, now, error);
+    if (!(await transactUnitAndJob(unit, countJob))) return { kind: 'lost' };
+    const counted: BranchRun = { ...run, fanout_done: done, fanout_next: next, state: last ? 'done' : 'fanout' };
+    return {
+      kind: 'counted',
+      job: {
+        ...current,
+        ...(close.set as Partial<Job>),
+        branches: { ...current.branches, [branch]: counted },
+        branches_done: (current.branches_done ?? 0) + (last ? 1 : 0),
+        heartbeat_at: now.toISOString(),
+      },
+    };
+  };
+  return withRetry(attempt, FAN_IN_RETRY);
+}
+
+// Jittered, growing pauses: units that finish together spread out.
+const FAN_IN_RETRY = { attempts: 12, backoffMs: 20, maxBackoffMs: 1000, jitter: true, retryable: isRetryableFanIn };
+
+/** The unit's half of a fan-in transaction: done, with its outcome, if this runner still holds it. */
+function finishUnitUpdate(
+  job: Job,
+  step: string,
+  index: number,
+  runner: string,
+  outcome: 'ok' | 'failed',
+  now: Date,
+  error?: string,
+) {
+  return {
+    TableName: tableName(),
+    Key: unitKey(job, step, index),
+    UpdateExpression: `SET #state = :done, outcome = :outcome, finished_at = :now${error ? ', #error = :error' : ''}`,
+    ConditionExpression: '#state = :running AND runner = :runner',
+    ExpressionAttributeNames: { '#state': 'state', ...(error ? { '#error': 'error' } : {}) },
+    ExpressionAttributeValues: {
+      ':done': 'done',
+      ':running': 'running',
+      ':runner': runner,
+      ':outcome': outcome,
+      ':now': now.toISOString(),
+      ...(error ? { ':error': error.slice(0, 500) } : {}),
+    },
+  };
+}
+
+/** Writes both halves or neither; false when the unit was not ours any more (another runner took it). */
+async function transactUnitAndJob(
+  unit: ReturnType<typeof finishUnitUpdate>,
+  countJob: ReturnType<typeof jobUpdateInput>,
+): Promise<boolean> {
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: [{ Update: unit }, { Update: countJob }] }));
+    return true;
+  } catch (err) {
+    if (cancellationReasons(err)[0]?.Code === 'ConditionalCheckFailed') return false;
+    throw err;
+  }
 }
 
 /** Ids of every processing job (the watchdog's sparse index), one page at a time. */

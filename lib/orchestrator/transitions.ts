@@ -8,10 +8,16 @@ import * as z from 'zod';
 import { updateJob, type Job } from '../jobs/job-store';
 import { JobLog } from '../jobs/log-store';
 import { dispatch } from '../queue/dispatch';
-import type { PipelineDefinition, StageDefinition } from './pipeline';
+import { isBranchStage, type PipelineDefinition, type StageDefinition } from './pipeline';
 import { completeJob } from './terminal';
 
-export const stageMessage = z.object({ job_id: z.uuid(), run_id: z.string().min(1), stage: z.string().min(1) });
+export const stageMessage = z.object({
+  job_id: z.uuid(),
+  run_id: z.string().min(1),
+  stage: z.string().min(1),
+  /** Set for one branch of a branch stage (a unit message of a branch's fan-out carries it too). */
+  branch: z.string().min(1).optional(),
+});
 export const unitMessage = stageMessage.extend({ index: z.number().int().min(0) });
 export type StageMessage = z.output<typeof stageMessage>;
 export type UnitMessage = z.output<typeof unitMessage>;
@@ -26,6 +32,8 @@ export function queuedStage(name: string): Partial<Job> {
     fanout_total: 0,
     fanout_next: 0,
     fanout_done: 0,
+    branches: null,
+    branches_done: 0,
   };
 }
 
@@ -42,16 +50,27 @@ export async function sendStage(job: Job): Promise<void> {
   } satisfies StageMessage);
 }
 
-export async function sendUnit(job: Job, index: number): Promise<void> {
+/** The message that runs one branch of the job's current (branch) stage. */
+export async function sendBranch(job: Job, branch: string): Promise<void> {
+  await dispatch('stages', {
+    job_id: job.id,
+    run_id: job.run_id as string,
+    stage: job.stage_name as string,
+    branch,
+  } satisfies StageMessage);
+}
+
+export async function sendUnit(job: Job, index: number, branch?: string): Promise<void> {
   await dispatch('units', {
     job_id: job.id,
     run_id: job.run_id as string,
     stage: job.stage_name as string,
+    ...(branch ? { branch } : {}),
     index,
   } satisfies UnitMessage);
 }
 
-function timing(job: Job, stage: string, finishedAt: string) {
+export function timing(job: Job, stage: string, finishedAt: string) {
   const started = job.stage_timings?.[stage]?.started_at ?? finishedAt;
   return {
     started_at: started,
@@ -62,8 +81,9 @@ function timing(job: Job, stage: string, finishedAt: string) {
 
 /**
  * Moves the job from stage `index` to the next one (or completes it), as one
- * conditional write: only the lease holder of a running stage, or whoever
- * closes a finished fan-out (its last unit, or the watchdog), can win it.
+ * conditional write: only the lease holder of a running stage, whoever
+ * closes a finished fan-out (its last unit, or the watchdog), or whoever
+ * joins a branch stage whose branches are all done, can win it.
  * Returns false when another writer won or the job moved on.
  */
 export async function advance(
@@ -75,15 +95,20 @@ export async function advance(
   const def = pipeline.stages[index];
   const now = new Date().toISOString();
   const next = pipeline.stages[index + 1];
-  const guard = how.runner
+  const guard = isBranchStage(def)
     ? {
-        condition: 'run_id = :run AND stage_name = :stage AND stage_state = :running AND stage_runner = :runner',
-        values: { ':run': job.run_id, ':stage': def.name, ':running': 'running', ':runner': how.runner },
+        condition: 'run_id = :run AND stage_name = :stage AND stage_state = :in_branches AND branches_done = :all',
+        values: { ':run': job.run_id, ':stage': def.name, ':in_branches': 'branches', ':all': def.branches.length },
       }
-    : {
-        condition: 'run_id = :run AND stage_name = :stage AND stage_state = :fanout',
-        values: { ':run': job.run_id, ':stage': def.name, ':fanout': 'fanout' },
-      };
+    : how.runner
+      ? {
+          condition: 'run_id = :run AND stage_name = :stage AND stage_state = :running AND stage_runner = :runner',
+          values: { ':run': job.run_id, ':stage': def.name, ':running': 'running', ':runner': how.runner },
+        }
+      : {
+          condition: 'run_id = :run AND stage_name = :stage AND stage_state = :fanout',
+          values: { ':run': job.run_id, ':stage': def.name, ':fanout': 'fanout' },
+        };
   const finishedTiming = { [`stage_timings.${def.name}`]: timing(job, def.name, now) };
   if (!next) {
     const closing = await updateJob(job.id, {

@@ -22,6 +22,7 @@ if (killAfter > 0) {
 }
 
 startInProcessWorkers({
+  name: process.env.ENGINE_STAGE_NAME ?? 'engine',
   env: {},
   queues: { stages: process.env.ENGINE_STAGES_QUEUE as string, units: process.env.ENGINE_UNITS_QUEUE as string },
 });

@@ -18,13 +18,21 @@ const ENGINE_STAGE = 'engine';
 const root = join(__dirname, '..', '..');
 
 export interface EngineStage {
+  name: string;
   env: Record<string, string>;
   queues: { stages: string; units: string };
 }
 
-/** Provisions the engine stage and points this process's settings at it. Call before any lib code runs. */
-export async function useEngineStage(overrides: Record<string, string> = {}): Promise<EngineStage> {
-  const { env, resources } = await useOwnStage(ENGINE_STAGE, {
+/**
+ * Provisions the engine stage and points this process's settings at it. Call before any lib code runs.
+ * Suites that may run at the same time each take a stage of their own (`name`), so neither's workers take
+ * the other's messages.
+ */
+export async function useEngineStage(
+  overrides: Record<string, string> = {},
+  name = ENGINE_STAGE,
+): Promise<EngineStage> {
+  const { env, resources } = await useOwnStage(name, {
     STAGE_LEASE_SECONDS: '3',
     LOG_LEVEL: process.env.ENGINE_LOG_LEVEL ?? 'ERROR',
     ...overrides,
@@ -39,7 +47,7 @@ export async function useEngineStage(overrides: Record<string, string> = {}): Pr
     );
   }
   sqs.destroy();
-  return { env, queues: { stages: resources.StagesQueue.ref, units: resources.UnitsQueue.ref } };
+  return { name, env, queues: { stages: resources.StagesQueue.ref, units: resources.UnitsQueue.ref } };
 }
 
 const context = {
@@ -79,7 +87,7 @@ export async function startWorkerProcess(
 ): Promise<ChildProcess> {
   const outDir = join(root, 'node_modules', '.cache', 'contents-inventory');
   mkdirSync(outDir, { recursive: true });
-  const outfile = join(outDir, 'engine-worker.js');
+  const outfile = join(outDir, `${stage.name}-worker.js`);
   buildSync({
     entryPoints: [join(__dirname, 'engine-worker-main.ts')],
     outfile,
@@ -97,6 +105,7 @@ export async function startWorkerProcess(
       ...extraEnv,
       ENGINE_STAGES_QUEUE: stage.queues.stages,
       ENGINE_UNITS_QUEUE: stage.queues.units,
+      ENGINE_STAGE_NAME: stage.name,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

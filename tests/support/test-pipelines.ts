@@ -7,17 +7,28 @@
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client';
-import { registerPipeline, type PipelineDefinition, type StageDefinition } from '../../lib/orchestrator/pipeline';
+import { getJob } from '../../lib/jobs/job-store';
+import {
+  registerPipeline,
+  type BranchDefinition,
+  type PipelineDefinition,
+  type StageDefinition,
+  type Step,
+  type StepStage,
+} from '../../lib/orchestrator/pipeline';
 import { PipelineFailure } from '../../lib/orchestrator/terminal';
 import { wordCountPipeline } from './example-pipeline/pipeline';
 
 export interface Script {
-  /** Milliseconds each named stage (or every unit, 'unit') sleeps. */
+  /** Milliseconds each named stage or branch (or every unit, 'unit') sleeps. */
   sleepMs?: Record<string, number>;
   /** This stage throws a PipelineFailure with this message. */
   fail?: { stage: string; message: string };
-  /** This stage never returns (the worker looks dead or hung). */
+  /** This stage (or branch) never returns (the worker looks dead or hung). */
   hangStage?: string;
+  /** Branch name → a sibling branch it keeps running until (then it sleeps its sleepMs): fixes which ends first. */
+  outlast?: Record<string, string>;
+  /** What the 'split' stage, or the 'frames' branch, fans out. */
   fanout?: { units: number; concurrency: number };
   /** Unit index → how many of its first attempts throw. */
   unitFailures?: Record<number, number>;
@@ -35,7 +46,7 @@ export async function setScript(jobId: string, script: Script): Promise<void> {
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...recordKey(jobId), order: [], inflight: 0, max_inflight: 0, cleared: 0 },
+      Item: { ...recordKey(jobId), order: [], spans: [], inflight: 0, max_inflight: 0, cleared: 0 },
     }),
   );
 }
@@ -47,8 +58,16 @@ async function script(jobId: string): Promise<Script> {
   return (Item?.script as Script) ?? {};
 }
 
+/** When a run ('frames', 'transcript', …) or a unit ('unit 3') worked, in epoch milliseconds. */
+export interface Span {
+  name: string;
+  start: number;
+  end: number;
+}
+
 export interface RunRecord {
   order: string[];
+  spans: Span[];
   runs: Record<string, number>;
   units: Record<number, number>;
   max_inflight: number;
@@ -67,6 +86,7 @@ export async function runRecord(jobId: string): Promise<RunRecord> {
   }
   return {
     order: (Item.order as string[]) ?? [],
+    spans: (Item.spans as Span[]) ?? [],
     runs,
     units,
     max_inflight: Number(Item.max_inflight ?? 0),
@@ -95,12 +115,22 @@ async function record(
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function scriptedStage(name: string, status: StageDefinition['status'], progress: [number, number]): StageDefinition {
+async function recordSpan(jobId: string, name: string, start: number) {
+  await record(
+    jobId,
+    'SET #spans = list_append(#spans, :span)',
+    { ':span': [{ name, start, end: Date.now() }] },
+    {
+      '#spans': 'spans',
+    },
+  );
+}
+
+/** A scripted run and unit, for a stage or a branch named `name`. */
+function scriptedStep(name: string): Step {
   return {
-    name,
-    status,
-    progress,
     async run({ job }) {
+      const start = Date.now();
       await record(
         job.id,
         `ADD #runs :one SET #order = list_append(#order, :name)`,
@@ -109,13 +139,19 @@ function scriptedStage(name: string, status: StageDefinition['status'], progress
       );
       const s = await script(job.id);
       if (s.hangStage === name) await new Promise(() => undefined);
+      const sibling = s.outlast?.[name];
+      if (sibling)
+        while ((await getJob(job.id))?.branches?.[sibling]?.state !== 'done' && Date.now() - start < 30_000)
+          await sleep(50);
       await sleep(s.sleepMs?.[name] ?? 0);
       if (s.fail?.stage === name) throw new PipelineFailure(s.fail.message);
-      if (s.fanout && name === 'split')
+      await recordSpan(job.id, name, start);
+      if (s.fanout && (name === 'split' || name === 'frames'))
         return { kind: 'fanout', units: s.fanout.units, concurrency: s.fanout.concurrency };
       return { kind: 'next' };
     },
     async unit({ job }, index) {
+      const start = Date.now();
       const attrs = await record(job.id, 'ADD #unit :one, inflight :one', { ':one': 1 }, { '#unit': `unit_${index}` });
       const inflight = Number(attrs.inflight);
       await db()
@@ -135,12 +171,19 @@ function scriptedStage(name: string, status: StageDefinition['status'], progress
         await sleep(s.sleepMs?.unit ?? 0);
         if ((s.unitFailures?.[index] ?? 0) >= Number(attrs[`unit_${index}`]))
           throw new Error(`unit ${index} failed on purpose`);
+        await recordSpan(job.id, `unit ${index}`, start);
       } finally {
         await record(job.id, 'ADD inflight :minus', { ':minus': -1 });
       }
     },
   };
 }
+
+function scriptedStage(name: string, status: StageDefinition['status'], progress: [number, number]): StepStage {
+  return { name, status, progress, ...scriptedStep(name) };
+}
+
+const scriptedBranch = (name: string): BranchDefinition => ({ name, ...scriptedStep(name) });
 
 function pipeline(name: string, stages: StageDefinition[]): PipelineDefinition {
   return {
@@ -168,8 +211,21 @@ export const fanoutPipeline = pipeline('test-fanout', [
   scriptedStage('finish', 'synthesizing', [80, 100]),
 ]);
 
+/** Frames (a fan-out) ‖ transcript (one run), joined before analyze; the video pipeline's status rule. */
+export const branchPipeline = pipeline('test-branches', [
+  {
+    name: 'extract',
+    status: 'extracting',
+    progress: [0, 40],
+    branches: [scriptedBranch('frames'), scriptedBranch('transcript')],
+    statusWhile: (done) => (done.includes('frames') ? 'transcribing' : 'extracting'),
+  },
+  scriptedStage('analyze', 'analyzing', [40, 100]),
+]);
+
 export function registerTestPipelines(): void {
   registerPipeline(linearPipeline);
   registerPipeline(fanoutPipeline);
+  registerPipeline(branchPipeline);
   registerPipeline(wordCountPipeline);
 }
