@@ -13,14 +13,10 @@
  *    gets only the settings its code reads, least-privilege roles per function
  *    group, retained and recoverable storage, alarms on dead-letter queues,
  *    failure destinations for schedules, bounded job stream concurrency
- *    (deployment-checks.ts),
- *  - the media layers: linux-arm64 ffmpeg, ffprobe, sharp and pdfkit laid out
- *    for /opt, on exactly the workers that need them, each worker with its
- *    layers under Lambda's 250 MB unzipped limit (media-layers.ts).
+ *    (deployment-checks.ts).
  */
 import path from 'node:path';
 import { describeDeploymentSafety, PACKAGING_ENV } from './deployment-checks';
-import { describeMediaLayers } from './media-layers';
 import {
   danglingReferences,
   kib,
@@ -72,13 +68,7 @@ const isHttp = (fn: ManifestFunction) => (fn.events ?? []).some((e) => 'httpApi'
 
 let serviceDir: string | undefined;
 
-const { buildLayers } = require('../../functions/layers.js');
-
 beforeAll(async () => {
-  // The media layers come from the npm registry, which packaging itself may not reach (see
-  // networkAttempts): build them into the checkout's .layers/ cache first (once per version), and
-  // the snapshot packages that copy without a download.
-  buildLayers(path.join(__dirname, '..', '..'));
   serviceDir = snapshotService();
   // The manifest of the same snapshot that is packaged.
   manifest = require(path.join(serviceDir, 'functions', 'manifest.js')).functions;
@@ -239,4 +229,3 @@ describe('serverless package --stage ci', () => {
 });
 
 describeDeploymentSafety(() => ({ run, root, nested, manifest }));
-describeMediaLayers(() => ({ run, root, nested, manifest }));
