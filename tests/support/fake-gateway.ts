@@ -6,6 +6,7 @@
  * the test (e.g. a random original filename) rather than reset().
  */
 import type { FailureMode, RecordedAiRequest, ScriptedPass } from '../fakes/ai-gateway-server';
+import { controlCaller } from './fake-control';
 
 export type { ScriptedPass } from '../fakes/ai-gateway-server';
 
@@ -21,16 +22,7 @@ export interface FakeGatewayControl {
 export function fakeGateway(url: string): FakeGatewayControl {
   const origin = new URL(url).origin;
 
-  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${origin}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`fake AI gateway ${method} ${path} answered ${res.status}: ${text}`);
-    return (text ? JSON.parse(text) : undefined) as T;
-  }
+  const call = controlCaller(origin, 'fake AI gateway');
 
   return {
     origin,

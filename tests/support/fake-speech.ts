@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { RecordedSpeechRequest, SpeechFailureMode } from '../fakes/speech-server';
+import { controlCaller } from './fake-control';
 
 export interface FakeSpeechControl {
   origin: string;
@@ -22,16 +23,7 @@ export interface FakeSpeechControl {
 export function fakeSpeech(url: string): FakeSpeechControl {
   const origin = new URL(url).origin;
 
-  async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`${origin}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new Error(`fake speech-to-text ${method} ${path} answered ${res.status}: ${text}`);
-    return (text ? JSON.parse(text) : undefined) as T;
-  }
+  const call = controlCaller(origin, 'fake speech-to-text');
 
   return {
     origin,
