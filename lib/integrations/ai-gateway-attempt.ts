@@ -11,9 +11,7 @@
  */
 import type { AiFailureKind } from './ai-call';
 import { type AiUsage, usageOf } from './ai-usage';
-
-/** A Retry-After longer than this is not honoured in full; the job has a deadline. */
-const MAX_RETRY_AFTER_MS = 30_000;
+import { causeOf, retryAfterMs } from './http-failures';
 
 const CHAT_COMPLETIONS_PATH = '/chat/completions';
 
@@ -44,20 +42,6 @@ export class AttemptFailed extends Error {
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function causeOf(err: unknown): string {
-  const e = err as { message?: string; cause?: { code?: string; message?: string } };
-  const code = e?.cause?.code ?? e?.cause?.message;
-  return [e?.message ?? String(err), code].filter(Boolean).join(': ');
-}
-
-function retryAfterMs(header: string | null): number | null {
-  if (!header) return null;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
-  const at = Date.parse(header);
-  return Number.isFinite(at) ? Math.min(Math.max(0, at - Date.now()), MAX_RETRY_AFTER_MS) : null;
-}
 
 function gatewayMessage(body: unknown, text: string): string {
   if (isRecord(body) && isRecord(body.error) && typeof body.error.message === 'string')

@@ -27,14 +27,12 @@ import { baseUrl as normalizeBaseUrl, type Settings } from '../config';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
 import type { TranscriptWord } from './transcript-stitching';
+import { causeOf, retryAfterMs } from './http-failures';
 
 const LISTEN_PATH = '/v1/listen';
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_MAX_ATTEMPTS = 3;
 const DEFAULT_BACKOFF_MS = 1000;
-/** A Retry-After longer than this is not honoured in full; the job has a deadline. */
-const MAX_RETRY_AFTER_MS = 30_000;
-
 export interface Transcript {
   text: string;
   /** Relative to the start of the audio sent, in the provider's order. */
@@ -99,14 +97,6 @@ export interface SpeechToTextOptions {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
-function retryAfterMs(header: string | null): number | null {
-  if (!header) return null;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
-  const at = Date.parse(header);
-  return Number.isFinite(at) ? Math.min(Math.max(0, at - Date.now()), MAX_RETRY_AFTER_MS) : null;
-}
-
 /** The provider's own words about a failure: err_msg (or message/details), else the start of the body. */
 function providerMessage(body: unknown, text: string): string {
   if (isRecord(body)) {
@@ -116,12 +106,6 @@ function providerMessage(body: unknown, text: string): string {
     if (said) return said.slice(0, 300);
   }
   return text.slice(0, 300) || 'no body';
-}
-
-function causeOf(err: unknown): string {
-  const e = err as { message?: string; cause?: { code?: string; message?: string } };
-  const code = e?.cause?.code ?? e?.cause?.message;
-  return [e?.message ?? String(err), code].filter(Boolean).join(': ');
 }
 
 /** The transcript in a 200 body, or why it cannot be read. */
