@@ -39,6 +39,8 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       STUCK_JOB_MINUTES: 'Watchdog threshold for a quiet job without a queue.',
       STUCK_JOB_MINUTES_WITH_QUEUE: 'Watchdog threshold for a quiet job with the queue.',
       FRAME_EXTRACTION_HEARTBEAT_SECONDS: 'Heartbeat interval during frame extraction.',
+      FRAME_EXTRACTION_CONCURRENCY:
+        'Frame extraction units (2-minute stretches of a video) run side by side per job, each on its own worker.',
       WORKER_SHUTDOWN_GRACE_SECONDS: 'Grace period for a worker to finish on shutdown.',
       ARCHIVE_PURGE_DAYS:
         'Archived claims, rooms and items older than this are deleted permanently by the daily purge (an item with its photo rows and the photo files nothing else shows).',

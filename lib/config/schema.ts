@@ -60,6 +60,7 @@ export const settingsSchema = z.object({
   STUCK_JOB_MINUTES: num(15),
   STUCK_JOB_MINUTES_WITH_QUEUE: num(30),
   FRAME_EXTRACTION_HEARTBEAT_SECONDS: num(10),
+  FRAME_EXTRACTION_CONCURRENCY: int(8).refine((v) => v >= 1, 'must be at least 1'),
   WORKER_SHUTDOWN_GRACE_SECONDS: num(30),
   ARCHIVE_PURGE_DAYS: num(30),
   RECENT_JOBS_LIMIT: int(50),

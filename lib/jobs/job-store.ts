@@ -42,7 +42,12 @@ export interface Job {
   total_frames: number;
   /** Seconds; drives billing for video and audio. */
   duration: number | null;
-  transcript: { text: string; segments: unknown[] } | null;
+  /** The transcript's share the row carries (lib/pipelines/transcript-rules.ts); the whole one is in the bucket. */
+  transcript: { text: string; segments: unknown[]; word_timings?: boolean; truncated?: boolean } | null;
+  /** What the video pipeline's probe found: the picture's size and frame rate, and whether there is sound. */
+  media_info?: MediaInfo | null;
+  /** Video and audio: seconds of the recording whose analysis was answered (what the run is billed for). */
+  analyzed_seconds?: number | null;
   items_found: number;
   ai_cost_usd: number;
   ai_input_tokens: number;
@@ -109,6 +114,13 @@ export interface Job {
   finished_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+interface MediaInfo {
+  width: number | null;
+  height: number | null;
+  fps: number | null;
+  has_audio: boolean;
 }
 
 /** One branch of a stage whose branches run side by side (lib/orchestrator/branches.ts). */

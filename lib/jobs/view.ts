@@ -17,6 +17,15 @@ export function jobView(job: Job) {
     file_size_bytes: job.file_size_bytes,
     total_frames: job.total_frames,
     duration: job.duration,
+    media_info: job.media_info ?? null,
+    transcript: job.transcript
+      ? {
+          text: job.transcript.text,
+          segments: job.transcript.segments as z.output<typeof transcriptSegment>[],
+          word_timings: job.transcript.word_timings ?? true,
+          truncated: job.transcript.truncated ?? false,
+        }
+      : null,
     items_found: job.items_found,
     ai_cost_usd: job.ai_cost_usd,
     ai_input_tokens: job.ai_input_tokens,
@@ -42,6 +51,13 @@ export function jobView(job: Job) {
   };
 }
 
+const transcriptSegment = z.object({
+  start: z.number(),
+  end: z.number(),
+  text: z.string(),
+  words: z.array(z.object({ word: z.string(), start: z.number(), end: z.number(), confidence: z.number() })).optional(),
+});
+
 export const jobResponse = z.object({
   id: z.uuid(),
   room_id: z.uuid(),
@@ -55,6 +71,24 @@ export const jobResponse = z.object({
   file_size_bytes: z.number(),
   total_frames: z.number(),
   duration: z.number().nullable(),
+  media_info: z
+    .object({
+      width: z.number().nullable(),
+      height: z.number().nullable(),
+      fps: z.number().nullable(),
+      has_audio: z.boolean(),
+    })
+    .nullable()
+    .describe("Video jobs: the picture's size and frame rate and whether it has sound, as probed when processing."),
+  transcript: z
+    .object({
+      text: z.string(),
+      segments: z.array(transcriptSegment),
+      word_timings: z.boolean().describe('False when the segments leave out their words (a very long recording).'),
+      truncated: z.boolean().describe('True when the text is cut short (hours of speech).'),
+    })
+    .nullable()
+    .describe('Video and audio jobs: the transcript, its segments with word timings (seconds from the start).'),
   items_found: z.number().int(),
   ai_cost_usd: z.number(),
   ai_input_tokens: z.number().int(),

@@ -79,7 +79,9 @@ export function frameFilters(options: { fps: number; longEdge: number; keyframes
     const gap = toMillis(0.98 / options.fps);
     filters.push(`select='isnan(prev_selected_t)+gte(t-prev_selected_t,${gap})'`);
   } else {
-    filters.push(`fps=fps=${options.fps}:start_time=0`);
+    // round=up: grid slot k keeps the last frame at or before k / fps, so a frame named k shows time k (the default,
+    // round=near, keeps the one just before the next half-slot: half an interval late).
+    filters.push(`fps=fps=${options.fps}:start_time=0:round=up`);
   }
   if (options.longEdge > 0) {
     const edge = Math.round(options.longEdge);

@@ -35,3 +35,10 @@ export async function sharpness(image: Buffer): Promise<number> {
     .toBuffer({ resolveWithObject: true });
   return laplacianVariance(data, info.width, info.height);
 }
+
+/** A frame's sharpness and pixel size, what the video pipeline records for every frame it extracts. */
+export async function measureFrame(jpeg: Buffer): Promise<{ sharpness: number; width: number; height: number }> {
+  const [score, meta] = await Promise.all([sharpness(jpeg), sharp(jpeg).metadata()]);
+  if (!meta.width || !meta.height) throw new Error('a frame without a pixel size');
+  return { sharpness: score, width: meta.width, height: meta.height };
+}

@@ -160,7 +160,7 @@ export interface PipelineDefinition {
    * from complete and ends there again. Its credits are added to the job's
    * billed credits instead of finalizing them, no chat message is posted, and
    * a failed pass leaves the job complete with its items (and undoes only the
-   * pass's own charge, pass_charge_round). Never what pipelineForSource picks.
+   * pass's own charge, pass_charge_round). Never what pipelineRefForSource (lib/pipelines/catalog.ts) picks.
    */
   followUp?: boolean;
   stages: StageDefinition[];
@@ -209,9 +209,4 @@ export function registerPipeline(pipeline: PipelineDefinition): void {
 
 export function getPipeline(name: string): PipelineDefinition | undefined {
   return registry.get(name);
-}
-
-/** The pipeline that processes a job of this source type, when this deployment has one. */
-export function pipelineForSource(sourceType: SourceType): PipelineDefinition | undefined {
-  return [...registry.values()].find((p) => p.sourceType === sourceType && !p.followUp);
 }

@@ -7,14 +7,16 @@
  */
 import type { Identity } from '../auth/identity-rules';
 import { isSafeFileName, presignedGet } from '../blob/client';
-import { readObjectHead } from '../blob/objects';
+import { headObject, readObjectHead } from '../blob/objects';
+import { blobKeys } from '../blob/keys';
 import { settings } from '../config';
 import { NotFoundError } from '../errors';
 import { HttpResponse } from '../http/response';
 import { SNIFF_HEAD_BYTES, sniffImage } from '../media/sniff';
+import { getJob } from '../jobs/job-store';
 import { loadJobForTeam } from '../tenancy/service';
 import { aiGroups } from './grouping-rules';
-import { indexFromFilename, servedContentType } from './rules';
+import { indexFromFilename, isPipelinePicture, servedContentType } from './rules';
 import { getStagedPhoto, listStagedPhotos, type StagedPhoto } from './staged-photo-store';
 import { stagedPhotoView } from './view';
 
@@ -67,10 +69,22 @@ async function verifiedContentType(key: string): Promise<string | null> {
  * read all answer the same 404.
  */
 export async function redirectToPhoto(jobId: string, filename: string): Promise<HttpResponse> {
+  if (isSafeFileName(filename) && isPipelinePicture(filename)) return redirectToPipelinePicture(jobId, filename);
   const photo = await findPhoto(jobId, filename);
   if (!photo || photo.unreadable_reason) throw new NotFoundError(PHOTO_NOT_FOUND);
   const key = photo.normalized ? photo.key : photo.incoming_key;
   const contentType = photo.normalized ? 'image/jpeg' : await verifiedContentType(key);
   if (!contentType) throw new NotFoundError(PHOTO_NOT_FOUND);
   return HttpResponse.redirect(await presignedGet(key, settings().PRESIGNED_URL_TTL_SECONDS, { contentType }));
+}
+
+/** A picture a pipeline cut for an item (no staged-photo row): served when it is in the job's photos. */
+async function redirectToPipelinePicture(jobId: string, filename: string): Promise<HttpResponse> {
+  const job = await getJob(jobId, false);
+  if (!job) throw new NotFoundError(PHOTO_NOT_FOUND);
+  const key = `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}photos/${filename}`;
+  if (!(await headObject(key))) throw new NotFoundError(PHOTO_NOT_FOUND);
+  return HttpResponse.redirect(
+    await presignedGet(key, settings().PRESIGNED_URL_TTL_SECONDS, { contentType: 'image/jpeg' }),
+  );
 }

@@ -21,6 +21,16 @@ export function segmentFilename(index: number): string {
 }
 
 /**
+ * Pictures a pipeline cuts for its items (the video pipeline's close-ups,
+ * context views and frames) are stored with the job's photos under names
+ * with this prefix. They have no staged-photo row: the capability route
+ * serves them straight from the bucket.
+ */
+export const PIPELINE_PICTURE_PREFIX = 'vid_';
+
+export const isPipelinePicture = (filename: string) => filename.startsWith(PIPELINE_PICTURE_PREFIX);
+
+/**
  * The index a stored photo name carries: orig_0001.jpg → 1. Staged photo
  * names are <word>_<index>[...]: the capability route finds the row with one
  * read instead of scanning the job.

@@ -21,7 +21,15 @@ export const PHOTO_READ_THE_REST: PipelineRef = {
   followUp: true,
 };
 
-export const PIPELINE_CATALOG: readonly PipelineRef[] = [PHOTO_PIPELINE, PHOTO_READ_THE_REST];
+const VIDEO_PIPELINE: PipelineRef = { name: 'video', sourceType: 'video', firstStage: 'probe', followUp: false };
+const AUDIO_PIPELINE: PipelineRef = { name: 'audio', sourceType: 'audio', firstStage: 'transcribe', followUp: false };
+
+export const PIPELINE_CATALOG: readonly PipelineRef[] = [
+  PHOTO_PIPELINE,
+  PHOTO_READ_THE_REST,
+  VIDEO_PIPELINE,
+  AUDIO_PIPELINE,
+];
 
 /** The pipeline that processes a job of this source type, when this deployment has one. */
 export function pipelineRefForSource(sourceType: SourceType): PipelineRef | undefined {

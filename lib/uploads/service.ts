@@ -17,7 +17,7 @@ import { JobLog } from '../jobs/log-store';
 import { jobView } from '../jobs/view';
 import { logger } from '../observability/logger';
 import { startJob } from '../orchestrator/engine';
-import { pipelineForSource } from '../orchestrator/pipeline';
+import { pipelineRefForSource } from '../pipelines/catalog';
 import { dispatch } from '../queue/dispatch';
 import { loadRoomForTeam, JOB_NOT_FOUND } from '../tenancy/service';
 import {
@@ -290,7 +290,7 @@ async function afterCompletion(identity: Identity, upload: Upload, job: Job) {
     entity_id: job.id,
     restorable: false,
   });
-  const pipeline = pipelineForSource(upload.kind);
+  const pipeline = pipelineRefForSource(upload.kind);
   let current = job;
   if (prepaidBillingActive()) {
     await log.info('Awaiting confirmation: credits are spent when processing is confirmed');
@@ -307,7 +307,7 @@ async function afterCompletion(identity: Identity, upload: Upload, job: Job) {
 async function completedView(upload: Upload) {
   const job = await getJob(upload.job_id);
   if (!job) throw new NotFoundError(JOB_NOT_FOUND);
-  return { ...jobView(job), pipeline_available: Boolean(pipelineForSource(upload.kind)) };
+  return { ...jobView(job), pipeline_available: Boolean(pipelineRefForSource(upload.kind)) };
 }
 
 /** DELETE /api/uploads/{id}: idempotent; a completed upload cannot be aborted. */

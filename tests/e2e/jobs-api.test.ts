@@ -249,23 +249,7 @@ describe('GET /api/jobs/{id}/quote', () => {
   });
 });
 
-describe('POST /api/jobs/{id}/process (no pipeline registered)', () => {
-  // Photo jobs have their pipeline (tests/e2e/photo-pipeline.test.ts); video does not yet.
-  it.each([['video', () => videoJobId, 'awaiting_confirmation']])(
-    'answers 503 naming the %s source type and changes nothing',
-    async (sourceType, id, status) => {
-      const jobId = id();
-      const before = await jobRow(jobId);
-      const res = await alice.post(`/api/jobs/${jobId}/process`);
-      expect(res.status).toBe(503);
-      expect(res.body.detail).toEqual(expect.stringContaining(sourceType));
-      const after = await jobRow(jobId);
-      expect(after).toMatchObject({ status, billing_charged: false });
-      expect(after).toEqual(before);
-      expect((await activityFor(alice, jobId)).filter((e) => e.action_type === 'process_job')).toEqual([]);
-    },
-  );
-
+describe('POST /api/jobs/{id}/process', () => {
   it('answers 409 for a complete job and for one already processing', async () => {
     const stateRoom = await newRoom(alice, 'States');
     const { jobId } = await photoJob(alice, stateRoom.id, [await smallPng(7)]);

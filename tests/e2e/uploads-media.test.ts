@@ -242,7 +242,7 @@ describe('video upload, end to end', () => {
       original_filename: 'Kitchen walkthrough.MP4',
       file_size_bytes: bytes.length,
       duration: null,
-      pipeline_available: false,
+      pipeline_available: true,
     });
     jobId = done.body.id;
 
@@ -328,7 +328,7 @@ describe('audio upload', () => {
     expect(done.body).toMatchObject({
       source_type: 'audio',
       status: 'awaiting_confirmation',
-      pipeline_available: false,
+      pipeline_available: true,
       file_size_bytes: bytes.length,
     });
     const job = await eventually(async () => {

@@ -6,8 +6,15 @@
  * - Answers come from scripts keyed by a match string: a request uses the
  *   first registered script whose `match` occurs in its user text or in any
  *   image label (tests put unique original filenames in labels). Each matching
- *   request takes the script's next pass; the last pass repeats. Unmatched
- *   requests answer {"items": []}.
+ *   request takes the script's next pass; the last pass repeats.
+ * - Vision mode: an unscripted video-chunk request (response_format named
+ *   'video_inventory_items') answers one "Red box"-style item per strongly
+ *   saturated colour on its images (frame, video_time and box from the frame
+ *   showing most of it) plus one item per word of the narration lines in its
+ *   text; an unscripted voice-note chunk ('spoken_inventory_items') answers one
+ *   item per narration word with its audio_time (details in ./ai-vision.ts).
+ *   Scripts and failNext win over it. Any other unscripted request answers
+ *   {"items": []}.
  * - A pass may be cut short (finish_reason 'length', the content cut inside the
  *   next item after the first ceil(n/2) whole items, completion_tokens =
  *   max_tokens), override completion tokens or the finish reason, or fail.
@@ -28,6 +35,7 @@
  *     POST /__fake/reset
  *   tests/support/fake-gateway.ts is a client for it.
  */
+import { visionItems, type VisionImage } from './ai-vision';
 import { readText, sendJson } from './http';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -161,6 +169,8 @@ interface ParsedChat {
   record: Omit<RecordedAiRequest, 'answered' | 'at'>;
   promptChars: number;
   imageCount: number;
+  /** The images' bytes with their labels, for vision mode. */
+  frames: VisionImage[];
 }
 
 async function parseChat(body: Record<string, unknown>): Promise<ParsedChat> {
@@ -179,6 +189,7 @@ async function parseChat(body: Record<string, unknown>): Promise<ParsedChat> {
   let promptChars = system.length;
   const labels: string[] = [];
   const images: RecordedImage[] = [];
+  const frames: VisionImage[] = [];
   let pendingLabel: string | null = null;
   for (const [n, part] of parts.entries()) {
     if (!isRecord(part)) continue;
@@ -193,6 +204,7 @@ async function parseChat(body: Record<string, unknown>): Promise<ParsedChat> {
       const label = pendingLabel ?? '';
       pendingLabel = null;
       labels.push(label);
+      frames.push({ label, bytes });
       const image: RecordedImage = { label, bytes: bytes.length };
       try {
         const meta = await sharp(bytes).metadata();
@@ -218,6 +230,7 @@ async function parseChat(body: Record<string, unknown>): Promise<ParsedChat> {
     },
     promptChars,
     imageCount: images.length,
+    frames,
   };
 }
 
@@ -387,6 +400,7 @@ export async function startFakeAiGateway(
           },
           promptChars: 0,
           imageCount: 0,
+          frames: [],
         };
     const record: RecordedAiRequest = { ...parsed.record, answered: 0, at: new Date().toISOString() };
     requests.push(record);
@@ -407,7 +421,9 @@ export async function startFakeAiGateway(
       return;
     }
     const found = scripts.find((s) => matches(record, s.match));
-    const pass: ScriptedPass = found ? found.passes[Math.min(found.next++, found.passes.length - 1)] : { items: [] };
+    const pass: ScriptedPass = found
+      ? found.passes[Math.min(found.next++, found.passes.length - 1)]
+      : { items: (await visionItems(record.response_format, record.text, parsed.frames)) ?? [] };
     if (pass.fail) {
       record.answered = pass.fail;
       fail(pass.fail, req, res, parsed, record, withCost);

@@ -20,7 +20,8 @@ export const serviceEnv: Record<string, string> = {
   OPENROUTER_TIMEOUT_SECONDS: '3',
   OPENROUTER_RETRY_BACKOFF_MS: '20',
   // Likewise for speech-to-text (the fake's 'timeout' mode never answers either).
-  TRANSCRIPTION_TIMEOUT_SECONDS: '3',
+  // Long enough for the video tests' slowed-down transcripts (the frames finish first), short enough for failures.
+  TRANSCRIPTION_TIMEOUT_SECONDS: '10',
   TRANSCRIPTION_RETRY_BACKOFF_MS: '20',
   // Keep a developer's checkout .env and machine file out of the test service.
   MACHINE_SETTINGS_FILE: '/nonexistent/contents-inventory-settings.env',

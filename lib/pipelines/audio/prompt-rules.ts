@@ -2,7 +2,7 @@
  * The words of one voice-note chunk's request: the built-in instructions with
  * the output contract, and the chunk's transcript as timed lines.
  */
-import { clock, transcriptLines } from '../video/prompt-rules';
+import { clock, recordingName, transcriptLines } from '../video/prompt-rules';
 import { AUDIO_OUTPUT_CONTRACT } from './answer-schemas';
 import type { AudioChunk } from './chunk-rules';
 
@@ -14,9 +14,9 @@ export function audioSystemPrompt(instructions: string = AUDIO_INSTRUCTIONS): st
   return `${instructions.trim()}\n\n${AUDIO_OUTPUT_CONTRACT}`;
 }
 
-export function audioUserText(chunk: Pick<AudioChunk, 'start' | 'end' | 'words'>): string {
+export function audioUserText(chunk: Pick<AudioChunk, 'start' | 'end' | 'words'>, recording?: string | null): string {
   return [
-    `This is what was said from ${clock(chunk.start)} to ${clock(chunk.end)} of the recording (${Number(chunk.start.toFixed(2))} s to ${Number(chunk.end.toFixed(2))} s), one line per sentence with its start time:`,
+    `This is what was said from ${clock(chunk.start)} to ${clock(chunk.end)} of the recording${recordingName(recording)} (${Number(chunk.start.toFixed(2))} s to ${Number(chunk.end.toFixed(2))} s), one line per sentence with its start time:`,
     transcriptLines(chunk.words).join('\n'),
     'List every distinct item the speaker names, with audio_time in seconds where it is named.',
   ].join('\n\n');

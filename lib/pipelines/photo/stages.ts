@@ -12,15 +12,14 @@
 import { settings } from '../../config';
 import { jobCharge } from '../../billing/credit-rules';
 import { loadChargeExemptions } from '../../billing/exemption-service';
-import { shouldAutoApprove } from '../../inventory/auto-approval-rules';
 import { passBatchPrefix } from '../../inventory/item-rules';
-import { saveItemBatch, setItemsApproved, type InventoryItem, type ItemDraft } from '../../inventory/item-store';
+import { saveItemBatch, type InventoryItem, type ItemDraft } from '../../inventory/item-store';
 import type { Job, TruncatedGroup } from '../../jobs/job-store';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { PipelineFailure } from '../../orchestrator/terminal';
 import { getRoom } from '../../rooms/store';
-import { loadAutoApprovalRules } from '../../settings/automation-service';
 import { loadEffectivePrompts } from '../../settings/prompt-service';
+import { autoApprove } from '../auto-approval';
 import { draftFromModel, sourceNoteLine, unidentifiedItem } from './answer-rules';
 import { callGroup } from './group-call';
 import type { PlannedGroup } from './plan-rules';
@@ -120,20 +119,12 @@ export async function synthesize(ctx: StageContext, allFailed: string): Promise<
     plan.pass,
     drafts,
   );
+  // Processing rules 4: auto-approval runs after synthesis when the team enabled it.
   await autoApprove(ctx, saved);
   await ctx.log.info(
     `Saved ${saved.length} item(s); ${succeeded.length}/${calls.length} AI request(s) answered; ${truncated.length} group(s) cut short`,
   );
   return { saved, answered: new Set(succeeded.map((g) => g.group_index)), truncated, pass: plan.pass };
-}
-
-/** Processing rules 4: auto-approval runs after synthesis when the team enabled it. */
-async function autoApprove(ctx: StageContext, items: InventoryItem[]): Promise<void> {
-  const rules = await loadAutoApprovalRules(ctx.job.team_id);
-  if (!rules) return;
-  const approved = items.filter((item) => shouldAutoApprove(item, rules)).map((i) => i.id);
-  await setItemsApproved(approved);
-  if (approved.length) await ctx.log.info(`Auto-approved ${approved.length} item(s)`);
 }
 
 /** What `requests` answered AI requests of this job cost (the completion summary's billing figures). */

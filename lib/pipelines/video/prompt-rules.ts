@@ -64,13 +64,21 @@ export interface ChunkPromptInput {
   frames: readonly { name: string; time: number }[];
   /** The chunk's transcript words; empty without a transcript. */
   words: readonly TimedWord[];
+  /** The uploaded file's name, which often names the room or the occasion. */
+  recording?: string | null;
 }
 
-export function chunkUserText({ chunk, frames, words }: ChunkPromptInput): string {
+/** ' "Kitchen.mp4"' for a named recording, '' without a name. */
+export function recordingName(recording: string | null | undefined): string {
+  const name = recording?.replace(/\s+/g, ' ').trim().slice(0, 200);
+  return name ? ` "${name}"` : '';
+}
+
+export function chunkUserText({ chunk, frames, words, recording }: ChunkPromptInput): string {
   const range = `${clock(chunk.start)} to ${clock(chunk.end)} (${Number(chunk.start.toFixed(2))} s to ${Number(chunk.end.toFixed(2))} s)`;
   const lines = transcriptLines(words);
   const parts = [
-    `This is the part of the walkthrough video from ${range}.`,
+    `This is the part of the walkthrough video${recordingName(recording)} from ${range}.`,
     frames.length
       ? `${frames.length === 1 ? 'One frame follows' : `${frames.length} frames follow`}, in time order:\n${frames.map((f) => `- ${frameLabel(f)}`).join('\n')}`
       : 'No frames are sent for this part; list only the items the narration names, with frame and box null.',

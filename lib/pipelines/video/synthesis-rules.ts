@@ -5,6 +5,7 @@
  * Rectangles are in pixels of the frame, in the shape sharp's extract takes.
  */
 import { type CropBox, cropRect } from '../../media/resize';
+import { clock } from './prompt-rules';
 
 export interface PixelRect {
   left: number;
@@ -88,4 +89,30 @@ export function nearestFrame<F extends { time: number }>(frames: readonly F[], t
       best = frame;
   }
   return best;
+}
+
+/** A pixel rectangle of a frame as the fractional box cropJpeg takes (its rounding gives the same pixels back). */
+export function asFractions(rect: PixelRect, frameW: number, frameH: number): CropBox {
+  checkFrame(frameW, frameH);
+  return { x: rect.left / frameW, y: rect.top / frameH, width: rect.width / frameW, height: rect.height / frameH };
+}
+
+/** An item's notes: the model's, then where in the video the item is. */
+export function videoItemNotes(notes: string | null, videoTime: number): string {
+  const where = `Seen at ${clock(videoTime)} in the video.`;
+  return notes?.trim() ? `${notes.trim()}\n${where}` : where;
+}
+
+/**
+ * Seconds of the recording the run is billed for: its length less the chunks
+ * whose call failed (or was given up on). Chunks that needed no call (nothing
+ * to see or hear) count as delivered.
+ */
+export function analyzedSeconds(
+  durationSeconds: number,
+  chunks: readonly { index: number; start: number; end: number }[],
+  delivered: (chunkIndex: number) => boolean,
+): number {
+  const missed = chunks.filter((c) => !delivered(c.index)).reduce((sum, c) => sum + (c.end - c.start), 0);
+  return Math.max(0, Math.round((durationSeconds - missed) * 1000) / 1000);
 }

@@ -89,7 +89,7 @@ describe('keyframeRateFromPackets', () => {
 describe('frameFilters', () => {
   it('samples on the fps grid, caps the long edge and reports frames', () => {
     expect(frameFilters({ fps: 1, longEdge: 1600, keyframesOnly: false })).toBe(
-      "fps=fps=1:start_time=0,scale=w='min(iw,1600)':h='min(ih,1600)':force_original_aspect_ratio=decrease,showinfo",
+      "fps=fps=1:start_time=0:round=up,scale=w='min(iw,1600)':h='min(ih,1600)':force_original_aspect_ratio=decrease,showinfo",
     );
   });
 

@@ -3,6 +3,7 @@
  * Grey-step clips carry their second in their brightness, which checks that
  * each frame's reported time is the time it really shows.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +68,37 @@ maybe('extractFrames', () => {
     expect(frames.map((f) => f.timeSeconds)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(frames.map((f) => f.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(await shown(frames)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('takes the frame AT each grid time, not one from later in the interval', async () => {
+    // Lossless 30 fps clip whose brightness counts frames: frame n decodes to about 1.7 n grey levels.
+    const counting = join(dir, 'counting.mp4');
+    const lavfi = "nullsrc=s=64x64:r=30:d=3,geq=lum='N*2':cb=128:cr=128";
+    const args = [
+      '-v',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      lavfi,
+      '-c:v',
+      'libx264',
+      '-qp',
+      '0',
+      '-pix_fmt',
+      'yuv444p',
+    ];
+    execFileSync(process.env.FFMPEG_PATH || 'ffmpeg', [...args, counting]);
+    const frames = await collect(counting, { jpegQuality: 2 });
+    const luma = await Promise.all(frames.map(async (f) => (await sharp(f.jpeg).greyscale().stats()).channels[0].mean));
+    expect(frames.map((f) => f.timeSeconds)).toEqual([0, 1, 2]);
+    // Frames 0, 30 and 60 (the input frames at 0, 1 and 2 s); half an interval late would be frames 14, 44 and 74.
+    expect(luma.map(Math.round)).toEqual([
+      expect.closeTo(0, -0.5),
+      expect.closeTo(51, -0.5),
+      expect.closeTo(121, -0.5),
+    ]);
   });
 
   it('takes frames on the fps grid at other rates', async () => {

@@ -7,6 +7,7 @@ import {
   decodeMetaFilename,
   encodeMetaFilename,
   indexFromFilename,
+  isPipelinePicture,
   origFilename,
   photoKeyOfPath,
   photoObjectKeys,
@@ -123,6 +124,12 @@ describe('numbering', () => {
     expect(indexFromFilename('pdf_0012.jpg')).toBe(12);
     expect(indexFromFilename('orig.jpg')).toBeNull();
     expect(indexFromFilename('..%2Forig_0001.jpg')).toBeNull();
+  });
+
+  it("tells a pipeline's pictures (no staged row) from staged photos", () => {
+    expect(isPipelinePicture('vid_1a2b3c4d_0001_closeup.jpg')).toBe(true);
+    expect(isPipelinePicture('orig_0001.jpg')).toBe(false);
+    expect(isPipelinePicture('item_0001.jpg')).toBe(false);
   });
 });
 

@@ -27,4 +27,11 @@ describe('audio prompts', () => {
       'List every distinct item the speaker names, with audio_time in seconds where it is named.',
     ]);
   });
+
+  it('names the recording when it has a file name', () => {
+    const text = audioUserText({ start: 0, end: 30, words: [{ word: 'Lamp.', start: 1, end: 1.4 }] }, 'Den note.m4a');
+    expect(text.split('\n\n')[0]).toBe(
+      'This is what was said from 0:00 to 0:30 of the recording "Den note.m4a" (0 s to 30 s), one line per sentence with its start time:',
+    );
+  });
 });

@@ -3,6 +3,7 @@ import { VIDEO_OUTPUT_CONTRACT } from '../../../../lib/pipelines/video/answer-sc
 import type { TimedWord } from '../../../../lib/pipelines/video/chunk-rules';
 import {
   chunkUserText,
+  recordingName,
   clock,
   frameLabel,
   transcriptLines,
@@ -80,6 +81,16 @@ describe('chunkUserText', () => {
       'List every distinct item visible in the frames or named in the narration, one entry per item, with video_time in seconds, the frame it is best seen on and its box on that frame (null for items that are only named).',
     ]);
     expect(frameLabel({ name: 'frame_000001.jpg', time: 1 / 3 })).toBe('Frame frame_000001.jpg at 0:00 (0.33 s)');
+  });
+
+  it("names the recording's file when it has one", () => {
+    const text = chunkUserText({ chunk, frames, words: [], recording: '  Kitchen\n walkthrough.mp4 ' });
+    expect(text.split('\n\n')[0]).toBe(
+      'This is the part of the walkthrough video "Kitchen walkthrough.mp4" from 0:30 to 1:00 (30 s to 60 s).',
+    );
+    expect(recordingName('  ')).toBe('');
+    expect(recordingName(null)).toBe('');
+    expect(recordingName('x'.repeat(300))).toBe(` "${'x'.repeat(200)}"`);
   });
 
   it('says when there is no narration, one frame, or no frame', () => {

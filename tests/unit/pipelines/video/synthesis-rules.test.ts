@@ -3,11 +3,15 @@ import {
   CLOSE_UP_MARGIN,
   CLOSE_UP_MIN_EDGE,
   CONTEXT_SCALE,
+  analyzedSeconds,
+  asFractions,
   closeUpRect,
   contextRect,
   nearestFrame,
   orderByVideoTime,
+  videoItemNotes,
 } from '../../../../lib/pipelines/video/synthesis-rules';
+import { cropRect } from '../../../../lib/media/resize';
 
 describe('orderByVideoTime', () => {
   it('sorts by video time and keeps the order of items at the same time', () => {
@@ -124,5 +128,49 @@ describe('nearestFrame', () => {
     expect(nearestFrame([...frames].reverse(), 32)).toEqual({ time: 31 });
     expect(nearestFrame(frames, 100)).toEqual({ time: 33 });
     expect(nearestFrame([], 3)).toBeNull();
+  });
+});
+
+describe('asFractions', () => {
+  it('gives back the same pixels through cropRect', () => {
+    for (const rect of [
+      { left: 0, top: 0, width: 640, height: 360 },
+      { left: 17, top: 3, width: 161, height: 99 },
+      { left: 479, top: 200, width: 161, height: 160 },
+    ])
+      expect(cropRect(asFractions(rect, 640, 360), 640, 360)).toEqual(rect);
+  });
+  it('refuses a frame without whole positive pixels', () => {
+    expect(() => asFractions({ left: 0, top: 0, width: 1, height: 1 }, 0, 10)).toThrow(RangeError);
+  });
+});
+
+describe('videoItemNotes', () => {
+  it('adds where the item is seen after the model notes', () => {
+    expect(videoItemNotes('  Scratched top ', 83.4)).toBe('Scratched top\nSeen at 1:23 in the video.');
+  });
+  it('is the place alone without notes', () => {
+    expect(videoItemNotes(null, 5)).toBe('Seen at 0:05 in the video.');
+    expect(videoItemNotes('  ', 3725)).toBe('Seen at 1:02:05 in the video.');
+  });
+});
+
+describe('analyzedSeconds', () => {
+  const chunks = [
+    { index: 0, start: 0, end: 30 },
+    { index: 1, start: 30, end: 60 },
+    { index: 2, start: 60, end: 75.5 },
+  ];
+  it('is the whole length when every chunk was delivered', () => {
+    expect(analyzedSeconds(75.5, chunks, () => true)).toBe(75.5);
+  });
+  it('leaves out the chunks that were not delivered', () => {
+    expect(analyzedSeconds(75.5, chunks, (i) => i !== 1)).toBe(45.5);
+    expect(analyzedSeconds(75.5, chunks, (i) => i === 0)).toBe(30);
+  });
+  it('never goes below zero and rounds to the millisecond', () => {
+    expect(analyzedSeconds(75.5, chunks, () => false)).toBe(0);
+    expect(analyzedSeconds(10, chunks, () => false)).toBe(0);
+    expect(analyzedSeconds(0.1 + 0.2, [], () => true)).toBe(0.3);
   });
 });

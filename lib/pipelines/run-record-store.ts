@@ -1,0 +1,59 @@
+/**
+ * The records a video or audio run keeps between its stages (its plan, the
+ * frames each extraction unit wrote, the analysis chunks, one answer per
+ * chunk), in the job's partition under a sort key that starts with the
+ * record kind and the run id. Keyed by run, so a restarted run never reads
+ * what an interrupted one left behind, and nothing needs cleaning: the purge
+ * of a job removes its whole partition.
+ */
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { putRows } from '../db/batch';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { withoutKeys } from '../db/keys';
+import { queryPartition } from '../db/query';
+
+/** A record's place: `<KIND>#<run_id>` plus, for one of many, `#<position>` zero-padded so records list in order. */
+export function runRecordKey(kind: string, runId: string, position?: number): string {
+  return position === undefined ? `${kind}#${runId}` : `${kind}#${runId}#${String(position).padStart(6, '0')}`;
+}
+
+const rowKey = (jobId: string, sk: string) => ({ pk: `JOB#${jobId}`, sk });
+
+/** Writes (or replaces) one record. */
+export async function putRunRecord(jobId: string, sk: string, entity: string, value: object): Promise<void> {
+  await db().send(new PutCommand({ TableName: tableName(), Item: { ...rowKey(jobId, sk), entity, ...value } }));
+}
+
+/** Writes a record only when there is none yet: a repeated unit keeps the first answer. */
+export async function putRunRecordOnce(jobId: string, sk: string, entity: string, value: object): Promise<boolean> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...rowKey(jobId, sk), entity, ...value },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (!isConditionalCheckFailed(err)) throw err;
+    return false;
+  }
+}
+
+/** Writes many records (batched, unprocessed rows retried). */
+export async function putRunRecords(jobId: string, entity: string, records: { sk: string; value: object }[]) {
+  await putRows(records.map((r) => ({ ...rowKey(jobId, r.sk), entity, ...r.value })));
+}
+
+export async function getRunRecord<T>(jobId: string, sk: string): Promise<T | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: rowKey(jobId, sk), ConsistentRead: true }),
+  );
+  return Item ? (withoutKeys(Item) as T) : null;
+}
+
+/** Every record of one kind of a run (`runRecordKey(kind, runId)` plus a position), in position order. */
+export function listRunRecords<T>(jobId: string, kind: string, runId: string): Promise<T[]> {
+  return queryPartition<T>(`JOB#${jobId}`, `${runRecordKey(kind, runId)}#`, { consistent: true });
+}

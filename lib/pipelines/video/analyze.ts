@@ -1,0 +1,135 @@
+/**
+ * The video pipeline's middle stages:
+ *
+ *  - planChunks (stage `chunk`): the run's frames and transcript cut into
+ *    chunks of CHUNK_DURATION_SECONDS; per chunk, the frames its call sends
+ *    (the sharpest per time bucket) and the narration words it covers.
+ *  - the `analyze` stage: one unit per chunk, OPENROUTER_CONCURRENCY in
+ *    flight; a unit sends its frames (at VIDEO_FRAME_LONG_EDGE) and narration
+ *    to the vision model and records the answer once. A gateway failure is
+ *    recorded as a failed chunk (unbilled), never thrown.
+ */
+import { readObject } from '../../blob/objects';
+import { settings } from '../../config';
+import { AiGatewayError } from '../../integrations/ai-call';
+import { AiGatewayClient } from '../../integrations/ai-gateway';
+import { salvageItems } from '../../integrations/structured-output';
+import { recordAiCall } from '../../jobs/ai-request-service';
+import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
+import { PipelineFailure } from '../../orchestrator/terminal';
+import { readTranscript } from '../transcribe';
+import { readVideoItem } from './answer-rules';
+import { VIDEO_ANSWER_JSON_SCHEMA, type VideoItem } from './answer-schemas';
+import { chunkRanges, framesByChunk, selectFrames, sliceTranscript } from './chunk-rules';
+import { framesPrefix } from './extract';
+import { chunkUserText, clock, frameLabel, videoSystemPrompt } from './prompt-rules';
+import {
+  type ChunkResult,
+  chunkCount,
+  getChunk,
+  getChunkResult,
+  getVideoPlan,
+  listFrames,
+  type PlannedChunk,
+  putChunkResult,
+  putChunks,
+} from './run-store';
+
+/**
+ * Output tokens a chunk's answer may use: some 40 items with every field
+ * filled, more than a 30-second stretch of a walkthrough shows.
+ */
+const CHUNK_MAX_OUTPUT_TOKENS = 6000;
+
+export async function planChunks(ctx: StageContext): Promise<StageOutcome> {
+  const { job, log } = ctx;
+  const config = settings();
+  const runId = job.run_id as string;
+  const plan = await getVideoPlan(job.id, runId);
+  const frames = await listFrames(job.id, runId);
+  // The row's transcript is this run's (its branch set it, null when there is none): only then is the bucket's copy current.
+  const transcript = job.transcript ? await readTranscript(job) : null;
+  if (frames.length === 0 && !transcript?.segments.length)
+    throw new PipelineFailure(
+      'No frames could be read from this video, so no items could be made. Nothing was charged.',
+    );
+
+  const ranges = chunkRanges(plan.duration, config.CHUNK_DURATION_SECONDS);
+  const byChunk = framesByChunk(ranges, frames);
+  const limits = { framesPerMinute: config.FRAMES_PER_MINUTE, maxFramesPerCall: config.MAX_FRAMES_PER_CALL };
+  const segments = transcript?.segments ?? [];
+  const chunks: PlannedChunk[] = ranges.map((range, i) => ({
+    ...range,
+    frames: selectFrames(range, byChunk[i], limits),
+    words: sliceTranscript(segments, range, i === ranges.length - 1).words.map(({ word, start, end }) => ({
+      word,
+      start,
+      end,
+    })),
+  }));
+  await putChunks(job.id, runId, chunks);
+  const sent = chunks.reduce((n, c) => n + c.frames.length, 0);
+  await log.info(
+    `${frames.length} frame(s) in ${chunks.length} chunk(s) of ${config.CHUNK_DURATION_SECONDS} s; ${sent} frame(s) selected for analysis`,
+  );
+  return { kind: 'next', set: { total_frames: frames.length } };
+}
+
+export async function startChunkAnalysis(ctx: StageContext): Promise<StageOutcome> {
+  const count = await chunkCount(ctx.job.id, ctx.job.run_id as string);
+  return { kind: 'fanout', units: count, concurrency: settings().OPENROUTER_CONCURRENCY };
+}
+
+/** Whether a chunk has anything for the model: frames to look at or words to read. */
+export const needsCall = (chunk: Pick<PlannedChunk, 'frames' | 'words'>) =>
+  chunk.frames.length > 0 || chunk.words.length > 0;
+
+/** One unit: the index-th chunk's call, its answer recorded once. */
+export async function analyzeChunk(ctx: StageContext, index: number): Promise<void> {
+  const { job } = ctx;
+  const runId = job.run_id as string;
+  if (await getChunkResult(job.id, runId, index)) return;
+  const chunk = await getChunk(job.id, runId, index);
+  await putChunkResult(job.id, runId, await callChunk(ctx, chunk));
+}
+
+async function callChunk(
+  { job, log }: StageContext,
+  chunk: PlannedChunk,
+  client = AiGatewayClient.fromSettings(settings(), { recorder: recordAiCall }),
+): Promise<ChunkResult> {
+  const base = { chunk_index: chunk.index };
+  if (!needsCall(chunk)) return { ...base, outcome: 'skipped', items: [], error: null };
+  const config = settings();
+  const { resizeForModel } = await import('../../media/images');
+  const prefix = framesPrefix(job);
+  const images = await Promise.all(
+    chunk.frames.map(async (frame) => {
+      const stored = await readObject(`${prefix}${frame.name}`);
+      if (!stored) throw new Error(`frame ${frame.name} is missing from storage`);
+      const edge = config.VIDEO_FRAME_LONG_EDGE;
+      const resized = await resizeForModel(stored.body, { maxLongEdge: edge, maxPixels: edge * edge });
+      return { label: frameLabel(frame), jpeg: resized.jpeg };
+    }),
+  );
+  const range = `${clock(chunk.start)}–${clock(chunk.end)}`;
+  try {
+    const answer = await client.complete({
+      system: videoSystemPrompt(),
+      text: chunkUserText({ chunk, frames: chunk.frames, words: chunk.words, recording: job.original_filename }),
+      images,
+      maxTokens: CHUNK_MAX_OUTPUT_TOKENS,
+      responseFormat: VIDEO_ANSWER_JSON_SCHEMA,
+      context: { jobId: job.id, teamId: job.team_id, purpose: 'video-chunk', detail: { chunk_index: chunk.index } },
+    });
+    const items = salvageItems(answer.content)
+      .items.map((raw) => readVideoItem(raw, { chunk, frames: chunk.frames }))
+      .filter((item): item is VideoItem => item !== null);
+    await log.info(`Chunk ${range}: ${items.length} item(s) from ${chunk.frames.length} frame(s)`);
+    return { ...base, outcome: 'ok', items, error: null };
+  } catch (err) {
+    if (!(err instanceof AiGatewayError)) throw err;
+    await log.warn(`Chunk ${range}: AI request failed after ${err.attempts} attempt(s): ${err.message}`);
+    return { ...base, outcome: 'failed', items: [], error: err.message };
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * What a video run keeps between its stages, keyed by run
+ * (../run-record-store.ts): the plan fixed by the probe, the frames each
+ * extraction unit wrote (with their sharpness and size), the analysis chunks
+ * and one answer per chunk.
+ */
+import type { ExtractionUnit } from './extraction-rules';
+import type { VideoItem } from './answer-schemas';
+import type { TimedWord } from './chunk-rules';
+import {
+  getRunRecord,
+  listRunRecords,
+  putRunRecord,
+  putRunRecordOnce,
+  putRunRecords,
+  runRecordKey,
+} from '../run-record-store';
+
+export interface VideoPlan {
+  run_id: string;
+  /** Seconds, as probed. */
+  duration: number;
+  /** Frames per second extracted (FRAME_EXTRACTION_FPS). */
+  fps: number;
+  long_edge: number;
+  jpeg_quality: number;
+  keyframes_only: boolean;
+  units: ExtractionUnit[];
+}
+
+/** One extracted frame: its object is frames/<name> under the job's prefix. */
+export interface FrameRecord {
+  name: string;
+  time: number;
+  sharpness: number;
+  width: number;
+  height: number;
+}
+
+export interface PlannedChunk {
+  index: number;
+  start: number;
+  end: number;
+  /** The frames sent with the chunk's call, in time order. */
+  frames: FrameRecord[];
+  /** The narration words starting in the chunk. */
+  words: TimedWord[];
+}
+
+/** A chunk's call: answered, failed (unbilled), or not made (nothing to look at or listen to). */
+export interface ChunkResult {
+  chunk_index: number;
+  outcome: 'ok' | 'failed' | 'skipped';
+  items: VideoItem[];
+  error: string | null;
+}
+
+const PLAN = 'VIDEOPLAN';
+const FRAMES = 'VIDEOFRAMES';
+const CHUNKS = 'VIDEOCHUNK';
+const CHUNK_COUNT = 'VIDEOCHUNKS';
+const RESULTS = 'VIDEORESULT';
+
+export const putVideoPlan = (jobId: string, plan: VideoPlan) =>
+  putRunRecord(jobId, runRecordKey(PLAN, plan.run_id), 'VideoPlan', plan);
+
+export async function getVideoPlan(jobId: string, runId: string): Promise<VideoPlan> {
+  const plan = await getRunRecord<VideoPlan>(jobId, runRecordKey(PLAN, runId));
+  if (!plan) throw new Error(`no video plan for run ${runId}`);
+  return plan;
+}
+
+/** A unit's frames; a unit run again replaces its own record (and its own frame objects). */
+export const putUnitFrames = (jobId: string, runId: string, unit: number, frames: FrameRecord[]) =>
+  putRunRecord(jobId, runRecordKey(FRAMES, runId, unit), 'VideoUnitFrames', { unit, frames });
+
+/** Every frame of the run, in time order. */
+export async function listFrames(jobId: string, runId: string): Promise<FrameRecord[]> {
+  const units = await listRunRecords<{ frames: FrameRecord[] }>(jobId, FRAMES, runId);
+  return units.flatMap((u) => u.frames).sort((a, b) => a.time - b.time);
+}
+
+/** The run's chunks, then their count (read by the analysis stage: the count is written last). */
+export async function putChunks(jobId: string, runId: string, chunks: PlannedChunk[]): Promise<void> {
+  await putRunRecords(
+    jobId,
+    'VideoChunk',
+    chunks.map((chunk) => ({ sk: runRecordKey(CHUNKS, runId, chunk.index), value: chunk })),
+  );
+  await putRunRecord(jobId, runRecordKey(CHUNK_COUNT, runId), 'VideoChunkCount', { count: chunks.length });
+}
+
+export async function chunkCount(jobId: string, runId: string): Promise<number> {
+  const record = await getRunRecord<{ count: number }>(jobId, runRecordKey(CHUNK_COUNT, runId));
+  if (!record) throw new Error(`no chunks for run ${runId}`);
+  return record.count;
+}
+
+export async function getChunk(jobId: string, runId: string, index: number): Promise<PlannedChunk> {
+  const chunk = await getRunRecord<PlannedChunk>(jobId, runRecordKey(CHUNKS, runId, index));
+  if (!chunk) throw new Error(`chunk ${index} is outside the run's plan`);
+  return chunk;
+}
+
+export const listChunks = (jobId: string, runId: string) => listRunRecords<PlannedChunk>(jobId, CHUNKS, runId);
+
+export const putChunkResult = (jobId: string, runId: string, result: ChunkResult) =>
+  putRunRecordOnce(jobId, runRecordKey(RESULTS, runId, result.chunk_index), 'VideoChunkResult', result);
+
+export const getChunkResult = (jobId: string, runId: string, index: number) =>
+  getRunRecord<ChunkResult>(jobId, runRecordKey(RESULTS, runId, index));
+
+export const listChunkResults = (jobId: string, runId: string) => listRunRecords<ChunkResult>(jobId, RESULTS, runId);
