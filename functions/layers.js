@@ -163,7 +163,7 @@ function moveInto(from, to) {
 const artifactOf = (name) => `${LAYERS_DIR}/${name}.zip`;
 
 /** Builds one layer into <serviceDir>/.layers/<name>.zip unless the cached one has the same key. */
-function buildLayer(serviceDir, name, log = () => {}) {
+async function buildLayer(serviceDir, name, log = () => {}) {
   const spec = specOf(serviceDir, name);
   const key = keyOf(spec);
   const zip = path.join(serviceDir, artifactOf(name));
@@ -179,7 +179,7 @@ function buildLayer(serviceDir, name, log = () => {}) {
     const layer = LAYERS[name];
     if (layer.binary) assembleBinary(staging, layer.binary);
     else assembleModules(staging, spec.packages);
-    const { files, unzipped } = zipDirectory(path.join(staging, 'layer'), path.join(staging, 'layer.zip'));
+    const { files, unzipped } = await zipDirectory(path.join(staging, 'layer'), path.join(staging, 'layer.zip'));
     fs.rmSync(stampFile, { force: true });
     fs.mkdirSync(path.dirname(zip), { recursive: true });
     // The unpacked directory of the first layout, if any, is of no use any more.
@@ -194,8 +194,10 @@ function buildLayer(serviceDir, name, log = () => {}) {
 }
 
 /** Builds every named layer (all of them by default); cached ones cost a stat and a hash. */
-function buildLayers(serviceDir, names = Object.keys(LAYERS), log = () => {}) {
-  return names.map((name) => buildLayer(serviceDir, name, log));
+async function buildLayers(serviceDir, names = Object.keys(LAYERS), log = () => {}) {
+  const results = [];
+  for (const name of names) results.push(await buildLayer(serviceDir, name, log));
+  return results;
 }
 
 /**
@@ -215,7 +217,7 @@ class MediaLayers {
     throw ServerlessError ? new ServerlessError(message, 'CONTENTS_INVENTORY_MEDIA_LAYERS') : new Error(message);
   }
 
-  prepare() {
+  async prepare() {
     this.skipDeployedLayerLookup();
     const service = this.serverless.service;
     const declared = service.getAllLayers();
@@ -229,7 +231,7 @@ class MediaLayers {
         );
     }
     try {
-      buildLayers(this.serverless.serviceDir, declared, this.log);
+      await buildLayers(this.serverless.serviceDir, declared, this.log);
     } catch (err) {
       this.fail(`Could not build the media layers (needs the npm registry once per version): ${err.message}`);
     }
@@ -262,6 +264,13 @@ Object.assign(module.exports, { LAYERS, layerLogicalId, artifactOf, buildLayers 
 
 if (require.main === module) {
   const serviceDir = path.join(__dirname, '..');
-  for (const { name, key, built } of buildLayers(serviceDir, undefined, console.log))
-    console.log(`${name}: ${built ? 'built' : 'up to date'} (${key})`);
+  buildLayers(serviceDir, undefined, console.log).then(
+    (results) => {
+      for (const { name, key, built } of results) console.log(`${name}: ${built ? 'built' : 'up to date'} (${key})`);
+    },
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }

@@ -10,8 +10,8 @@ import path from 'node:path';
 
 const { buildLayers } = require('../../functions/layers.js');
 
-export default function globalSetup(): void {
+export default async function globalSetup(): Promise<void> {
   const started = Date.now();
-  const results: { built: boolean }[] = buildLayers(path.join(__dirname, '..', '..'), undefined, console.log);
+  const results: { built: boolean }[] = await buildLayers(path.join(__dirname, '..', '..'), undefined, console.log);
   if (results.some((r) => r.built)) console.log(`media layers ready in ${Date.now() - started} ms`);
 }
