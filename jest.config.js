@@ -5,7 +5,8 @@
  *    the local service start ONCE for the run (tests/support/global-setup.ts)
  *    and are shared by every file; each file isolates itself with its own
  *    teams and ids.
- *  - packaging: `serverless package` offline, stack and bundle budgets.
+ *  - packaging: `serverless package` offline, stack and bundle budgets, media
+ *    layers (their zips are built once, before any suite starts).
  */
 // The SDK warns that Node 20 support ends in 2027; Lambda runs Node 22, so keep test output clean.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -46,6 +47,12 @@ module.exports = {
       globalSetup: '<rootDir>/tests/support/global-setup.ts',
       globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
     },
-    { ...common, displayName: 'packaging', testMatch: ['<rootDir>/tests/packaging/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'packaging',
+      testMatch: ['<rootDir>/tests/packaging/**/*.test.ts'],
+      // Builds the media layer zips once, before any suite of the run starts (cached in .layers/).
+      globalSetup: '<rootDir>/tests/packaging/global-setup.ts',
+    },
   ],
 };

@@ -12,10 +12,15 @@
  *    read from SSM at run time, lib/config/secrets.ts);
  *  - IAM: its group's role allows only the AWS services the group's code
  *    imports, on the exact resources of this stack (functions/iam.js).
+ * Its media layers are the exception: a worker declares them (`layers` in
+ * lib/background/functions.ts), because running ffmpeg leaves no trace in a
+ * bundle; they become references to serverless.yml's layers
+ * (functions/layers.js builds them).
  */
 const path = require('node:path');
 const Module = require('node:module');
 const { buildSync } = require('esbuild');
+const { LAYERS, layerLogicalId } = require('./layers');
 
 const root = path.join(__dirname, '..');
 
@@ -145,7 +150,7 @@ function build() {
     [...config.SETTING_NAMES],
   );
 
-  /** name → { role, readsSecrets, packages, queue? } for the IAM roles and the package-time checks. */
+  /** name → { role, readsSecrets, packages, layers, queue? } for the IAM roles and the package-time checks. */
   const profiles = {};
   const functions = {};
   const describe = (name, kind, declaration) => {
@@ -159,7 +164,11 @@ function build() {
       packages: [...packages].sort(),
       queue: declaration.kind === 'queue' ? declaration.queue : undefined,
       kind: kind === 'http' ? 'http' : declaration.kind,
+      layers: declaration.layers ?? [],
     };
+    for (const layer of profiles[name].layers)
+      if (!LAYERS[layer])
+        throw new Error(`functions/manifest.js: ${name} asks for media layer ${layer}, which does not exist`);
     return { handler: `functions/${declaration.handler}.handler`, role: profiles[name].role, environment };
   };
 
@@ -196,6 +205,7 @@ function build() {
       timeout: fn.timeout,
       ...(fn.memorySize ? { memorySize: fn.memorySize } : {}),
       environment: { ...base.environment, ...(fn.environment ?? {}) },
+      ...(fn.layers?.length ? { layers: fn.layers.map((layer) => ({ Ref: layerLogicalId(layer) })) } : {}),
       events: [
         {
           sqs: {
@@ -254,7 +264,7 @@ module.exports = {
   get cors() {
     return manifest().cors;
   },
-  /** name → role, secret use and SDK packages of each function (functions/iam.js, functions/package-offline.js). */
+  /** name → role, secret use, SDK packages and media layers of each function (functions/iam.js, functions/package-offline.js, functions/layers.js). */
   get profiles() {
     return manifest().profiles;
   },

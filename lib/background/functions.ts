@@ -5,6 +5,14 @@
  */
 import type { QueuePurpose } from '../queue/queues';
 
+/**
+ * Lambda layers with the native media tools (functions/layers.js builds them,
+ * serverless.yml declares them). Bundles keep sharp and pdfkit external and
+ * zips leave them out, so a worker that loads one, or runs ffmpeg or
+ * ffprobe, must carry its layer.
+ */
+type MediaLayer = 'ffmpeg' | 'ffprobe' | 'sharp' | 'pdfkit';
+
 export interface QueueWorker {
   kind: 'queue';
   name: string;
@@ -16,6 +24,8 @@ export interface QueueWorker {
   memorySize?: number;
   /** Extra environment for this worker only. */
   environment?: Record<string, string>;
+  /** The media layers this worker's code needs at run time (see MediaLayer). */
+  layers?: MediaLayer[];
   /** The event source's maximum concurrency (SQS minimum is 2), fixed or taken from a setting at package time. */
   maximumConcurrency?: number | 'OPENROUTER_GLOBAL_CONCURRENCY' | 'WORKER_CONCURRENCY';
 }
@@ -49,6 +59,7 @@ export const backgroundFunctions: BackgroundFunction[] = [
     batchSize: 1,
     timeout: 900,
     maximumConcurrency: 'WORKER_CONCURRENCY',
+    layers: ['ffmpeg', 'ffprobe', 'sharp'],
   },
   // Fan-out units (one AI call each): global AI concurrency is this event source's maximum concurrency.
   {
@@ -59,6 +70,7 @@ export const backgroundFunctions: BackgroundFunction[] = [
     batchSize: 1,
     timeout: 900,
     maximumConcurrency: 'OPENROUTER_GLOBAL_CONCURRENCY',
+    layers: ['ffmpeg', 'ffprobe', 'sharp'],
   },
   // Measures uploaded video/audio (duration for pricing) with ffprobe.
   {
@@ -69,6 +81,7 @@ export const backgroundFunctions: BackgroundFunction[] = [
     batchSize: 1,
     timeout: 120,
     maximumConcurrency: 5,
+    layers: ['ffprobe'],
   },
   // Re-encodes landed photos to upright RGB JPEGs, and cuts user-drawn segments out of them.
   // One photo per invocation: a HEIC decode peaks near 500 MB, so five at once would pass memorySize
@@ -83,6 +96,7 @@ export const backgroundFunctions: BackgroundFunction[] = [
     maximumConcurrency: 10,
     memorySize: 1536,
     environment: { MALLOC_ARENA_MAX: '2' },
+    layers: ['sharp'],
   },
   // Builds Excel, CSV and PDF exports into the bucket (lib/exports). One export per invocation: a claim of
   // 5,000 items with photos peaks under 400 MB RSS (`npm run bench -- exports`); the memory buys CPU time.
@@ -96,6 +110,7 @@ export const backgroundFunctions: BackgroundFunction[] = [
     maximumConcurrency: 5,
     memorySize: 2048,
     environment: { MALLOC_ARENA_MAX: '2' },
+    layers: ['sharp', 'pdfkit'],
   },
   // Job events (server-sent events): ~10 minutes of polling per connection.
   { kind: 'stream', name: 'jobStream', handler: 'streams/job-stream', timeout: 660 },

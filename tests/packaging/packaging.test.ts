@@ -13,10 +13,15 @@
  *    gets only the settings its code reads, least-privilege roles per function
  *    group, retained and recoverable storage, alarms on dead-letter queues,
  *    failure destinations for schedules, bounded job stream concurrency
- *    (deployment-checks.ts).
+ *    (deployment-checks.ts),
+ *  - the media layers: ready zips used as they are, linux-arm64 ffmpeg,
+ *    ffprobe, sharp and pdfkit laid out for /opt, on exactly the workers that
+ *    need them, each worker with its layers under Lambda's 250 MB unzipped
+ *    limit (media-layers.ts).
  */
 import path from 'node:path';
 import { describeDeploymentSafety, PACKAGING_ENV } from './deployment-checks';
+import { describeMediaLayers } from './media-layers';
 import {
   danglingReferences,
   kib,
@@ -69,6 +74,7 @@ const isHttp = (fn: ManifestFunction) => (fn.events ?? []).some((e) => 'httpApi'
 let serviceDir: string | undefined;
 
 beforeAll(async () => {
+  // The media layer zips are ready in .layers/ (global-setup.ts), shared with the snapshot.
   serviceDir = snapshotService();
   // The manifest of the same snapshot that is packaged.
   manifest = require(path.join(serviceDir, 'functions', 'manifest.js')).functions;
@@ -229,3 +235,4 @@ describe('serverless package --stage ci', () => {
 });
 
 describeDeploymentSafety(() => ({ run, root, nested, manifest }));
+describeMediaLayers(() => ({ run, root, nested, manifest }));

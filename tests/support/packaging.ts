@@ -3,10 +3,10 @@
  * wrote: CloudFormation templates (root + split-stacks nested stacks) and
  * function zips. Used by tests/packaging.
  *
- * The service is copied to a temporary directory (node_modules symlinked)
- * because packaging creates and then deletes `.serverless/` and `.esbuild/` in
- * the service directory, which would break a `serverless offline` running from
- * the repository at the same time.
+ * The service is copied to a temporary directory (node_modules and the media
+ * layer zips in .layers symlinked) because packaging creates and then deletes
+ * `.serverless/` and `.esbuild/` in the service directory, which would break
+ * a `serverless offline` running from the repository at the same time.
  *
  * The CLI runs with no AWS credentials, AWS endpoints pointed at a closed
  * local port, no SDK retries, and a preload that refuses (and records) every
@@ -20,18 +20,24 @@ import path from 'node:path';
 const repoRoot = path.join(__dirname, '..', '..');
 
 /** Not part of the service, or produced by it. */
-const NOT_COPIED = new Set(['node_modules', '.git', '.serverless', '.esbuild', '.build', '.local', 'coverage', 'tmp']);
+const NOT_COPIED = new Set(['.git', '.serverless', '.esbuild', '.build', '.local', 'coverage', 'tmp']);
 
-/** Copies the service (not node_modules: symlinked) into a fresh temporary directory. */
+/** Shared with the snapshot rather than copied: installed packages and the media layer zips (~60 MB). */
+const LINKED = ['node_modules', '.layers'];
+
+/** Copies the service (not node_modules and .layers: symlinked) into a fresh temporary directory. */
 export function snapshotService(sourceDir = repoRoot): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sls-package-'));
   const serviceDir = path.join(dir, 'service');
   fs.mkdirSync(serviceDir);
   for (const entry of fs.readdirSync(sourceDir)) {
-    if (NOT_COPIED.has(entry)) continue;
+    if (NOT_COPIED.has(entry) || LINKED.includes(entry)) continue;
     fs.cpSync(path.join(sourceDir, entry), path.join(serviceDir, entry), { recursive: true });
   }
-  fs.symlinkSync(path.join(sourceDir, 'node_modules'), path.join(serviceDir, 'node_modules'), 'dir');
+  for (const entry of LINKED) {
+    if (fs.existsSync(path.join(sourceDir, entry)))
+      fs.symlinkSync(path.join(sourceDir, entry), path.join(serviceDir, entry), 'dir');
+  }
   return serviceDir;
 }
 

@@ -1,0 +1,276 @@
+/**
+ * The media layers (serverless.yml `layers:`): ffmpeg, ffprobe, sharp and
+ * pdfkit for the workers that need them, built from npm registry packages for
+ * Lambda's platform (linux, arm64, glibc), never this machine's:
+ *
+ *   ffmpeg   bin/ffmpeg                 @ffmpeg-installer/linux-arm64 (static build)
+ *   ffprobe  bin/ffprobe                @ffprobe-installer/linux-arm64 (static build)
+ *   sharp    nodejs/node_modules/sharp  with @img/sharp-linux-arm64 and @img/sharp-libvips-linux-arm64
+ *   pdfkit   nodejs/node_modules/pdfkit with its dependencies and standard font data
+ *
+ * Lambda extracts a function's layers into /opt: /opt/bin is on PATH and
+ * /opt/nodejs/node_modules on NODE_PATH, so the bundles' `require('sharp')`
+ * and `require('pdfkit')` (external in custom.esbuild) resolve there. The
+ * package hook also sets FFMPEG_PATH / FFPROBE_PATH on the functions that
+ * carry a binary, so no other copy on PATH can win. Only at package time:
+ * `serverless offline` keeps the machine's own ffmpeg and node_modules.
+ *
+ * sharp and pdfkit come at the versions installed in this checkout, so a
+ * layer runs the code the tests ran. Each layer is built once per key
+ * (packages, versions, platform, layout) into a ready zip, .layers/<name>.zip,
+ * with the key in .layers/<name>.json. serverless.yml names that zip as the
+ * layer's artifact, so `serverless package` takes it as it is (no copy, no
+ * second compression of ~120 MB of binaries); with the same key a build does
+ * nothing and needs no network. Work in progress stays under
+ * node_modules/.cache until it is complete, so no one sees half a layer.
+ *
+ * `npm run build:layers` (this file run on its own) builds or checks every
+ * layer; the package hook and the packaging tests' global setup do the same.
+ */
+const { execFileSync } = require('node:child_process');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const { zipDirectory } = require('./zip-directory');
+
+const PLATFORM = { os: 'linux', cpu: 'arm64', libc: 'glibc' };
+/** Bump when the layout of a layer changes, to rebuild every cached one. */
+const LAYOUT_VERSION = 2;
+const LAYERS_DIR = '.layers';
+const ELF_MACHINE_AARCH64 = 183;
+
+/**
+ * name → contents. `binary`: one executable from a registry package, put in
+ * bin/. `modules`: node packages of this checkout, installed for the platform
+ * into nodejs/node_modules. `environment`: set on every function carrying it.
+ */
+const LAYERS = {
+  ffmpeg: {
+    binary: { package: '@ffmpeg-installer/linux-arm64', version: '4.1.4', file: 'ffmpeg' },
+    environment: { FFMPEG_PATH: '/opt/bin/ffmpeg' },
+  },
+  ffprobe: {
+    binary: { package: '@ffprobe-installer/linux-arm64', version: '5.2.0', file: 'ffprobe' },
+    environment: { FFPROBE_PATH: '/opt/bin/ffprobe' },
+  },
+  sharp: { modules: ['sharp'] },
+  pdfkit: { modules: ['pdfkit'] },
+};
+
+/** The CloudFormation logical id serverless gives a layer (naming.getLambdaLayerLogicalId). */
+const layerLogicalId = (name) => `${name[0].toUpperCase()}${name.slice(1)}LambdaLayer`;
+
+function installedVersion(serviceDir, pkg) {
+  return JSON.parse(fs.readFileSync(path.join(serviceDir, 'node_modules', pkg, 'package.json'), 'utf8')).version;
+}
+
+/** What decides a layer's contents; its hash is the cache key. */
+function specOf(serviceDir, name) {
+  const layer = LAYERS[name];
+  if (!layer) throw new Error(`functions/layers.js: no media layer named ${name}`);
+  const packages = layer.binary
+    ? { [layer.binary.package]: layer.binary.version }
+    : Object.fromEntries(layer.modules.map((pkg) => [pkg, installedVersion(serviceDir, pkg)]));
+  return { layout: LAYOUT_VERSION, platform: PLATFORM, packages };
+}
+
+const keyOf = (spec) => crypto.createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 16);
+
+function npm(args, cwd) {
+  return execFileSync('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 16 * 1024 * 1024,
+  });
+}
+
+/** Fails unless `file` is a 64-bit little-endian ELF for AArch64 (what Lambda arm64 runs). */
+function assertArm64Elf(file) {
+  const head = Buffer.alloc(20);
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.readSync(fd, head, 0, head.length, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const elf = head.subarray(0, 4).equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
+  if (!elf || head[4] !== 2 || head[5] !== 1 || head.readUInt16LE(18) !== ELF_MACHINE_AARCH64)
+    throw new Error(`functions/layers.js: ${file} is not a linux-arm64 binary`);
+}
+
+function assembleBinary(staging, { package: pkg, version, file }) {
+  const [packed] = JSON.parse(npm(['pack', `${pkg}@${version}`, '--json', '--pack-destination', staging], staging));
+  const tarball = path.join(staging, packed.filename);
+  execFileSync('tar', ['-xzf', tarball, '-C', staging, `package/${file}`]);
+  const bin = path.join(staging, 'layer', 'bin');
+  fs.mkdirSync(bin, { recursive: true });
+  fs.renameSync(path.join(staging, 'package', file), path.join(bin, file));
+  // Some of these packages set the executable bit in a postinstall script, which `npm pack` never runs.
+  fs.chmodSync(path.join(bin, file), 0o755);
+  assertArm64Elf(path.join(bin, file));
+}
+
+function assembleModules(staging, packages) {
+  const prefix = path.join(staging, 'layer', 'nodejs');
+  fs.mkdirSync(prefix, { recursive: true });
+  fs.writeFileSync(
+    path.join(prefix, 'package.json'),
+    `${JSON.stringify({ name: 'media-layer', private: true, dependencies: packages }, null, 2)}\n`,
+  );
+  // Install scripts never run: the prebuilt binaries are what the platform flags select.
+  npm(
+    [
+      'install',
+      '--prefix',
+      prefix,
+      `--os=${PLATFORM.os}`,
+      `--cpu=${PLATFORM.cpu}`,
+      `--libc=${PLATFORM.libc}`,
+      '--omit=dev',
+      '--ignore-scripts',
+      '--no-package-lock',
+    ],
+    prefix,
+  );
+  // Symlinked CLIs and npm's own bookkeeping are of no use in /opt.
+  fs.rmSync(path.join(prefix, 'node_modules', '.bin'), { recursive: true, force: true });
+  fs.rmSync(path.join(prefix, 'node_modules', '.package-lock.json'), { force: true });
+  if (packages.sharp) {
+    const native = path.join(prefix, 'node_modules', '@img', `sharp-${PLATFORM.os}-${PLATFORM.cpu}`);
+    const nativeVersion = JSON.parse(fs.readFileSync(path.join(native, 'package.json'), 'utf8')).version;
+    if (nativeVersion !== packages.sharp)
+      throw new Error(
+        `functions/layers.js: sharp ${packages.sharp} came with its ${PLATFORM.cpu} build ${nativeVersion}`,
+      );
+    assertArm64Elf(path.join(native, 'lib', `sharp-${PLATFORM.os}-${PLATFORM.cpu}-${packages.sharp}.node`));
+  }
+}
+
+/** Moves a finished file into place: a rename, or a copy when the cache is on another file system. */
+function moveInto(from, to) {
+  try {
+    fs.renameSync(from, to);
+  } catch (err) {
+    if (err.code !== 'EXDEV') throw err;
+    fs.copyFileSync(from, `${to}.partial`);
+    fs.renameSync(`${to}.partial`, to);
+    fs.rmSync(from, { force: true });
+  }
+}
+
+/** Where a layer's zip and its stamp live (serverless.yml: `package.artifact`). */
+const artifactOf = (name) => `${LAYERS_DIR}/${name}.zip`;
+
+/** Builds one layer into <serviceDir>/.layers/<name>.zip unless the cached one has the same key. */
+async function buildLayer(serviceDir, name, log = () => {}) {
+  const spec = specOf(serviceDir, name);
+  const key = keyOf(spec);
+  const zip = path.join(serviceDir, artifactOf(name));
+  const stampFile = path.join(serviceDir, LAYERS_DIR, `${name}.json`);
+  const stamp = fs.existsSync(stampFile) ? JSON.parse(fs.readFileSync(stampFile, 'utf8')) : null;
+  if (stamp?.key === key && fs.existsSync(zip)) return { name, key, zip, built: false };
+
+  const started = Date.now();
+  const cache = path.join(fs.realpathSync(path.join(serviceDir, 'node_modules')), '.cache', 'media-layers');
+  fs.mkdirSync(cache, { recursive: true });
+  const staging = fs.mkdtempSync(path.join(cache, `${name}-`));
+  try {
+    const layer = LAYERS[name];
+    if (layer.binary) assembleBinary(staging, layer.binary);
+    else assembleModules(staging, spec.packages);
+    const { files, unzipped } = await zipDirectory(path.join(staging, 'layer'), path.join(staging, 'layer.zip'));
+    fs.rmSync(stampFile, { force: true });
+    fs.mkdirSync(path.dirname(zip), { recursive: true });
+    // The unpacked directory of the first layout, if any, is of no use any more.
+    fs.rmSync(path.join(serviceDir, LAYERS_DIR, name), { recursive: true, force: true });
+    moveInto(path.join(staging, 'layer.zip'), zip);
+    fs.writeFileSync(stampFile, `${JSON.stringify({ key, ...spec, files, unzipped }, null, 2)}\n`);
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+  log(`media layer ${name}: built from ${Object.keys(spec.packages).join(', ')} in ${Date.now() - started} ms`);
+  return { name, key, zip, built: true };
+}
+
+/** Builds every named layer (all of them by default); cached ones cost a stat and a hash. */
+async function buildLayers(serviceDir, names = Object.keys(LAYERS), log = () => {}) {
+  const results = [];
+  for (const name of names) results.push(await buildLayer(serviceDir, name, log));
+  return results;
+}
+
+/**
+ * Package hook (listed after package-offline.js, whose refusals come first):
+ * checks the layers serverless.yml declares, builds any that is missing or
+ * out of date, and sets the binaries' paths on the functions that carry them.
+ */
+class MediaLayers {
+  constructor(serverless, _options, utils) {
+    this.serverless = serverless;
+    this.log = (message) => (utils?.log?.notice ? utils.log.notice(message) : console.log(message));
+    this.hooks = { 'before:package:initialize': () => this.prepare() };
+  }
+
+  fail(message) {
+    const ServerlessError = this.serverless.classes?.Error;
+    throw ServerlessError ? new ServerlessError(message, 'CONTENTS_INVENTORY_MEDIA_LAYERS') : new Error(message);
+  }
+
+  async prepare() {
+    this.skipDeployedLayerLookup();
+    const service = this.serverless.service;
+    const declared = service.getAllLayers();
+    for (const name of declared) {
+      if (!LAYERS[name]) this.fail(`serverless.yml declares layer ${name}, which functions/layers.js does not build`);
+      // A `path` would have serverless zip the layer again on every package; the ready zip is used as it is.
+      const layer = service.getLayer(name);
+      if (layer.path !== undefined || layer.package?.artifact !== artifactOf(name))
+        this.fail(
+          `serverless.yml: layer ${name} must have package.artifact ${artifactOf(name)} (where functions/layers.js builds it) and no path`,
+        );
+    }
+    try {
+      await buildLayers(this.serverless.serviceDir, declared, this.log);
+    } catch (err) {
+      this.fail(`Could not build the media layers (needs the npm registry once per version): ${err.message}`);
+    }
+    const { profiles } = require('./manifest.js');
+    for (const name of service.getAllFunctions()) {
+      for (const layer of profiles[name]?.layers ?? []) {
+        if (!declared.includes(layer))
+          this.fail(`Function ${name} needs layer ${layer}, which serverless.yml does not declare under layers:`);
+        const fn = service.getFunction(name);
+        fn.environment = { ...(fn.environment ?? {}), ...(LAYERS[layer].environment ?? {}) };
+      }
+    }
+  }
+
+  /**
+   * Before reusing a layer already uploaded with the same hash, the framework
+   * reads the deployed stack's outputs (CloudFormation DescribeStacks): that
+   * needs AWS, which `serverless package` must not (package-offline.js).
+   * `serverless deploy` keeps the lookup, so an unchanged layer is not uploaded again.
+   */
+  skipDeployedLayerLookup() {
+    if (this.serverless.processedInput?.commands?.[0] !== 'package') return;
+    const compileLayers = this.serverless.pluginManager.plugins.find((p) => p.constructor?.name === 'AwsCompileLayers');
+    if (compileLayers) compileLayers.compareWithLastLayer = async () => {};
+  }
+}
+
+module.exports = MediaLayers;
+Object.assign(module.exports, { LAYERS, layerLogicalId, artifactOf, buildLayers });
+
+if (require.main === module) {
+  const serviceDir = path.join(__dirname, '..');
+  buildLayers(serviceDir, undefined, console.log).then(
+    (results) => {
+      for (const { name, key, built } of results) console.log(`${name}: ${built ? 'built' : 'up to date'} (${key})`);
+    },
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
