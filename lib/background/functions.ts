@@ -50,7 +50,8 @@ export interface StreamingUrl {
 export type BackgroundFunction = QueueWorker | Schedule | StreamingUrl;
 
 export const backgroundFunctions: BackgroundFunction[] = [
-  // Pipeline stages: one job stage per invocation (lib/orchestrator).
+  // Pipeline stages: one job stage per invocation (lib/orchestrator). Video stages run ffmpeg (the speech track)
+  // and sharp (the crops); units decode video stretches. Memory buys CPU too: 1,769 MB is one full vCPU.
   {
     kind: 'queue',
     name: 'stageWorker',
@@ -58,10 +59,12 @@ export const backgroundFunctions: BackgroundFunction[] = [
     queue: 'stages',
     batchSize: 1,
     timeout: 900,
+    memorySize: 2048,
     maximumConcurrency: 'WORKER_CONCURRENCY',
     layers: ['ffmpeg', 'ffprobe', 'sharp'],
   },
-  // Fan-out units (one AI call each): global AI concurrency is this event source's maximum concurrency.
+  // Fan-out units (one AI call each, or one 2-minute stretch of frames): global AI concurrency is this event
+  // source's maximum concurrency. Decoding video is CPU-bound: the memory is for the CPU share that comes with it.
   {
     kind: 'queue',
     name: 'unitWorker',
@@ -69,6 +72,7 @@ export const backgroundFunctions: BackgroundFunction[] = [
     queue: 'units',
     batchSize: 1,
     timeout: 900,
+    memorySize: 2048,
     maximumConcurrency: 'OPENROUTER_GLOBAL_CONCURRENCY',
     layers: ['ffmpeg', 'ffprobe', 'sharp'],
   },

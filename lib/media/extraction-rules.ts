@@ -83,12 +83,31 @@ export function frameFilters(options: { fps: number; longEdge: number; keyframes
     // round=near, keeps the one just before the next half-slot: half an interval late).
     filters.push(`fps=fps=${options.fps}:start_time=0:round=up`);
   }
-  if (options.longEdge > 0) {
-    const edge = Math.round(options.longEdge);
-    filters.push(`scale=w='min(iw,${edge})':h='min(ih,${edge})':force_original_aspect_ratio=decrease`);
-  }
+  if (options.longEdge > 0) filters.push(capLongEdge(options.longEdge));
   filters.push('showinfo');
   return filters.join(',');
+}
+
+/** Caps the longer side at `edge` pixels, keeping the aspect ratio; never upscales. */
+function capLongEdge(edge: number): string {
+  const e = Math.round(edge);
+  return `scale=w='min(iw,${e})':h='min(ih,${e})':force_original_aspect_ratio=decrease`;
+}
+
+/**
+ * The filter graph when every frame also gets a smaller preview (what the
+ * model is sent): the frames as frameFilters makes them, split in two, the
+ * second copy capped at `previewLongEdge`. Outputs [frame] and [preview], one
+ * image each per frame, in the same order.
+ */
+export function frameGraph(options: {
+  fps: number;
+  longEdge: number;
+  keyframesOnly: boolean;
+  previewLongEdge: number;
+}): string {
+  if (!(options.previewLongEdge > 0)) throw new RangeError('previewLongEdge must be positive');
+  return `[0:v:0]${frameFilters(options)},split=2[frame][small];[small]${capLongEdge(options.previewLongEdge)}[preview]`;
 }
 
 const SHOWINFO_FRAME = /Parsed_showinfo.*\bn:\s*(\d+)\s+pts:\s*-?\d+\s+pts_time:(-?[\d.]+(?:e[-+]?\d+)?)/;

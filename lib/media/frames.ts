@@ -13,7 +13,8 @@
  * the keyframe's own timestamp.
  */
 import { spawn } from 'node:child_process';
-import { frameFilters, keyframeRateFromPackets, showinfoTime, toMillis } from './extraction-rules';
+import type { Readable } from 'node:stream';
+import { frameFilters, frameGraph, keyframeRateFromPackets, showinfoTime, toMillis } from './extraction-rules';
 import { inputGuards, MediaToolError, redact, resolveFfmpeg, resolveFfprobe, runTool, toolFailure } from './ffmpeg';
 import { JpegSplitter } from './jpeg-stream';
 
@@ -31,6 +32,8 @@ export interface ExtractedFrame {
   /** Seconds on the video's clock, to the millisecond. */
   timeSeconds: number;
   jpeg: Buffer;
+  /** The same frame at the preview size, when a preview was asked for. */
+  preview?: Buffer;
 }
 
 export interface FrameExtraction {
@@ -47,6 +50,11 @@ export interface FrameExtraction {
   jpegQuality: number;
   /** Decode keyframes only and take each at its own time. */
   keyframesOnly?: boolean;
+  /**
+   * Also write each frame at this smaller size (long edge, never upscaled),
+   * from the same decode: a second JPEG output on the child's fd 3.
+   */
+  preview?: { longEdge: number; jpegQuality: number };
   onFrame: (frame: ExtractedFrame) => void | Promise<void>;
   timeoutMs?: number;
   signal?: AbortSignal;
@@ -58,11 +66,27 @@ function ffmpegArgs(o: FrameExtraction, start: number): string[] {
   if (o.keyframesOnly) args.push('-skip_frame', 'nokey');
   args.push('-ss', String(start));
   if (o.endSeconds !== undefined) args.push('-t', String(toMillis(o.endSeconds - start)));
-  args.push('-i', o.input, '-map', '0:v:0', '-an', '-sn', '-dn');
-  args.push('-vf', frameFilters({ fps: o.fps, longEdge: o.longEdge, keyframesOnly: o.keyframesOnly === true }));
+  args.push('-i', o.input);
+  const filters = { fps: o.fps, longEdge: o.longEdge, keyframesOnly: o.keyframesOnly === true };
   // Every frame the filters pass is written once, with no duplication or dropping by the muxer.
-  args.push('-vsync', 'passthrough', '-c:v', 'mjpeg', '-q:v', String(o.jpegQuality), '-f', 'image2pipe', 'pipe:1');
-  return args;
+  const jpegOut = (quality: number, pipe: string) => [
+    '-vsync',
+    'passthrough',
+    '-c:v',
+    'mjpeg',
+    '-q:v',
+    String(quality),
+    '-f',
+    'image2pipe',
+    pipe,
+  ];
+  if (!o.preview) {
+    args.push('-map', '0:v:0', '-an', '-sn', '-dn', '-vf', frameFilters(filters));
+    return [...args, ...jpegOut(o.jpegQuality, 'pipe:1')];
+  }
+  args.push('-filter_complex', frameGraph({ ...filters, previewLongEdge: o.preview.longEdge }));
+  args.push('-map', '[frame]', ...jpegOut(o.jpegQuality, 'pipe:1'));
+  return [...args, '-map', '[preview]', ...jpegOut(o.preview.jpegQuality, 'pipe:3')];
 }
 
 /** Runs the extraction; resolves with the number of frames handed to `onFrame`. */
@@ -72,10 +96,17 @@ export function extractFrames(o: FrameExtraction): Promise<{ frames: number }> {
   if (o.endSeconds !== undefined && o.endSeconds <= start) return Promise.resolve({ frames: 0 });
 
   return new Promise((resolve, reject) => {
-    const child = spawn(o.ffmpeg ?? resolveFfmpeg(), ffmpegArgs(o, start), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(o.ffmpeg ?? resolveFfmpeg(), ffmpegArgs(o, start), {
+      stdio: ['ignore', 'pipe', 'pipe', o.preview ? 'pipe' : 'ignore'],
+    });
     const splitter = new JpegSplitter();
+    const previewSplitter = new JpegSplitter();
     const times: number[] = [];
     const images: Buffer[] = [];
+    const previews: Buffer[] = [];
+    const stdout = child.stdout as Readable;
+    const stderr = child.stderr as Readable;
+    const previewPipe = o.preview ? (child.stdio[3] as Readable) : null;
     const logTail: string[] = [];
     let stderrRest = '';
     let next = 0;
@@ -98,27 +129,36 @@ export function extractFrames(o: FrameExtraction): Promise<{ frames: number }> {
     o.signal?.addEventListener('abort', onAbort, { once: true });
     if (o.signal?.aborted) onAbort();
 
-    // A frame is complete once both its showinfo line (stderr) and its JPEG (stdout) have arrived.
+    // A frame is complete once its showinfo line (stderr), its JPEG (stdout) and its preview (fd 3) have arrived.
+    const pause = () => {
+      stdout.pause();
+      previewPipe?.pause();
+    };
+    const resume = () => {
+      stdout.resume();
+      previewPipe?.resume();
+    };
     const pair = () => {
-      while (times.length && images.length && !failure) {
+      while (times.length && images.length && (!previewPipe || previews.length) && !failure) {
         const timeSeconds = toMillis(start + (times.shift() as number));
         const jpeg = images.shift() as Buffer;
+        const preview = previewPipe ? (previews.shift() as Buffer) : undefined;
         // The fps grid may close with a tick on the range's end, which belongs to the next range.
         if (o.endSeconds !== undefined && timeSeconds >= o.endSeconds) continue;
-        const frame = { index: next++, timeSeconds, jpeg };
+        const frame = { index: next++, timeSeconds, jpeg, ...(preview ? { preview } : {}) };
         inFlight++;
-        if (inFlight >= MAX_FRAMES_IN_FLIGHT) child.stdout.pause();
+        if (inFlight >= MAX_FRAMES_IN_FLIGHT) pause();
         chain = chain
           .then(() => (failure ? undefined : o.onFrame(frame)))
           .then(() => {
             handed++;
             inFlight--;
-            if (inFlight < MAX_FRAMES_IN_FLIGHT) child.stdout.resume();
+            if (inFlight < MAX_FRAMES_IN_FLIGHT) resume();
           }, fail);
       }
     };
 
-    child.stdout.on('data', (chunk: Buffer) => {
+    stdout.on('data', (chunk: Buffer) => {
       try {
         images.push(...splitter.push(chunk));
       } catch (error) {
@@ -127,8 +167,17 @@ export function extractFrames(o: FrameExtraction): Promise<{ frames: number }> {
       }
       pair();
     });
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (text: string) => {
+    previewPipe?.on('data', (chunk: Buffer) => {
+      try {
+        previews.push(...previewSplitter.push(chunk));
+      } catch (error) {
+        fail(new MediaToolError(error instanceof Error ? error.message : String(error)));
+        return;
+      }
+      pair();
+    });
+    stderr.setEncoding('utf8');
+    stderr.on('data', (text: string) => {
       const lines = (stderrRest + text).split('\n');
       stderrRest = lines.pop() ?? '';
       for (const line of lines) {
@@ -152,7 +201,8 @@ export function extractFrames(o: FrameExtraction): Promise<{ frames: number }> {
       const tail = redact(logTail.join('\n'), o.input);
       if (!failure && code !== 0)
         fail(toolFailure('ffmpeg', { code: code ?? signal, killed: !!signal, timedOut }, tail));
-      if (!failure && (splitter.pendingBytes > 0 || images.length > 0)) {
+      const leftOver = splitter.pendingBytes + previewSplitter.pendingBytes + images.length + previews.length;
+      if (!failure && leftOver > 0) {
         fail(new MediaToolError('ffmpeg ended in the middle of a frame', true));
       }
       chain.then(() => (failure ? reject(failure) : resolve({ frames: handed })));

@@ -58,9 +58,11 @@ export async function transcribeRecording(job: Job, log: JobLog): Promise<Transc
   if (!job.media_key) throw new Error('the job has no uploaded file');
   const dir = await mkdtemp(join(tmpdir(), 'transcribe-'));
   try {
-    const track = await extractAudioTrack({ input: await presignedGet(job.media_key, READ_URL_SECONDS), dir });
+    // Beside frame extraction (on one machine) the frames are the critical path: the track yields the CPU.
+    const input = await presignedGet(job.media_key, READ_URL_SECONDS);
+    const track = await extractAudioTrack({ input, dir, lowPriority: true });
     if (!track) return { kind: 'no_audio' };
-    const pieces = await audioPieces(track, PIECE_LIMITS);
+    const pieces = await audioPieces(track, { ...PIECE_LIMITS, lowPriority: true });
     await log.info(
       `Transcribing ${track.durationSeconds.toFixed(1)} s of sound in ${pieces.length} piece(s) with ${client.model}`,
     );

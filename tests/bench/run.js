@@ -6,11 +6,14 @@
  * Exits non-zero when a benchmark fails its bound or errors.
  *
  *   npm run bench                       # all benchmarks
- *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator, photos, photo-memory, exports)
+ *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator, photos, photo-memory, exports, video)
  *
  * The service is pointed at a fake AI gateway on a port chosen here
  * (OPENROUTER_BASE_URL, OPENROUTER_API_KEY); an entry that makes AI calls
  * starts the fake itself on BENCH_FAKE_GATEWAY_PORT with BENCH_FAKE_GATEWAY_KEY.
+ * Likewise for speech-to-text (TRANSCRIPTION_BASE_URL, TRANSCRIPTION_API_KEY):
+ * BENCH_FAKE_SPEECH_PORT and BENCH_FAKE_SPEECH_KEY. BENCH_SERVICE_PID is the
+ * serverless offline process, whose handlers run in its worker threads.
  * Billing stays off (no billing settings).
  */
 const { spawn } = require('node:child_process');
@@ -25,12 +28,14 @@ const root = path.join(__dirname, '..', '..');
 const RESULT_PREFIX = 'BENCH_RESULT ';
 const BENCH_JWT_SECRET = 'bench-claims-platform-secret-0123456789';
 const BENCH_GATEWAY_KEY = 'bench-ai-gateway-key';
+const BENCH_SPEECH_KEY = 'bench-speech-key';
 const BENCHMARKS = [
   { id: 'upload', entry: 'upload.ts', title: '(a) presigned upload 1 GiB' },
   { id: 'orchestrator', entry: 'orchestrator.ts', title: '(b) orchestrator fan-out' },
   { id: 'photos', entry: 'photo-pipeline.ts', title: '(c) photo pipeline 500 photos' },
   { id: 'photo-memory', entry: 'photo-memory.ts', title: '(d) photo worker peak RSS' },
   { id: 'exports', entry: 'exports.ts', title: '(e) exports 5,000 items' },
+  { id: 'video', entry: 'video.ts', title: '(f) video pipeline 10-minute 720p walkthrough' },
 ];
 
 function freePort() {
@@ -120,6 +125,7 @@ async function main() {
   const started = Date.now();
   process.stdout.write('starting the local stack (stage bench)…\n');
   const gatewayPort = await freePort();
+  const speechPort = await freePort();
   let service;
   try {
     service = await startLocalService({
@@ -137,6 +143,9 @@ async function main() {
         // The fake AI gateway an entry starts on this port (tests/fakes/ai-gateway-server.ts).
         OPENROUTER_BASE_URL: `http://127.0.0.1:${gatewayPort}/api/v1`,
         OPENROUTER_API_KEY: BENCH_GATEWAY_KEY,
+        // The fake speech-to-text provider an entry starts on this port (tests/fakes/speech-server.ts).
+        TRANSCRIPTION_BASE_URL: `http://127.0.0.1:${speechPort}`,
+        TRANSCRIPTION_API_KEY: BENCH_SPEECH_KEY,
       },
       log: (line) => output.push(line),
       onOfflineOutput: (chunk) => {
@@ -176,6 +185,9 @@ async function main() {
         BENCH_SERVICE_URL: service.url,
         BENCH_FAKE_GATEWAY_PORT: String(gatewayPort),
         BENCH_FAKE_GATEWAY_KEY: BENCH_GATEWAY_KEY,
+        BENCH_FAKE_SPEECH_PORT: String(speechPort),
+        BENCH_FAKE_SPEECH_KEY: BENCH_SPEECH_KEY,
+        BENCH_SERVICE_PID: String(service.offlinePid),
       };
       results.push({ title: bench.title, ...(await runChild(bench.outfile, env, bench.id)) });
     }

@@ -5,7 +5,8 @@
  *    chunks of CHUNK_DURATION_SECONDS; per chunk, the frames its call sends
  *    (the sharpest per time bucket) and the narration words it covers.
  *  - the `analyze` stage: one unit per chunk, OPENROUTER_CONCURRENCY in
- *    flight; a unit sends its frames (at VIDEO_FRAME_LONG_EDGE) and narration
+ *    flight; a unit sends its frames' previews (VIDEO_FRAME_LONG_EDGE, made
+ *    by the extraction) and narration
  *    to the vision model and records the answer once. A gateway failure is
  *    recorded as a failed chunk (unbilled), never thrown.
  */
@@ -21,7 +22,7 @@ import { readTranscript } from '../transcribe';
 import { readVideoItem } from './answer-rules';
 import { VIDEO_ANSWER_JSON_SCHEMA, type VideoItem } from './answer-schemas';
 import { chunkRanges, framesByChunk, selectFrames, sliceTranscript } from './chunk-rules';
-import { framesPrefix } from './extract';
+import { previewsPrefix } from './extract';
 import { chunkUserText, clock, frameLabel, videoSystemPrompt } from './prompt-rules';
 import {
   type ChunkResult,
@@ -100,16 +101,13 @@ async function callChunk(
 ): Promise<ChunkResult> {
   const base = { chunk_index: chunk.index };
   if (!needsCall(chunk)) return { ...base, outcome: 'skipped', items: [], error: null };
-  const config = settings();
-  const { resizeForModel } = await import('../../media/images');
-  const prefix = framesPrefix(job);
+  const prefix = previewsPrefix(job);
+  // The previews extraction wrote at VIDEO_FRAME_LONG_EDGE are what the model is sent, as they are.
   const images = await Promise.all(
     chunk.frames.map(async (frame) => {
       const stored = await readObject(`${prefix}${frame.name}`);
-      if (!stored) throw new Error(`frame ${frame.name} is missing from storage`);
-      const edge = config.VIDEO_FRAME_LONG_EDGE;
-      const resized = await resizeForModel(stored.body, { maxLongEdge: edge, maxPixels: edge * edge });
-      return { label: frameLabel(frame), jpeg: resized.jpeg };
+      if (!stored) throw new Error(`the preview of frame ${frame.name} is missing from storage`);
+      return { label: frameLabel(frame), jpeg: stored.body };
     }),
   );
   const range = `${clock(chunk.start)}–${clock(chunk.end)}`;

@@ -35,6 +35,11 @@ const READ_URL_SECONDS = 3600;
 
 export const framesPrefix = (job: Pick<Job, 'team_id' | 'claim_id' | 'id'>) =>
   `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}frames/`;
+/** Each frame at the size the model is sent, made by the same decode (so analysis never resizes). */
+export const previewsPrefix = (job: Pick<Job, 'team_id' | 'claim_id' | 'id'>) =>
+  `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}frame-previews/`;
+/** ffmpeg's JPEG quality scale for previews: close to what the model would get from a high-quality resize. */
+const PREVIEW_JPEG_QUALITY = 3;
 
 function mediaKeyOf(job: Job): string {
   if (!job.media_key) throw new PipelineFailure('This job has no uploaded video. Nothing was charged.');
@@ -66,6 +71,7 @@ export async function probeVideo(ctx: StageContext): Promise<StageOutcome> {
   const rate = minRatio > 0 ? await keyframeRate(input).catch(() => null) : null;
   const keyframesOnly = useKeyframeDecode(rate, config.FRAME_EXTRACTION_FPS, minRatio);
   const removed = await deletePrefix(framesPrefix(job));
+  await deletePrefix(previewsPrefix(job));
   if (removed) await log.info(`Removed ${removed} frame(s) left by an earlier attempt`);
 
   const units = extractionUnits(duration, config.FRAME_EXTRACTION_FPS);
@@ -75,6 +81,7 @@ export async function probeVideo(ctx: StageContext): Promise<StageOutcome> {
     fps: config.FRAME_EXTRACTION_FPS,
     long_edge: config.FRAME_LONG_EDGE_PX,
     jpeg_quality: config.FRAME_JPEG_QUALITY,
+    preview_long_edge: config.VIDEO_FRAME_LONG_EDGE,
     keyframes_only: keyframesOnly,
     units,
   });
@@ -103,6 +110,7 @@ export async function extractFrameUnit(ctx: StageContext, index: number): Promis
   const unit = plan.units[index];
   if (!unit) throw new Error(`extraction unit ${index} is outside the plan`);
   const prefix = framesPrefix(job);
+  const previews = previewsPrefix(job);
   const beatMs = settings().FRAME_EXTRACTION_HEARTBEAT_SECONDS * 1000;
   const frames: FrameRecord[] = [];
   let lastBeat = Date.now();
@@ -114,9 +122,15 @@ export async function extractFrameUnit(ctx: StageContext, index: number): Promis
     longEdge: plan.long_edge,
     jpegQuality: plan.jpeg_quality,
     keyframesOnly: plan.keyframes_only,
+    preview: { longEdge: plan.preview_long_edge, jpegQuality: PREVIEW_JPEG_QUALITY },
     onFrame: async (frame) => {
       const name = frameName(frame.timeSeconds);
-      const [measured] = await Promise.all([measureFrame(frame.jpeg), putJpeg(`${prefix}${name}`, frame.jpeg)]);
+      const preview = frame.preview as Buffer;
+      const [measured] = await Promise.all([
+        measureFrame(frame.jpeg, preview),
+        putJpeg(`${prefix}${name}`, frame.jpeg),
+        putJpeg(`${previews}${name}`, preview),
+      ]);
       frames.push({ name, time: frame.timeSeconds, ...measured });
       if (Date.now() - lastBeat >= beatMs) {
         lastBeat = Date.now();

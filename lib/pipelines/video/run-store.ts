@@ -24,11 +24,13 @@ export interface VideoPlan {
   fps: number;
   long_edge: number;
   jpeg_quality: number;
+  /** Long edge of the preview written beside each frame, the copy the model is sent (VIDEO_FRAME_LONG_EDGE). */
+  preview_long_edge: number;
   keyframes_only: boolean;
   units: ExtractionUnit[];
 }
 
-/** One extracted frame: its object is frames/<name> under the job's prefix. */
+/** One extracted frame: its object is frames/<name> under the job's prefix, its preview frame-previews/<name>. */
 export interface FrameRecord {
   name: string;
   time: number;

@@ -1,5 +1,6 @@
 import {
   frameFilters,
+  frameGraph,
   frameName,
   frameTime,
   keyframeRateFromPackets,
@@ -97,6 +98,19 @@ describe('frameFilters', () => {
     expect(frameFilters({ fps: 2, longEdge: 0, keyframesOnly: true })).toBe(
       "select='isnan(prev_selected_t)+gte(t-prev_selected_t,0.49)',showinfo",
     );
+  });
+});
+
+describe('frameGraph', () => {
+  it('splits the frames after showinfo and caps the preview copy', () => {
+    expect(frameGraph({ fps: 1, longEdge: 1600, keyframesOnly: false, previewLongEdge: 768 })).toBe(
+      "[0:v:0]fps=fps=1:start_time=0:round=up,scale=w='min(iw,1600)':h='min(ih,1600)':force_original_aspect_ratio=decrease,showinfo," +
+        "split=2[frame][small];[small]scale=w='min(iw,768)':h='min(ih,768)':force_original_aspect_ratio=decrease[preview]",
+    );
+  });
+
+  it('refuses a preview without a size', () => {
+    expect(() => frameGraph({ fps: 1, longEdge: 0, keyframesOnly: true, previewLongEdge: 0 })).toThrow(RangeError);
   });
 });
 

@@ -101,6 +101,25 @@ maybe('extractFrames', () => {
     ]);
   });
 
+  it('writes a preview of each frame from the same decode, capped and never upscaled', async () => {
+    const frames = await collect(full, { preview: { longEdge: 768, jpegQuality: 3 } });
+    expect(frames.map((f) => f.timeSeconds)).toEqual([0, 1]);
+    for (const frame of frames) {
+      expect(await sharp(frame.jpeg).metadata()).toMatchObject({ width: 1600, height: 900 });
+      expect(await sharp(frame.preview as Buffer).metadata()).toMatchObject({ width: 768, height: 432 });
+    }
+    const stepped = await collect(steps, {
+      preview: { longEdge: 2000, jpegQuality: 3 },
+      startSeconds: 2,
+      endSeconds: 5,
+    });
+    expect(await shown(stepped)).toEqual([2, 3, 4]);
+    expect(await Promise.all(stepped.map((f) => secondShown(f.preview as Buffer, STEP)))).toEqual([2, 3, 4]);
+    expect((await sharp(stepped[0].preview as Buffer).metadata()).width).toBe(
+      (await sharp(stepped[0].jpeg).metadata()).width,
+    );
+  });
+
   it('takes frames on the fps grid at other rates', async () => {
     const frames = await collect(steps, { fps: 2, startSeconds: 3, endSeconds: 5 });
 

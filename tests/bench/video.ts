@@ -1,0 +1,450 @@
+/**
+ * Benchmark (f): the video pipeline on a 10-minute 1280x720 walkthrough made
+ * here with ffmpeg (coloured boxes at known times, a sound track with tone
+ * bursts), uploaded through presigned parts and processed with billing off.
+ * The fake AI gateway answers every chunk after 2 s (vision mode: one item
+ * per coloured box it sees), the fake speech-to-text provider after 3 s.
+ * With billing off the pipeline starts when the upload is completed, so the
+ * wall time runs from POST complete to status complete, against
+ *
+ *   bound = extract_time + ceil(chunks / OPENROUTER_CONCURRENCY) × 2 s + synthesize_time
+ *
+ * where extract_time is plain ffmpeg run here over the whole file with the
+ * pipeline's options (the same filter chain and JPEG quality, the JPEGs read
+ * from a pipe and dropped) and synthesize_time is the job's own synthesize
+ * stage timing. Targets: wall ≤ 1.15 × bound; the job's frame extraction
+ * (the extract stage's frames branch, which does what plain ffmpeg does;
+ * the transcript branch beside it is printed too) ≤ 1.2 × plain ffmpeg; a
+ * worker's peak RSS < 1 GiB.
+ *
+ * A worker's peak RSS: locally every handler runs in a worker thread of the
+ * one serverless offline process (BENCH_SERVICE_PID), which hosts every
+ * function at once, so its RSS says little about one Lambda worker (it is
+ * sampled through /proc during the run and printed for context). The figure
+ * held against the target comes from a fresh process with the unit worker's
+ * environment (`node <bundle> --child <jobId>`) that runs the heaviest unit,
+ * the first extraction unit of the measured job, through the pipeline's own
+ * extractFrameUnit (ffmpeg decoding 2 minutes of 720p, each frame measured
+ * and written to the bucket): its own RSS plus its ffmpeg's, sampled, as
+ * Lambda counts the sandbox. Rewriting the finished job's frames writes the
+ * same names and bytes.
+ *
+ * A 20-second warm-up job runs first (not measured), so the local worker
+ * threads have loaded their bundles, as warm Lambda containers have.
+ *
+ * Run through `npm run bench -- video` (tests/bench/run.js).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { backgroundFunctions, type QueueWorker } from '../../lib/background/functions';
+import { settings } from '../../lib/config';
+import { getJob } from '../../lib/jobs/job-store';
+import { JobLog } from '../../lib/jobs/log-store';
+import { frameFilters, showinfoTime, useKeyframeDecode } from '../../lib/media/extraction-rules';
+import { inputGuards, resolveFfmpeg } from '../../lib/media/ffmpeg';
+import { keyframeRate } from '../../lib/media/frames';
+import { extractFrameUnit } from '../../lib/pipelines/video/extract';
+import { startFakeAiGateway } from '../fakes/ai-gateway-server';
+import { startFakeSpeechServer } from '../fakes/speech-server';
+import { newTeamMember, signLoginToken } from '../support/tokens';
+import { makeWalkthrough, type WalkthroughObject } from '../support/walkthrough';
+import { processTree, type RssPeaks, sampleRss } from './process-rss';
+import { bytes, emitResult, printTable, requiredEnv, runBenchmark, seconds } from './report';
+
+const NAME = 'video-pipeline-10min';
+const VIDEO_SECONDS = 600;
+const WIDTH = 1280;
+const HEIGHT = 720;
+const FPS = 30;
+const WARM_UP_SECONDS = 20;
+const GATEWAY_LATENCY_MS = 2000;
+const SPEECH_LATENCY_MS = 3000;
+const BOUND_FACTOR = 1.15;
+const EXTRACT_FACTOR = 1.2;
+const RSS_LIMIT_MB = 1024;
+const POLL_MS = 250;
+const RSS_SAMPLE_MS = 200;
+const PROCESS_TIMEOUT_MS = 20 * 60_000;
+
+const COLOURS = ['red', 'green', 'blue', 'yellow', 'magenta', 'cyan'] as const;
+
+const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
+
+/** A box of one colour every 40 s for 5 s, in turn on the left and the right of the room. */
+function walkthroughObjects(length: number): WalkthroughObject[] {
+  return Array.from({ length: Math.floor((length - 10) / 40) + 1 }, (_, i) => ({
+    colour: COLOURS[i % COLOURS.length],
+    from: 5 + i * 40,
+    to: 10 + i * 40,
+    box: { x: i % 2 ? 0.6 : 0.1, y: 0.3, width: 0.25, height: 0.35 },
+  }));
+}
+
+/** A 0.4 s tone every 45 s: one word each to the fake speech-to-text provider. */
+function toneBursts(length: number): [number, number][] {
+  return Array.from({ length: Math.floor((length - 20) / 45) + 1 }, (_, i) => [15 + i * 45, 15.4 + i * 45]);
+}
+
+class Api {
+  constructor(
+    readonly base: string,
+    private readonly token: string,
+  ) {}
+
+  async call<T = any>(method: string, path: string, body?: unknown, expectStatus = [200, 201]): Promise<T> {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const res = await fetch(`${this.base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
+      body: payload,
+    });
+    const text = await res.text();
+    if (!expectStatus.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+    return (text ? JSON.parse(text) : null) as T;
+  }
+}
+
+/** init → part URLs → PUT each part to the bucket, as the browser does; returns the upload id. */
+async function uploadParts(api: Api, roomId: string, video: Buffer, filename: string): Promise<string> {
+  const init = await api.call('POST', '/api/uploads/init', {
+    kind: 'video',
+    filename,
+    room_id: roomId,
+    total_size: video.length,
+  });
+  const chunkSize = init.chunk_size as number;
+  const parts = Array.from({ length: init.part_count as number }, (_, i) => i);
+  const { urls } = await api.call('POST', `/api/uploads/${init.upload_id}/part-urls`, { parts });
+  for (const { index, url, size } of urls as { index: number; url: string; size: number }[]) {
+    const put = await fetch(url, { method: 'PUT', body: video.subarray(index * chunkSize, index * chunkSize + size) });
+    await put.arrayBuffer();
+    if (put.status !== 200) throw new Error(`part ${index} PUT: ${put.status}`);
+  }
+  return init.upload_id as string;
+}
+
+/**
+ * POST complete (with billing off the pipeline starts there: probe, then
+ * process), then polls until the job is complete; resolves with the job and
+ * the wall time.
+ */
+async function completeAndProcess(api: Api, uploadId: string): Promise<{ job: any; wallS: number; startedAt: number }> {
+  const startedAt = Date.now();
+  const t0 = performance.now();
+  const { id } = await api.call('POST', `/api/uploads/${uploadId}/complete`);
+  for (;;) {
+    const job = await api.call('GET', `/api/jobs/${id}`);
+    if (job.status === 'complete') return { job, wallS: (performance.now() - t0) / 1000, startedAt };
+    if (job.status === 'error') throw new Error(`job ${id} ended in error: ${job.error_message}`);
+    if (performance.now() - t0 > PROCESS_TIMEOUT_MS)
+      throw new Error(`job ${id} did not complete (status ${job.status}, progress ${job.progress_pct}%)`);
+    await sleep(POLL_MS);
+  }
+}
+
+/**
+ * Plain ffmpeg over the whole file with the pipeline's frame options: the same
+ * filter chain (showinfo included) and JPEG quality, JPEGs written to a pipe
+ * and dropped.
+ */
+function plainExtraction(
+  file: string,
+  o: { fps: number; longEdge: number; jpegQuality: number; keyframesOnly: boolean },
+): Promise<{ seconds: number; frames: number; jpegBytes: number }> {
+  const args = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info', ...inputGuards(file)];
+  if (o.keyframesOnly) args.push('-skip_frame', 'nokey');
+  args.push('-ss', '0', '-i', file, '-map', '0:v:0', '-an', '-sn', '-dn');
+  args.push('-vf', frameFilters(o), '-vsync', 'passthrough');
+  args.push('-c:v', 'mjpeg', '-q:v', String(o.jpegQuality), '-f', 'image2pipe', 'pipe:1');
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(resolveFfmpeg(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let jpegBytes = 0;
+    let frames = 0;
+    let rest = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      jpegBytes += chunk.length;
+    });
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => {
+      const lines = (rest + text).split('\n');
+      rest = lines.pop() ?? '';
+      frames += lines.filter((line) => showinfoTime(line) !== null).length;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`plain ffmpeg exited ${code}`));
+      else resolve({ seconds: (performance.now() - started) / 1000, frames, jpegBytes });
+    });
+  });
+}
+
+/** A job log that writes nothing: the measured process must not add lines to the finished job's log. */
+class QuietLog extends JobLog {
+  override async write(): Promise<void> {}
+}
+
+interface ChildFigures {
+  peakMb: number;
+  nodeMaxRssMb: number;
+  ffmpegPeakMb: number;
+  seconds: number;
+}
+
+/** The measured process: the job's first extraction unit; prints its figures as JSON. */
+async function child(jobId: string): Promise<void> {
+  const job = await getJob(jobId);
+  if (!job) throw new Error(`job ${jobId} not found`);
+  let peakMb = 0;
+  let ffmpegPeakMb = 0;
+  const sample = () => {
+    const tree = processTree(process.pid);
+    const media = tree.filter((p) => p.comm === 'ffmpeg');
+    ffmpegPeakMb = Math.max(ffmpegPeakMb, ...media.map((p) => p.rssMb));
+    peakMb = Math.max(
+      peakMb,
+      tree.reduce((n, p) => n + p.rssMb, 0),
+    );
+  };
+  const timer = setInterval(sample, RSS_SAMPLE_MS / 2);
+  const started = performance.now();
+  try {
+    await extractFrameUnit({ job, log: new QuietLog(job.id), heartbeat: async () => {} }, 0);
+  } finally {
+    clearInterval(timer);
+  }
+  const figures: ChildFigures = {
+    peakMb,
+    // ru_maxrss is in kilobytes on Linux.
+    nodeMaxRssMb: process.resourceUsage().maxRSS / 1024,
+    ffmpegPeakMb,
+    seconds: (performance.now() - started) / 1000,
+  };
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
+}
+
+/** Runs the measured process with the unit worker's environment and returns its figures. */
+function measureWorker(jobId: string): ChildFigures & { worker: QueueWorker } {
+  const worker = backgroundFunctions.find((f): f is QueueWorker => f.kind === 'queue' && f.name === 'unitWorker');
+  if (!worker) throw new Error('no unitWorker among the background functions');
+  const out = execFileSync(process.execPath, [__filename, '--child', jobId], {
+    env: { ...process.env, ...worker.environment },
+    maxBuffer: 1024 * 1024,
+  });
+  return { ...(JSON.parse(out.toString().trim().split('\n').pop() as string) as ChildFigures), worker };
+}
+
+type Timing = { seconds: number | null; started_at: string; finished_at: string | null };
+
+async function main() {
+  const base = requiredEnv('BENCH_SERVICE_URL');
+  const secret = requiredEnv('CLAIMS_PLATFORM_JWT_SECRET');
+  const servicePid = Number(requiredEnv('BENCH_SERVICE_PID'));
+  const config = settings();
+  const concurrency = config.OPENROUTER_CONCURRENCY;
+  const expectedChunks = Math.ceil(VIDEO_SECONDS / config.CHUNK_DURATION_SECONDS);
+
+  const gateway = await startFakeAiGateway({
+    port: Number(requiredEnv('BENCH_FAKE_GATEWAY_PORT')),
+    apiKey: requiredEnv('BENCH_FAKE_GATEWAY_KEY'),
+    latencyMs: GATEWAY_LATENCY_MS,
+  });
+  const speech = await startFakeSpeechServer({
+    port: Number(requiredEnv('BENCH_FAKE_SPEECH_PORT')),
+    apiKey: requiredEnv('BENCH_FAKE_SPEECH_KEY'),
+    latencyMs: SPEECH_LATENCY_MS,
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'bench-video-'));
+  try {
+    // Setup (not measured): the clips, made before the first request (making one blocks this process).
+    const tag = randomUUID().slice(0, 8);
+    const file = join(dir, 'walkthrough.mp4');
+    const objects = walkthroughObjects(VIDEO_SECONDS);
+    const bursts = toneBursts(VIDEO_SECONDS);
+    let t = performance.now();
+    const clip = { seconds: VIDEO_SECONDS, width: WIDTH, height: HEIGHT, fps: FPS, changingGrain: false };
+    makeWalkthrough(file, { ...clip, objects, bursts });
+    const makeS = (performance.now() - t) / 1000;
+    const video = readFileSync(file);
+    const warmFile = join(dir, 'warm-up.mp4');
+    const warmUpVideo = readFileSync(
+      makeWalkthrough(warmFile, {
+        ...clip,
+        seconds: WARM_UP_SECONDS,
+        objects: walkthroughObjects(WARM_UP_SECONDS),
+        bursts: toneBursts(WARM_UP_SECONDS),
+      }),
+    );
+    process.stdout.write(
+      `  walkthrough: ${VIDEO_SECONDS} s ${WIDTH}x${HEIGHT} at ${FPS} fps, ${objects.length} boxes, ${bursts.length} tone bursts, ${bytes(video.length)}, made in ${seconds(makeS)}\n`,
+    );
+
+    // The pipeline's frame options and keyframe decision, as the probe stage takes them.
+    const rate = config.KEYFRAME_DECODE_MIN_RATIO > 0 ? await keyframeRate(file) : null;
+    const frameOptions = {
+      fps: config.FRAME_EXTRACTION_FPS,
+      longEdge: config.FRAME_LONG_EDGE_PX,
+      jpegQuality: config.FRAME_JPEG_QUALITY,
+      keyframesOnly: useKeyframeDecode(rate, config.FRAME_EXTRACTION_FPS, config.KEYFRAME_DECODE_MIN_RATIO),
+    };
+
+    const api = new Api(base, await signLoginToken(newTeamMember(), { secret }));
+    await api.call('GET', '/api/auth/me');
+    const claim = await api.call('POST', '/api/claims', { claim_number: `BENCH-${tag}` });
+    const room = await api.call('POST', `/api/claims/${claim.id}/rooms`, { name: 'Living room' });
+
+    // Measured first, on the same quiet machine, with nothing else of this run going on.
+    const plain = await plainExtraction(file, frameOptions);
+    process.stdout.write(`  plain ffmpeg: ${plain.frames} frames in ${seconds(plain.seconds)}; warm-up job…\n`);
+
+    t = performance.now();
+    await completeAndProcess(api, await uploadParts(api, room.id, warmUpVideo, `bench-warm-up-${tag}.mp4`));
+    const warmUpS = (performance.now() - t) / 1000;
+    process.stdout.write(`  warm-up job (${WARM_UP_SECONDS} s clip) done in ${seconds(warmUpS)}; uploading…\n`);
+
+    t = performance.now();
+    const filename = `bench-walkthrough-${tag}.mp4`;
+    const uploadId = await uploadParts(api, room.id, video, filename);
+    const uploadS = (performance.now() - t) / 1000;
+    process.stdout.write(`  parts uploaded in ${seconds(uploadS)}; measuring…\n`);
+
+    // Measured: complete (billing off: the pipeline starts) → status complete seen by the client,
+    // with the service's process tree sampled.
+    const rss = sampleRss(servicePid, RSS_SAMPLE_MS);
+    const baselineMb = processTree(servicePid).find((p) => p.pid === servicePid)?.rssMb ?? 0;
+    let run: Awaited<ReturnType<typeof completeAndProcess>>;
+    let peaks: RssPeaks;
+    try {
+      run = await completeAndProcess(api, uploadId);
+    } finally {
+      peaks = rss.stop();
+    }
+    const { job, wallS, startedAt } = run;
+    const jobId = job.id as string;
+    const unit = measureWorker(jobId);
+    const workerMb = Math.max(unit.peakMb, unit.nodeMaxRssMb + unit.ffmpegPeakMb);
+
+    const metrics = await api.call('GET', `/api/jobs/${jobId}/metrics`);
+    const logs = await api.call<{ lines: { at: string; level: string; message: string }[] }>(
+      'GET',
+      `/api/jobs/${jobId}/logs`,
+    );
+    const timings = (metrics.stage_timings ?? {}) as Record<string, Timing>;
+    const stageS = (name: string) => timings[name]?.seconds ?? NaN;
+    const requests = gateway.requestsMatching(filename);
+    const speechRequests = speech.requests.filter((r) => r.url.includes(jobId));
+    const synthesizeS = stageS('synthesize');
+    const waves = Math.ceil(expectedChunks / concurrency);
+    const boundS = plain.seconds + (waves * GATEWAY_LATENCY_MS) / 1000 + synthesizeS;
+    const ratio = wallS / boundS;
+    const extractS = stageS('extract');
+    const framesS = stageS('extract/frames');
+    const extractRatio = framesS / plain.seconds;
+    const pass =
+      ratio <= BOUND_FACTOR &&
+      extractRatio <= EXTRACT_FACTOR &&
+      workerMb < RSS_LIMIT_MB &&
+      requests.length === expectedChunks;
+
+    const since = (iso: string | null) => (iso ? `+${((Date.parse(iso) - startedAt) / 1000).toFixed(1)} s` : '…');
+    const stageRows: [string, string][] = Object.entries(timings).map(([stage, timing]) => [
+      `  ${stage}`,
+      `${timing.seconds === null ? 'not finished' : seconds(timing.seconds)} (${since(timing.started_at)} → ${since(timing.finished_at)})`,
+    ]);
+    const logRows: [string, string][] = logs.lines.map((line) => [
+      `  ${since(line.at)}`,
+      `${line.level === 'info' ? '' : `${line.level}: `}${line.message.slice(0, 140)}`,
+    ]);
+
+    printTable(
+      `(f) video pipeline: ${VIDEO_SECONDS / 60}-minute ${WIDTH}x${HEIGHT} walkthrough, gateway after ${GATEWAY_LATENCY_MS / 1000} s, speech-to-text after ${SPEECH_LATENCY_MS / 1000} s`,
+      [
+        ['clip', `${bytes(video.length)} H.264 at ${FPS} fps with AAC sound, made in ${seconds(makeS)}`],
+        ['setup: upload through presigned parts', seconds(uploadS)],
+        ['setup: warm-up job', seconds(warmUpS)],
+        [
+          'frame options',
+          `${frameOptions.fps} fps, long edge ${frameOptions.longEdge}, q ${frameOptions.jpegQuality}, ${frameOptions.keyframesOnly ? 'keyframes only' : 'every frame decoded'} (keyframes ${rate ?? '?'}/s)`,
+        ],
+        [
+          'extract_time: plain ffmpeg, whole file',
+          `${seconds(plain.seconds)} (${plain.frames} frames, ${bytes(plain.jpegBytes)} of JPEG)`,
+        ],
+        ['synthesize_time (job stage timing)', seconds(synthesizeS)],
+        [`OPENROUTER_CONCURRENCY / chunks of ${config.CHUNK_DURATION_SECONDS} s`, `${concurrency} / ${expectedChunks}`],
+        ['wall time (upload complete → job complete seen)', seconds(wallS)],
+        [
+          `bound extract_time + ceil(${expectedChunks}/${concurrency}) × ${GATEWAY_LATENCY_MS / 1000} s + synthesize_time`,
+          `${seconds(boundS)} (${seconds(plain.seconds)} + ${waves} × ${GATEWAY_LATENCY_MS / 1000} s + ${seconds(synthesizeS)})`,
+        ],
+        ['ratio wall / bound', `${ratio.toFixed(3)} (limit ${BOUND_FACTOR})`],
+        [
+          'frame extraction (extract/frames) / plain ffmpeg',
+          `${seconds(framesS)} / ${seconds(plain.seconds)} = ${extractRatio.toFixed(3)} (limit ${EXTRACT_FACTOR}); whole extract stage (with the transcript) ${seconds(extractS)}, probe ${seconds(stageS('probe'))}`,
+        ],
+        [
+          'peak RSS of a worker: one extraction unit, fresh process',
+          `${workerMb.toFixed(0)} MB (limit ${RSS_LIMIT_MB} MB; unitWorker memorySize ${unit.worker.memorySize ?? 'default'})`,
+        ],
+        [
+          '  sampled total / Node ru_maxrss / its ffmpeg',
+          `${unit.peakMb.toFixed(0)} MB / ${unit.nodeMaxRssMb.toFixed(0)} MB / ${unit.ffmpegPeakMb.toFixed(0)} MB, unit took ${seconds(unit.seconds)}`,
+        ],
+        [
+          'local stack during the run: service Node process / largest ffmpeg',
+          `${peaks.nodeMb.toFixed(0)} MB (${baselineMb.toFixed(0)} MB before) / ${peaks.ffmpegMb.toFixed(0)} MB`,
+        ],
+        [
+          '  whole tree / most ffmpeg at once',
+          `${peaks.treeMb.toFixed(0)} MB / ${peaks.ffmpegCount} (${peaks.samples} samples; ${[...rss.comms].join(', ')})`,
+        ],
+        [
+          'items / frames / AI calls',
+          `${job.items_found} / ${job.total_frames ?? '?'} / ${requests.length} gateway requests (must be ${expectedChunks}), max ${gateway.maxInFlight} in flight`,
+        ],
+        [
+          'speech-to-text requests',
+          `${speechRequests.length}, ${speechRequests.reduce((n, r) => n + (r.bursts ?? 0), 0)} bursts heard`,
+        ],
+        ['stage timings (GET /metrics)', ''],
+        ...stageRows,
+        ['job log', ''],
+        ...logRows,
+        ['result', pass ? 'PASS' : 'FAIL'],
+      ],
+    );
+
+    emitResult({
+      name: NAME,
+      pass,
+      summary: {
+        wall: seconds(wallS),
+        bound: seconds(boundS),
+        ratio: `${ratio.toFixed(3)} (≤ ${BOUND_FACTOR})`,
+        extract: `${seconds(framesS)} vs ffmpeg ${seconds(plain.seconds)} = ${extractRatio.toFixed(2)} (≤ ${EXTRACT_FACTOR})`,
+        'worker RSS': `${workerMb.toFixed(0)} MB (< ${RSS_LIMIT_MB})`,
+        items: String(job.items_found),
+        result: pass ? 'PASS' : 'FAIL',
+      },
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await speech.stop();
+    await gateway.stop();
+  }
+}
+
+if (process.argv[2] === '--child') {
+  child(process.argv[3]).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+} else {
+  runBenchmark(NAME, main);
+}
