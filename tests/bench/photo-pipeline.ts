@@ -28,6 +28,7 @@ import { modelItem } from '../support/fake-gateway';
 import { postToBucket, type PhotoSlot } from '../support/uploads';
 import { newTeamMember, signLoginToken } from '../support/tokens';
 import { bytes, emitResult, ms, printTable, requiredEnv, runBenchmark, seconds } from './report';
+import { Api } from './api';
 
 const NAME = 'photo-pipeline-500';
 const PHOTOS = 500;
@@ -57,25 +58,6 @@ interface StagedPhoto {
   width: number | null;
   height: number | null;
   url: string;
-}
-
-class Api {
-  constructor(
-    readonly base: string,
-    private readonly token: string,
-  ) {}
-
-  async call<T = any>(method: string, path: string, body?: unknown, expectStatus = [200, 201]): Promise<T> {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const res = await fetch(`${this.base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${this.token}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
-      body: payload,
-    });
-    const text = await res.text();
-    if (!expectStatus.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-    return (text ? JSON.parse(text) : null) as T;
-  }
 }
 
 /**

@@ -55,6 +55,7 @@ import { newTeamMember, signLoginToken } from '../support/tokens';
 import { makeWalkthrough, type WalkthroughObject } from '../support/walkthrough';
 import { processTree, type RssPeaks, sampleRss } from './process-rss';
 import { bytes, emitResult, printTable, requiredEnv, runBenchmark, seconds } from './report';
+import { Api } from './api';
 
 const NAME = 'video-pipeline-10min';
 const VIDEO_SECONDS = 600;
@@ -109,25 +110,6 @@ function scriptChunks(
       box: o.box,
     }));
     gateway.script(`"${filename}" from ${clock(start)} `, [{ items }]);
-  }
-}
-
-class Api {
-  constructor(
-    readonly base: string,
-    private readonly token: string,
-  ) {}
-
-  async call<T = any>(method: string, path: string, body?: unknown, expectStatus = [200, 201]): Promise<T> {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const res = await fetch(`${this.base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${this.token}`, ...(payload ? { 'content-type': 'application/json' } : {}) },
-      body: payload,
-    });
-    const text = await res.text();
-    if (!expectStatus.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
-    return (text ? JSON.parse(text) : null) as T;
   }
 }
 

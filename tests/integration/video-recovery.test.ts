@@ -14,7 +14,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListObjectsV2Command, PutObjectCommand, type _Object } from '@aws-sdk/client-s3';
@@ -189,8 +189,12 @@ describe('a video whose worker is killed during extraction', () => {
       );
     } finally {
       await killed(child);
+      killedPids.push(child.pid as number);
     }
   }
+
+  /** Worker processes killed by these tests: their transcription work directories must not outlive the run. */
+  const killedPids: number[] = [];
 
   /**
    * What a clean finish looks like, whichever way the run recovered: the items once, the run's frames and
@@ -232,6 +236,10 @@ describe('a video whose worker is killed during extraction', () => {
     expect(pictures.every((name) => name.startsWith(`vid_${run.slice(0, 8)}_`))).toBe(true);
     const photoRows = (await Promise.all(items.map((i) => listItemPhotos(i.id, { consistent: true })))).flat();
     expect(photoRows.map((p) => nameOf(p.key)).sort()).toEqual([...pictures].sort());
+
+    // A killed worker's speech-track directory in /tmp is swept by the next transcription.
+    const workDirs = readdirSync(tmpdir()).filter((d) => killedPids.some((pid) => d.startsWith(`transcribe-${pid}-`)));
+    expect(workDirs).toEqual([]);
 
     // One AI call per chunk (the killed worker never reached the analysis); billed once.
     expect(await gateway.requests(job.original_filename as string)).toHaveLength(SECONDS / 30);

@@ -3,7 +3,6 @@
  * cut the transcript into chunks, one text call per chunk asking for the
  * items the speaker names, then merge, order and save them (without photos).
  */
-import { presignedGet } from '../../blob/client';
 import { settings } from '../../config';
 import { AiGatewayError } from '../../integrations/ai-call';
 import { AiGatewayClient } from '../../integrations/ai-gateway';
@@ -11,11 +10,11 @@ import { salvageItems } from '../../integrations/structured-output';
 import { passBatchPrefix } from '../../inventory/item-rules';
 import { type ItemDraft, saveItemBatch } from '../../inventory/item-store';
 import { recordAiCall } from '../../jobs/ai-request-service';
-import { ProbeError, probeMedia } from '../../media/probe';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { PipelineFailure } from '../../orchestrator/terminal';
 import { getRoom } from '../../rooms/store';
 import { autoApprove } from '../auto-approval';
+import { probeRecording } from '../recording-probe';
 import { readTranscript, transcribeRecording } from '../transcribe';
 import { transcriptForJob } from '../transcript-rules';
 import { mergeAcrossChunks } from '../video/dedup-rules';
@@ -45,24 +44,9 @@ const ALL_AI_FAILED =
 /** Output tokens a chunk's answer may use: two minutes of speech name far fewer items than this holds. */
 const CHUNK_MAX_OUTPUT_TOKENS = 4000;
 
-async function probedDuration(ctx: StageContext): Promise<number> {
-  const { job } = ctx;
-  if (!job.media_key) throw new PipelineFailure('This job has no uploaded recording. Nothing was charged.');
-  try {
-    const probed = await probeMedia(await presignedGet(job.media_key, 600));
-    const duration = probed.duration ?? job.duration;
-    if (!duration || duration <= 0) throw new PipelineFailure('The recording states no length. Nothing was charged.');
-    return duration;
-  } catch (err) {
-    if (err instanceof ProbeError && !err.transient)
-      throw new PipelineFailure(`The recording could not be read (${err.message}). Nothing was charged.`);
-    throw err;
-  }
-}
-
 export async function transcribeAudio(ctx: StageContext): Promise<StageOutcome> {
   const { job, log } = ctx;
-  const duration = await probedDuration(ctx);
+  const { duration } = await probeRecording(job, 'recording');
   const outcome = await transcribeRecording(job, log);
   switch (outcome.kind) {
     case 'unconfigured':

@@ -20,10 +20,10 @@ import { settings } from '../../config';
 import type { Job } from '../../jobs/job-store';
 import { frameName, useKeyframeDecode } from '../../media/extraction-rules';
 import { extractFrames, keyframeRate } from '../../media/frames';
-import { ProbeError, type ProbeResult, probeMedia } from '../../media/probe';
 import { measureFrame } from '../../media/sharpness';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { PipelineFailure } from '../../orchestrator/terminal';
+import { probeRecording } from '../recording-probe';
 import { transcribeRecording } from '../transcribe';
 import { transcriptForJob } from '../transcript-rules';
 import { extractionUnits } from './extraction-rules';
@@ -46,26 +46,11 @@ function mediaKeyOf(job: Job): string {
   return job.media_key;
 }
 
-async function probe(input: string): Promise<ProbeResult> {
-  try {
-    return await probeMedia(input);
-  } catch (err) {
-    // A file ffprobe read and could not make sense of will not read better on a retry.
-    if (err instanceof ProbeError && !err.transient)
-      throw new PipelineFailure(`The video could not be read (${err.message}). Nothing was charged.`);
-    throw err;
-  }
-}
-
 export async function probeVideo(ctx: StageContext): Promise<StageOutcome> {
   const { job, log } = ctx;
   const config = settings();
-  const input = await presignedGet(mediaKeyOf(job), READ_URL_SECONDS);
-  const probed = await probe(input);
+  const { input, probed, duration } = await probeRecording(job, 'video');
   if (!probed.video) throw new PipelineFailure('This file has no video picture to look at. Nothing was charged.');
-  const duration = probed.duration ?? job.duration;
-  if (!duration || duration <= 0)
-    throw new PipelineFailure('The video states no length, so it cannot be read. Nothing was charged.');
 
   const minRatio = config.KEYFRAME_DECODE_MIN_RATIO;
   const rate = minRatio > 0 ? await keyframeRate(input).catch(() => null) : null;
