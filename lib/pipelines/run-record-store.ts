@@ -25,7 +25,7 @@ export async function putRunRecord(jobId: string, sk: string, entity: string, va
 }
 
 /** Writes a record only when there is none yet: a repeated unit keeps the first answer. */
-export async function putRunRecordOnce(jobId: string, sk: string, entity: string, value: object): Promise<boolean> {
+async function putRunRecordOnce(jobId: string, sk: string, entity: string, value: object): Promise<boolean> {
   try {
     await db().send(
       new PutCommand({
@@ -42,7 +42,7 @@ export async function putRunRecordOnce(jobId: string, sk: string, entity: string
 }
 
 /** Writes many records (batched, unprocessed rows retried). */
-export async function putRunRecords(jobId: string, entity: string, records: { sk: string; value: object }[]) {
+async function putRunRecords(jobId: string, entity: string, records: { sk: string; value: object }[]) {
   await putRows(records.map((r) => ({ ...rowKey(jobId, r.sk), entity, ...r.value })));
 }
 
@@ -56,4 +56,49 @@ export async function getRunRecord<T>(jobId: string, sk: string): Promise<T | nu
 /** Every record of one kind of a run (`runRecordKey(kind, runId)` plus a position), in position order. */
 export function listRunRecords<T>(jobId: string, kind: string, runId: string): Promise<T[]> {
   return queryPartition<T>(`JOB#${jobId}`, `${runRecordKey(kind, runId)}#`, { consistent: true });
+}
+
+/**
+ * The records of a run analysed chunk by chunk (video and audio): its chunks,
+ * then the list of their indexes (written last, so a reader that finds the
+ * list finds every chunk), and one answer per chunk, written once. `kind`
+ * prefixes the sort keys (VIDEO → VIDEOCHUNK#…, VIDEOCHUNKS#…, VIDEORESULT#…),
+ * `entity` names the rows (Video → VideoChunk, VideoChunkList, VideoChunkResult).
+ */
+export function chunkRecords<C extends { index: number }, R extends { chunk_index: number }>(
+  kind: string,
+  entity: string,
+) {
+  const chunks = `${kind}CHUNK`;
+  const list = `${kind}CHUNKS`;
+  const results = `${kind}RESULT`;
+  return {
+    async putChunks(jobId: string, runId: string, planned: C[]): Promise<void> {
+      await putRunRecords(
+        jobId,
+        `${entity}Chunk`,
+        planned.map((chunk) => ({ sk: runRecordKey(chunks, runId, chunk.index), value: chunk })),
+      );
+      await putRunRecord(jobId, runRecordKey(list, runId), `${entity}ChunkList`, {
+        indexes: planned.map((c) => c.index),
+      });
+    },
+    /** The chunks' indexes in order: fan-out unit i analyses the chunk at position i. */
+    async chunkIndexes(jobId: string, runId: string): Promise<number[]> {
+      const record = await getRunRecord<{ indexes: number[] }>(jobId, runRecordKey(list, runId));
+      if (!record) throw new Error(`no chunks for run ${runId}`);
+      return record.indexes;
+    },
+    async getChunk(jobId: string, runId: string, index: number): Promise<C> {
+      const chunk = await getRunRecord<C>(jobId, runRecordKey(chunks, runId, index));
+      if (!chunk) throw new Error(`chunk ${index} is outside the run's plan`);
+      return chunk;
+    },
+    listChunks: (jobId: string, runId: string) => listRunRecords<C>(jobId, chunks, runId),
+    putResult: (jobId: string, runId: string, result: R) =>
+      putRunRecordOnce(jobId, runRecordKey(results, runId, result.chunk_index), `${entity}ChunkResult`, result),
+    getResult: (jobId: string, runId: string, index: number) =>
+      getRunRecord<R>(jobId, runRecordKey(results, runId, index)),
+    listResults: (jobId: string, runId: string) => listRunRecords<R>(jobId, results, runId),
+  };
 }

@@ -28,7 +28,7 @@ import { type ExportRecord, getExport, putExportRequest } from '../../lib/export
 import { type InventoryItem, type ItemPhoto, itemRowOf, photoRowOf } from '../../lib/inventory/item-store';
 import { photoUrl } from '../../lib/photos/view';
 import { putNewRoom } from '../../lib/rooms/store';
-import { bytes, emitResult, printTable, runBenchmark, seconds } from './report';
+import { bytes, emitResult, printTable, runBenchmarkWithChild, seconds } from './report';
 
 const NAME = 'exports';
 const ROOMS = 10;
@@ -218,14 +218,4 @@ async function main() {
   });
 }
 
-if (process.argv[2] === '--child') {
-  child(process.argv[3]).then(
-    () => process.exit(0),
-    (err: unknown) => {
-      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exit(1);
-    },
-  );
-} else {
-  runBenchmark(NAME, main);
-}
+runBenchmarkWithChild(NAME, main, (args) => child(args[0]));

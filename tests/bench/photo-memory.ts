@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { backgroundFunctions, type QueueWorker } from '../../lib/background/functions';
 import { HEIC_DECODE_PEAK_RSS_MB } from '../../lib/media/heic';
 import { normalizePhoto } from '../../lib/media/images';
-import { emitResult, printTable, runBenchmark, seconds } from './report';
+import { emitResult, printTable, runBenchmarkWithChild, seconds } from './report';
 
 const NAME = 'photo-worker-memory';
 const FIXTURE = join(process.cwd(), 'tests', 'fixtures', 'images', 'photo-12mp-p3.heic');
@@ -101,14 +101,4 @@ async function main() {
   });
 }
 
-if (process.argv[2] === '--child') {
-  child(Number(process.argv[3]), Number(process.argv[4])).then(
-    () => process.exit(0),
-    (err: unknown) => {
-      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exit(1);
-    },
-  );
-} else {
-  runBenchmark(NAME, main);
-}
+runBenchmarkWithChild(NAME, main, (args) => child(Number(args[0]), Number(args[1])));

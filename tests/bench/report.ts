@@ -52,6 +52,29 @@ export function requiredEnv(name: string): string {
 }
 
 /** Runs a benchmark entry: prints an error result and exits non-zero when it throws. */
+/**
+ * A benchmark entry that measures part of its work in a fresh child process of
+ * itself: `node <entry> --child <args...>` runs `child(args)`; otherwise the
+ * benchmark runs.
+ */
+export function runBenchmarkWithChild(
+  name: string,
+  main: () => Promise<void>,
+  child: (args: string[]) => Promise<void>,
+): void {
+  if (process.argv[2] !== '--child') {
+    runBenchmark(name, main);
+    return;
+  }
+  child(process.argv.slice(3)).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
+
 export function runBenchmark(name: string, main: () => Promise<void>): void {
   main().then(
     () => process.exit(0),

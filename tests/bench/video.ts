@@ -54,7 +54,7 @@ import { startFakeSpeechServer } from '../fakes/speech-server';
 import { newTeamMember, signLoginToken } from '../support/tokens';
 import { makeWalkthrough, type WalkthroughObject } from '../support/walkthrough';
 import { processTree, type RssPeaks, sampleRss } from './process-rss';
-import { bytes, emitResult, printTable, requiredEnv, runBenchmark, seconds } from './report';
+import { bytes, emitResult, printTable, requiredEnv, runBenchmarkWithChild, seconds } from './report';
 import { Api } from './api';
 
 const NAME = 'video-pipeline-10min';
@@ -444,14 +444,4 @@ async function main() {
   }
 }
 
-if (process.argv[2] === '--child') {
-  child(process.argv[3]).then(
-    () => process.exit(0),
-    (err: unknown) => {
-      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      process.exit(1);
-    },
-  );
-} else {
-  runBenchmark(NAME, main);
-}
+runBenchmarkWithChild(NAME, main, (args) => child(args[0]));

@@ -26,7 +26,7 @@ import { previewsPrefix } from './extract';
 import { chunkUserText, clock, frameLabel, videoSystemPrompt } from './prompt-rules';
 import {
   type ChunkResult,
-  chunkCount,
+  chunkIndexes,
   getChunk,
   getChunkResult,
   getVideoPlan,
@@ -77,8 +77,8 @@ export async function planChunks(ctx: StageContext): Promise<StageOutcome> {
 }
 
 export async function startChunkAnalysis(ctx: StageContext): Promise<StageOutcome> {
-  const count = await chunkCount(ctx.job.id, ctx.job.run_id as string);
-  return { kind: 'fanout', units: count, concurrency: settings().OPENROUTER_CONCURRENCY };
+  const indexes = await chunkIndexes(ctx.job.id, ctx.job.run_id as string);
+  return { kind: 'fanout', units: indexes.length, concurrency: settings().OPENROUTER_CONCURRENCY };
 }
 
 /** Whether a chunk has anything for the model: frames to look at or words to read. */

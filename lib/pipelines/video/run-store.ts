@@ -7,14 +7,7 @@
 import type { ExtractionUnit } from './extraction-rules';
 import type { VideoItem } from './answer-schemas';
 import type { TimedWord } from './chunk-rules';
-import {
-  getRunRecord,
-  listRunRecords,
-  putRunRecord,
-  putRunRecordOnce,
-  putRunRecords,
-  runRecordKey,
-} from '../run-record-store';
+import { chunkRecords, getRunRecord, listRunRecords, putRunRecord, runRecordKey } from '../run-record-store';
 
 export interface VideoPlan {
   run_id: string;
@@ -59,9 +52,6 @@ export interface ChunkResult {
 
 const PLAN = 'VIDEOPLAN';
 const FRAMES = 'VIDEOFRAMES';
-const CHUNKS = 'VIDEOCHUNK';
-const CHUNK_COUNT = 'VIDEOCHUNKS';
-const RESULTS = 'VIDEORESULT';
 
 export const putVideoPlan = (jobId: string, plan: VideoPlan) =>
   putRunRecord(jobId, runRecordKey(PLAN, plan.run_id), 'VideoPlan', plan);
@@ -82,34 +72,13 @@ export async function listFrames(jobId: string, runId: string): Promise<FrameRec
   return units.flatMap((u) => u.frames).sort((a, b) => a.time - b.time);
 }
 
-/** The run's chunks, then their count (read by the analysis stage: the count is written last). */
-export async function putChunks(jobId: string, runId: string, chunks: PlannedChunk[]): Promise<void> {
-  await putRunRecords(
-    jobId,
-    'VideoChunk',
-    chunks.map((chunk) => ({ sk: runRecordKey(CHUNKS, runId, chunk.index), value: chunk })),
-  );
-  await putRunRecord(jobId, runRecordKey(CHUNK_COUNT, runId), 'VideoChunkCount', { count: chunks.length });
-}
-
-export async function chunkCount(jobId: string, runId: string): Promise<number> {
-  const record = await getRunRecord<{ count: number }>(jobId, runRecordKey(CHUNK_COUNT, runId));
-  if (!record) throw new Error(`no chunks for run ${runId}`);
-  return record.count;
-}
-
-export async function getChunk(jobId: string, runId: string, index: number): Promise<PlannedChunk> {
-  const chunk = await getRunRecord<PlannedChunk>(jobId, runRecordKey(CHUNKS, runId, index));
-  if (!chunk) throw new Error(`chunk ${index} is outside the run's plan`);
-  return chunk;
-}
-
-export const listChunks = (jobId: string, runId: string) => listRunRecords<PlannedChunk>(jobId, CHUNKS, runId);
-
-export const putChunkResult = (jobId: string, runId: string, result: ChunkResult) =>
-  putRunRecordOnce(jobId, runRecordKey(RESULTS, runId, result.chunk_index), 'VideoChunkResult', result);
-
-export const getChunkResult = (jobId: string, runId: string, index: number) =>
-  getRunRecord<ChunkResult>(jobId, runRecordKey(RESULTS, runId, index));
-
-export const listChunkResults = (jobId: string, runId: string) => listRunRecords<ChunkResult>(jobId, RESULTS, runId);
+/** The run's chunks (every one, indexes 0..n-1) and one answer per chunk. */
+export const {
+  putChunks,
+  chunkIndexes,
+  getChunk,
+  listChunks,
+  putResult: putChunkResult,
+  getResult: getChunkResult,
+  listResults: listChunkResults,
+} = chunkRecords<PlannedChunk, ChunkResult>('VIDEO', 'Video');

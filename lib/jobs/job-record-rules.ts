@@ -1,0 +1,212 @@
+/**
+ * The shape of a ProcessingJob record (spec: Resources > ProcessingJob) and
+ * the record of a new job (pure: no I/O). Reads and writes are in job-store.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import type { JobStatus, SourceType, StageState } from './job-rules';
+
+/** A photo group whose answer was cut short (spec: Output budget and truncation). */
+export interface TruncatedGroup {
+  group_index: number;
+  /** Calls made for it so far, the first included. */
+  passes: number;
+  /** Names found so far. */
+  names: string[];
+  /** Still cut short at PHOTO_MAX_PASSES: the user is told to segment it. */
+  too_dense: boolean;
+}
+
+export interface Job {
+  id: string;
+  room_id: string;
+  claim_id: string;
+  team_id: string;
+  created_by_user_id: string;
+  source_type: SourceType;
+  status: JobStatus;
+  progress_pct: number;
+  current_stage: string;
+  error_message: string | null;
+  /** Object key of the uploaded video or audio file. */
+  media_key: string | null;
+  original_filename: string | null;
+  file_size_bytes: number;
+  total_frames: number;
+  /** Seconds; drives billing for video and audio. */
+  duration: number | null;
+  /** The transcript's share the row carries (lib/pipelines/transcript-rules.ts); the whole one is in the bucket. */
+  transcript: { text: string; segments: unknown[]; word_timings?: boolean; truncated?: boolean } | null;
+  /** What the video pipeline's probe found: the picture's size and frame rate, and whether there is sound. */
+  media_info?: MediaInfo | null;
+  /** Video and audio: seconds of the recording whose analysis was answered (what the run is billed for). */
+  analyzed_seconds?: number | null;
+  items_found: number;
+  ai_cost_usd: number;
+  ai_input_tokens: number;
+  ai_output_tokens: number;
+  ai_api_calls: number;
+  /** Whole credits, not dollars (the name is historical). */
+  billed_cost_usd: number;
+  billed_blocks: number;
+  billed_minutes: number;
+  billing_finalized_at: string | null;
+  photo_request_count: number;
+  billing_charged: boolean;
+  billing_txn_id: string | null;
+  billing_amount: number;
+  billing_refunded: boolean;
+  /** How many times the job has been charged up front (a retried errored job is charged again). */
+  billing_rounds: number;
+  /** The spend of billing_rounds was sent but its answer was lost; settlement asks again with the same reference (lib/billing/settlement-service.ts). */
+  billing_unconfirmed?: boolean;
+  /** Refunds owed to the team and not yet confirmed by the billing service. */
+  refunds_owed?: OwedRefund[];
+  /** 'pending' while a refund is owed, 'done' once the billing service confirmed every one. */
+  refund_state?: 'pending' | 'done' | null;
+  /** Bumped by every write of the billing fields, so a settlement never overwrites a newer charge or refund. */
+  billing_version?: number;
+  recovery_attempts: number;
+  photo_truncated_groups: TruncatedGroup[];
+  /** Photo jobs: the last pass run (1 = the first run, 2.. = read-the-rest passes). */
+  photo_pass?: number;
+  /** Read the rest: AI requests of the last pass that were answered (what it is billed for). */
+  pass_request_count?: number;
+  /** Set while the job runs a follow-up pass (read the rest): it ends complete again, even on failure. */
+  follow_up_pass?: boolean;
+  /** Read the rest: the charge round spent up front for the running pass, or null when it was not charged. */
+  pass_charge_round?: number | null;
+  /** Read the rest: the last pass whose credits were added to the job's billed credits (once per pass). */
+  pass_billed?: string | null;
+  /** Why the last read-the-rest pass failed (the job stays complete with its items). */
+  last_pass_error?: string | null;
+  /** Photo jobs: bytes reserved against MAX_PHOTO_UPLOAD_MB as upload URLs are issued. */
+  photo_bytes_reserved: number;
+  /** Photo jobs: the next orig_#### number when appends give no start_index. */
+  photo_next_index: number;
+  /** Per-stage timings. */
+  stage_timings: Record<string, StageTiming>;
+  /** Engine state (lib/orchestrator): which pipeline run, stage and fan-out the job is in. */
+  pipeline: string | null;
+  run_id: string | null;
+  stage_name: string | null;
+  stage_state: StageState | null;
+  stage_runner: string | null;
+  stage_lease_until: string | null;
+  fanout_total: number;
+  fanout_next: number;
+  fanout_done: number;
+  /** The fanning stage's progress range; progress moves across it as units finish. */
+  fanout_progress?: [number, number] | null;
+  /** While a stage's branches run side by side: each branch's own state, by branch name. */
+  branches?: Record<string, BranchRun> | null;
+  /** Branches of the current stage that are done (the join: the stage moves on when all are). */
+  branches_done?: number;
+  heartbeat_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface MediaInfo {
+  width: number | null;
+  height: number | null;
+  fps: number | null;
+  has_audio: boolean;
+}
+
+/** One branch of a stage whose branches run side by side (lib/orchestrator/branches.ts). */
+export interface BranchRun {
+  state: 'queued' | 'running' | 'fanout' | 'done';
+  runner?: string | null;
+  lease_until?: string | null;
+  fanout_total?: number;
+  fanout_next?: number;
+  fanout_done?: number;
+  /** Progress within the branch (0..1), from its heartbeats. */
+  fraction?: number;
+}
+
+/** A refund owed to the team for one charge round (lib/billing/settlement-store.ts). */
+export interface OwedRefund {
+  round: number;
+  /** The spend it undoes: job:<id>:<round>. */
+  spend_reference: string;
+  /** Its own key at the billing service: the spend's for a whole refund, job:<id>:<round>:adjust for the unbilled part. */
+  reference: string;
+  /** Credits to give back; null gives back the whole spend. */
+  amount: number | null;
+}
+
+interface StageTiming {
+  started_at: string;
+  finished_at: string | null;
+  seconds: number | null;
+}
+
+export interface NewJob {
+  room: { id: string; claim_id: string; team_id: string };
+  userId: string;
+  sourceType: SourceType;
+  status: JobStatus;
+  mediaKey?: string | null;
+  originalFilename?: string | null;
+  fileSizeBytes?: number;
+  id?: string;
+}
+
+export function newJobRecord(input: NewJob, now = new Date()): Job {
+  const at = now.toISOString();
+  return {
+    id: input.id ?? randomUUID(),
+    room_id: input.room.id,
+    claim_id: input.room.claim_id,
+    team_id: input.room.team_id,
+    created_by_user_id: input.userId,
+    source_type: input.sourceType,
+    status: input.status,
+    progress_pct: 0,
+    current_stage: input.status,
+    error_message: null,
+    media_key: input.mediaKey ?? null,
+    original_filename: input.originalFilename ?? null,
+    file_size_bytes: input.fileSizeBytes ?? 0,
+    total_frames: 0,
+    duration: null,
+    transcript: null,
+    items_found: 0,
+    ai_cost_usd: 0,
+    ai_input_tokens: 0,
+    ai_output_tokens: 0,
+    ai_api_calls: 0,
+    billed_cost_usd: 0,
+    billed_blocks: 0,
+    billed_minutes: 0,
+    billing_finalized_at: null,
+    photo_request_count: 0,
+    billing_charged: false,
+    billing_txn_id: null,
+    billing_amount: 0,
+    billing_refunded: false,
+    billing_rounds: 0,
+    recovery_attempts: 0,
+    photo_truncated_groups: [],
+    photo_bytes_reserved: 0,
+    photo_next_index: 0,
+    stage_timings: {},
+    pipeline: null,
+    run_id: null,
+    stage_name: null,
+    stage_state: null,
+    stage_runner: null,
+    stage_lease_until: null,
+    fanout_total: 0,
+    fanout_next: 0,
+    fanout_done: 0,
+    heartbeat_at: null,
+    started_at: null,
+    finished_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
