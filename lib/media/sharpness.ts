@@ -36,6 +36,13 @@ export async function sharpness(image: Buffer): Promise<number> {
   return laplacianVariance(data, info.width, info.height);
 }
 
+/** A frame's pixel size, with its sharpness left unmeasured (null). */
+export async function frameSize(jpeg: Buffer): Promise<{ sharpness: null; width: number; height: number }> {
+  const meta = await sharp(jpeg).metadata();
+  if (!meta.width || !meta.height) throw new Error('a frame without a pixel size');
+  return { sharpness: null, width: meta.width, height: meta.height };
+}
+
 /**
  * A frame's sharpness and pixel size, what the video pipeline records for
  * every frame it extracts. The sharpness is measured on `smaller`, a smaller

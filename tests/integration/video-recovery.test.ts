@@ -13,11 +13,10 @@
  * (in every chunk's prompt) and the job id (the transcription tag).
  */
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ListObjectsV2Command, PutObjectCommand, type _Object } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, type _Object } from '@aws-sdk/client-s3';
 import { eventually } from '../support/api';
 import { bucket, s3 } from '../support/aws';
 import {
@@ -30,21 +29,16 @@ import {
 } from '../support/engine';
 import { fakeGateway } from '../support/fake-gateway';
 import { fakeSpeech, makeToneBursts } from '../support/fake-speech';
+import { finishedJob, logMessages, startRecordingJob, uploadedJob } from '../support/recording-jobs';
 import { makeWalkthrough, type WalkthroughObject } from '../support/walkthrough';
 import { blobKeys } from '../../lib/blob/keys';
-import { putNewClaim } from '../../lib/claims/store';
 import { resetSettings } from '../../lib/config';
 import { listItemPhotos, listJobItems } from '../../lib/inventory/item-store';
-import type { SourceType } from '../../lib/jobs/job-rules';
-import { getJob, type Job, newJobRecord, putNewJob } from '../../lib/jobs/job-store';
-import { readLiveLog } from '../../lib/jobs/log-store';
-import { startJob } from '../../lib/orchestrator/engine';
+import { getJob, type Job } from '../../lib/jobs/job-store';
 import { RESTARTING, runWatchdog } from '../../lib/orchestrator/recovery';
 import { listUnits } from '../../lib/orchestrator/store';
 import '../../lib/pipelines'; // the watchdog below runs before any worker has registered the pipelines
-import { pipelineRefForSource } from '../../lib/pipelines/catalog';
 import { listFrames } from '../../lib/pipelines/video/run-store';
-import { putNewRoom } from '../../lib/rooms/store';
 
 const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
 const speech = fakeSpeech(process.env.TEST_FAKE_SPEECH_URL as string);
@@ -89,47 +83,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const box = (x: number, y: number) => ({ x, y, width: 0.2, height: 0.3 });
 const later = (minutes: number) => new Date(Date.now() + minutes * 60_000);
 
-/** A job awaiting confirmation on a fresh claim and room, its recording already in the stage's bucket. */
-async function uploadedJob(sourceType: SourceType, bytes: Buffer, extension: string): Promise<Job> {
-  const teamId = randomUUID();
-  const userId = randomUUID();
-  const claim = await putNewClaim(teamId, userId, { claim_number: `IT-${randomUUID().slice(0, 8)}` });
-  const room = await putNewRoom(claim, 'Living room');
-  const id = randomUUID();
-  const filename = `${sourceType}-${id.slice(0, 8)}.${extension}`;
-  const mediaKey = `${blobKeys.jobPrefix(teamId, claim.id, id)}media/${filename}`;
-  await s3.send(new PutObjectCommand({ Bucket: bucket(), Key: mediaKey, Body: bytes }));
-  const job = newJobRecord({
-    id,
-    room,
-    userId,
-    sourceType,
-    status: 'awaiting_confirmation',
-    mediaKey,
-    originalFilename: filename,
-    fileSizeBytes: bytes.length,
-  });
-  return putNewJob(job);
-}
-
-async function start(job: Job): Promise<Job> {
-  const ref = pipelineRefForSource(job.source_type);
-  if (!ref) throw new Error(`no pipeline for ${job.source_type}`);
-  const started = await startJob(job, ref);
-  expect(started?.status).toBe('pending');
-  return started as Job;
-}
-
-const finished = (jobId: string, timeoutMs = 60_000) =>
-  eventually(
-    async () => {
-      const job = await getJob(jobId);
-      return job && (job.status === 'complete' || job.status === 'error') ? job : null;
-    },
-    timeoutMs,
-    200,
-  );
-
 /** Every object under a prefix of the stage's bucket, with its last-modified time. */
 async function objectsUnder(prefix: string): Promise<_Object[]> {
   const out: _Object[] = [];
@@ -145,7 +98,6 @@ async function objectsUnder(prefix: string): Promise<_Object[]> {
 const jobPrefix = (job: Job) => blobKeys.jobPrefix(job.team_id, job.claim_id, job.id);
 const framesOf = (job: Job) => `${jobPrefix(job)}frames/`;
 const nameOf = (key: string) => key.slice(key.lastIndexOf('/') + 1);
-const logMessages = async (jobId: string) => (await readLiveLog(jobId)).map((l) => l.message);
 
 describe('a video whose worker is killed during extraction', () => {
   // Four minutes: two 2-minute extraction units, eight 30-second chunks; one word of narration at 1:40 (the
@@ -177,7 +129,7 @@ describe('a video whose worker is killed during extraction', () => {
     const frames = framesOf(job);
     const child = await startWorkerProcess(stage);
     try {
-      await start(job);
+      await startRecordingJob(job);
       return await eventually(
         async () => {
           const now = await getJob(job.id);
@@ -206,7 +158,7 @@ describe('a video whose worker is killed during extraction', () => {
     expected: { items: string[]; pictures: number },
   ) {
     workers = startInProcessWorkers(stage);
-    const done = await finished(job.id);
+    const done = await finishedJob(job.id);
     expect(done).toMatchObject({
       status: 'complete',
       recovery_attempts: recoveryAttempts,
@@ -331,8 +283,8 @@ describe('without a speech-to-text key', () => {
     // Were the narration heard, it would add a "Piano" item.
     await speech.script(['Piano.'], job.id);
     workers = startInProcessWorkers(stage);
-    await start(job);
-    const done = await finished(job.id);
+    await startRecordingJob(job);
+    const done = await finishedJob(job.id);
     expect(done).toMatchObject({ status: 'complete', items_found: 1, transcript: null });
     expect((await listJobItems(job.id)).map((i) => i.name)).toEqual(['Yellow box']);
     expect(await logMessages(job.id)).toContain(
@@ -352,8 +304,8 @@ describe('without a speech-to-text key', () => {
     );
     const job = await uploadedJob('audio', note, 'm4a');
     workers = startInProcessWorkers(stage);
-    await start(job);
-    const done = await finished(job.id);
+    await startRecordingJob(job);
+    const done = await finishedJob(job.id);
     expect(done).toMatchObject({ status: 'error', items_found: 0, billing_charged: false });
     expect(done.error_message).toMatch(/speech-to-text, which is not configured .*Nothing was charged/);
     expect(await listJobItems(job.id)).toEqual([]);

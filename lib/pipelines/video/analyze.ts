@@ -3,13 +3,15 @@
  *
  *  - planChunks (stage `chunk`): the run's frames and transcript cut into
  *    chunks of CHUNK_DURATION_SECONDS; per chunk, the frames its call sends
- *    (the sharpest per time bucket) and the narration words it covers.
+ *    (the sharpest per time bucket; frames sharing a bucket that extraction
+ *    did not measure are measured here) and the narration words it covers.
  *  - the `analyze` stage: one unit per chunk, OPENROUTER_CONCURRENCY in
  *    flight; a unit sends its frames' previews (VIDEO_FRAME_LONG_EDGE, made
  *    by the extraction) and narration
  *    to the vision model and records the answer once. A gateway failure is
  *    recorded as a failed chunk (unbilled), never thrown.
  */
+import pLimit from 'p-limit';
 import { readObject } from '../../blob/objects';
 import { settings } from '../../config';
 import { AiGatewayError } from '../../integrations/ai-call';
@@ -18,15 +20,17 @@ import { salvageItems } from '../../integrations/structured-output';
 import { recordAiCall } from '../../jobs/ai-request-service';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { PipelineFailure } from '../../orchestrator/terminal';
+import { sharpness } from '../../media/sharpness';
 import { readTranscript } from '../transcribe';
 import { readVideoItem } from './answer-rules';
 import { VIDEO_ANSWER_JSON_SCHEMA, type VideoItem } from './answer-schemas';
-import { chunkRanges, framesByChunk, selectFrames, sliceTranscript } from './chunk-rules';
+import { chunkRanges, framesByChunk, selectFrames, sliceTranscript, unmeasuredRivals } from './chunk-rules';
 import { previewsPrefix } from './extract';
 import { chunkUserText, clock, frameLabel, videoSystemPrompt } from './prompt-rules';
 import {
   type ChunkResult,
   chunkIndexes,
+  type FrameRecord,
   getChunk,
   getChunkResult,
   getVideoPlan,
@@ -41,6 +45,8 @@ import {
  * filled, more than a 30-second stretch of a walkthrough shows.
  */
 const CHUNK_MAX_OUTPUT_TOKENS = 6000;
+/** Bucket reads in flight while the chunk stage measures frames. */
+const PREVIEW_READS_IN_FLIGHT = 8;
 
 export async function planChunks(ctx: StageContext): Promise<StageOutcome> {
   const { job, log } = ctx;
@@ -58,6 +64,11 @@ export async function planChunks(ctx: StageContext): Promise<StageOutcome> {
   const ranges = chunkRanges(plan.duration, config.CHUNK_DURATION_SECONDS);
   const byChunk = framesByChunk(ranges, frames);
   const limits = { framesPerMinute: config.FRAMES_PER_MINUTE, maxFramesPerCall: config.MAX_FRAMES_PER_CALL };
+  const measured = await measureRivals(
+    job,
+    ranges.flatMap((range, i) => unmeasuredRivals(range, byChunk[i], limits)),
+  );
+  if (measured) await log.info(`Measured the sharpness of ${measured} frame(s) sharing a time bucket`);
   const segments = transcript?.segments ?? [];
   const chunks: PlannedChunk[] = ranges.map((range, i) => ({
     ...range,
@@ -74,6 +85,22 @@ export async function planChunks(ctx: StageContext): Promise<StageOutcome> {
     `${frames.length} frame(s) in ${chunks.length} chunk(s) of ${config.CHUNK_DURATION_SECONDS} s; ${sent} frame(s) selected for analysis`,
   );
   return { kind: 'next', set: { total_frames: frames.length } };
+}
+
+/** Measures, in place, the sharpness of frames extraction left unmeasured, from their previews. */
+async function measureRivals(job: StageContext['job'], frames: FrameRecord[]): Promise<number> {
+  const prefix = previewsPrefix(job);
+  const limit = pLimit(PREVIEW_READS_IN_FLIGHT);
+  await Promise.all(
+    frames.map((frame) =>
+      limit(async () => {
+        const stored = await readObject(`${prefix}${frame.name}`);
+        if (!stored) throw new Error(`the preview of frame ${frame.name} is missing from storage`);
+        frame.sharpness = await sharpness(stored.body);
+      }),
+    ),
+  );
+  return frames.length;
 }
 
 export async function startChunkAnalysis(ctx: StageContext): Promise<StageOutcome> {

@@ -20,8 +20,12 @@ export interface CandidateFrame {
   name: string;
   /** Seconds into the video. */
   time: number;
-  /** Higher is sharper (measured on the frame's pixels). */
-  sharpness: number;
+  /**
+   * Higher is sharper (measured on the frame's pixels); null when it was not
+   * measured because no bucket was expected to hold two frames (see
+   * framesShareBuckets and unmeasuredRivals).
+   */
+  sharpness: number | null;
 }
 
 export interface TimedWord {
@@ -84,6 +88,19 @@ export function frameBudget(chunk: ChunkRange, limits: DensityLimits): number {
   return Math.max(1, Math.min(Math.floor(limits.maxFramesPerCall), byDensity));
 }
 
+/** The chunk's frames in its `frameBudget` equal time buckets (bucket → frames in time order). */
+function bucketFrames<F extends CandidateFrame>(chunk: ChunkRange, frames: readonly F[], limits: DensityLimits) {
+  const buckets = frameBudget(chunk, limits);
+  const width = (chunk.end - chunk.start) / buckets;
+  const byBucket = new Map<number, F[]>();
+  for (const frame of [...frames].sort((a, b) => a.time - b.time)) {
+    const raw = width > 0 ? Math.floor((frame.time - chunk.start) / width + EPSILON) : 0;
+    const bucket = Math.min(buckets - 1, Math.max(0, raw));
+    byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), frame]);
+  }
+  return byBucket;
+}
+
 /**
  * The frames sent for a chunk: its range cut into `frameBudget` equal time
  * buckets, the sharpest frame of each bucket (a tie goes to the earlier
@@ -94,16 +111,42 @@ export function selectFrames<F extends CandidateFrame>(
   frames: readonly F[],
   limits: DensityLimits,
 ): F[] {
-  const buckets = frameBudget(chunk, limits);
-  const width = (chunk.end - chunk.start) / buckets;
-  const best = new Map<number, F>();
-  for (const frame of [...frames].sort((a, b) => a.time - b.time)) {
-    const raw = width > 0 ? Math.floor((frame.time - chunk.start) / width + EPSILON) : 0;
-    const bucket = Math.min(buckets - 1, Math.max(0, raw));
-    const current = best.get(bucket);
-    if (!current || frame.sharpness > current.sharpness) best.set(bucket, frame);
-  }
-  return [...best.entries()].sort(([a], [b]) => a - b).map(([, frame]) => frame);
+  return [...bucketFrames(chunk, frames, limits).entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, rivals]) =>
+      rivals.reduce((best, frame) => ((frame.sharpness ?? -1) > (best.sharpness ?? -1) ? frame : best)),
+    );
+}
+
+/** Frames whose sharpness is needed to pick their bucket's frame (they share it) and was not measured. */
+export function unmeasuredRivals<F extends CandidateFrame>(
+  chunk: ChunkRange,
+  frames: readonly F[],
+  limits: DensityLimits,
+): F[] {
+  return [...bucketFrames(chunk, frames, limits).values()].flatMap((rivals) =>
+    rivals.length > 1 ? rivals.filter((f) => f.sharpness === null) : [],
+  );
+}
+
+/**
+ * Whether frames extracted on the regular grid will share the time buckets
+ * of a full chunk, so extraction should measure every frame's sharpness
+ * (spread over its parallel units). Keyframe-only decode places frames
+ * irregularly: always measured. Otherwise a bucket of a full chunk spans
+ * chunkSeconds / frameBudget seconds and holds about fps × that many frames.
+ * A partial last chunk can still put two frames in a bucket: the chunk stage
+ * measures those few (unmeasuredRivals).
+ */
+export function framesShareBuckets(o: {
+  fps: number;
+  keyframesOnly: boolean;
+  chunkSeconds: number;
+  limits: DensityLimits;
+}): boolean {
+  if (o.keyframesOnly) return true;
+  const width = o.chunkSeconds / frameBudget({ index: 0, start: 0, end: o.chunkSeconds }, o.limits);
+  return o.fps * width > 1 + EPSILON;
 }
 
 /** All words of a transcript's segments, in time order. */

@@ -7,8 +7,9 @@
  *  - the `extract` stage's branches, side by side:
  *      frames     one unit per 2-minute stretch; each seeks into the upload
  *                 through a presigned GET and writes its frames straight to
- *                 the bucket (frames/<name>), recording each frame's time,
- *                 sharpness and size;
+ *                 the bucket (frames/<name>), recording each frame's time
+ *                 and size, and its sharpness when frames will compete for
+ *                 the chunks' time buckets;
  *      transcribe the speech track transcribed (../transcribe.ts); without a
  *                 key, without sound, or when the provider keeps failing, the
  *                 run goes on visual-only.
@@ -20,12 +21,13 @@ import { settings } from '../../config';
 import type { Job } from '../../jobs/job-store';
 import { frameName, useKeyframeDecode } from '../../media/extraction-rules';
 import { extractFrames, keyframeRate } from '../../media/frames';
-import { measureFrame } from '../../media/sharpness';
+import { frameSize, measureFrame } from '../../media/sharpness';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { PipelineFailure } from '../../orchestrator/terminal';
 import { probeRecording } from '../recording-probe';
 import { transcribeRecording } from '../transcribe';
 import { transcriptForJob } from '../transcript-rules';
+import { framesShareBuckets } from './chunk-rules';
 import { extractionUnits } from './extraction-rules';
 import { clock } from './prompt-rules';
 import { type FrameRecord, getVideoPlan, putUnitFrames, putVideoPlan } from './run-store';
@@ -60,6 +62,12 @@ export async function probeVideo(ctx: StageContext): Promise<StageOutcome> {
   if (removed) await log.info(`Removed ${removed} frame(s) left by an earlier attempt`);
 
   const units = extractionUnits(duration, config.FRAME_EXTRACTION_FPS);
+  const measureSharpness = framesShareBuckets({
+    fps: config.FRAME_EXTRACTION_FPS,
+    keyframesOnly,
+    chunkSeconds: config.CHUNK_DURATION_SECONDS,
+    limits: { framesPerMinute: config.FRAMES_PER_MINUTE, maxFramesPerCall: config.MAX_FRAMES_PER_CALL },
+  });
   await putVideoPlan(job.id, {
     run_id: job.run_id as string,
     duration,
@@ -68,6 +76,7 @@ export async function probeVideo(ctx: StageContext): Promise<StageOutcome> {
     jpeg_quality: config.FRAME_JPEG_QUALITY,
     preview_long_edge: config.VIDEO_FRAME_LONG_EDGE,
     keyframes_only: keyframesOnly,
+    measure_sharpness: measureSharpness,
     units,
   });
   const { width, height, fps } = probed.video;
@@ -98,6 +107,8 @@ export async function extractFrameUnit(ctx: StageContext, index: number): Promis
   const previews = previewsPrefix(job);
   const beatMs = settings().FRAME_EXTRACTION_HEARTBEAT_SECONDS * 1000;
   const frames: FrameRecord[] = [];
+  // Sharpness only decides between frames sharing a time bucket; decoding every frame again for it costs CPU.
+  const measure = plan.measure_sharpness === false ? frameSize : measureFrame;
   let lastBeat = Date.now();
   await extractFrames({
     input: await presignedGet(mediaKeyOf(job), READ_URL_SECONDS),
@@ -112,7 +123,7 @@ export async function extractFrameUnit(ctx: StageContext, index: number): Promis
       const name = frameName(frame.timeSeconds);
       const preview = frame.preview as Buffer;
       const [measured] = await Promise.all([
-        measureFrame(frame.jpeg, preview),
+        measure(frame.jpeg, preview),
         putJpeg(`${prefix}${name}`, frame.jpeg),
         putJpeg(`${previews}${name}`, preview),
       ]);

@@ -20,6 +20,12 @@ export interface VideoPlan {
   /** Long edge of the preview written beside each frame, the copy the model is sent (VIDEO_FRAME_LONG_EDGE). */
   preview_long_edge: number;
   keyframes_only: boolean;
+  /**
+   * Whether extraction measures each frame's sharpness: only when frames will
+   * share the chunks' time buckets (chunk-rules.ts framesShareBuckets).
+   * Missing on plans written before it existed: measured.
+   */
+  measure_sharpness?: boolean;
   units: ExtractionUnit[];
 }
 
@@ -27,7 +33,8 @@ export interface VideoPlan {
 export interface FrameRecord {
   name: string;
   time: number;
-  sharpness: number;
+  /** Null when extraction did not measure it (see VideoPlan.measure_sharpness). */
+  sharpness: number | null;
   width: number;
   height: number;
 }

@@ -6,10 +6,12 @@ import {
   chunkRanges,
   frameBudget,
   framesByChunk,
+  framesShareBuckets,
   selectFrames,
   sliceTranscript,
   type TimedWord,
   transcriptWords,
+  unmeasuredRivals,
   wordsText,
 } from '../../../../lib/pipelines/video/chunk-rules';
 
@@ -98,7 +100,7 @@ describe('frame selection by density', () => {
     expect(picked).toHaveLength(10);
     picked.forEach((f, bucket) => {
       const inBucket = frames.filter((c) => c.time >= bucket * 3 && c.time < bucket * 3 + 3);
-      expect(f.sharpness).toBe(Math.max(...inBucket.map((c) => c.sharpness)));
+      expect(f.sharpness).toBe(Math.max(...inBucket.map((c) => c.sharpness ?? -1)));
       expect(inBucket).toContain(f);
     });
   });
@@ -124,6 +126,38 @@ describe('frame selection by density', () => {
     expect(selectFrames({ index: 2, start: 60, end: 75 }, [frame(75, 3)], limits)).toEqual([frame(75, 3)]);
     expect(selectFrames({ index: 0, start: 5, end: 5 }, [frame(5, 1), frame(5, 2, 'b')], limits)).toEqual([
       frame(5, 2, 'b'),
+    ]);
+  });
+});
+
+describe('frames left unmeasured by extraction', () => {
+  const unmeasured = (time: number) => ({ name: `f${time}`, time, sharpness: null });
+
+  it('measures at extraction only when frames of a full chunk share its time buckets', () => {
+    const base = { fps: 1, keyframesOnly: false, chunkSeconds: 30, limits };
+    expect(framesShareBuckets(base)).toBe(false);
+    expect(framesShareBuckets({ ...base, fps: 2 })).toBe(true);
+    expect(framesShareBuckets({ ...base, limits: { framesPerMinute: 20, maxFramesPerCall: 60 } })).toBe(true);
+    expect(framesShareBuckets({ ...base, limits: { framesPerMinute: 60, maxFramesPerCall: 10 } })).toBe(true);
+    expect(framesShareBuckets({ ...base, fps: 0.5 })).toBe(false);
+    expect(framesShareBuckets({ ...base, keyframesOnly: true })).toBe(true);
+  });
+
+  it('names the unmeasured frames that share a bucket, and only those', () => {
+    // 10.5 s at 60 a minute: 10 buckets of 1.05 s, so the frames at 0 s and 1 s share the first.
+    const frames = Array.from({ length: 11 }, (_, i) => unmeasured(i));
+    expect(unmeasuredRivals({ index: 0, start: 0, end: 10.5 }, frames, limits).map((f) => f.time)).toEqual([0, 1]);
+    expect(unmeasuredRivals({ index: 0, start: 0, end: 11 }, frames, limits)).toEqual([]);
+    const mixed = [frame(0, 4), unmeasured(0.5), unmeasured(5)];
+    expect(unmeasuredRivals({ index: 0, start: 0, end: 10 }, mixed, limits).map((f) => f.time)).toEqual([0.5]);
+  });
+
+  it('picks a measured frame over an unmeasured one, and the earlier of two unmeasured', () => {
+    expect(selectFrames({ index: 0, start: 0, end: 1 }, [unmeasured(0), frame(0.5, 0)], limits)).toEqual([
+      frame(0.5, 0),
+    ]);
+    expect(selectFrames({ index: 0, start: 0, end: 1 }, [unmeasured(0.5), unmeasured(0)], limits)).toEqual([
+      unmeasured(0),
     ]);
   });
 });

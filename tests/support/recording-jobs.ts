@@ -1,0 +1,62 @@
+/**
+ * Video and audio jobs for the engine-stage integration suites: a recording
+ * put straight into the stage's bucket under a fresh team, claim and room,
+ * the job started on its pipeline, and a wait for its end.
+ */
+import { randomUUID } from 'node:crypto';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { blobKeys } from '../../lib/blob/keys';
+import { putNewClaim } from '../../lib/claims/store';
+import type { SourceType } from '../../lib/jobs/job-rules';
+import { getJob, type Job, newJobRecord, putNewJob } from '../../lib/jobs/job-store';
+import { readLiveLog } from '../../lib/jobs/log-store';
+import { startJob } from '../../lib/orchestrator/engine';
+import { pipelineRefForSource } from '../../lib/pipelines/catalog';
+import { putNewRoom } from '../../lib/rooms/store';
+import { eventually } from './api';
+import { bucket, s3 } from './aws';
+
+/** A job awaiting confirmation on a fresh claim and room, its recording already in the stage's bucket. */
+export async function uploadedJob(sourceType: SourceType, bytes: Buffer, extension: string): Promise<Job> {
+  const teamId = randomUUID();
+  const userId = randomUUID();
+  const claim = await putNewClaim(teamId, userId, { claim_number: `IT-${randomUUID().slice(0, 8)}` });
+  const room = await putNewRoom(claim, 'Living room');
+  const id = randomUUID();
+  const filename = `${sourceType}-${id.slice(0, 8)}.${extension}`;
+  const mediaKey = `${blobKeys.jobPrefix(teamId, claim.id, id)}media/${filename}`;
+  await s3.send(new PutObjectCommand({ Bucket: bucket(), Key: mediaKey, Body: bytes }));
+  const job = newJobRecord({
+    id,
+    room,
+    userId,
+    sourceType,
+    status: 'awaiting_confirmation',
+    mediaKey,
+    originalFilename: filename,
+    fileSizeBytes: bytes.length,
+  });
+  return putNewJob(job);
+}
+
+/** Starts the job on its source's pipeline (it must move to pending). */
+export async function startRecordingJob(job: Job): Promise<Job> {
+  const ref = pipelineRefForSource(job.source_type);
+  if (!ref) throw new Error(`no pipeline for ${job.source_type}`);
+  const started = await startJob(job, ref);
+  if (started?.status !== 'pending') throw new Error(`job ${job.id} did not start (${started?.status})`);
+  return started;
+}
+
+/** The job once it is complete or in error. */
+export const finishedJob = (jobId: string, timeoutMs = 60_000) =>
+  eventually(
+    async () => {
+      const job = await getJob(jobId);
+      return job && (job.status === 'complete' || job.status === 'error') ? job : null;
+    },
+    timeoutMs,
+    200,
+  );
+
+export const logMessages = async (jobId: string) => (await readLiveLog(jobId)).map((l) => l.message);
