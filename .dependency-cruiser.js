@@ -17,7 +17,7 @@
  */
 const FOUNDATION = ['config', 'observability'];
 const STORAGE = ['blob', 'db', 'queue'];
-const EDGE = ['background', 'http', 'integrations', 'media'];
+const EDGE = ['background', 'http', 'integrations', 'media', 'pdf'];
 const LOWER_LAYERS = [...FOUNDATION, ...STORAGE, ...EDGE];
 const DOMAINS = [
   'activity',
@@ -51,7 +51,7 @@ module.exports = {
     {
       name: 'lower-layer-imports-domain',
       comment:
-        'lib/db, lib/http, lib/queue, lib/blob, lib/integrations, lib/background, lib/media, lib/observability and lib/config import no domain module: inject what they need (a callback, a recorder) from the domain instead.',
+        'lib/db, lib/http, lib/queue, lib/blob, lib/integrations, lib/background, lib/media, lib/pdf, lib/observability and lib/config import no domain module: inject what they need (a callback, a recorder) from the domain instead.',
       severity: 'error',
       from: { path: folders(LOWER_LAYERS) },
       to: { path: folders([...DOMAINS, ...COMPOSITION]) },

@@ -19,8 +19,9 @@ const swc = [
 const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)sx?$': swc, '^.+\\.mjs$': swc },
-  // @middy/*, jose and p-retry (with is-network-error) are ESM only: let swc turn them into CommonJS for jest.
-  transformIgnorePatterns: ['/node_modules/(?!(@middy|jose|p-retry|is-network-error)/)'],
+  // @middy/*, jose, p-retry (with is-network-error) and pdfjs-dist are ESM only: let swc turn them into CommonJS
+  // for jest.
+  transformIgnorePatterns: ['/node_modules/(?!(@middy|jose|p-retry|is-network-error|pdfjs-dist)/)'],
 };
 
 /** @type {import('jest').Config} */

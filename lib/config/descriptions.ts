@@ -126,11 +126,14 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       CAPTURE_SOURCE_IMPORT_CONCURRENCY: 'Parallel downloads during a capture import.',
       MAIL_API_KEY: 'Mail service key; empty turns sending off.',
       MAIL_DOMAIN: 'Mail sending domain.',
-      MAIL_BASE_URL: 'Mail service API base URL.',
-      MAIL_FROM: 'From address; must be on MAIL_DOMAIN.',
+      MAIL_BASE_URL: 'Mail service API base URL (Mailgun US; EU sending domains use https://api.eu.mailgun.net).',
+      MAIL_FROM:
+        'From address, bare or "Name <address>"; must be on MAIL_DOMAIN (checked at start-up when both are set).',
       SUPPORT_EMAIL: 'Where PDF import failure reports go.',
       MAX_EMAIL_ATTACHMENT_MB: 'Larger PDFs are reported without the attachment.',
       MAIL_WEBHOOK_SIGNING_KEY: 'Mail event webhook HMAC key; empty rejects every callback.',
+      MAIL_TIMEOUT_SECONDS: 'Time allowed for one mail service call (attachments included).',
+      MAIL_RETRY_BACKOFF_MS: 'First pause before retrying a failed mail call (5xx, 429, network); doubles per retry.',
       CHAT_WEBHOOK_URL: 'Chat webhook for job outcome messages; empty disables.',
       APP_ENV: 'production, stage or local (local is refused by serverless package).',
       LOCAL_AUTH_USER_EMAIL:

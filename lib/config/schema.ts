@@ -32,7 +32,25 @@ const list = (def: string) =>
         .filter(Boolean),
     );
 
-export const settingsSchema = z.object({
+/**
+ * The mail service sends only from its own domain: MAIL_FROM, a bare address
+ * or "Name <address>", must be on MAIL_DOMAIN. Checked only when both are set
+ * (an unset one already turns sending off).
+ */
+function mailFromProblem(from: string, domain: string): string | null {
+  const wanted = domain.trim().toLowerCase();
+  if (!from.trim() || !wanted) return null;
+  const address = (/<([^<>]*)>\s*$/.exec(from)?.[1] ?? from).trim();
+  const at = address.lastIndexOf('@');
+  const local = address.slice(0, at);
+  const host = address.slice(at + 1).toLowerCase();
+  const example = `e.g. inventory@${wanted} or "Contents Inventory <inventory@${wanted}>"`;
+  if (at <= 0 || !host || /\s/.test(local)) return `must be an email address on MAIL_DOMAIN, ${example}`;
+  if (host === wanted) return null;
+  return `must be an address on MAIL_DOMAIN (${wanted}), not on ${host}: ${example}`;
+}
+
+const settingFields = z.object({
   // --- Credit prices and charging ---
   BILLING_BLOCK_SECONDS: int(20).refine((v) => v > 0, 'must be positive'),
   COST_PER_VIDEO_BLOCK: num(3),
@@ -138,6 +156,8 @@ export const settingsSchema = z.object({
   SUPPORT_EMAIL: str(),
   MAX_EMAIL_ATTACHMENT_MB: num(20),
   MAIL_WEBHOOK_SIGNING_KEY: str(),
+  MAIL_TIMEOUT_SECONDS: num(60).refine((v) => v > 0, 'must be positive'),
+  MAIL_RETRY_BACKOFF_MS: int(1000).refine((v) => v >= 0, 'must not be negative'),
   CHAT_WEBHOOK_URL: str(),
   APP_ENV: z.enum(['production', 'stage', 'local']).default('production'),
   LOCAL_AUTH_USER_EMAIL: str(),
@@ -156,6 +176,11 @@ export const settingsSchema = z.object({
   /** Origin of the job event stream (the jobStream Function URL in AWS; npm start runs one locally). */
   STREAM_BASE_URL: str(),
   PRESIGNED_URL_TTL_SECONDS: int(900).refine((v) => v > 0 && v <= 604800, 'must be between 1 and 604800'),
+});
+
+export const settingsSchema = settingFields.superRefine((values, ctx) => {
+  const problem = mailFromProblem(values.MAIL_FROM, values.MAIL_DOMAIN);
+  if (problem) ctx.addIssue({ code: 'custom', path: ['MAIL_FROM'], message: problem });
 });
 
 export type Settings = z.output<typeof settingsSchema>;

@@ -77,6 +77,8 @@ export interface Job {
   pass_charge_round?: number | null;
   /** Read the rest: the last pass whose credits were added to the job's billed credits (once per pass). */
   pass_billed?: string | null;
+  /** Why the last preparing run (a PDF import) stopped early; the job went on with what it had found. */
+  preparation_error?: string | null;
   /** Why the last read-the-rest pass failed (the job stays complete with its items). */
   last_pass_error?: string | null;
   /** Photo jobs: bytes reserved against MAX_PHOTO_UPLOAD_MB as upload URLs are issued. */

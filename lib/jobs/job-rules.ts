@@ -29,6 +29,20 @@ export const PROCESSING_STATUSES: readonly JobStatus[] = [
 ];
 export const isProcessing = (status: JobStatus) => PROCESSING_STATUSES.includes(status);
 
+/**
+ * Statuses a job is prepared in before it can be processed: importing_pdf
+ * while its contents lists are read. The engine runs the preparing pipeline's
+ * stages in it, and the job leaves it, read or not, for the status after it:
+ * awaiting_grouping, with whatever photos were found (our exit rule: the read
+ * finishing, successfully or not, always hands the job to the user).
+ */
+export const PREPARING_STATUSES: readonly JobStatus[] = ['importing_pdf'];
+export const statusAfterPreparing = (_status: JobStatus): JobStatus => 'awaiting_grouping';
+
+/** Statuses the engine runs a job's stages in: the processing ones and the preparing ones. */
+export const RUNNING_STATUSES: readonly JobStatus[] = [...PROCESSING_STATUSES, ...PREPARING_STATUSES];
+export const isRunning = (status: JobStatus) => RUNNING_STATUSES.includes(status);
+
 /** States from which POST /api/jobs/{id}/process may start a job. */
 export const STARTABLE_STATUSES: readonly JobStatus[] = ['awaiting_grouping', 'awaiting_confirmation', 'error'];
 

@@ -11,12 +11,12 @@ import { indexes, keys, withoutKeys } from '../db/keys';
 import { setClauses } from '../db/update';
 import { queryAll } from '../db/query';
 import type { Job } from './job-record-rules';
-import { isProcessing, type JobStatus } from './job-rules';
+import { isRunning, type JobStatus } from './job-rules';
 
 export type { BranchRun, Job, OwedRefund, TruncatedGroup } from './job-record-rules';
 export { newJobRecord } from './job-record-rules';
 
-/** Index attributes a job row carries; `active*` only while it is processing (the watchdog's sparse index). */
+/** Index attributes a job row carries; `active*` only while the engine may run it (the watchdog's sparse index). */
 function jobIndexAttributes(
   job: Pick<Job, 'id' | 'room_id' | 'team_id' | 'created_at' | 'status' | 'heartbeat_at' | 'updated_at'>,
 ) {
@@ -36,7 +36,7 @@ export async function putNewJob(job: Job): Promise<Job> {
         ...keys.job(job.id),
         entity: 'Job',
         ...jobIndexAttributes(job),
-        ...(isProcessing(job.status) ? activeIndex(job.id, job.updated_at) : {}),
+        ...(isRunning(job.status) ? activeIndex(job.id, job.updated_at) : {}),
         ...job,
       },
       ConditionExpression: 'attribute_not_exists(pk)',
@@ -134,7 +134,7 @@ export function jobUpdateInput(jobId: string, update: JobUpdate, now = new Date(
   }
   const status = update.set?.status;
   if (status) {
-    if (isProcessing(status)) {
+    if (isRunning(status)) {
       Object.assign(values, { ':activepk': 'ACTIVE', ':activesk': `${at}#${jobId}` });
       sets.push('activepk = :activepk', 'activesk = :activesk');
     } else {

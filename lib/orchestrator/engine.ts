@@ -22,7 +22,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getJob, updateJob, type Job } from '../jobs/job-store';
-import { isProcessing, STARTABLE_STATUSES } from '../jobs/job-rules';
+import { isRunning, PREPARING_STATUSES, STARTABLE_STATUSES } from '../jobs/job-rules';
 import { JobLog } from '../jobs/log-store';
 import { logger } from '../observability/logger';
 import { stepKey } from './branch-rules';
@@ -53,6 +53,8 @@ export const UNIT_RETRY_MAX_SECONDS = 300;
 export const unitRetryDelaySeconds = (attempt: number) =>
   Math.min(UNIT_RETRY_MAX_SECONDS, UNIT_RETRY_BASE_SECONDS * 2 ** Math.max(0, attempt - 1));
 
+const NO_RUN_YET = { condition: 'attribute_type(run_id, :null_type)', values: { ':null_type': 'NULL' } };
+
 /** How the queue delivered a unit message: lets the engine have it delivered again after a backoff. */
 export interface UnitDelivery {
   retryAfter(seconds: number): Promise<void>;
@@ -62,6 +64,8 @@ const noRedelivery: UnitDelivery = { retryAfter: async () => undefined };
 /**
  * Starts (or restarts) a job on a pipeline: status pending, a fresh run, the
  * first stage queued. Returns null when the job is not in a startable state.
+ * A preparing pipeline starts from its preparing status and stays in it
+ * (the guard is then what keeps a second start out).
  */
 export async function startJob(
   job: Job,
@@ -72,13 +76,21 @@ export async function startJob(
 ): Promise<Job | null> {
   const pipeline = refOf(definition);
   const now = new Date().toISOString();
+  // A preparing run starts once per job (a restart after an interruption is recovery's, not a start).
+  const conditions = [guard, pipeline.preparation ? NO_RUN_YET : null].filter((c) => c !== null);
   const started = await updateJob(job.id, {
     // A follow-up pass starts from a complete job and keeps its earlier stage timings.
-    expectStatus: pipeline.followUp ? ['complete'] : STARTABLE_STATUSES,
-    ...(guard ?? {}),
+    expectStatus: pipeline.followUp ? ['complete'] : pipeline.preparation ? PREPARING_STATUSES : STARTABLE_STATUSES,
+    ...(conditions.length > 0
+      ? {
+          condition:
+            conditions.length === 1 ? conditions[0].condition : conditions.map((c) => `(${c.condition})`).join(' AND '),
+          values: Object.assign({}, ...conditions.map((c) => c.values)),
+        }
+      : {}),
     set: {
       ...extra,
-      status: 'pending',
+      status: pipeline.preparation ? pipeline.firstStatus : 'pending',
       current_stage: 'Queued',
       progress_pct: 0,
       error_message: null,
@@ -104,7 +116,7 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
   if (
     !job ||
     job.run_id !== message.run_id ||
-    !isProcessing(job.status) ||
+    !isRunning(job.status) ||
     job.stage_name !== message.stage ||
     !job.pipeline
   ) {

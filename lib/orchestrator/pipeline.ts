@@ -5,7 +5,7 @@
  * lib/pipelines/README.md.
  */
 import type { Job } from '../jobs/job-store';
-import type { JobStatus, SourceType } from '../jobs/job-rules';
+import { type JobStatus, PREPARING_STATUSES, type SourceType } from '../jobs/job-rules';
 import type { JobLog } from '../jobs/log-store';
 
 export interface StageContext {
@@ -163,6 +163,16 @@ export interface PipelineDefinition {
    * pass's own charge, pass_charge_round). Never what pipelineRefForSource (lib/pipelines/catalog.ts) picks.
    */
   followUp?: boolean;
+  /**
+   * A pipeline that prepares a job instead of finishing it (the PDF import):
+   * every stage runs in a preparing status (importing_pdf), the run starts
+   * from that status, and whether it succeeds or fails it leaves the job in
+   * the status after it (awaiting_grouping) with what it made. Nothing is
+   * billed, no chat message is posted and the log is not archived: the job's
+   * life goes on. A failure is recorded as the job's `preparation_error`.
+   * `complete` is asked for the items (photos) it made; its credits must be 0.
+   */
+  preparation?: boolean;
   stages: StageDefinition[];
   /** After the last stage: the totals billing is finalized with. Throwing fails the job. */
   complete(ctx: StageContext): Promise<CompletionSummary>;
@@ -178,12 +188,22 @@ export interface PipelineRef {
   name: string;
   sourceType: SourceType;
   firstStage: string;
+  /** The first stage's status: where a preparing run starts (a processing run starts in pending). */
+  firstStatus: JobStatus;
   followUp: boolean;
+  preparation: boolean;
 }
 
 export const refOf = (p: PipelineDefinition | PipelineRef): PipelineRef =>
   'stages' in p
-    ? { name: p.name, sourceType: p.sourceType, firstStage: p.stages[0].name, followUp: Boolean(p.followUp) }
+    ? {
+        name: p.name,
+        sourceType: p.sourceType,
+        firstStage: p.stages[0].name,
+        firstStatus: p.stages[0].status,
+        followUp: Boolean(p.followUp),
+        preparation: Boolean(p.preparation),
+      }
     : p;
 
 const registry = new Map<string, PipelineDefinition>();
@@ -191,6 +211,8 @@ const registry = new Map<string, PipelineDefinition>();
 export function registerPipeline(pipeline: PipelineDefinition): void {
   if (pipeline.stages.length === 0) throw new Error(`pipeline ${pipeline.name} has no stages`);
   const names = new Set(pipeline.stages.map((s) => s.name));
+  if (pipeline.preparation && pipeline.stages.some((s) => !PREPARING_STATUSES.includes(s.status)))
+    throw new Error(`pipeline ${pipeline.name} prepares jobs: every stage must run in a preparing status`);
   if (names.size !== pipeline.stages.length) throw new Error(`pipeline ${pipeline.name} repeats a stage name`);
   for (const stage of pipeline.stages) {
     // Unit rows of a branch are keyed '<stage>/<branch>': neither name may contain the separators.

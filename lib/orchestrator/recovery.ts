@@ -18,7 +18,7 @@ import { PING_BODY } from '../background/heartbeat';
 import { settings } from '../config';
 import { ConflictError, NotFoundError } from '../errors';
 import { getJob, updateJob, type Job } from '../jobs/job-store';
-import { isProcessing, PROCESSING_STATUSES } from '../jobs/job-rules';
+import { isProcessing, isRunning, PREPARING_STATUSES, RUNNING_STATUSES } from '../jobs/job-rules';
 import { JobLog } from '../jobs/log-store';
 import { jobView } from '../jobs/view';
 import { logger } from '../observability/logger';
@@ -35,6 +35,10 @@ export const STUCK_FOR_A_DAY = 'Processing stopped: the job was stuck for more t
 const HUNG = 'Processing stopped: the job stopped making progress. Nothing was charged; please process it again.';
 const DISMISSED = 'Stopped by an administrator. Nothing was charged; please process the job again.';
 const DAY_MS = 86_400_000;
+const NOTHING_CONFIRMED =
+  'No contents list was confirmed for this upload before its upload links expired; the photos that arrived are ready for grouping.';
+/** How long after its upload links expire a preparing job that never started is left alone. */
+const UNCONFIRMED_GRACE_SECONDS = 600;
 
 /** Called when a stage (or branch) message could not take its lease: was it because the holder died? */
 export async function handlePossibleInterruption(
@@ -83,9 +87,10 @@ async function recoverInterrupted(
   const restarted = await updateJob(
     job.id,
     {
-      expectStatus: PROCESSING_STATUSES,
+      expectStatus: RUNNING_STATUSES,
       set: {
-        status: 'pending',
+        // A preparing run restarts in its preparing status (it never passes through pending).
+        status: pipeline.preparation ? pipeline.stages[0].status : 'pending',
         current_stage: RESTARTING,
         progress_pct: 0,
         run_id: randomUUID(),
@@ -129,7 +134,7 @@ export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
   // the age limits apply even to a job that keeps heartbeating.
   for await (const jobId of activeJobIds()) {
     const job = await getJob(jobId);
-    if (!job || !isProcessing(job.status)) continue;
+    if (!job || !isRunning(job.status)) continue;
     report.checked++;
     try {
       const action = await inspect(job, now);
@@ -147,6 +152,12 @@ export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
 
 async function inspect(job: Job, now: Date): Promise<keyof Omit<WatchdogReport, 'checked'> | null> {
   const config = settings();
+  if (!job.run_id && PREPARING_STATUSES.includes(job.status)) {
+    // Its files were never confirmed: once their upload links have expired, nothing more can arrive.
+    const waitedMs = now.getTime() - Date.parse(job.created_at);
+    if (waitedMs <= (config.PRESIGNED_URL_TTL_SECONDS + UNCONFIRMED_GRACE_SECONDS) * 1000) return null;
+    return (await failJob(job, NOTHING_CONFIRMED)) ? 'failed' : null;
+  }
   const startedAt = Date.parse(job.started_at ?? job.created_at);
   if (now.getTime() - startedAt > DAY_MS) return (await failJob(job, STUCK_FOR_A_DAY)) ? 'failed' : null;
   if (now.getTime() - startedAt > config.JOB_TIMEOUT_S * 1000) {

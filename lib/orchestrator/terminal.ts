@@ -18,7 +18,7 @@ import { owesBilling, unbilledRefund, wholeRefund } from '../billing/settlement-
 import { owedFields } from '../billing/settlement-store';
 import { postJobOutcome } from '../integrations/chat';
 import { updateJob, type Job } from '../jobs/job-store';
-import { PROCESSING_STATUSES } from '../jobs/job-rules';
+import { PREPARING_STATUSES, PROCESSING_STATUSES, statusAfterPreparing } from '../jobs/job-rules';
 import { archiveLog, JobLog } from '../jobs/log-store';
 import { logger } from '../observability/logger';
 import { getTeam } from '../teams/store';
@@ -34,6 +34,7 @@ export class PipelineFailure extends Error {
 }
 
 export async function completeJob(job: Job, pipeline: PipelineDefinition): Promise<void> {
+  if (pipeline.preparation) return completePreparation(job, pipeline);
   const log = new JobLog(job.id);
   let summary: Awaited<ReturnType<PipelineDefinition['complete']>>;
   try {
@@ -94,6 +95,7 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
  */
 export async function failJob(job: Job, message: string): Promise<Job | null> {
   if (job.follow_up_pass) return failPass(job, message);
+  if (PREPARING_STATUSES.includes(job.status)) return endPreparation(job, { error: message });
   const owed = owedFields(job, [wholeRefund(job)]);
   const failed = await updateJob(job.id, {
     expectStatus: PROCESSING_STATUSES,
@@ -115,6 +117,48 @@ export async function failJob(job: Job, message: string): Promise<Job | null> {
   await new JobLog(job.id).error(message);
   await afterTerminal(failed, { outcome: 'failure', error: message });
   return failed;
+}
+
+/** A preparing run that finished: the job moves on to the status after it with what the run made. */
+async function completePreparation(job: Job, pipeline: PipelineDefinition): Promise<void> {
+  let items: number;
+  try {
+    items = (await pipeline.complete({ job, log: new JobLog(job.id), heartbeat: async () => undefined })).items_found;
+  } catch (err) {
+    await endPreparation(job, {
+      error: `Finishing the read failed: ${err instanceof Error ? err.message : String(err)}`,
+    });
+    return;
+  }
+  await endPreparation(job, { items });
+}
+
+/**
+ * Ends a preparing run (or a job left preparing with no run, which the
+ * watchdog times out): the job moves to the status after preparing, keeping
+ * whatever the run made; a failure is recorded on the job and in its log.
+ * Nothing was charged, so nothing is refunded. Conditional on the run, so a
+ * late message cannot end a later run.
+ */
+async function endPreparation(job: Job, outcome: { items: number } | { error: string }): Promise<Job | null> {
+  const status = statusAfterPreparing(job.status);
+  const ended = await updateJob(job.id, {
+    expectStatus: PREPARING_STATUSES,
+    set: {
+      status,
+      current_stage: status,
+      progress_pct: 0,
+      stage_state: 'done',
+      stage_runner: null,
+      preparation_error: 'error' in outcome ? outcome.error : null,
+    },
+    ...(job.run_id ? { condition: 'run_id = :run', values: { ':run': job.run_id } } : {}),
+  });
+  if (!ended) return null;
+  const log = new JobLog(job.id);
+  if ('error' in outcome) await log.error(outcome.error);
+  else await log.info(`Read finished: ${outcome.items} photo(s); ${status.replace('_', ' ')}`);
+  return ended;
 }
 
 /** A failed follow-up pass: the job is complete again with the items it had, and the pass's charge is undone. */

@@ -8,21 +8,38 @@
 import type { SourceType } from '../jobs/job-rules';
 import type { PipelineRef } from '../orchestrator/pipeline';
 
+const processing = { followUp: false, preparation: false };
+
 export const PHOTO_PIPELINE: PipelineRef = {
   name: 'photo',
   sourceType: 'photo',
   firstStage: 'analyze',
-  followUp: false,
+  firstStatus: 'analyzing',
+  ...processing,
 };
 export const PHOTO_READ_THE_REST: PipelineRef = {
   name: 'photo-read-the-rest',
   sourceType: 'photo',
   firstStage: 'reread',
+  firstStatus: 'analyzing',
   followUp: true,
+  preparation: false,
 };
 
-const VIDEO_PIPELINE: PipelineRef = { name: 'video', sourceType: 'video', firstStage: 'probe', followUp: false };
-const AUDIO_PIPELINE: PipelineRef = { name: 'audio', sourceType: 'audio', firstStage: 'transcribe', followUp: false };
+const VIDEO_PIPELINE: PipelineRef = {
+  name: 'video',
+  sourceType: 'video',
+  firstStage: 'probe',
+  firstStatus: 'extracting',
+  ...processing,
+};
+const AUDIO_PIPELINE: PipelineRef = {
+  name: 'audio',
+  sourceType: 'audio',
+  firstStage: 'transcribe',
+  firstStatus: 'transcribing',
+  ...processing,
+};
 
 export const PIPELINE_CATALOG: readonly PipelineRef[] = [
   PHOTO_PIPELINE,
@@ -33,5 +50,5 @@ export const PIPELINE_CATALOG: readonly PipelineRef[] = [
 
 /** The pipeline that processes a job of this source type, when this deployment has one. */
 export function pipelineRefForSource(sourceType: SourceType): PipelineRef | undefined {
-  return PIPELINE_CATALOG.find((p) => p.sourceType === sourceType && !p.followUp);
+  return PIPELINE_CATALOG.find((p) => p.sourceType === sourceType && !p.followUp && !p.preparation);
 }

@@ -9,8 +9,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): nu
   return status;
 }
 
-export async function readText(req: IncomingMessage): Promise<string> {
+export async function readBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+export async function readText(req: IncomingMessage): Promise<string> {
+  return (await readBytes(req)).toString('utf8');
 }

@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeAiGateway } from '../fakes/ai-gateway-server';
 import { startFakeBillingServer } from '../fakes/billing-server';
+import { startFakeMailServer } from '../fakes/mail-server';
 import { startFakeSpeechServer } from '../fakes/speech-server';
-import { serviceEnv } from './service-env';
+import { serviceEnv, TEST_MAIL_DOMAIN } from './service-env';
 
 const { startLocalService } = require('../../localstack/service.js');
 
@@ -31,12 +32,13 @@ export default async function globalSetup(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'contents-inventory-test-'));
   const output: string[] = [];
   // The external systems the pipelines call: one fake each for the whole run, driven by
-  // the tests through their control APIs (tests/support/fake-gateway.ts, fake-billing.ts, fake-speech.ts).
+  // the tests through their control APIs (tests/support/fake-gateway.ts, fake-billing.ts, fake-speech.ts, fake-mail.ts).
   const gateway = await startFakeAiGateway();
   // Teams have credits unless a test sets a balance; billing is on as in production.
   const billing = await startFakeBillingServer({ defaultBalance: 1_000_000 });
   const speech = await startFakeSpeechServer();
-  (globalThis as Record<string, unknown>).__TEST_FAKES__ = [gateway, billing, speech];
+  const mail = await startFakeMailServer({ domain: TEST_MAIL_DOMAIN });
+  (globalThis as Record<string, unknown>).__TEST_FAKES__ = [gateway, billing, speech, mail];
   const service = await startLocalService({
     stage: 'test',
     dataDir,
@@ -52,6 +54,8 @@ export default async function globalSetup(): Promise<void> {
       BILLING_APP_API_KEY: billing.apiKey,
       TRANSCRIPTION_BASE_URL: speech.url,
       TRANSCRIPTION_API_KEY: speech.apiKey,
+      MAIL_BASE_URL: mail.url,
+      MAIL_API_KEY: mail.apiKey,
     },
     log: (line: string) => output.push(line),
     onOfflineOutput: (chunk: string) => {
@@ -69,6 +73,7 @@ export default async function globalSetup(): Promise<void> {
     TEST_FAKE_GATEWAY_URL: gateway.url,
     TEST_FAKE_BILLING_URL: billing.url,
     TEST_FAKE_SPEECH_URL: speech.url,
+    TEST_FAKE_MAIL_URL: mail.url,
   });
   process.stdout.write(`\nlocal service ready at ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }

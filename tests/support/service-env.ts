@@ -6,6 +6,9 @@ export const TEST_ADMIN_EXTERNAL_IDS = ['900000001', 'admin-uuid-0000'];
 
 export const TEST_SSO_SECRET = 'test-estimation-sso-secret-0123456789';
 
+/** The sending domain the fake mail service (tests/fakes/mail-server.ts) answers for. */
+export const TEST_MAIL_DOMAIN = 'mail.example.test';
+
 export const serviceEnv: Record<string, string> = {
   APP_ENV: 'stage',
   LOG_LEVEL: 'WARN',
@@ -23,6 +26,12 @@ export const serviceEnv: Record<string, string> = {
   // Long enough for the video tests' slowed-down transcripts (the frames finish first), short enough for failures.
   TRANSCRIPTION_TIMEOUT_SECONDS: '10',
   TRANSCRIPTION_RETRY_BACKOFF_MS: '20',
+  // Mail goes to the run's fake (its URL and key are added by global-setup.ts); same quick failures.
+  MAIL_DOMAIN: TEST_MAIL_DOMAIN,
+  MAIL_FROM: `Contents Inventory <inventory@${TEST_MAIL_DOMAIN}>`,
+  SUPPORT_EMAIL: 'support@example.test',
+  MAIL_TIMEOUT_SECONDS: '3',
+  MAIL_RETRY_BACKOFF_MS: '20',
   // Keep a developer's checkout .env and machine file out of the test service.
   MACHINE_SETTINGS_FILE: '/nonexistent/contents-inventory-settings.env',
   DOTENV_FILE: '/nonexistent/.env',

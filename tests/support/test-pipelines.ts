@@ -223,8 +223,19 @@ export const branchPipeline = pipeline('test-branches', [
   scriptedStage('analyze', 'analyzing', [40, 100]),
 ]);
 
+/** A preparing pipeline (as the PDF import is): it runs in importing_pdf and hands the job on to awaiting_grouping. */
+export const preparingPipeline: PipelineDefinition = {
+  ...pipeline('test-preparing', [
+    scriptedStage('split', 'importing_pdf', [0, 80]),
+    scriptedStage('finish', 'importing_pdf', [80, 100]),
+  ]),
+  sourceType: 'photo',
+  preparation: true,
+};
+
 export function registerTestPipelines(): void {
   registerPipeline(linearPipeline);
+  registerPipeline(preparingPipeline);
   registerPipeline(fanoutPipeline);
   registerPipeline(branchPipeline);
   registerPipeline(wordCountPipeline);

@@ -42,6 +42,7 @@ const NOT_DOMAINS = [
   'integrations',
   'background',
   'media',
+  'pdf',
   'orchestrator',
   'pipelines',
   'api',

@@ -1,0 +1,308 @@
+/**
+ * Client of the mail service: Mailgun's messages API (any endpoint speaking it
+ * can be configured by MAIL_BASE_URL: the EU host https://api.eu.mailgun.net,
+ * a proxy, the test fake).
+ *
+ *   POST {base_url}/v3/{MAIL_DOMAIN}/messages
+ *     Authorization: Basic base64("api:" + MAIL_API_KEY)
+ *     multipart/form-data: from, to (one field per recipient), subject, text,
+ *       html (optional), attachment (one file part each: filename and type)
+ *   200 {id: "<...@MAIL_DOMAIN>", message: "Queued. Thank you."}
+ *   400 {message: "..."}   401 "Forbidden" (text)   404 {message: "Domain not found: ..."}
+ *   429 and 5xx: transient, worth another attempt
+ *
+ * Off unless configured: without MAIL_API_KEY, MAIL_DOMAIN and MAIL_FROM
+ * `isConfigured` is false and `send` throws MailError('not_configured'), so a
+ * caller that means "mail when we can" checks `isConfigured` and skips; it
+ * can never send by accident with half the settings.
+ *
+ * 5xx, 429, timeouts and network errors are retried with jittered exponential
+ * backoff (a timed-out attempt may have been queued, so a retry can mail
+ * twice: better than losing a report). Any other status fails at once. A
+ * final failure throws MailError naming the cause (a refused key, an unknown
+ * domain, the service's own words on a 400).
+ */
+import { baseUrl as normalizeBaseUrl, type Settings } from '../config';
+import { logger } from '../observability/logger';
+import { withRetry } from '../retry';
+import { causeOf, retryAfterMs } from './http-failures';
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_ATTEMPTS = 3;
+const DEFAULT_BACKOFF_MS = 1000;
+
+interface MailAttachment {
+  filename: string;
+  /** Media type of the part, e.g. application/pdf. */
+  contentType: string;
+  content: Uint8Array;
+}
+
+export interface MailMessage {
+  /** One address or several; each may carry a name ("Name <address>"). */
+  to: string | string[];
+  subject: string;
+  text: string;
+  html?: string;
+  attachments?: MailAttachment[];
+}
+
+export interface SentMail {
+  /** The service's message id, e.g. <20240101120000.1.ABCD@mail.example.com>. */
+  id: string;
+  /** HTTP attempts made. */
+  attempts: number;
+}
+
+type MailFailureKind = 'not_configured' | 'invalid' | 'http' | 'timeout' | 'unreachable' | 'unreadable';
+
+export class MailError extends Error {
+  override readonly name = 'MailError';
+  constructor(
+    readonly kind: MailFailureKind,
+    message: string,
+    /** The last HTTP status received, null when none (not sent, timeout, network). */
+    readonly status: number | null = null,
+    /** HTTP attempts made. */
+    readonly attempts = 0,
+  ) {
+    super(message);
+  }
+}
+
+interface Failure {
+  kind: MailFailureKind;
+  status: number | null;
+  message: string;
+  retryable: boolean;
+  retryAfterMs: number | null;
+}
+
+/** One failed HTTP attempt, as the retry policy sees it. */
+class AttemptFailed extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.message);
+  }
+}
+
+export interface MailClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** The sending domain (the path of every call). */
+  domain: string;
+  /** From header, bare or "Name <address>", on `domain` (the settings check it). */
+  from: string;
+  timeoutMs?: number;
+  maxAttempts?: number;
+  /** First backoff; doubles per retry, jittered. */
+  backoffMs?: number;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The service's own words: the JSON `message`, else the start of the body. */
+function serviceMessage(text: string): string {
+  try {
+    const body: unknown = JSON.parse(text);
+    if (isRecord(body) && typeof body.message === 'string' && body.message) return body.message.slice(0, 300);
+  } catch {
+    // Not JSON (the 401 answers a bare "Forbidden").
+  }
+  return text.trim().slice(0, 300) || 'no body';
+}
+
+export class MailClient {
+  readonly baseUrl: string;
+  readonly domain: string;
+  readonly from: string;
+  private readonly apiKey: string;
+  private readonly timeoutMs: number;
+  private readonly maxAttempts: number;
+  private readonly backoffMs: number;
+
+  constructor(options: MailClientOptions) {
+    this.baseUrl = normalizeBaseUrl(options.baseUrl);
+    this.apiKey = options.apiKey.trim();
+    this.domain = options.domain.trim();
+    this.from = options.from.trim();
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxAttempts = Math.max(1, options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
+    this.backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+  }
+
+  /** A client from the settings (MAIL_BASE_URL, _API_KEY, _DOMAIN, _FROM, _TIMEOUT_SECONDS, _RETRY_BACKOFF_MS). */
+  static fromSettings(config: Settings, overrides: Partial<MailClientOptions> = {}): MailClient {
+    return new MailClient({
+      baseUrl: config.MAIL_BASE_URL,
+      apiKey: config.MAIL_API_KEY,
+      domain: config.MAIL_DOMAIN,
+      from: config.MAIL_FROM,
+      timeoutMs: config.MAIL_TIMEOUT_SECONDS * 1000,
+      backoffMs: config.MAIL_RETRY_BACKOFF_MS,
+      ...overrides,
+    });
+  }
+
+  /** Whether sending is on: key, domain, From and base URL all set. */
+  get isConfigured(): boolean {
+    return this.missingSettings().length === 0;
+  }
+
+  /** The request URL (public so tests can check it). */
+  messagesUrl(): string {
+    return `${this.baseUrl}/v3/${encodeURIComponent(this.domain)}/messages`;
+  }
+
+  /**
+   * Sends one message with retries; its id once the service has queued it.
+   * Throws MailError: 'not_configured' (check isConfigured first), 'invalid'
+   * (nothing sent), or the final HTTP/network failure.
+   */
+  async send(message: MailMessage): Promise<SentMail> {
+    const missing = this.missingSettings();
+    if (missing.length)
+      throw new MailError('not_configured', `mail is not configured: ${missing.join(', ')} must be set`);
+    const form = this.form(message);
+    const url = this.messagesUrl();
+    let attempts = 0;
+    try {
+      const id = await withRetry(
+        async () => {
+          attempts++;
+          return this.attempt(url, form);
+        },
+        {
+          attempts: this.maxAttempts,
+          backoffMs: this.backoffMs,
+          jitter: true,
+          retryable: (err) => err instanceof AttemptFailed && err.failure.retryable,
+          minPauseMs: (err) => (err instanceof AttemptFailed ? err.failure.retryAfterMs : null),
+          onRetry: (err, attempt) => {
+            const failure = (err as AttemptFailed).failure;
+            // Addresses stay out of the logs (insureds are mailed too).
+            logger.warn('mail service call failed; retrying', {
+              domain: this.domain,
+              attempt,
+              kind: failure.kind,
+              status: failure.status,
+              detail: failure.message,
+            });
+          },
+        },
+      );
+      return { id, attempts };
+    } catch (err) {
+      if (!(err instanceof AttemptFailed)) throw err;
+      const { kind, status, message, retryable } = err.failure;
+      const tried = retryable ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
+      throw new MailError(
+        kind,
+        `mail ${kind}${status ? ` (HTTP ${status})` : ''}${tried}: ${message}`,
+        status,
+        attempts,
+      );
+    }
+  }
+
+  private missingSettings(): string[] {
+    const missing: string[] = [];
+    if (!this.apiKey) missing.push('MAIL_API_KEY');
+    if (!this.domain) missing.push('MAIL_DOMAIN');
+    if (!this.from) missing.push('MAIL_FROM');
+    if (!this.baseUrl) missing.push('MAIL_BASE_URL');
+    return missing;
+  }
+
+  /** The multipart body; a message the service would refuse fails here, before any call. */
+  private form(message: MailMessage): FormData {
+    const to = (Array.isArray(message.to) ? message.to : [message.to]).map((a) => a.trim()).filter(Boolean);
+    const problems: string[] = [];
+    if (!to.length) problems.push('no recipient');
+    if (!message.subject?.trim()) problems.push('no subject');
+    if (!message.text?.trim() && !message.html?.trim()) problems.push('no text or html body');
+    const attachments = message.attachments ?? [];
+    if (attachments.some((a) => !a.filename?.trim())) problems.push('an attachment without a filename');
+    if (problems.length) throw new MailError('invalid', `mail not sent: ${problems.join(', ')}`);
+
+    const form = new FormData();
+    form.append('from', this.from);
+    for (const address of to) form.append('to', address);
+    form.append('subject', message.subject);
+    if (message.text) form.append('text', message.text);
+    if (message.html) form.append('html', message.html);
+    for (const a of attachments) {
+      // A copy in a plain ArrayBuffer: Blob takes no Buffer over a shared pool.
+      const bytes = new Uint8Array(a.content.byteLength);
+      bytes.set(a.content);
+      form.append('attachment', new Blob([bytes], { type: a.contentType || 'application/octet-stream' }), a.filename);
+    }
+    return form;
+  }
+
+  /** One HTTP attempt: the message id, or AttemptFailed saying whether it is worth another. */
+  private async attempt(url: string, form: FormData): Promise<string> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    const fail = (failure: Omit<Failure, 'retryAfterMs'> & { retryAfterMs?: number | null }) =>
+      new AttemptFailed({ retryAfterMs: null, ...failure });
+    try {
+      let res: Response;
+      let text: string;
+      try {
+        res = await fetch(url, {
+          method: 'POST',
+          headers: {
+            authorization: `Basic ${Buffer.from(`api:${this.apiKey}`).toString('base64')}`,
+            accept: 'application/json',
+          },
+          body: form,
+          signal: controller.signal,
+        });
+        text = await res.text();
+      } catch (err) {
+        if (controller.signal.aborted)
+          throw fail({
+            kind: 'timeout',
+            status: null,
+            message: `no answer within ${this.timeoutMs} ms`,
+            retryable: true,
+          });
+        throw fail({ kind: 'unreachable', status: null, message: causeOf(err), retryable: true });
+      }
+      if (res.status < 200 || res.status >= 300)
+        throw fail({
+          kind: 'http',
+          status: res.status,
+          message: this.explain(res.status, serviceMessage(text)),
+          retryable: res.status >= 500 || res.status === 429,
+          retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
+        });
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = undefined;
+      }
+      // Not retried: the message may well have been queued.
+      if (!isRecord(body) || typeof body.id !== 'string' || !body.id)
+        throw fail({
+          kind: 'unreadable',
+          status: res.status,
+          message: `the answer carries no message id (${text.slice(0, 200) || 'empty body'})`,
+          retryable: false,
+        });
+      return body.id;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** What a refusal most likely means for this deployment's settings. */
+  private explain(status: number, said: string): string {
+    if (status === 401)
+      return `the key was refused (${said}): check MAIL_API_KEY, and that MAIL_BASE_URL is the region of the key`;
+    if (status === 404)
+      return `${said}: check MAIL_DOMAIN (${this.domain}) and MAIL_BASE_URL (${this.baseUrl}; EU domains use https://api.eu.mailgun.net)`;
+    return said;
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * Where each image XObject is drawn on a page, read from the content stream
+ * and its Form XObjects with pdf-lib (no image is decoded): the current
+ * transformation matrix at each `Do` of an image maps the unit square to the
+ * image's box in the page's user space.
+ */
+import {
+  decodePDFRawStream,
+  PDFArray,
+  type PDFContext,
+  PDFDict,
+  PDFName,
+  PDFNumber,
+  type PDFObject,
+  type PDFPageLeaf,
+  PDFRawStream,
+  PDFRef,
+  PDFStream,
+} from 'pdf-lib';
+import { type Operand, scanContent } from './content-stream';
+import { IDENTITY, type Matrix, multiply } from './geometry';
+
+/** Forms inside forms deeper than this are not followed (documents do not nest them this deep). */
+const MAX_FORM_DEPTH = 12;
+
+/** An image XObject as stored. */
+export interface StoredImage {
+  /** "12 0 R". */
+  id: string;
+  stream: PDFRawStream;
+  pixelWidth: number;
+  pixelHeight: number;
+  /** Filter names in order (empty when the samples are stored as they are). */
+  filters: string[];
+  jpeg: boolean;
+}
+
+/** One drawing of an image, in the page's user space. */
+export interface RawPlacement {
+  image: StoredImage;
+  /** Maps the unit square to the image's box. */
+  ctm: Matrix;
+}
+
+const name = (object: PDFObject | undefined): string | undefined =>
+  object instanceof PDFName ? object.decodeText() : undefined;
+
+function filtersOf(context: PDFContext, dict: PDFDict): string[] {
+  const filter = context.lookup(dict.get(PDFName.of('Filter')));
+  if (filter instanceof PDFName) return [filter.decodeText()];
+  if (filter instanceof PDFArray) {
+    return filter.asArray().map((item) => name(context.lookup(item)) ?? '');
+  }
+  return [];
+}
+
+export function numberIn(context: PDFContext, dict: PDFDict, key: string): number | undefined {
+  const value = context.lookup(dict.get(PDFName.of(key)));
+  return value instanceof PDFNumber ? value.asNumber() : undefined;
+}
+
+/** The document's image XObjects, read once each. */
+export class ImageCatalog {
+  private readonly images = new Map<string, StoredImage | null>();
+
+  constructor(private readonly context: PDFContext) {}
+
+  /** The image behind a reference, or null when it is not an image (or only a stencil mask). */
+  imageAt(ref: PDFRef): StoredImage | null {
+    const id = ref.toString();
+    const known = this.images.get(id);
+    if (known !== undefined) return known;
+    const image = this.read(id, this.context.lookup(ref));
+    this.images.set(id, image);
+    return image;
+  }
+
+  /** An image by its id ("12 0 R"), or null. */
+  imageById(id: string): StoredImage | null {
+    const match = /^(\d+) (\d+) R$/.exec(id);
+    return match ? this.imageAt(PDFRef.of(Number(match[1]), Number(match[2]))) : null;
+  }
+
+  private read(id: string, object: PDFObject | undefined): StoredImage | null {
+    if (!(object instanceof PDFRawStream)) return null;
+    const { dict } = object;
+    if (name(dict.get(PDFName.of('Subtype'))) !== 'Image') return null;
+    if (this.context.lookup(dict.get(PDFName.of('ImageMask')))?.toString() === 'true') return null;
+    const pixelWidth = numberIn(this.context, dict, 'Width') ?? 0;
+    const pixelHeight = numberIn(this.context, dict, 'Height') ?? 0;
+    if (pixelWidth <= 0 || pixelHeight <= 0) return null;
+    const filters = filtersOf(this.context, dict);
+    return {
+      id,
+      stream: object,
+      pixelWidth,
+      pixelHeight,
+      filters,
+      jpeg: filters.length === 1 && filters[0] === 'DCTDecode',
+    };
+  }
+}
+
+function streamBytes(stream: PDFObject | undefined): Uint8Array | null {
+  if (stream instanceof PDFRawStream) return decodePDFRawStream(stream).decode();
+  if (stream instanceof PDFStream) return stream.getContents();
+  return null;
+}
+
+/** A page's content: one stream or several, read as one (they split at token boundaries). */
+function pageContent(context: PDFContext, page: PDFPageLeaf): Uint8Array {
+  const contents = context.lookup(page.get(PDFName.of('Contents')));
+  if (!(contents instanceof PDFArray)) return streamBytes(contents) ?? new Uint8Array();
+  const parts = contents.asArray().map((ref) => streamBytes(context.lookup(ref)) ?? new Uint8Array());
+  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length + 1, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    joined[offset + part.length] = 0x0a;
+    offset += part.length + 1;
+  }
+  return joined;
+}
+
+function matrixOf(context: PDFContext, dict: PDFDict): Matrix {
+  const array = context.lookup(dict.get(PDFName.of('Matrix')));
+  if (!(array instanceof PDFArray) || array.size() !== 6) return IDENTITY;
+  const values = array.asArray().map((item) => {
+    const value = context.lookup(item);
+    return value instanceof PDFNumber ? value.asNumber() : 0;
+  });
+  return values as unknown as Matrix;
+}
+
+function walk(
+  context: PDFContext,
+  catalog: ImageCatalog,
+  content: Uint8Array,
+  resources: PDFDict | undefined,
+  start: Matrix,
+  forms: Set<string>,
+  out: RawPlacement[],
+): void {
+  const xobjects = resources ? context.lookup(resources.get(PDFName.of('XObject'))) : undefined;
+  if (!(xobjects instanceof PDFDict)) return; // nothing to place (inline images are not looked at)
+  const stack: Matrix[] = [];
+  let ctm = start;
+  scanContent(content, (op, operands: Operand[]) => {
+    if (op === 'q') {
+      stack.push(ctm);
+    } else if (op === 'Q') {
+      ctm = stack.pop() ?? ctm;
+    } else if (op === 'cm') {
+      const m = operands.slice(-6);
+      if (m.length === 6 && m.every((v) => typeof v === 'number')) ctm = multiply(m as unknown as Matrix, ctm);
+    } else {
+      const operand = operands[operands.length - 1];
+      if (!operand || typeof operand !== 'object') return;
+      const ref = xobjects.get(PDFName.of(operand.name));
+      if (!(ref instanceof PDFRef)) return;
+      const image = catalog.imageAt(ref);
+      if (image) {
+        out.push({ image, ctm });
+        return;
+      }
+      const form = context.lookup(ref);
+      const key = ref.toString();
+      if (!(form instanceof PDFRawStream) || forms.has(key) || forms.size >= MAX_FORM_DEPTH) return;
+      if (name(form.dict.get(PDFName.of('Subtype'))) !== 'Form') return;
+      const own = context.lookup(form.dict.get(PDFName.of('Resources')));
+      forms.add(key);
+      walk(
+        context,
+        catalog,
+        decodePDFRawStream(form).decode(),
+        own instanceof PDFDict ? own : resources,
+        multiply(matrixOf(context, form.dict), ctm),
+        forms,
+        out,
+      );
+      forms.delete(key);
+    }
+  });
+}
+
+/** Every drawing of an image XObject on the page, in drawing order. */
+export function findImagePlacements(context: PDFContext, catalog: ImageCatalog, page: PDFPageLeaf): RawPlacement[] {
+  const out: RawPlacement[] = [];
+  const resources = page.Resources();
+  const xobjects = resources ? context.lookup(resources.get(PDFName.of('XObject'))) : undefined;
+  if (!(xobjects instanceof PDFDict)) return out;
+  walk(context, catalog, pageContent(context, page), resources, IDENTITY, new Set(), out);
+  return out;
+}

@@ -1,0 +1,202 @@
+/**
+ * Reads a PDF for the contents-list import: per page, the text runs with
+ * their boxes (pdf.js) and where each embedded image is drawn (the content
+ * streams, read with pdf-lib, so no image is decoded); an image's JPEG bytes
+ * (kept as stored when it is a JPEG); and pages or regions rendered to JPEG.
+ *
+ * Both libraries hold the document once for the reader's lifetime (pdf.js a
+ * copy of the bytes, pdf-lib its parsed objects); pages are read on demand
+ * and nothing per page is kept. Coordinates follow ./layout.ts: points, origin
+ * at the top-left corner of the page as displayed (crop box and /Rotate
+ * applied through pdf.js's viewport).
+ */
+import { ParseSpeeds, PDFDocument, type PDFPage } from 'pdf-lib';
+import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { boundsOf, type Matrix, multiply, roundBox, UNIT_SQUARE } from './geometry';
+import { storedImageJpeg } from './image-samples';
+import type { PdfBox, PdfImagePlacement, PdfPageLayout, PdfText } from './layout';
+import { loadPdfjs, pdfjsDataDirs } from './pdfjs';
+import { findImagePlacements, ImageCatalog } from './placements';
+import { renderBox } from './render';
+import { PdfUnreadable } from './unreadable';
+
+export { PdfUnreadable } from './unreadable';
+
+/** An image that has to be rendered from its page is rendered at its own pixel size, up to this long edge. */
+const MAX_RENDERED_IMAGE_EDGE = 3000;
+
+export interface PdfReader {
+  readonly pageCount: number;
+  /** The document's Producer (the software that wrote it), or null. */
+  readonly producer: string | null;
+  /** Text runs and image placements of a page (1-based). Decodes no image. */
+  pageLayout(page: number): Promise<PdfPageLayout>;
+  /**
+   * An image drawn on `page` as JPEG bytes: the stored bytes unchanged when it is a JPEG; 8-bit RGB or grey
+   * samples encoded with sharp; anything else (palettes, CMYK, JPEG 2000, masks...) rendered from its box
+   * on the page at up to its own pixel size.
+   */
+  imageJpeg(page: number, image: PdfImagePlacement): Promise<Buffer>;
+  /** The page rendered to JPEG with its long edge `longEdge` px. */
+  renderPage(page: number, longEdge: number): Promise<Buffer>;
+  /** A region of the page (points, top-left origin; clipped to the page) rendered to JPEG, long edge `longEdge` px. */
+  renderRegion(page: number, box: PdfBox, longEdge: number): Promise<Buffer>;
+  /** Frees the document; the reader cannot be used afterwards. */
+  close(): Promise<void>;
+}
+
+function looksLikePdf(bytes: Uint8Array): boolean {
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
+  return head.includes('%PDF-');
+}
+
+async function loadStructure(bytes: Uint8Array): Promise<PDFDocument> {
+  let structure: PDFDocument;
+  try {
+    structure = await PDFDocument.load(bytes, {
+      // Checked below, where it can be told apart from damage.
+      ignoreEncryption: true,
+      updateMetadata: false,
+      parseSpeed: ParseSpeeds.Fastest,
+      throwOnInvalidObject: true,
+    });
+  } catch (error) {
+    throw new PdfUnreadable('corrupt', { cause: error });
+  }
+  // Its streams (images included) would be ciphertext, even when no password is needed to view it.
+  if (structure.isEncrypted) throw new PdfUnreadable('encrypted');
+  return structure;
+}
+
+async function loadRendering(bytes: Uint8Array): Promise<PDFDocumentProxy> {
+  const pdfjs = await loadPdfjs();
+  const task = pdfjs.getDocument({
+    // pdf.js takes the buffer over (it is moved to its worker), so it gets its own copy.
+    data: bytes.slice(),
+    ...pdfjsDataDirs(),
+    isEvalSupported: false,
+    verbosity: pdfjs.VerbosityLevel.ERRORS,
+  });
+  try {
+    return await task.promise;
+  } catch (error) {
+    await task.destroy();
+    throw new PdfUnreadable((error as Error)?.name === 'PasswordException' ? 'encrypted' : 'corrupt', { cause: error });
+  }
+}
+
+/** Opens a PDF, or throws PdfUnreadable (not a PDF, damaged, encrypted, no pages). */
+export async function openPdf(bytes: Uint8Array): Promise<PdfReader> {
+  if (!looksLikePdf(bytes)) throw new PdfUnreadable('not_pdf');
+  const structure = await loadStructure(bytes);
+  let pages: PDFPage[];
+  try {
+    pages = structure.getPages();
+  } catch (error) {
+    throw new PdfUnreadable('corrupt', { cause: error });
+  }
+  if (pages.length === 0) throw new PdfUnreadable('empty');
+  const rendering = await loadRendering(bytes);
+  if (rendering.numPages !== pages.length) {
+    await rendering.destroy();
+    throw new PdfUnreadable('corrupt');
+  }
+  return new DocumentReader(structure, pages, rendering);
+}
+
+function textOf(item: { str: string; transform: number[]; width: number; height: number }, view: Matrix): PdfText {
+  const [a, b, c, d, e, f] = item.transform;
+  // The run's box in user space: along its baseline by its width, up by its height, from its origin.
+  const along = Math.hypot(a, b) || 1;
+  const up = Math.hypot(c, d) || 1;
+  const ux = (a / along) * item.width;
+  const uy = (b / along) * item.width;
+  const vx = (c / up) * item.height;
+  const vy = (d / up) * item.height;
+  const box = boundsOf(view, [
+    [e, f],
+    [e + ux, f + uy],
+    [e + vx, f + vy],
+    [e + ux + vx, f + uy + vy],
+  ]);
+  return roundBox({ str: item.str, ...box });
+}
+
+class DocumentReader implements PdfReader {
+  readonly pageCount: number;
+  readonly producer: string | null;
+  private readonly catalog: ImageCatalog;
+
+  constructor(
+    private readonly structure: PDFDocument,
+    private readonly pages: PDFPage[],
+    private readonly rendering: PDFDocumentProxy,
+  ) {
+    this.pageCount = pages.length;
+    this.producer = structure.getProducer()?.trim() || null;
+    this.catalog = new ImageCatalog(structure.context);
+  }
+
+  private async page(page: number): Promise<PDFPageProxy> {
+    if (!Number.isInteger(page) || page < 1 || page > this.pageCount) {
+      throw new RangeError(`Page ${page} is not in the document (1-${this.pageCount})`);
+    }
+    try {
+      return await this.rendering.getPage(page);
+    } catch (error) {
+      throw new PdfUnreadable('corrupt', { cause: error });
+    }
+  }
+
+  async pageLayout(page: number): Promise<PdfPageLayout> {
+    const proxy = await this.page(page);
+    try {
+      const viewport = proxy.getViewport({ scale: 1 });
+      const view = viewport.transform as unknown as Matrix;
+      const content = await proxy.getTextContent();
+      const texts: PdfText[] = [];
+      for (const item of content.items) {
+        if ('str' in item && item.str.trim() !== '') texts.push(textOf(item, view));
+      }
+      const images = findImagePlacements(this.structure.context, this.catalog, this.pages[page - 1].node).map(
+        ({ image, ctm }): PdfImagePlacement =>
+          roundBox({
+            id: image.id,
+            ...boundsOf(multiply(ctm, view), UNIT_SQUARE),
+            pixelWidth: image.pixelWidth,
+            pixelHeight: image.pixelHeight,
+            jpeg: image.jpeg,
+          }),
+      );
+      return { page, width: viewport.width, height: viewport.height, texts, images };
+    } catch (error) {
+      if (error instanceof PdfUnreadable) throw error;
+      throw new PdfUnreadable('corrupt', { cause: error });
+    } finally {
+      proxy.cleanup();
+    }
+  }
+
+  async imageJpeg(page: number, image: PdfImagePlacement): Promise<Buffer> {
+    const stored = this.catalog.imageById(image.id);
+    if (!stored) throw new RangeError(`No image ${image.id} in the document`);
+    const jpeg = await storedImageJpeg(this.structure.context, stored).catch(() => null);
+    if (jpeg) return jpeg;
+    const edge = Math.min(MAX_RENDERED_IMAGE_EDGE, Math.max(stored.pixelWidth, stored.pixelHeight));
+    return this.renderRegion(page, image, edge);
+  }
+
+  async renderPage(page: number, longEdge: number): Promise<Buffer> {
+    const proxy = await this.page(page);
+    const { width, height } = proxy.getViewport({ scale: 1 });
+    return renderBox(proxy, { x: 0, y: 0, width, height }, longEdge);
+  }
+
+  async renderRegion(page: number, box: PdfBox, longEdge: number): Promise<Buffer> {
+    return renderBox(await this.page(page), box, longEdge);
+  }
+
+  async close(): Promise<void> {
+    await this.rendering.destroy();
+  }
+}

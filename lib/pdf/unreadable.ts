@@ -1,0 +1,22 @@
+import type { PdfUnreadableKind } from './layout';
+
+/** What the user is told for each kind (the job's or the batch's message). */
+const MESSAGES: Record<PdfUnreadableKind, string> = {
+  not_pdf: 'This file is not a PDF document.',
+  corrupt: 'This PDF is damaged or incomplete and cannot be read; export or download it again and upload the new copy.',
+  encrypted:
+    'This PDF is password-protected or encrypted; save a copy without a password or restrictions and upload that copy.',
+  empty: 'This PDF has no pages.',
+};
+
+/** The file cannot be read as a PDF at all; `message` is meant for the user. */
+export class PdfUnreadable extends Error {
+  override readonly name = 'PdfUnreadable';
+
+  constructor(
+    readonly kind: PdfUnreadableKind,
+    options?: { cause?: unknown },
+  ) {
+    super(MESSAGES[kind], options);
+  }
+}
