@@ -1,26 +1,31 @@
 /**
- * The media layers (serverless.yml `layers:`): ffmpeg, ffprobe, sharp and
- * pdfkit for the workers that need them, built from npm registry packages for
- * Lambda's platform (linux, arm64, glibc), never this machine's:
+ * The media layers (serverless.yml `layers:`): ffmpeg, ffprobe, sharp, pdfkit
+ * and pdf.js for the workers that need them, built from npm registry packages
+ * for Lambda's platform (linux, arm64, glibc), never this machine's:
  *
  *   ffmpeg   bin/ffmpeg                 @ffmpeg-installer/linux-arm64 (static build)
  *   ffprobe  bin/ffprobe                @ffprobe-installer/linux-arm64 (static build)
  *   sharp    nodejs/node_modules/sharp  with @img/sharp-linux-arm64 and @img/sharp-libvips-linux-arm64
  *   pdfkit   nodejs/node_modules/pdfkit with its dependencies and standard font data
+ *   pdfjs    nodejs/node_modules/pdfjs-dist (its legacy build and data only) and
+ *            @napi-rs/canvas with @napi-rs/canvas-linux-arm64-gnu
  *
  * Lambda extracts a function's layers into /opt: /opt/bin is on PATH and
  * /opt/nodejs/node_modules on NODE_PATH, so the bundles' `require('sharp')`
- * and `require('pdfkit')` (external in custom.esbuild) resolve there. The
- * package hook also sets FFMPEG_PATH / FFPROBE_PATH on the functions that
- * carry a binary, so no other copy on PATH can win. Only at package time:
- * `serverless offline` keeps the machine's own ffmpeg and node_modules.
+ * and `require('pdfkit')` (external in custom.esbuild) resolve there, and so
+ * does lib/pdf/pdfjs.ts's `require.resolve` of pdf.js's ES modules. pdf.js
+ * then loads @napi-rs/canvas relative to its own file, which is why both
+ * share one layer. The package hook also sets FFMPEG_PATH / FFPROBE_PATH on the
+ * functions that carry a binary, so no other copy on PATH can win. Only at
+ * package time: `serverless offline` keeps the machine's own ffmpeg and
+ * node_modules.
  *
- * sharp and pdfkit come at the versions installed in this checkout, so a
- * layer runs the code the tests ran. Each layer is built once per key
- * (packages, versions, platform, layout) into a ready zip, .layers/<name>.zip,
+ * The modules come at the versions installed in this checkout, so a layer
+ * runs the code the tests ran. Each layer is built once per key (packages,
+ * versions, platform, layout, kept paths) into a ready zip, .layers/<name>.zip,
  * with the key in .layers/<name>.json. serverless.yml names that zip as the
  * layer's artifact, so `serverless package` takes it as it is (no copy, no
- * second compression of ~120 MB of binaries); with the same key a build does
+ * second compression of ~155 MB of binaries); with the same key a build does
  * nothing and needs no network. Work in progress stays under
  * node_modules/.cache until it is complete, so no one sees half a layer.
  *
@@ -42,7 +47,11 @@ const ELF_MACHINE_AARCH64 = 183;
 /**
  * name → contents. `binary`: one executable from a registry package, put in
  * bin/. `modules`: node packages of this checkout, installed for the platform
- * into nodejs/node_modules. `environment`: set on every function carrying it.
+ * into nodejs/node_modules. `keep`: for a module, the only paths of its
+ * package the layer carries (what the code loads). `native`: the
+ * platform-specific package a module loads its binary from, which must come
+ * at the module's version and be a linux-arm64 ELF. `environment`: set on
+ * every function carrying the layer.
  */
 const LAYERS = {
   ffmpeg: {
@@ -53,8 +62,33 @@ const LAYERS = {
     binary: { package: '@ffprobe-installer/linux-arm64', version: '5.2.0', file: 'ffprobe' },
     environment: { FFPROBE_PATH: '/opt/bin/ffprobe' },
   },
-  sharp: { modules: ['sharp'] },
+  sharp: {
+    modules: ['sharp'],
+    native: { of: 'sharp', package: '@img/sharp-linux-arm64', file: (v) => `lib/sharp-linux-arm64-${v}.node` },
+  },
   pdfkit: { modules: ['pdfkit'] },
+  pdfjs: {
+    modules: ['pdfjs-dist', '@napi-rs/canvas'],
+    // lib/pdf/pdfjs.ts loads the legacy build with its worker in the same thread and reads the data directories;
+    // the modern and minified builds, the viewer, the types and the source maps (about 34 of its 41 MB) never run.
+    keep: {
+      'pdfjs-dist': [
+        'package.json',
+        'LICENSE',
+        'legacy/build/pdf.mjs',
+        'legacy/build/pdf.worker.mjs',
+        'cmaps',
+        'iccs',
+        'standard_fonts',
+        'wasm',
+      ],
+    },
+    native: {
+      of: '@napi-rs/canvas',
+      package: '@napi-rs/canvas-linux-arm64-gnu',
+      file: () => 'skia.linux-arm64-gnu.node',
+    },
+  },
 };
 
 /** The CloudFormation logical id serverless gives a layer (naming.getLambdaLayerLogicalId). */
@@ -71,7 +105,7 @@ function specOf(serviceDir, name) {
   const packages = layer.binary
     ? { [layer.binary.package]: layer.binary.version }
     : Object.fromEntries(layer.modules.map((pkg) => [pkg, installedVersion(serviceDir, pkg)]));
-  return { layout: LAYOUT_VERSION, platform: PLATFORM, packages };
+  return { layout: LAYOUT_VERSION, platform: PLATFORM, packages, ...(layer.keep && { keep: layer.keep }) };
 }
 
 const keyOf = (spec) => crypto.createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 16);
@@ -111,7 +145,34 @@ function assembleBinary(staging, { package: pkg, version, file }) {
   assertArm64Elf(path.join(bin, file));
 }
 
-function assembleModules(staging, packages) {
+/** Deletes every file of a package directory outside the `keep` paths, then the directories left empty. */
+function prunePackage(dir, keep) {
+  const kept = (rel) => keep.some((k) => rel === k || rel.startsWith(`${k}/`));
+  const walk = (rel) => {
+    for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (kept(child)) continue;
+      if (entry.isDirectory()) {
+        walk(child);
+        if (fs.readdirSync(path.join(dir, child)).length === 0) fs.rmdirSync(path.join(dir, child));
+      } else fs.rmSync(path.join(dir, child));
+    }
+  };
+  walk('');
+  const missing = keep.filter((k) => !fs.existsSync(path.join(dir, k)));
+  if (missing.length) throw new Error(`functions/layers.js: ${dir} has no ${missing.join(', ')}`);
+}
+
+/** Fails unless a module's platform package came at the module's version with a linux-arm64 binary. */
+function assertNative(modules, { of, package: pkg, file }, version) {
+  const native = path.join(modules, pkg);
+  const nativeVersion = JSON.parse(fs.readFileSync(path.join(native, 'package.json'), 'utf8')).version;
+  if (nativeVersion !== version)
+    throw new Error(`functions/layers.js: ${of} ${version} came with its ${PLATFORM.cpu} build ${nativeVersion}`);
+  assertArm64Elf(path.join(native, file(version)));
+}
+
+function assembleModules(staging, packages, { keep = {}, native } = {}) {
   const prefix = path.join(staging, 'layer', 'nodejs');
   fs.mkdirSync(prefix, { recursive: true });
   fs.writeFileSync(
@@ -136,15 +197,9 @@ function assembleModules(staging, packages) {
   // Symlinked CLIs and npm's own bookkeeping are of no use in /opt.
   fs.rmSync(path.join(prefix, 'node_modules', '.bin'), { recursive: true, force: true });
   fs.rmSync(path.join(prefix, 'node_modules', '.package-lock.json'), { force: true });
-  if (packages.sharp) {
-    const native = path.join(prefix, 'node_modules', '@img', `sharp-${PLATFORM.os}-${PLATFORM.cpu}`);
-    const nativeVersion = JSON.parse(fs.readFileSync(path.join(native, 'package.json'), 'utf8')).version;
-    if (nativeVersion !== packages.sharp)
-      throw new Error(
-        `functions/layers.js: sharp ${packages.sharp} came with its ${PLATFORM.cpu} build ${nativeVersion}`,
-      );
-    assertArm64Elf(path.join(native, 'lib', `sharp-${PLATFORM.os}-${PLATFORM.cpu}-${packages.sharp}.node`));
-  }
+  const modules = path.join(prefix, 'node_modules');
+  for (const [pkg, paths] of Object.entries(keep)) prunePackage(path.join(modules, pkg), paths);
+  if (native) assertNative(modules, native, packages[native.of]);
 }
 
 /** Moves a finished file into place: a rename, or a copy when the cache is on another file system. */
@@ -178,7 +233,7 @@ async function buildLayer(serviceDir, name, log = () => {}) {
   try {
     const layer = LAYERS[name];
     if (layer.binary) assembleBinary(staging, layer.binary);
-    else assembleModules(staging, spec.packages);
+    else assembleModules(staging, spec.packages, layer);
     const { files, unzipped } = await zipDirectory(path.join(staging, 'layer'), path.join(staging, 'layer.zip'));
     fs.rmSync(stampFile, { force: true });
     fs.mkdirSync(path.dirname(zip), { recursive: true });

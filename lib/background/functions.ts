@@ -7,11 +7,12 @@ import type { QueuePurpose } from '../queue/queues';
 
 /**
  * Lambda layers with the native media tools (functions/layers.js builds them,
- * serverless.yml declares them). Bundles keep sharp and pdfkit external and
- * zips leave them out, so a worker that loads one, or runs ffmpeg or
- * ffprobe, must carry its layer.
+ * serverless.yml declares them). Bundles keep sharp, pdfkit, pdf.js and
+ * @napi-rs/canvas external and zips leave them out, so a worker that loads
+ * one, or runs ffmpeg or ffprobe, must carry its layer ('pdfjs' holds pdf.js
+ * with @napi-rs/canvas).
  */
-type MediaLayer = 'ffmpeg' | 'ffprobe' | 'sharp' | 'pdfkit';
+type MediaLayer = 'ffmpeg' | 'ffprobe' | 'sharp' | 'pdfkit' | 'pdfjs';
 
 export interface QueueWorker {
   kind: 'queue';
@@ -51,7 +52,7 @@ export type BackgroundFunction = QueueWorker | Schedule | StreamingUrl;
 
 export const backgroundFunctions: BackgroundFunction[] = [
   // Pipeline stages: one job stage per invocation (lib/orchestrator). Video stages run ffmpeg (the speech track)
-  // and sharp (the crops); units decode video stretches. Memory buys CPU too: 1,769 MB is one full vCPU.
+  // and sharp (the crops); units decode video stretches; PDF imports read and render pages with pdf.js. Memory buys CPU too: 1,769 MB is one full vCPU.
   {
     kind: 'queue',
     name: 'stageWorker',
@@ -61,7 +62,7 @@ export const backgroundFunctions: BackgroundFunction[] = [
     timeout: 900,
     memorySize: 2048,
     maximumConcurrency: 'WORKER_CONCURRENCY',
-    layers: ['ffmpeg', 'ffprobe', 'sharp'],
+    layers: ['ffmpeg', 'ffprobe', 'sharp', 'pdfjs'],
   },
   // Fan-out units (one AI call each, or one 2-minute stretch of frames): global AI concurrency is this event
   // source's maximum concurrency. Decoding video is CPU-bound: the memory is for the CPU share that comes with it.
@@ -74,7 +75,7 @@ export const backgroundFunctions: BackgroundFunction[] = [
     timeout: 900,
     memorySize: 2048,
     maximumConcurrency: 'OPENROUTER_GLOBAL_CONCURRENCY',
-    layers: ['ffmpeg', 'ffprobe', 'sharp'],
+    layers: ['ffmpeg', 'ffprobe', 'sharp', 'pdfjs'],
   },
   // Measures uploaded video/audio (duration for pricing) with ffprobe.
   {

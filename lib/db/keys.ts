@@ -69,6 +69,11 @@ export const keys = {
   idempotency: (recordKey: string) => ({ pk: 'IDEMPOTENCY', sk: recordKey }),
   jobStreamSlot: (jobId: string, slot: number) => ({ pk: `JOBSTREAM#${jobId}`, sk: `SLOT#${slot}` }),
   export: (id: string) => ({ pk: `EXPORT#${id}`, sk: 'EXPORT' }),
+  /** Learned contents-list recipes (global): one partition per page size, so a hash miss reads its neighbours once. */
+  pdfTemplate: (pageWidth: number, pageHeight: number, hash: string) => ({
+    pk: `PDFTEMPLATES#${pageWidth}x${pageHeight}`,
+    sk: hash,
+  }),
   /** The latest export asked for one scope, format and filter: a repeat while it is pending reuses it. */
   exportRequest: (teamId: string, scope: string, scopeId: string, format: string, approvedOnly: boolean) => ({
     pk: `EXPORTREQ#${teamId}#${scope}#${scopeId}`,

@@ -81,6 +81,10 @@ export interface Job {
   preparation_error?: string | null;
   /** Why the last read-the-rest pass failed (the job stays complete with its items). */
   last_pass_error?: string | null;
+  /** Photo jobs: the loose photos of the browser's selection (photo_count_hint); contents-list groups are numbered after them. */
+  photo_count_hint?: number;
+  /** Photo jobs started with contents lists (PDFs): each document and how its read went. */
+  pdf_documents?: PdfDocument[];
   /** Photo jobs: bytes reserved against MAX_PHOTO_UPLOAD_MB as upload URLs are issued. */
   photo_bytes_reserved: number;
   /** Photo jobs: the next orig_#### number when appends give no start_index. */
@@ -108,6 +112,27 @@ export interface Job {
   finished_at: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** One contents list (PDF) of a photo upload, from its upload slot to the end of its read. */
+export interface PdfDocument {
+  /** Its number in the upload, from 0. */
+  document: number;
+  original_filename: string;
+  /** Object key of the PDF in the bucket. */
+  key: string;
+  /** The declared size: the presigned POST accepts at most this many bytes. */
+  size_bytes: number;
+  /**
+   * awaiting_upload: slot issued; queued: confirmed and waiting for the read;
+   * read: photos taken out (possibly none, see message); failed: could not be
+   * read (message says why); skipped: never arrived.
+   */
+  state: 'awaiting_upload' | 'queued' | 'read' | 'failed' | 'skipped';
+  pages: number | null;
+  photos: number;
+  /** What the user should know: why it failed, a limit it hit, that nothing was found. */
+  message: string | null;
 }
 
 interface MediaInfo {

@@ -13,7 +13,7 @@ import { queryAll } from '../db/query';
 import type { Job } from './job-record-rules';
 import { isRunning, type JobStatus } from './job-rules';
 
-export type { BranchRun, Job, OwedRefund, TruncatedGroup } from './job-record-rules';
+export type { BranchRun, Job, OwedRefund, PdfDocument, TruncatedGroup } from './job-record-rules';
 export { newJobRecord } from './job-record-rules';
 
 /** Index attributes a job row carries; `active*` only while the engine may run it (the watchdog's sparse index). */

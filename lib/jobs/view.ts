@@ -43,6 +43,9 @@ export function jobView(job: Job) {
     photo_truncated_groups: (job.photo_truncated_groups ?? []).map((g) => ({ ...g, too_dense: Boolean(g.too_dense) })),
     photos_with_more_items: job.photo_truncated_groups?.length ?? 0,
     last_pass_error: job.last_pass_error ?? null,
+    preparation_error: job.preparation_error ?? null,
+    photo_count_hint: job.photo_count_hint ?? null,
+    pdf_documents: (job.pdf_documents ?? []).map(({ key: _key, ...document }) => document),
     created_by_user_id: job.created_by_user_id,
     started_at: job.started_at,
     finished_at: job.finished_at,
@@ -120,6 +123,39 @@ export const jobResponse = z.object({
     .string()
     .nullable()
     .describe('Why the last read-the-rest pass failed; the job stays complete with its items.'),
+  preparation_error: z
+    .string()
+    .nullable()
+    .describe(
+      'Why the read of the contents lists stopped early or did not happen (none arrived); the job went on to awaiting_grouping with what was found.',
+    ),
+  photo_count_hint: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'Photo jobs: the loose photos of the selection the upload started with; the groups read from contents lists are numbered after them.',
+    ),
+  pdf_documents: z
+    .array(
+      z.object({
+        document: z.number().int().describe('The contents list number in its upload, from 0.'),
+        original_filename: z.string().describe('The PDF file name as uploaded.'),
+        size_bytes: z.number().int().describe('The declared size of the PDF.'),
+        state: z
+          .enum(['awaiting_upload', 'queued', 'read', 'failed', 'skipped'])
+          .describe(
+            'awaiting_upload: not confirmed yet; queued: arrived, waiting for its read; read: its photos were taken out (see message when there were none); failed: it could not be read (message says why); skipped: it never arrived or was empty.',
+          ),
+        pages: z.number().int().nullable().describe('Pages of the PDF, once it was opened.'),
+        photos: z.number().int().describe('Photos taken out of it into the grouping pile.'),
+        message: z
+          .string()
+          .nullable()
+          .describe('What to know about this document: why it failed or was skipped, a limit it hit.'),
+      }),
+    )
+    .describe('Photo jobs started with PDF contents lists: each list and how its read went; empty otherwise.'),
   created_by_user_id: z.string(),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),

@@ -71,8 +71,9 @@ async function loadStructure(bytes: Uint8Array): Promise<PDFDocument> {
 async function loadRendering(bytes: Uint8Array): Promise<PDFDocumentProxy> {
   const pdfjs = await loadPdfjs();
   const task = pdfjs.getDocument({
-    // pdf.js takes the buffer over (it is moved to its worker), so it gets its own copy.
-    data: bytes.slice(),
+    // pdf.js takes the buffer over (it is moved to its worker), so it gets its own copy, as a plain
+    // Uint8Array: it refuses a Node Buffer (what a bucket read gives).
+    data: new Uint8Array(bytes),
     ...pdfjsDataDirs(),
     isEvalSupported: false,
     verbosity: pdfjs.VerbosityLevel.ERRORS,

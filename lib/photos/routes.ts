@@ -26,8 +26,9 @@ export const photoRoutes = {
     auth: 'actor',
     tag: 'uploads',
     summary:
-      'Start a photo upload: a manifest of files in, a new photo job (awaiting_grouping) and one presigned POST per file out. ' +
-      'Extensions are checked, PDFs are refused (PDF import is not available), 413 over 100 MB per photo or over MAX_PHOTO_UPLOAD_MB for the batch; nothing is written on an error.',
+      'Start a photo upload: a manifest of files in, a new photo job and one presigned POST per photo (uploads) and per PDF contents list (documents) out. ' +
+      'With a PDF in the manifest the job starts in importing_pdf (else awaiting_grouping): confirm the PDFs that finished, and their read starts; its photos join the grouping pile, numbered after photo_count_hint (default: the photos listed), and the job moves to awaiting_grouping when it ends. ' +
+      'Extensions are checked (400); at most 20 PDFs (400); 413 over 100 MB per photo, over 1 GiB per PDF or over MAX_PHOTO_UPLOAD_MB for the photos (PDFs do not count against it). An empty file gets no slot and is listed in skipped_photos. Nothing is written on an error.',
     handler: 'api/photos/upload-photos',
     body: uploadPhotosBody,
     response: uploadBatchResponse,
@@ -43,7 +44,7 @@ export const photoRoutes = {
     tag: 'uploads',
     summary:
       'More photos for a photo job in awaiting_grouping or importing_pdf (else 409). Numbered orig_{start_index+i} or after the last number issued. ' +
-      'The batch bytes are reserved atomically against MAX_PHOTO_UPLOAD_MB (413, nothing reserved); a PDF is refused with 400.',
+      'The batch bytes are reserved atomically against MAX_PHOTO_UPLOAD_MB (413, nothing reserved). Photos only: a PDF contents list is accepted only when an upload starts, so a manifest listing one is refused with 400 and nothing is written.',
     handler: 'api/photos/append-photos',
     params: idParams,
     body: appendPhotosBody,
@@ -58,13 +59,15 @@ export const photoRoutes = {
     auth: 'actor',
     tag: 'uploads',
     summary:
-      'The files the browser finished uploading: each header is checked, images become staged photos (each in its own group) and are queued for the upright-JPEG re-encode; ' +
-      'missing or non-image files are reported in skipped_photos. Idempotent.',
+      'The files the browser finished uploading, photos by index and PDF contents lists by document number (at least one of the two, else 400; an unknown document number is 400, nothing written). ' +
+      'Each photo header is checked; images become staged photos (each in its own group) and are queued for the upright-JPEG re-encode. Each PDF is checked in the bucket: arrived, it is queued for the read; missing, it is skipped. ' +
+      'Missing or non-image files and missing PDFs (index null) are reported in skipped_photos. Once every PDF of the upload is confirmed the read starts (the job stays in importing_pdf while it runs); when none arrived the job moves to awaiting_grouping with preparation_error saying so. ' +
+      'Idempotent: states already recorded are kept and a started read is not started again.',
     handler: 'api/photos/confirm-photos',
     params: idParams,
     body: confirmPhotosBody,
     response: confirmPhotosResponse,
-    errors: [404, 409],
+    errors: [400, 404, 409],
   }),
   listStaged: defineRoute({
     name: 'listStagedPhotos',

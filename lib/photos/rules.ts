@@ -107,3 +107,13 @@ const IMAGE_MEDIA_TYPES: Record<Exclude<ImageType, 'bmp'>, string> = {
 export function servedContentType(sniffed: ImageType | null): string | null {
   return sniffed && sniffed !== 'bmp' ? IMAGE_MEDIA_TYPES[sniffed] : null;
 }
+
+/** The stored name of a photo taken out of a contents list (PDF): pdf_0042.jpg (4 digits at least). */
+export function pdfFilename(index: number): string {
+  return `pdf_${String(index).padStart(4, '0')}.jpg`;
+}
+
+/** Where contents list `n` of a photo job is uploaded (under the job prefix, so purges take it too). */
+export function documentKey(jobPrefix: string, n: number): string {
+  return `${jobPrefix}documents/${n}.pdf`;
+}

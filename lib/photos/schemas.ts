@@ -4,7 +4,7 @@ import { uuid } from '../http/schemas';
 import { jobResponse } from '../jobs/view';
 import { MAX_MANUAL_NAME_LENGTH, MAX_SEGMENT_ITEMS } from './grouping-rules';
 import { MAX_PHOTO_INDEX } from './rules';
-import { MAX_FILES_PER_BATCH } from './upload-rules';
+import { MAX_FILES_PER_BATCH, MAX_PDFS_PER_UPLOAD } from './upload-rules';
 
 const manifestFile = z.strictObject({
   filename: z.string().trim().min(1, 'is required').max(255, 'must be at most 255 characters'),
@@ -18,8 +18,8 @@ const batchFields = {
     .array(manifestFile)
     .min(1, 'must list at least one file')
     .max(MAX_FILES_PER_BATCH, `at most ${MAX_FILES_PER_BATCH} files per request`),
-  /** Total loose photos in the browser's selection (informational; accepted and not stored). */
-  photo_count_hint: z.number().int().min(0).optional(),
+  /** Total loose photos in the browser's selection; stored on a new job (the contents lists' groups are numbered after them). */
+  photo_count_hint: z.number().int().min(0).max(MAX_PHOTO_INDEX).optional(),
   /** The files are numbered orig_{start_index+i}; without it the job's counter hands out the next numbers. */
   start_index: z.number().int().min(0).max(MAX_PHOTO_INDEX).optional(),
   /** Capture dates aligned to files (ISO or EXIF text, or epoch ms such as File.lastModified); EXIF wins when present. */
@@ -46,14 +46,27 @@ export type AppendPhotosInput = z.output<typeof appendPhotosBody>;
 export const confirmPhotosBody = z.strictObject({
   indices: z
     .array(z.number().int().min(0).max(MAX_PHOTO_INDEX))
-    .min(1, 'must list at least one index')
-    .max(MAX_FILES_PER_BATCH),
+    .max(MAX_FILES_PER_BATCH)
+    .optional()
+    .describe('The photos (their index in uploads) whose POST finished.'),
+  documents: z
+    .array(z.number().int().min(0).max(MAX_PHOTO_INDEX))
+    .max(MAX_PDFS_PER_UPLOAD)
+    .optional()
+    .describe(
+      'The contents lists (their document number in documents) whose POST finished, or failed: name every one of the upload; its read starts once all are confirmed.',
+    ),
 });
+export type ConfirmPhotosInput = z.output<typeof confirmPhotosBody>;
 
 const skippedPhoto = z.object({
   filename: z.string().describe('The original filename (or the synthetic one when the upload never arrived).'),
   reason: z.string(),
-  index: z.number().int().nullable().describe('The orig number the file had, null when none was given.'),
+  index: z
+    .number()
+    .int()
+    .nullable()
+    .describe('The orig number the file had, null when none was given and for a PDF contents list.'),
 });
 export type SkippedPhoto = z.output<typeof skippedPhoto>;
 
@@ -67,9 +80,28 @@ const uploadSlot = z.object({
 });
 export type UploadSlot = z.output<typeof uploadSlot>;
 
+const documentSlot = z.object({
+  document: z
+    .number()
+    .int()
+    .describe('The contents list number in this upload, from 0 in manifest order; confirm names it.'),
+  original_filename: z.string().describe('The PDF file name as listed in the manifest.'),
+  url: z.string().describe('POST the form here: every entry of fields first, then the PDF as the field "file".'),
+  fields: z
+    .record(z.string(), z.string())
+    .describe('Signed form fields, Content-Type application/pdf among them; send them unchanged.'),
+  max_bytes: z.number().int().describe('The bucket refuses a file larger than this (the declared size).'),
+});
+export type DocumentSlot = z.output<typeof documentSlot>;
+
 export const uploadBatchResponse = z.object({
   job: jobResponse,
   uploads: z.array(uploadSlot),
+  documents: z
+    .array(documentSlot)
+    .describe(
+      'Start only: one presigned POST per PDF contents list of the manifest (an empty PDF gets none; it is in skipped_photos). Always empty on append.',
+    ),
   skipped_photos: z.array(skippedPhoto),
 });
 

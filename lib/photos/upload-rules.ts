@@ -4,10 +4,16 @@
  * list, the byte reservation against MAX_PHOTO_UPLOAD_MB, the orig numbers of
  * a batch, the POST's Content-Type and what the confirm step refuses. No I/O
  * here: lib/photos/upload-service.ts applies them.
+ *
+ * An upload may start with contents lists (PDFs) among its photos: each gets
+ * its own upload slot and a PdfDocument entry on the job, and the job starts
+ * in importing_pdf. The rules of their slots, of their confirm and of when
+ * their read starts are the second half of this file.
  */
-import type { Job } from '../jobs/job-store';
+import type { Job, PdfDocument } from '../jobs/job-store';
 import { BMP_NOT_SUPPORTED, type ImageType } from '../media/sniff';
 import { extensionOf } from '../text';
+import { documentKey } from './rules';
 
 /** Extensions accepted as photos (the header is checked again once the bytes land). BMP is refused (lib/media/sniff.ts). */
 export const IMAGE_EXTENSIONS = ['jpg', 'jpeg', 'png', 'heic', 'heif', 'webp', 'gif', 'tif', 'tiff'] as const;
@@ -23,13 +29,16 @@ export const PHOTO_UPLOAD_STATUSES = ['awaiting_grouping', 'importing_pdf'] as c
 /** Files per manifest (one request); the browser batches larger selections (80 MB per request, up to 4 appends in parallel). */
 export const MAX_FILES_PER_BATCH = 200;
 
-const PDF_NOT_SUPPORTED =
-  'PDF contents lists are not supported by this upload yet: PDF import is a separate capability that is not available here. Upload the photos on their own.';
 const PDF_APPEND_REFUSED =
-  'A PDF cannot be appended to a photo upload: PDF contents lists are only accepted when an upload starts, and PDF import is not available yet.';
+  'A PDF cannot be appended to a photo upload: contents lists are accepted only when an upload starts.';
 
 export const EMPTY_FILE = 'The file is empty.';
 export const NOT_ARRIVED = 'The upload did not arrive; send the file again.';
+
+/** PDF contents lists one upload may start with. */
+export const MAX_PDFS_PER_UPLOAD = 20;
+/** One PDF contents list at most (1 GiB): its read has its own page, image and byte limits. */
+export const SINGLE_PDF_MAX_BYTES = 1024 * MB;
 const NOT_AN_IMAGE = 'Not a readable image (the file header is not a supported photo format).';
 
 export type FileKind = 'image' | 'pdf' | 'other';
@@ -97,32 +106,55 @@ export type ManifestProblem = { status: 400 | 413; detail: string };
 
 /**
  * Checks a manifest before anything is written. First problem wins, in this
- * order: a PDF (400, or the append wording), a non-image extension (400), a
- * file over the 100 MB hard limit (413), the batch over MAX_PHOTO_UPLOAD_MB (413).
+ * order: a PDF on append (400), a file that is neither a photo nor, when an
+ * upload starts, a PDF (400), more than MAX_PDFS_PER_UPLOAD PDFs (400), a photo
+ * over the 100 MB hard limit (413), a PDF over SINGLE_PDF_MAX_BYTES (413), the
+ * photos over MAX_PHOTO_UPLOAD_MB (413). PDFs do not count against
+ * MAX_PHOTO_UPLOAD_MB: what they hold is bounded by the import's own limits.
  */
 export function manifestProblem(
   files: ManifestFile[],
   options: { capBytes: number; append: boolean },
 ): ManifestProblem | null {
-  const pdf = files.find((f) => classifyFile(f.filename) === 'pdf');
-  if (pdf)
-    return { status: 400, detail: `${options.append ? PDF_APPEND_REFUSED : PDF_NOT_SUPPORTED} (${pdf.filename})` };
+  const { photos, pdfs } = manifestParts(files);
+  if (options.append && pdfs.length > 0) return { status: 400, detail: `${PDF_APPEND_REFUSED} (${pdfs[0].filename})` };
   const other = files.find((f) => classifyFile(f.filename) === 'other');
   if (other) {
+    const accepted = options.append
+      ? IMAGE_EXTENSIONS.join(', ')
+      : `photos (${IMAGE_EXTENSIONS.join(', ')}) and PDF contents lists (pdf)`;
+    return { status: 400, detail: `${other.filename} is not a supported photo type. Accepted: ${accepted}.` };
+  }
+  if (pdfs.length > MAX_PDFS_PER_UPLOAD)
     return {
       status: 400,
-      detail: `${other.filename} is not a supported photo type. Accepted: ${IMAGE_EXTENSIONS.join(', ')}.`,
+      detail: `At most ${MAX_PDFS_PER_UPLOAD} PDF contents lists per upload; this one lists ${pdfs.length}. Start another upload for the rest.`,
     };
-  }
-  const huge = files.find((f) => f.size > SINGLE_PHOTO_MAX_BYTES);
+  const huge = photos.find((f) => f.size > SINGLE_PHOTO_MAX_BYTES);
   if (huge)
     return {
       status: 413,
       detail: `${huge.filename} is larger than the ${SINGLE_PHOTO_MAX_MB} MB limit for a single photo.`,
     };
-  const total = batchBytes(files);
-  if (total > options.capBytes) return { status: 413, detail: overCapDetail(options.capBytes) };
+  const hugePdf = pdfs.find((f) => f.size > SINGLE_PDF_MAX_BYTES);
+  if (hugePdf)
+    return {
+      status: 413,
+      detail: `${hugePdf.filename} is larger than the 1 GiB limit for a PDF contents list. Nothing was uploaded; split the PDF and upload the parts.`,
+    };
+  if (batchBytes(photos) > options.capBytes) return { status: 413, detail: overCapDetail(options.capBytes) };
   return null;
+}
+
+/** A manifest's photos and its PDF contents lists, each in manifest order (`position`: the file's place in the manifest). */
+export function manifestParts<T extends ManifestFile>(files: T[]) {
+  const photos: (T & { position: number })[] = [];
+  const pdfs: (T & { position: number })[] = [];
+  files.forEach((file, position) => {
+    if (classifyFile(file.filename) === 'pdf') pdfs.push({ ...file, position });
+    else photos.push({ ...file, position });
+  });
+  return { photos, pdfs };
 }
 
 export function overCapDetail(capBytes: number): string {
@@ -179,4 +211,135 @@ export function sniffedTypeProblem(type: ImageType | null): string | null {
   if (!type) return NOT_AN_IMAGE;
   if (type === 'bmp') return BMP_NOT_SUPPORTED;
   return null;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Contents lists (PDFs) of an upload
+
+/** What a PDF's upload POST must carry as its Content-Type (held by the signed policy). */
+export const PDF_CONTENT_TYPE = 'application/pdf';
+
+/** A confirm that names a contents list after the upload's read started or ended (the read takes no more). */
+const DOCUMENT_TOO_LATE =
+  "Confirmed too late: this upload's contents lists were already being read. Start a new upload with this PDF.";
+
+/** The one message a job gets when none of its contents lists arrived (the read ends before it starts). */
+export const NO_DOCUMENT_ARRIVED = 'None of the contents lists arrived; the photos that did are ready for grouping.';
+
+/** The loose photos of the browser's selection: what it declared, else the photos of this manifest. */
+export function photoCountHint(declared: number | undefined, manifestPhotos: number): number {
+  return declared ?? manifestPhotos;
+}
+
+/**
+ * The PdfDocument entries of a starting upload's PDFs, numbered from 0 in
+ * manifest order: each awaits its upload, except an empty file, which is
+ * skipped at once (it gets no upload slot).
+ */
+export function newPdfDocuments(jobPrefix: string, pdfs: ManifestFile[]): PdfDocument[] {
+  return pdfs.map((pdf, document) => ({
+    document,
+    original_filename: pdf.filename,
+    key: documentKey(jobPrefix, document),
+    size_bytes: pdf.size,
+    state: pdf.size === 0 ? 'skipped' : 'awaiting_upload',
+    pages: null,
+    photos: 0,
+    message: pdf.size === 0 ? EMPTY_FILE : null,
+  }));
+}
+
+/** A new photo job waits for its contents lists' read when one of them is still to arrive. */
+export function startingStatus(documents: PdfDocument[]): 'importing_pdf' | 'awaiting_grouping' {
+  return documents.some((d) => d.state === 'awaiting_upload') ? 'importing_pdf' : 'awaiting_grouping';
+}
+
+/** 400 text for a confirm that names nothing, or null. */
+export function confirmRequestProblem(body: { indices?: number[]; documents?: number[] }): string | null {
+  return (body.indices?.length ?? 0) === 0 && (body.documents?.length ?? 0) === 0
+    ? 'Name the photos (indices) or the contents lists (documents) that finished uploading.'
+    : null;
+}
+
+/** 400 text naming contents list numbers the job does not have, or null. */
+export function unknownDocumentsProblem(documents: PdfDocument[], numbers: number[]): string | null {
+  const known = new Set(documents.map((d) => d.document));
+  const unknown = [...new Set(numbers)].filter((n) => !known.has(n)).sort((a, b) => a - b);
+  if (unknown.length === 0) return null;
+  const has =
+    documents.length === 0
+      ? 'this upload has no contents lists'
+      : `this upload's are numbered 0 to ${documents.length - 1}`;
+  return `Unknown contents list number${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}: ${has}.`;
+}
+
+/**
+ * Why an uploaded contents list cannot be read, from its bucket head (null:
+ * nothing arrived) and the document number its signed metadata carries, or
+ * null when it arrived.
+ */
+export function arrivedDocumentProblem(
+  head: { size: number; metaDocument: string | undefined } | null,
+  document: number,
+): string | null {
+  if (!head) return NOT_ARRIVED;
+  if (head.metaDocument !== undefined && head.metaDocument !== String(document))
+    return 'The upload does not belong to this contents list.';
+  if (head.size === 0) return EMPTY_FILE;
+  return null;
+}
+
+/**
+ * The job's documents after a confirm: each named document still awaiting its
+ * upload is queued (arrived: `problems` holds null for it) or skipped with the
+ * reason; every other document is kept as it is, so a repeated confirm changes
+ * nothing.
+ */
+export function confirmedDocuments(documents: PdfDocument[], problems: Map<number, string | null>): PdfDocument[] {
+  return documents.map((d) => {
+    if (d.state !== 'awaiting_upload' || !problems.has(d.document)) return d;
+    const problem = problems.get(d.document) ?? null;
+    return problem === null ? { ...d, state: 'queued', message: null } : { ...d, state: 'skipped', message: problem };
+  });
+}
+
+/** Whether the job's documents may still change state through a confirm: the job waits for its read, unstarted. */
+export function takesDocuments(job: Pick<Job, 'status' | 'run_id'>): boolean {
+  return job.status === 'importing_pdf' && !job.run_id;
+}
+
+/**
+ * What a confirm does next about the read: start it once every document is
+ * settled and one arrived; end the wait (the job moves on to grouping) when
+ * every document is settled and none arrived; wait while one is still to be
+ * confirmed; nothing once the read started or the job moved on.
+ */
+export function documentReadStep(
+  job: Pick<Job, 'status' | 'run_id' | 'pdf_documents'>,
+): 'start' | 'none-arrived' | 'wait' | 'nothing' {
+  if (!takesDocuments(job)) return 'nothing';
+  const documents = job.pdf_documents ?? [];
+  if (documents.some((d) => d.state === 'awaiting_upload')) return 'wait';
+  return documents.some((d) => d.state === 'queued') ? 'start' : 'none-arrived';
+}
+
+/**
+ * The named documents a confirm reports in skipped_photos (index null, the
+ * PDF's own filename): those skipped (why), and those still awaiting their
+ * upload once the job takes no more documents (too late).
+ */
+export function skippedDocuments(
+  job: Pick<Job, 'status' | 'run_id' | 'pdf_documents'>,
+  numbers: number[],
+): { filename: string; reason: string; index: null }[] {
+  const named = new Set(numbers);
+  const open = takesDocuments(job);
+  return (job.pdf_documents ?? []).flatMap((d) => {
+    if (!named.has(d.document)) return [];
+    if (d.state === 'skipped')
+      return [{ filename: d.original_filename, reason: d.message ?? NOT_ARRIVED, index: null }];
+    if (d.state === 'awaiting_upload' && !open)
+      return [{ filename: d.original_filename, reason: DOCUMENT_TOO_LATE, index: null }];
+    return [];
+  });
 }

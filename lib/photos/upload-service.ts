@@ -1,7 +1,10 @@
 /**
  * Photo uploads (spec: Uploads): POST /api/upload-photos and /append take a
  * manifest of the browser's files, POST /api/upload-photos/{id}/confirm the
- * files that arrived.
+ * files that arrived. An upload may start with PDF contents lists among (or
+ * instead of) its photos: the job then starts in importing_pdf and the lists
+ * have their own slots and confirm (./document-upload-service.ts). Appends
+ * take photos only.
  *
  * Start and append write nothing until all of the manifest is valid. Each file
  * gets a presigned POST straight to the bucket, limited by content-length-range
@@ -18,6 +21,7 @@
  * counts bytes twice. A repeat answers with the same staged photos and
  * re-queues any re-encode still pending.
  */
+import { randomUUID } from 'node:crypto';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import pLimit from 'p-limit';
 import { recordActivity } from '../activity/service';
@@ -36,10 +40,11 @@ import { withRetry } from '../retry';
 import { getRoom } from '../rooms/store';
 import { JOB_NOT_FOUND, loadJobForTeam, loadRoomForTeam } from '../tenancy/service';
 import { plural } from '../text';
+import { confirmDocumentUploads, presignDocumentUploads } from './document-upload-service';
 import { raisePhotoNextIndex, reservePhotoBatch } from './photo-job-store';
 import type { NormalizeMessage } from './queue-schemas';
 import { decodeMetaFilename, encodeMetaFilename, photoObjectKeys } from './rules';
-import type { AppendPhotosInput, SkippedPhoto, UploadPhotosInput, UploadSlot } from './schemas';
+import type { AppendPhotosInput, ConfirmPhotosInput, SkippedPhoto, UploadPhotosInput, UploadSlot } from './schemas';
 import {
   getStagedPhotos,
   insertStagedPhotos,
@@ -51,17 +56,23 @@ import {
   arrivedUploadProblem,
   batchBytes,
   batchIndices,
+  confirmRequestProblem,
   EMPTY_FILE,
+  manifestParts,
   manifestProblem,
   NOT_ARRIVED,
+  newPdfDocuments,
   nextIndexAfter,
   overCapDetail,
   PHOTO_UPLOAD_STATUSES,
   photoCapBytes,
+  photoCountHint,
   photoUploadContentType,
   reservationCeiling,
   sniffedTypeProblem,
+  startingStatus,
   takesPhotosProblem,
+  unknownDocumentsProblem,
 } from './upload-rules';
 import { stagedPhotoView } from './view';
 
@@ -134,30 +145,60 @@ async function issueUploads(job: Pick<Job, 'team_id' | 'claim_id' | 'id'>, batch
   return { uploads, skipped_photos: skipped };
 }
 
-/** POST /api/upload-photos: a new photo job in awaiting_grouping with this batch's bytes reserved. */
+/**
+ * POST /api/upload-photos: a new photo job with this batch's photo bytes
+ * reserved, in awaiting_grouping, or in importing_pdf when the manifest lists
+ * PDF contents lists (each with its slot and PdfDocument entry). Photos are
+ * numbered as the manifest lists them, PDFs left out; captured_ats stays
+ * aligned to the whole manifest.
+ */
 export async function startPhotoUpload(identity: Identity, body: UploadPhotosInput) {
   const room = await loadRoomForTeam(identity, body.room_id);
   checkManifest(body.files, false);
-  const count = body.files.length;
+  const { photos, pdfs } = manifestParts(body.files);
+  const count = photos.length;
   const indices =
     body.start_index !== undefined
       ? batchIndices(count, { startIndex: body.start_index })
       : batchIndices(count, { counterAfter: count });
-  const job = newJobRecord({ room, userId: identity.user.id, sourceType: 'photo', status: 'awaiting_grouping' });
-  job.photo_bytes_reserved = batchBytes(body.files);
+  const id = randomUUID();
+  const documents = newPdfDocuments(jobPrefixOf({ team_id: room.team_id, claim_id: room.claim_id, id }), pdfs);
+  const status = startingStatus(documents);
+  const job = newJobRecord({ id, room, userId: identity.user.id, sourceType: 'photo', status });
+  job.photo_bytes_reserved = batchBytes(photos);
   job.photo_next_index = nextIndexAfter(0, indices);
+  job.photo_count_hint = photoCountHint(body.photo_count_hint, count);
+  if (documents.length > 0) job.pdf_documents = documents;
   await putNewJob(job);
-  const issued = await issueUploads(job, body, indices);
+  const issued = await issueUploads(
+    job,
+    { files: photos, captured_ats: body.captured_ats && photos.map((p) => body.captured_ats![p.position]) },
+    indices,
+  );
+  const documentSlots = await presignDocumentUploads(documents);
+  const emptyDocuments = documents.flatMap((d) =>
+    d.state === 'skipped' ? [{ filename: d.original_filename, reason: EMPTY_FILE, index: null }] : [],
+  );
   await recordActivity(identity.actor, {
     team_id: room.team_id,
     action_type: 'upload_photos',
-    action_label: `Uploaded ${plural(count, 'photo')}`,
+    action_label:
+      pdfs.length === 0
+        ? `Uploaded ${plural(count, 'photo')}`
+        : count === 0
+          ? `Uploaded ${plural(pdfs.length, 'contents list')} (PDF)`
+          : `Uploaded ${plural(count, 'photo')} and ${plural(pdfs.length, 'contents list')} (PDF)`,
     target: room.name,
     entity_type: 'job',
     entity_id: job.id,
     restorable: false,
   });
-  return { job: jobView(job), ...issued };
+  return {
+    job: jobView(job),
+    uploads: issued.uploads,
+    documents: documentSlots,
+    skipped_photos: [...issued.skipped_photos, ...emptyDocuments],
+  };
 }
 
 /**
@@ -205,7 +246,7 @@ export async function appendPhotoUpload(identity: Identity, jobId: string, body:
     entity_id: job.id,
     restorable: false,
   });
-  return { job: jobView(after), ...issued };
+  return { job: jobView(after), uploads: issued.uploads, documents: [], skipped_photos: issued.skipped_photos };
 }
 
 type Inspection =
@@ -297,11 +338,9 @@ async function insertAll(
   return { created, raced };
 }
 
-/** POST /api/upload-photos/{id}/confirm: the files the browser finished POSTing become staged photos. */
-export async function confirmPhotoUpload(identity: Identity, jobId: string, body: { indices: number[] }) {
-  const job = await loadJobForTeam(identity, jobId);
-  assertTakesPhotos(job);
-  const indices = [...new Set(body.indices)].sort((a, b) => a - b);
+/** The photos part of a confirm: staged photos for what arrived, skipped_photos for the rest. */
+async function confirmPhotos(job: Job, requested: number[]) {
+  const indices = [...new Set(requested)].sort((a, b) => a - b);
   const existing = await getStagedPhotos(job.id, indices);
   const limit = pLimit(BUCKET_CALLS_IN_FLIGHT);
   const inspections = await Promise.all(indices.map((index) => limit(() => inspect(job, index, existing.get(index)))));
@@ -321,8 +360,26 @@ export async function confirmPhotoUpload(identity: Identity, jobId: string, body
     ),
   );
   if (skipped.length > 0) logger.info('photo confirm skipped files', { job_id: job.id, skipped: skipped.length });
+  return { staged: [...created, ...raced, ...already].sort((a, b) => a.index - b.index), skipped };
+}
 
+/**
+ * POST /api/upload-photos/{id}/confirm: the photos the browser finished
+ * POSTing become staged photos; the contents lists named in `documents` are
+ * recorded and their read starts once all are (./document-upload-service.ts).
+ * 400, with nothing written, when it names neither or a contents list the job does not have.
+ */
+export async function confirmPhotoUpload(identity: Identity, jobId: string, body: ConfirmPhotosInput) {
+  const job = await loadJobForTeam(identity, jobId);
+  assertTakesPhotos(job);
+  const problem = confirmRequestProblem(body) ?? unknownDocumentsProblem(job.pdf_documents ?? [], body.documents ?? []);
+  if (problem) throw new InvalidRequestError(problem);
+  const photos = body.indices?.length ? await confirmPhotos(job, body.indices) : { staged: [], skipped: [] };
+  const skippedDocuments = body.documents?.length ? await confirmDocumentUploads(job, body.documents) : [];
   const after = (await getJob(job.id, true)) ?? job;
-  const staged = [...created, ...raced, ...already].sort((a, b) => a.index - b.index);
-  return { job: jobView(after), staged_photos: staged.map(stagedPhotoView), skipped_photos: skipped };
+  return {
+    job: jobView(after),
+    staged_photos: photos.staged.map(stagedPhotoView),
+    skipped_photos: [...photos.skipped, ...skippedDocuments],
+  };
 }

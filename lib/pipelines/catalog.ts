@@ -41,8 +41,19 @@ const AUDIO_PIPELINE: PipelineRef = {
   ...processing,
 };
 
+/** Reads a photo job's contents lists (PDFs) into its grouping pile, in importing_pdf. */
+export const PDF_IMPORT: PipelineRef = {
+  name: 'pdf-import',
+  sourceType: 'photo',
+  firstStage: 'layout',
+  firstStatus: 'importing_pdf',
+  followUp: false,
+  preparation: true,
+};
+
 export const PIPELINE_CATALOG: readonly PipelineRef[] = [
   PHOTO_PIPELINE,
+  PDF_IMPORT,
   PHOTO_READ_THE_REST,
   VIDEO_PIPELINE,
   AUDIO_PIPELINE,

@@ -6,9 +6,10 @@
  */
 import { registerPipeline } from '../orchestrator/pipeline';
 import { audioPipeline } from './audio/pipeline';
+import { pdfImportPipeline } from './pdf/pipeline';
 import { photoPipeline } from './photo/pipeline';
 import { readTheRestPipeline } from './photo-read-the-rest/pipeline';
 import { videoPipeline } from './video/pipeline';
 
-export const PIPELINES = [photoPipeline, readTheRestPipeline, videoPipeline, audioPipeline];
+export const PIPELINES = [photoPipeline, readTheRestPipeline, videoPipeline, audioPipeline, pdfImportPipeline];
 for (const pipeline of PIPELINES) registerPipeline(pipeline);

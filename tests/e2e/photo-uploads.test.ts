@@ -160,6 +160,8 @@ describe('the browser flow: manifest, presigned POSTs, confirm, re-encode, serve
       claim_id: room.claim_id,
     });
     expect(started.body.skipped_photos).toEqual([]);
+    expect(started.body.documents).toEqual([]);
+    expect(started.body.job).toMatchObject({ photo_count_hint: 4, pdf_documents: [], preparation_error: null });
     const uploads: Slot[] = started.body.uploads;
     expect(uploads.map((u) => [u.index, u.filename, u.original_filename, u.max_bytes])).toEqual([
       [0, 'orig_0000.jpg', 'Kitchen shelf.JPG', orientedJpeg.length],
@@ -178,6 +180,7 @@ describe('the browser flow: manifest, presigned POSTs, confirm, re-encode, serve
     expect(row).toMatchObject({
       photo_bytes_reserved: files.reduce((s, f) => s + f.size, 0),
       photo_next_index: 4,
+      photo_count_hint: 4,
       file_size_bytes: 0,
     });
 
@@ -390,7 +393,7 @@ describe('appends', () => {
     });
   });
 
-  it('refuses a PDF with 400 and reserves nothing', async () => {
+  it('refuses a PDF with 400 (contents lists come only with the start of an upload) and reserves nothing', async () => {
     const before = await jobRow(jobId);
     const res = await alice.post(`/api/upload-photos/${jobId}/append`, {
       files: [
@@ -399,8 +402,9 @@ describe('appends', () => {
       ],
     });
     expect(res.status).toBe(400);
-    expect(res.body.detail).toMatch(/PDF/);
-    expect(res.body.detail).toContain('Contents list.pdf');
+    expect(res.body.detail).toBe(
+      'A PDF cannot be appended to a photo upload: contents lists are accepted only when an upload starts. (Contents list.pdf)',
+    );
     const after = await jobRow(jobId);
     expect([after!.photo_bytes_reserved, after!.photo_next_index]).toEqual([
       before!.photo_bytes_reserved,
@@ -489,13 +493,19 @@ describe('POST /api/upload-photos refusals write nothing', () => {
 
   it.each([
     [
-      'a PDF contents list',
+      'a PDF contents list over 1 GiB',
       [
         { filename: 'a.jpg', size: 10 },
-        { filename: 'list.pdf', size: 10 },
+        { filename: 'list.pdf', size: 1024 * MIB + 1 },
       ],
+      413,
+      /^list\.pdf is larger than the 1 GiB limit/,
+    ],
+    [
+      'more than 20 PDF contents lists',
+      Array.from({ length: 21 }, (_, i) => ({ filename: `list-${i}.pdf`, size: 10 })),
       400,
-      /PDF contents lists are not supported by this upload yet/,
+      /At most 20 PDF contents lists per upload/,
     ],
     ['a non-image', [{ filename: 'clip.mov', size: 10 }], 400, /clip\.mov/],
     ['a photo over 100 MB', [{ filename: 'huge.heic', size: 101 * MIB }], 413, /huge\.heic/],
@@ -511,6 +521,22 @@ describe('POST /api/upload-photos refusals write nothing', () => {
     expect(res.body.detail).toMatch(detail);
     expect(await jobsInRoom(emptyRoom.id)).toBe(0);
     expect(await listKeys(`teams/${emptyRoom.team_id}/claims/${emptyRoom.claim_id}/`)).toEqual([]);
+  });
+
+  it('takes a PDF contents list among the photos: the job starts in importing_pdf with a slot for it', async () => {
+    // The whole contents-list flow is followed in tests/e2e/pdf-upload.test.ts.
+    const pdfRoom = await newRoom(alice, 'Attic');
+    const res = await alice.post('/api/upload-photos', {
+      room_id: pdfRoom.id,
+      files: [
+        { filename: 'a.jpg', size: 10 },
+        { filename: 'list.pdf', size: 10 },
+      ],
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.job.status).toBe('importing_pdf');
+    expect(res.body.uploads).toHaveLength(1);
+    expect(res.body.documents).toEqual([expect.objectContaining({ document: 0, original_filename: 'list.pdf' })]);
   });
 
   it('answers 422 for a malformed manifest and 404 for an unknown room', async () => {

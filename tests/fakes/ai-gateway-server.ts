@@ -52,6 +52,8 @@ const TOKENS_PER_IMAGE = 1000;
 
 export interface ScriptedPass {
   items: Record<string, unknown>[];
+  /** Answer with this JSON value instead of {"items": [...]} (calls whose contract is not a list of items). */
+  content?: unknown;
   /** finish_reason 'length', content cut in the middle of the item after the first ceil(n/2), completion_tokens = max_tokens. */
   cutShort?: boolean;
   /** 'budget' = the request's max_tokens. */
@@ -140,7 +142,8 @@ function invalidScript(match: unknown, passes: unknown): string | null {
 }
 
 /** The content of a pass: whole, or cut inside the next item after the first ceil(n/2). */
-export function passContent(pass: Pick<ScriptedPass, 'items' | 'cutShort'>): string {
+export function passContent(pass: Pick<ScriptedPass, 'items' | 'cutShort' | 'content'>): string {
+  if (pass.content !== undefined) return JSON.stringify(pass.content);
   if (!pass.cutShort) return JSON.stringify({ items: pass.items });
   const keep = Math.ceil(pass.items.length / 2);
   const kept = pass.items.slice(0, keep).map((item) => JSON.stringify(item));

@@ -2,14 +2,16 @@
  * The media layers in the packaged service (functions/layers.js builds them,
  * serverless.yml declares them), checked on the one `serverless package` run
  * of packaging.test.ts: what each layer zip holds (linux-arm64 binaries with
- * their executable bit, sharp's native build, pdfkit with its fonts, laid out
- * where Lambda looks), which functions carry which layer, and Lambda's
- * limits for a function with its layers.
+ * their executable bit, sharp's and @napi-rs/canvas's native builds, pdfkit
+ * with its fonts, pdf.js's legacy build with its data, laid out where Lambda
+ * looks), which functions carry which layer, and Lambda's limits for a
+ * function with its layers.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { kib, type PackageRun, type TemplateFile, table } from '../support/packaging';
 import { extractZip, readZipEntry, unzippedSize, zipEntries } from './zip-entries';
 
@@ -21,22 +23,42 @@ const LAYER_IDS: Record<string, string> = {
   ffprobe: 'FfprobeLambdaLayer',
   sharp: 'SharpLambdaLayer',
   pdfkit: 'PdfkitLambdaLayer',
+  pdfjs: 'PdfjsLambdaLayer',
 };
 
-/** What each media worker runs: ffmpeg/ffprobe as processes, sharp and pdfkit as modules. */
+/** What each media worker runs: ffmpeg/ffprobe as processes, sharp, pdfkit and pdf.js as modules. */
 const EXPECTED_LAYERS: Record<string, string[]> = {
-  stageWorker: ['ffmpeg', 'ffprobe', 'sharp'],
-  unitWorker: ['ffmpeg', 'ffprobe', 'sharp'],
+  stageWorker: ['ffmpeg', 'ffprobe', 'sharp', 'pdfjs'],
+  unitWorker: ['ffmpeg', 'ffprobe', 'sharp', 'pdfjs'],
   probeWorker: ['ffprobe'],
   photoWorker: ['sharp'],
   exportWorker: ['sharp', 'pdfkit'],
 };
 
-/** Functions whose bundle names a layer module without ever loading it, each with the reason. */
-const NAMES_WITHOUT_LOADING: Record<string, string> = {
-  // It imports every pipeline for its declarations; sharp is required lazily inside stages, which it never runs.
-  watchdog: 'sharp',
+/** The layer that provides each module the bundles leave out (custom.esbuild.external). */
+const LAYER_OF_MODULE: Record<string, string> = {
+  sharp: 'sharp',
+  pdfkit: 'pdfkit',
+  '@napi-rs/canvas': 'pdfjs',
+  'pdfjs-dist': 'pdfjs',
 };
+
+/**
+ * lib/pdf/pdfjs.ts imports pdf.js by a resolved path, which esbuild does not record as an import: a bundle
+ * naming these paths loads it.
+ */
+const PDFJS_IN_BUNDLE = 'pdfjs-dist/legacy/build/pdf';
+
+/** Functions whose bundle names a layer's modules without ever loading them, each with the reason. */
+const NAMES_WITHOUT_LOADING: Record<string, string[]> = {
+  // It imports every pipeline for its declarations; sharp, pdf.js and the canvas are loaded inside stages,
+  // which it never runs.
+  watchdog: ['sharp', 'pdfjs'],
+};
+
+const repoModules = path.join(__dirname, '..', '..', 'node_modules');
+const installedVersion = (pkg: string): string =>
+  JSON.parse(fs.readFileSync(path.join(repoModules, pkg, 'package.json'), 'utf8')).version;
 
 const ELF_MACHINE_AARCH64 = 183;
 const isArm64Elf = (bytes: Buffer) =>
@@ -107,7 +129,7 @@ export function describeMediaLayers(get: () => Packaged): void {
   };
 
   describe('media layers', () => {
-    it('declares the four layers for arm64 and the functions runtime', () => {
+    it('declares every media layer for arm64 and the functions runtime', () => {
       const resources = get().root.template.Resources;
       for (const id of Object.values(LAYER_IDS)) {
         const props = resources[id]?.Properties;
@@ -193,6 +215,106 @@ export function describeMediaLayers(get: () => Packaged): void {
       }
     });
 
+    it("puts pdf.js's legacy build with its data and @napi-rs/canvas with only its linux-arm64 glibc build in nodejs/node_modules", () => {
+      const modules = 'nodejs/node_modules';
+      const versionIn = (pkg: string) => {
+        const found = entry('pdfjs', `${modules}/${pkg}/package.json`);
+        return JSON.parse(readZipEntry(zip('pdfjs'), found as NonNullable<typeof found>).toString()).version;
+      };
+      expect(versionIn('pdfjs-dist')).toBe(installedVersion('pdfjs-dist'));
+      const canvasVersion = installedVersion('@napi-rs/canvas');
+      expect([versionIn('@napi-rs/canvas'), versionIn('@napi-rs/canvas-linux-arm64-gnu')]).toEqual([
+        canvasVersion,
+        canvasVersion,
+      ]);
+      const native = entry('pdfjs', `${modules}/@napi-rs/canvas-linux-arm64-gnu/skia.linux-arm64-gnu.node`);
+      expect(native && isArm64Elf(readZipEntry(zip('pdfjs'), native))).toBe(true);
+      const names = zipEntries(zip('pdfjs')).map((e) => e.name);
+      const canvasPackages = new Set(names.map((n) => /^nodejs\/node_modules\/@napi-rs\/([^/]+)\//.exec(n)?.[1]));
+      canvasPackages.delete(undefined);
+      expect([...canvasPackages].sort()).toEqual(['canvas', 'canvas-linux-arm64-gnu']);
+      for (const file of [
+        'legacy/build/pdf.mjs',
+        'legacy/build/pdf.worker.mjs',
+        'standard_fonts/LiberationSans-Regular.ttf',
+      ])
+        expect([file, names.includes(`${modules}/pdfjs-dist/${file}`)]).toEqual([file, true]);
+      for (const dir of ['cmaps', 'iccs', 'wasm'])
+        expect([dir, names.some((n) => n.startsWith(`${modules}/pdfjs-dist/${dir}/`))]).toEqual([dir, true]);
+      // What never runs stays out: the modern build, the viewer, the types and the source maps.
+      const unused = names.filter((n) =>
+        /^nodejs\/node_modules\/pdfjs-dist\/(build|web|types|legacy\/web)\/|\.map$/.test(n),
+      );
+      expect(unused).toEqual([]);
+    });
+
+    it("reads and renders a page with the pdfjs layer's modules required through NODE_PATH (as in Lambda)", async () => {
+      // The layer's canvas build is for arm64; this machine's build of the same version stands in for it.
+      const canvasDir = path.join(repoModules, '@napi-rs', 'canvas');
+      const { optionalDependencies } = JSON.parse(fs.readFileSync(path.join(canvasDir, 'package.json'), 'utf8')) as {
+        optionalDependencies: Record<string, string>;
+      };
+      const hostBuilds = Object.keys(optionalDependencies).filter((pkg) => fs.existsSync(path.join(repoModules, pkg)));
+      expect(hostBuilds.length).toBeGreaterThan(0);
+      const opt = fs.mkdtempSync(path.join(os.tmpdir(), 'media-layer-opt-'));
+      try {
+        extractZip(zip('pdfjs'), opt);
+        const layerModules = path.join(opt, 'nodejs', 'node_modules');
+        fs.rmSync(path.join(layerModules, '@napi-rs', 'canvas-linux-arm64-gnu'), { recursive: true });
+        for (const pkg of hostBuilds)
+          fs.cpSync(path.join(repoModules, pkg), path.join(layerModules, pkg), { recursive: true });
+        const pdf = await PDFDocument.create();
+        const font = await pdf.embedFont(StandardFonts.HelveticaBold);
+        pdf.addPage([400, 200]).drawText('Living room: sofa', { x: 20, y: 100, size: 24, font });
+        fs.writeFileSync(path.join(opt, 'list.pdf'), await pdf.save());
+        // As lib/pdf/pdfjs.ts and lib/pdf/render.ts load them; pdf.js finds the canvas on its own for its DOMMatrix.
+        const script = `
+          const fs = require('node:fs');
+          const path = require('node:path');
+          (async () => {
+            globalThis.pdfjsWorker = await import(require.resolve('pdfjs-dist/legacy/build/pdf.worker.mjs'));
+            const pdfjs = await import(require.resolve('pdfjs-dist/legacy/build/pdf.mjs'));
+            const root = path.dirname(require.resolve('pdfjs-dist/package.json'));
+            const dir = (name) => path.join(root, name) + path.sep;
+            const doc = await pdfjs.getDocument({
+              data: new Uint8Array(fs.readFileSync('list.pdf')),
+              standardFontDataUrl: dir('standard_fonts'), wasmUrl: dir('wasm'), iccUrl: dir('iccs'), cMapUrl: dir('cmaps'),
+              isEvalSupported: false, verbosity: pdfjs.VerbosityLevel.ERRORS,
+            }).promise;
+            const page = await doc.getPage(1);
+            const text = (await page.getTextContent()).items.map((item) => item.str).join('');
+            const { createCanvas } = require('@napi-rs/canvas');
+            const viewport = page.getViewport({ scale: 2 });
+            const canvas = createCanvas(viewport.width, viewport.height);
+            const context = canvas.getContext('2d');
+            await page.render({ canvas, canvasContext: context, viewport, background: '#ffffff' }).promise;
+            const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+            let dark = 0;
+            for (let i = 0; i < pixels.length; i += 4) if (pixels[i] < 128) dark++;
+            const jpeg = await canvas.encode('jpeg', 90);
+            const resolved = ['pdfjs-dist/legacy/build/pdf.mjs', '@napi-rs/canvas'].map((m) => require.resolve(m));
+            console.log(JSON.stringify({ resolved, text, dark, head: jpeg.subarray(0, 3).toString('hex') }));
+          })().catch((error) => { console.error(error); process.exit(1); });`;
+        const out = execFileSync(process.execPath, ['-e', script], {
+          cwd: opt,
+          env: { PATH: process.env.PATH, NODE_PATH: layerModules },
+          encoding: 'utf8',
+        });
+        const { resolved, text, dark, head } = JSON.parse(out) as {
+          resolved: string[];
+          text: string;
+          dark: number;
+          head: string;
+        };
+        expect([text, head]).toEqual(['Living room: sofa', 'ffd8ff']);
+        // The text is drawn: some hundreds of dark pixels on an 800 × 400 white page.
+        expect(dark).toBeGreaterThan(500);
+        for (const file of resolved) expect(file.startsWith(layerModules)).toBe(true);
+      } finally {
+        fs.rmSync(opt, { recursive: true, force: true });
+      }
+    });
+
     it('gives each media worker exactly the layers it needs, with the binary paths, and no other function any', () => {
       const actual = layersByFunction();
       expect(actual.size).toBe(Object.keys(get().manifest).length);
@@ -210,16 +332,25 @@ export function describeMediaLayers(get: () => Packaged): void {
       for (const [name] of http) expect([name, actual.get(name)?.layers]).toEqual([name, []]);
     });
 
-    it('gives a layer to every function whose code loads sharp or pdfkit', () => {
+    it('gives a layer to every function whose code loads sharp, pdfkit, pdf.js or @napi-rs/canvas', () => {
       const { profiles } = require(path.join(get().run.serviceDir, 'functions', 'manifest.js')) as {
         profiles: Record<string, { packages: string[] }>;
       };
       const actual = layersByFunction();
       const missing: string[] = [];
       for (const [name, { packages }] of Object.entries(profiles)) {
-        for (const module of ['sharp', 'pdfkit']) {
-          if (!packages.includes(module) || actual.get(name)?.layers.includes(module)) continue;
-          if (NAMES_WITHOUT_LOADING[name] !== module) missing.push(`${name}: ${module}`);
+        const bundle = zipEntries(functionZip(name))
+          .filter((e) => e.name.endsWith('.js'))
+          .map((e) => readZipEntry(functionZip(name), e).toString('utf8'))
+          .join('\n');
+        const named = [
+          ...packages.filter((pkg) => LAYER_OF_MODULE[pkg]),
+          ...(bundle.includes(PDFJS_IN_BUNDLE) ? ['pdfjs-dist'] : []),
+        ];
+        for (const module of named) {
+          const layer = LAYER_OF_MODULE[module];
+          if (actual.get(name)?.layers.includes(layer) || NAMES_WITHOUT_LOADING[name]?.includes(layer)) continue;
+          missing.push(`${name}: ${module}`);
         }
       }
       expect(missing).toEqual([]);

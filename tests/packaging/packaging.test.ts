@@ -15,9 +15,9 @@
  *    failure destinations for schedules, bounded job stream concurrency
  *    (deployment-checks.ts),
  *  - the media layers: ready zips used as they are, linux-arm64 ffmpeg,
- *    ffprobe, sharp and pdfkit laid out for /opt, on exactly the workers that
- *    need them, each worker with its layers under Lambda's 250 MB unzipped
- *    limit (media-layers.ts).
+ *    ffprobe, sharp, pdfkit and pdf.js with @napi-rs/canvas laid out for
+ *    /opt, on exactly the workers that need them, each worker with its layers
+ *    under Lambda's 250 MB unzipped limit (media-layers.ts).
  */
 import path from 'node:path';
 import { describeDeploymentSafety, PACKAGING_ENV } from './deployment-checks';

@@ -132,6 +132,10 @@ export interface CardGridOptions {
   rooms?: boolean;
   /** Photo pixel size (default 320×240). */
   photoPx?: readonly [number, number];
+  /** The header line on every page (default CARD_GRID_HEADER, which names the insured and the claim). */
+  header?: string;
+  /** More lines printed at the foot of every page, above the page number (default none). */
+  footerLines?: string[];
 }
 
 interface CardGridDraw {
@@ -141,6 +145,8 @@ interface CardGridDraw {
   /** Page numbers in the document of the first card page. */
   firstPage: number;
   totalPages: number;
+  header: string;
+  footerLines: string[];
 }
 
 const LOGO_PX: readonly [number, number] = [96, 48];
@@ -161,7 +167,8 @@ async function drawCardGrid(doc: PDFDocument, answer: Answer, fonts: Fonts, draw
     const number = draw.firstPage + p;
     const sheet = new Sheet(doc.addPage([PAGE_WIDTH, PAGE_HEIGHT]), number);
     const room = draw.rooms ? CARD_GRID_ROOMS[Math.floor(p / perRoom) % CARD_GRID_ROOMS.length] : null;
-    sheet.text(CARD_GRID_HEADER, 40, 28, 9, fonts.regular);
+    sheet.text(draw.header, 40, 28, 9, fonts.regular);
+    for (const [i, line] of draw.footerLines.entries()) sheet.text(line, 40, 742 + 9 * i, 7, fonts.regular);
     sheet.image(logo, LOGO_BOX);
     answer.decorations.push({ page: number, box: LOGO_BOX, pixelWidth: LOGO_PX[0], pixelHeight: LOGO_PX[1] });
     if (room) sheet.text(`Room: ${room}`, 40, 52, 12, fonts.bold);
@@ -208,13 +215,15 @@ export async function cardGridList(options: CardGridOptions = {}): Promise<PdfFi
     rooms: options.rooms ?? false,
     firstPage: 1,
     totalPages: pages,
+    header: options.header ?? CARD_GRID_HEADER,
+    footerLines: options.footerLines ?? [],
   });
   return {
     bytes: await doc.save(),
     expected: {
       pageCount: pages,
       inventoryPages: [1, pages],
-      repeatingLines: [CARD_GRID_HEADER, `Page 1 of ${pages}`],
+      repeatingLines: [options.header ?? CARD_GRID_HEADER, ...(options.footerLines ?? []), `Page 1 of ${pages}`],
       groups: answer.groups,
       photos: answer.photos,
       decorations: answer.decorations,
@@ -393,6 +402,8 @@ export async function coverAndAppendixList(): Promise<PdfFixture> {
     rooms: false,
     firstPage: 2,
     totalPages,
+    header: CARD_GRID_HEADER,
+    footerLines: [],
   });
   const terms = [
     'Terms and conditions',

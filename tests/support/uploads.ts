@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
-import type { UploadSlot } from '../../lib/photos/schemas';
+import type { DocumentSlot, UploadSlot } from '../../lib/photos/schemas';
 import { type Client, eventually } from './api';
 import { getRow } from './aws';
 
@@ -50,6 +50,15 @@ export async function postToBucket(slot: PhotoSlot, bytes: Buffer): Promise<{ st
 }
 
 /** A photo job (awaiting_grouping) with the given photos uploaded and confirmed; each photo in its own group. */
+/** The browser's POST of a PDF to its slot: the signed fields first, then the file. */
+export async function postDocument(slot: DocumentSlot, bytes: Buffer): Promise<{ status: number; text: string }> {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(slot.fields)) form.append(name, value);
+  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'application/pdf' }), slot.original_filename);
+  const res = await fetch(slot.url, { method: 'POST', body: form });
+  return { status: res.status, text: await res.text() };
+}
+
 export async function photoJob(
   client: Client,
   roomId: string,

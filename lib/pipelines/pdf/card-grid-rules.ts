@@ -251,7 +251,14 @@ export function readCardGrid(pages: PdfPageLayout[], recipe: Recipe): PdfPhotoFi
     const first = cards[0];
     if (first && orphans.page === content.page - 1 && orphans.lines.length > 0) {
       let carried = orphans.lines;
-      const heading = !first.label && pattern ? carried.find((l) => pattern.test(l.text)) : undefined;
+      // A card prints its label first: without a label pattern, the first of several carried lines is the label.
+      const heading = first.label
+        ? undefined
+        : pattern
+          ? carried.find((l) => pattern.test(l.text))
+          : carried.length > 1
+            ? carried[0]
+            : undefined;
       if (heading) {
         first.label = heading;
         carried = carried.filter((l) => l !== heading);

@@ -1,14 +1,16 @@
 /**
- * Covers: lib/photos/upload-rules.ts, lib/photos/rules.ts (names, keys, metadata filenames, indexFromFilename),
+ * Covers: lib/photos/upload-rules.ts (photos and PDF contents lists), lib/photos/rules.ts (names, keys, metadata filenames, indexFromFilename),
  * lib/photos/schemas.ts (upload request bodies), lib/text.ts extensionOf as the upload uses it.
  */
 import { isSafeFileName } from '../../../lib/blob/client';
 import {
   decodeMetaFilename,
+  documentKey,
   encodeMetaFilename,
   indexFromFilename,
   isPipelinePicture,
   origFilename,
+  pdfFilename,
   photoKeyOfPath,
   photoObjectKeys,
   servedContentType,
@@ -23,17 +25,34 @@ import {
   EMPTY_FILE,
   fitsReservation,
   IMAGE_EXTENSIONS,
+  manifestParts,
   manifestProblem,
+  MAX_PDFS_PER_UPLOAD,
   MB,
   nextIndexAfter,
   overCapDetail,
   photoCapBytes,
   photoUploadContentType,
   reservationCeiling,
+  SINGLE_PDF_MAX_BYTES,
   SINGLE_PHOTO_MAX_BYTES,
+  skippedDocuments,
   sniffedTypeProblem,
+  startingStatus,
+  takesDocuments,
   takesPhotosProblem,
+  unknownDocumentsProblem,
+  arrivedDocumentProblem,
+  confirmedDocuments,
+  confirmRequestProblem,
+  documentReadStep,
+  newPdfDocuments,
+  NO_DOCUMENT_ARRIVED,
+  NOT_ARRIVED,
+  PDF_CONTENT_TYPE,
+  photoCountHint,
 } from '../../../lib/photos/upload-rules';
+import type { PdfDocument } from '../../../lib/jobs/job-store';
 import { BMP_NOT_SUPPORTED, type ImageType } from '../../../lib/media/sniff';
 import { extensionOf } from '../../../lib/text';
 
@@ -96,6 +115,16 @@ describe('numbering', () => {
       key: 'teams/t/claims/c/jobs/j/photos/orig_0003.jpg',
       incomingKey: 'teams/t/claims/c/jobs/j/incoming/000003',
     });
+  });
+
+  it('names the photos taken out of a contents list pdf_####.jpg', () => {
+    expect(pdfFilename(42)).toBe('pdf_0042.jpg');
+    expect(pdfFilename(12345)).toBe('pdf_12345.jpg');
+    expect(indexFromFilename(pdfFilename(42))).toBe(42);
+  });
+
+  it('keeps contents lists under the job prefix, in documents/', () => {
+    expect(documentKey('teams/t/claims/c/jobs/j/', 2)).toBe('teams/t/claims/c/jobs/j/documents/2.pdf');
   });
 
   it('finds the object key behind a served photo path, and nothing for any other path', () => {
@@ -177,17 +206,46 @@ describe('manifest checks (first problem wins, nothing written)', () => {
     ).toBeNull();
   });
 
-  it('refuses a PDF with 400 and says PDF import is not available', () => {
-    const problem = manifestProblem([ok, { filename: 'list.pdf', size: 10 }], { capBytes: cap, append: false });
-    expect(problem).toMatchObject({ status: 400 });
-    expect(problem!.detail).toMatch(/PDF contents lists are not supported by this upload yet/);
-    expect(problem!.detail).toContain('list.pdf');
+  it('accepts PDF contents lists when an upload starts, with photos or alone', () => {
+    expect(manifestProblem([ok, { filename: 'list.pdf', size: 10 }], { capBytes: cap, append: false })).toBeNull();
+    expect(manifestProblem([{ filename: 'List.PDF', size: 0 }], { capBytes: cap, append: false })).toBeNull();
   });
 
-  it('words the append refusal of a PDF as an append refusal', () => {
-    const problem = manifestProblem([{ filename: 'list.pdf', size: 10 }], { capBytes: cap, append: true });
-    expect(problem).toMatchObject({ status: 400 });
-    expect(problem!.detail).toMatch(/cannot be appended/);
+  it('refuses a PDF on append with 400 naming it', () => {
+    const problem = manifestProblem([ok, { filename: 'list.pdf', size: 10 }], { capBytes: cap, append: true });
+    expect(problem).toEqual({
+      status: 400,
+      detail:
+        'A PDF cannot be appended to a photo upload: contents lists are accepted only when an upload starts. (list.pdf)',
+    });
+  });
+
+  it(`refuses more than ${MAX_PDFS_PER_UPLOAD} PDFs with 400`, () => {
+    const pdfs = (n: number) => Array.from({ length: n }, (_, i) => ({ filename: `list-${i}.pdf`, size: 10 }));
+    expect(manifestProblem(pdfs(MAX_PDFS_PER_UPLOAD), { capBytes: cap, append: false })).toBeNull();
+    expect(manifestProblem([ok, ...pdfs(MAX_PDFS_PER_UPLOAD + 1)], { capBytes: cap, append: false })).toEqual({
+      status: 400,
+      detail: 'At most 20 PDF contents lists per upload; this one lists 21. Start another upload for the rest.',
+    });
+  });
+
+  it('refuses a PDF over 1 GiB with 413 naming it, and does not count PDFs against MAX_PHOTO_UPLOAD_MB', () => {
+    const big = { filename: 'vendor.pdf', size: SINGLE_PDF_MAX_BYTES };
+    expect(manifestProblem([ok, big], { capBytes: 2000, append: false })).toBeNull();
+    const problem = manifestProblem([ok, { ...big, size: SINGLE_PDF_MAX_BYTES + 1 }], { capBytes: cap, append: false });
+    expect(problem).toMatchObject({ status: 413 });
+    expect(problem!.detail).toMatch(/^vendor\.pdf is larger than the 1 GiB limit for a PDF contents list/);
+    expect(manifestProblem([{ filename: 'a.jpg', size: 3000 }, big], { capBytes: 2000, append: false })).toEqual({
+      status: 413,
+      detail: overCapDetail(2000),
+    });
+  });
+
+  it('names PDFs among the accepted types when an upload starts, not on append', () => {
+    const start = manifestProblem([{ filename: 'notes.txt', size: 1 }], { capBytes: cap, append: false });
+    expect(start!.detail).toMatch(/Accepted: photos \(jpg, .*\) and PDF contents lists \(pdf\)\.$/);
+    const append = manifestProblem([{ filename: 'notes.txt', size: 1 }], { capBytes: cap, append: true });
+    expect(append!.detail).not.toMatch(/pdf/i);
   });
 
   it('refuses a non-image extension with 400 naming the file', () => {
@@ -267,10 +325,20 @@ describe('request bodies', () => {
     expect(uploadPhotosBody.safeParse(body).success).toBe(false);
   });
 
-  it('refuses a room_id on append and an empty confirm', () => {
+  it('refuses a room_id on append; a confirm names photos, contents lists or both (emptiness is a 400 rule)', () => {
     expect(appendPhotosBody.safeParse({ room_id, files: [file] }).success).toBe(false);
-    expect(confirmPhotosBody.safeParse({ indices: [] }).success).toBe(false);
     expect(confirmPhotosBody.safeParse({ indices: [0, 1, 2] }).success).toBe(true);
+    expect(confirmPhotosBody.safeParse({ documents: [0] }).success).toBe(true);
+    expect(confirmPhotosBody.safeParse({ indices: [], documents: [1] }).success).toBe(true);
+    expect(confirmPhotosBody.safeParse({ documents: [-1] }).success).toBe(false);
+    expect(confirmPhotosBody.safeParse({ documents: Array.from({ length: 21 }, (_, i) => i) }).success).toBe(false);
+    expect(confirmPhotosBody.safeParse({ indices: [0], pdfs: [0] }).success).toBe(false);
+  });
+
+  it('stores photo_count_hint as a whole number', () => {
+    expect(uploadPhotosBody.safeParse({ room_id, files: [file], photo_count_hint: 12 }).success).toBe(true);
+    expect(uploadPhotosBody.safeParse({ room_id, files: [file], photo_count_hint: -1 }).success).toBe(false);
+    expect(uploadPhotosBody.safeParse({ room_id, files: [file], photo_count_hint: 1.5 }).success).toBe(false);
   });
 });
 
@@ -292,7 +360,9 @@ describe('BMP', () => {
       ),
     ).toEqual({
       status: 400,
-      detail: expect.stringMatching(/^scan\.bmp is not a supported photo type\. Accepted: jpg, .*tiff\.$/),
+      detail: expect.stringMatching(
+        /^scan\.bmp is not a supported photo type\. Accepted: photos \(jpg, .*tiff\) and PDF/,
+      ),
     });
   });
 });
@@ -393,5 +463,172 @@ describe('the running-cap refusal', () => {
     expect(overCapDetail(photoCapBytes(8000))).toBe(
       'This upload would take the job past its 8000 MB photo limit (MAX_PHOTO_UPLOAD_MB). Nothing was uploaded; start a new upload for the remaining photos.',
     );
+  });
+});
+
+describe('contents lists (PDFs) of an upload', () => {
+  const prefix = 'teams/t/claims/c/jobs/j/';
+  const doc = (document: number, state: PdfDocument['state'], message: string | null = null): PdfDocument => ({
+    document,
+    original_filename: `list-${document}.pdf`,
+    key: documentKey(prefix, document),
+    size_bytes: 100,
+    state,
+    pages: null,
+    photos: 0,
+    message,
+  });
+  const job = (
+    documents: PdfDocument[] | undefined,
+    status = 'importing_pdf' as const,
+    run_id: string | null = null,
+  ) => ({
+    status,
+    run_id,
+    pdf_documents: documents,
+  });
+
+  it('splits a manifest into photos and PDFs, each keeping its place in the manifest', () => {
+    const { photos, pdfs } = manifestParts([
+      { filename: 'a.jpg', size: 1 },
+      { filename: 'list.PDF', size: 2 },
+      { filename: 'b.png', size: 3 },
+    ]);
+    expect(photos).toEqual([
+      { filename: 'a.jpg', size: 1, position: 0 },
+      { filename: 'b.png', size: 3, position: 2 },
+    ]);
+    expect(pdfs).toEqual([{ filename: 'list.PDF', size: 2, position: 1 }]);
+  });
+
+  it('stores the declared photo count, else the photos of the manifest', () => {
+    expect(photoCountHint(undefined, 3)).toBe(3);
+    expect(photoCountHint(40, 3)).toBe(40);
+    expect(photoCountHint(0, 3)).toBe(0);
+  });
+
+  it('numbers the PDFs from 0 awaiting their upload; an empty one is skipped at once', () => {
+    const documents = newPdfDocuments(prefix, [
+      { filename: 'one.pdf', size: 500 },
+      { filename: 'empty.pdf', size: 0 },
+    ]);
+    expect(documents).toEqual([
+      {
+        document: 0,
+        original_filename: 'one.pdf',
+        key: `${prefix}documents/0.pdf`,
+        size_bytes: 500,
+        state: 'awaiting_upload',
+        pages: null,
+        photos: 0,
+        message: null,
+      },
+      {
+        document: 1,
+        original_filename: 'empty.pdf',
+        key: `${prefix}documents/1.pdf`,
+        size_bytes: 0,
+        state: 'skipped',
+        pages: null,
+        photos: 0,
+        message: EMPTY_FILE,
+      },
+    ]);
+    expect(PDF_CONTENT_TYPE).toBe('application/pdf');
+  });
+
+  it('starts the job in importing_pdf only when a PDF is to arrive', () => {
+    expect(startingStatus([])).toBe('awaiting_grouping');
+    expect(startingStatus([doc(0, 'skipped', EMPTY_FILE)])).toBe('awaiting_grouping');
+    expect(startingStatus([doc(0, 'skipped', EMPTY_FILE), doc(1, 'awaiting_upload')])).toBe('importing_pdf');
+  });
+
+  it('refuses a confirm that names nothing', () => {
+    const text = 'Name the photos (indices) or the contents lists (documents) that finished uploading.';
+    expect(confirmRequestProblem({})).toBe(text);
+    expect(confirmRequestProblem({ indices: [], documents: [] })).toBe(text);
+    expect(confirmRequestProblem({ indices: [1] })).toBeNull();
+    expect(confirmRequestProblem({ documents: [0] })).toBeNull();
+  });
+
+  it('names the document numbers the job does not have', () => {
+    const documents = [doc(0, 'awaiting_upload'), doc(1, 'queued')];
+    expect(unknownDocumentsProblem(documents, [1, 0, 0])).toBeNull();
+    expect(unknownDocumentsProblem(documents, [])).toBeNull();
+    expect(unknownDocumentsProblem(documents, [2])).toBe(
+      "Unknown contents list number 2: this upload's are numbered 0 to 1.",
+    );
+    expect(unknownDocumentsProblem(documents, [5, 3, 5, 0])).toBe(
+      "Unknown contents list numbers 3, 5: this upload's are numbered 0 to 1.",
+    );
+    expect(unknownDocumentsProblem([], [0])).toBe('Unknown contents list number 0: this upload has no contents lists.');
+  });
+
+  it('takes what arrived for the document; refuses nothing there, another document or an empty object', () => {
+    expect(arrivedDocumentProblem({ size: 10, metaDocument: '3' }, 3)).toBeNull();
+    expect(arrivedDocumentProblem({ size: 10, metaDocument: undefined }, 3)).toBeNull();
+    expect(arrivedDocumentProblem(null, 3)).toBe(NOT_ARRIVED);
+    expect(arrivedDocumentProblem({ size: 10, metaDocument: '4' }, 3)).toBe(
+      'The upload does not belong to this contents list.',
+    );
+    expect(arrivedDocumentProblem({ size: 0, metaDocument: '3' }, 3)).toBe(EMPTY_FILE);
+  });
+
+  it('queues what arrived, skips what did not, and keeps every settled or unnamed document', () => {
+    const before = [doc(0, 'awaiting_upload'), doc(1, 'awaiting_upload'), doc(2, 'read'), doc(3, 'awaiting_upload')];
+    const after = confirmedDocuments(
+      before,
+      new Map([
+        [0, null],
+        [1, NOT_ARRIVED],
+        [2, NOT_ARRIVED],
+      ]),
+    );
+    expect(after.map((d) => [d.state, d.message])).toEqual([
+      ['queued', null],
+      ['skipped', NOT_ARRIVED],
+      ['read', null],
+      ['awaiting_upload', null],
+    ]);
+    expect(after[2]).toBe(before[2]);
+    expect(after[3]).toBe(before[3]);
+    // a repeat changes nothing
+    const again = confirmedDocuments(after, new Map([[0, NOT_ARRIVED]]));
+    expect(again.every((d, i) => d === after[i])).toBe(true);
+  });
+
+  it('takes document states only while the job waits for its read, unstarted', () => {
+    expect(takesDocuments({ status: 'importing_pdf', run_id: null })).toBe(true);
+    expect(takesDocuments({ status: 'importing_pdf', run_id: 'r1' })).toBe(false);
+    expect(takesDocuments({ status: 'awaiting_grouping', run_id: null })).toBe(false);
+  });
+
+  it('starts the read once every document is settled and one arrived, and ends the wait when none did', () => {
+    expect(documentReadStep(job([doc(0, 'queued'), doc(1, 'skipped')]))).toBe('start');
+    expect(documentReadStep(job([doc(0, 'queued'), doc(1, 'awaiting_upload')]))).toBe('wait');
+    expect(documentReadStep(job([doc(0, 'skipped'), doc(1, 'skipped')]))).toBe('none-arrived');
+    expect(documentReadStep(job(undefined))).toBe('none-arrived');
+    expect(documentReadStep(job([doc(0, 'queued')], 'importing_pdf', 'run-1'))).toBe('nothing');
+    expect(documentReadStep({ ...job([doc(0, 'queued')]), status: 'awaiting_grouping' })).toBe('nothing');
+    expect(NO_DOCUMENT_ARRIVED).toBe('None of the contents lists arrived; the photos that did are ready for grouping.');
+  });
+
+  it('reports the named skipped documents, and those confirmed after the read started, by PDF filename', () => {
+    const documents = [
+      doc(0, 'queued'),
+      doc(1, 'skipped', NOT_ARRIVED),
+      doc(2, 'skipped', null),
+      doc(3, 'awaiting_upload'),
+      doc(4, 'skipped', EMPTY_FILE),
+    ];
+    expect(skippedDocuments(job(documents), [0, 1, 2, 3])).toEqual([
+      { filename: 'list-1.pdf', reason: NOT_ARRIVED, index: null },
+      { filename: 'list-2.pdf', reason: NOT_ARRIVED, index: null },
+    ]);
+    expect(skippedDocuments(job(documents, 'importing_pdf', 'run-1'), [3, 4])).toEqual([
+      { filename: 'list-3.pdf', reason: expect.stringMatching(/^Confirmed too late/), index: null },
+      { filename: 'list-4.pdf', reason: EMPTY_FILE, index: null },
+    ]);
+    expect(skippedDocuments(job(undefined), [0])).toEqual([]);
   });
 });

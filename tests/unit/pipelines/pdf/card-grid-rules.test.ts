@@ -331,6 +331,20 @@ describe('readCardGrid: across pages, quantities, dates, rooms', () => {
     });
   });
 
+  it('takes the first of several carried lines as the label of a photo without one, when no pattern says', () => {
+    const p1 = page(1, {
+      images: [image('a', 50, 60, 150, 100)],
+      texts: [run('Chair', 50, 163), ...stacked(50, 700, ['Floor lamp', 'Arc floor lamp', 'Bought 03/14/2024'])],
+    });
+    const p2 = page(2, { images: [image('b', 50, 40, 150, 100)] });
+    expect(brief(readCardGrid([p1, p2], recipe()))[1]).toEqual({
+      page: 2,
+      id: 'b',
+      label: 'Floor lamp',
+      description: 'Arc floor lamp Bought 03/14/2024',
+    });
+  });
+
   it('carries nothing past a page without photos, nor between pages that do not follow each other', () => {
     const p1 = page(1, { images: [image('a', 50, 60, 150, 100)], texts: stacked(50, 700, ['Left over']) });
     const empty = page(2, { texts: [run('Notes page', 50, 60)] });

@@ -1,0 +1,110 @@
+/**
+ * The units of the PDF import's `extract` stage (planned by plan-stage.ts): one per run of photos (or of pages
+ * to mark) of one document. An embedded photo is taken out as stored (a
+ * JPEG's own bytes); a page_image page is rendered and the AI marks its
+ * photos, which are cut from the page (no box: the page is dropped; no
+ * answer: the whole page is kept). Each photo is written as
+ * photos/pdf_####.jpg against the document's extracted-bytes budget, and
+ * the unit's result is recorded for the group stage.
+ */
+import sharp from 'sharp';
+import { blobKeys } from '../../blob/keys';
+import { putJpeg } from '../../blob/objects';
+import type { StageContext } from '../../orchestrator/pipeline';
+import { pdfFilename } from '../../photos/rules';
+import type { PdfReader } from '../../pdf/reader';
+import type { PdfPhotoFinding } from './finding';
+import { documentName, openDocument } from './layout-stage';
+import { BYTES_LIMIT_REACHED, MAX_REGIONS_PER_PAGE } from './limit-rules';
+import { markPhotoBoxes } from './recipe-call';
+import { pageImageFindings, wholePageFinding } from './page-image-rules';
+import {
+  type ExtractedPhoto,
+  type ExtractionResult,
+  type ExtractionTask,
+  getExtractionPlan,
+  putExtractionResult,
+  reserveExtractedBytes,
+} from './run-store';
+
+/** Long edge of a page rendered for the AI to mark, and of the photos cut from it. */
+const PAGE_RENDER_LONG_EDGE = 1600;
+
+export const pdfPhotoKey = (job: StageContext['job'], index: number) =>
+  `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}photos/${pdfFilename(index)}`;
+
+class BudgetReached extends Error {}
+
+export async function extractUnit(ctx: StageContext, index: number): Promise<void> {
+  const { job } = ctx;
+  const runId = job.run_id as string;
+  const unit = (await getExtractionPlan(job, runId)).units[index];
+  if (!unit) throw new Error(`extraction unit ${index} is outside the plan`);
+  const result: ExtractionResult = { unit: index, photos: [], whole_pages: 0, dropped_pages: 0, limit: null };
+
+  const write = async (photoIndex: number, finding: PdfPhotoFinding, jpeg: Buffer) => {
+    if (!(await reserveExtractedBytes(job.id, runId, unit.document, jpeg.length))) throw new BudgetReached();
+    const { width, height } = await sharp(jpeg).metadata();
+    await putJpeg(pdfPhotoKey(job, photoIndex), jpeg);
+    const photo: ExtractedPhoto = {
+      index: photoIndex,
+      document: unit.document,
+      finding,
+      size_bytes: jpeg.length,
+      width: width ?? 0,
+      height: height ?? 0,
+    };
+    result.photos.push(photo);
+  };
+
+  const reader = await openDocument(job, unit.document);
+  try {
+    for (const task of unit.tasks) {
+      await runTask(ctx, unit.document, reader, task, write, result);
+      await ctx.heartbeat();
+    }
+  } catch (err) {
+    if (!(err instanceof BudgetReached)) throw err;
+    result.limit = BYTES_LIMIT_REACHED;
+  } finally {
+    await reader.close();
+  }
+  await putExtractionResult(job.id, runId, result);
+}
+
+async function runTask(
+  ctx: StageContext,
+  document: number,
+  reader: PdfReader,
+  task: ExtractionTask,
+  write: (index: number, finding: PdfPhotoFinding, jpeg: Buffer) => Promise<void>,
+  result: ExtractionResult,
+): Promise<void> {
+  if (task.kind === 'embedded') {
+    await write(task.index, task.finding, await reader.imageJpeg(task.finding.page, task.placement));
+    return;
+  }
+  const frame = { page: task.page, width: task.width, height: task.height };
+  const render = await reader.renderPage(task.page, PAGE_RENDER_LONG_EDGE);
+  const boxes = await markPhotoBoxes(
+    { jobId: ctx.job.id, teamId: ctx.job.team_id, document: documentName(ctx.job, document) },
+    frame,
+    render,
+  );
+  if (boxes === null) {
+    // The AI could not be asked: the page is kept whole rather than lost.
+    result.whole_pages++;
+    await write(task.indexBase, wholePageFinding(frame), render);
+    return;
+  }
+  const findings = pageImageFindings(frame, boxes).slice(0, MAX_REGIONS_PER_PAGE);
+  if (findings.length === 0) result.dropped_pages++;
+  for (const [k, finding] of findings.entries()) {
+    if (finding.source.kind !== 'region') continue;
+    await write(
+      task.indexBase + k,
+      finding,
+      await reader.renderRegion(task.page, finding.source.box, PAGE_RENDER_LONG_EDGE),
+    );
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The PDF import's first stage, `layout`: each contents list of the job is
+ * opened (a document that cannot be is recorded with the reason, for the
+ * user and the failure report) and its pages are cut into layout units; each
+ * unit reads its pages' text runs and image placements (no image is decoded)
+ * and keeps them in the bucket for the plan stage.
+ */
+import { readObject } from '../../blob/objects';
+import type { Job, PdfDocument } from '../../jobs/job-store';
+import { openPdf, type PdfReader, PdfUnreadable } from '../../pdf/reader';
+import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
+import { LAYOUT_PAGES_PER_UNIT, pageRanges, pagesToRead } from './limit-rules';
+import { getReadPlan, type LayoutUnit, putReadPlan, putUnitLayouts, type ReadPlanDocument } from './run-store';
+
+/** Layout units read at once. */
+const LAYOUT_CONCURRENCY = 8;
+
+/** The job's documents that arrived and wait for their read. */
+const queuedDocuments = (job: Job): PdfDocument[] => (job.pdf_documents ?? []).filter((d) => d.state === 'queued');
+
+/** A document's file name as uploaded. */
+export const documentName = (job: Job, document: number): string =>
+  job.pdf_documents?.find((d) => d.document === document)?.original_filename ?? `document ${document + 1}`;
+
+/** Opens one of the job's documents from the bucket; throws PdfUnreadable for a file that is not a readable PDF. */
+export async function openDocument(job: Job, document: number): Promise<PdfReader> {
+  const entry = job.pdf_documents?.find((d) => d.document === document);
+  if (!entry) throw new Error(`document ${document} is not part of this job`);
+  const stored = await readObject(entry.key);
+  if (!stored) throw new PdfUnreadable('corrupt', { cause: new Error('the uploaded file is missing from storage') });
+  return openPdf(stored.body);
+}
+
+const failureText = (err: unknown) =>
+  err instanceof PdfUnreadable ? err.message : `The document could not be read: ${String(err)}`;
+
+export async function planLayouts(ctx: StageContext): Promise<StageOutcome> {
+  const { job, log } = ctx;
+  const documents: ReadPlanDocument[] = [];
+  const units: LayoutUnit[] = [];
+  for (const doc of queuedDocuments(job)) {
+    let reader: PdfReader | null = null;
+    try {
+      reader = await openDocument(job, doc.document);
+      const { pages, limit } = pagesToRead(reader.pageCount);
+      documents.push({ document: doc.document, pages, producer: reader.producer, failure: null, limit });
+      for (const range of pageRanges(pages, LAYOUT_PAGES_PER_UNIT))
+        units.push({ index: units.length, document: doc.document, ...range });
+      await log.info(`${doc.original_filename}: ${pages} page(s) to read${limit ? ` (${limit})` : ''}`);
+    } catch (err) {
+      if (!(err instanceof PdfUnreadable)) throw err;
+      documents.push({ document: doc.document, pages: 0, producer: null, failure: failureText(err), limit: null });
+      await log.warn(`${doc.original_filename}: ${failureText(err)}`);
+    } finally {
+      await reader?.close();
+    }
+    await ctx.heartbeat();
+  }
+  await putReadPlan(job.id, { run_id: job.run_id as string, documents, units });
+  return units.length > 0 ? { kind: 'fanout', units: units.length, concurrency: LAYOUT_CONCURRENCY } : { kind: 'next' };
+}
+
+/** One layout unit: its pages' text and image placements, kept in the bucket. */
+export async function readLayoutUnit(ctx: StageContext, index: number): Promise<void> {
+  const { job } = ctx;
+  const runId = job.run_id as string;
+  const unit = (await getReadPlan(job.id, runId)).units[index];
+  if (!unit) throw new Error(`layout unit ${index} is outside the plan`);
+  const reader = await openDocument(job, unit.document);
+  try {
+    const pages = [];
+    for (let page = unit.first; page <= unit.last; page++) pages.push(await reader.pageLayout(page));
+    await putUnitLayouts(job, runId, index, pages);
+  } finally {
+    await reader.close();
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The PDF import (contents lists into a photo job's grouping pile), a
+ * preparing pipeline: every stage runs in importing_pdf, and the job moves
+ * on to awaiting_grouping when the read ends, read or not (the engine's
+ * preparing runs: lib/orchestrator/terminal.ts).
+ *
+ *   layout    open each document, cut its pages into units; each unit reads
+ *             its pages' text and image placements
+ *   extract   first the plan, per document: inventory page range, layout
+ *             fingerprint, recipe (stored template, else one AI call), the
+ *             recipe applied, the photos numbered; then one unit per run of
+ *             photos takes them out (stored JPEG bytes, or rendered pages
+ *             marked by the AI) into photos/pdf_####.jpg
+ *   group     staged photos grouped as the documents file them; outcomes
+ *             on the job; poor reads reported to support
+ */
+import { deletePrefix } from '../../blob/client';
+import { blobKeys } from '../../blob/keys';
+import type { PipelineDefinition } from '../../orchestrator/pipeline';
+import { deleteStagedPhotos, listStagedPhotos } from '../../photos/staged-photo-store';
+import { extractUnit } from './extract-stage';
+import { groupPhotos } from './group-stage';
+import { planLayouts, readLayoutUnit } from './layout-stage';
+import { planExtraction } from './plan-stage';
+import { runFilesPrefix } from './run-store';
+
+export const pdfImportPipeline: PipelineDefinition = {
+  name: 'pdf-import',
+  sourceType: 'photo',
+  preparation: true,
+  stages: [
+    { name: 'layout', status: 'importing_pdf', progress: [0, 30], run: planLayouts, unit: readLayoutUnit },
+    { name: 'extract', status: 'importing_pdf', progress: [30, 95], run: planExtraction, unit: extractUnit },
+    { name: 'group', status: 'importing_pdf', progress: [95, 100], run: groupPhotos },
+  ],
+  async complete({ job }) {
+    // The run's working files (page layouts, the extraction plan) are not needed past the read.
+    await deletePrefix(runFilesPrefix(job));
+    const photos = (job.pdf_documents ?? []).reduce((n, d) => n + d.photos, 0);
+    return { items_found: photos, credits: 0, blocks: 0, minutes: 0 };
+  },
+  // A restarted run numbers its photos afresh: what the interrupted one wrote goes.
+  async clearPartialResults(job) {
+    const written = (await listStagedPhotos(job.id)).filter((p) => p.filename.startsWith('pdf_'));
+    await deleteStagedPhotos(
+      job.id,
+      written.map((p) => p.index),
+    );
+    await deletePrefix(`${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}photos/pdf_`);
+    await deletePrefix(runFilesPrefix(job));
+  },
+};

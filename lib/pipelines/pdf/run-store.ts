@@ -1,0 +1,179 @@
+/**
+ * What a PDF import run keeps between its stages, keyed by run so a
+ * restarted run never reads what an interrupted one left:
+ *
+ *  - the read plan (DynamoDB run record): each document's page count and
+ *    producer, or why it could not be opened, and the layout units;
+ *  - each layout unit's pages (bucket JSON: text runs of hundreds of pages
+ *    are far over DynamoDB's 400 KB row);
+ *  - the extraction plan (bucket JSON): per document the recipe and what it
+ *    found, and the extraction units with the photos each takes out;
+ *  - one result per extraction unit (DynamoDB run record, written once).
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { putJson, readObject } from '../../blob/objects';
+import { db, isConditionalCheckFailed, tableName } from '../../db/client';
+import { blobKeys } from '../../blob/keys';
+import type { Job } from '../../jobs/job-store';
+import type { PdfImagePlacement, PdfPageLayout } from '../../pdf/layout';
+import { getRunRecord, listRunRecords, putRunRecord, runRecordKey } from '../run-record-store';
+import type { PdfPhotoFinding } from './finding';
+import { MAX_EXTRACTED_BYTES } from './limit-rules';
+import type { Recipe } from './recipe';
+
+type JobPlace = Pick<Job, 'team_id' | 'claim_id' | 'id'>;
+
+export interface LayoutUnit {
+  index: number;
+  document: number;
+  /** 1-based, inclusive. */
+  first: number;
+  last: number;
+}
+
+export interface ReadPlanDocument {
+  document: number;
+  /** Pages read: the document's own count, capped at the page limit. */
+  pages: number;
+  producer: string | null;
+  /** Set when the document could not be opened (it is reported, and nothing is read from it). */
+  failure: string | null;
+  /** Set when the page limit cut the read short. */
+  limit: string | null;
+}
+
+export interface ReadPlan {
+  run_id: string;
+  documents: ReadPlanDocument[];
+  units: LayoutUnit[];
+}
+
+/** One photo an extraction unit takes out of its page: an embedded image, or page_image's page to mark. */
+export type ExtractionTask =
+  | { kind: 'embedded'; index: number; finding: PdfPhotoFinding; placement: PdfImagePlacement }
+  /** A rendered page whose photos the AI marks; its photos take indexBase, indexBase + 1, ... */
+  | { kind: 'page'; indexBase: number; page: number; width: number; height: number };
+
+export interface ExtractionUnit {
+  index: number;
+  document: number;
+  tasks: ExtractionTask[];
+}
+
+export interface DocumentReading {
+  document: number;
+  recipe: Recipe | null;
+  /** Where the recipe came from: a stored template (by hash or signature), the AI, or the fallback. */
+  recipe_source: 'template' | 'template-signature' | 'ai' | 'fallback' | null;
+  strategy_used: string | null;
+  first_page: number | null;
+  last_page: number | null;
+  has_text_layer: boolean;
+  /** Photos the plan found (embedded) or pages it will render (page images). */
+  planned: number;
+  /** Set when a limit (images) cut the plan short. */
+  limit: string | null;
+}
+
+export interface ExtractionPlan {
+  run_id: string;
+  readings: DocumentReading[];
+  units: ExtractionUnit[];
+}
+
+/** One photo written by an extraction unit. */
+export interface ExtractedPhoto {
+  index: number;
+  document: number;
+  finding: PdfPhotoFinding;
+  size_bytes: number;
+  width: number;
+  height: number;
+}
+
+export interface ExtractionResult {
+  unit: number;
+  photos: ExtractedPhoto[];
+  /** Pages page_image kept whole because the AI could not be asked. */
+  whole_pages: number;
+  /** Pages page_image dropped (the AI found no photo on them). */
+  dropped_pages: number;
+  /** Set when the extracted-image budget stopped the unit. */
+  limit: string | null;
+}
+
+const READ_PLAN = 'PDFREADPLAN';
+const RESULT = 'PDFRESULT';
+
+const runPrefix = (job: JobPlace, runId: string) =>
+  `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}pdf-runs/${runId}/`;
+
+export const putReadPlan = (jobId: string, plan: ReadPlan) =>
+  putRunRecord(jobId, runRecordKey(READ_PLAN, plan.run_id), 'PdfReadPlan', plan);
+
+export async function getReadPlan(jobId: string, runId: string): Promise<ReadPlan> {
+  const plan = await getRunRecord<ReadPlan>(jobId, runRecordKey(READ_PLAN, runId));
+  if (!plan) throw new Error(`no read plan for run ${runId}`);
+  return plan;
+}
+
+export const putUnitLayouts = (job: JobPlace, runId: string, unit: number, pages: PdfPageLayout[]) =>
+  putJson(`${runPrefix(job, runId)}layouts/${String(unit).padStart(5, '0')}.json`, pages);
+
+/** The pages of the given layout units, in unit order. */
+export async function getUnitLayouts(job: JobPlace, runId: string, units: number[]): Promise<PdfPageLayout[]> {
+  const pages: PdfPageLayout[] = [];
+  for (const unit of units) {
+    const stored = await readObject(`${runPrefix(job, runId)}layouts/${String(unit).padStart(5, '0')}.json`);
+    if (!stored) throw new Error(`the pages of layout unit ${unit} are missing from storage`);
+    pages.push(...(JSON.parse(stored.body.toString('utf8')) as PdfPageLayout[]));
+  }
+  return pages;
+}
+
+export const putExtractionPlan = (job: JobPlace, plan: ExtractionPlan) =>
+  putJson(`${runPrefix(job, plan.run_id)}extraction-plan.json`, plan);
+
+export async function getExtractionPlan(job: JobPlace, runId: string): Promise<ExtractionPlan> {
+  const stored = await readObject(`${runPrefix(job, runId)}extraction-plan.json`);
+  if (!stored) throw new Error(`no extraction plan for run ${runId}`);
+  return JSON.parse(stored.body.toString('utf8')) as ExtractionPlan;
+}
+
+/** A unit's result; a unit run again replaces its own (it wrote the same photo names). */
+export const putExtractionResult = (jobId: string, runId: string, result: ExtractionResult) =>
+  putRunRecord(jobId, runRecordKey(RESULT, runId, result.unit), 'PdfExtractionResult', result);
+
+export const listExtractionResults = (jobId: string, runId: string) =>
+  listRunRecords<ExtractionResult>(jobId, RESULT, runId);
+
+/** Everything a run keeps in the bucket (cleared when the job's read is over or restarted). */
+export const runFilesPrefix = (job: JobPlace) => `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}pdf-runs/`;
+
+/**
+ * Counts `bytes` of photos taken out of a document against its budget
+ * (MAX_EXTRACTED_BYTES); false, counting nothing, when they would go past it.
+ * A unit run again counts its photos again: the budget errs on the safe side.
+ */
+export async function reserveExtractedBytes(
+  jobId: string,
+  runId: string,
+  document: number,
+  bytes: number,
+): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: `JOB#${jobId}`, sk: runRecordKey('PDFBYTES', runId, document) },
+        UpdateExpression: 'ADD used :n SET entity = :entity',
+        ConditionExpression: 'attribute_not_exists(used) OR used <= :ceiling',
+        ExpressionAttributeValues: { ':n': bytes, ':ceiling': MAX_EXTRACTED_BYTES - bytes, ':entity': 'PdfBytesUsed' },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return false;
+    throw err;
+  }
+}

@@ -1,0 +1,293 @@
+/**
+ * Contents lists read into a photo job's grouping pile, end to end over HTTP
+ * on the local service: the browser starts an upload with photos and a PDF,
+ * POSTs them to the bucket and confirms them; the read runs on the workers
+ * (layout units, one recipe call per new layout, extraction units, grouping)
+ * and the job moves on to awaiting_grouping. The fake AI gateway answers the
+ * recipe and page-marking calls; the fake mail service receives the failure
+ * reports. Each test's documents carry a footer line of their own, so
+ * layouts learned by other tests (templates are global) never match theirs.
+ */
+import { randomUUID } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { Client, eventually } from '../support/api';
+import { doc, table } from '../support/aws';
+import { fakeGateway } from '../support/fake-gateway';
+import { fakeMail } from '../support/fake-mail';
+import { badPdfs, cardGridList, coverAndAppendixList, headerRunsList, scannedList } from '../support/pdf-fixtures';
+import { newTeamMember } from '../support/tokens';
+import { newRoom, postDocument, postToBucket, smallPng, type TestRoom } from '../support/uploads';
+
+const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
+const mail = fakeMail(process.env.TEST_FAKE_MAIL_URL as string);
+
+let alice: Client;
+let mallory: Client;
+let room: TestRoom;
+
+beforeAll(async () => {
+  alice = await Client.signIn(newTeamMember());
+  mallory = await Client.signIn(newTeamMember());
+  room = await newRoom(alice, 'Living room');
+});
+
+const CARD_RECIPE = {
+  strategy: 'card_grid',
+  label_pattern: null,
+  room_pattern: null,
+  ignore_patterns: ['^Page \\d+ of \\d+$'],
+  description_position: 'below',
+  description_max_gap_pt: 24,
+  description_line_gap_pt: 6,
+  min_image_px: 80,
+};
+
+/** Header and footer lines of a layout of this test's own (its tag keeps it apart from every other test's). */
+const header = (tag: string, insured = 'Jane Doe', claim = '88-12345') =>
+  `Acme Restoration ${tag} - Contents inventory - Claim ${claim} - Insured: ${insured}`;
+const footer = (tag: string, last = `Prepared by the ${tag} contents team`) => [
+  `Acme Restoration ${tag} - 12 Main Street - Springfield`,
+  `Questions about this report ${tag}: call the office`,
+  last,
+];
+
+interface Upload {
+  job: any;
+  filename: string;
+}
+
+/** Starts an upload of `photoCount` photos and one PDF, POSTs everything and confirms it. */
+async function uploadWithPdf(
+  pdf: Uint8Array,
+  photoCount = 0,
+  name = `list-${randomUUID().slice(0, 8)}.pdf`,
+): Promise<Upload> {
+  const pngs = await Promise.all(Array.from({ length: photoCount }, (_, i) => smallPng(i + 7)));
+  const files = [
+    ...pngs.map((p, i) => ({ filename: `loose-${i}.png`, size: p.length })),
+    { filename: name, size: pdf.length, content_type: 'application/pdf' },
+  ];
+  const started = await alice.post('/api/upload-photos', { room_id: room.id, files });
+  expect(started.status).toBe(201);
+  expect(started.body.job.status).toBe('importing_pdf');
+  for (const [i, slot] of started.body.uploads.entries()) expect((await postToBucket(slot, pngs[i])).status).toBe(204);
+  expect((await postDocument(started.body.documents[0], Buffer.from(pdf))).status).toBe(204);
+  const confirmed = await alice.post(`/api/upload-photos/${started.body.job.id}/confirm`, {
+    ...(photoCount ? { indices: started.body.uploads.map((u: { index: number }) => u.index) } : {}),
+    documents: [0],
+  });
+  expect(confirmed.status).toBe(200);
+  return { job: started.body.job, filename: name };
+}
+
+const handedOn = (jobId: string) =>
+  eventually(
+    async () => {
+      const res = await alice.get(`/api/jobs/${jobId}`);
+      return res.body.status === 'awaiting_grouping' ? res.body : null;
+    },
+    90_000,
+    300,
+  );
+
+async function stagedPhotos(jobId: string): Promise<any[]> {
+  const res = await alice.get(`/api/jobs/${jobId}/staged-photos`);
+  expect(res.status).toBe(200);
+  return res.body.photos ?? res.body;
+}
+
+/** What a recipe call's prompt (and only it) says of the document. */
+const recipeMatch = (filename: string) => `Sample pages of the contents list "${filename}"`;
+
+const recipeCalls = async (filename: string) =>
+  (await gateway.requests(`Sample pages of the contents list "${filename}"`)).filter((r) =>
+    JSON.stringify(r.response_format).includes('contents_list_recipe'),
+  );
+
+describe('a card-grid contents list with loose photos', () => {
+  const tag = randomUUID().slice(0, 6);
+  let fixture: Awaited<ReturnType<typeof cardGridList>>;
+  let upload: Upload;
+  let job: any;
+  let photos: any[];
+
+  beforeAll(async () => {
+    fixture = await cardGridList({ pages: 3, header: header(tag), footerLines: footer(tag) });
+    const name = `acme-${tag}.pdf`;
+    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_RECIPE }]);
+    upload = await uploadWithPdf(fixture.bytes, 2, name);
+    job = await handedOn(upload.job.id);
+    photos = await stagedPhotos(job.id);
+  }, 120_000);
+
+  it('reads the list into the grouping pile, then awaits grouping with what it found', async () => {
+    expect(job.preparation_error).toBeNull();
+    expect(job.pdf_documents).toEqual([
+      expect.objectContaining({ document: 0, original_filename: upload.filename, state: 'read', pages: 3, photos: 17 }),
+    ]);
+    const fromPdf = photos.filter((p) => p.filename.startsWith('pdf_'));
+    expect(fromPdf).toHaveLength(fixture.expected.photos.length);
+    expect(photos.filter((p) => p.filename.startsWith('orig_'))).toHaveLength(2);
+    expect(fromPdf.every((p) => p.original_filename.startsWith(`${upload.filename}, page `))).toBe(true);
+  });
+
+  it('asks the AI for the recipe once, with sample pages of the layout', async () => {
+    const calls = await recipeCalls(upload.filename);
+    expect(calls).toHaveLength(1);
+    expect(calls[0].text).toContain(`Acme Restoration ${tag}`);
+  });
+
+  it('groups photos by label past the loose photos, splitting a label over MAX_PHOTOS_PER_ITEM evenly', async () => {
+    const fromPdf = photos.filter((p) => p.filename.startsWith('pdf_'));
+    const loose = photos.filter((p) => p.filename.startsWith('orig_'));
+    expect(Math.min(...fromPdf.map((p) => p.group_index))).toBeGreaterThan(
+      Math.max(...loose.map((p) => p.group_index)),
+    );
+    const byKey = new Map<string, number[]>();
+    for (const p of fromPdf) byKey.set(p.source_item_key, [...(byKey.get(p.source_item_key) ?? []), p.group_index]);
+    expect(byKey.size).toBe(fixture.expected.groups.length);
+    const chairs = fromPdf.filter((p) => p.source_description?.startsWith('6 x Oak dining chairs'));
+    expect(chairs).toHaveLength(7);
+    const blocks = new Map<number, number>();
+    for (const c of chairs) blocks.set(c.group_index, (blocks.get(c.group_index) ?? 0) + 1);
+    expect([...blocks.values()].sort()).toEqual([3, 4]);
+    expect(new Set(chairs.map((c) => c.source_item_key)).size).toBe(1);
+  });
+
+  it('keeps captions, quantities and printed dates, and the caption carried to the next page', async () => {
+    const fromPdf = photos.filter((p) => p.filename.startsWith('pdf_')).sort((a, b) => a.index - b.index);
+    for (const group of fixture.expected.groups) {
+      const members = group.photos.map((n) => fromPdf[n]);
+      for (const m of members) {
+        expect(m.source_description).toBe(group.description);
+        expect(m.quantity).toBe(group.quantity);
+        expect(m.captured_at?.slice(0, 19)).toBe(group.capturedAt);
+      }
+    }
+    const lamp = fromPdf[fixture.expected.groups.find((g) => g.label === 'Floor lamp')?.photos[0] as number];
+    expect(lamp.source_description).toMatch(/^Arc floor lamp with marble base/);
+  });
+
+  it('serves each photo with the bytes the PDF holds, and another team gets 404', async () => {
+    const fromPdf = photos.filter((p) => p.filename.startsWith('pdf_')).sort((a, b) => a.index - b.index);
+    const first = await fetch(`${process.env.TEST_SERVICE_URL}${fromPdf[0].url}`);
+    expect(Buffer.from(await first.arrayBuffer()).equals(fixture.expected.photos[0].jpeg)).toBe(true);
+    expect((await mallory.get(`/api/jobs/${job.id}/staged-photos`)).status).toBe(404);
+    expect((await mallory.get(`/api/jobs/${job.id}`)).status).toBe(404);
+  });
+});
+
+describe('the recipe cache', () => {
+  const tag = randomUUID().slice(0, 6);
+
+  it('reads a second file of a known layout without asking, a near-identical one by signature, a new one by asking', async () => {
+    const first = await cardGridList({ pages: 2, header: header(tag), footerLines: footer(tag) });
+    const firstName = `known-${tag}-a.pdf`;
+    await gateway.script(recipeMatch(firstName), [{ items: [], content: CARD_RECIPE }]);
+    await handedOn((await uploadWithPdf(first.bytes, 0, firstName)).job.id);
+    expect(await recipeCalls(firstName)).toHaveLength(1);
+
+    // The same layout for another insured and claim: the header differs, the rest of the layout matches.
+    const second = await cardGridList({
+      pages: 2,
+      footerLines: footer(tag),
+      header: header(tag, 'John Roe', '31-777'),
+    });
+    const secondName = `known-${tag}-b.pdf`;
+    const secondJob = await handedOn((await uploadWithPdf(second.bytes, 0, secondName)).job.id);
+    expect(await recipeCalls(secondName)).toHaveLength(0);
+    expect(secondJob.pdf_documents[0]).toMatchObject({ state: 'read', photos: second.expected.photos.length });
+
+    // One footer line changed: a hash miss that the stored signature still matches.
+    const near = await cardGridList({
+      pages: 2,
+      header: header(tag),
+      footerLines: footer(tag, `Prepared by the ${tag} office in Springfield`),
+    });
+    const nearName = `known-${tag}-c.pdf`;
+    await handedOn((await uploadWithPdf(near.bytes, 0, nearName)).job.id);
+    expect(await recipeCalls(nearName)).toHaveLength(0);
+
+    // What the global template keeps of these layouts names no insured and no claim.
+    const { Items = [] } = await doc.send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'PDFTEMPLATES#612x792' },
+      }),
+    );
+    expect(Items.length).toBeGreaterThan(0);
+    const stored = JSON.stringify(Items);
+    for (const text of ['Jane Doe', 'John Roe', '88-12345', '31-777', tag]) expect(stored).not.toContain(text);
+
+    // Another vendor's layout is asked for.
+    const other = await headerRunsList();
+    const otherName = `other-${tag}.pdf`;
+    await gateway.script(recipeMatch(otherName), [
+      { items: [], content: { ...CARD_RECIPE, strategy: 'header_runs', label_pattern: '^Item \\d+ - ' } },
+    ]);
+    const otherJob = await handedOn((await uploadWithPdf(other.bytes, 0, otherName)).job.id);
+    expect(await recipeCalls(otherName)).toHaveLength(1);
+    // Photos before the first heading are dropped; every other photo belongs to its heading.
+    const runs = other.expected.groups.filter((g) => g.label !== null);
+    expect(otherJob.pdf_documents[0].photos).toBe(runs.reduce((n, g) => n + g.photos.length, 0));
+    const staged = (await stagedPhotos(otherJob.id)).sort((a, b) => a.index - b.index);
+    expect(new Set(staged.map((p) => p.source_item_key)).size).toBe(runs.length);
+  }, 240_000);
+});
+
+describe('other layouts', () => {
+  it('trims a cover page and an appendix around the inventory pages', async () => {
+    const fixture = await coverAndAppendixList();
+    const name = `cover-${randomUUID().slice(0, 8)}.pdf`;
+    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_RECIPE }]);
+    const job = await handedOn((await uploadWithPdf(fixture.bytes, 0, name)).job.id);
+    expect(job.pdf_documents[0]).toMatchObject({ state: 'read', pages: 6, photos: fixture.expected.photos.length });
+    const pages = new Set(
+      (await stagedPhotos(job.id)).map((p) => Number(/page (\d+)$/.exec(p.original_filename)?.[1])),
+    );
+    expect([...pages].sort()).toEqual([2, 3, 4]);
+  }, 120_000);
+
+  it('reads a scanned list page by page: boxes the AI marks are cut out, a page it cannot read is kept whole', async () => {
+    const fixture = await scannedList();
+    const name = `scan-${randomUUID().slice(0, 8)}.pdf`;
+    await gateway.script(recipeMatch(name), [{ items: [], content: { ...CARD_RECIPE, strategy: 'page_image' } }]);
+    const boxes = (page: number) =>
+      fixture.expected.photos
+        .filter((p) => p.page === page)
+        .map((p) => ({
+          x: p.box.x / 612,
+          y: p.box.y / 792,
+          width: p.box.width / 612,
+          height: p.box.height / 792,
+          label: p.label,
+          description: null,
+        }));
+    await gateway.script(`Page 1 of the contents list "${name}"`, [{ items: [], content: { photos: boxes(1) } }]);
+    await gateway.script(`Page 2 of the contents list "${name}"`, [{ items: [], content: { photos: [] } }]);
+    await gateway.script(`Page 3 of the contents list "${name}"`, [{ items: [], fail: 'garbage' }]);
+    const job = await handedOn((await uploadWithPdf(fixture.bytes, 0, name)).job.id);
+    const staged = (await stagedPhotos(job.id)).sort((a, b) => a.index - b.index);
+    // Page 1: its four photos; page 2: dropped (no photo marked); page 3: kept whole (no answer).
+    expect(staged.map((p) => /page (\d+)$/.exec(p.original_filename)?.[1])).toEqual(['1', '1', '1', '1', '3']);
+    expect(staged.slice(0, 4).map((p) => p.source_item_key !== null)).toEqual([true, true, true, true]);
+  }, 120_000);
+});
+
+describe('documents that cannot be read', () => {
+  it('hands the job on with the reason per document, and mails support a report with the PDF', async () => {
+    const bad = await badPdfs();
+    for (const file of [bad.truncated, bad.encrypted, bad.zeroPages, bad.jpegNamedPdf]) {
+      const name = `bad-${randomUUID().slice(0, 8)}-${file.filename}`;
+      const job = await handedOn((await uploadWithPdf(file.bytes, 1, name)).job.id);
+      expect(job.pdf_documents[0]).toMatchObject({ state: 'failed', photos: 0 });
+      expect(job.pdf_documents[0].message).toEqual(expect.any(String));
+      // The loose photo is still there, ready for grouping.
+      expect(await stagedPhotos(job.id)).toHaveLength(1);
+      const report = await eventually(async () => (await mail.messages(name))[0] ?? null, 20_000);
+      expect(report.subject).toBe(`Contents list import needs a look: ${name}`);
+      expect(report.attachments).toEqual([expect.objectContaining({ filename: name, size: file.bytes.length })]);
+    }
+  }, 240_000);
+});
