@@ -27,6 +27,7 @@ export const PACKAGING_ENV: Record<string, string> = {
   ...FAKE_SECRETS,
   APP_ENV: 'stage',
   OPENROUTER_MODEL,
+  MAIL_DOMAIN: 'packaging.example.test',
   MAIL_FROM: 'inventory@packaging.example.test',
 };
 
