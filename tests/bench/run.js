@@ -6,7 +6,7 @@
  * Exits non-zero when a benchmark fails its bound or errors.
  *
  *   npm run bench                       # all benchmarks
- *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator, photos, photo-memory, exports, video)
+ *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator, photos, photo-memory, exports, video, pdf)
  *
  * The service is pointed at a fake AI gateway on a port chosen here
  * (OPENROUTER_BASE_URL, OPENROUTER_API_KEY); an entry that makes AI calls
@@ -36,6 +36,7 @@ const BENCHMARKS = [
   { id: 'photo-memory', entry: 'photo-memory.ts', title: '(d) photo worker peak RSS' },
   { id: 'exports', entry: 'exports.ts', title: '(e) exports 5,000 items' },
   { id: 'video', entry: 'video.ts', title: '(f) video pipeline 10-minute 720p walkthrough' },
+  { id: 'pdf', entry: 'pdf.ts', title: '(g) PDF import 300-page contents list' },
 ];
 
 function freePort() {

@@ -1,0 +1,194 @@
+/**
+ * Benchmark (g): the PDF import on a 300-page card-grid contents list with
+ * 1,800 embedded photos, generated here (tests/support/pdf-fixtures.ts),
+ * uploaded as the browser does (presigned POST, confirm) and read by the
+ * local service's workers, with the fake AI gateway answering the one recipe
+ * call. Wall time runs from the confirm that starts the read to the job seen
+ * in awaiting_grouping, against poppler on the same file in the same run:
+ * `pdfimages -j` (the embedded JPEGs written out as they are) plus
+ * `pdftotext -bbox` (the text with positions). Target ≤ 3 × poppler.
+ *
+ * The reading process's peak RSS comes from a fresh process
+ * (`node <bundle> --child <file>`) that reads the whole document the way the
+ * workers do, all in one process (every page's layout, then every photo's
+ * bytes), which is more than any one layout or extraction unit holds.
+ * Target < 1 GiB.
+ *
+ * Run through `npm run bench -- pdf` (tests/bench/run.js).
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openPdf } from '../../lib/pdf/reader';
+import { startFakeAiGateway } from '../fakes/ai-gateway-server';
+import { cardGridList } from '../support/pdf-fixtures';
+import { newTeamMember, signLoginToken } from '../support/tokens';
+import { postDocument } from '../support/uploads';
+import { Api } from './api';
+import { bytes, emitResult, printTable, requiredEnv, runBenchmarkWithChild, seconds } from './report';
+
+const NAME = 'pdf-import-300-pages';
+const PAGES = 300;
+const PHOTOS_PER_PAGE = 6;
+const BOUND_FACTOR = 3;
+const RSS_LIMIT_MB = 1024;
+const POLL_MS = 200;
+const TIMEOUT_MS = 15 * 60_000;
+
+const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
+
+/** poppler over the file: the JPEGs out as stored, then the text with positions. */
+function poppler(file: string, dir: string): { seconds: number; images: number } {
+  const out = join(dir, 'poppler');
+  mkdirSync(out);
+  const started = performance.now();
+  execFileSync('pdfimages', ['-j', file, join(out, 'img')]);
+  execFileSync('pdftotext', ['-bbox', file, join(out, 'text.html')]);
+  const took = (performance.now() - started) / 1000;
+  const images = execFileSync('ls', [out])
+    .toString()
+    .split('\n')
+    .filter((n) => n.startsWith('img')).length;
+  return { seconds: took, images };
+}
+
+/** The measured process: reads the whole document as the workers do and prints its figures as JSON. */
+async function child(file: string): Promise<void> {
+  const started = performance.now();
+  const reader = await openPdf(readFileSync(file));
+  let photos = 0;
+  let photoBytes = 0;
+  try {
+    const layouts = [];
+    for (let page = 1; page <= reader.pageCount; page++) layouts.push(await reader.pageLayout(page));
+    for (const layout of layouts)
+      for (const image of layout.images) {
+        photoBytes += (await reader.imageJpeg(layout.page, image)).length;
+        photos++;
+      }
+  } finally {
+    await reader.close();
+  }
+  process.stdout.write(
+    `${JSON.stringify({ seconds: (performance.now() - started) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024, photos, photoBytes })}\n`,
+  );
+}
+
+async function main() {
+  const base = requiredEnv('BENCH_SERVICE_URL');
+  const secret = requiredEnv('CLAIMS_PLATFORM_JWT_SECRET');
+  const gateway = await startFakeAiGateway({
+    port: Number(requiredEnv('BENCH_FAKE_GATEWAY_PORT')),
+    apiKey: requiredEnv('BENCH_FAKE_GATEWAY_KEY'),
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'bench-pdf-'));
+  try {
+    const tag = randomUUID().slice(0, 8);
+    let t = performance.now();
+    const fixture = await cardGridList({
+      pages: PAGES,
+      photosPerPage: PHOTOS_PER_PAGE,
+      header: `Acme Restoration ${tag} - Contents inventory - Claim 88-12345 - Insured: Jane Doe`,
+      footerLines: [`Acme Restoration ${tag} - 12 Main Street`, `Questions ${tag}: call the office`],
+    });
+    const makeS = (performance.now() - t) / 1000;
+    const file = join(dir, 'list.pdf');
+    writeFileSync(file, fixture.bytes);
+    const pdf = Buffer.from(fixture.bytes);
+    process.stdout.write(
+      `  contents list: ${PAGES} pages, ${fixture.expected.photos.length} photos, ${bytes(pdf.length)}, made in ${seconds(makeS)}\n`,
+    );
+
+    const reference = poppler(file, dir);
+    const filename = `bench-${tag}.pdf`;
+    await gateway.script(`Sample pages of the contents list "${filename}"`, [
+      {
+        items: [],
+        content: {
+          strategy: 'card_grid',
+          label_pattern: null,
+          room_pattern: null,
+          ignore_patterns: [],
+          description_position: 'below',
+          description_max_gap_pt: 24,
+          description_line_gap_pt: 6,
+          min_image_px: 80,
+        },
+      },
+    ]);
+
+    const api = new Api(base, await signLoginToken(newTeamMember(), { secret }));
+    const claim = await api.call('POST', '/api/claims', { claim_number: `BENCH-PDF-${tag}` });
+    const room = await api.call('POST', `/api/claims/${claim.id}/rooms`, { name: 'Living room' });
+    const started = await api.call('POST', '/api/upload-photos', {
+      room_id: room.id,
+      files: [{ filename, size: pdf.length, content_type: 'application/pdf' }],
+    });
+    const posted = await postDocument(started.documents[0], pdf);
+    if (posted.status !== 204) throw new Error(`PDF POST: ${posted.status} ${posted.text.slice(0, 200)}`);
+
+    // Measured: the confirm that starts the read → awaiting_grouping seen by the client.
+    t = performance.now();
+    await api.call('POST', `/api/upload-photos/${started.job.id}/confirm`, { documents: [0] });
+    let job: any;
+    for (;;) {
+      job = await api.call('GET', `/api/jobs/${started.job.id}`);
+      if (job.status === 'awaiting_grouping') break;
+      if (performance.now() - t > TIMEOUT_MS) throw new Error(`the read did not finish (${job.status})`);
+      await sleep(POLL_MS);
+    }
+    const wallS = (performance.now() - t) / 1000;
+    const metrics = await api.call('GET', `/api/jobs/${job.id}/metrics`);
+    const reading = JSON.parse(
+      execFileSync(process.execPath, [__filename, '--child', file], { maxBuffer: 1024 * 1024 })
+        .toString()
+        .trim()
+        .split('\n')
+        .pop() as string,
+    ) as { seconds: number; maxRssMb: number; photos: number; photoBytes: number };
+
+    const boundS = BOUND_FACTOR * reference.seconds;
+    const photos = job.pdf_documents?.[0]?.photos ?? 0;
+    const pass =
+      wallS <= boundS &&
+      reading.maxRssMb < RSS_LIMIT_MB &&
+      photos === fixture.expected.photos.length &&
+      !job.preparation_error;
+    const timings = (metrics.stage_timings ?? {}) as Record<string, { seconds: number | null }>;
+    printTable(`(g) PDF import: ${PAGES}-page card grid, ${fixture.expected.photos.length} photos`, [
+      ['contents list', `${bytes(pdf.length)}, made in ${seconds(makeS)}`],
+      ['poppler: pdfimages -j + pdftotext -bbox', `${seconds(reference.seconds)} (${reference.images} images written)`],
+      ['wall time (confirm → awaiting_grouping seen)', seconds(wallS)],
+      ['ratio wall / poppler', `${(wallS / reference.seconds).toFixed(2)} (limit ${BOUND_FACTOR})`],
+      ...Object.entries(timings).map(([stage, timing]): [string, string] => [
+        `  stage ${stage}`,
+        timing.seconds === null ? 'not finished' : seconds(timing.seconds),
+      ]),
+      ['photos staged / in the document', `${photos} / ${fixture.expected.photos.length}`],
+      [
+        'peak RSS of the reading process (whole document, fresh process)',
+        `${reading.maxRssMb.toFixed(0)} MB (limit ${RSS_LIMIT_MB} MB); read ${reading.photos} images, ${bytes(reading.photoBytes)} in ${seconds(reading.seconds)}`,
+      ],
+      ['result', pass ? 'PASS' : 'FAIL'],
+    ]);
+    emitResult({
+      name: NAME,
+      pass,
+      summary: {
+        wall: seconds(wallS),
+        poppler: seconds(reference.seconds),
+        ratio: `${(wallS / reference.seconds).toFixed(2)} (≤ ${BOUND_FACTOR})`,
+        'reader RSS': `${reading.maxRssMb.toFixed(0)} MB (< ${RSS_LIMIT_MB})`,
+        photos: `${photos}`,
+        result: pass ? 'PASS' : 'FAIL',
+      },
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await gateway.stop();
+  }
+}
+
+runBenchmarkWithChild(NAME, main, (args) => child(args[0]));
