@@ -7,6 +7,7 @@
  * photos/pdf_####.jpg against the document's extracted-bytes budget, and
  * the unit's result is recorded for the group stage.
  */
+import pLimit from 'p-limit';
 import sharp from 'sharp';
 import { blobKeys } from '../../blob/keys';
 import { putJpeg } from '../../blob/objects';
@@ -27,6 +28,9 @@ import {
   reserveExtractedBytes,
 } from './run-store';
 
+/** Photo writes (bucket PUTs) in flight per unit. */
+const BUCKET_WRITES_IN_FLIGHT = 8;
+
 /** Long edge of a page rendered for the AI to mark, and of the photos cut from it. */
 const PAGE_RENDER_LONG_EDGE = 1600;
 
@@ -42,8 +46,11 @@ export async function extractUnit(ctx: StageContext, index: number): Promise<voi
   if (!unit) throw new Error(`extraction unit ${index} is outside the plan`);
   const result: ExtractionResult = { unit: index, photos: [], whole_pages: 0, dropped_pages: 0, limit: null };
 
+  // Bytes already counted against the budget for this unit (its embedded photos, reserved in one write).
+  let prepaid = 0;
   const write = async (photoIndex: number, finding: PdfPhotoFinding, jpeg: Buffer) => {
-    if (!(await reserveExtractedBytes(job.id, runId, unit.document, jpeg.length))) throw new BudgetReached();
+    if (prepaid >= jpeg.length) prepaid -= jpeg.length;
+    else if (!(await reserveExtractedBytes(job.id, runId, unit.document, jpeg.length))) throw new BudgetReached();
     const { width, height } = await sharp(jpeg).metadata();
     await putJpeg(pdfPhotoKey(job, photoIndex), jpeg);
     const photo: ExtractedPhoto = {
@@ -59,8 +66,20 @@ export async function extractUnit(ctx: StageContext, index: number): Promise<voi
 
   const reader = await openDocument(job, unit.document);
   try {
+    // Embedded photos: all read first, their bytes reserved in one write, then written side by side.
+    const embedded = unit.tasks.filter((t) => t.kind === 'embedded');
+    const jpegs: Buffer[] = [];
+    for (const task of embedded) jpegs.push(await reader.imageJpeg(task.finding.page, task.placement));
+    const total = jpegs.reduce((n, j) => n + j.length, 0);
+    if (total > 0 && (await reserveExtractedBytes(job.id, runId, unit.document, total))) prepaid = total;
+    const limit = pLimit(BUCKET_WRITES_IN_FLIGHT);
+    // Over the budget, photos are counted one by one in order, so the photos before the limit are kept.
+    if (prepaid > 0)
+      await Promise.all(embedded.map((task, i) => limit(() => write(task.index, task.finding, jpegs[i]))));
+    else for (const [i, task] of embedded.entries()) await write(task.index, task.finding, jpegs[i]);
+    await ctx.heartbeat();
     for (const task of unit.tasks) {
-      await runTask(ctx, unit.document, reader, task, write, result);
+      if (task.kind === 'page') await markPage(ctx, unit.document, reader, task, write, result);
       await ctx.heartbeat();
     }
   } catch (err) {
@@ -72,18 +91,15 @@ export async function extractUnit(ctx: StageContext, index: number): Promise<voi
   await putExtractionResult(job.id, runId, result);
 }
 
-async function runTask(
+/** A page_image page: rendered, its photos marked by the AI and cut out (or the page kept whole, or dropped). */
+async function markPage(
   ctx: StageContext,
   document: number,
   reader: PdfReader,
-  task: ExtractionTask,
+  task: Extract<ExtractionTask, { kind: 'page' }>,
   write: (index: number, finding: PdfPhotoFinding, jpeg: Buffer) => Promise<void>,
   result: ExtractionResult,
 ): Promise<void> {
-  if (task.kind === 'embedded') {
-    await write(task.index, task.finding, await reader.imageJpeg(task.finding.page, task.placement));
-    return;
-  }
   const frame = { page: task.page, width: task.width, height: task.height };
   const render = await reader.renderPage(task.page, PAGE_RENDER_LONG_EDGE);
   const boxes = await markPhotoBoxes(
