@@ -32,6 +32,7 @@ const DOMAINS = [
   'jobs',
   'orchestrator',
   'photos',
+  'imports',
   'pipelines',
   'purge',
   'rooms',

@@ -13,6 +13,7 @@ import { claimRoutes } from '../claims/routes';
 import { exportRoutes } from '../exports/routes';
 import { dashboardRoutes } from '../dashboard/routes';
 import { healthRoutes } from '../health/routes';
+import { importRoutes } from '../imports/routes';
 import { inventoryEditRoutes } from '../inventory/edit-routes';
 import { itemPhotoRoutes } from '../inventory/item-photo-routes';
 import { inventoryLifecycleRoutes } from '../inventory/lifecycle-routes';
@@ -35,6 +36,7 @@ const groups: Record<string, RouteContract>[] = [
   jobRoutes,
   uploadRoutes,
   photoRoutes,
+  importRoutes,
   inventoryRoutes,
   inventoryEditRoutes,
   itemPhotoRoutes,

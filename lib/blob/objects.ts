@@ -1,5 +1,11 @@
 /** Single-object operations on the media bucket; a missing object is null, not an error. */
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+} from '@aws-sdk/client-s3';
 import { mediaBucket, s3 } from './client';
 
 function isMissingObject(err: unknown): boolean {
@@ -77,4 +83,25 @@ export async function putJson(key: string, value: unknown): Promise<void> {
 
 export async function deleteObject(key: string): Promise<void> {
   await s3().send(new DeleteObjectCommand({ Bucket: mediaBucket(), Key: key }));
+}
+
+/**
+ * A copy inside the bucket, made by the store (no bytes pass through the
+ * caller); metadata and content type go with it. False when the source is gone.
+ */
+export async function copyObject(from: string, to: string): Promise<boolean> {
+  try {
+    await s3().send(
+      new CopyObjectCommand({
+        Bucket: mediaBucket(),
+        Key: to,
+        // The source is "bucket/key" with the key URL-encoded (slashes kept).
+        CopySource: `${mediaBucket()}/${from.split('/').map(encodeURIComponent).join('/')}`,
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isMissingObject(err)) return false;
+    throw err;
+  }
 }

@@ -26,6 +26,7 @@
  * | StagedPhoto       | JOB#<job_id>            | PHOTO#<index:06> |                  |                     |                   |               |
  * | Upload session    | UPLOAD#<id>             | UPLOAD    |                         |                     | UPLOADS#OPEN (while open) | <created_at> |
  * | Job live log      | JOBLOG#<job_id>         | SEQ, LINE#<slot:06> |               |                     |                   |               |
+ * | ImportBatch       | IMPORT#<id>             | IMPORT    | CLAIM#<claim_id>#IMPORTS | <created_at>#<id>  |                   |               |
  * | Job log archive   | JOBLOGARCHIVE#<job_id>  | ARCHIVE   |                         |                     |                   |               |
  * | Fan-out unit      | JOBUNIT#<job_id>        | <run_id>#<stage>#<index:06> |       |                     |                   |               |
  * | AI request record | AIREQ#<job_id>          | <at ISO>#<id> |                       |                     |                   |               |
@@ -69,6 +70,7 @@ export const keys = {
   idempotency: (recordKey: string) => ({ pk: 'IDEMPOTENCY', sk: recordKey }),
   jobStreamSlot: (jobId: string, slot: number) => ({ pk: `JOBSTREAM#${jobId}`, sk: `SLOT#${slot}` }),
   export: (id: string) => ({ pk: `EXPORT#${id}`, sk: 'EXPORT' }),
+  importBatch: (id: string) => ({ pk: `IMPORT#${id}`, sk: 'IMPORT' }),
   /** Learned contents-list recipes (global): one partition per page size, so a hash miss reads its neighbours once. */
   pdfTemplate: (pageWidth: number, pageHeight: number, hash: string) => ({
     pk: `PDFTEMPLATES#${pageWidth}x${pageHeight}`,
@@ -85,6 +87,7 @@ export const indexes = {
   teamClaims: (teamId: string) => ({ index: 'gsi1', pk: `TEAM#${teamId}#CLAIMS` }),
   teamUsers: (teamId: string) => ({ index: 'gsi1', pk: `TEAM#${teamId}#USERS` }),
   claimRooms: (claimId: string) => ({ index: 'gsi1', pk: `CLAIM#${claimId}#ROOMS` }),
+  claimImports: (claimId: string) => ({ index: 'gsi1', pk: `CLAIM#${claimId}#IMPORTS` }),
   roomJobs: (roomId: string) => ({ index: 'gsi1', pk: `ROOM#${roomId}#JOBS` }),
   jobItems: (jobId: string) => ({ index: 'gsi1', pk: `JOB#${jobId}#ITEMS` }),
   teamActivity: (teamId: string) => ({ index: 'gsi1', pk: `TEAM#${teamId}#ACTIVITY` }),

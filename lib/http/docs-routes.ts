@@ -35,6 +35,7 @@ export const serviceApi: ApiDescription = {
     jobs: 'Processing jobs: quotes, runs, progress events, logs, media and staged photos.',
     admin: 'Admin-only actions on any team’s resources.',
     uploads: 'Video, audio and photo uploads straight to storage through presigned URLs.',
+    imports: 'Imports into a claim (PDF contents lists), their progress and retries.',
     inventory:
       'Inventory line items: review, edit, approve, archive, merge, photos, manual adds and deletes (undoable).',
     exports: 'Excel, CSV and PDF exports of a job, room or claim, built in the background and downloaded from storage.',

@@ -85,6 +85,14 @@ export interface Job {
   photo_count_hint?: number;
   /** Photo jobs started with contents lists (PDFs): each document and how its read went. */
   pdf_documents?: PdfDocument[];
+  /**
+   * The job that reads a claim-level contents-list import (ImportBatch): it
+   * belongs to no room (room_id ''), is listed nowhere, and ends complete once
+   * its photos are handed to one awaiting_grouping job per room.
+   */
+  reads_batch_id?: string | null;
+  /** Photo jobs a claim-level contents-list import created: the ImportBatch they came from. */
+  import_batch_id?: string | null;
   /** Photo jobs: bytes reserved against MAX_PHOTO_UPLOAD_MB as upload URLs are issued. */
   photo_bytes_reserved: number;
   /** Photo jobs: the next orig_#### number when appends give no start_index. */

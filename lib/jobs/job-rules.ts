@@ -37,7 +37,9 @@ export const isProcessing = (status: JobStatus) => PROCESSING_STATUSES.includes(
  * finishing, successfully or not, always hands the job to the user).
  */
 export const PREPARING_STATUSES: readonly JobStatus[] = ['importing_pdf'];
-export const statusAfterPreparing = (_status: JobStatus): JobStatus => 'awaiting_grouping';
+export const statusAfterPreparing = (job: { reads_batch_id?: string | null }): JobStatus =>
+  // A claim-level import's reader hands its photos to per-room jobs: it is done once they exist.
+  job.reads_batch_id ? 'complete' : 'awaiting_grouping';
 
 /** Statuses the engine runs a job's stages in: the processing ones and the preparing ones. */
 export const RUNNING_STATUSES: readonly JobStatus[] = [...PROCESSING_STATUSES, ...PREPARING_STATUSES];

@@ -18,8 +18,13 @@ export { newJobRecord } from './job-record-rules';
 
 /** Index attributes a job row carries; `active*` only while the engine may run it (the watchdog's sparse index). */
 function jobIndexAttributes(
-  job: Pick<Job, 'id' | 'room_id' | 'team_id' | 'created_at' | 'status' | 'heartbeat_at' | 'updated_at'>,
+  job: Pick<
+    Job,
+    'id' | 'room_id' | 'team_id' | 'created_at' | 'status' | 'heartbeat_at' | 'updated_at' | 'reads_batch_id'
+  >,
 ) {
+  // A contents-list import's reader belongs to no room and is not one of the team's jobs: its batch shows it.
+  if (job.reads_batch_id) return {};
   return {
     gsi1pk: indexes.roomJobs(job.room_id).pk,
     gsi1sk: `${job.created_at}#${job.id}`,

@@ -6,7 +6,7 @@ import { JOB_STATUSES, jobProgress } from './job-rules';
 export function jobView(job: Job) {
   return {
     id: job.id,
-    room_id: job.room_id,
+    room_id: job.room_id || null,
     claim_id: job.claim_id,
     source_type: job.source_type,
     status: job.status,
@@ -46,6 +46,7 @@ export function jobView(job: Job) {
     preparation_error: job.preparation_error ?? null,
     photo_count_hint: job.photo_count_hint ?? null,
     pdf_documents: (job.pdf_documents ?? []).map(({ key: _key, ...document }) => document),
+    import_batch_id: job.import_batch_id ?? job.reads_batch_id ?? null,
     created_by_user_id: job.created_by_user_id,
     started_at: job.started_at,
     finished_at: job.finished_at,
@@ -63,7 +64,12 @@ const transcriptSegment = z.object({
 
 export const jobResponse = z.object({
   id: z.uuid(),
-  room_id: z.uuid(),
+  room_id: z
+    .uuid()
+    .nullable()
+    .describe(
+      "null only for the job that reads a claim's contents-list import (its ImportBatch's read_job_id): it belongs to no room.",
+    ),
   claim_id: z.uuid(),
   source_type: z.enum(['video', 'photo', 'audio']),
   status: z.enum(JOB_STATUSES),
@@ -156,6 +162,12 @@ export const jobResponse = z.object({
       }),
     )
     .describe('Photo jobs started with PDF contents lists: each list and how its read went; empty otherwise.'),
+  import_batch_id: z
+    .uuid()
+    .nullable()
+    .describe(
+      'The claim-level contents-list import (GET /api/integrations/imports/{batch_id}) this job came from, or reads; null otherwise.',
+    ),
   created_by_user_id: z.string(),
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),

@@ -173,6 +173,13 @@ export interface PipelineDefinition {
    * `complete` is asked for the items (photos) it made; its credits must be 0.
    */
   preparation?: boolean;
+  /**
+   * Preparing pipelines: what the watchdog does with a job waiting in the
+   * first stage's status whose run never started, once its upload links have
+   * expired (nothing more can arrive): settle what did arrive, then start the
+   * run or end the wait. Without it the wait ends with nothing read.
+   */
+  uploadsExpired?(job: Job): Promise<void>;
   stages: StageDefinition[];
   /** After the last stage: the totals billing is finalized with. Throwing fails the job. */
   complete(ctx: StageContext): Promise<CompletionSummary>;
@@ -231,4 +238,9 @@ export function registerPipeline(pipeline: PipelineDefinition): void {
 
 export function getPipeline(name: string): PipelineDefinition | undefined {
   return registry.get(name);
+}
+
+/** The preparing pipeline whose runs start in `status` (the job has no run yet, so no pipeline name). */
+export function preparingPipelineFor(status: JobStatus): PipelineDefinition | undefined {
+  return [...registry.values()].find((p) => p.preparation && p.stages[0].status === status);
 }

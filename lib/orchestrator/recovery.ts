@@ -24,7 +24,7 @@ import { jobView } from '../jobs/view';
 import { logger } from '../observability/logger';
 import { sendToQueue } from '../queue/queues';
 import { branchPathNames, stepKey } from './branch-rules';
-import { getPipeline, isBranchStage } from './pipeline';
+import { getPipeline, isBranchStage, preparingPipelineFor } from './pipeline';
 import { activeJobIds, listUnits, type UnitRecord } from './store';
 import { failJob } from './terminal';
 import { advance, queuedStage, sendBranch, sendStage, sendUnit, stageOf } from './transitions';
@@ -156,7 +156,13 @@ async function inspect(job: Job, now: Date): Promise<keyof Omit<WatchdogReport, 
     // Its files were never confirmed: once their upload links have expired, nothing more can arrive.
     const waitedMs = now.getTime() - Date.parse(job.created_at);
     if (waitedMs <= (config.PRESIGNED_URL_TTL_SECONDS + UNCONFIRMED_GRACE_SECONDS) * 1000) return null;
-    return (await failJob(job, NOTHING_CONFIRMED)) ? 'failed' : null;
+    const pipeline = preparingPipelineFor(job.status);
+    if (!pipeline?.uploadsExpired) return (await failJob(job, NOTHING_CONFIRMED)) ? 'failed' : null;
+    await new JobLog(job.id).warn('Watchdog: upload links expired before every file was confirmed; settling them');
+    await pipeline.uploadsExpired(job);
+    const after = await getJob(job.id);
+    if (after?.run_id) return 'recovered';
+    return after && PREPARING_STATUSES.includes(after.status) ? null : 'failed';
   }
   const startedAt = Date.parse(job.started_at ?? job.created_at);
   if (now.getTime() - startedAt > DAY_MS) return (await failJob(job, STUCK_FOR_A_DAY)) ? 'failed' : null;

@@ -141,7 +141,7 @@ async function completePreparation(job: Job, pipeline: PipelineDefinition): Prom
  * late message cannot end a later run.
  */
 async function endPreparation(job: Job, outcome: { items: number } | { error: string }): Promise<Job | null> {
-  const status = statusAfterPreparing(job.status);
+  const status = statusAfterPreparing(job);
   const ended = await updateJob(job.id, {
     expectStatus: PREPARING_STATUSES,
     set: {

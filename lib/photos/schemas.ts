@@ -6,7 +6,7 @@ import { MAX_MANUAL_NAME_LENGTH, MAX_SEGMENT_ITEMS } from './grouping-rules';
 import { MAX_PHOTO_INDEX } from './rules';
 import { MAX_FILES_PER_BATCH, MAX_PDFS_PER_UPLOAD } from './upload-rules';
 
-const manifestFile = z.strictObject({
+export const manifestFile = z.strictObject({
   filename: z.string().trim().min(1, 'is required').max(255, 'must be at most 255 characters'),
   /** Bytes, exactly as the browser's File.size: the presigned POST accepts at most this many. */
   size: z.number().int('must be a whole number of bytes').min(0).max(Number.MAX_SAFE_INTEGER),
@@ -80,7 +80,7 @@ const uploadSlot = z.object({
 });
 export type UploadSlot = z.output<typeof uploadSlot>;
 
-const documentSlot = z.object({
+export const documentSlot = z.object({
   document: z
     .number()
     .int()

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
-import { deleteKeys, getRows } from '../db/batch';
+import { deleteKeys, getRows, putRows } from '../db/batch';
 import { segmentFilename } from './rules';
 
 /** A user-drawn box: fractions (0..1) of the upright photo's width and height. */
@@ -214,6 +214,15 @@ export async function insertStagedPhotos(
     if (reasons.some((r) => r.Code === 'TransactionConflict')) return 'conflict';
     throw err;
   }
+}
+
+/**
+ * Writes whole photo rows of a job that is not visible yet (a contents-list
+ * import fills a room's new job before the job row exists): unconditional,
+ * so a repeated write of the same rows is the same write.
+ */
+export async function putStagedPhotoRows(photos: StagedPhoto[]): Promise<void> {
+  await putRows(photos.map(stagedPhotoItem));
 }
 
 export async function getStagedPhoto(jobId: string, index: number): Promise<StagedPhoto | null> {

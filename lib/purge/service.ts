@@ -11,12 +11,13 @@ import { blobKeys } from '../blob/keys';
 import { deleteObject } from '../blob/objects';
 import { deleteClaimRow } from '../claims/store';
 import { settings } from '../config';
+import { deleteKeys } from '../db/batch';
 import { jobRowKeys } from '../jobs/job-store';
 import { logger } from '../observability/logger';
 import { sendToQueue } from '../queue/queues';
 import { deleteArchivedItemRow, deletePhotoRows, listItemPhotoRows, objectKeysInUse } from './item-store';
 import { purgeRequest, type PurgeRequest } from './schemas';
-import { archivedBefore, deleteRoomAndRows, listClaimRoomIds, listRoomChildren } from './store';
+import { archivedBefore, deleteRoomAndRows, listClaimImports, listClaimRoomIds, listRoomChildren } from './store';
 
 export async function requestPurge(request: PurgeRequest): Promise<void> {
   await sendToQueue('purge', purgeRequest.parse(request));
@@ -70,6 +71,12 @@ export async function purge(request: PurgeRequest): Promise<void> {
   const roomIds = await listClaimRoomIds(request.claim_id);
   let rows = 0;
   for (const roomId of roomIds) rows += await purgeRoomRows(roomId, request.team_id, request.claim_id);
+  // Contents-list imports: their reader jobs belong to no room; their files are under the claim's prefix.
+  const imports = await listClaimImports(request.claim_id);
+  const importRows = [...imports.batchRows];
+  for (const jobId of imports.readerJobIds) importRows.push(...(await jobRowKeys(jobId)));
+  await deleteKeys(importRows);
+  rows += importRows.length;
   const objects = await deletePrefix(blobKeys.claimPrefix(request.team_id, request.claim_id));
   await deleteClaimRow(request.claim_id);
   logger.info('purged claim', { claim_id: request.claim_id, rooms: roomIds.length, rows, objects });

@@ -20,6 +20,17 @@ export async function listClaimRoomIds(claimId: string): Promise<string[]> {
   return rooms.map((r) => r.id);
 }
 
+/** A claim's import batches: each one's row key and the reader jobs of its runs (they belong to no room). */
+export async function listClaimImports(claimId: string): Promise<{ batchRows: RowKey[]; readerJobIds: string[] }> {
+  const batches = await queryAll<{ id: string; read_job_ids?: string[] }>(indexes.claimImports(claimId), {
+    ProjectionExpression: 'id, read_job_ids',
+  });
+  return {
+    batchRows: batches.map((b) => keys.importBatch(b.id)),
+    readerJobIds: batches.flatMap((b) => b.read_job_ids ?? []),
+  };
+}
+
 /** Deletes the given rows and the room row itself; how many rows went. */
 export async function deleteRoomAndRows(roomId: string, rows: RowKey[]): Promise<number> {
   await deleteKeys([...rows, keys.room(roomId)]);

@@ -19,10 +19,14 @@ export interface Room {
   updated_at: string;
 }
 
-export async function putNewRoom(claim: { id: string; team_id: string }, name: string): Promise<Room> {
+export async function putNewRoom(
+  claim: { id: string; team_id: string },
+  name: string,
+  id: string = randomUUID(),
+): Promise<Room> {
   const now = new Date().toISOString();
   const room: Room = {
-    id: randomUUID(),
+    id,
     claim_id: claim.id,
     team_id: claim.team_id,
     name,
@@ -40,6 +44,18 @@ export async function putNewRoom(claim: { id: string; team_id: string }, name: s
     }),
   );
   return room;
+}
+
+/** Puts the room under a derived id unless it exists (a repeated import); returns the stored room either way. */
+export async function putRoomOnce(claim: { id: string; team_id: string }, name: string, id: string): Promise<Room> {
+  try {
+    return await putNewRoom(claim, name, id);
+  } catch (err) {
+    if (!isConditionalCheckFailed(err)) throw err;
+    const existing = await getRoom(id, true);
+    if (!existing) throw err;
+    return existing;
+  }
 }
 
 export async function getRoom(id: string, consistent = false): Promise<Room | null> {

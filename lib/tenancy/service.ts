@@ -9,6 +9,7 @@ import type { Identity } from '../auth/identity-rules';
 import { getClaim, type Claim } from '../claims/store';
 import { ForbiddenError, NotFoundError } from '../errors';
 import { getItem, type InventoryItem } from '../inventory/item-store';
+import { getImportBatch, type ImportBatch } from '../imports/store';
 import { getJob, type Job } from '../jobs/job-store';
 import { getRoom, type Room } from '../rooms/store';
 
@@ -16,6 +17,7 @@ export const CLAIM_NOT_FOUND = 'Claim not found';
 export const ROOM_NOT_FOUND = 'Room not found';
 export const JOB_NOT_FOUND = 'Job not found';
 export const ITEM_NOT_FOUND = 'Item not found';
+const IMPORT_NOT_FOUND = 'Import not found';
 
 function owns(identity: Identity, teamId: string): boolean {
   return identity.isAdmin || identity.team.id === teamId;
@@ -55,4 +57,11 @@ export async function loadItemForTeam(identity: Identity, itemId: string): Promi
   const item = await getItem(itemId);
   if (!item || !owns(identity, item.team_id)) throw new NotFoundError(ITEM_NOT_FOUND);
   return item;
+}
+
+/** An ImportBatch: 404 for a missing batch and for another team's batch. */
+export async function loadImportBatchForTeam(identity: Identity, batchId: string): Promise<ImportBatch> {
+  const batch = await getImportBatch(batchId);
+  if (!batch || !owns(identity, batch.team_id)) throw new NotFoundError(IMPORT_NOT_FOUND);
+  return batch;
 }

@@ -21,7 +21,7 @@ import { jobWithItems } from '../support/inventory';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob, smallPng, type TestRoom } from '../support/uploads';
 
-type IdKind = 'claim' | 'room' | 'job' | 'upload' | 'activity' | 'item' | 'itemPhoto' | 'export';
+type IdKind = 'claim' | 'room' | 'job' | 'upload' | 'activity' | 'item' | 'itemPhoto' | 'export' | 'importBatch';
 
 interface Fixtures {
   teamId: string;
@@ -35,6 +35,9 @@ interface Fixtures {
   itemIds: string[];
   itemPhotoId: string;
   exportId: string;
+  /** A contents-list import waiting for its file, and the job that will read it. */
+  importBatchId: string;
+  importReaderId: string;
 }
 
 const label = (r: RouteContract) => `${r.method} ${r.path}`;
@@ -62,6 +65,7 @@ const KIND_BY_PARAM: Record<string, IdKind> = {
   item_id: 'item',
   photo_id: 'itemPhoto',
   export_id: 'export',
+  batch_id: 'importBatch',
 };
 
 function idKind(route: RouteContract, param: string): IdKind | undefined {
@@ -89,6 +93,8 @@ function idOf(kind: IdKind, fx: Fixtures): string {
       return fx.itemPhotoId;
     case 'export':
       return fx.exportId;
+    case 'importBatch':
+      return fx.importBatchId;
   }
 }
 
@@ -117,6 +123,8 @@ const BODY_SAMPLES: Record<string, (fx: Fixtures) => unknown> = {
   attachItemPhoto: () => ({ filename: 'extra.jpg', size: 1000 }),
   updateItemPhoto: () => ({ is_primary: true, ordering: 0 }),
   moveItemPhoto: (fx) => ({ target_item_id: fx.itemIds[1] }),
+  importContentsList: () => ({ files: [{ filename: 'planted.pdf', size: 100 }] }),
+  confirmImport: () => ({}),
 };
 
 /** What another team gets: 404 everywhere, but 403 on GET /api/claims/{id} (spec: Errors). */
@@ -151,10 +159,13 @@ async function ownerRows(): Promise<Record<string, any>[]> {
     `JOB#${fx.itemsJobId}`,
     ...fx.itemIds.map((id) => `ITEM#${id}`),
     `EXPORT#${fx.exportId}`,
+    `IMPORT#${fx.importBatchId}`,
+    `JOB#${fx.importReaderId}`,
   ];
   const listings: [string, string][] = [
     ['gsi1', `TEAM#${fx.teamId}#CLAIMS`],
     ['gsi1', `CLAIM#${fx.room.claim_id}#ROOMS`],
+    ['gsi1', `CLAIM#${fx.room.claim_id}#IMPORTS`],
     ['gsi1', `ROOM#${fx.room.id}#JOBS`],
     ['gsi1', `TEAM#${fx.teamId}#ACTIVITY`],
     ['gsi1', `JOB#${fx.jobId}#ITEMS`],
@@ -221,6 +232,10 @@ beforeAll(async () => {
   });
   expect(init.status).toBe(201);
   expect((await alice.patch(`/api/claims/${room.claim_id}`, { insured_name: 'Pat Owner' })).status).toBe(200);
+  const imported = await alice.post(`/api/claims/${room.claim_id}/import-contents-list`, {
+    files: [{ filename: 'vendor.pdf', size: 5000 }],
+  });
+  expect(imported.status).toBe(201);
   const feed = (await alice.get('/api/activity')).body.items as any[];
   const activity = feed.find((e) => e.action_type === 'update_claim' && e.entity_id === room.claim_id) ?? feed[0];
   fx = {
@@ -234,6 +249,8 @@ beforeAll(async () => {
     itemIds: items.items.map((i) => i.id),
     itemPhotoId: items.items[0].photos[0].id,
     exportId: exported.body.export_id,
+    importBatchId: imported.body.id,
+    importReaderId: imported.body.read_job_id,
   };
 }, 120_000);
 
@@ -295,5 +312,9 @@ describe("another team's token on an id-addressed route", () => {
     expect((await alice.get(`/api/rooms/${fx.room.id}`)).body).toMatchObject({ name: 'Study' });
     expect((await alice.get(`/api/jobs/${fx.jobId}`)).body).toMatchObject({ status: 'awaiting_grouping' });
     expect((await alice.get(`/api/uploads/${fx.uploadId}`)).status).toBe(200);
+    expect((await alice.get(`/api/integrations/imports/${fx.importBatchId}`)).body).toMatchObject({
+      status: 'awaiting_upload',
+      total: 1,
+    });
   });
 });

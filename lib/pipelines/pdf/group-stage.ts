@@ -17,6 +17,7 @@ import { pdfPhotoKey } from './extract-stage';
 import { reportPoorRead } from './failure-report';
 import { groupFindings } from './grouping-rules';
 import { inRuns } from './limit-rules';
+import { handToRoomJobs } from './room-split';
 import { type ExtractedPhoto, getExtractionPlan, getReadPlan, listExtractionResults } from './run-store';
 
 /** Rows per transaction (with the job's byte counter: DynamoDB takes 100 items). */
@@ -105,7 +106,11 @@ export async function groupPhotos(ctx: StageContext): Promise<StageOutcome> {
         log,
       );
   }
-  await insertRows(job, rows);
+  if (job.reads_batch_id) {
+    const filenames = new Map((job.pdf_documents ?? []).map((d) => [d.document, d.original_filename] as const));
+    const documentOf = new Map(photos.map((p) => [p.index, filenames.get(p.document) ?? '']));
+    await handToRoomJobs(job, rows, (row) => documentOf.get(row.index) ?? '', documents, log);
+  } else await insertRows(job, rows);
   return { kind: 'next', set: { pdf_documents: documents } };
 }
 

@@ -17,6 +17,7 @@
 import { deletePrefix } from '../../blob/client';
 import { blobKeys } from '../../blob/keys';
 import type { PipelineDefinition } from '../../orchestrator/pipeline';
+import { confirmDocumentUploads } from '../../photos/document-upload-service';
 import { deleteStagedPhotos, listStagedPhotos } from '../../photos/staged-photo-store';
 import { extractUnit } from './extract-stage';
 import { groupPhotos } from './group-stage';
@@ -28,14 +29,24 @@ export const pdfImportPipeline: PipelineDefinition = {
   name: 'pdf-import',
   sourceType: 'photo',
   preparation: true,
+  // Files never confirmed: each is looked for in the bucket, then the read starts with what arrived.
+  async uploadsExpired(job) {
+    const waiting = (job.pdf_documents ?? []).filter((d) => d.state === 'awaiting_upload');
+    await confirmDocumentUploads(
+      job,
+      waiting.map((d) => d.document),
+    );
+  },
   stages: [
     { name: 'layout', status: 'importing_pdf', progress: [0, 30], run: planLayouts, unit: readLayoutUnit },
     { name: 'extract', status: 'importing_pdf', progress: [30, 95], run: planExtraction, unit: extractUnit },
     { name: 'group', status: 'importing_pdf', progress: [95, 100], run: groupPhotos },
   ],
   async complete({ job }) {
-    // The run's working files (page layouts, the extraction plan) are not needed past the read.
+    // The run's working files (page layouts, the extraction plan) are not needed past the read;
+    // nor are a claim-level reader's photos, once copied to the room jobs.
     await deletePrefix(runFilesPrefix(job));
+    if (job.reads_batch_id) await deletePrefix(`${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}photos/`);
     const photos = (job.pdf_documents ?? []).reduce((n, d) => n + d.photos, 0);
     return { items_found: photos, credits: 0, blocks: 0, minutes: 0 };
   },

@@ -226,6 +226,7 @@ describe('openApiDocument', () => {
       'addInventoryItem',
       'appendPhotos',
       'createClaim',
+      'importContentsList',
       'initUpload',
       'processJob',
       'uploadAudio',

@@ -1,4 +1,10 @@
-import { isProcessing, JOB_STATUSES, jobProgress, STARTABLE_STATUSES } from '../../../lib/jobs/job-rules';
+import {
+  isProcessing,
+  JOB_STATUSES,
+  jobProgress,
+  STARTABLE_STATUSES,
+  statusAfterPreparing,
+} from '../../../lib/jobs/job-rules';
 
 describe('jobProgress', () => {
   const base = {
@@ -38,5 +44,13 @@ describe('job statuses', () => {
   it('starts a job from awaiting_grouping, awaiting_confirmation or error only', () => {
     expect(STARTABLE_STATUSES).toEqual(['awaiting_grouping', 'awaiting_confirmation', 'error']);
     expect(STARTABLE_STATUSES.some(isProcessing)).toBe(false);
+  });
+});
+
+describe('statusAfterPreparing', () => {
+  it('hands a read job on to grouping, and ends the reader of a claim-level import complete', () => {
+    expect(statusAfterPreparing({})).toBe('awaiting_grouping');
+    expect(statusAfterPreparing({ reads_batch_id: null })).toBe('awaiting_grouping');
+    expect(statusAfterPreparing({ reads_batch_id: 'b1' })).toBe('complete');
   });
 });

@@ -89,7 +89,7 @@ const USE_CASE_VERBS = new Set(
   (
     'abort acquire add append approve archive cancel charge clear complete confirm count create delete ensure finalize format ' +
     'get handle hard init list load log measure move normalize patch presign process provision purge queue quote record ' +
-    'merge redirect refund regroup rename request resolve restore segment set settle show start stream sweep unarchive update'
+    'merge redirect refund regroup rename request resolve restore retry segment set settle show start stream sweep unarchive update'
   ).split(' '),
 );
 

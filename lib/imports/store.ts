@@ -1,0 +1,105 @@
+/**
+ * ImportBatch records (spec: Other records > ImportBatch): one row per batch
+ * (IMPORT#<id>), listed under its claim (gsi1 CLAIM#<claim>#IMPORTS) so a
+ * claim's purge finds them. A run's outcome is written once, conditional on
+ * the batch still running that reader, so a late or repeated write cannot
+ * undo a retry that started meanwhile.
+ */
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { indexes, keys, withoutKeys } from '../db/keys';
+import { setClauses } from '../db/update';
+import type { BatchCounters, BatchDocument, ImportBatchStatus } from './rules';
+
+/** A room job a run created: the photos of one room, waiting for grouping. */
+export interface BatchJob {
+  job_id: string;
+  room_id: string;
+  room_name: string;
+  photos: number;
+  /** The room did not exist: the import created it. */
+  room_created: boolean;
+}
+
+export interface ImportBatch extends BatchCounters {
+  id: string;
+  team_id: string;
+  /** The claim the import landed in. */
+  claim_id: string;
+  /** Blank for PDF imports (a capture-source import names its connection). */
+  connection_id: string | null;
+  kind: 'contents_list';
+  /** The selection: the files as the manifest listed them. */
+  manifest: { files: { filename: string; size: number }[] };
+  documents: BatchDocument[];
+  status: ImportBatchStatus;
+  /** Every room job its runs created, oldest first. */
+  jobs: BatchJob[];
+  /** The job reading the current (or last) run; earlier runs' readers in read_job_ids. */
+  read_job_id: string;
+  read_job_ids: string[];
+  runs: number;
+  created_by_user_id: string;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+const row = (batch: ImportBatch) => {
+  const index = indexes.claimImports(batch.claim_id);
+  return {
+    ...keys.importBatch(batch.id),
+    entity: 'ImportBatch',
+    gsi1pk: index.pk,
+    gsi1sk: `${batch.created_at}#${batch.id}`,
+    ...batch,
+  };
+};
+
+export async function putNewImportBatch(batch: ImportBatch): Promise<ImportBatch> {
+  await db().send(
+    new PutCommand({ TableName: tableName(), Item: row(batch), ConditionExpression: 'attribute_not_exists(pk)' }),
+  );
+  return batch;
+}
+
+export async function getImportBatch(id: string, consistent = true): Promise<ImportBatch | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.importBatch(id), ConsistentRead: consistent }),
+  );
+  return Item ? (withoutKeys(Item) as unknown as ImportBatch) : null;
+}
+
+/**
+ * Sets fields of a batch while it is in `expect.status` with `expect.readJobId`
+ * reading it; returns the batch after, or null when it has moved on.
+ */
+export async function updateImportBatch(
+  id: string,
+  expect: { status: ImportBatchStatus; readJobId: string },
+  set: Partial<Omit<ImportBatch, 'id' | 'team_id' | 'claim_id'>>,
+  now = new Date(),
+): Promise<ImportBatch | null> {
+  const clauses = setClauses({ ...set, updated_at: now.toISOString() });
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.importBatch(id),
+        UpdateExpression: `SET ${clauses.expression}`,
+        ConditionExpression: 'attribute_exists(pk) AND #batch_status = :expect_status AND read_job_id = :expect_reader',
+        ExpressionAttributeNames: { ...clauses.names, '#batch_status': 'status' },
+        ExpressionAttributeValues: {
+          ...clauses.values,
+          ':expect_status': expect.status,
+          ':expect_reader': expect.readJobId,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ? (withoutKeys(Attributes) as unknown as ImportBatch) : null;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
