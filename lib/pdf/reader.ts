@@ -5,7 +5,7 @@
  * (kept as stored when it is a JPEG); and pages or regions rendered to JPEG.
  *
  * Both libraries hold the document once for the reader's lifetime (pdf.js a
- * copy of the bytes, pdf-lib its parsed objects); pages are read on demand
+ * copy of the bytes, loaded when first needed; pdf-lib its parsed objects); pages are read on demand
  * and nothing per page is kept. Coordinates follow ./layout.ts: points, origin
  * at the top-left corner of the page as displayed (crop box and /Rotate
  * applied through pdf.js's viewport).
@@ -86,8 +86,17 @@ async function loadRendering(bytes: Uint8Array): Promise<PDFDocumentProxy> {
   }
 }
 
+export interface OpenOptions {
+  /**
+   * Load pdf.js at once and check that it reads the same pages (a damaged file
+   * shows here). Off, pdf.js is loaded on the first call that needs it (text,
+   * rendering): taking out stored JPEGs then costs one parse, not two.
+   */
+  checkRendering?: boolean;
+}
+
 /** Opens a PDF, or throws PdfUnreadable (not a PDF, damaged, encrypted, no pages). */
-export async function openPdf(bytes: Uint8Array): Promise<PdfReader> {
+export async function openPdf(bytes: Uint8Array, options: OpenOptions = {}): Promise<PdfReader> {
   if (!looksLikePdf(bytes)) throw new PdfUnreadable('not_pdf');
   const structure = await loadStructure(bytes);
   let pages: PDFPage[];
@@ -97,12 +106,9 @@ export async function openPdf(bytes: Uint8Array): Promise<PdfReader> {
     throw new PdfUnreadable('corrupt', { cause: error });
   }
   if (pages.length === 0) throw new PdfUnreadable('empty');
-  const rendering = await loadRendering(bytes);
-  if (rendering.numPages !== pages.length) {
-    await rendering.destroy();
-    throw new PdfUnreadable('corrupt');
-  }
-  return new DocumentReader(structure, pages, rendering);
+  const reader = new DocumentReader(structure, pages, bytes);
+  if (options.checkRendering ?? true) await reader.rendering();
+  return reader;
 }
 
 function textOf(item: { str: string; transform: number[]; width: number; height: number }, view: Matrix): PdfText {
@@ -128,22 +134,35 @@ class DocumentReader implements PdfReader {
   readonly producer: string | null;
   private readonly catalog: ImageCatalog;
 
+  private loaded: Promise<PDFDocumentProxy> | null = null;
+
   constructor(
     private readonly structure: PDFDocument,
     private readonly pages: PDFPage[],
-    private readonly rendering: PDFDocumentProxy,
+    private readonly bytes: Uint8Array,
   ) {
     this.pageCount = pages.length;
     this.producer = structure.getProducer()?.trim() || null;
     this.catalog = new ImageCatalog(structure.context);
   }
 
+  /** pdf.js's copy of the document, loaded once, checked to read the same pages as pdf-lib. */
+  rendering(): Promise<PDFDocumentProxy> {
+    this.loaded ??= loadRendering(this.bytes).then(async (rendering) => {
+      if (rendering.numPages === this.pageCount) return rendering;
+      await rendering.destroy();
+      throw new PdfUnreadable('corrupt');
+    });
+    return this.loaded;
+  }
+
   private async page(page: number): Promise<PDFPageProxy> {
     if (!Number.isInteger(page) || page < 1 || page > this.pageCount) {
       throw new RangeError(`Page ${page} is not in the document (1-${this.pageCount})`);
     }
+    const rendering = await this.rendering();
     try {
-      return await this.rendering.getPage(page);
+      return await rendering.getPage(page);
     } catch (error) {
       throw new PdfUnreadable('corrupt', { cause: error });
     }
@@ -198,6 +217,8 @@ class DocumentReader implements PdfReader {
   }
 
   async close(): Promise<void> {
-    await this.rendering.destroy();
+    const loaded = this.loaded;
+    this.loaded = null;
+    await loaded?.then((rendering) => rendering.destroy()).catch(() => undefined);
   }
 }

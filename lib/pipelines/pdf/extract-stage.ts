@@ -64,7 +64,8 @@ export async function extractUnit(ctx: StageContext, index: number): Promise<voi
     result.photos.push(photo);
   };
 
-  const reader = await openDocument(job, unit.document);
+  // Stored JPEGs need no pdf.js: it is loaded only if a page has to be rendered.
+  const reader = await openDocument(job, unit.document, { checkRendering: false });
   try {
     // Embedded photos: all read first, their bytes reserved in one write, then written side by side.
     const embedded = unit.tasks.filter((t) => t.kind === 'embedded');

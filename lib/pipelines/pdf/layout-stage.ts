@@ -7,7 +7,7 @@
  */
 import { readObject } from '../../blob/objects';
 import type { Job, PdfDocument } from '../../jobs/job-store';
-import { openPdf, type PdfReader, PdfUnreadable } from '../../pdf/reader';
+import { type OpenOptions, openPdf, type PdfReader, PdfUnreadable } from '../../pdf/reader';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { LAYOUT_PAGES_PER_UNIT, pageRanges, pagesToRead } from './limit-rules';
 import { getReadPlan, type LayoutUnit, putReadPlan, putUnitLayouts, type ReadPlanDocument } from './run-store';
@@ -23,12 +23,12 @@ export const documentName = (job: Job, document: number): string =>
   job.pdf_documents?.find((d) => d.document === document)?.original_filename ?? `document ${document + 1}`;
 
 /** Opens one of the job's documents from the bucket; throws PdfUnreadable for a file that is not a readable PDF. */
-export async function openDocument(job: Job, document: number): Promise<PdfReader> {
+export async function openDocument(job: Job, document: number, options: OpenOptions = {}): Promise<PdfReader> {
   const entry = job.pdf_documents?.find((d) => d.document === document);
   if (!entry) throw new Error(`document ${document} is not part of this job`);
   const stored = await readObject(entry.key);
   if (!stored) throw new PdfUnreadable('corrupt', { cause: new Error('the uploaded file is missing from storage') });
-  return openPdf(stored.body);
+  return openPdf(stored.body, options);
 }
 
 const failureText = (err: unknown) =>

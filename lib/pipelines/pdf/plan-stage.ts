@@ -91,7 +91,7 @@ async function recipeFor(
   }
   const samples = samplePages({ first: first.page, last: inventory[inventory.length - 1].page }, RECIPE_SAMPLE_PAGES);
   const byPage = new Map(inventory.map((page) => [page.page, page]));
-  const reader = hasTextLayer ? null : await openDocument(job, doc.document);
+  const reader = hasTextLayer ? null : await openDocument(job, doc.document, { checkRendering: false });
   try {
     const inputs = [];
     for (const page of samples) {

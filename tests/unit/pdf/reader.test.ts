@@ -117,6 +117,25 @@ describe('openPdf on a card grid', () => {
     expect(await photoIndexOf(region)).toBe(photo.index);
   });
 
+  it('opened without the rendering check, takes stored photos out and still reads text and renders later', async () => {
+    const fixture = await cardGridList({ pages: 2 });
+    // The placement comes from a reader of the same bytes (image ids are the file's object numbers).
+    const eager = await openPdf(fixture.bytes);
+    const photo = fixture.expected.photos[0];
+    const placed = (await eager.pageLayout(1)).images.find(
+      (image) => image.pixelWidth === photo.pixelWidth,
+    ) as PdfImagePlacement;
+    await eager.close();
+    const lazy = await openPdf(fixture.bytes, { checkRendering: false });
+    try {
+      expect(Buffer.compare(await lazy.imageJpeg(1, placed), fixture.expected.photos[0].jpeg)).toBe(0);
+      expect((await lazy.pageLayout(2)).texts.length).toBeGreaterThan(0);
+      expect((await sharp(await lazy.renderPage(1, 200)).metadata()).height).toBe(200);
+    } finally {
+      await lazy.close();
+    }
+  });
+
   it('refuses pages outside the document', async () => {
     await expect(reader.pageLayout(4)).rejects.toThrow(RangeError);
     await expect(reader.renderPage(0, 100)).rejects.toThrow(RangeError);
