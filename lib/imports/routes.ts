@@ -18,7 +18,7 @@ export const importRoutes = {
     summary:
       'Import PDF contents lists into a claim: a manifest of the PDFs in (name and size; the bytes go straight to storage), a new ImportBatch and one presigned POST per file out, at once. ' +
       'POST each file, then confirm the import: the files are read, their photos split by room (room names matched case-insensitively against the claim’s active rooms, missing rooms created; photos with no room go to a room named after their file), and one photo job per room is created in awaiting_grouping. ' +
-      'PDFs only (400), at most 20 (400), 1 GiB each (413), not all empty (400); a malformed manifest is 422. Nothing is written on an error.',
+      'PDFs only (400), at most 20 (400), 512 MiB each (413), not all empty (400); a malformed manifest is 422. Nothing is written on an error.',
     handler: 'api/imports/import-contents-list',
     params: idParams,
     body: importContentsListBody,

@@ -7,10 +7,10 @@
 import type { PdfDocument } from '../jobs/job-store';
 import {
   classifyFile,
-  MAX_PDFS_PER_UPLOAD,
+  hugePdfProblem,
   type ManifestFile,
   type ManifestProblem,
-  SINGLE_PDF_MAX_BYTES,
+  pdfCountProblem,
 } from '../photos/upload-rules';
 
 /**
@@ -48,8 +48,8 @@ export const NO_PHOTOS_FOUND = 'No photos were found in it.';
 
 /**
  * Checks a claim-level import's manifest before anything is written: PDFs
- * only (400), at most MAX_PDFS_PER_UPLOAD of them (400), none over the 1 GiB
- * PDF limit (413), and at least one that is not empty (400).
+ * only (400), at most MAX_PDFS_PER_UPLOAD of them (400), none over the
+ * SINGLE_PDF_MAX_BYTES PDF limit (413), and at least one that is not empty (400).
  */
 export function contentsListManifestProblem(files: ManifestFile[]): ManifestProblem | null {
   const other = files.find((f) => classifyFile(f.filename) !== 'pdf');
@@ -58,17 +58,8 @@ export function contentsListManifestProblem(files: ManifestFile[]): ManifestProb
       status: 400,
       detail: `${other.filename} is not a PDF: a contents-list import takes PDF files only (upload photos to a room instead).`,
     };
-  if (files.length > MAX_PDFS_PER_UPLOAD)
-    return {
-      status: 400,
-      detail: `At most ${MAX_PDFS_PER_UPLOAD} PDF contents lists per import; this one lists ${files.length}. Start another import for the rest.`,
-    };
-  const huge = files.find((f) => f.size > SINGLE_PDF_MAX_BYTES);
-  if (huge)
-    return {
-      status: 413,
-      detail: `${huge.filename} is larger than the 1 GiB limit for a PDF contents list. Nothing was uploaded; split the PDF and import the parts.`,
-    };
+  const limit = pdfCountProblem(files.length, 'import') ?? hugePdfProblem(files, 'import');
+  if (limit) return limit;
   if (files.every((f) => f.size === 0)) return { status: 400, detail: NOTHING_TO_IMPORT };
   return null;
 }

@@ -57,7 +57,7 @@ function newReaderJob(batch: ImportBatch, userId: string, documents: PdfDocument
 /**
  * POST /api/claims/{id}/import-contents-list: a new ImportBatch for the
  * listed PDFs and one presigned POST per file. Nothing is written when the
- * manifest is refused (400 not a PDF or all empty, 413 over 1 GiB).
+ * manifest is refused (400 not a PDF or all empty, 413 over 512 MiB).
  */
 export async function startContentsListImport(identity: Identity, claimId: string, body: ImportContentsListInput) {
   const claim = await loadClaimForTeam(identity, claimId);

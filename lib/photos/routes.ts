@@ -28,7 +28,7 @@ export const photoRoutes = {
     summary:
       'Start a photo upload: a manifest of files in, a new photo job and one presigned POST per photo (uploads) and per PDF contents list (documents) out. ' +
       'With a PDF in the manifest the job starts in importing_pdf (else awaiting_grouping): confirm the PDFs that finished, and their read starts; its photos join the grouping pile, numbered after photo_count_hint (default: the photos listed), and the job moves to awaiting_grouping when it ends. ' +
-      'Extensions are checked (400); at most 20 PDFs (400); 413 over 100 MB per photo, over 1 GiB per PDF or over MAX_PHOTO_UPLOAD_MB for the photos (PDFs do not count against it). An empty file gets no slot and is listed in skipped_photos. Nothing is written on an error.',
+      'Extensions are checked (400); at most 20 PDFs (400); 413 over 100 MB per photo, over 512 MiB per PDF or over MAX_PHOTO_UPLOAD_MB for the photos (PDFs do not count against it). An empty file gets no slot and is listed in skipped_photos. Nothing is written on an error.',
     handler: 'api/photos/upload-photos',
     body: uploadPhotosBody,
     response: uploadBatchResponse,

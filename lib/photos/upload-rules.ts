@@ -37,8 +37,14 @@ export const NOT_ARRIVED = 'The upload did not arrive; send the file again.';
 
 /** PDF contents lists one upload may start with. */
 export const MAX_PDFS_PER_UPLOAD = 20;
-/** One PDF contents list at most (1 GiB): its read has its own page, image and byte limits. */
-export const SINGLE_PDF_MAX_BYTES = 1024 * MB;
+/**
+ * One PDF contents list at most (512 MiB): its read has its own page, image
+ * and byte limits. A reader that renders holds the file about 2.4 times over
+ * at its peak (the bytes, pdf.js's copy and its parse; measured on a 316 MB
+ * file), so this keeps a 2,048 MB worker clear of its memory limit.
+ */
+const SINGLE_PDF_MAX_MIB = 512;
+export const SINGLE_PDF_MAX_BYTES = SINGLE_PDF_MAX_MIB * MB;
 const NOT_AN_IMAGE = 'Not a readable image (the file header is not a supported photo format).';
 
 export type FileKind = 'image' | 'pdf' | 'other';
@@ -125,25 +131,37 @@ export function manifestProblem(
       : `photos (${IMAGE_EXTENSIONS.join(', ')}) and PDF contents lists (pdf)`;
     return { status: 400, detail: `${other.filename} is not a supported photo type. Accepted: ${accepted}.` };
   }
-  if (pdfs.length > MAX_PDFS_PER_UPLOAD)
-    return {
-      status: 400,
-      detail: `At most ${MAX_PDFS_PER_UPLOAD} PDF contents lists per upload; this one lists ${pdfs.length}. Start another upload for the rest.`,
-    };
+  const tooMany = pdfCountProblem(pdfs.length, 'upload');
+  if (tooMany) return tooMany;
   const huge = photos.find((f) => f.size > SINGLE_PHOTO_MAX_BYTES);
   if (huge)
     return {
       status: 413,
       detail: `${huge.filename} is larger than the ${SINGLE_PHOTO_MAX_MB} MB limit for a single photo.`,
     };
-  const hugePdf = pdfs.find((f) => f.size > SINGLE_PDF_MAX_BYTES);
-  if (hugePdf)
-    return {
-      status: 413,
-      detail: `${hugePdf.filename} is larger than the 1 GiB limit for a PDF contents list. Nothing was uploaded; split the PDF and upload the parts.`,
-    };
+  const hugePdf = hugePdfProblem(pdfs, 'upload');
+  if (hugePdf) return hugePdf;
   if (batchBytes(photos) > options.capBytes) return { status: 413, detail: overCapDetail(options.capBytes) };
   return null;
+}
+
+/** 400 past MAX_PDFS_PER_UPLOAD contents lists in one request (a photo upload or a claim import), or null. */
+export function pdfCountProblem(count: number, request: 'upload' | 'import'): ManifestProblem | null {
+  if (count <= MAX_PDFS_PER_UPLOAD) return null;
+  return {
+    status: 400,
+    detail: `At most ${MAX_PDFS_PER_UPLOAD} PDF contents lists per ${request}; this one lists ${count}. Start another ${request} for the rest.`,
+  };
+}
+
+/** 413 for the first contents list over SINGLE_PDF_MAX_BYTES, or null. */
+export function hugePdfProblem(pdfs: ManifestFile[], request: 'upload' | 'import'): ManifestProblem | null {
+  const huge = pdfs.find((f) => f.size > SINGLE_PDF_MAX_BYTES);
+  if (!huge) return null;
+  return {
+    status: 413,
+    detail: `${huge.filename} is larger than the ${SINGLE_PDF_MAX_MIB} MiB limit for a PDF contents list. Nothing was uploaded; split the PDF and ${request} the parts.`,
+  };
 }
 
 /** A manifest's photos and its PDF contents lists, each in manifest order (`position`: the file's place in the manifest). */

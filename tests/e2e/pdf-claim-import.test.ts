@@ -289,7 +289,7 @@ describe('what an import refuses', () => {
   it.each([
     ['a photo', [{ filename: 'photo.jpg', size: 10 }], 400, /photo\.jpg is not a PDF/],
     ['more than 20 PDFs', Array.from({ length: 21 }, (_, i) => ({ filename: `${i}.pdf`, size: 10 })), 400, /20/],
-    ['a PDF over 1 GiB', [{ filename: 'huge.pdf', size: 1024 ** 3 + 1 }], 413, /1 GiB/],
+    ['a PDF over 512 MiB', [{ filename: 'huge.pdf', size: 512 * 1024 ** 2 + 1 }], 413, /512 MiB/],
     ['only empty files', [{ filename: 'empty.pdf', size: 0 }], 400, /empty/],
     ['no files', [], 422, /at least one/],
   ])('%s, writing nothing', async (_what, files, status, detail) => {

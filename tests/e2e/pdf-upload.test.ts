@@ -275,7 +275,7 @@ describe('refusals at the start write nothing', () => {
       ],
     });
     expect(res.status).toBe(413);
-    expect(res.body.detail).toMatch(/^Huge vendor list\.pdf is larger than the 1 GiB limit for a PDF contents list/);
+    expect(res.body.detail).toMatch(/^Huge vendor list\.pdf is larger than the 512 MiB limit for a PDF contents list/);
     expect(await jobsInRoom(room.id)).toBe(0);
     expect(await listKeys(`teams/${room.team_id}/claims/${room.claim_id}/`)).toEqual([]);
   });

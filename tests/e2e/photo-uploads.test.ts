@@ -493,13 +493,13 @@ describe('POST /api/upload-photos refusals write nothing', () => {
 
   it.each([
     [
-      'a PDF contents list over 1 GiB',
+      'a PDF contents list over 512 MiB',
       [
         { filename: 'a.jpg', size: 10 },
-        { filename: 'list.pdf', size: 1024 * MIB + 1 },
+        { filename: 'list.pdf', size: 512 * MIB + 1 },
       ],
       413,
-      /^list\.pdf is larger than the 1 GiB limit/,
+      /^list\.pdf is larger than the 512 MiB limit/,
     ],
     [
       'more than 20 PDF contents lists',

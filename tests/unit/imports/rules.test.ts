@@ -14,7 +14,7 @@ import {
 } from '../../../lib/imports/rules';
 import type { PdfDocument } from '../../../lib/jobs/job-store';
 
-const GiB = 1024 * 1024 * 1024;
+const MiB = 1024 * 1024;
 
 const batchDoc = (document: number, over: Partial<BatchDocument> = {}): BatchDocument => ({
   document,
@@ -28,14 +28,8 @@ const batchDoc = (document: number, over: Partial<BatchDocument> = {}): BatchDoc
   ...over,
 });
 const pdfDoc = (document: number, over: Partial<PdfDocument> = {}): PdfDocument => ({
-  document,
-  original_filename: `list-${document}.pdf`,
-  key: `k/${document}.pdf`,
-  size_bytes: 100,
+  ...batchDoc(document),
   state: 'queued',
-  pages: null,
-  photos: 0,
-  message: null,
   ...over,
 });
 
@@ -53,12 +47,12 @@ describe('contentsListManifestProblem', () => {
     expect(contentsListManifestProblem(files)).toEqual({ status: 400, detail: expect.stringMatching(/At most 20/) });
     expect(contentsListManifestProblem(files.slice(0, 20))).toBeNull();
   });
-  it('refuses a PDF over 1 GiB with 413', () => {
-    expect(contentsListManifestProblem([{ filename: 'big.PDF', size: GiB + 1 }])).toEqual({
+  it('refuses a PDF over 512 MiB with 413', () => {
+    expect(contentsListManifestProblem([{ filename: 'big.PDF', size: 512 * MiB + 1 }])).toEqual({
       status: 413,
-      detail: expect.stringMatching(/^big\.PDF is larger than the 1 GiB limit/),
+      detail: expect.stringMatching(/^big\.PDF is larger than the 512 MiB limit/),
     });
-    expect(contentsListManifestProblem([{ filename: 'big.pdf', size: GiB }])).toBeNull();
+    expect(contentsListManifestProblem([{ filename: 'big.pdf', size: 512 * MiB }])).toBeNull();
   });
   it('refuses a manifest of empty files only', () => {
     expect(contentsListManifestProblem([{ filename: 'a.pdf', size: 0 }])).toEqual({

@@ -229,12 +229,12 @@ describe('manifest checks (first problem wins, nothing written)', () => {
     });
   });
 
-  it('refuses a PDF over 1 GiB with 413 naming it, and does not count PDFs against MAX_PHOTO_UPLOAD_MB', () => {
+  it('refuses a PDF over 512 MiB with 413 naming it, and does not count PDFs against MAX_PHOTO_UPLOAD_MB', () => {
     const big = { filename: 'vendor.pdf', size: SINGLE_PDF_MAX_BYTES };
     expect(manifestProblem([ok, big], { capBytes: 2000, append: false })).toBeNull();
     const problem = manifestProblem([ok, { ...big, size: SINGLE_PDF_MAX_BYTES + 1 }], { capBytes: cap, append: false });
     expect(problem).toMatchObject({ status: 413 });
-    expect(problem!.detail).toMatch(/^vendor\.pdf is larger than the 1 GiB limit for a PDF contents list/);
+    expect(problem!.detail).toMatch(/^vendor\.pdf is larger than the 512 MiB limit for a PDF contents list/);
     expect(manifestProblem([{ filename: 'a.jpg', size: 3000 }, big], { capBytes: 2000, append: false })).toEqual({
       status: 413,
       detail: overCapDetail(2000),
