@@ -36,6 +36,7 @@ const DOMAINS = [
   'pipelines',
   'purge',
   'rooms',
+  'sends',
   'settings',
   'teams',
   'tenancy',

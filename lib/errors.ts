@@ -22,6 +22,7 @@ export type DomainErrorCode =
   | 'too_large'
   | 'unprocessable'
   | 'insufficient_credits'
+  | 'remote_failure'
   | 'unavailable';
 
 /** A per-field problem (422): where the bad value was (`body.name`, `query.cursor`) and why. */
@@ -98,6 +99,13 @@ export class UnprocessableError extends DomainError {
 export class InsufficientCreditsError extends DomainError {
   constructor(body: Record<string, unknown>) {
     super('insufficient_credits', 'Insufficient credits', body);
+  }
+}
+
+/** A remote system (claims platform, estimation platform) rejected the call or could not be reached (502). */
+export class RemoteFailureError extends DomainError {
+  constructor(message: string) {
+    super('remote_failure', message);
   }
 }
 

@@ -21,6 +21,8 @@ import { inventoryRoutes } from '../inventory/routes';
 import { jobRoutes } from '../jobs/routes';
 import { photoRoutes } from '../photos/routes';
 import { roomRoutes } from '../rooms/routes';
+import { claimsPlatformRoutes } from '../sends/claims-platform-routes';
+import { estimationRoutes } from '../sends/estimation-routes';
 import { settingsRoutes } from '../settings/routes';
 import { uploadRoutes } from '../uploads/routes';
 import { docsRoutes } from '../http/docs-routes';
@@ -42,6 +44,8 @@ const groups: Record<string, RouteContract>[] = [
   itemPhotoRoutes,
   inventoryLifecycleRoutes,
   exportRoutes,
+  estimationRoutes,
+  claimsPlatformRoutes,
   billingRoutes,
   settingsRoutes,
   dashboardRoutes,

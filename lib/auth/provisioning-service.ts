@@ -8,6 +8,7 @@
  * first requests converge on one team and one user: the loser retries and
  * finds the winner's rows.
  */
+import { settings } from '../config';
 import { isConditionRace } from '../db/client';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
@@ -91,6 +92,12 @@ export async function provisionLocalUser(email: string): Promise<{ team: Team; u
       existing ??
       (await createUser({ external_id: null, name: email.split('@')[0] || email, email, team_id: team.id }));
     await touchLastSeen(user).catch((err) => logger.warn('last_seen_at stamp failed', { error: String(err) }));
-    return { team, user };
+    // What a login token would carry for the team, so the sends can be tried locally (README: local demo).
+    const config = settings();
+    const synced = await syncTeam(team, {
+      team_token: config.LOCAL_AUTH_TEAM_TOKEN || undefined,
+      estimation_platform_key: config.LOCAL_AUTH_ESTIMATION_KEY || undefined,
+    });
+    return { team: synced, user };
   });
 }

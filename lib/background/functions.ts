@@ -117,6 +117,16 @@ export const backgroundFunctions: BackgroundFunction[] = [
     environment: { MALLOC_ARENA_MAX: '2' },
     layers: ['sharp', 'pdfkit'],
   },
+  // Claims platform submissions (lib/sends): one item per message (its upload, photos and analysis call).
+  {
+    kind: 'queue',
+    name: 'submissionWorker',
+    handler: 'workers/submissions',
+    queue: 'submissions',
+    batchSize: 5,
+    timeout: 120,
+    maximumConcurrency: 5,
+  },
   // Job events (server-sent events): ~10 minutes of polling per connection.
   { kind: 'stream', name: 'jobStream', handler: 'streams/job-stream', timeout: 660 },
   { kind: 'schedule', name: 'watchdog', handler: 'schedules/watchdog', rate: 'rate(1 minute)', timeout: 300 },

@@ -24,35 +24,19 @@
  *   applies only to jobs finalized after it, and a job that finished before
  *   billing existed is never finalized retroactively: it stays at 0.
  */
-import type * as z from 'zod';
 import { settings as currentSettings } from '../config';
 import { addClaimSpend } from '../claims/store';
-import { ConflictError, InsufficientCreditsError, NotFoundError } from '../errors';
-import type { insufficientCreditsBody } from '../http/schemas';
+import { ConflictError, NotFoundError } from '../errors';
 import { getJob, type Job } from '../jobs/job-store';
 import { logger } from '../observability/logger';
 import type { Team } from '../teams/store';
 import type { User } from '../users/store';
 import { completionBilling, recordChargeRound, recordCompletionBilling } from './charge-store';
-import { type JobCharge, prepaidMode } from './credit-rules';
+import { type JobCharge, insufficientCredits, prepaidMode } from './credit-rules';
 import { jobChargeReference, spendDescription } from './ledger-rules';
 import { type BillingDeps, createBillingClient, settleJobBilling } from './settlement-service';
 import { owesBilling, wholeRefund } from './settlement-rules';
 import { markRefundOwed } from './settlement-store';
-
-/** The spec's 402 body, exactly (its schema is also the OpenAPI document's). */
-type InsufficientCreditsBody = z.output<typeof insufficientCreditsBody>;
-
-/** The 402 refusal with the spec's body, in its field order. */
-function insufficientCredits(body: Omit<InsufficientCreditsBody, 'error'>): InsufficientCreditsError {
-  const exact: InsufficientCreditsBody = {
-    error: 'insufficient_credits',
-    credits_balance: body.credits_balance,
-    required_amount: body.required_amount,
-    buy_url: body.buy_url,
-  };
-  return new InsufficientCreditsError(exact);
-}
 
 type UnchargedReason = 'billing_off' | 'config_gap' | 'zero_cost' | 'no_team_external_id' | 'unavailable';
 

@@ -16,7 +16,10 @@
  * - Prices are read when the charge is computed, so a rate change applies only
  *   to jobs charged or finalized after it.
  */
+import type * as z from 'zod';
 import { settings as currentSettings, type Settings } from '../config';
+import { InsufficientCreditsError } from '../errors';
+import type { insufficientCreditsBody } from '../http/schemas';
 import type { SourceType } from '../jobs/job-rules';
 import { logger } from '../observability/logger';
 import type { Team } from '../teams/store';
@@ -158,4 +161,18 @@ export function prepaidBillingActive(config: PrepaidSettings = currentSettings()
     });
   }
   return mode.active;
+}
+
+/** The spec's 402 body, exactly (its schema is also the OpenAPI document's). */
+type InsufficientCreditsBody = z.output<typeof insufficientCreditsBody>;
+
+/** The 402 refusal with the spec's body, in its field order. */
+export function insufficientCredits(body: Omit<InsufficientCreditsBody, 'error'>): InsufficientCreditsError {
+  const exact: InsufficientCreditsBody = {
+    error: 'insufficient_credits',
+    credits_balance: body.credits_balance,
+    required_amount: body.required_amount,
+    buy_url: body.buy_url,
+  };
+  return new InsufficientCreditsError(exact);
 }

@@ -111,9 +111,18 @@ export async function listTeamClaims(teamId: string, archived: boolean): Promise
   });
 }
 
-/** Writes the patched fields; null when the claim is gone. */
-export async function updateClaimFields(claimId: string, patch: ClaimPatch): Promise<Claim | null> {
-  const set = setClauses({ ...patch, updated_at: new Date().toISOString() });
+/** Every claim (any team) that has been sent to the estimation platform, oldest first: for the one-time migration. */
+export async function listClaimsSentToEstimation(): Promise<Claim[]> {
+  return queryAll<Claim>(indexes.allClaims(), {
+    FilterExpression: 'attribute_exists(estimation_submitted_at) AND estimation_submitted_at <> :none',
+    ExpressionAttributeValues: { ':none': null },
+    ScanIndexForward: true,
+  });
+}
+
+/** Writes fields to an existing claim; null when the claim is gone. */
+async function writeClaimFields(claimId: string, fields: Partial<Claim>): Promise<Claim | null> {
+  const set = setClauses({ ...fields, updated_at: new Date().toISOString() });
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
@@ -131,6 +140,58 @@ export async function updateClaimFields(claimId: string, patch: ClaimPatch): Pro
     if (isConditionalCheckFailed(err)) return null;
     throw err;
   }
+}
+
+/** Writes the patched fields; null when the claim is gone. */
+export function updateClaimFields(claimId: string, patch: ClaimPatch): Promise<Claim | null> {
+  return writeClaimFields(claimId, patch as Partial<Claim>);
+}
+
+/**
+ * Stores the estimation platform link after a send: the remote claim's key and
+ * id, and the first send's time (kept once set). Conditional on the claim not
+ * being linked to another remote claim. Null when the claim is gone or linked elsewhere.
+ */
+export async function setEstimationLink(
+  claim: Pick<Claim, 'id' | 'estimation_submitted_at'>,
+  link: { claim_key: string; claim_id: string },
+  now = new Date(),
+): Promise<Claim | null> {
+  const at = now.toISOString();
+  const set = setClauses({
+    estimation_claim_key: link.claim_key,
+    estimation_claim_id: link.claim_id,
+    ...(claim.estimation_submitted_at ? {} : { estimation_submitted_at: at }),
+    updated_at: at,
+  });
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.claim(claim.id),
+        UpdateExpression: `SET ${set.expression}`,
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(estimation_claim_key) OR estimation_claim_key = :none OR estimation_claim_key = :estimation_claim_key)',
+        ExpressionAttributeNames: set.names,
+        ExpressionAttributeValues: { ...set.values, ':none': null },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return asClaim(Attributes);
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
+/** Marks the claim submitted to the claims platform (its first submission's time is kept). */
+export function setClaimSubmitted(claimId: string, at: string): Promise<Claim | null> {
+  return writeClaimFields(claimId, { submitted_at: at });
+}
+
+/** The admin's item unlock (estimation_items_unlocked); null when the claim is gone. */
+export function setEstimationItemsUnlocked(claimId: string, unlocked: boolean): Promise<Claim | null> {
+  return writeClaimFields(claimId, { estimation_items_unlocked: unlocked });
 }
 
 /** Archives the claim unless it is gone or submitted (null: read it again to tell which). */

@@ -138,6 +138,10 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       APP_ENV: 'production, stage or local (local is refused by serverless package).',
       LOCAL_AUTH_USER_EMAIL:
         'With APP_ENV=local: requests without a token act as this user (local bypass). serverless package refuses it when set.',
+      LOCAL_AUTH_TEAM_TOKEN:
+        "With the local bypass: the bypass team's claims platform token (a login token carries it as current_team_token), e.g. the demo fakes' token.",
+      LOCAL_AUTH_ESTIMATION_KEY:
+        "With the local bypass: the bypass team's estimation platform key (a login token carries it as current_team_estimation_intake_key), e.g. the demo fakes' key.",
       CORS_ORIGINS: 'Comma list of browser origins allowed to call the API.',
       LOG_LEVEL: 'DEBUG, INFO, WARN or ERROR.',
     },

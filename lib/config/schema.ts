@@ -161,6 +161,8 @@ const settingFields = z.object({
   CHAT_WEBHOOK_URL: str(),
   APP_ENV: z.enum(['production', 'stage', 'local']).default('production'),
   LOCAL_AUTH_USER_EMAIL: str(),
+  LOCAL_AUTH_TEAM_TOKEN: str(),
+  LOCAL_AUTH_ESTIMATION_KEY: str(),
   CORS_ORIGINS: list('http://localhost:3000'),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'debug', 'info', 'warn', 'error']).default('INFO'),
 

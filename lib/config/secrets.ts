@@ -27,6 +27,9 @@ export const SECRET_SETTING_NAMES = [
   'MAIL_WEBHOOK_SIGNING_KEY',
   // The webhook URL embeds its own credential.
   'CHAT_WEBHOOK_URL',
+  // The local bypass team's credentials (the local demo of the sends): credentials all the same.
+  'LOCAL_AUTH_TEAM_TOKEN',
+  'LOCAL_AUTH_ESTIMATION_KEY',
 ] as const satisfies readonly (keyof Settings)[];
 
 export type SecretSettingName = (typeof SECRET_SETTING_NAMES)[number];

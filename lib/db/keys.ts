@@ -27,6 +27,8 @@
  * | Upload session    | UPLOAD#<id>             | UPLOAD    |                         |                     | UPLOADS#OPEN (while open) | <created_at> |
  * | Job live log      | JOBLOG#<job_id>         | SEQ, LINE#<slot:06> |               |                     |                   |               |
  * | ImportBatch       | IMPORT#<id>             | IMPORT    | CLAIM#<claim_id>#IMPORTS | <created_at>#<id>  |                   |               |
+ * | Estimation send   | ESTSEND#<claim_id>      | SEND      |                         |                     |                   |               |
+ * | Submission        | SUBMISSION#<id>         | SUBMISSION | CLAIM#<claim_id>#SUBMISSIONS | <created_at>#<id> |               |               |
  * | Job log archive   | JOBLOGARCHIVE#<job_id>  | ARCHIVE   |                         |                     |                   |               |
  * | Fan-out unit      | JOBUNIT#<job_id>        | <run_id>#<stage>#<index:06> |       |                     |                   |               |
  * | AI request record | AIREQ#<job_id>          | <at ISO>#<id> |                       |                     |                   |               |
@@ -71,6 +73,9 @@ export const keys = {
   jobStreamSlot: (jobId: string, slot: number) => ({ pk: `JOBSTREAM#${jobId}`, sk: `SLOT#${slot}` }),
   export: (id: string) => ({ pk: `EXPORT#${id}`, sk: 'EXPORT' }),
   importBatch: (id: string) => ({ pk: `IMPORT#${id}`, sk: 'IMPORT' }),
+  /** The claim's estimation platform send: one row per claim, its lease and its last batch. */
+  estimationSend: (claimId: string) => ({ pk: `ESTSEND#${claimId}`, sk: 'SEND' }),
+  submission: (id: string) => ({ pk: `SUBMISSION#${id}`, sk: 'SUBMISSION' }),
   /** Learned contents-list recipes (global): one partition per page size, so a hash miss reads its neighbours once. */
   pdfTemplate: (pageWidth: number, pageHeight: number, hash: string) => ({
     pk: `PDFTEMPLATES#${pageWidth}x${pageHeight}`,
@@ -88,10 +93,12 @@ export const indexes = {
   teamUsers: (teamId: string) => ({ index: 'gsi1', pk: `TEAM#${teamId}#USERS` }),
   claimRooms: (claimId: string) => ({ index: 'gsi1', pk: `CLAIM#${claimId}#ROOMS` }),
   claimImports: (claimId: string) => ({ index: 'gsi1', pk: `CLAIM#${claimId}#IMPORTS` }),
+  claimSubmissions: (claimId: string) => ({ index: 'gsi1', pk: `CLAIM#${claimId}#SUBMISSIONS` }),
   roomJobs: (roomId: string) => ({ index: 'gsi1', pk: `ROOM#${roomId}#JOBS` }),
   jobItems: (jobId: string) => ({ index: 'gsi1', pk: `JOB#${jobId}#ITEMS` }),
   teamActivity: (teamId: string) => ({ index: 'gsi1', pk: `TEAM#${teamId}#ACTIVITY` }),
   teamJobs: (teamId: string) => ({ index: 'gsi2', pk: `TEAM#${teamId}#JOBS` }),
+  allClaims: () => ({ index: 'gsi2', pk: 'CLAIMS' }),
   roomItems: (roomId: string) => ({ index: 'gsi2', pk: `ROOM#${roomId}#ITEMS` }),
   archived: () => ({ index: 'archived', pk: 'ARCHIVED' }),
   openUploads: () => ({ index: 'gsi2', pk: 'UPLOADS#OPEN' }),

@@ -38,6 +38,8 @@ export const serviceApi: ApiDescription = {
     imports: 'Imports into a claim (PDF contents lists), their progress and retries.',
     inventory:
       'Inventory line items: review, edit, approve, archive, merge, photos, manual adds and deletes (undoable).',
+    sends:
+      'Sending a claim’s items to the estimation platform and the claims platform: quotes, pricing choices, the send itself and its history.',
     exports: 'Excel, CSV and PDF exports of a job, room or claim, built in the background and downloaded from storage.',
     dashboard: 'Team metrics for the dashboard.',
     billing: 'The team’s credit balance and usage.',

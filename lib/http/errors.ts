@@ -35,6 +35,7 @@ export const STATUS_OF_DOMAIN_ERROR: Record<DomainErrorCode, number> = {
   conflict: 409,
   too_large: 413,
   unprocessable: 422,
+  remote_failure: 502,
   unavailable: 503,
 };
 

@@ -10,6 +10,8 @@ import { deletePrefix } from '../blob/client';
 import { blobKeys } from '../blob/keys';
 import { deleteObject } from '../blob/objects';
 import { deleteClaimRow } from '../claims/store';
+import { deleteEstimationSend } from '../sends/estimation-store';
+import { deleteClaimSubmissions } from '../sends/submission-store';
 import { settings } from '../config';
 import { deleteKeys } from '../db/batch';
 import { jobRowKeys } from '../jobs/job-store';
@@ -78,6 +80,8 @@ export async function purge(request: PurgeRequest): Promise<void> {
   await deleteKeys(importRows);
   rows += importRows.length;
   const objects = await deletePrefix(blobKeys.claimPrefix(request.team_id, request.claim_id));
+  await deleteEstimationSend(request.claim_id);
+  await deleteClaimSubmissions(request.claim_id);
   await deleteClaimRow(request.claim_id);
   logger.info('purged claim', { claim_id: request.claim_id, rooms: roomIds.length, rows, objects });
 }

@@ -18,6 +18,7 @@ const WORKER_FOR_QUEUE: Record<QueuePurpose, string> = {
   probe: 'probeWorker',
   photos: 'photoWorker',
   exports: 'exportWorker',
+  submissions: 'submissionWorker',
 };
 
 /** The receipt handle of a message handed over by direct invoke (it is on no queue). */

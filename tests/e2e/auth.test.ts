@@ -196,12 +196,13 @@ describe('the auth routes', () => {
     expect(res.body.jwt_claims.user_id).toBe(claims.user_id);
     expect(JSON.stringify(res.body)).not.toContain(String(claims.current_team_token));
     expect(JSON.stringify(res.body)).not.toContain('est-key-secret-7777');
+    // The test service runs against the fake platforms with a public base URL (tests/support/service-env.ts).
     expect(res.body.estimation_platform).toEqual({
-      public_base_url: null,
-      photos_will_be_sent: false,
-      ready_to_submit: false,
+      public_base_url: 'https://inventory.example.test',
+      photos_will_be_sent: true,
+      ready_to_submit: true,
     });
-    expect(res.body.claims_platform.ready).toBe(false);
+    expect(res.body.claims_platform.ready).toBe(true);
   });
 
   it('hands off into the estimation platform with a direction-marked token that cannot log in here', async () => {

@@ -125,6 +125,9 @@ const BODY_SAMPLES: Record<string, (fx: Fixtures) => unknown> = {
   moveItemPhoto: (fx) => ({ target_item_id: fx.itemIds[1] }),
   importContentsList: () => ({ files: [{ filename: 'planted.pdf', size: 100 }] }),
   confirmImport: () => ({}),
+  submitToEstimationPlatform: () => ({}),
+  claimsPlatformQuote: () => ({}),
+  submitToClaimsPlatform: () => ({}),
 };
 
 /** What another team gets: 404 everywhere, but 403 on GET /api/claims/{id} (spec: Errors). */

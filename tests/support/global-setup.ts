@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeAiGateway } from '../fakes/ai-gateway-server';
 import { startFakeBillingServer } from '../fakes/billing-server';
+import { startFakeClaimsPlatform } from '../fakes/claims-platform-server';
+import { startFakeEstimationPlatform } from '../fakes/estimation-platform-server';
 import { startFakeMailServer } from '../fakes/mail-server';
 import { startFakeSpeechServer } from '../fakes/speech-server';
 import { serviceEnv, TEST_MAIL_DOMAIN } from './service-env';
@@ -32,13 +34,23 @@ export default async function globalSetup(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'contents-inventory-test-'));
   const output: string[] = [];
   // The external systems the pipelines call: one fake each for the whole run, driven by
-  // the tests through their control APIs (tests/support/fake-gateway.ts, fake-billing.ts, fake-speech.ts, fake-mail.ts).
+  // the tests through their control APIs (tests/support/fake-gateway.ts, fake-billing.ts, fake-speech.ts, fake-mail.ts,
+  // fake-estimation.ts, fake-claims-platform.ts).
   const gateway = await startFakeAiGateway();
   // Teams have credits unless a test sets a balance; billing is on as in production.
   const billing = await startFakeBillingServer({ defaultBalance: 1_000_000 });
   const speech = await startFakeSpeechServer();
   const mail = await startFakeMailServer({ domain: TEST_MAIL_DOMAIN });
-  (globalThis as Record<string, unknown>).__TEST_FAKES__ = [gateway, billing, speech, mail];
+  const estimation = await startFakeEstimationPlatform();
+  const claimsPlatform = await startFakeClaimsPlatform();
+  (globalThis as Record<string, unknown>).__TEST_FAKES__ = [
+    gateway,
+    billing,
+    speech,
+    mail,
+    { stop: () => estimation.close() },
+    { stop: () => claimsPlatform.close() },
+  ];
   const service = await startLocalService({
     stage: 'test',
     dataDir,
@@ -56,6 +68,8 @@ export default async function globalSetup(): Promise<void> {
       TRANSCRIPTION_API_KEY: speech.apiKey,
       MAIL_BASE_URL: mail.url,
       MAIL_API_KEY: mail.apiKey,
+      ESTIMATION_PLATFORM_BASE_URL: estimation.url,
+      CLAIMS_PLATFORM_BASE_URL: claimsPlatform.url,
     },
     log: (line: string) => output.push(line),
     onOfflineOutput: (chunk: string) => {
@@ -74,6 +88,8 @@ export default async function globalSetup(): Promise<void> {
     TEST_FAKE_BILLING_URL: billing.url,
     TEST_FAKE_SPEECH_URL: speech.url,
     TEST_FAKE_MAIL_URL: mail.url,
+    TEST_FAKE_ESTIMATION_URL: estimation.url,
+    TEST_FAKE_CLAIMS_PLATFORM_URL: claimsPlatform.url,
   });
   process.stdout.write(`\nlocal service ready at ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }

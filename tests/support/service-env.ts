@@ -18,6 +18,8 @@ export const serviceEnv: Record<string, string> = {
   ESTIMATION_PLATFORM_APP_URL: 'https://estimation.example.test',
   ESTIMATION_PLATFORM_SSO_SECRET: TEST_SSO_SECRET,
   PUBLIC_APP_BASE_URL: 'http://app.example.test',
+  /** Photo URLs in sends are this origin plus /api/photos/...; the fakes record them without fetching. */
+  PUBLIC_BASE_URL: 'https://inventory.example.test',
   CLAIMS_PLATFORM_LOGIN_URL: 'https://claims-platform.example.test/login',
   // Gateway failure tests retry quickly; the fake's 'timeout' mode never answers.
   OPENROUTER_TIMEOUT_SECONDS: '3',

@@ -229,6 +229,7 @@ describe('openApiDocument', () => {
       'importContentsList',
       'initUpload',
       'processJob',
+      'submitToEstimationPlatform',
       'uploadAudio',
       'uploadPhotos',
       'uploadVideo',

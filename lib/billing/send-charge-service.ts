@@ -1,0 +1,115 @@
+/**
+ * Charges for sends (spec: Limits > Credit prices and charging, rules 6-9):
+ * the spend is made before the remote call under the send's reference, which
+ * the billing service keeps idempotent (a repeat returns the first answer and
+ * never charges twice), and a failed send is refunded best-effort.
+ *
+ * As for jobs: a flat refusal is 402 with the spec's body and nothing is
+ * written; billing off, a config gap, a team with no external id and an outage
+ * let the send proceed uncharged (logged). A spend whose answer was lost may
+ * have charged: it is reported as charged but unconfirmed, so a failure of the
+ * send refunds it (a refund of a reference the service never charged is a no-op).
+ */
+import { settings as currentSettings } from '../config';
+import { logger } from '../observability/logger';
+import type { Team } from '../teams/store';
+import type { User } from '../users/store';
+import { insufficientCredits, prepaidMode } from './credit-rules';
+import { type BillingDeps, createBillingClient } from './settlement-service';
+
+export type SendChargeOutcome =
+  | { charged: true; credits: number; reference: string; unconfirmed: boolean }
+  | {
+      charged: false;
+      credits: 0;
+      reason: 'billing_off' | 'config_gap' | 'zero_cost' | 'no_team_external_id' | 'unavailable';
+    };
+
+/** Spends `credits` under `reference`; throws InsufficientCreditsError (402) on a flat refusal. */
+export async function chargeSend(
+  input: {
+    team: Pick<Team, 'id' | 'external_id'>;
+    user: Pick<User, 'id' | 'external_id'> | null;
+    credits: number;
+    reference: string;
+    description: string;
+  },
+  deps: BillingDeps = {},
+): Promise<SendChargeOutcome> {
+  const { team, user, credits, reference } = input;
+  const config = deps.config ?? currentSettings();
+  const context = { team_id: team.id, credits, reference };
+  if (!config.ENABLE_BILLING) return { charged: false, credits: 0, reason: 'billing_off' };
+  const mode = prepaidMode(config);
+  if (!mode.active) {
+    logger.warn('billing enabled but not configured; failing open, send proceeds uncharged', {
+      ...context,
+      missing: mode.missing,
+    });
+    return { charged: false, credits: 0, reason: 'config_gap' };
+  }
+  if (!(credits > 0)) return { charged: false, credits: 0, reason: 'zero_cost' };
+  if (team.external_id === null || team.external_id === undefined) {
+    logger.warn('team has no external id; send proceeds uncharged', context);
+    return { charged: false, credits: 0, reason: 'no_team_external_id' };
+  }
+  const amount = Math.ceil(credits);
+  const result = await createBillingClient({ ...deps, config }).spend({
+    teamId: team.external_id,
+    userId: user?.external_id ?? null,
+    amount,
+    reference,
+    description: input.description,
+  });
+  if (result.outcome === 'insufficient') {
+    logger.info('billing service refused the send: insufficient credits', { ...context, balance: result.balance });
+    throw insufficientCredits({
+      credits_balance: result.balance,
+      required_amount: result.required,
+      buy_url: result.buyUrl,
+    });
+  }
+  if (result.outcome === 'unavailable') {
+    const lost = result.error.mayHaveApplied;
+    logger.error(
+      lost
+        ? 'billing service did not answer the send spend; it may have charged: the send proceeds and a failure refunds the reference'
+        : 'billing service unavailable; failing open, send proceeds uncharged',
+      { ...context, reason: result.error.reason, error: result.error.message },
+    );
+    return lost
+      ? { charged: true, credits: amount, reference, unconfirmed: true }
+      : { charged: false, credits: 0, reason: 'unavailable' };
+  }
+  logger.info('send charged', { ...context, transaction_id: result.transactionId, balance: result.balance });
+  return { charged: true, credits: amount, reference, unconfirmed: false };
+}
+
+/** Gives a failed send's spend back. Best-effort: a failure is logged, never raised. */
+export async function refundSend(
+  input: { team: Pick<Team, 'id' | 'external_id'>; reference: string },
+  deps: BillingDeps = {},
+): Promise<boolean> {
+  const { team, reference } = input;
+  if (team.external_id === null || team.external_id === undefined) return false;
+  try {
+    const result = await createBillingClient(deps).refund({ teamId: team.external_id, reference });
+    if (result.outcome === 'unavailable') {
+      logger.error('refund of a failed send did not go through', {
+        team_id: team.id,
+        reference,
+        error: result.error.message,
+      });
+      return false;
+    }
+    logger.info('failed send refunded', { team_id: team.id, reference, outcome: result.outcome });
+    return result.outcome === 'refunded';
+  } catch (err) {
+    logger.error('refund of a failed send failed', {
+      team_id: team.id,
+      reference,
+      error: err instanceof Error ? err.message : String(err),
+    });
+    return false;
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * One item of a claims platform send, from the submissions queue (spec:
+ * Claims platform send, rules 2 and 5): the item, its photos by URL (primary
+ * first), then the platform's analysis; then the item is marked submitted and
+ * counted on its Submission, which completes with the last one.
+ *
+ * Every call is idempotent at the platform (PUT by our ids), so a message
+ * delivered twice repeats them harmlessly and is counted once. A transient
+ * failure (no answer, 5xx) throws, so the queue delivers the message again;
+ * on its last delivery, or for a refusal (401, 404, 422), the item is counted
+ * failed and stays unsubmitted for a later send.
+ */
+import type { SQSRecord } from 'aws-lambda';
+import type * as z from 'zod';
+import { settings as currentSettings } from '../config';
+import { ClaimsPlatformClient, type ClaimsPlatformResult } from '../integrations/claims-platform';
+import { getItem, listItemPhotos, updateItemFields } from '../inventory/item-store';
+import { logger } from '../observability/logger';
+import { getTeam } from '../teams/store';
+import { remoteItemFields, remotePhotos, sendToken } from './claims-platform-rules';
+import type { submissionItemMessage } from './claims-platform-schemas';
+import { countSubmissionItem, getSubmission, type Submission, updateSubmission } from './submission-store';
+
+/** The queue's maxReceiveCount (serverless.yml, SubmissionsQueue): the last delivery counts a failure. */
+const LAST_DELIVERY = 5;
+
+class TransientFailure extends Error {}
+
+/** A refusal or, on the last delivery, a transient failure: the item is counted failed. Throws to retry otherwise. */
+function failureOf(result: ClaimsPlatformResult<unknown>, lastDelivery: boolean): string | null {
+  if (result.outcome === 'ok') return null;
+  if (result.outcome === 'unavailable') {
+    if (!lastDelivery) throw new TransientFailure(result.detail);
+    return result.detail;
+  }
+  return result.outcome === 'unauthorized' ? 'the platform refused the token (401)' : result.detail;
+}
+
+export async function handleSubmissionItem(
+  message: z.output<typeof submissionItemMessage>,
+  record?: Pick<SQSRecord, 'attributes'>,
+): Promise<void> {
+  const submission = await getSubmission(message.submission_id);
+  if (!submission || submission.status !== 'processing' || !submission.claim_key) return;
+  const lastDelivery = Number(record?.attributes?.ApproximateReceiveCount ?? 1) >= LAST_DELIVERY;
+  const item = await getItem(message.item_id);
+  const context = { submission_id: submission.id, item_id: message.item_id };
+  if (!item || item.is_archived) {
+    logger.warn('submission item gone or archived before it was sent; counted failed', context);
+    return count(submission, message.item_id, { ok: false });
+  }
+  if (item.claims_platform_submitted_at) return count(submission, item.id, { ok: true, photos: 0 });
+
+  const config = currentSettings();
+  const team = await getTeam(submission.team_id);
+  const token = sendToken(team?.team_token ?? null, config.CLAIMS_PLATFORM_BEARER_TOKEN);
+  if (!token || !config.CLAIMS_PLATFORM_BASE_URL.trim()) {
+    logger.error('claims platform token or base URL gone during a submission; item counted failed', context);
+    return count(submission, item.id, { ok: false });
+  }
+  const client = new ClaimsPlatformClient({ baseUrl: config.CLAIMS_PLATFORM_BASE_URL, token });
+  const claimKey = submission.claim_key;
+  const refused = (detail: string) => {
+    logger.warn('claims platform refused a submission item; it stays unsubmitted', { ...context, detail });
+    return count(submission, item.id, { ok: false });
+  };
+
+  const upserted = await client.upsertItem(claimKey, item.id, remoteItemFields(item));
+  const itemFailure = failureOf(upserted, lastDelivery);
+  if (itemFailure) return refused(itemFailure);
+  const photos = remotePhotos(await listItemPhotos(item.id), config.PUBLIC_BASE_URL);
+  for (const photo of photos) {
+    const attached = await client.attachPhoto(claimKey, item.id, photo.external_id, {
+      url: photo.url,
+      is_primary: photo.is_primary,
+    });
+    const photoFailure = failureOf(attached, lastDelivery);
+    if (photoFailure) return refused(photoFailure);
+  }
+  const analyzed = await client.analyzeItem(claimKey, item.id);
+  const analyzeFailure = failureOf(analyzed, lastDelivery);
+  if (analyzeFailure) return refused(analyzeFailure);
+
+  await updateItemFields(item.id, { claims_platform_submitted_at: new Date().toISOString() });
+  return count(submission, item.id, { ok: true, photos: photos.length });
+}
+
+/** Counts the item once; the count that reaches the batch size completes the submission. */
+async function count(
+  submission: Submission,
+  itemId: string,
+  outcome: { ok: true; photos: number } | { ok: false },
+): Promise<void> {
+  const counted = await countSubmissionItem(submission.id, itemId, outcome);
+  if (!counted || counted.done_count + counted.failed_count < counted.item_count) return;
+  const now = new Date();
+  const completed = await updateSubmission(submission.id, 'processing', {
+    status: 'complete',
+    completed_at: now.toISOString(),
+    processing_seconds: Math.round((now.getTime() - Date.parse(submission.created_at)) / 100) / 10,
+  });
+  if (completed)
+    logger.info('claims platform send complete', {
+      submission_id: submission.id,
+      claim_id: submission.claim_id,
+      items: completed.done_count,
+      failed: completed.failed_count,
+      photos: completed.photo_count,
+      seconds: completed.processing_seconds,
+    });
+}

@@ -1,0 +1,160 @@
+/**
+ * The estimation platform send record: one row per claim (ESTSEND#<claim_id>)
+ * that serialises the claim's sends and remembers the last one, so a send
+ * interrupted anywhere can be finished and a repeated one answered.
+ *
+ * - A send holds a lease (owner, lease_until) taken with a conditional write:
+ *   one send per claim at a time; a lease left by a dead process expires.
+ * - It records each step before the next: the batch and its charge
+ *   (state 'sending'), the remote's answer ('delivered'), the local stamps and
+ *   the response ('done'), or the refund of a failure ('failed', which moves
+ *   the charge round on). Every write after the lease is conditional on the
+ *   owner, so a process that lost its lease can no longer write.
+ */
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { keys, withoutKeys } from '../db/keys';
+import { setClauses } from '../db/update';
+import type { Destination, Pricing } from './estimation-rules';
+
+type SendState = 'sending' | 'delivered' | 'done' | 'failed';
+
+export interface RemoteOutcome {
+  claim_key: string;
+  claim_id: string;
+  created: boolean;
+  added: number;
+  skipped: number;
+}
+
+/** The response of a finished send (also replayed to a repeat of it). */
+export interface SendResult {
+  claim_key: string;
+  claim_id: string;
+  created: boolean;
+  items_sent: number;
+  item_ids: string[];
+  added: number;
+  skipped: number;
+  credits_charged: number;
+  photos_included: number;
+  dry_run: boolean;
+  warnings: string[];
+  sent_at: string;
+}
+
+export interface EstimationSend {
+  claim_id: string;
+  team_id: string;
+  owner: string;
+  /** Epoch ms; a lease in the past is free. */
+  lease_until: number;
+  state: SendState;
+  /** Charge round of the current (or last) attempt; moves on after a refunded failure. */
+  round: number;
+  reference: string | null;
+  /** Credits the attempt spent (0 when uncharged). */
+  credits: number;
+  /** The spend's answer was lost: the service may hold it. */
+  charge_unconfirmed: boolean;
+  item_ids: string[];
+  destination: Destination | null;
+  pricing: Pricing | null;
+  photos_included: number;
+  warnings: string[];
+  dry_run: boolean;
+  sender_user_id: string | null;
+  remote: RemoteOutcome | null;
+  result: SendResult | null;
+  updated_at: string;
+}
+
+export async function getEstimationSend(claimId: string): Promise<EstimationSend | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.estimationSend(claimId), ConsistentRead: true }),
+  );
+  return Item ? (withoutKeys(Item) as unknown as EstimationSend) : null;
+}
+
+/**
+ * Takes the claim's send lease for `owner` until `leaseUntil` when it is free
+ * (no record, or its lease in the past). Answers the record as it was before
+ * (null when there was none), or `busy` when another send holds the lease.
+ */
+export async function acquireSendLease(
+  claim: { id: string; team_id: string },
+  owner: string,
+  now: number,
+  leaseUntil: number,
+): Promise<{ busy: true } | { busy: false; previous: EstimationSend | null }> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.estimationSend(claim.id),
+        UpdateExpression:
+          'SET #owner = :owner, lease_until = :until, claim_id = :claim, team_id = :team, entity = :entity, updated_at = :at',
+        ConditionExpression: 'attribute_not_exists(pk) OR lease_until < :now',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: {
+          ':owner': owner,
+          ':until': leaseUntil,
+          ':claim': claim.id,
+          ':team': claim.team_id,
+          ':entity': 'EstimationSend',
+          ':at': new Date(now).toISOString(),
+          ':now': now,
+        },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    const previous = Attributes?.state ? (withoutKeys(Attributes) as unknown as EstimationSend) : null;
+    return { busy: false, previous };
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return { busy: true };
+    throw err;
+  }
+}
+
+/**
+ * Writes the step's fields while `owner` still holds the lease; `release`
+ * frees it. False when the lease was lost (another send took it over).
+ */
+export async function recordSendStep(
+  claimId: string,
+  owner: string,
+  fields: Partial<Omit<EstimationSend, 'claim_id' | 'team_id' | 'owner'>>,
+  options: { release?: boolean } = {},
+): Promise<boolean> {
+  const set = setClauses({
+    ...fields,
+    ...(options.release ? { lease_until: 0 } : {}),
+    updated_at: new Date().toISOString(),
+  });
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.estimationSend(claimId),
+        UpdateExpression: `SET ${set.expression}`,
+        ConditionExpression: '#owner_ = :owner_',
+        ExpressionAttributeNames: { ...set.names, '#owner_': 'owner' },
+        ExpressionAttributeValues: { ...set.values, ':owner_': owner },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return false;
+    throw err;
+  }
+}
+
+/** Frees the lease without recording a step (a send refused before it started: nothing to remember). */
+export async function releaseSendLease(claimId: string, owner: string): Promise<void> {
+  await recordSendStep(claimId, owner, {}, { release: true });
+}
+
+/** The purge's part: the record goes with its claim. */
+export async function deleteEstimationSend(claimId: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.estimationSend(claimId) }));
+}

@@ -1,0 +1,130 @@
+/**
+ * The estimation send in-process against the embedded stack and the run's
+ * fakes, for what HTTP cannot reach: a process that dies between the steps
+ * (record, charge, remote call, stamps), a training claim's dry run, the
+ * enterprise exemption and a deployment without PUBLIC_BASE_URL.
+ */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { identityOf } from '../../lib/auth/identity-rules';
+import { settings } from '../../lib/config';
+import { keys } from '../../lib/db/keys';
+import { PHOTOS_NOT_SENT, submitToEstimationPlatform } from '../../lib/sends/estimation-service';
+import { getEstimationSend } from '../../lib/sends/estimation-store';
+import { findTeamByExternalId } from '../../lib/teams/store';
+import { findUserByExternalId } from '../../lib/users/store';
+import { doc, setFields, table } from '../support/aws';
+import { fake, type SendTeam, sendTeam, spendsOf } from '../support/sends';
+
+jest.setTimeout(120_000);
+
+async function identityFor(t: SendTeam) {
+  const user = await findUserByExternalId(String(t.member.user_id));
+  const team = await findTeamByExternalId(t.member.current_team_id);
+  if (!user || !team) throw new Error('the team member was not provisioned');
+  return identityOf(user, team, { authMode: 'jwt', tokenVia: 'bearer', rawClaims: null });
+}
+
+class ProcessDied extends Error {}
+
+const dieAt = (step: string) => (at: string) => {
+  if (at === step) throw new ProcessDied(`died after ${step}`);
+};
+
+/** What a dead process leaves: its lease, until it expires (here: at once). */
+const expireLease = (claimId: string) => {
+  const key = keys.estimationSend(claimId);
+  return setFields(key.pk, key.sk, { lease_until: 0 });
+};
+
+const unsentCount = async (t: SendTeam) =>
+  (await t.client.get(`/api/claims/${t.claimId}/estimation-platform-items`)).body.unsent_item_count;
+
+describe.each(['recorded', 'charged', 'delivered'])('a send whose process dies after %s', (step) => {
+  it('is finished by the next send: one charge, each item added once, every item stamped', async () => {
+    const t = await sendTeam();
+    const identity = await identityFor(t);
+    await expect(submitToEstimationPlatform(identity, t.claimId, {}, { interrupt: dieAt(step) })).rejects.toThrow(
+      ProcessDied,
+    );
+    expect((await getEstimationSend(t.claimId))?.state).toBe(step === 'delivered' ? 'delivered' : 'sending');
+    expect(await unsentCount(t)).toBe(2);
+
+    // While the dead process's lease lasts, another send waits and then gives up: never two at once.
+    await expireLease(t.claimId);
+    const finished = await submitToEstimationPlatform(identity, t.claimId, {});
+    expect(finished).toMatchObject({ items_sent: 2, credits_charged: 2 });
+    expect(await unsentCount(t)).toBe(0);
+    const [remote] = await fake().claims(t.key);
+    expect(remote.items).toHaveLength(2);
+    expect((await spendsOf(t)).map((s) => [s.reference, s.amount, s.refunded])).toEqual([
+      [`ce-send:${t.claimId}`, 2, 0],
+    ]);
+    const claim = await t.client.get(`/api/claims/${t.claimId}`);
+    expect(claim.body.estimation_claim_key).toBe(remote.claim_key);
+    expect(claim.body.spend_usd).toBeGreaterThanOrEqual(2);
+  });
+});
+
+it('a send still holding its lease makes another one wait, then refuses it with 409', async () => {
+  const t = await sendTeam();
+  const identity = await identityFor(t);
+  await expect(submitToEstimationPlatform(identity, t.claimId, {}, { interrupt: dieAt('charged') })).rejects.toThrow(
+    ProcessDied,
+  );
+  await expect(submitToEstimationPlatform(identity, t.claimId, {})).rejects.toMatchObject({
+    code: 'conflict',
+    message: expect.stringMatching(/already in progress/),
+  });
+  await expireLease(t.claimId);
+  await expect(submitToEstimationPlatform(identity, t.claimId, {})).resolves.toMatchObject({ items_sent: 2 });
+}, 60_000);
+
+it('a training claim is a dry run: no remote call, no charge, a stand-in key, and it never locks', async () => {
+  const t = await sendTeam();
+  await setFields(`CLAIM#${t.claimId}`, 'CLAIM', { is_training: true });
+  const result = await submitToEstimationPlatform(await identityFor(t), t.claimId, {});
+  expect(result).toMatchObject({ dry_run: true, credits_charged: 0, items_sent: 2, deep_link: null });
+  expect(result.claim_key).toMatch(/^TRAINING-/);
+  expect(await fake().requests({ key: t.key })).toEqual([]);
+  expect(await spendsOf(t)).toEqual([]);
+  const claim = await t.client.get(`/api/claims/${t.claimId}`);
+  expect(claim.body).toMatchObject({ estimation_claim_key: result.claim_key, items_locked: false });
+  expect((await t.client.put(`/api/inventory/item/${t.items[0].id}`, { name: 'Still editable' })).status).toBe(200);
+});
+
+it('an enterprise team is not charged, and its quote says so', async () => {
+  const t = await sendTeam();
+  const team = await findTeamByExternalId(t.member.current_team_id);
+  await doc.send(
+    new PutCommand({ TableName: table(), Item: { ...keys.components(team!.id), visible: { enterprise: true } } }),
+  );
+  const quote = await t.client.get(`/api/claims/${t.claimId}/estimation-platform-quote`);
+  expect(quote.body).toMatchObject({
+    enterprise: true,
+    credit_cost_per_item: 0,
+    total_credits: 0,
+    unsent_item_count: 2,
+  });
+  const result = await submitToEstimationPlatform(await identityFor(t), t.claimId, {});
+  expect(result).toMatchObject({ credits_charged: 0, items_sent: 2, dry_run: false });
+  expect(await spendsOf(t)).toEqual([]);
+});
+
+it('without PUBLIC_BASE_URL photos are left out, the send succeeds and says why', async () => {
+  const t = await sendTeam();
+  const config = { ...settings(), PUBLIC_BASE_URL: '' };
+  const result = await submitToEstimationPlatform(await identityFor(t), t.claimId, {}, { config });
+  expect(result).toMatchObject({ photos_included: 0, items_sent: 2, warnings: [PHOTOS_NOT_SENT] });
+  const [create] = await fake().requests({ key: t.key, match: 'POST /intake/contents-inventory' });
+  expect((create.body as any).items.every((i: any) => i.photos === undefined && i.image_url === undefined)).toBe(true);
+});
+
+it('without ESTIMATION_PLATFORM_BASE_URL a send is refused with 409 before any network call', async () => {
+  const t = await sendTeam();
+  const config = { ...settings(), ESTIMATION_PLATFORM_BASE_URL: '' };
+  await expect(submitToEstimationPlatform(await identityFor(t), t.claimId, {}, { config })).rejects.toMatchObject({
+    code: 'conflict',
+    message: expect.stringMatching(/not configured/),
+  });
+  expect(await fake().requests({ key: t.key })).toEqual([]);
+});

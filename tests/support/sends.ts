@@ -1,0 +1,60 @@
+/** A team ready to send to the estimation platform (the run's fake), for the send tests. */
+import { randomUUID } from 'node:crypto';
+import { Client } from './api';
+import { fakeBilling } from './fake-billing';
+import { fakeEstimation } from './fake-estimation';
+import { jobWithItems } from './inventory';
+import { type LoginClaimsInput, newTeamMember } from './tokens';
+import { newRoom } from './uploads';
+
+export const fake = () => fakeEstimation(process.env.TEST_FAKE_ESTIMATION_URL as string);
+/** The test service's PUBLIC_BASE_URL (tests/support/service-env.ts). */
+export const PUBLIC_BASE_URL = 'https://inventory.example.test';
+
+export interface SendTeam {
+  client: Client;
+  member: LoginClaimsInput;
+  key: string;
+  claimId: string;
+  roomId: string;
+  jobId: string;
+  items: any[];
+}
+
+/**
+ * A team with an estimation key the fake knows, a claim with insured details
+ * and a completed photo job with `names` as its items; `balance` credits left.
+ */
+export async function sendTeam(names: string[][] = [['Sofa'], ['Lamp']], balance = 1000): Promise<SendTeam> {
+  const key = `est-key-${randomUUID()}`;
+  await fake().registerKey(key);
+  const member = newTeamMember({ current_team_estimation_intake_key: key });
+  const client = await Client.signIn(member);
+  await fakeBilling.setBalance(member.current_team_id, 1000);
+  const room = await newRoom(client, 'Living Room');
+  await client.patch(`/api/claims/${room.claim_id}`, {
+    insured_name: 'Pat Insured',
+    loss_type: 'Water Damage',
+    coverage_type: 'RCV',
+    claim_type: 'Residential',
+    zip_code: '90210',
+    adjuster_name: 'Ada Adjuster',
+  });
+  const { jobId, items } = await jobWithItems(client, room.id, names);
+  await fakeBilling.setBalance(member.current_team_id, balance);
+  return { client, member, key, claimId: room.claim_id, roomId: room.id, jobId, items };
+}
+
+export const submit = (t: SendTeam, body: Record<string, unknown> = {}, headers?: Record<string, string>) =>
+  t.client.post(`/api/claims/${t.claimId}/submit-to-estimation-platform`, body, headers ? { headers } : {});
+
+/** Adds an item by hand to the team's job; its id. */
+export async function addItem(t: SendTeam, name: string): Promise<string> {
+  const res = await t.client.post(`/api/inventory/${t.jobId}/item`, { name });
+  if (res.status !== 201) throw new Error(`add item: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id;
+}
+
+/** The team's send charges at the fake billing service (references ce-...). */
+export const spendsOf = async (t: SendTeam) =>
+  (await fakeBilling.spends(t.member.current_team_id)).filter((s) => String(s.reference).startsWith('ce-'));
