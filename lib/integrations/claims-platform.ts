@@ -83,35 +83,22 @@
  * longer than deadlineMs (default 20 s). The token is never logged.
  */
 import * as z from 'zod';
-import { baseUrl as normalizeBaseUrl } from '../config';
-import { logger } from '../observability/logger';
-import { withRetry } from '../retry';
-import { causeOf, retryAfterMs } from './http-failures';
+import {
+  isRecord,
+  type JsonHttpOptions,
+  type JsonHttpResult,
+  type JsonHttpSpec,
+  JsonHttpClient,
+  NOT_SENT,
+  networkCause,
+  parseJson,
+} from './json-http';
 
-/** One attempt. */
-const DEFAULT_TIMEOUT_MS = 8_000;
-/** Attempts in all, the first included. */
-const DEFAULT_ATTEMPTS = 3;
-/** Pause before the first retry; doubles per retry, jittered. */
-const DEFAULT_BACKOFF_MS = 500;
-/** A whole call, retries and pauses included: inside the 29 s of an HTTP function. */
-const DEFAULT_DEADLINE_MS = 20_000;
-
-export interface ClaimsPlatformClientOptions {
+export interface ClaimsPlatformClientOptions extends JsonHttpOptions {
   /** CLAIMS_PLATFORM_BASE_URL: bare domain or full base URL. */
   baseUrl: string;
   /** The team's API token (sent as the bearer token). */
   token: string;
-  /** One attempt, in ms. */
-  timeoutMs?: number;
-  /** Attempts in all, the first included. */
-  attempts?: number;
-  /** Pause before the first retry, in ms; doubles per retry. */
-  backoffMs?: number;
-  /** A whole call, retries and pauses included, in ms. */
-  deadlineMs?: number;
-  /** The fetch to use (default: the global one). */
-  fetch?: typeof fetch;
 }
 
 // ---- Requests ----
@@ -180,80 +167,37 @@ export type PlatformItemAnswer = z.infer<typeof itemAnswer>;
 export type PlatformPhotoAnswer = z.infer<typeof photoAnswer>;
 export type PlatformAnalyzeAnswer = z.infer<typeof analyzeAnswer>;
 
-type UnavailableReason = 'network' | 'timeout' | 'server_error' | 'unreadable' | 'rejected';
-
-interface Unavailable {
-  outcome: 'unavailable';
-  reason: UnavailableReason;
-  /** HTTP status when the platform answered. */
-  status?: number;
-  /** A readable sentence naming the call and the cause. */
-  detail: string;
-  /** The request may have been applied even so (its answer lost or garbled). */
-  mayHaveApplied: boolean;
-}
-
 /** What a call came to. */
-export type ClaimsPlatformResult<T> =
-  | { outcome: 'ok'; status: number; body: T }
-  | { outcome: 'unauthorized' }
-  | { outcome: 'not_found'; detail: string }
-  | { outcome: 'unprocessable'; detail: string }
-  | Unavailable;
+export type ClaimsPlatformResult<T> = JsonHttpResult<T>;
 
 type Method = 'GET' | 'PUT' | 'POST';
 
-/** A final answer of one call: a validated 2xx or a 4xx the caller is told about as such. */
-type Final<T> = Exclude<ClaimsPlatformResult<T>, Unavailable>;
-
-/** One failed attempt, as the retry policy sees it. */
-class AttemptFailed extends Error {
-  constructor(
-    readonly reason: UnavailableReason,
-    /** What went wrong, without the call. */
-    readonly problem: string,
-    readonly mayHaveApplied: boolean,
-    readonly status?: number,
-    /** Retry-After, in ms, when the platform asked for a pause. */
-    readonly retryAfterMs: number | null = null,
-  ) {
-    super(problem);
-  }
-
-  get retryable(): boolean {
-    return this.reason !== 'rejected';
-  }
-}
-
-/** Failures that happen before a request is sent (no connection, a URL fetch refuses): it cannot have been applied. */
-const NOT_SENT =
-  /bad port|Invalid URL|Failed to parse URL|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPROTO|ERR_SSL|ERR_TLS|CERT|certificate|SSL routines|wrong version number|self[- ]signed/i;
-
-/** A fetch failure in words: the socket's own message ("connect ECONNREFUSED 127.0.0.1:4010") and code. */
-function networkCause(err: unknown): string {
-  const cause = (err as { cause?: { code?: unknown; message?: unknown } })?.cause;
-  const message = typeof cause?.message === 'string' ? cause.message : '';
-  const code = typeof cause?.code === 'string' ? cause.code : '';
-  if (!message && !code) return causeOf(err);
-  if (!message) return code;
-  return code && !message.includes(code) ? `${message} (${code})` : message;
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Failures of a URL fetch refuses before sending (a bad port, a URL that does not parse). */
+const URL_REFUSED = /bad port|Invalid URL|Failed to parse URL/i;
 
 /** The platform's own words: the JSON `detail`, else `error`, else the start of the body. */
 function platformWords(text: string): string {
-  try {
-    const body: unknown = JSON.parse(text);
-    if (isRecord(body)) {
-      if (typeof body.detail === 'string' && body.detail) return body.detail;
-      if (typeof body.error === 'string' && body.error) return body.error;
-    }
-  } catch {
-    // Not JSON: the text itself.
+  const body = parseJson(text);
+  if (isRecord(body)) {
+    if (typeof body.detail === 'string' && body.detail) return body.detail;
+    if (typeof body.error === 'string' && body.error) return body.error;
   }
   return text.trim().slice(0, 300) || 'no body';
 }
+
+/** How the claims platform's answers and failures read (lib/integrations/json-http.ts does the rest). */
+const CLAIMS_PLATFORM: Omit<JsonHttpSpec, 'headers'> = {
+  name: 'claims platform',
+  words: platformWords,
+  notFoundDetail: (call, text) => `${call}: ${platformWords(text)}`,
+  tooManyRequests: 'server_error',
+  retryUnreadable: true,
+  unreadable: (status, text) => `unreadable answer (HTTP ${status}): ${text.trim().slice(0, 200) || 'empty body'}`,
+  networkCause: (err) => networkCause(err, true),
+  notSent: (cause) => URL_REFUSED.test(cause) || NOT_SENT.test(cause),
+  minAttemptMs: 0,
+  attemptsNote: (attempts) => (attempts > 1 ? ` (${attempts} attempts)` : ''),
+};
 
 /**
  * The path of a call under /api/v1, every segment percent-encoded so an
@@ -269,23 +213,13 @@ function apiPath(segments: string[]): string | null {
   }
 }
 
-export class ClaimsPlatformClient {
-  readonly baseUrl: string;
+export class ClaimsPlatformClient extends JsonHttpClient {
   private readonly token: string;
-  readonly timeoutMs: number;
-  readonly attempts: number;
-  readonly backoffMs: number;
-  readonly deadlineMs: number;
-  private readonly fetch: typeof fetch;
 
   constructor(options: ClaimsPlatformClientOptions) {
-    this.baseUrl = normalizeBaseUrl(options.baseUrl);
-    this.token = options.token.trim();
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.attempts = Math.max(1, Math.floor(options.attempts ?? DEFAULT_ATTEMPTS));
-    this.backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
-    this.deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
-    this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    const token = options.token.trim();
+    super(options, { ...CLAIMS_PLATFORM, headers: { authorization: `Bearer ${token}` } });
+    this.token = token;
   }
 
   /** The team's shopping and depreciation profiles. */
@@ -336,7 +270,7 @@ export class ClaimsPlatformClient {
     return this.call('POST', ['claims', claimKey, 'items', itemExternalId, 'analyze'], {}, analyzeAnswer);
   }
 
-  /** One call with retries (lib/retry.ts), all of it within deadlineMs. */
+  /** One call with retries (json-http.ts), all of it within deadlineMs; a path that cannot be sent is not. */
   private async call<T>(
     method: Method,
     segments: string[],
@@ -353,133 +287,15 @@ export class ClaimsPlatformClient {
         mayHaveApplied: false,
       };
     }
-    const call = `${method} ${path}`;
     if (!this.baseUrl)
       return {
         outcome: 'unavailable',
         reason: 'rejected',
-        detail: `claims platform not configured: ${call}: CLAIMS_PLATFORM_BASE_URL is empty`,
+        detail: `claims platform not configured: ${method} ${path}: CLAIMS_PLATFORM_BASE_URL is empty`,
         mayHaveApplied: false,
       };
     // A missing token is what the platform would refuse: no need to ask.
     if (!this.token) return { outcome: 'unauthorized' };
-
-    const deadline = Date.now() + this.deadlineMs;
-    let attempts = 0;
-    // Once any attempt may have been applied, the call as a whole may have been.
-    let mayHaveApplied = false;
-    /** The pause before the next retry: the backoff, or longer when the platform asked for it. */
-    const nextPause = (err: AttemptFailed) => Math.max(this.backoffMs * 2 ** (attempts - 1), err.retryAfterMs ?? 0);
-    try {
-      return await withRetry<Final<T>>(
-        async () => {
-          attempts++;
-          try {
-            return await this.attempt(method, path, body, schema, deadline);
-          } catch (err) {
-            if (err instanceof AttemptFailed) mayHaveApplied ||= err.mayHaveApplied;
-            throw err;
-          }
-        },
-        {
-          attempts: this.attempts,
-          backoffMs: this.backoffMs,
-          jitter: true,
-          // Transient failures only, and never a pause that runs past the deadline.
-          retryable: (err) => err instanceof AttemptFailed && err.retryable && Date.now() + nextPause(err) < deadline,
-          minPauseMs: (err) => (err instanceof AttemptFailed ? err.retryAfterMs : null),
-          onRetry: (err, attempt) => {
-            const e = err as AttemptFailed;
-            logger.warn('claims platform call failed; retrying', {
-              call,
-              attempt,
-              reason: e.reason,
-              status: e.status,
-              detail: e.problem,
-            });
-          },
-        },
-      );
-    } catch (err) {
-      const e = err instanceof AttemptFailed ? err : new AttemptFailed('network', causeOf(err), true, undefined, null);
-      const tried = attempts > 1 ? ` (${attempts} attempts)` : '';
-      return {
-        outcome: 'unavailable',
-        reason: e.reason,
-        ...(e.status !== undefined ? { status: e.status } : {}),
-        detail: `claims platform unreachable: ${call}: ${e.problem}${tried}`,
-        mayHaveApplied: mayHaveApplied || e.mayHaveApplied,
-      };
-    }
-  }
-
-  /** One request within what is left of the deadline: a final answer, or AttemptFailed. */
-  private async attempt<T>(
-    method: Method,
-    path: string,
-    body: unknown,
-    schema: z.ZodType<T>,
-    deadline: number,
-  ): Promise<Final<T>> {
-    const budgetMs = deadline - Date.now();
-    if (budgetMs <= 0)
-      throw new AttemptFailed('timeout', `no time left within the ${this.deadlineMs} ms deadline`, false);
-    const timeoutMs = Math.min(this.timeoutMs, budgetMs);
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    let status: number;
-    let text: string;
-    let retryAfter: string | null;
-    try {
-      const res = await this.fetch(`${this.baseUrl}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${this.token}`,
-          accept: 'application/json',
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        body: body !== undefined ? JSON.stringify(body) : undefined,
-        signal: controller.signal,
-      });
-      status = res.status;
-      retryAfter = res.headers.get('retry-after');
-      text = await res.text();
-    } catch (err) {
-      if (controller.signal.aborted) throw new AttemptFailed('timeout', `no answer within ${timeoutMs} ms`, true);
-      const cause = networkCause(err);
-      throw new AttemptFailed('network', cause, !NOT_SENT.test(cause));
-    } finally {
-      clearTimeout(timer);
-    }
-
-    if (status >= 200 && status < 300) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      const checked = schema.safeParse(parsed);
-      if (checked.success) return { outcome: 'ok', status, body: checked.data };
-      const shown = text.trim().slice(0, 200);
-      throw new AttemptFailed(
-        'unreadable',
-        `unreadable answer (HTTP ${status}): ${shown ? shown : 'empty body'}`,
-        true,
-        status,
-      );
-    }
-    if (status === 401) return { outcome: 'unauthorized' };
-    if (status === 404) return { outcome: 'not_found', detail: `${method} ${path}: ${platformWords(text)}` };
-    if (status === 422) return { outcome: 'unprocessable', detail: platformWords(text) };
-    if (status >= 500 || status === 429)
-      throw new AttemptFailed(
-        'server_error',
-        `HTTP ${status}: ${platformWords(text)}`,
-        status >= 500,
-        status,
-        retryAfterMs(retryAfter),
-      );
-    throw new AttemptFailed('rejected', `HTTP ${status}: ${platformWords(text)}`, false, status);
+    return this.request({ method, path, body, schema });
   }
 }

@@ -79,10 +79,18 @@
  * claim key, so a client never makes a call that cannot succeed.
  */
 import * as z from 'zod';
-import { baseUrl as normalizeBaseUrl, type Settings } from '../config';
-import { logger } from '../observability/logger';
-import { withRetry } from '../retry';
-import { causeOf, retryAfterMs } from './http-failures';
+import type { Settings } from '../config';
+import { causeOf } from './http-failures';
+import {
+  isRecord,
+  type JsonHttpOptions,
+  type JsonHttpResult,
+  type JsonHttpSpec,
+  JsonHttpClient,
+  NOT_SENT,
+  networkCause,
+  parseJson,
+} from './json-http';
 
 /** The `<source_app>` path segment naming this service on the platform. */
 export const ESTIMATION_SOURCE_APP = 'contents-inventory';
@@ -91,13 +99,6 @@ const CATALOG_PATH = '/intake/catalog';
 const CREATE_PATH = `/intake/${ESTIMATION_SOURCE_APP}`;
 const SEARCH_PATH = '/intake/claims';
 
-/** One attempt. */
-const DEFAULT_TIMEOUT_MS = 8_000;
-/** Attempts in all, the first included. */
-const DEFAULT_ATTEMPTS = 3;
-const DEFAULT_BACKOFF_MS = 500;
-/** A whole call, retries and pauses included: inside an HTTP function's 29 s, with room for the caller's writes. */
-const DEFAULT_DEADLINE_MS = 20_000;
 /** An attempt that would get less time than this (or the attempt timeout, if shorter) is not started. */
 const MIN_ATTEMPT_MS = 250;
 
@@ -192,90 +193,18 @@ type EstimationAppendedItems = z.infer<typeof appendedItemsSchema>;
 
 // --- Outcomes -----------------------------------------------------------------------------------
 
-type EstimationUnavailableReason = 'network' | 'timeout' | 'server_error' | 'unreadable' | 'rejected';
+export type EstimationResult<T> = JsonHttpResult<T>;
 
-interface EstimationUnavailable {
-  outcome: 'unavailable';
-  reason: EstimationUnavailableReason;
-  /** HTTP status of the last answer, when there was one. */
-  status?: number;
-  /** A sentence naming the call and the cause. */
-  detail: string;
-  /** The request may have reached the platform and been applied (by any attempt), its answer lost. */
-  mayHaveApplied: boolean;
-}
-
-export type EstimationResult<T> =
-  | { outcome: 'ok'; status: number; body: T }
-  | { outcome: 'unauthorized' }
-  | { outcome: 'not_found'; detail: string }
-  | { outcome: 'unprocessable'; detail: string }
-  | EstimationUnavailable;
-
-export interface EstimationClientOptions {
+export interface EstimationClientOptions extends JsonHttpOptions {
   /** ESTIMATION_PLATFORM_BASE_URL: bare domain or full base URL of the API host. */
   baseUrl: string;
   /** The team's key (X-API-Key). */
   apiKey: string;
-  /** One attempt (default 8 s). */
-  timeoutMs?: number;
-  /** Attempts in all, the first included (default 3). */
-  attempts?: number;
-  /** First backoff; doubles per retry, jittered (default 500 ms). */
-  backoffMs?: number;
-  /** The whole call, retries and pauses included (default 20 s). */
-  deadlineMs?: number;
-  /** The fetch to use (default: the global one). */
-  fetch?: typeof fetch;
 }
 
 // --- Internals ----------------------------------------------------------------------------------
 
-/** A final answer: 2xx, or a 4xx that is not retried. */
-interface Answer {
-  status: number;
-  text: string;
-}
-
-/** One failed attempt, as the retry policy sees it. */
-class AttemptFailed extends Error {
-  constructor(
-    readonly reason: EstimationUnavailableReason,
-    /** What went wrong, without the call (e.g. "HTTP 503: ..."). */
-    readonly problem: string,
-    readonly mayHaveApplied: boolean,
-    readonly retryable: boolean,
-    readonly status?: number,
-    readonly retryAfterMs: number | null = null,
-  ) {
-    super(problem);
-  }
-}
-
-/** Connection failures that happen before a request is sent: it cannot have been applied. */
-const NOT_SENT =
-  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPROTO|ERR_SSL|ERR_TLS|CERT|certificate|SSL routines|wrong version number|self[- ]signed/i;
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-const parseJson = (text: string): unknown => {
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
 const snippet = (text: string) => text.trim().replace(/\s+/g, ' ').slice(0, 300) || 'no body';
-
-/** A network failure in words: the socket's own message when it has one ("connect ECONNREFUSED 127.0.0.1:9"). */
-function networkCause(err: unknown): string {
-  const cause = (err as { cause?: { message?: unknown; code?: unknown } })?.cause;
-  const said = typeof cause?.message === 'string' && cause.message ? cause.message : '';
-  if (!said) return causeOf(err);
-  const code = typeof cause?.code === 'string' && !said.includes(cause.code) ? ` (${cause.code})` : '';
-  return `${said}${code}`;
-}
 
 /** The platform's `detail` as text: a string as is, a FastAPI list as "loc: msg; ...", else the body. */
 function detailText(text: string): string {
@@ -294,30 +223,40 @@ function detailText(text: string): string {
   return snippet(text);
 }
 
-export class EstimationPlatformClient {
-  readonly baseUrl: string;
-  private readonly apiKey: string;
-  readonly timeoutMs: number;
-  readonly attempts: number;
-  readonly backoffMs: number;
-  readonly deadlineMs: number;
-  private readonly fetch: typeof fetch;
+/** How the estimation platform's answers and failures read (lib/integrations/json-http.ts does the rest). */
+const ESTIMATION_PLATFORM: Omit<JsonHttpSpec, 'headers'> = {
+  name: 'estimation platform',
+  words: detailText,
+  tooManyRequests: 'rejected',
+  // The platform answered: another attempt would get the same body.
+  retryUnreadable: false,
+  unreadable: (status, text, error) =>
+    `HTTP ${status} with an unreadable body, ${
+      error === undefined
+        ? `not JSON: ${snippet(text)}`
+        : `not the contract's shape (${error.issues
+            .slice(0, 3)
+            .map((i) => `${i.path.join('.') || 'body'}: ${i.message}`)
+            .join('; ')})`
+    }`,
+  networkCause: (err) => networkCause(err),
+  notSent: (cause, err) => NOT_SENT.test(`${cause} ${causeOf(err)}`),
+  minAttemptMs: MIN_ATTEMPT_MS,
+  // A final answer (an unreadable 2xx, a 4xx) is the platform's, whatever came before it.
+  attemptsNote: (attempts, answered) => (!answered && attempts > 1 ? ` (after ${attempts} attempts)` : ''),
+};
 
+export class EstimationPlatformClient extends JsonHttpClient {
   /** Throws an Error when the base URL or the key is empty or unusable (see the module comment). */
   constructor(options: EstimationClientOptions) {
-    this.baseUrl = normalizeBaseUrl(options.baseUrl ?? '');
-    this.apiKey = (options.apiKey ?? '').trim();
+    const apiKey = (options.apiKey ?? '').trim();
+    super({ ...options, baseUrl: options.baseUrl ?? '' }, { ...ESTIMATION_PLATFORM, headers: { 'x-api-key': apiKey } });
     if (!this.baseUrl) throw new Error('estimation platform client: no base URL (ESTIMATION_PLATFORM_BASE_URL)');
     if (!URL.canParse(this.baseUrl))
       throw new Error(`estimation platform client: the base URL ${JSON.stringify(options.baseUrl)} is not a URL`);
-    if (!this.apiKey) throw new Error("estimation platform client: no API key (the team's estimation key)");
-    if (!/^[\x21-\x7e]+$/.test(this.apiKey))
+    if (!apiKey) throw new Error("estimation platform client: no API key (the team's estimation key)");
+    if (!/^[\x21-\x7e]+$/.test(apiKey))
       throw new Error('estimation platform client: the API key must be printable ASCII without spaces');
-    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.attempts = Math.max(1, Math.floor(options.attempts ?? DEFAULT_ATTEMPTS));
-    this.backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
-    this.deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
-    this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
   /** A client for one team: ESTIMATION_PLATFORM_BASE_URL from the settings, the team's key from the caller. */
@@ -331,167 +270,30 @@ export class EstimationPlatformClient {
 
   /** GET /intake/catalog: the depreciation schedules and their shopping profiles. */
   catalog(): Promise<EstimationResult<EstimationCatalog>> {
-    return this.call('GET', CATALOG_PATH, `GET ${CATALOG_PATH}`, undefined, catalogSchema);
+    return this.request({ method: 'GET', path: CATALOG_PATH, schema: catalogSchema });
   }
 
   /** POST /intake/<source_app>: creates the claim and its items, or names the existing one (created: false). */
   createClaim(payload: EstimationClaimPayload): Promise<EstimationResult<EstimationCreatedClaim>> {
-    return this.call('POST', CREATE_PATH, `POST ${CREATE_PATH}`, payload, createdClaimSchema);
+    return this.request({ method: 'POST', path: CREATE_PATH, body: payload, schema: createdClaimSchema });
   }
 
   /** GET /intake/claims?q=: the firm's claims whose number or policyholder contains q (all of them for ''). */
   searchClaims(q = ''): Promise<EstimationResult<EstimationClaimSearch>> {
     // The query stays out of the call's name: it may carry a policyholder's name into the logs.
     const query = new URLSearchParams({ q });
-    return this.call('GET', `${SEARCH_PATH}?${query}`, `GET ${SEARCH_PATH}`, undefined, claimSearchSchema);
+    return this.request({
+      method: 'GET',
+      path: `${SEARCH_PATH}?${query}`,
+      call: `GET ${SEARCH_PATH}`,
+      schema: claimSearchSchema,
+    });
   }
 
   /** POST /intake/<source_app>/{claim_key}/items: adds the items the claim does not have yet. Throws for an empty key. */
   appendItems(claimKey: string, items: EstimationItem[]): Promise<EstimationResult<EstimationAppendedItems>> {
     if (!claimKey) throw new Error('estimation platform client: appendItems needs a claim key');
     const path = `${CREATE_PATH}/${encodeURIComponent(claimKey)}/items`;
-    return this.call('POST', path, `POST ${path}`, { items }, appendedItemsSchema);
-  }
-
-  /** One call with retries (lib/retry.ts), all of it within deadlineMs. */
-  private async call<T>(
-    method: 'GET' | 'POST',
-    path: string,
-    call: string,
-    body: unknown,
-    schema: z.ZodType<T>,
-  ): Promise<EstimationResult<T>> {
-    const deadline = Date.now() + this.deadlineMs;
-    const minAttemptMs = Math.min(MIN_ATTEMPT_MS, this.timeoutMs);
-    // Once any attempt may have been applied, the call as a whole may have been.
-    let mayHaveApplied = false;
-    let made = 0;
-    let answer: Answer;
-    try {
-      answer = await withRetry(
-        async (attempt) => {
-          made = attempt;
-          try {
-            return await this.attempt(method, path, body, deadline - Date.now());
-          } catch (err) {
-            if (err instanceof AttemptFailed) mayHaveApplied ||= err.mayHaveApplied;
-            throw err;
-          }
-        },
-        {
-          attempts: this.attempts,
-          backoffMs: this.backoffMs,
-          jitter: true,
-          // Transient failures only, and only when the pause leaves time for another attempt.
-          retryable: (err) => {
-            if (!(err instanceof AttemptFailed) || !err.retryable) return false;
-            const pause = Math.max(this.backoffMs * 2 ** (made - 1), err.retryAfterMs ?? 0);
-            return Date.now() + pause + minAttemptMs <= deadline;
-          },
-          minPauseMs: (err) => (err instanceof AttemptFailed ? err.retryAfterMs : null),
-          onRetry: (err, attempt) => {
-            const e = err as AttemptFailed;
-            logger.warn('estimation platform call failed; retrying', {
-              call,
-              attempt,
-              reason: e.reason,
-              status: e.status,
-              detail: e.problem,
-            });
-          },
-        },
-      );
-    } catch (err) {
-      const e = err instanceof AttemptFailed ? err : new AttemptFailed('network', networkCause(err), true, false);
-      const tried = made > 1 ? ` (after ${made} attempts)` : '';
-      return {
-        outcome: 'unavailable',
-        reason: e.reason,
-        ...(e.status !== undefined ? { status: e.status } : {}),
-        detail: `estimation platform unreachable: ${call}: ${e.problem}${tried}`,
-        mayHaveApplied: mayHaveApplied || e.mayHaveApplied,
-      };
-    }
-
-    const { status, text } = answer;
-    if (status >= 200 && status < 300) {
-      const parsed = schema.safeParse(parseJson(text));
-      if (parsed.success) return { outcome: 'ok', status, body: parsed.data };
-      const why =
-        parseJson(text) === undefined
-          ? `not JSON: ${snippet(text)}`
-          : `not the contract's shape (${parsed.error.issues
-              .slice(0, 3)
-              .map((i) => `${i.path.join('.') || 'body'}: ${i.message}`)
-              .join('; ')})`;
-      return {
-        outcome: 'unavailable',
-        reason: 'unreadable',
-        status,
-        detail: `estimation platform unreachable: ${call}: HTTP ${status} with an unreadable body, ${why}`,
-        mayHaveApplied: true,
-      };
-    }
-    if (status === 401) return { outcome: 'unauthorized' };
-    if (status === 404) return { outcome: 'not_found', detail: detailText(text) };
-    if (status === 422) return { outcome: 'unprocessable', detail: detailText(text) };
-    return {
-      outcome: 'unavailable',
-      reason: 'rejected',
-      status,
-      detail: `estimation platform unreachable: ${call}: HTTP ${status}: ${detailText(text)}`,
-      mayHaveApplied,
-    };
-  }
-
-  /** One request, given at most `budgetMs`: the final answer, or AttemptFailed. */
-  private async attempt(method: 'GET' | 'POST', path: string, body: unknown, budgetMs: number): Promise<Answer> {
-    if (budgetMs <= 0)
-      throw new AttemptFailed('timeout', `no time left within the ${this.deadlineMs} ms deadline`, false, false);
-    const timeoutMs = Math.min(this.timeoutMs, budgetMs);
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    let res: Response;
-    let text: string;
-    try {
-      res = await this.fetch(`${this.baseUrl}${path}`, {
-        method,
-        headers: {
-          'x-api-key': this.apiKey,
-          accept: 'application/json',
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        body: body !== undefined ? JSON.stringify(body) : undefined,
-        signal: controller.signal,
-      });
-      text = await res.text();
-    } catch (err) {
-      if (controller.signal.aborted) throw new AttemptFailed('timeout', `no answer within ${timeoutMs} ms`, true, true);
-      const cause = networkCause(err);
-      const sent = !NOT_SENT.test(`${cause} ${causeOf(err)}`);
-      throw new AttemptFailed('network', cause, sent, true);
-    } finally {
-      clearTimeout(timer);
-    }
-    const { status } = res;
-    if (status >= 500)
-      throw new AttemptFailed(
-        'server_error',
-        `HTTP ${status}: ${detailText(text)}`,
-        true,
-        true,
-        status,
-        retryAfterMs(res.headers.get('retry-after')),
-      );
-    if (status === 429)
-      throw new AttemptFailed(
-        'rejected',
-        `HTTP 429: ${detailText(text)}`,
-        false,
-        true,
-        status,
-        retryAfterMs(res.headers.get('retry-after')),
-      );
-    return { status, text };
+    return this.request({ method: 'POST', path, body: { items }, schema: appendedItemsSchema });
   }
 }

@@ -7,7 +7,7 @@ import type { Claim } from '../claims/store';
 import { ConflictError, type DomainError, RemoteFailureError } from '../errors';
 import type { PlatformClaimFields, PlatformItemFields, PlatformPhoto } from '../integrations/claims-platform';
 import type { InventoryItem, ItemPhoto } from '../inventory/item-store';
-import { photoUrl } from '../photos/view';
+import { publicPhotoUrls } from './photo-rules';
 
 export const NO_TEAM_TOKEN =
   'This team has no claims platform token: sign in again from the claims platform, or ask an administrator.';
@@ -120,11 +120,11 @@ export function remotePhotos(
   photos: Pick<ItemPhoto, 'id' | 'job_id' | 'filename' | 'is_primary' | 'ordering'>[],
   publicBaseUrl: string,
 ): (PlatformPhoto & { external_id: string })[] {
-  const base = publicBaseUrl.trim().replace(/\/+$/, '');
-  if (!base) return [];
-  return [...photos]
-    .sort((a, b) => Number(b.is_primary) - Number(a.is_primary) || a.ordering - b.ordering)
-    .map((p, i) => ({ external_id: p.id, url: `${base}${photoUrl(p.job_id, p.filename)}`, is_primary: i === 0 }));
+  return publicPhotoUrls(photos, publicBaseUrl).map(({ photo, url }, i) => ({
+    external_id: photo.id,
+    url,
+    is_primary: i === 0,
+  }));
 }
 
 /** Rule 4: any remote rejection or unreachability is 502. */

@@ -41,7 +41,7 @@ export async function handleSubmissionItem(
   record?: Pick<SQSRecord, 'attributes'>,
 ): Promise<void> {
   const submission = await getSubmission(message.submission_id);
-  if (!submission || submission.status !== 'processing' || !submission.claim_key) return;
+  if (submission?.status !== 'processing' || !submission.claim_key) return;
   const lastDelivery = Number(record?.attributes?.ApproximateReceiveCount ?? 1) >= LAST_DELIVERY;
   const item = await getItem(message.item_id);
   const context = { submission_id: submission.id, item_id: message.item_id };

@@ -14,7 +14,7 @@ import type {
   EstimationItem,
   EstimationItemPhoto,
 } from '../integrations/estimation-platform';
-import { photoUrl } from '../photos/view';
+import { publicBase, publicPhotoUrls } from './photo-rules';
 
 type CatalogSchedule = EstimationCatalog['schedules'][number];
 
@@ -147,14 +147,11 @@ export function itemPhotoLinks(
   photos: Pick<ItemPhoto, 'job_id' | 'filename' | 'is_primary' | 'ordering'>[],
   publicBaseUrl: string,
 ): EstimationItemPhoto[] {
-  const base = publicBaseUrl.trim().replace(/\/+$/, '');
+  const base = publicBase(publicBaseUrl);
   if (!base) return [];
-  const ordered = [...photos].sort(
-    (a, b) => Number(b.is_primary) - Number(a.is_primary) || (a.ordering ?? 0) - (b.ordering ?? 0),
-  );
-  const paths = ordered.map((p) => photoUrl(p.job_id, p.filename));
-  if (paths.length === 0 && item.photo_path) paths.push(item.photo_path);
-  return paths.map((path, i) => ({ url: `${base}${path}`, kind: i === 0 ? 'primary' : 'additional' }));
+  const urls = publicPhotoUrls(photos, publicBaseUrl).map((p) => p.url);
+  if (urls.length === 0 && item.photo_path) urls.push(`${base}${item.photo_path}`);
+  return urls.map((url, i) => ({ url, kind: i === 0 ? 'primary' : 'additional' }));
 }
 
 /** Whether an item has any photo at all (to warn when photos could not travel). */

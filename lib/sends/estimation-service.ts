@@ -25,67 +25,35 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Identity } from '../auth/identity-rules';
-import { refundSend, chargeSend } from '../billing/send-charge-service';
-import { addClaimSpend, type Claim, getClaim, setEstimationLink } from '../claims/store';
+import { type Claim, getClaim } from '../claims/store';
 import { settings as currentSettings, type Settings } from '../config';
-import { ConflictError, DomainError, InsufficientCreditsError, InvalidRequestError, NotFoundError } from '../errors';
-import { teamFeatures } from '../features/store';
-import type { EstimationItem } from '../integrations/estimation-platform';
-import { getItem, updateItemFields } from '../inventory/item-store';
-import { logger } from '../observability/logger';
-import { getTeam, type Team } from '../teams/store';
+import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
+import { getTeam } from '../teams/store';
 import { loadClaimForTeam } from '../tenancy/service';
-import { getUser } from '../users/store';
-import { listActiveClaimItems, loadItemPhotos } from './claim-items-service';
+import { listActiveClaimItems } from './claim-items-service';
 import {
-  createEstimationClient,
-  deliverToEstimationPlatform,
-  loadTargetClaim,
-  type RemoteCall,
-} from './estimation-remote-service';
-import {
-  coveredBy,
-  createPayload,
-  type Destination,
-  dryRunRemoteClaim,
-  itemHasPhotos,
-  itemPhotoLinks,
-  itemsToSend,
-  NO_TEAM_KEY,
-  NOT_CONFIGURED,
-  NOTHING_NEW,
-  type Pricing,
-  remoteItem,
-  sendChargeReference,
-  sendCredits,
-  sendDestination,
-} from './estimation-rules';
+  type Checkpoint,
+  completeInterruptedSend,
+  LEASE_MS,
+  SEND_IN_PROGRESS,
+  type SendStep,
+  startSendBatch,
+} from './estimation-batch-service';
+import { coveredBy, itemsToSend, NO_TEAM_KEY, NOT_CONFIGURED, NOTHING_NEW, sendDestination } from './estimation-rules';
 import type * as schemas from './estimation-schemas';
 import {
   acquireSendLease,
   type EstimationSend,
   getEstimationSend,
-  type RemoteOutcome,
-  recordSendStep,
   releaseSendLease,
   type SendResult,
 } from './estimation-store';
 
 type SendBody = import('zod').output<typeof schemas.estimationSendBody>;
 
-/** Longer than an HTTP function may run (29 s) with room to spare: a live send never loses its lease. */
-const LEASE_MS = 60_000;
 /** How long a request waits for a send of the same claim already running. */
 const WAIT_FOR_RUNNING_SEND_MS = 10_000;
 const WAIT_STEP_MS = 250;
-
-const SEND_IN_PROGRESS =
-  'A send to the estimation platform is already in progress for this claim; try again in a moment.';
-export const PHOTOS_NOT_SENT =
-  'Photos were not sent: this service has no public address configured (PUBLIC_BASE_URL), so the estimation platform could not fetch them.';
-
-/** The points between the steps at which a send can be cut off (a process that dies there). */
-type SendStep = 'recorded' | 'charged' | 'delivered';
 
 export interface SendDeps {
   config?: Settings;
@@ -97,8 +65,6 @@ export interface SendDeps {
    */
   interrupt?: (step: SendStep) => void;
 }
-
-type Checkpoint = (step: SendStep) => void;
 
 export type SendResponse = SendResult & { deep_link: string | null };
 
@@ -152,7 +118,7 @@ export async function submitToEstimationPlatform(
   try {
     let recovered: SendResult | null = null;
     if (lease.previous && (lease.previous.state === 'sending' || lease.previous.state === 'delivered')) {
-      recovered = await finishInterruptedSend(lease.previous, owner, team, config, checkpoint);
+      recovered = await completeInterruptedSend(lease.previous, owner, team, config, checkpoint);
     }
     const current = (await getClaim(claim.id, true)) ?? claim;
     const active = await listActiveClaimItems(current.id);
@@ -166,7 +132,7 @@ export async function submitToEstimationPlatform(
     }
     // The round after whatever the previous send (or its recovery) left: a refunded failure moved it on.
     const previousRound = (await getEstimationSend(claim.id))?.round ?? 1;
-    const result = await runSend({
+    const result = await startSendBatch({
       claim: current,
       team,
       identity,
@@ -221,288 +187,5 @@ async function acquireOrWait(
     if (Date.now() >= deadline) throw new ConflictError(SEND_IN_PROGRESS);
     waited = true;
     await sleep(WAIT_STEP_MS);
-  }
-}
-
-interface SendPlan {
-  claim: Claim;
-  team: Team;
-  identity: Identity | null;
-  owner: string;
-  round: number;
-  batchIds: string[];
-  destination: Destination;
-  pricing: Pricing;
-  dryRun: boolean;
-  config: Settings;
-  checkpoint: Checkpoint;
-}
-
-/** Steps 3 and 4 for one batch; the lease is released at the end either way. */
-async function runSend(plan: SendPlan): Promise<SendResult> {
-  const { claim, team, owner, round, batchIds, dryRun, config } = plan;
-  const features = await teamFeatures(team.id);
-  const credits = sendCredits({
-    itemCount: batchIds.length,
-    creditsPerItem: config.COST_PER_CONTENTS_ESTIMATION_ITEM,
-    enterprise: features.enterprise,
-    training: claim.is_training,
-  });
-  const reference = sendChargeReference(claim, batchIds, round);
-  const sender = plan.identity?.user ?? null;
-  let destination = plan.destination;
-  if (destination.mode === 'append_target' && !dryRun) {
-    // A named target that is gone is refused before anything is charged.
-    const target = await loadTargetClaim(createEstimationClient(config, team), destination.claim_key);
-    if (!target.ok) throw target.error;
-    destination = { ...destination, claim_id: target.claim_id };
-  }
-  if (
-    !(await recordSendStep(claim.id, owner, {
-      state: 'sending',
-      round,
-      reference,
-      credits: 0,
-      charge_unconfirmed: false,
-      item_ids: batchIds,
-      destination,
-      pricing: plan.pricing,
-      photos_included: 0,
-      warnings: [],
-      dry_run: dryRun,
-      sender_user_id: sender?.id ?? null,
-      remote: null,
-      result: null,
-    }))
-  )
-    throw new ConflictError(SEND_IN_PROGRESS);
-  plan.checkpoint('recorded');
-  const charged = await chargeBatch((await getEstimationSend(claim.id)) as EstimationSend, claim, team, credits);
-  plan.checkpoint('charged');
-  return deliverAndStamp(charged, owner, team, config, plan.checkpoint);
-}
-
-/**
- * Spends a recorded batch's credits under its reference and records what was
- * spent. Asking again for a batch already charged (a send being finished)
- * gets the service's first answer: no second charge. A flat refusal (402)
- * ends the attempt: nothing was spent, nothing is sent.
- */
-async function chargeBatch(record: EstimationSend, claim: Claim, team: Team, credits: number): Promise<EstimationSend> {
-  if (record.dry_run || !record.reference) return record;
-  const sender = record.sender_user_id ? await getUser(record.sender_user_id) : null;
-  const count = record.item_ids.length;
-  let charge: Awaited<ReturnType<typeof chargeSend>>;
-  try {
-    charge = await chargeSend({
-      team,
-      user: sender,
-      credits,
-      reference: record.reference,
-      description: `Estimation platform send: ${count} item${count === 1 ? '' : 's'} (claim ${claim.claim_number})`,
-    });
-  } catch (err) {
-    await recordSendStep(claim.id, record.owner, { state: 'failed', remote: null, result: null }, { release: true });
-    throw err;
-  }
-  const fields = { credits: charge.credits, charge_unconfirmed: charge.charged ? charge.unconfirmed : false };
-  await recordSendStep(claim.id, record.owner, fields);
-  return { ...record, ...fields };
-}
-
-/** Builds the remote payload of a recorded batch from the items as they are now. */
-async function remoteBatch(
-  record: EstimationSend,
-  claim: Claim,
-  config: Settings,
-): Promise<{ items: EstimationItem[]; photosIncluded: number; warnings: string[] }> {
-  const rows = (await Promise.all(record.item_ids.map((id) => getItem(id)))).filter((i) => i !== null);
-  const photos = await loadItemPhotos(rows);
-  let photosIncluded = 0;
-  let photoedItems = 0;
-  const items = rows.map((item) => {
-    const rowsOfItem = photos.get(item.id) ?? [];
-    if (itemHasPhotos(item, rowsOfItem)) photoedItems++;
-    const links = itemPhotoLinks(item, rowsOfItem, config.PUBLIC_BASE_URL);
-    photosIncluded += links.length;
-    return remoteItem(item, links);
-  });
-  const warnings: string[] = [];
-  if (photoedItems > 0 && photosIncluded === 0) {
-    logger.warn('estimation send without photos: PUBLIC_BASE_URL is empty', {
-      claim_id: claim.id,
-      photoed_items: photoedItems,
-    });
-    warnings.push(PHOTOS_NOT_SENT);
-  }
-  return { items, photosIncluded, warnings };
-}
-
-/**
- * The remote call of a recorded batch (skipped when its answer is already
- * recorded), then the stamps. A refusal refunds the charge, records the
- * failure (moving the round on) and throws the mapped error.
- */
-async function deliverAndStamp(
-  record: EstimationSend,
-  owner: string,
-  team: Team,
-  config: Settings,
-  checkpoint: Checkpoint,
-): Promise<SendResult> {
-  const claim = await getClaim(record.claim_id, true);
-  if (!claim) throw new NotFoundError('Claim not found');
-  const batch = await remoteBatch(record, claim, config);
-  let remote = record.state === 'delivered' ? record.remote : null;
-  if (!remote) {
-    let call: RemoteCall;
-    if (record.dry_run) {
-      call = {
-        ok: true,
-        remote: {
-          ...dryRunRemoteClaim(claim.id),
-          created: !claim.estimation_claim_key,
-          added: batch.items.length,
-          skipped: 0,
-        },
-      };
-    } else {
-      const creator =
-        (await getUser(claim.created_by_user_id)) ??
-        (record.sender_user_id ? await getUser(record.sender_user_id) : null);
-      call = await deliverToEstimationPlatform({
-        client: createEstimationClient(config, team),
-        claim,
-        destination: record.destination ?? { mode: 'create' },
-        items: batch.items,
-        payload: (pricing) =>
-          createPayload({
-            claim,
-            createdBy: { external_id: creator?.external_id ?? null, email: creator?.email ?? '' },
-            pricing,
-            items: batch.items,
-          }),
-        pricing: record.pricing ?? {},
-      });
-    }
-    if (!call.ok) {
-      await failSend(record, owner, team);
-      throw call.error;
-    }
-    remote = call.remote;
-    await recordSendStep(claim.id, owner, {
-      state: 'delivered',
-      remote,
-      photos_included: batch.photosIncluded,
-      warnings: batch.warnings,
-    });
-    checkpoint('delivered');
-  }
-  return stampSentItems({ ...record, remote }, owner, claim, batch);
-}
-
-async function failSend(record: EstimationSend, owner: string, team: Team): Promise<void> {
-  if (record.credits > 0 && record.reference) await refundSend({ team, reference: record.reference });
-  await recordSendStep(
-    record.claim_id,
-    owner,
-    { state: 'failed', round: record.round + 1, remote: null, result: null },
-    { release: true },
-  );
-}
-
-async function stampSentItems(
-  record: EstimationSend & { remote: RemoteOutcome },
-  owner: string,
-  claim: Claim,
-  batch: { photosIncluded: number; warnings: string[] },
-): Promise<SendResult> {
-  const now = new Date();
-  const sentAt = now.toISOString();
-  for (const id of record.item_ids) {
-    const item = await getItem(id);
-    if (item && !item.estimation_sent_at) await updateItemFields(id, { estimation_sent_at: sentAt }, { now });
-  }
-  const { remote } = record;
-  if (claim.estimation_claim_key !== remote.claim_key || !claim.estimation_submitted_at) {
-    const linked = await setEstimationLink(claim, remote, now);
-    if (!linked)
-      logger.error('estimation link not stored: the claim is gone or linked elsewhere', {
-        claim_id: claim.id,
-        claim_key: remote.claim_key,
-      });
-  }
-  const result: SendResult = {
-    claim_key: remote.claim_key,
-    claim_id: remote.claim_id,
-    created: remote.created,
-    items_sent: record.item_ids.length,
-    item_ids: record.item_ids,
-    added: remote.added,
-    skipped: remote.skipped,
-    credits_charged: record.credits,
-    photos_included: batch.photosIncluded,
-    dry_run: record.dry_run,
-    warnings: batch.warnings,
-    sent_at: sentAt,
-  };
-  const done = await recordSendStep(claim.id, owner, { state: 'done', round: 1, result }, { release: true });
-  // Only the writer of 'done' adds the spend, so a send finished twice adds it once.
-  if (done && record.credits > 0) await addClaimSpend(claim.id, record.credits);
-  logger.info('estimation send done', {
-    claim_id: claim.id,
-    claim_key: remote.claim_key,
-    items: record.item_ids.length,
-    credits: record.credits,
-    dry_run: record.dry_run,
-  });
-  return result;
-}
-
-/** Finishes a send a dead process left behind (see the module comment); null when it fails again (it is then refunded). */
-async function finishInterruptedSend(
-  previous: EstimationSend,
-  owner: string,
-  team: Team,
-  config: Settings,
-  checkpoint: Checkpoint,
-): Promise<SendResult | null> {
-  logger.warn('finishing an interrupted estimation send', {
-    claim_id: previous.claim_id,
-    state: previous.state,
-    reference: previous.reference,
-  });
-  try {
-    let record: EstimationSend = { ...previous, owner };
-    if (previous.state === 'sending') {
-      const claim = await getClaim(previous.claim_id, true);
-      if (!claim) throw new NotFoundError('Claim not found');
-      const features = await teamFeatures(team.id);
-      const credits = sendCredits({
-        itemCount: previous.item_ids.length,
-        creditsPerItem: config.COST_PER_CONTENTS_ESTIMATION_ITEM,
-        enterprise: features.enterprise,
-        training: claim.is_training,
-      });
-      record = await chargeBatch(record, claim, team, credits);
-    }
-    return await deliverAndStamp(record, owner, team, config, checkpoint);
-  } catch (err) {
-    // Only a refusal (a mapped remote failure, a 402) is survivable here; anything else is the request's failure.
-    if (!(err instanceof DomainError) || err instanceof InsufficientCreditsError) throw err;
-    logger.warn('interrupted estimation send could not be finished; it was refunded', {
-      claim_id: previous.claim_id,
-      error: err instanceof Error ? err.message : String(err),
-    });
-    // deliverAndStamp released the lease on failure: take it back for the new request.
-    const now = Date.now();
-    const lease = await acquireSendLease(
-      { id: previous.claim_id, team_id: previous.team_id },
-      owner,
-      now,
-      now + LEASE_MS,
-    );
-    if (lease.busy) throw new ConflictError(SEND_IN_PROGRESS);
-    return null;
   }
 }

@@ -241,16 +241,22 @@ describe('remote error mapping', () => {
 
   it('502 when the platform keeps failing or hangs; 502 for a catalog outage', async () => {
     const t = await sendTeam();
-    await fake().failNext('503', { key: t.key, count: 10 });
+    // As many failures as the call's attempts (the client tries 3 times): the send fails, later calls are answered.
+    await fake().failNext('503', { key: t.key, count: 3 });
     const res = await submit(t);
     expect(res.status).toBe(502);
     expect(res.body.detail).toMatch(/estimation platform/i);
-    await fake().reset();
-    await fake().failNext('500', { key: t.key, count: 10 });
+    // A platform that never answers: the call's deadline ends it, well inside the HTTP function's time.
+    await fake().failNext('timeout', { key: t.key, match: 'POST /intake/contents-inventory' });
+    const hung = await submit(t);
+    expect(hung.status).toBe(502);
+    expect(hung.body.detail).toMatch(/estimation platform/i);
+    expect((await spendsOf(t)).every((s) => s.refunded === s.amount)).toBe(true);
+    await fake().failNext('500', { key: t.key, count: 3 });
     expect((await t.client.get(`/api/claims/${t.claimId}/estimation-platform-profiles`)).status).toBe(502);
-    await fake().reset();
     await fake().failNext('404', { key: t.key, match: 'GET /intake/catalog' });
     expect((await t.client.get(`/api/claims/${t.claimId}/estimation-platform-profiles`)).body.available).toBe(false);
+    expect((await submit(t)).status).toBe(200);
   });
 
   it('409 for an append to a claim that is gone, with nothing stamped', async () => {

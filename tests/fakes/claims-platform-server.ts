@@ -51,9 +51,8 @@
  *     POST /__fake/reset (forgets recorded requests and pending failures; teams and claims stay)
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { readText, sendJson } from './http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { controlBody, isRecord, listenFake, misbehave, readText, sendJson } from './http';
 
 const FAILURE_MODES = ['401', '404', '422', '429', '500', '503', 'timeout', 'reset', 'garbage'] as const;
 export type ClaimsPlatformFailureMode = (typeof FAILURE_MODES)[number];
@@ -189,7 +188,6 @@ type Reply = [status: number, body: unknown];
 /** A body that was sent but is not JSON. */
 const NOT_JSON = Symbol('not JSON');
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const id = (prefix: string) => `${prefix}_${randomBytes(6).toString('hex')}`;
 const invalid = (detail: string): Reply => [422, { error: 'validation_failed', detail }];
 const notFound = (): Reply => [404, { error: 'not_found' }];
@@ -242,8 +240,6 @@ export async function startFakeClaimsPlatform(options: { port?: number } = {}): 
   const byKey = new Map<string, ClaimState>();
   const requests: RecordedPlatformRequest[] = [];
   const failures: PendingFailure[] = [];
-  const sockets = new Set<Socket>();
-  const hanging = new Set<ServerResponse>();
 
   function registerToken(token: string, team = token) {
     if (!nonEmpty(token)) throw new Error('token must be a non-empty string');
@@ -482,16 +478,9 @@ export async function startFakeClaimsPlatform(options: { port?: number } = {}): 
       case '503':
         return sendJson(res, 503, { error: 'service_unavailable (injected)' });
       case 'garbage':
-        res.writeHead(200, { 'content-type': 'text/html' });
-        res.end('<html>maintenance</html>');
-        return 200;
       case 'reset':
-        req.socket.destroy();
-        return null;
       case 'timeout':
-        hanging.add(res);
-        res.on('close', () => hanging.delete(res));
-        return null;
+        return misbehave(server, failure.mode, req, res);
     }
   }
 
@@ -537,15 +526,8 @@ export async function startFakeClaimsPlatform(options: { port?: number } = {}): 
   }
 
   function control(path: string, method: string, query: URLSearchParams, raw: string, res: ServerResponse) {
-    let body: Record<string, unknown> = {};
-    if (raw) {
-      try {
-        const parsed = JSON.parse(raw);
-        body = isRecord(parsed) ? parsed : {};
-      } catch {
-        return sendJson(res, 400, { error: 'body must be JSON' });
-      }
-    }
+    const body = controlBody(raw);
+    if (!body) return sendJson(res, 400, { error: 'body must be JSON' });
     try {
       if (method === 'POST' && path === '/__fake/tokens') {
         registerToken(body.token as string, body.team === undefined ? undefined : (body.team as string));
@@ -585,7 +567,7 @@ export async function startFakeClaimsPlatform(options: { port?: number } = {}): 
     return sendJson(res, 404, { error: 'unknown control path' });
   }
 
-  const server = createServer(async (req, res) => {
+  const server = await listenFake(async (req, res) => {
     try {
       // The raw path: segments stay percent-encoded until split.
       const target = req.url ?? '/';
@@ -601,29 +583,16 @@ export async function startFakeClaimsPlatform(options: { port?: number } = {}): 
     } catch (err) {
       if (!res.headersSent) sendJson(res, 500, { error: String(err) });
     }
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  }, options.port);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     requests,
     registerToken,
     setProfiles,
     claims,
     failNext,
     reset,
-    async close() {
-      for (const res of hanging) res.destroy();
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => server.close(),
   };
 }

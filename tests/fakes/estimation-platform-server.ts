@@ -57,10 +57,9 @@
  *     POST /__fake/reset {all?}   forgets requests and pending failures (and with all: keys, catalogs, claims)
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ESTIMATION_SOURCE_APP } from '../../lib/integrations/estimation-platform';
-import { readBytes, sendJson } from './http';
+import { controlBody, isRecord, listenFake, misbehave, readBytes, sendJson } from './http';
 
 const FAILURE_MODES = ['401', '404', '422', '429', '500', '503', 'timeout', 'reset', 'garbage'] as const;
 export type EstimationFailureMode = (typeof FAILURE_MODES)[number];
@@ -175,8 +174,6 @@ interface Problem {
 /** A handler's answer: the status and the JSON body. */
 type Reply = [number, unknown];
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** A clear error for a bad control call (answered 400). */
 class ControlError extends Error {}
 
@@ -277,8 +274,6 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
   const references = new Map<string, string>();
   const requests: RecordedEstimationRequest[] = [];
   const failures: PendingFailure[] = [];
-  const sockets = new Set<Socket>();
-  const hanging = new Set<ServerResponse>();
   let sequence = 0;
 
   const firmOf = (key: string) => {
@@ -576,16 +571,9 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
       case '503':
         return sendJson(res, Number(failure.mode), { detail: 'Internal Server Error (injected)' });
       case 'garbage':
-        res.writeHead(200, { 'content-type': 'text/html' });
-        res.end('<html>maintenance</html>');
-        return 200;
       case 'reset':
-        req.socket.destroy();
-        return null;
       case 'timeout':
-        hanging.add(res);
-        res.on('close', () => hanging.delete(res));
-        return null;
+        return misbehave(server, failure.mode, req, res);
     }
   }
 
@@ -633,15 +621,8 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
   // --- The control API --------------------------------------------------------------------------
 
   function control(path: string, method: string, query: URLSearchParams, raw: string, res: ServerResponse) {
-    let body: Record<string, unknown> = {};
-    if (raw) {
-      try {
-        const parsed = JSON.parse(raw);
-        body = isRecord(parsed) ? parsed : {};
-      } catch {
-        return sendJson(res, 400, { error: 'body must be JSON' });
-      }
-    }
+    const body = controlBody(raw);
+    if (!body) return sendJson(res, 400, { error: 'body must be JSON' });
     try {
       if (method === 'POST' && path === '/__fake/keys')
         return sendJson(res, 200, registerKey(body.key as string, body.firm as string | undefined));
@@ -686,7 +667,7 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
     return sendJson(res, 404, { error: 'unknown control path' });
   }
 
-  const server = createServer(async (req, res) => {
+  const server = await listenFake(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://fake');
       const raw = (await readBytes(req)).toString('utf8');
@@ -698,19 +679,10 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
     } catch (err) {
       if (!res.headersSent) sendJson(res, 500, { detail: String(err) });
     }
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  }, options.port);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     requests,
     registerKey,
     setCatalog,
@@ -718,10 +690,6 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
     claims: (key) => structuredClone(claimsOf(firmOf(key))),
     failNext,
     reset,
-    async close() {
-      for (const res of hanging) res.destroy();
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => server.close(),
   };
 }

@@ -25,9 +25,8 @@
  *     POST /__fake/reset
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
-import { readBytes, sendJson } from './http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { controlBody, listenFake, misbehave, readBytes, sendJson } from './http';
 
 const FAILURE_MODES = ['500', '503', '429', '400', '401', 'timeout', 'reset', 'garbage'] as const;
 export type MailFailureMode = (typeof FAILURE_MODES)[number];
@@ -84,8 +83,6 @@ interface PendingFailure {
   remaining: number;
   match?: string;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The fields of a multipart or urlencoded body; null when it is neither or does not parse. */
 async function readForm(body: Buffer, contentType: string | undefined): Promise<FormData | null> {
@@ -185,8 +182,6 @@ export async function startFakeMailServer(
   const expectedAuth = `Basic ${Buffer.from(`api:${apiKey}`).toString('base64')}`;
   const failures: PendingFailure[] = [];
   const requests: RecordedMail[] = [];
-  const sockets = new Set<Socket>();
-  const hanging = new Set<ServerResponse>();
   let sequence = 0;
 
   function failNext(mode: MailFailureMode, count = 1, match?: string) {
@@ -223,16 +218,9 @@ export async function startFakeMailServer(
       case '401':
         return forbidden(res);
       case 'garbage':
-        res.writeHead(200, { 'content-type': 'text/html' });
-        res.end('<html>maintenance</html>');
-        return;
       case 'reset':
-        req.socket.destroy();
-        return;
       case 'timeout':
-        hanging.add(res);
-        res.on('close', () => hanging.delete(res));
-        return;
+        return misbehave(server, mode, req, res);
     }
   }
 
@@ -271,15 +259,8 @@ export async function startFakeMailServer(
   }
 
   function control(path: string, method: string, query: URLSearchParams, raw: string, res: ServerResponse) {
-    let body: Record<string, unknown> = {};
-    if (raw) {
-      try {
-        const parsed = JSON.parse(raw);
-        body = isRecord(parsed) ? parsed : {};
-      } catch {
-        return sendJson(res, 400, { error: 'body must be JSON' });
-      }
-    }
+    const body = controlBody(raw);
+    if (!body) return sendJson(res, 400, { error: 'body must be JSON' });
     try {
       if (method === 'GET' && path === '/__fake/messages') {
         const match = query.get('match');
@@ -308,7 +289,7 @@ export async function startFakeMailServer(
     return sendJson(res, 404, { error: 'not_found' });
   }
 
-  const server = createServer(async (req, res) => {
+  const server = await listenFake(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://fake');
       const body = await readBytes(req);
@@ -325,28 +306,15 @@ export async function startFakeMailServer(
     } catch (err) {
       if (!res.headersSent) sendJson(res, 500, { message: String(err) });
     }
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  }, options.port);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     apiKey,
     domain,
     requests,
     failNext,
     reset,
-    async stop() {
-      for (const res of hanging) res.destroy();
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    stop: () => server.close(),
   };
 }

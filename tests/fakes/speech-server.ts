@@ -30,11 +30,10 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sendJson } from './http';
+import { controlBody, listenFake, misbehave, readBytes, sendJson } from './http';
 
 const FAILURE_MODES = ['500', '503', '429', '400', '401', 'timeout', 'reset', 'garbage', 'empty'] as const;
 export type SpeechFailureMode = (typeof FAILURE_MODES)[number];
@@ -89,15 +88,8 @@ interface PendingFailure {
   match?: string;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const round = (seconds: number) => Math.round(seconds * 1000) / 1000;
-
-async function readBytes(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
-}
 
 /** The audio as 16 kHz mono signed 16-bit samples; null when ffmpeg cannot decode it. */
 async function decode(audio: Buffer): Promise<Int16Array | null> {
@@ -195,8 +187,6 @@ export async function startFakeSpeechServer(
   const scripts: { match?: string; words: string[] }[] = [];
   const failures: PendingFailure[] = [];
   const requests: RecordedSpeechRequest[] = [];
-  const sockets = new Set<Socket>();
-  const hanging = new Set<ServerResponse>();
 
   function script(words: string[], match?: string) {
     if (!Array.isArray(words) || words.length === 0 || !words.every((w) => typeof w === 'string' && w.trim()))
@@ -255,19 +245,12 @@ export async function startFakeSpeechServer(
         return providerError(res, 400, 'Bad Request', 'bad request (injected)');
       case '401':
         return providerError(res, 401, 'INVALID_AUTH', 'Invalid credentials.');
-      case 'garbage':
-        res.writeHead(200, { 'content-type': 'text/html' });
-        res.end('<html>maintenance</html>');
-        return;
       case 'empty':
         return sendJson(res, 200, listenAnswer(audio, 0, []));
+      case 'garbage':
       case 'reset':
-        req.socket.destroy();
-        return;
       case 'timeout':
-        hanging.add(res);
-        res.on('close', () => hanging.delete(res));
-        return;
+        return misbehave(server, mode, req, res);
     }
   }
 
@@ -312,15 +295,8 @@ export async function startFakeSpeechServer(
   }
 
   function control(path: string, method: string, query: URLSearchParams, raw: string, res: ServerResponse) {
-    let body: Record<string, unknown> = {};
-    if (raw) {
-      try {
-        const parsed = JSON.parse(raw);
-        body = isRecord(parsed) ? parsed : {};
-      } catch {
-        return sendJson(res, 400, { error: 'body must be JSON' });
-      }
-    }
+    const body = controlBody(raw);
+    if (!body) return sendJson(res, 400, { error: 'body must be JSON' });
     try {
       if (method === 'POST' && path === '/__fake/script') {
         script(body.words as string[], body.match as string | undefined);
@@ -352,7 +328,7 @@ export async function startFakeSpeechServer(
     return sendJson(res, 404, { error: 'not_found' });
   }
 
-  const server = createServer(async (req, res) => {
+  const server = await listenFake(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://fake');
       const body = await readBytes(req);
@@ -368,29 +344,16 @@ export async function startFakeSpeechServer(
     } catch (err) {
       if (!res.headersSent) providerError(res, 500, 'INTERNAL_SERVER_ERROR', String(err));
     }
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  }, options.port);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     apiKey,
     requests,
     script,
     failNext,
     setLatency,
     reset,
-    async stop() {
-      for (const res of hanging) res.destroy();
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    stop: () => server.close(),
   };
 }
