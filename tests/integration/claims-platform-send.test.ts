@@ -1,0 +1,75 @@
+/**
+ * The claims platform send in-process against the embedded stack and the
+ * run's fakes, for settings the test service does not run with: an
+ * enterprise team (no charge) and the global bearer token standing in for a
+ * team without its own.
+ */
+import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { identityOf } from '../../lib/auth/identity-rules';
+import { settings } from '../../lib/config';
+import { keys } from '../../lib/db/keys';
+import { quoteClaimsPlatformSend, submitToClaimsPlatform } from '../../lib/sends/claims-platform-service';
+import { findTeamByExternalId } from '../../lib/teams/store';
+import { findUserByExternalId } from '../../lib/users/store';
+import { Client } from '../support/api';
+import { doc, table } from '../support/aws';
+import { fakeBilling } from '../support/fake-billing';
+import { fakeClaimsPlatform } from '../support/fake-claims-platform';
+import { jobWithItems } from '../support/inventory';
+import { type LoginClaimsInput, newTeamMember } from '../support/tokens';
+import { newRoom } from '../support/uploads';
+
+jest.setTimeout(120_000);
+
+const fake = () => fakeClaimsPlatform(process.env.TEST_FAKE_CLAIMS_PLATFORM_URL as string);
+
+async function teamWithItems(member: LoginClaimsInput) {
+  const client = await Client.signIn(member);
+  await fakeBilling.setBalance(member.current_team_id, 1000);
+  const room = await newRoom(client, 'Office');
+  await jobWithItems(client, room.id, [['Monitor'], ['Desk lamp']]);
+  const user = await findUserByExternalId(String(member.user_id));
+  const team = await findTeamByExternalId(member.current_team_id);
+  if (!user || !team) throw new Error('not provisioned');
+  return {
+    claimId: room.claim_id,
+    team,
+    identity: identityOf(user, team, { authMode: 'jwt', tokenVia: 'bearer', rawClaims: null }),
+  };
+}
+
+const sendCharges = async (member: LoginClaimsInput) =>
+  (await fakeBilling.spends(member.current_team_id)).filter((s) => s.reference.startsWith('as-send:'));
+
+it('charges an enterprise team nothing, and its quote says so', async () => {
+  const token = `cp-ent-${randomUUID()}`;
+  await fake().registerToken(token);
+  const member = newTeamMember({ current_team_token: token });
+  const { claimId, team, identity } = await teamWithItems(member);
+  await doc.send(
+    new PutCommand({ TableName: table(), Item: { ...keys.components(team.id), visible: { enterprise: true } } }),
+  );
+  expect(await quoteClaimsPlatformSend(identity, claimId, {})).toMatchObject({
+    item_count: 2,
+    credits: 0,
+    credit_cost_per_item: 0,
+    enterprise: true,
+  });
+  const submission = await submitToClaimsPlatform(identity, claimId, {});
+  expect(submission).toMatchObject({ status: 'processing', credits_charged: 0, item_count: 2 });
+  expect(await sendCharges(member)).toEqual([]);
+});
+
+it('falls back to the global bearer token for a team without its own, and to nothing else', async () => {
+  const bearer = `cp-global-${randomUUID()}`;
+  await fake().registerToken(bearer);
+  const member = newTeamMember({ current_team_token: undefined });
+  const { claimId, identity } = await teamWithItems(member);
+  await expect(submitToClaimsPlatform(identity, claimId, {})).rejects.toMatchObject({ code: 'conflict' });
+  const config = { ...settings(), CLAIMS_PLATFORM_BEARER_TOKEN: bearer };
+  const submission = await submitToClaimsPlatform(identity, claimId, {}, { config });
+  expect(submission.status).toBe('processing');
+  const [upsert] = await fake().requests({ token: bearer });
+  expect(upsert).toMatchObject({ method: 'PUT', decoded_path: `/api/v1/claims/${claimId}` });
+});
