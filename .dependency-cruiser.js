@@ -33,6 +33,7 @@ const DOMAINS = [
   'orchestrator',
   'photos',
   'imports',
+  'insured',
   'pipelines',
   'purge',
   'rooms',

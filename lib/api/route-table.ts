@@ -14,6 +14,7 @@ import { exportRoutes } from '../exports/routes';
 import { dashboardRoutes } from '../dashboard/routes';
 import { healthRoutes } from '../health/routes';
 import { importRoutes } from '../imports/routes';
+import { insuredRoutes } from '../insured/routes';
 import { inventoryEditRoutes } from '../inventory/edit-routes';
 import { itemPhotoRoutes } from '../inventory/item-photo-routes';
 import { inventoryLifecycleRoutes } from '../inventory/lifecycle-routes';
@@ -46,6 +47,7 @@ const groups: Record<string, RouteContract>[] = [
   exportRoutes,
   estimationRoutes,
   claimsPlatformRoutes,
+  insuredRoutes,
   billingRoutes,
   settingsRoutes,
   dashboardRoutes,

@@ -29,6 +29,10 @@
  * | ImportBatch       | IMPORT#<id>             | IMPORT    | CLAIM#<claim_id>#IMPORTS | <created_at>#<id>  |                   |               |
  * | Estimation send   | ESTSEND#<claim_id>      | SEND      |                         |                     |                   |               |
  * | Submission        | SUBMISSION#<id>         | SUBMISSION | CLAIM#<claim_id>#SUBMISSIONS | <created_at>#<id> |               |               |
+ * | Insured link      | INSUREDLINK#<id>        | LINK      | CLAIM#<claim_id>#INSUREDLINKS | <created_at>#<id> |              |               |
+ * | link token unique | INSUREDTOKEN#<sha256>   | UNIQUE    |                         |                     |                   |               |
+ * | link mail unique  | INSUREDMAIL#<message id> | UNIQUE   |                         |                     |                   |               |
+ * | mail event seen   | MAILEVENT#<token>       | SEEN      |                         |                     |                   |               |
  * | Job log archive   | JOBLOGARCHIVE#<job_id>  | ARCHIVE   |                         |                     |                   |               |
  * | Fan-out unit      | JOBUNIT#<job_id>        | <run_id>#<stage>#<index:06> |       |                     |                   |               |
  * | AI request record | AIREQ#<job_id>          | <at ISO>#<id> |                       |                     |                   |               |
@@ -76,6 +80,13 @@ export const keys = {
   /** The claim's estimation platform send: one row per claim, its lease and its last batch. */
   estimationSend: (claimId: string) => ({ pk: `ESTSEND#${claimId}`, sk: 'SEND' }),
   submission: (id: string) => ({ pk: `SUBMISSION#${id}`, sk: 'SUBMISSION' }),
+  insuredLink: (id: string) => ({ pk: `INSUREDLINK#${id}`, sk: 'LINK' }),
+  /** A link's current token (its SHA-256): the public routes' lookup. */
+  insuredToken: (tokenHash: string) => ({ pk: `INSUREDTOKEN#${tokenHash}`, sk: 'UNIQUE' }),
+  /** The invitation mail's message id: the mail-events webhook's lookup. */
+  insuredMail: (messageId: string) => ({ pk: `INSUREDMAIL#${messageId}`, sk: 'UNIQUE' }),
+  /** A mail event's signing token, once seen (a replay is refused); expires with the signature window. */
+  mailEventToken: (token: string) => ({ pk: `MAILEVENT#${token}`, sk: 'SEEN' }),
   /** Learned contents-list recipes (global): one partition per page size, so a hash miss reads its neighbours once. */
   pdfTemplate: (pageWidth: number, pageHeight: number, hash: string) => ({
     pk: `PDFTEMPLATES#${pageWidth}x${pageHeight}`,
@@ -94,6 +105,7 @@ export const indexes = {
   claimRooms: (claimId: string) => ({ index: 'gsi1', pk: `CLAIM#${claimId}#ROOMS` }),
   claimImports: (claimId: string) => ({ index: 'gsi1', pk: `CLAIM#${claimId}#IMPORTS` }),
   claimSubmissions: (claimId: string) => ({ index: 'gsi1', pk: `CLAIM#${claimId}#SUBMISSIONS` }),
+  claimInsuredLinks: (claimId: string) => ({ index: 'gsi1', pk: `CLAIM#${claimId}#INSUREDLINKS` }),
   roomJobs: (roomId: string) => ({ index: 'gsi1', pk: `ROOM#${roomId}#JOBS` }),
   jobItems: (jobId: string) => ({ index: 'gsi1', pk: `JOB#${jobId}#ITEMS` }),
   teamActivity: (teamId: string) => ({ index: 'gsi1', pk: `TEAM#${teamId}#ACTIVITY` }),

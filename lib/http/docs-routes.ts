@@ -40,6 +40,8 @@ export const serviceApi: ApiDescription = {
       'Inventory line items: review, edit, approve, archive, merge, photos, manual adds and deletes (undoable).',
     sends:
       'Sending a claim’s items to the estimation platform and the claims platform: quotes, pricing choices, the send itself and its history.',
+    insured:
+      'The homeowner self-service link: invitations (adjuster side) and the public wizard under /api/public/insured, whose token in the path is the credential.',
     exports: 'Excel, CSV and PDF exports of a job, room or claim, built in the background and downloaded from storage.',
     dashboard: 'Team metrics for the dashboard.',
     billing: 'The team’s credit balance and usage.',

@@ -10,6 +10,7 @@ import { deletePrefix } from '../blob/client';
 import { blobKeys } from '../blob/keys';
 import { deleteObject } from '../blob/objects';
 import { deleteClaimRow } from '../claims/store';
+import { deleteClaimInsuredLinks } from '../insured/store';
 import { deleteEstimationSend } from '../sends/estimation-store';
 import { deleteClaimSubmissions } from '../sends/submission-store';
 import { settings } from '../config';
@@ -82,6 +83,7 @@ export async function purge(request: PurgeRequest): Promise<void> {
   const objects = await deletePrefix(blobKeys.claimPrefix(request.team_id, request.claim_id));
   await deleteEstimationSend(request.claim_id);
   await deleteClaimSubmissions(request.claim_id);
+  await deleteClaimInsuredLinks(request.claim_id);
   await deleteClaimRow(request.claim_id);
   logger.info('purged claim', { claim_id: request.claim_id, rooms: roomIds.length, rows, objects });
 }

@@ -21,7 +21,17 @@ import { jobWithItems } from '../support/inventory';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob, smallPng, type TestRoom } from '../support/uploads';
 
-type IdKind = 'claim' | 'room' | 'job' | 'upload' | 'activity' | 'item' | 'itemPhoto' | 'export' | 'importBatch';
+type IdKind =
+  | 'claim'
+  | 'room'
+  | 'job'
+  | 'upload'
+  | 'activity'
+  | 'item'
+  | 'itemPhoto'
+  | 'export'
+  | 'importBatch'
+  | 'insuredLink';
 
 interface Fixtures {
   teamId: string;
@@ -38,6 +48,8 @@ interface Fixtures {
   /** A contents-list import waiting for its file, and the job that will read it. */
   importBatchId: string;
   importReaderId: string;
+  /** A homeowner invitation of the claim. */
+  insuredLinkId: string;
 }
 
 const label = (r: RouteContract) => `${r.method} ${r.path}`;
@@ -66,6 +78,7 @@ const KIND_BY_PARAM: Record<string, IdKind> = {
   photo_id: 'itemPhoto',
   export_id: 'export',
   batch_id: 'importBatch',
+  link_id: 'insuredLink',
 };
 
 function idKind(route: RouteContract, param: string): IdKind | undefined {
@@ -95,6 +108,8 @@ function idOf(kind: IdKind, fx: Fixtures): string {
       return fx.exportId;
     case 'importBatch':
       return fx.importBatchId;
+    case 'insuredLink':
+      return fx.insuredLinkId;
   }
 }
 
@@ -128,6 +143,7 @@ const BODY_SAMPLES: Record<string, (fx: Fixtures) => unknown> = {
   submitToEstimationPlatform: () => ({}),
   claimsPlatformQuote: () => ({}),
   submitToClaimsPlatform: () => ({}),
+  inviteInsured: () => ({ email: 'intruder@example.test' }),
 };
 
 /** What another team gets: 404 everywhere, but 403 on GET /api/claims/{id} (spec: Errors). */
@@ -164,11 +180,13 @@ async function ownerRows(): Promise<Record<string, any>[]> {
     `EXPORT#${fx.exportId}`,
     `IMPORT#${fx.importBatchId}`,
     `JOB#${fx.importReaderId}`,
+    `INSUREDLINK#${fx.insuredLinkId}`,
   ];
   const listings: [string, string][] = [
     ['gsi1', `TEAM#${fx.teamId}#CLAIMS`],
     ['gsi1', `CLAIM#${fx.room.claim_id}#ROOMS`],
     ['gsi1', `CLAIM#${fx.room.claim_id}#IMPORTS`],
+    ['gsi1', `CLAIM#${fx.room.claim_id}#INSUREDLINKS`],
     ['gsi1', `ROOM#${fx.room.id}#JOBS`],
     ['gsi1', `TEAM#${fx.teamId}#ACTIVITY`],
     ['gsi1', `JOB#${fx.jobId}#ITEMS`],
@@ -239,6 +257,8 @@ beforeAll(async () => {
     files: [{ filename: 'vendor.pdf', size: 5000 }],
   });
   expect(imported.status).toBe(201);
+  const invited = await alice.post(`/api/claims/${room.claim_id}/insured-links`, { email: 'owner-home@example.test' });
+  expect(invited.status).toBe(201);
   const feed = (await alice.get('/api/activity')).body.items as any[];
   const activity = feed.find((e) => e.action_type === 'update_claim' && e.entity_id === room.claim_id) ?? feed[0];
   fx = {
@@ -254,6 +274,7 @@ beforeAll(async () => {
     exportId: exported.body.export_id,
     importBatchId: imported.body.id,
     importReaderId: imported.body.read_job_id,
+    insuredLinkId: invited.body.link.id,
   };
 }, 120_000);
 

@@ -33,6 +33,8 @@ export const serviceEnv: Record<string, string> = {
   MAIL_FROM: `Contents Inventory <inventory@${TEST_MAIL_DOMAIN}>`,
   SUPPORT_EMAIL: 'support@example.test',
   MAIL_TIMEOUT_SECONDS: '3',
+  // Mail-events webhook callbacks in the tests are signed with it (tests/e2e/insured-links.test.ts).
+  MAIL_WEBHOOK_SIGNING_KEY: 'test-mail-webhook-signing-key',
   MAIL_RETRY_BACKOFF_MS: '20',
   // Keep a developer's checkout .env and machine file out of the test service.
   MACHINE_SETTINGS_FILE: '/nonexistent/contents-inventory-settings.env',

@@ -1,0 +1,65 @@
+/** Request and answer shapes of the insured link routes (spec: Insured link). */
+import * as z from 'zod';
+
+export const inviteBody = z.strictObject({
+  email: z
+    .string()
+    .trim()
+    .max(254, 'must be at most 254 characters')
+    .pipe(z.email('must be an email address'))
+    .describe("The homeowner's address; the link is mailed there."),
+});
+
+const linkResponse = z.object({
+  id: z.string(),
+  claim_id: z.string(),
+  insured_email: z.string(),
+  insured_name: z.string().nullable(),
+  state: z.enum(['live', 'revoked', 'expired']),
+  created_at: z.string(),
+  expires_at: z.string(),
+  revoked_at: z.string().nullable(),
+  opened_at: z.string().nullable(),
+  last_opened_at: z.string().nullable(),
+  open_count: z.number().int(),
+  mail: z.object({
+    sent_at: z.string().nullable(),
+    delivered_at: z.string().nullable(),
+    opened_at: z.string().nullable(),
+    clicked_at: z.string().nullable(),
+    failed_at: z.string().nullable(),
+  }),
+  submitted_at: z.string().nullable(),
+});
+
+export const insuredLinksResponse = z.object({ links: z.array(linkResponse) });
+
+export const invitationResponse = z.object({
+  link: linkResponse,
+  url: z.string().describe('The homeowner’s URL (its token is shown only here, never stored).'),
+  mail_sent: z.boolean(),
+  not_configured: z.boolean().describe('True when mail is off (no mail key): share the URL yourself.'),
+  resent: z
+    .boolean()
+    .describe('True when the address already had a live link: that link was sent again with a new token.'),
+});
+
+export const linkParams = z.object({ link_id: z.uuid() });
+export const tokenParams = z.object({ token: z.string().max(200) });
+
+export const wizardStateResponse = z.object({
+  claim: z.object({ claim_number: z.string(), insured_name: z.string().nullable() }),
+  insured_email: z.string(),
+  insured_name: z.string().nullable(),
+  expires_at: z.string(),
+  submitted_at: z.string().nullable(),
+});
+
+/** The mail service's webhook body (its signature block and the event); other fields are ignored. */
+export const mailEventBody = z.looseObject({
+  signature: z.looseObject({ timestamp: z.string(), token: z.string(), signature: z.string() }),
+  'event-data': z.looseObject({
+    event: z.string(),
+    message: z.looseObject({ headers: z.looseObject({ 'message-id': z.string() }) }).optional(),
+  }),
+});

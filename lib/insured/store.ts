@@ -1,0 +1,217 @@
+/**
+ * Insured links (spec: Other records > Insured link). A link row holds only
+ * the SHA-256 of its token; a uniqueness row per current token
+ * (INSUREDTOKEN#<hash>) resolves the public URL to the link, and is swapped
+ * in the same transaction that rotates the token, so the old URL stops
+ * working the moment the new one exists.
+ */
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteKeys } from '../db/batch';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { indexes, keys, withoutKeys } from '../db/keys';
+import { queryAll } from '../db/query';
+import { setClauses, uniqueRowPut } from '../db/update';
+
+export interface InsuredLink {
+  id: string;
+  claim_id: string;
+  team_id: string;
+  token_hash: string;
+  insured_email: string;
+  invited_by_user_id: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  /** The homeowner's name, once they give it (identify). */
+  insured_name: string | null;
+  opened_at: string | null;
+  last_opened_at: string | null;
+  open_count: number;
+  mail_message_id: string | null;
+  mail_sent_at: string | null;
+  delivered_at: string | null;
+  mail_opened_at: string | null;
+  mail_clicked_at: string | null;
+  mail_failed_at: string | null;
+  submitted_at: string | null;
+  updated_at: string;
+}
+
+const asLink = (row: Record<string, unknown>) => withoutKeys(row) as unknown as InsuredLink;
+
+function linkRow(link: InsuredLink) {
+  const index = indexes.claimInsuredLinks(link.claim_id);
+  return {
+    ...keys.insuredLink(link.id),
+    entity: 'InsuredLink',
+    gsi1pk: index.pk,
+    gsi1sk: `${link.created_at}#${link.id}`,
+    ...link,
+  };
+}
+
+/** Writes a new link and its token row together. */
+export async function putNewInsuredLink(link: InsuredLink): Promise<void> {
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: tableName(), Item: linkRow(link), ConditionExpression: 'attribute_not_exists(pk)' } },
+        uniqueRowPut(keys.insuredToken(link.token_hash), link.id),
+      ],
+    }),
+  );
+}
+
+export async function getInsuredLink(id: string): Promise<InsuredLink | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.insuredLink(id), ConsistentRead: true }),
+  );
+  return Item ? asLink(Item) : null;
+}
+
+/** The link a token opens, if the token is its current one. */
+export async function findLinkByTokenHash(tokenHash: string): Promise<InsuredLink | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.insuredToken(tokenHash), ConsistentRead: true }),
+  );
+  if (!Item?.target_id) return null;
+  const link = await getInsuredLink(String(Item.target_id));
+  return link?.token_hash === tokenHash ? link : null;
+}
+
+export async function listClaimInsuredLinks(claimId: string): Promise<InsuredLink[]> {
+  const rows = await queryAll<Record<string, unknown>>(indexes.claimInsuredLinks(claimId), { ScanIndexForward: false });
+  return rows.map(asLink);
+}
+
+/**
+ * Swaps the link's token: the old token row goes, the new one comes, and the
+ * link records the new hash (and `fields`), all conditional on the token it
+ * had, so two rotations cannot both win. Null when another rotation won.
+ */
+export async function rotateLinkToken(
+  link: InsuredLink,
+  newHash: string,
+  fields: Partial<InsuredLink>,
+): Promise<InsuredLink | null> {
+  const set = setClauses({ ...fields, token_hash: newHash, updated_at: new Date().toISOString() });
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.insuredLink(link.id),
+              UpdateExpression: `SET ${set.expression}`,
+              ConditionExpression: 'token_hash = :old_hash',
+              ExpressionAttributeNames: set.names,
+              ExpressionAttributeValues: { ...set.values, ':old_hash': link.token_hash },
+            },
+          },
+          { Delete: { TableName: tableName(), Key: keys.insuredToken(link.token_hash) } },
+          uniqueRowPut(keys.insuredToken(newHash), link.id),
+        ],
+      }),
+    );
+  } catch (err) {
+    if ((err as { name?: string }).name === 'TransactionCanceledException') return null;
+    throw err;
+  }
+  return getInsuredLink(link.id);
+}
+
+/** Writes fields to a link; null when it is gone. */
+export async function updateInsuredLink(id: string, fields: Partial<InsuredLink>): Promise<InsuredLink | null> {
+  const set = setClauses({ ...fields, updated_at: new Date().toISOString() });
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.insuredLink(id),
+        UpdateExpression: `SET ${set.expression}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: set.names,
+        ExpressionAttributeValues: set.values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return asLink(Attributes ?? {});
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
+/** Records an open of the public wizard: the count and the latest always, the first time once. */
+export async function recordLinkOpened(id: string, at: string): Promise<void> {
+  const { Attributes } = await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.insuredLink(id),
+      UpdateExpression: 'SET last_opened_at = :at, updated_at = :at ADD open_count :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':at': at, ':one': 1 },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  if (Attributes?.opened_at) return;
+  // The first open (opened_at is stored as null until then); a racing first open keeps the earlier time.
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.insuredLink(id),
+        UpdateExpression: 'SET opened_at = :at',
+        ConditionExpression: 'opened_at = :none',
+        ExpressionAttributeValues: { ':at': at, ':none': null },
+      }),
+    );
+  } catch (err) {
+    if (!isConditionalCheckFailed(err)) throw err;
+  }
+}
+
+/** Points the invitation mail's message id at the link, for the mail-events webhook. */
+export async function putLinkMailRow(messageId: string, linkId: string): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.insuredMail(messageId), entity: 'Unique', target_id: linkId },
+    }),
+  );
+}
+
+export async function findLinkIdByMessageId(messageId: string): Promise<string | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.insuredMail(messageId) }));
+  return Item?.target_id ? String(Item.target_id) : null;
+}
+
+/** Marks a mail event's signing token seen; false when it was seen before (a replay). */
+export async function markMailEventSeen(token: string, expiresAtEpoch: number): Promise<boolean> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...keys.mailEventToken(token), entity: 'MailEvent', expires_at: expiresAtEpoch },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return false;
+    throw err;
+  }
+}
+
+/** The purge's part: a claim's links go with it, with their token and mail rows. */
+export async function deleteClaimInsuredLinks(claimId: string): Promise<number> {
+  const links = await listClaimInsuredLinks(claimId);
+  const rows = links.flatMap((l) => [
+    keys.insuredLink(l.id),
+    keys.insuredToken(l.token_hash),
+    ...(l.mail_message_id ? [keys.insuredMail(l.mail_message_id)] : []),
+  ]);
+  await deleteKeys(rows);
+  return links.length;
+}
