@@ -30,6 +30,7 @@
  * | Estimation send   | ESTSEND#<claim_id>      | SEND      |                         |                     |                   |               |
  * | Submission        | SUBMISSION#<id>         | SUBMISSION | CLAIM#<claim_id>#SUBMISSIONS | <created_at>#<id> |               |               |
  * | Insured link      | INSUREDLINK#<id>        | LINK      | CLAIM#<claim_id>#INSUREDLINKS | <created_at>#<id> |              |               |
+ * | insured draft room| INSUREDLINK#<id>        | ROOM#<room_id>, ROOMNAME#<lower name> |  |             |                   |               |
  * | link token unique | INSUREDTOKEN#<sha256>   | UNIQUE    |                         |                     |                   |               |
  * | link mail unique  | INSUREDMAIL#<message id> | UNIQUE   |                         |                     |                   |               |
  * | mail event seen   | MAILEVENT#<token>       | SEEN      |                         |                     |                   |               |
@@ -81,6 +82,10 @@ export const keys = {
   estimationSend: (claimId: string) => ({ pk: `ESTSEND#${claimId}`, sk: 'SEND' }),
   submission: (id: string) => ({ pk: `SUBMISSION#${id}`, sk: 'SUBMISSION' }),
   insuredLink: (id: string) => ({ pk: `INSUREDLINK#${id}`, sk: 'LINK' }),
+  /** A room the homeowner added (a draft until submit), in the link's partition. */
+  insuredRoom: (linkId: string, roomId: string) => ({ pk: `INSUREDLINK#${linkId}`, sk: `ROOM#${roomId}` }),
+  /** One row per draft room name of a link (lower-cased), so a name is added once. */
+  insuredRoomName: (linkId: string, name: string) => ({ pk: `INSUREDLINK#${linkId}`, sk: `ROOMNAME#${name}` }),
   /** A link's current token (its SHA-256): the public routes' lookup. */
   insuredToken: (tokenHash: string) => ({ pk: `INSUREDTOKEN#${tokenHash}`, sk: 'UNIQUE' }),
   /** The invitation mail's message id: the mail-events webhook's lookup. */

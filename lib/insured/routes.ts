@@ -1,7 +1,10 @@
 import * as z from 'zod';
 import { defineRoute } from '../http/route';
 import {
+  identifyBody,
   insuredLinksResponse,
+  insuredRoomBody,
+  insuredRoomResponse,
   invitationResponse,
   inviteBody,
   linkParams,
@@ -79,6 +82,34 @@ export const insuredRoutes = {
     handler: 'api/insured/insured-wizard-state',
     params: tokenParams,
     response: wizardStateResponse,
+    errors: [404],
+  }),
+  identify: defineRoute({
+    name: 'insuredIdentify',
+    method: 'POST',
+    path: '/api/public/insured/{token}/identify',
+    auth: 'none',
+    tag: 'insured',
+    summary:
+      'Public: records the homeowner’s name (shown to the adjuster) and answers the wizard state. Never a gate: nothing else needs it. Same 404 for any bad token.',
+    handler: 'api/insured/insured-identify',
+    params: tokenParams,
+    body: identifyBody,
+    response: wizardStateResponse,
+    errors: [404],
+  }),
+  addRoom: defineRoute({
+    name: 'insuredAddRoom',
+    method: 'POST',
+    path: '/api/public/insured/{token}/rooms',
+    auth: 'none',
+    tag: 'insured',
+    summary:
+      'Public: adds a room to the homeowner’s draft; a name the draft already has (in any case) answers that room with created: false. Same 404 for any bad token.',
+    handler: 'api/insured/insured-add-room',
+    params: tokenParams,
+    body: insuredRoomBody,
+    response: insuredRoomResponse,
     errors: [404],
   }),
   mailEvents: defineRoute({

@@ -53,6 +53,21 @@ export const wizardStateResponse = z.object({
   insured_name: z.string().nullable(),
   expires_at: z.string(),
   submitted_at: z.string().nullable(),
+  rooms: z.array(z.object({ id: z.string(), name: z.string(), created_at: z.string() })),
+});
+
+const draftName = (what: string) =>
+  z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters').describe(what);
+
+export const identifyBody = z.strictObject({ name: draftName("The homeowner's name, as they give it.") });
+export const insuredRoomBody = z.strictObject({ name: draftName('The room, e.g. Kitchen.') });
+export const insuredRoomResponse = z.object({
+  id: z.string(),
+  name: z.string(),
+  created_at: z.string(),
+  created: z
+    .boolean()
+    .describe('False when the draft already had a room of this name (any case): that room is answered.'),
 });
 
 /** The mail service's webhook body (its signature block and the event); other fields are ignored. */

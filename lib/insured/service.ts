@@ -40,8 +40,10 @@ import {
   getInsuredLink,
   type InsuredLink,
   listClaimInsuredLinks,
+  listInsuredRooms,
   markMailEventSeen,
   putLinkMailRow,
+  putInsuredRoomOnce,
   putNewInsuredLink,
   recordLinkOpened,
   rotateLinkToken,
@@ -202,13 +204,41 @@ export async function showInsuredWizard(token: string, deps: InsuredDeps = {}) {
   const claim = await getClaim(link.claim_id);
   if (!claim) throw new NotFoundError(LINK_NOT_FOUND);
   await recordLinkOpened(link.id, now.toISOString());
+  return wizardState(link, claim);
+}
+
+async function wizardState(link: InsuredLink, claim: { claim_number: string; insured_name: string | null }) {
+  const rooms = await listInsuredRooms(link.id);
   return {
     claim: { claim_number: claim.claim_number, insured_name: claim.insured_name },
     insured_email: link.insured_email,
     insured_name: link.insured_name,
     expires_at: link.expires_at,
     submitted_at: link.submitted_at,
+    rooms: rooms.map((r) => ({ id: r.id, name: r.name, created_at: r.created_at })),
   };
+}
+
+/** POST .../{token}/identify: the homeowner's name, shown to the adjuster. Never a gate: nothing requires it. */
+export async function setInsuredName(token: string, body: { name: string }, deps: InsuredDeps = {}) {
+  const link = await resolveLink(token, deps.now ?? new Date());
+  const updated = await updateInsuredLink(link.id, { insured_name: body.name });
+  const claim = await getClaim(link.claim_id);
+  if (!updated || !claim) throw new NotFoundError(LINK_NOT_FOUND);
+  return wizardState(updated, claim);
+}
+
+/** POST .../{token}/rooms: adds a room to the homeowner's draft; a name the draft has (any case) answers that room. */
+export async function addInsuredRoom(token: string, body: { name: string }, deps: InsuredDeps = {}) {
+  const now = deps.now ?? new Date();
+  const link = await resolveLink(token, now);
+  const { room, created } = await putInsuredRoomOnce({
+    id: randomUUID(),
+    link_id: link.id,
+    name: body.name,
+    created_at: now.toISOString(),
+  });
+  return { id: room.id, name: room.name, created_at: room.created_at, created };
 }
 
 type MailEventBody = import('zod').output<typeof mailEventBody>;

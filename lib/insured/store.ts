@@ -6,10 +6,10 @@
  * working the moment the new one exists.
  */
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { deleteKeys } from '../db/batch';
+import { deleteKeys, partitionKeys } from '../db/batch';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
-import { queryAll } from '../db/query';
+import { queryAll, queryPartition } from '../db/query';
 import { setClauses, uniqueRowPut } from '../db/update';
 
 export interface InsuredLink {
@@ -208,10 +208,74 @@ export async function markMailEventSeen(token: string, expiresAtEpoch: number): 
 export async function deleteClaimInsuredLinks(claimId: string): Promise<number> {
   const links = await listClaimInsuredLinks(claimId);
   const rows = links.flatMap((l) => [
-    keys.insuredLink(l.id),
     keys.insuredToken(l.token_hash),
     ...(l.mail_message_id ? [keys.insuredMail(l.mail_message_id)] : []),
   ]);
+  // The link's partition: the link row and its drafts.
+  for (const link of links) rows.push(...(await partitionKeys(keys.insuredLink(link.id).pk)));
   await deleteKeys(rows);
   return links.length;
+}
+
+/** A room the homeowner added; it becomes (or joins) a claim room at submit. */
+export interface InsuredRoom {
+  id: string;
+  link_id: string;
+  name: string;
+  created_at: string;
+}
+
+export async function listInsuredRooms(linkId: string): Promise<InsuredRoom[]> {
+  const rows = await queryPartition<Record<string, unknown>>(keys.insuredLink(linkId).pk, 'ROOM#', {
+    consistent: true,
+  });
+  return rows
+    .map((r) => withoutKeys(r) as unknown as InsuredRoom)
+    .sort((a, b) => a.created_at.localeCompare(b.created_at));
+}
+
+/**
+ * Adds a draft room unless the link has one of that name (case-insensitive):
+ * the room and its name row are written together, so two racing adds of one
+ * name make one room. Answers the room that holds the name.
+ */
+export async function putInsuredRoomOnce(room: InsuredRoom): Promise<{ room: InsuredRoom; created: boolean }> {
+  const nameKey = keys.insuredRoomName(room.link_id, room.name.toLowerCase());
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...nameKey, entity: 'Unique', target_id: room.id },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...keys.insuredRoom(room.link_id, room.id), entity: 'InsuredRoom', ...room },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+    return { room, created: true };
+  } catch (err) {
+    if ((err as { name?: string }).name !== 'TransactionCanceledException') throw err;
+  }
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: nameKey, ConsistentRead: true }));
+  const existing = Item
+    ? await db().send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: keys.insuredRoom(room.link_id, String(Item.target_id)),
+          ConsistentRead: true,
+        }),
+      )
+    : null;
+  if (!existing?.Item) throw new Error(`insured room name row without its room (link ${room.link_id})`);
+  return { room: withoutKeys(existing.Item) as unknown as InsuredRoom, created: false };
 }

@@ -121,6 +121,39 @@ describe('insured links', () => {
   });
 });
 
+describe('the public wizard: identify and rooms', () => {
+  it('records the name (no gate) and adds rooms once per name, in any case', async () => {
+    const t = await invitingTeam();
+    const res = await t.client.post(`/api/claims/${t.claimId}/insured-links`, { email: 'rooms@example.test' });
+    const token = tokenOf(res.body.url);
+    const base = `/api/public/insured/${token}`;
+    const kitchen = await request('POST', `${base}/rooms`, { body: { name: ' Kitchen ' } });
+    expect(kitchen.status).toBe(200);
+    expect(kitchen.body).toMatchObject({ name: 'Kitchen', created: true });
+    const again = await request('POST', `${base}/rooms`, { body: { name: 'KITCHEN' } });
+    expect(again.body).toMatchObject({ id: kitchen.body.id, name: 'Kitchen', created: false });
+    const [one, two] = await Promise.all(
+      ['Garage', 'garage'].map((name) => request('POST', `${base}/rooms`, { body: { name } })),
+    );
+    expect(one.body.id).toBe(two.body.id);
+
+    const named = await request('POST', `${base}/identify`, { body: { name: 'Pat Homeowner' } });
+    expect(named.status).toBe(200);
+    expect(named.body.insured_name).toBe('Pat Homeowner');
+    expect(named.body.rooms.map((r: any) => r.name)).toEqual(['Kitchen', 'Garage']);
+    const listed = await t.client.get(`/api/claims/${t.claimId}/insured-links`);
+    expect(listed.body.links[0].insured_name).toBe('Pat Homeowner');
+
+    expect((await request('POST', `${base}/rooms`, { body: { name: '' } })).status).toBe(422);
+    expect(
+      (await request('POST', `${base}/rooms`, { body: 'Kitchen', headers: { 'content-type': 'text/plain' } })).status,
+    ).toBe(415);
+    await t.client.post(`/api/insured-links/${res.body.link.id}/revoke`);
+    const shut = await request('POST', `${base}/rooms`, { body: { name: 'Attic' } });
+    expect({ status: shut.status, body: shut.body }).toEqual({ status: 404, body: { detail: 'Link not found' } });
+  });
+});
+
 describe('mail-events webhook', () => {
   async function invitation() {
     const t = await invitingTeam();

@@ -1,0 +1,5 @@
+import { httpEndpoint } from '../../../lib/api/endpoint';
+import { insuredRoutes } from '../../../lib/insured/routes';
+import { setInsuredName } from '../../../lib/insured/service';
+
+export const handler = httpEndpoint(insuredRoutes.identify, ({ params, body }) => setInsuredName(params.token, body));
