@@ -7,7 +7,7 @@
  */
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteKeys, partitionKeys } from '../db/batch';
-import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { queryAll, queryPartition } from '../db/query';
 import { setClauses, uniqueRowPut } from '../db/update';
@@ -115,7 +115,7 @@ export async function rotateLinkToken(
       }),
     );
   } catch (err) {
-    if ((err as { name?: string }).name === 'TransactionCanceledException') return null;
+    if (isConditionRace(err)) return null;
     throw err;
   }
   return getInsuredLink(link.id);
@@ -264,7 +264,7 @@ export async function putInsuredRoomOnce(room: InsuredRoom): Promise<{ room: Ins
     );
     return { room, created: true };
   } catch (err) {
-    if ((err as { name?: string }).name !== 'TransactionCanceledException') throw err;
+    if (!isConditionRace(err)) throw err;
   }
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: nameKey, ConsistentRead: true }));
   const existing = Item

@@ -7,7 +7,7 @@ import type { Claim } from '../claims/store';
 import { ConflictError, type DomainError, RemoteFailureError } from '../errors';
 import type { PlatformClaimFields, PlatformItemFields, PlatformPhoto } from '../integrations/claims-platform';
 import type { InventoryItem, ItemPhoto } from '../inventory/item-store';
-import { publicPhotoUrls } from './photo-rules';
+import { compact, itemQuantity, itemTitle, present, publicPhotoUrls } from './payload-rules';
 
 export const NO_TEAM_TOKEN =
   'This team has no claims platform token: sign in again from the claims platform, or ask an administrator.';
@@ -50,8 +50,6 @@ export function adjusterIdOf(externalId: string | null | undefined): number | un
   return Number(externalId);
 }
 
-const present = (value: string | null | undefined) => (value?.trim() ? value.trim() : undefined);
-
 export function remoteClaimFields(
   claim: Pick<
     Claim,
@@ -60,8 +58,8 @@ export function remoteClaimFields(
   sender: { external_id: string | null },
   profiles: { shopping_profile_id?: string | null; depreciation_profile_id?: string | null },
 ): PlatformClaimFields {
-  const fields: PlatformClaimFields = { claim_number: claim.claim_number };
-  const optional = {
+  return compact({
+    claim_number: claim.claim_number,
     insured_name: present(claim.insured_name),
     loss_type: present(claim.loss_type),
     coverage_type: claim.coverage_type ?? undefined,
@@ -71,9 +69,7 @@ export function remoteClaimFields(
     adjuster_id: adjusterIdOf(sender.external_id),
     shopping_profile_id: present(profiles.shopping_profile_id),
     depreciation_profile_id: present(profiles.depreciation_profile_id),
-  };
-  for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(fields, { [key]: value });
-  return fields;
+  });
 }
 
 export function remoteItemFields(
@@ -94,12 +90,10 @@ export function remoteItemFields(
     | 'item_number'
   >,
 ): PlatformItemFields {
-  const fields: PlatformItemFields = {
+  return compact({
     room_external_id: item.room_id,
-    title: present(item.name) ?? 'Untitled item',
-    quantity: Math.max(1, Math.round(item.quantity || 1)),
-  };
-  const optional = {
+    title: itemTitle(item),
+    quantity: itemQuantity(item),
     brand: present(item.brand),
     sku: present(item.sku),
     condition: present(item.condition),
@@ -110,9 +104,7 @@ export function remoteItemFields(
     serial: present(item.serial),
     damage: present(item.damage),
     item_number: item.item_number || undefined,
-  };
-  for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(fields, { [key]: value });
-  return fields;
+  });
 }
 
 /** Photos by URL, primary first; none without a public base URL (the platform could not fetch a path). */

@@ -81,8 +81,7 @@ export async function listClaimsPlatformProfiles(identity: Identity, claimId: st
   const { claim, team } = await claimAndTeam(identity, claimId);
   if (claim.is_training) return { shopping_profiles: [], depreciation_profiles: [] };
   const answer = await createClaimsPlatformClient(config, team).profiles();
-  if (answer.outcome !== 'ok')
-    throw claimsPlatformFailure(answer.outcome === 'unavailable' ? answer.detail : answer.outcome);
+  if (answer.outcome !== 'ok') throw claimsPlatformFailure(refusalDetail(answer));
   return answer.body;
 }
 
@@ -204,7 +203,7 @@ export async function submitToClaimsPlatform(
     logger.warn('claims platform send refused', { claim_id: claim.id, detail: synced.detail });
     throw claimsPlatformFailure(synced.detail);
   }
-  await setClaimSubmitted(claim.id, claim.submitted_at ?? now.toISOString());
+  if (!claim.submitted_at) await setClaimSubmitted(claim.id, now.toISOString());
   const started =
     (await updateSubmission(submission.id, 'processing', {
       claim_key: synced.claim_key,
@@ -247,7 +246,7 @@ function refusalDetail(result: { outcome: string; detail?: string }): string {
 async function completeDryRun(submission: Submission, claim: Claim): Promise<Submission> {
   const at = new Date().toISOString();
   for (const id of submission.item_ids) await updateItemFields(id, { claims_platform_submitted_at: at });
-  await setClaimSubmitted(claim.id, claim.submitted_at ?? at);
+  if (!claim.submitted_at) await setClaimSubmitted(claim.id, at);
   return (
     (await updateSubmission(submission.id, 'processing', {
       status: 'complete',

@@ -6,7 +6,7 @@
  */
 import type { Claim } from '../claims/store';
 import type { Settings } from '../config';
-import type { DomainError } from '../errors';
+import { ConflictError, type DomainError } from '../errors';
 import {
   type EstimationClaimPayload,
   type EstimationItem,
@@ -15,7 +15,6 @@ import {
 import type { Team } from '../teams/store';
 import { completedPricing, type Destination, type Pricing, REMOTE_CLAIM_GONE, remoteFailure } from './estimation-rules';
 import type { RemoteOutcome } from './estimation-store';
-import { ConflictError } from '../errors';
 
 /**
  * A send makes up to three calls (target lookup or catalog, then create or
@@ -79,15 +78,11 @@ export async function deliverToEstimationPlatform(input: {
   payload: (pricing: Pricing) => EstimationClaimPayload;
 }): Promise<RemoteCall> {
   const { client, claim, destination, items } = input;
-  if (destination.mode === 'append_linked') {
-    const claimId = claim.estimation_claim_id ?? (await loadTargetClaim(client, destination.claim_key));
-    if (typeof claimId !== 'string' && !claimId.ok) return claimId;
-    const id = typeof claimId === 'string' ? claimId : claimId.claim_id;
-    return appendTo(client, { claim_key: destination.claim_key, claim_id: id }, items, false);
-  }
-  if (destination.mode === 'append_target') {
-    const target = destination.claim_id
-      ? { ok: true as const, claim_id: destination.claim_id }
+  if (destination.mode !== 'create') {
+    // The remote claim's id: stored with the link, found before the charge for a named target, else looked up.
+    const knownId = destination.mode === 'append_linked' ? claim.estimation_claim_id : destination.claim_id;
+    const target = knownId
+      ? { ok: true as const, claim_id: knownId }
       : await loadTargetClaim(client, destination.claim_key);
     if (!target.ok) return target;
     return appendTo(client, { claim_key: destination.claim_key, claim_id: target.claim_id }, items, false);

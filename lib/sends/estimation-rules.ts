@@ -14,7 +14,7 @@ import type {
   EstimationItem,
   EstimationItemPhoto,
 } from '../integrations/estimation-platform';
-import { publicBase, publicPhotoUrls } from './photo-rules';
+import { compact, itemQuantity, itemTitle, present, publicBase, publicPhotoUrls } from './payload-rules';
 
 type CatalogSchedule = EstimationCatalog['schedules'][number];
 
@@ -121,17 +121,6 @@ export function perilOf(lossType: string | null): string | undefined {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const isUuid = (value: string | null | undefined): value is string => Boolean(value && UUID.test(value));
 
-/** A value worth sending: blank strings are omitted, never sent as null (rule 3). */
-function present(value: string | null | undefined): string | undefined {
-  const text = value?.trim();
-  return text ? text : undefined;
-}
-
-/** Drops the keys whose value is undefined, so an omitted field is absent from the JSON. */
-function compact<T extends Record<string, unknown>>(record: T): T {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as T;
-}
-
 export interface Pricing {
   depreciation_schedule_id?: string | null;
   shopping_profile_id?: string | null;
@@ -187,8 +176,8 @@ export function remoteItem(
   });
   return compact({
     external_id: item.id,
-    title: present(item.name) ?? 'Untitled item',
-    quantity: Math.max(1, Math.round(item.quantity || 1)),
+    title: itemTitle(item),
+    quantity: itemQuantity(item),
     brand: present(item.brand),
     sku: present(item.sku),
     condition: present(item.condition),

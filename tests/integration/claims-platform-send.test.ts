@@ -6,18 +6,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { identityOf } from '../../lib/auth/identity-rules';
 import { settings } from '../../lib/config';
 import { keys } from '../../lib/db/keys';
 import { quoteClaimsPlatformSend, submitToClaimsPlatform } from '../../lib/sends/claims-platform-service';
-import { findTeamByExternalId } from '../../lib/teams/store';
-import { findUserByExternalId } from '../../lib/users/store';
 import { Client } from '../support/api';
 import { doc, table } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeClaimsPlatform } from '../support/fake-claims-platform';
 import { jobWithItems } from '../support/inventory';
 import { type LoginClaimsInput, newTeamMember } from '../support/tokens';
+import { identityOfMember } from '../support/sends';
 import { newRoom } from '../support/uploads';
 
 jest.setTimeout(120_000);
@@ -29,14 +27,8 @@ async function teamWithItems(member: LoginClaimsInput) {
   await fakeBilling.setBalance(member.current_team_id, 1000);
   const room = await newRoom(client, 'Office');
   await jobWithItems(client, room.id, [['Monitor'], ['Desk lamp']]);
-  const user = await findUserByExternalId(String(member.user_id));
-  const team = await findTeamByExternalId(member.current_team_id);
-  if (!user || !team) throw new Error('not provisioned');
-  return {
-    claimId: room.claim_id,
-    team,
-    identity: identityOf(user, team, { authMode: 'jwt', tokenVia: 'bearer', rawClaims: null }),
-  };
+  const identity = await identityOfMember(member);
+  return { claimId: room.claim_id, team: identity.team, identity };
 }
 
 const sendCharges = async (member: LoginClaimsInput) =>

@@ -5,25 +5,18 @@
  * enterprise exemption and a deployment without PUBLIC_BASE_URL.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { identityOf } from '../../lib/auth/identity-rules';
 import { settings } from '../../lib/config';
 import { keys } from '../../lib/db/keys';
 import { PHOTOS_NOT_SENT } from '../../lib/sends/estimation-batch-service';
 import { submitToEstimationPlatform } from '../../lib/sends/estimation-service';
 import { getEstimationSend } from '../../lib/sends/estimation-store';
 import { findTeamByExternalId } from '../../lib/teams/store';
-import { findUserByExternalId } from '../../lib/users/store';
 import { doc, setFields, table } from '../support/aws';
-import { fake, type SendTeam, sendTeam, spendsOf } from '../support/sends';
+import { fake, identityOfMember, type SendTeam, sendTeam, spendsOf } from '../support/sends';
 
 jest.setTimeout(120_000);
 
-async function identityFor(t: SendTeam) {
-  const user = await findUserByExternalId(String(t.member.user_id));
-  const team = await findTeamByExternalId(t.member.current_team_id);
-  if (!user || !team) throw new Error('the team member was not provisioned');
-  return identityOf(user, team, { authMode: 'jwt', tokenVia: 'bearer', rawClaims: null });
-}
+const identityFor = (t: SendTeam) => identityOfMember(t.member);
 
 class ProcessDied extends Error {}
 

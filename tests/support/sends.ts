@@ -1,5 +1,8 @@
 /** A team ready to send to the estimation platform (the run's fake), for the send tests. */
 import { randomUUID } from 'node:crypto';
+import { type Identity, identityOf } from '../../lib/auth/identity-rules';
+import { findTeamByExternalId } from '../../lib/teams/store';
+import { findUserByExternalId } from '../../lib/users/store';
 import { Client } from './api';
 import { fakeBilling } from './fake-billing';
 import { fakeEstimation } from './fake-estimation';
@@ -58,3 +61,11 @@ export async function addItem(t: SendTeam, name: string): Promise<string> {
 /** The team's send charges at the fake billing service (references ce-...). */
 export const spendsOf = async (t: SendTeam) =>
   (await fakeBilling.spends(t.member.current_team_id)).filter((s) => String(s.reference).startsWith('ce-'));
+
+/** The service's Identity of a signed-in test member, for calling the send use cases in-process. */
+export async function identityOfMember(member: LoginClaimsInput): Promise<Identity> {
+  const user = await findUserByExternalId(String(member.user_id));
+  const team = await findTeamByExternalId(member.current_team_id);
+  if (!user || !team) throw new Error('the team member was not provisioned');
+  return identityOf(user, team, { authMode: 'jwt', tokenVia: 'bearer', rawClaims: null });
+}

@@ -1,4 +1,4 @@
-import { publicBase, publicPhotoUrls } from '../../../lib/sends/photo-rules';
+import { publicBase, publicPhotoUrls } from '../../../lib/sends/payload-rules';
 
 describe('public photo URLs', () => {
   const photos = [
