@@ -177,6 +177,7 @@ function build() {
       ...describe(route.name, 'http', route),
       events: [{ httpApi: { method: route.method, path: route.path } }],
       ...(route.lambda ?? {}),
+      ...(route.layers?.length ? { layers: route.layers.map((layer) => ({ Ref: layerLogicalId(layer) })) } : {}),
     };
   }
   for (const fn of backgroundFunctions) {
@@ -231,7 +232,8 @@ function build() {
     allowCredentials: true,
     allowedHeaders: ['Content-Type', 'Authorization', 'X-Requested-With', 'Idempotency-Key'],
     allowedMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-    exposedResponseHeaders: ['Content-Disposition'],
+    // Retry-After is not a CORS-safelisted response header: a browser client reads a 429's wait only when exposed.
+    exposedResponseHeaders: ['Content-Disposition', 'Retry-After'],
     maxAge: 3600,
   };
   return { functions, cors, profiles, settings, config };

@@ -20,10 +20,12 @@ export type DomainErrorCode =
   | 'not_found'
   | 'conflict'
   | 'too_large'
+  | 'unsupported_type'
   | 'unprocessable'
   | 'insufficient_credits'
   | 'remote_failure'
-  | 'unavailable';
+  | 'unavailable'
+  | 'rate_limited';
 
 /** A per-field problem (422): where the bad value was (`body.name`, `query.cursor`) and why. */
 export interface FieldProblem {
@@ -85,6 +87,13 @@ export class TooLargeError extends DomainError {
   }
 }
 
+/** A file of a kind this route does not take (415), judged by its declared type or its bytes. */
+export class UnsupportedTypeError extends DomainError {
+  constructor(message: string) {
+    super('unsupported_type', message);
+  }
+}
+
 /** Well-formed but invalid values (422), optionally per field. */
 export class UnprocessableError extends DomainError {
   constructor(
@@ -113,5 +122,18 @@ export class RemoteFailureError extends DomainError {
 export class UnavailableError extends DomainError {
   constructor(message: string) {
     super('unavailable', message);
+  }
+}
+
+/**
+ * Too many calls in a short time (429). `retryAfterSeconds` says when the
+ * caller's budget is back, so a well-behaved client waits instead of hammering.
+ */
+export class RateLimitedError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('rate_limited', message);
   }
 }

@@ -16,7 +16,7 @@ import {
 } from '../http/endpoint';
 import type { RouteContract } from '../http/route';
 
-export type { HttpHandler } from '../http/endpoint';
+export { clientIp, type HttpHandler } from '../http/endpoint';
 
 /**
  * get_current_user, or require_admin on admin routes. Their NotSignedInError

@@ -14,6 +14,7 @@ import { exportRoutes } from '../exports/routes';
 import { dashboardRoutes } from '../dashboard/routes';
 import { healthRoutes } from '../health/routes';
 import { importRoutes } from '../imports/routes';
+import { insuredDraftRoutes } from '../insured/draft-routes';
 import { insuredRoutes } from '../insured/routes';
 import { inventoryEditRoutes } from '../inventory/edit-routes';
 import { itemPhotoRoutes } from '../inventory/item-photo-routes';
@@ -48,6 +49,7 @@ const groups: Record<string, RouteContract>[] = [
   estimationRoutes,
   claimsPlatformRoutes,
   insuredRoutes,
+  insuredDraftRoutes,
   billingRoutes,
   settingsRoutes,
   dashboardRoutes,

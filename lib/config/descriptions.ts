@@ -98,10 +98,13 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       INSURED_LINK_MAX_TOTAL_MB: 'Lifetime byte ceiling per link (deletion does not credit back).',
       INSURED_LINK_MAX_FILES: 'Most files per link.',
       INSURED_LINK_MAX_ITEMS: 'Most typed rows per link.',
-      INSURED_RATE_LIMIT_READS_PER_MINUTE: 'Reads per minute per token.',
-      INSURED_RATE_LIMIT_WRITES_PER_MINUTE: 'Writes per minute per token.',
-      INSURED_RATE_LIMIT_UPLOADS_PER_MINUTE: 'Uploads per minute per token.',
-      INSURED_RATE_LIMIT_UNKNOWN_TOKEN_PER_MINUTE: 'Unknown-token requests per minute per client IP.',
+      INSURED_RATE_LIMIT_READS_PER_MINUTE:
+        'Reads per minute per token, counted across every instance (one limit for the service).',
+      INSURED_RATE_LIMIT_WRITES_PER_MINUTE: 'Writes per minute per token, across every instance.',
+      INSURED_RATE_LIMIT_UPLOADS_PER_MINUTE:
+        'Photo uploads (both calls), chunked upload starts and part URL requests per minute per token, across every instance.',
+      INSURED_RATE_LIMIT_UNKNOWN_TOKEN_PER_MINUTE:
+        'Requests with a token that opens nothing, per minute per client IP, across every instance.',
     },
   },
   {

@@ -41,6 +41,7 @@
  * | Job stream slot   | JOBSTREAM#<job_id>      | SLOT#<n>  |                         |                     |                   |               |
  * | Export (file)     | EXPORT#<id>             | EXPORT    |                         |                     |                   |               |
  * | export request    | EXPORTREQ#<team_id>#<scope>#<scope_id> | <format>#<all|approved> |   |                   |               |
+ * | rate window       | RATE#<scope>#<key>      | WINDOW#<window start, epoch s> |  |                     |                   |               |
  *
  * Archived claims and rooms also carry archpk=ARCHIVED, archsk=<archived_at>#<kind>#<id>
  * so the purge reads only what is archived. Jobs in a processing state carry
@@ -51,6 +52,8 @@
  * Export rows and export request rows carry expires_at (TTL, a week after the
  * request): an export is asked for, built by the exports worker and downloaded
  * within minutes, and its file lives under the claim's prefix in the bucket.
+ * Rate window rows (lib/db/rate-window.ts) carry expires_at a little after
+ * their minute ends: a window is never read again once it is over.
  */
 
 export const keys = {
@@ -84,6 +87,10 @@ export const keys = {
   insuredLink: (id: string) => ({ pk: `INSUREDLINK#${id}`, sk: 'LINK' }),
   /** A room the homeowner added (a draft until submit), in the link's partition. */
   insuredRoom: (linkId: string, roomId: string) => ({ pk: `INSUREDLINK#${linkId}`, sk: `ROOM#${roomId}` }),
+  /** A homeowner's file (a room's photo, video or voice note, or a typed row's photo), in the link's partition. */
+  insuredFile: (linkId: string, fileId: string) => ({ pk: `INSUREDLINK#${linkId}`, sk: `FILE#${fileId}` }),
+  /** A row the homeowner typed, in the link's partition. */
+  insuredItem: (linkId: string, itemId: string) => ({ pk: `INSUREDLINK#${linkId}`, sk: `ITEM#${itemId}` }),
   /** One row per draft room name of a link (lower-cased), so a name is added once. */
   insuredRoomName: (linkId: string, name: string) => ({ pk: `INSUREDLINK#${linkId}`, sk: `ROOMNAME#${name}` }),
   /** A link's current token (its SHA-256): the public routes' lookup. */
@@ -101,6 +108,11 @@ export const keys = {
   exportRequest: (teamId: string, scope: string, scopeId: string, format: string, approvedOnly: boolean) => ({
     pk: `EXPORTREQ#${teamId}#${scope}#${scopeId}`,
     sk: `${format}#${approvedOnly ? 'approved' : 'all'}`,
+  }),
+  /** One fixed rate-limit window of one caller (`key`, already bounded) for one limited action (`scope`). */
+  rateWindow: (scope: string, key: string, windowStartSeconds: number) => ({
+    pk: `RATE#${scope}#${key}`,
+    sk: `WINDOW#${windowStartSeconds}`,
   }),
 } as const;
 

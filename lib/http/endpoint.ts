@@ -54,13 +54,16 @@ export type IdentityResolver<I> = (level: AuthenticatedLevel, event: APIGatewayP
 
 const isSignedIn = (auth: RouteAuth): auth is AuthenticatedLevel => auth !== 'none' && auth !== 'capability';
 
-/** Errors become JSON with the spec's status; anything unexpected is logged and answered 500 without internals. */
+/**
+ * Errors become JSON with the spec's status and the error's own headers (Retry-After on a 429; CORS runs after
+ * and adds its headers to these); anything unexpected is logged and answered 500 without internals.
+ */
 const errorResponses = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => ({
   onError: async (request) => {
     const err = request.error;
     const known = httpErrorOf(err);
     if (known) {
-      request.response = jsonError(known.status, known.body ?? { detail: known.detail });
+      request.response = jsonError(known.status, known.body ?? { detail: known.detail }, known.headers);
       return;
     }
     logger.error('unhandled error', {
@@ -134,4 +137,9 @@ export function buildEndpoint<C extends RouteContract, I>(
     // Deployed stages read secret settings from SSM before the handler (lib/config/secrets.ts).
     .use({ before: async () => loadSecrets() });
   return Object.assign(handler as unknown as HttpHandler, { route });
+}
+
+/** The caller's IP as API Gateway saw it (for per-client limits); null when absent. */
+export function clientIp(event: APIGatewayProxyEventV2): string | null {
+  return event.requestContext?.http?.sourceIp || null;
 }

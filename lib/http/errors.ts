@@ -3,9 +3,10 @@
  * errors of lib/errors.ts; this is the one place their codes become statuses.
  * HttpError is for what only the edge decides (415 content type, 422 request
  * validation). The error middleware turns either into `{"detail": "..."}` (or
- * the body given, e.g. the spec's 402 body) with the status code.
+ * the body given, e.g. the spec's 402 body) with the status code, and any
+ * headers the answer needs (Retry-After on a 429).
  */
-import { DomainError, type DomainErrorCode } from '../errors';
+import { DomainError, type DomainErrorCode, RateLimitedError } from '../errors';
 
 export class HttpError extends Error {
   constructor(
@@ -13,6 +14,8 @@ export class HttpError extends Error {
     readonly detail: string,
     /** A body that replaces the default `{detail}` (the 402 body, per-field 422s). */
     readonly body?: Record<string, unknown>,
+    /** Headers the answer must carry besides the JSON content type (Retry-After on a 429). */
+    readonly headers?: Record<string, string>,
   ) {
     super(detail);
     this.name = 'HttpError';
@@ -34,7 +37,9 @@ export const STATUS_OF_DOMAIN_ERROR: Record<DomainErrorCode, number> = {
   not_found: 404,
   conflict: 409,
   too_large: 413,
+  unsupported_type: 415,
   unprocessable: 422,
+  rate_limited: 429,
   remote_failure: 502,
   unavailable: 503,
 };
@@ -45,8 +50,21 @@ export const STATUS_OF_DOMAIN_ERROR: Record<DomainErrorCode, number> = {
  */
 export function httpErrorOf(err: unknown): HttpError | null {
   if (err instanceof HttpError) return err;
-  if (err instanceof DomainError) return new HttpError(STATUS_OF_DOMAIN_ERROR[err.code], err.message, err.body);
+  if (err instanceof DomainError) {
+    const headers =
+      err instanceof RateLimitedError ? { 'Retry-After': retryAfterValue(err.retryAfterSeconds) } : undefined;
+    return new HttpError(STATUS_OF_DOMAIN_ERROR[err.code], err.message, err.body, headers);
+  }
   return null;
+}
+
+/**
+ * Retry-After in whole seconds, rounded up and at least 1: "0" (or a fraction
+ * rounded down to it) would invite an immediate retry that is refused again.
+ */
+function retryAfterValue(seconds: number): string {
+  const whole = Math.ceil(seconds);
+  return String(Number.isFinite(whole) && whole > 1 ? whole : 1);
 }
 
 export interface FieldError {

@@ -33,7 +33,7 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'Payload too large',
   415: 'Unsupported media type: the body must be JSON (`Content-Type: application/json` or a `+json` type)',
   422: 'Validation failed: `errors` lists each bad field (`body.*`, `query.*`, `path.*`) with its message',
-  429: 'Too many requests: a limit on concurrent use was reached; retry after `Retry-After` seconds',
+  429: 'Too many requests: a rate or concurrency limit was reached; retry after `Retry-After` seconds',
   502: 'Remote system rejected the call or is unreachable',
   503: 'Not configured or temporarily unavailable',
 };

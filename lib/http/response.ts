@@ -33,6 +33,14 @@ export function toResult(value: unknown, successStatus = 200): APIGatewayProxySt
   };
 }
 
-export function jsonError(status: number, body: Record<string, unknown>): APIGatewayProxyStructuredResultV2 {
-  return { statusCode: status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+export function jsonError(
+  status: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode: status,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  };
 }

@@ -42,6 +42,8 @@ export interface RouteContract {
   idempotent?: true;
   /** Per-function overrides for serverless.yml (timeout, memory). */
   lambda?: { timeout?: number; memorySize?: number };
+  /** Media layers the handler loads at run time (functions/layers.js; e.g. 'sharp' for a thumbnail route). */
+  layers?: readonly string[];
 }
 
 /**

@@ -1,5 +1,6 @@
 /** Request and answer shapes of the insured link routes (spec: Insured link). */
 import * as z from 'zod';
+import { draftFileResponse, draftItemResponse } from './draft-schemas';
 
 export const inviteBody = z.strictObject({
   email: z
@@ -30,6 +31,14 @@ const linkResponse = z.object({
     failed_at: z.string().nullable(),
   }),
   submitted_at: z.string().nullable(),
+  progress: z
+    .object({
+      files: z.number().int().describe('Photos, videos and voice notes the homeowner holds now.'),
+      items: z.number().int().describe('Rows the homeowner typed.'),
+      bytes_used: z.number().int().describe('Bytes counted against the link, removed files included.'),
+      submits: z.number().int().describe('Submits that sent something.'),
+    })
+    .describe('What the homeowner has added so far.'),
 });
 
 export const insuredLinksResponse = z.object({ links: z.array(linkResponse) });
@@ -53,7 +62,29 @@ export const wizardStateResponse = z.object({
   insured_name: z.string().nullable(),
   expires_at: z.string(),
   submitted_at: z.string().nullable(),
-  rooms: z.array(z.object({ id: z.string(), name: z.string(), created_at: z.string() })),
+  rooms: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      created_at: z.string(),
+      files: z
+        .array(draftFileResponse)
+        .describe('Photos, videos and voice notes of the room (not typed rows’ photos).'),
+      items: z.array(draftItemResponse).describe('Rows the homeowner typed, with their photos.'),
+    }),
+  ),
+  usage: z
+    .object({
+      bytes_used: z.number().int().describe('Bytes counted against the link, removed files included.'),
+      bytes_limit: z.number().int().nullable(),
+      files: z.number().int(),
+      files_limit: z.number().int().nullable(),
+      items: z.number().int(),
+      items_limit: z.number().int().nullable(),
+      photo_max_bytes: z.number().int().nullable(),
+      media_max_bytes: z.number().int().nullable(),
+    })
+    .describe('What the link holds against its ceilings (null: no ceiling).'),
 });
 
 const draftName = (what: string) =>

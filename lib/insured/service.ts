@@ -20,11 +20,11 @@ import { NotFoundError } from '../errors';
 import { MailClient } from '../integrations/mail';
 import { logger } from '../observability/logger';
 import { loadClaimForTeam } from '../tenancy/service';
+import { LINK_NOT_FOUND, openLink, type PublicCaller } from './access-service';
 import {
   bareMessageId,
   insuredLinkUrl,
   invitationMail,
-  LINK_TOKEN_PATTERN,
   linkExpiry,
   linkState,
   linkTokenHash,
@@ -35,7 +35,6 @@ import {
 } from './rules';
 import type { mailEventBody } from './schemas';
 import {
-  findLinkByTokenHash,
   findLinkIdByMessageId,
   getInsuredLink,
   type InsuredLink,
@@ -49,9 +48,9 @@ import {
   rotateLinkToken,
   updateInsuredLink,
 } from './store';
-import { insuredLinkView } from './view';
-
-const LINK_NOT_FOUND = 'Link not found';
+import { draftFileView, draftItemView, insuredLinkView } from './view';
+import { linkCeilings } from './draft-rules';
+import { listDraftFiles, listDraftItems } from './draft-store';
 
 export interface InsuredDeps {
   config?: Settings;
@@ -189,49 +188,77 @@ export async function revokeInsuredLink(identity: Identity, linkId: string) {
   return insuredLinkView(revoked);
 }
 
-/** The live link a public token opens; the same 404 for a malformed, unknown, revoked or expired one. */
-async function resolveLink(token: string, now: Date): Promise<InsuredLink> {
-  if (!LINK_TOKEN_PATTERN.test(token)) throw new NotFoundError(LINK_NOT_FOUND);
-  const link = await findLinkByTokenHash(linkTokenHash(token));
-  if (!link || linkState(link, now) !== 'live') throw new NotFoundError(LINK_NOT_FOUND);
-  return link;
-}
-
 /** GET /api/public/insured/{token}: the wizard's state; records the open. */
-export async function showInsuredWizard(token: string, deps: InsuredDeps = {}) {
-  const now = deps.now ?? new Date();
-  const link = await resolveLink(token, now);
+export async function showInsuredWizard(token: string, caller: PublicCaller = {}) {
+  const now = caller.now ?? new Date();
+  const link = await openLink(token, 'read', caller);
   const claim = await getClaim(link.claim_id);
   if (!claim) throw new NotFoundError(LINK_NOT_FOUND);
   await recordLinkOpened(link.id, now.toISOString());
-  return wizardState(link, claim);
+  return wizardState(token, link, claim);
 }
 
-async function wizardState(link: InsuredLink, claim: { claim_number: string; insured_name: string | null }) {
-  const rooms = await listInsuredRooms(link.id);
+/** The wizard's state: the claim, the homeowner, the draft rooms with their files and typed rows, and the ceilings. */
+async function wizardState(
+  token: string,
+  link: InsuredLink,
+  claim: { claim_number: string; insured_name: string | null },
+) {
+  const [rooms, files, items] = await Promise.all([
+    listInsuredRooms(link.id),
+    listDraftFiles(link.id),
+    listDraftItems(link.id),
+  ]);
+  const shown = files.filter((f) => f.status !== 'aborted' && f.status !== 'expired');
+  const ceilings = linkCeilings(currentSettings());
+  const limit = (n: number) => (Number.isFinite(n) ? n : null);
   return {
     claim: { claim_number: claim.claim_number, insured_name: claim.insured_name },
     insured_email: link.insured_email,
     insured_name: link.insured_name,
     expires_at: link.expires_at,
     submitted_at: link.submitted_at,
-    rooms: rooms.map((r) => ({ id: r.id, name: r.name, created_at: r.created_at })),
+    rooms: rooms.map((r) => ({
+      id: r.id,
+      name: r.name,
+      created_at: r.created_at,
+      files: shown.filter((f) => f.room_id === r.id).map((f) => draftFileView(token, f)),
+      items: items
+        .filter((i) => i.room_id === r.id)
+        .map((i) =>
+          draftItemView(
+            token,
+            i,
+            shown.filter((f) => f.item_id === i.id),
+          ),
+        ),
+    })),
+    usage: {
+      bytes_used: link.bytes_reserved ?? 0,
+      bytes_limit: limit(ceilings.totalBytes),
+      files: link.files_count ?? 0,
+      files_limit: limit(ceilings.files),
+      items: link.items_count ?? 0,
+      items_limit: limit(ceilings.items),
+      photo_max_bytes: limit(ceilings.photoBytes),
+      media_max_bytes: limit(ceilings.mediaBytes),
+    },
   };
 }
 
 /** POST .../{token}/identify: the homeowner's name, shown to the adjuster. Never a gate: nothing requires it. */
-export async function setInsuredName(token: string, body: { name: string }, deps: InsuredDeps = {}) {
-  const link = await resolveLink(token, deps.now ?? new Date());
+export async function setInsuredName(token: string, body: { name: string }, caller: PublicCaller = {}) {
+  const link = await openLink(token, 'write', caller);
   const updated = await updateInsuredLink(link.id, { insured_name: body.name });
   const claim = await getClaim(link.claim_id);
   if (!updated || !claim) throw new NotFoundError(LINK_NOT_FOUND);
-  return wizardState(updated, claim);
+  return wizardState(token, updated, claim);
 }
 
 /** POST .../{token}/rooms: adds a room to the homeowner's draft; a name the draft has (any case) answers that room. */
-export async function addInsuredRoom(token: string, body: { name: string }, deps: InsuredDeps = {}) {
-  const now = deps.now ?? new Date();
-  const link = await resolveLink(token, now);
+export async function addInsuredRoom(token: string, body: { name: string }, caller: PublicCaller = {}) {
+  const now = caller.now ?? new Date();
+  const link = await openLink(token, 'write', caller);
   const { room, created } = await putInsuredRoomOnce({
     id: randomUUID(),
     link_id: link.id,

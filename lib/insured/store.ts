@@ -35,6 +35,14 @@ export interface InsuredLink {
   mail_failed_at: string | null;
   submitted_at: string | null;
   updated_at: string;
+  /** Bytes reserved by the homeowner's files, lifetime (removal does not lower it). */
+  bytes_reserved?: number;
+  /** The homeowner's files and typed rows held now. */
+  files_count?: number;
+  items_count?: number;
+  submit_round?: number;
+  submitted_round?: number;
+  submit_lease_until?: string | null;
 }
 
 const asLink = (row: Record<string, unknown>) => withoutKeys(row) as unknown as InsuredLink;
@@ -278,4 +286,57 @@ export async function putInsuredRoomOnce(room: InsuredRoom): Promise<{ room: Ins
     : null;
   if (!existing?.Item) throw new Error(`insured room name row without its room (link ${room.link_id})`);
   return { room: withoutKeys(existing.Item) as unknown as InsuredRoom, created: false };
+}
+
+/** Takes the link's submit lease (one submit at a time); false while another holds it. */
+export async function takeSubmitLease(linkId: string, now: Date, ms: number): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.insuredLink(linkId),
+        UpdateExpression: 'SET submit_lease_until = :until',
+        ConditionExpression:
+          'attribute_exists(pk) AND (attribute_not_exists(submit_lease_until) OR submit_lease_until = :none OR submit_lease_until < :now)',
+        ExpressionAttributeValues: {
+          ':until': new Date(now.getTime() + ms).toISOString(),
+          ':now': now.toISOString(),
+          ':none': null,
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return false;
+    throw err;
+  }
+}
+
+/** Records that submit `round` started (its rows are marked with it). */
+export async function startSubmitRound(linkId: string, round: number): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.insuredLink(linkId),
+      UpdateExpression: 'SET submit_round = :round',
+      ExpressionAttributeValues: { ':round': round },
+    }),
+  );
+}
+
+/** Ends a submit: the round is finished (when one ran) and the lease is given back. */
+export async function endSubmit(linkId: string, finished: { round: number; at: string } | null): Promise<void> {
+  const set = finished
+    ? 'SET submitted_round = :round, submitted_at = :at, submit_lease_until = :none, updated_at = :at'
+    : 'SET submit_lease_until = :none';
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.insuredLink(linkId),
+      UpdateExpression: set,
+      ExpressionAttributeValues: finished
+        ? { ':round': finished.round, ':at': finished.at, ':none': null }
+        : { ':none': null },
+    }),
+  );
 }

@@ -1,5 +1,6 @@
 /** Insured links as the adjuster and the homeowner see them (spec: Insured link). */
 import { linkState } from './rules';
+import type { DraftFile, DraftItem } from './draft-store';
 import type { InsuredLink } from './store';
 
 /** The adjuster's view: state, open and mail tracking. Never the token or its hash. */
@@ -24,5 +25,52 @@ export function insuredLinkView(link: InsuredLink, now = new Date()) {
       failed_at: link.mail_failed_at,
     },
     submitted_at: link.submitted_at,
+    progress: {
+      files: link.files_count ?? 0,
+      items: link.items_count ?? 0,
+      bytes_used: link.bytes_reserved ?? 0,
+      submits: link.submitted_round ?? 0,
+    },
+  };
+}
+
+/** Where the homeowner's browser reads a file: its content and (photos only) its thumbnail, under the token. */
+const fileUrls = (token: string, file: DraftFile) => {
+  const base = `/api/public/insured/${token}/files/${file.id}`;
+  return { content_url: `${base}/content`, thumb_url: file.kind === 'photo' ? `${base}/thumb` : null };
+};
+
+/** A draft file as the homeowner sees it. */
+export function draftFileView(token: string, file: DraftFile) {
+  return {
+    id: file.id,
+    kind: file.kind,
+    room_id: file.room_id,
+    item_id: file.item_id,
+    filename: file.filename,
+    size_bytes: file.size_bytes,
+    note: file.note,
+    status: file.status,
+    submitted: file.round !== null,
+    created_at: file.created_at,
+    ...(file.status === 'ready' ? fileUrls(token, file) : { content_url: null, thumb_url: null }),
+  };
+}
+
+/** A typed row as the homeowner sees it, with its photos. */
+export function draftItemView(token: string, item: DraftItem, photos: DraftFile[]) {
+  return {
+    id: item.id,
+    room_id: item.room_id,
+    name: item.name,
+    quantity: item.quantity,
+    brand: item.brand,
+    model: item.model,
+    age: item.age,
+    estimated_price: item.estimated_price,
+    notes: item.notes,
+    submitted: item.round !== null,
+    created_at: item.created_at,
+    photos: photos.map((p) => draftFileView(token, p)),
   };
 }

@@ -48,6 +48,11 @@ const HTTP_HANDLER_ZIP_BUDGET_OVERRIDES: Record<string, number> = {
   // direct-invoke fallback, the item photo transaction and activity): confirmPhotos' clients and a bit more.
   replaceItemPhoto: 330 * 1024,
   attachItemPhoto: 330 * 1024,
+  // The same two-call photo route (presigner, confirm with its queue hand-off), at the default's edge.
+  confirmPhotos: 310 * 1024,
+  // The homeowner thumbnail decodes any photo the service takes, HEIC included (its decoder is bundled;
+  // sharp comes from the layer).
+  insuredFileThumb: 1100 * 1024,
 };
 /** Lambda's limit for a directly uploaded zip; applies to every function. */
 const LAMBDA_ZIP_LIMIT = 50 * 1024 * 1024;

@@ -36,6 +36,17 @@ export const serviceEnv: Record<string, string> = {
   // Mail-events webhook callbacks in the tests are signed with it (tests/e2e/insured-links.test.ts).
   MAIL_WEBHOOK_SIGNING_KEY: 'test-mail-webhook-signing-key',
   MAIL_RETRY_BACKOFF_MS: '20',
+  // Homeowner link ceilings small enough to reach at their edges (tests/e2e/insured-drafts.test.ts); reads per
+  // token low enough to spend from two processes at once. Bad tokens from the one test IP are not limited here
+  // (every suite shares 127.0.0.1); that limit is tested in-process with its own IP.
+  INSURED_MAX_FILE_MB: '1',
+  INSURED_MAX_VIDEO_MB: '8',
+  INSURED_CHUNK_MB: '5',
+  INSURED_LINK_MAX_TOTAL_MB: '12',
+  INSURED_LINK_MAX_FILES: '8',
+  INSURED_LINK_MAX_ITEMS: '4',
+  INSURED_RATE_LIMIT_READS_PER_MINUTE: '30',
+  INSURED_RATE_LIMIT_UNKNOWN_TOKEN_PER_MINUTE: '0',
   // Keep a developer's checkout .env and machine file out of the test service.
   MACHINE_SETTINGS_FILE: '/nonexistent/contents-inventory-settings.env',
   DOTENV_FILE: '/nonexistent/.env',

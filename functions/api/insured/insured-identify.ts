@@ -1,5 +1,7 @@
-import { httpEndpoint } from '../../../lib/api/endpoint';
+import { clientIp, httpEndpoint } from '../../../lib/api/endpoint';
 import { insuredRoutes } from '../../../lib/insured/routes';
 import { setInsuredName } from '../../../lib/insured/service';
 
-export const handler = httpEndpoint(insuredRoutes.identify, ({ params, body }) => setInsuredName(params.token, body));
+export const handler = httpEndpoint(insuredRoutes.identify, ({ params, body, event }) =>
+  setInsuredName(params.token, body, { ip: clientIp(event) }),
+);

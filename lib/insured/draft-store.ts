@@ -1,0 +1,368 @@
+/**
+ * The homeowner's draft rows (spec: Other records > Insured draft rows):
+ * files (a room's photos, videos and voice notes, and typed rows' photos) and
+ * typed rows, in the link's partition next to its rooms.
+ *
+ * The link's ceilings are kept on the link row: bytes_reserved (lifetime:
+ * never lowered), files_count and items_count. A row is written in the same
+ * transaction that raises them, conditional on the ceiling, so two racing
+ * requests can never pass a ceiling together.
+ */
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
+import { keys, withoutKeys } from '../db/keys';
+import { queryPartition } from '../db/query';
+import { setClauses } from '../db/update';
+import type { DraftFileKind } from './draft-rules';
+
+export type DraftFileStatus = 'pending' | 'open' | 'completing' | 'ready' | 'aborted' | 'expired';
+
+export interface DraftFile {
+  id: string;
+  link_id: string;
+  kind: DraftFileKind;
+  /** The room of a room's file; null for a typed row's photo. */
+  room_id: string | null;
+  /** The typed row a photo belongs to (never sent to the AI); null for a room's file. */
+  item_id: string | null;
+  filename: string;
+  content_type: string;
+  size_bytes: number;
+  /** The homeowner's note on a room's photo: the source note the AI reads. */
+  note: string | null;
+  key: string;
+  /**
+   * pending: a photo whose presigned POST was issued; open, completing: a
+   * chunked upload on its way; ready: its bytes are in the bucket; aborted,
+   * expired: a chunked upload that never completed.
+   */
+  status: DraftFileStatus;
+  s3_upload_id: string | null;
+  chunk_size: number | null;
+  part_count: number | null;
+  /** The submit that took it (1, 2, ...), or null while it is the homeowner's. */
+  round: number | null;
+  /** The job it went to at submit. */
+  job_id: string | null;
+  thumb_key: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A row the homeowner typed; it becomes an item at submit. */
+export interface DraftItem {
+  id: string;
+  link_id: string;
+  room_id: string;
+  name: string;
+  quantity: number;
+  brand: string | null;
+  model: string | null;
+  age: string | null;
+  estimated_price: number | null;
+  notes: string | null;
+  round: number | null;
+  /** The inventory item it became. */
+  inventory_item_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const fileRow = (file: DraftFile) => ({ ...keys.insuredFile(file.link_id, file.id), entity: 'InsuredFile', ...file });
+const itemRow = (item: DraftItem) => ({ ...keys.insuredItem(item.link_id, item.id), entity: 'InsuredItem', ...item });
+
+/** The ceilings one new row must stay within: the most each counter may hold before it is raised (null: off). */
+export interface ReserveBounds {
+  bytesBefore: number | null;
+  filesBefore?: number | null;
+  itemsBefore?: number | null;
+}
+
+/** Raises the link's counters under their bounds and puts the row, together. False when a bound would be passed. */
+async function reserveAndPut(
+  linkId: string,
+  add: { bytes: number; files: number; items: number },
+  bounds: ReserveBounds,
+  row: Record<string, unknown>,
+): Promise<boolean> {
+  const conditions = ['attribute_exists(pk)', 'attribute_not_exists(revoked_at) OR revoked_at = :none'];
+  const values: Record<string, unknown> = {
+    ':bytes': add.bytes,
+    ':files': add.files,
+    ':items': add.items,
+    ':none': null,
+  };
+  const bound = (attribute: string, value: number | null | undefined) => {
+    if (value === null || value === undefined) return;
+    conditions.push(`attribute_not_exists(${attribute}) OR ${attribute} <= :max_${attribute}`);
+    values[`:max_${attribute}`] = value;
+    // A bound below zero: nothing more fits, whatever the counter holds.
+    if (value < 0) conditions.push('attribute_not_exists(pk)');
+  };
+  bound('bytes_reserved', add.bytes > 0 ? bounds.bytesBefore : null);
+  bound('files_count', add.files > 0 ? bounds.filesBefore : null);
+  bound('items_count', add.items > 0 ? bounds.itemsBefore : null);
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.insuredLink(linkId),
+              UpdateExpression: 'ADD bytes_reserved :bytes, files_count :files, items_count :items',
+              ConditionExpression: conditions.map((c) => `(${c})`).join(' AND '),
+              ExpressionAttributeValues: values,
+            },
+          },
+          { Put: { TableName: tableName(), Item: row, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionRace(err)) return false;
+    throw err;
+  }
+}
+
+/** A new file, counted against the link's file and byte ceilings; false when it does not fit. */
+export function putDraftFile(file: DraftFile, bounds: ReserveBounds): Promise<boolean> {
+  return reserveAndPut(file.link_id, { bytes: file.size_bytes, files: 1, items: 0 }, bounds, fileRow(file));
+}
+
+/** A new typed row, counted against the link's item ceiling; false when it does not fit. */
+export function putDraftItem(item: DraftItem, bounds: ReserveBounds): Promise<boolean> {
+  return reserveAndPut(item.link_id, { bytes: 0, files: 0, items: 1 }, bounds, itemRow(item));
+}
+
+export async function getDraftFile(linkId: string, fileId: string): Promise<DraftFile | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.insuredFile(linkId, fileId), ConsistentRead: true }),
+  );
+  return Item ? (withoutKeys(Item) as unknown as DraftFile) : null;
+}
+
+export async function getDraftItem(linkId: string, itemId: string): Promise<DraftItem | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.insuredItem(linkId, itemId), ConsistentRead: true }),
+  );
+  return Item ? (withoutKeys(Item) as unknown as DraftItem) : null;
+}
+
+const byCreation = <T extends { created_at: string; id: string }>(a: T, b: T) =>
+  a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
+
+export async function listDraftFiles(linkId: string): Promise<DraftFile[]> {
+  const rows = await queryPartition<Record<string, unknown>>(keys.insuredLink(linkId).pk, 'FILE#', {
+    consistent: true,
+  });
+  return rows.map((r) => withoutKeys(r) as unknown as DraftFile).sort(byCreation);
+}
+
+export async function listDraftItems(linkId: string): Promise<DraftItem[]> {
+  const rows = await queryPartition<Record<string, unknown>>(keys.insuredLink(linkId).pk, 'ITEM#', {
+    consistent: true,
+  });
+  return rows.map((r) => withoutKeys(r) as unknown as DraftItem).sort(byCreation);
+}
+
+/**
+ * Writes fields to a row still in one of `statuses` (files) and not yet
+ * submitted; the row as written, or null when it is gone, submitted or moved on.
+ */
+async function updateDraftRow<T>(
+  key: { pk: string; sk: string },
+  fields: Record<string, unknown>,
+  statuses: readonly DraftFileStatus[] | null,
+): Promise<T | null> {
+  const set = setClauses({ ...fields, updated_at: new Date().toISOString() });
+  const conditions = ['attribute_exists(pk)', '(attribute_not_exists(#round) OR #round = :none)'];
+  const values: Record<string, unknown> = { ...set.values, ':none': null };
+  const names: Record<string, string> = { ...set.names, '#round': 'round' };
+  if (statuses) {
+    conditions.push(`#status IN (${statuses.map((_, i) => `:from${i}`).join(', ')})`);
+    names['#status'] = 'status';
+    statuses.forEach((s, i) => {
+      values[`:from${i}`] = s;
+    });
+  }
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: `SET ${set.expression}`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return withoutKeys(Attributes ?? {}) as unknown as T;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
+export function updateDraftFile(
+  file: Pick<DraftFile, 'link_id' | 'id'>,
+  fields: Partial<DraftFile>,
+  statuses: readonly DraftFileStatus[],
+): Promise<DraftFile | null> {
+  return updateDraftRow<DraftFile>(keys.insuredFile(file.link_id, file.id), fields, statuses);
+}
+
+export function updateDraftItem(
+  item: Pick<DraftItem, 'link_id' | 'id'>,
+  fields: Partial<DraftItem>,
+): Promise<DraftItem | null> {
+  return updateDraftRow<DraftItem>(keys.insuredItem(item.link_id, item.id), fields, null);
+}
+
+/** Records a file's thumbnail (a cache: written whatever the file's state). */
+export async function setDraftFileThumb(file: Pick<DraftFile, 'link_id' | 'id'>, thumbKey: string): Promise<void> {
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.insuredFile(file.link_id, file.id),
+        UpdateExpression: 'SET thumb_key = :key',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':key': thumbKey },
+      }),
+    )
+    .catch((err) => {
+      if (!isConditionalCheckFailed(err)) throw err;
+    });
+}
+
+/**
+ * Removes a row the homeowner still holds and gives back its count (files
+ * or items; never bytes: the byte ceiling is lifetime). False when it is
+ * gone or was submitted meanwhile.
+ */
+async function deleteDraftRow(
+  linkId: string,
+  key: { pk: string; sk: string },
+  counter: 'files_count' | 'items_count',
+): Promise<boolean> {
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: key,
+              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#round) OR #round = :none)',
+              ExpressionAttributeNames: { '#round': 'round' },
+              ExpressionAttributeValues: { ':none': null },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.insuredLink(linkId),
+              UpdateExpression: `ADD ${counter} :minus`,
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':minus': -1 },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionRace(err)) return false;
+    throw err;
+  }
+}
+
+export const deleteDraftFile = (file: Pick<DraftFile, 'link_id' | 'id'>) =>
+  deleteDraftRow(file.link_id, keys.insuredFile(file.link_id, file.id), 'files_count');
+
+export const deleteDraftItem = (item: Pick<DraftItem, 'link_id' | 'id'>) =>
+  deleteDraftRow(item.link_id, keys.insuredItem(item.link_id, item.id), 'items_count');
+
+/**
+ * Ends a chunked upload that will never complete (aborted, or abandoned for
+ * a day): its row stays with that status, its file count is given back, its
+ * reserved bytes are not. False when it was no longer open.
+ */
+export async function closeDraftUpload(
+  file: Pick<DraftFile, 'link_id' | 'id'>,
+  status: 'aborted' | 'expired',
+): Promise<boolean> {
+  const at = new Date().toISOString();
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.insuredFile(file.link_id, file.id),
+              UpdateExpression: 'SET #status = :status, updated_at = :at',
+              ConditionExpression: '#status = :open',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':status': status, ':open': 'open', ':at': at },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.insuredLink(file.link_id),
+              UpdateExpression: 'ADD files_count :minus',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':minus': -1 },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionRace(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * Marks a row as taken by submit `round`, unless an earlier submit took it
+ * (then it keeps its round). True when the row is in `round` now.
+ */
+export async function markDraftRowRound(key: { pk: string; sk: string }, round: number): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET #round = :round',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#round) OR #round = :none)',
+        ExpressionAttributeNames: { '#round': 'round' },
+        ExpressionAttributeValues: { ':round': round, ':none': null },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (!isConditionalCheckFailed(err)) throw err;
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+    return Item?.round === round;
+  }
+}
+
+/** Records where a submitted row went (job, inventory item). */
+export async function recordDraftRowSubmitted(key: { pk: string; sk: string }, fields: Record<string, string>) {
+  const set = setClauses(fields);
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: `SET ${set.expression}`,
+      ExpressionAttributeNames: set.names,
+      ExpressionAttributeValues: set.values,
+    }),
+  );
+}

@@ -1,0 +1,324 @@
+/**
+ * The homeowner's submit (spec: Insured link, public: submit; Limits:
+ * insured-link media is charged at the adjuster's confirm). It hands the
+ * draft to the adjuster and spends nothing, starts no AI:
+ *
+ *   - a room's photos → one photo job of the matching claim room (created
+ *     when the claim has none of that name), waiting in awaiting_grouping,
+ *     each photo's note as its source note; photos sharing a note form one
+ *     group, cut with the balanced split past MAX_PHOTOS_PER_ITEM;
+ *   - each video or voice note → a job waiting in awaiting_confirmation,
+ *     queued for its probe (its length prices the confirm);
+ *   - typed rows → items, with their photos, on a job that is already
+ *     complete and billed nothing.
+ *
+ * Exactly once: one submit at a time holds the link's lease. A submit first
+ * marks the rows it takes with its round number, then records the round
+ * started; everything it makes has ids derived from the link, the round and
+ * the room, so a submit that died is finished by the next one with the same
+ * jobs, and a row is never taken twice. A second submit with nothing new
+ * answers nothing_new.
+ */
+import pLimit from 'p-limit';
+import { blobKeys } from '../blob/keys';
+import { copyObject } from '../blob/objects';
+import { settings as currentSettings } from '../config';
+import { ConflictError } from '../errors';
+import { derivedId } from '../inventory/item-rules';
+import { type ItemDraft, saveItemBatch } from '../inventory/item-store';
+import { getJob, type Job, newJobRecord, putJobOnce } from '../jobs/job-store';
+import { JobLog } from '../jobs/log-store';
+import { photoObjectKeys } from '../photos/rules';
+import { listStagedPhotos, newStagedPhoto, putStagedPhotoRows, type StagedPhoto } from '../photos/staged-photo-store';
+import { dispatch } from '../queue/dispatch';
+import { listClaimRooms, putRoomOnce, type Room } from '../rooms/store';
+import { keys } from '../db/keys';
+import { openLink, type PublicCaller } from './access-service';
+import { awaitingSubmit, homeownerPhotoGroups } from './draft-rules';
+import {
+  type DraftFile,
+  type DraftItem,
+  listDraftFiles,
+  listDraftItems,
+  markDraftRowRound,
+  recordDraftRowSubmitted,
+} from './draft-store';
+import {
+  endSubmit,
+  getInsuredLink,
+  type InsuredLink,
+  type InsuredRoom,
+  listInsuredRooms,
+  startSubmitRound,
+  takeSubmitLease,
+} from './store';
+
+/** How long a submit may hold the link before another may take over (a dead one's lease runs out). */
+const SUBMIT_LEASE_MS = 60_000;
+/** How long a submit waits for one already running before answering 409. */
+const WAIT_FOR_RUNNING_MS = 25_000;
+const COPIES_IN_FLIGHT = 16;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The claim room a draft room lands in: the claim's room of that name (any case), else a new one. */
+async function claimRoomFor(link: InsuredLink, draft: InsuredRoom, rooms: Room[]): Promise<Room> {
+  const name = draft.name.trim();
+  const existing = rooms.find((r) => r.name.trim().toLowerCase() === name.toLowerCase());
+  if (existing) return existing;
+  const room = await putRoomOnce(
+    { id: link.claim_id, team_id: link.team_id },
+    name,
+    derivedId('insured-room', link.id, name.toLowerCase()),
+  );
+  rooms.push(room);
+  return room;
+}
+
+/** Queues the re-encode of a job's photos that have none yet (the worker is idempotent). */
+async function queueReencodes(jobId: string, rows?: StagedPhoto[]): Promise<void> {
+  const photos = rows ?? (await listStagedPhotos(jobId));
+  await Promise.all(
+    photos
+      .filter((p) => !p.normalized && !p.unreadable_reason)
+      .map((p) => dispatch('photos', { job_id: jobId, index: p.index })),
+  );
+}
+
+/** The homeowner's files copied into the job's photos, as staged-photo rows (not written). */
+async function stagedCopies(
+  job: Pick<Job, 'id' | 'team_id' | 'claim_id'>,
+  files: DraftFile[],
+  fields: (file: DraftFile, index: number) => Partial<StagedPhoto>,
+): Promise<StagedPhoto[]> {
+  const prefix = blobKeys.jobPrefix(job.team_id, job.claim_id, job.id);
+  const limit = pLimit(COPIES_IN_FLIGHT);
+  return Promise.all(
+    files.map((file, index) =>
+      limit(async () => {
+        const { filename, key, incomingKey } = photoObjectKeys(prefix, index);
+        if (!(await copyObject(file.key, incomingKey)))
+          throw new Error(`homeowner file ${file.id} is missing from storage`);
+        const row = newStagedPhoto({
+          jobId: job.id,
+          index,
+          filename,
+          key,
+          incomingKey,
+          originalFilename: file.filename,
+          capturedAt: null,
+          sizeBytes: file.size_bytes,
+        });
+        return { ...row, id: derivedId('insured-photo', job.id, file.id), ...fields(file, index) };
+      }),
+    ),
+  );
+}
+
+/** A room's photos → one awaiting_grouping job, notes as source notes, grouped by note. */
+async function submitRoomPhotos(link: InsuredLink, room: Room, round: number, draftRoomId: string, files: DraftFile[]) {
+  const jobId = derivedId('insured-photos', link.id, round, draftRoomId);
+  if (await getJob(jobId, true)) return queueReencodes(jobId);
+  const groups = homeownerPhotoGroups(
+    files.map((f) => f.note),
+    currentSettings().MAX_PHOTOS_PER_ITEM,
+  );
+  const job = newJobRecord({
+    id: jobId,
+    room,
+    userId: link.invited_by_user_id,
+    sourceType: 'photo',
+    status: 'awaiting_grouping',
+    fileSizeBytes: files.reduce((n, f) => n + f.size_bytes, 0),
+  });
+  const rows = await stagedCopies(job, files, (file, index) => ({
+    group_index: groups[index],
+    source_description: file.note,
+  }));
+  // The rows before the job: a half-filled job is never seen.
+  await putStagedPhotoRows(rows);
+  job.photo_next_index = rows.length;
+  job.photo_count_hint = 0;
+  await putJobOnce(job);
+  await new JobLog(job.id).info(`${rows.length} photo(s) from the homeowner’s link, waiting to be grouped`);
+  await queueReencodes(job.id, rows);
+}
+
+/** A video or voice note → a job waiting for the adjuster's confirm, probed for its length. */
+async function submitMedia(link: InsuredLink, room: Room, file: DraftFile) {
+  const job = newJobRecord({
+    id: derivedId('insured-media', file.id),
+    room,
+    userId: link.invited_by_user_id,
+    sourceType: file.kind === 'audio' ? 'audio' : 'video',
+    status: 'awaiting_confirmation',
+    // The bytes stay where the homeowner put them (under the claim): a 1.5 GB copy gains nothing.
+    mediaKey: file.key,
+    originalFilename: file.filename,
+    fileSizeBytes: file.size_bytes,
+  });
+  const fresh = !(await getJob(job.id, true));
+  const saved = await putJobOnce(job);
+  if (fresh) await new JobLog(saved.id).info(`${file.filename} from the homeowner’s link, waiting for confirmation`);
+  await dispatch('probe', { job_id: saved.id });
+  return saved;
+}
+
+/** A room's typed rows → items on a complete job that is billed nothing; their photos go with them. */
+async function submitTypedRows(
+  link: InsuredLink,
+  room: Room,
+  round: number,
+  draftRoomId: string,
+  items: DraftItem[],
+  photosOf: Map<string, DraftFile[]>,
+) {
+  const jobId = derivedId('insured-rows', link.id, round, draftRoomId);
+  const batchKey = `insured-round-${round}`;
+  const existing = await getJob(jobId, true);
+  const now = new Date();
+  const job =
+    existing ??
+    newJobRecord(
+      {
+        id: jobId,
+        room,
+        userId: link.invited_by_user_id,
+        sourceType: 'photo',
+        status: 'complete',
+      },
+      now,
+    );
+  if (!existing) {
+    const photoFiles = items.flatMap((item) => photosOf.get(item.id) ?? []);
+    // Photos of rows are shown with their items only: never one of the job's source photos.
+    const rows = await stagedCopies(job, photoFiles, () => ({ deleted: true }));
+    await putStagedPhotoRows(rows);
+    const photoOf = new Map(photoFiles.map((f, i) => [f.id, rows[i]]));
+    const drafts: ItemDraft[] = items.map((item) => ({
+      name: item.name,
+      quantity: item.quantity,
+      brand: item.brand,
+      model: item.model,
+      age: item.age,
+      estimated_price: item.estimated_price,
+      notes: item.notes,
+      confidence: 1,
+      evidence: null,
+      source_group_index: null,
+      photos: (photosOf.get(item.id) ?? []).map((f) => {
+        const row = photoOf.get(f.id) as StagedPhoto;
+        return { filename: row.filename, key: row.key };
+      }),
+    }));
+    await saveItemBatch(job, room.name, batchKey, 0, drafts, now);
+    Object.assign(job, {
+      progress_pct: 100,
+      items_found: items.length,
+      photo_next_index: rows.length,
+      photo_count_hint: 0,
+      billing_finalized_at: now.toISOString(),
+    });
+    await putJobOnce(job);
+    await new JobLog(job.id).info(`${items.length} item(s) typed by the homeowner; nothing billed`);
+  }
+  await queueReencodes(job.id);
+  await Promise.all(
+    items.map((item, i) =>
+      recordDraftRowSubmitted(keys.insuredItem(link.id, item.id), {
+        inventory_item_id: derivedId(job.id, batchKey, i),
+        job_id: job.id,
+      }),
+    ),
+  );
+}
+
+/** Marks the rows this round takes: ready room files, typed rows, and those rows' ready photos. */
+async function markRound(link: InsuredLink, round: number, files: DraftFile[], items: DraftItem[]) {
+  const fresh = awaitingSubmit(files.filter((f) => f.room_id));
+  const freshItems = items.filter((i) => i.round === null);
+  const taken = new Set<string>();
+  for (const item of freshItems)
+    if (await markDraftRowRound(keys.insuredItem(link.id, item.id), round)) taken.add(item.id);
+  const photos = awaitingSubmit(
+    files.filter((f) => f.item_id && (taken.has(f.item_id) || items.find((i) => i.id === f.item_id)?.round === round)),
+  );
+  for (const file of [...fresh, ...photos]) await markDraftRowRound(keys.insuredFile(link.id, file.id), round);
+}
+
+async function waitForLease(link: InsuredLink, now: () => Date): Promise<void> {
+  const until = Date.now() + WAIT_FOR_RUNNING_MS;
+  while (!(await takeSubmitLease(link.id, now(), SUBMIT_LEASE_MS))) {
+    if (Date.now() > until) throw new ConflictError('A submit of this link is still running; try again in a moment.');
+    await sleep(250);
+  }
+}
+
+/** POST .../{token}/submit. */
+export async function submitInsuredDraft(token: string, caller: PublicCaller = {}) {
+  const link = await openLink(token, 'write', caller);
+  await waitForLease(link, () => new Date());
+  let finished: { round: number; at: string } | null = null;
+  try {
+    const current = (await getInsuredLink(link.id)) ?? link;
+    const started = current.submit_round ?? 0;
+    const resuming = (current.submitted_round ?? 0) < started;
+    const round = resuming ? started : started + 1;
+    let files = await listDraftFiles(link.id);
+    let items = await listDraftItems(link.id);
+    await markRound(link, round, files, items);
+    files = (await listDraftFiles(link.id)).filter((f) => f.round === round);
+    items = (await listDraftItems(link.id)).filter((i) => i.round === round);
+    const pendingFiles = (await listDraftFiles(link.id)).filter(
+      (f) => f.round === null && ['pending', 'open', 'completing'].includes(f.status),
+    ).length;
+    if (!files.length && !items.length) {
+      return {
+        submitted_at: current.submitted_at ?? new Date().toISOString(),
+        round: current.submitted_round ?? 0,
+        nothing_new: true,
+        photo_jobs: 0,
+        photos: 0,
+        media_jobs: 0,
+        items: 0,
+        pending_files: pendingFiles,
+      };
+    }
+    if (!resuming) await startSubmitRound(link.id, round);
+
+    const claimRooms = await listClaimRooms(link.claim_id, false);
+    const photosOf = new Map<string, DraftFile[]>();
+    for (const f of files) if (f.item_id) photosOf.set(f.item_id, [...(photosOf.get(f.item_id) ?? []), f]);
+    let photoJobs = 0;
+    let mediaJobs = 0;
+    for (const draft of await listInsuredRooms(link.id)) {
+      const roomFiles = files.filter((f) => f.room_id === draft.id);
+      const roomItems = items.filter((i) => i.room_id === draft.id);
+      if (!roomFiles.length && !roomItems.length) continue;
+      const room = await claimRoomFor(link, draft, claimRooms);
+      const photos = roomFiles.filter((f) => f.kind === 'photo');
+      if (photos.length) {
+        await submitRoomPhotos(link, room, round, draft.id, photos);
+        photoJobs += 1;
+      }
+      for (const media of roomFiles.filter((f) => f.kind !== 'photo')) {
+        await submitMedia(link, room, media);
+        mediaJobs += 1;
+      }
+      if (roomItems.length) await submitTypedRows(link, room, round, draft.id, roomItems, photosOf);
+    }
+    finished = { round, at: new Date().toISOString() };
+    return {
+      submitted_at: finished.at,
+      round,
+      nothing_new: false,
+      photo_jobs: photoJobs,
+      photos: files.filter((f) => f.room_id && f.kind === 'photo').length,
+      media_jobs: mediaJobs,
+      items: items.length,
+      pending_files: pendingFiles,
+    };
+  } finally {
+    await endSubmit(link.id, finished);
+  }
+}
