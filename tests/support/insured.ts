@@ -1,0 +1,90 @@
+/**
+ * The homeowner link over HTTP as a homeowner's browser drives it (no
+ * sign-in; the token in the path), shared by tests/e2e/insured-*.test.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import sharp from 'sharp';
+import { Client, request } from './api';
+import { fakeBilling } from './fake-billing';
+import { newTeamMember } from './tokens';
+import { newRoom } from './uploads';
+
+export const MIB = 1024 * 1024;
+
+/** A new team (100 credits) with a claim, and a link to it for a new address. */
+export async function invitedLink() {
+  const member = newTeamMember();
+  const adjuster = await Client.signIn(member);
+  await fakeBilling.setBalance(member.current_team_id, 100);
+  const room = await newRoom(adjuster, 'Hall');
+  const invited = await adjuster.post(`/api/claims/${room.claim_id}/insured-links`, {
+    email: `home-${randomUUID().slice(0, 6)}@example.test`,
+  });
+  expect(invited.status).toBe(201);
+  const token = (invited.body.url as string).split('/').pop() as string;
+  return {
+    adjuster,
+    teamId: member.current_team_id,
+    claimId: room.claim_id,
+    linkId: invited.body.link.id as string,
+    token,
+  };
+}
+
+/** A homeowner's browser: only the token, never a sign-in. */
+export function homeowner(token: string) {
+  const base = `/api/public/insured/${token}`;
+  return {
+    get: (path = '') => request('GET', `${base}${path}`),
+    post: (path: string, body?: unknown) => request('POST', `${base}${path}`, { body: body ?? {} }),
+    patch: (path: string, body: unknown) => request('PATCH', `${base}${path}`, { body }),
+    delete: (path: string) => request('DELETE', `${base}${path}`),
+  };
+}
+export type Homeowner = ReturnType<typeof homeowner>;
+
+/** The browser's POST of a presigned form: every signed field first, then the file. */
+export async function postForm(upload: { url: string; fields: Record<string, string> }, bytes: Buffer) {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(upload.fields)) form.append(name, value);
+  form.append('file', new Blob([new Uint8Array(bytes)]), 'photo');
+  return (await fetch(upload.url, { method: 'POST', body: form })).status;
+}
+
+/** A small solid-colour PNG. */
+export const photo = (seed: number, width = 64, height = 48) =>
+  sharp({ create: { width, height, channels: 3, background: { r: seed * 40, g: 90, b: 160 } } })
+    .png()
+    .toBuffer();
+
+/** Issue, POST the bytes, confirm: the photo is ready. */
+export async function addPhoto(h: Homeowner, path: string, bytes: Buffer, extra: Record<string, unknown> = {}) {
+  const issued = await h.post(path, { filename: 'photo.png', content_type: 'image/png', size: bytes.length, ...extra });
+  expect(issued.status).toBe(201);
+  expect(await postForm(issued.body.upload, bytes)).toBe(204);
+  const confirmed = await h.post(path, { file_id: issued.body.file.id });
+  expect(confirmed.status).toBe(201);
+  expect(confirmed.body.file.status).toBe('ready');
+  return confirmed.body.file;
+}
+
+export async function addVideo(h: Homeowner, roomId: string, bytes: Buffer) {
+  const init = await h.post('/uploads/init', {
+    kind: 'video',
+    filename: 'walkthrough.mp4',
+    room_id: roomId,
+    total_size: bytes.length,
+  });
+  expect(init.status).toBe(201);
+  const { upload_id: id, chunk_size: chunk, part_count: count } = init.body;
+  const urls = await h.post(`/uploads/${id}/part-urls`, { parts: [...Array(count).keys()] });
+  expect(urls.status).toBe(200);
+  for (const { index, url, size } of urls.body.urls)
+    expect(
+      (await fetch(url, { method: 'PUT', body: bytes.subarray(index * chunk, index * chunk + size) })).status,
+    ).toBe(200);
+  const done = await h.post(`/uploads/${id}/complete`);
+  expect(done.status).toBe(200);
+  expect(done.body).toMatchObject({ status: 'completed', file: { kind: 'video', status: 'ready' } });
+  return done.body.file;
+}
