@@ -182,3 +182,17 @@ export function awaitingSubmit<T extends { status: string; round: number | null 
 
 /** A row that went with a submit belongs to the adjuster now: the homeowner can no longer change it. */
 export const SUBMITTED_ROW = 'This was already submitted to the adjuster and can no longer be changed.';
+
+/** The fields of a typed row that become the item's: what the homeowner typed. */
+export function typedRowFields(row: {
+  name: string;
+  quantity: number;
+  brand: string | null;
+  model: string | null;
+  age: string | null;
+  estimated_price: number | null;
+  notes: string | null;
+}) {
+  const { name, quantity, brand, model, age, estimated_price, notes } = row;
+  return { name, quantity, brand, model, age, estimated_price, notes };
+}

@@ -239,28 +239,20 @@ export async function setDraftFileThumb(file: Pick<DraftFile, 'link_id' | 'id'>,
 }
 
 /**
- * Removes a row the homeowner still holds and gives back its count (files
- * or items; never bytes: the byte ceiling is lifetime). False when it is
- * gone or was submitted meanwhile.
+ * Changes one draft row (`change`, a transaction item) and gives back the
+ * row's count on the link in the same transaction. False when the change's
+ * condition failed (the row is gone, submitted, or moved on meanwhile).
  */
-async function deleteDraftRow(
+async function changeAndGiveBack(
   linkId: string,
-  key: { pk: string; sk: string },
+  change: Record<string, unknown>,
   counter: 'files_count' | 'items_count',
 ): Promise<boolean> {
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: key,
-              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#round) OR #round = :none)',
-              ExpressionAttributeNames: { '#round': 'round' },
-              ExpressionAttributeValues: { ':none': null },
-            },
-          },
+          change,
           {
             Update: {
               TableName: tableName(),
@@ -280,6 +272,25 @@ async function deleteDraftRow(
   }
 }
 
+/**
+ * Removes a row the homeowner still holds and gives back its count (files
+ * or items; never bytes: the byte ceiling is lifetime).
+ */
+const deleteDraftRow = (linkId: string, key: { pk: string; sk: string }, counter: 'files_count' | 'items_count') =>
+  changeAndGiveBack(
+    linkId,
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: key,
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#round) OR #round = :none)',
+        ExpressionAttributeNames: { '#round': 'round' },
+        ExpressionAttributeValues: { ':none': null },
+      },
+    },
+    counter,
+  );
+
 export const deleteDraftFile = (file: Pick<DraftFile, 'link_id' | 'id'>) =>
   deleteDraftRow(file.link_id, keys.insuredFile(file.link_id, file.id), 'files_count');
 
@@ -291,42 +302,21 @@ export const deleteDraftItem = (item: Pick<DraftItem, 'link_id' | 'id'>) =>
  * a day): its row stays with that status, its file count is given back, its
  * reserved bytes are not. False when it was no longer open.
  */
-export async function closeDraftUpload(
-  file: Pick<DraftFile, 'link_id' | 'id'>,
-  status: 'aborted' | 'expired',
-): Promise<boolean> {
-  const at = new Date().toISOString();
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.insuredFile(file.link_id, file.id),
-              UpdateExpression: 'SET #status = :status, updated_at = :at',
-              ConditionExpression: '#status = :open',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':status': status, ':open': 'open', ':at': at },
-            },
-          },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: keys.insuredLink(file.link_id),
-              UpdateExpression: 'ADD files_count :minus',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':minus': -1 },
-            },
-          },
-        ],
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionRace(err)) return false;
-    throw err;
-  }
+export function closeDraftUpload(file: Pick<DraftFile, 'link_id' | 'id'>, status: 'aborted' | 'expired') {
+  return changeAndGiveBack(
+    file.link_id,
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.insuredFile(file.link_id, file.id),
+        UpdateExpression: 'SET #status = :status, updated_at = :at',
+        ConditionExpression: '#status = :open',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':status': status, ':open': 'open', ':at': new Date().toISOString() },
+      },
+    },
+    'files_count',
+  );
 }
 
 /**

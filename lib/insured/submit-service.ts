@@ -34,7 +34,7 @@ import { dispatch } from '../queue/dispatch';
 import { listClaimRooms, putRoomOnce, type Room } from '../rooms/store';
 import { keys } from '../db/keys';
 import { openLink, type PublicCaller } from './access-service';
-import { awaitingSubmit, homeownerPhotoGroups } from './draft-rules';
+import { awaitingSubmit, homeownerPhotoGroups, typedRowFields } from './draft-rules';
 import {
   type DraftFile,
   type DraftItem,
@@ -196,13 +196,7 @@ async function submitTypedRows(
     await putStagedPhotoRows(rows);
     const photoOf = new Map(photoFiles.map((f, i) => [f.id, rows[i]]));
     const drafts: ItemDraft[] = items.map((item) => ({
-      name: item.name,
-      quantity: item.quantity,
-      brand: item.brand,
-      model: item.model,
-      age: item.age,
-      estimated_price: item.estimated_price,
-      notes: item.notes,
+      ...typedRowFields(item),
       confidence: 1,
       evidence: null,
       source_group_index: null,

@@ -30,6 +30,7 @@ import {
   contentTypeFor,
   partCountFor,
   partSize,
+  partsOutOfRange,
   sanitizeFilename,
   STALE_UPLOAD_MS,
   type UploadKind,
@@ -149,14 +150,12 @@ export async function presignInsuredParts(token: string, id: string, indices: nu
   const file = await loadUpload(link, id);
   if (file.status !== 'open') throw new ConflictError(NOT_OPEN[file.status]);
   const count = file.part_count as number;
-  const outOfRange = indices.map((index, at) => ({ index, at })).filter(({ index }) => index >= count);
-  if (outOfRange.length) {
-    const message = `is out of range: this upload has parts 0-${count - 1}`;
+  const outOfRange = partsOutOfRange(indices, count);
+  if (outOfRange.length)
     throw new UnprocessableError(
-      `Invalid request: ${outOfRange.map(({ index, at }) => `body.parts.${at}: ${index} ${message}`).join('; ')}`,
-      outOfRange.map(({ index, at }) => ({ field: `body.parts.${at}`, message: `${index} ${message}` })),
+      `Invalid request: ${outOfRange.map((p) => `${p.field}: ${p.message}`).join('; ')}`,
+      outOfRange,
     );
-  }
   const ttl = currentSettings().PRESIGNED_URL_TTL_SECONDS;
   const expiresAt = new Date(Date.now() + ttl * 1000).toISOString();
   const urls = await Promise.all(

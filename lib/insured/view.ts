@@ -1,4 +1,5 @@
 /** Insured links as the adjuster and the homeowner see them (spec: Insured link). */
+import { typedRowFields } from './draft-rules';
 import { linkState } from './rules';
 import type { DraftFile, DraftItem } from './draft-store';
 import type { InsuredLink } from './store';
@@ -62,13 +63,7 @@ export function draftItemView(token: string, item: DraftItem, photos: DraftFile[
   return {
     id: item.id,
     room_id: item.room_id,
-    name: item.name,
-    quantity: item.quantity,
-    brand: item.brand,
-    model: item.model,
-    age: item.age,
-    estimated_price: item.estimated_price,
-    notes: item.notes,
+    ...typedRowFields(item),
     submitted: item.round !== null,
     created_at: item.created_at,
     photos: photos.map((p) => draftFileView(token, p)),

@@ -5,6 +5,7 @@
  * No I/O here: the service (service.ts) applies these to S3's answers.
  */
 import type { Settings } from '../config';
+import type { FieldProblem } from '../errors';
 import { extensionOf } from '../text';
 
 export type UploadKind = 'video' | 'audio';
@@ -194,4 +195,12 @@ export function checkAssembly(
     return { ok: false, reason: 'size', message: `${head}${details ? `: ${details}` : ''}.` };
   }
   return { ok: true };
+}
+
+/** The requested part indices past the upload's last part, as per-field problems (422); empty when all fit. */
+export function partsOutOfRange(indices: number[], partCount: number): FieldProblem[] {
+  const message = `is out of range: this upload has parts 0-${partCount - 1}`;
+  return indices.flatMap((index, at) =>
+    index >= partCount ? [{ field: `body.parts.${at}`, message: `${index} ${message}` }] : [],
+  );
 }

@@ -29,6 +29,7 @@ import {
   maxUploadBytes,
   partCountFor,
   partSize,
+  partsOutOfRange,
   sanitizeFilename,
   tooLargeMessage,
   unsupportedTypeMessage,
@@ -127,14 +128,12 @@ export async function initUpload(identity: Identity, input: InitUploadInput) {
 export async function presignPartUrls(identity: Identity, uploadId: string, indices: number[]) {
   const upload = await loadUploadForTeam(identity, uploadId);
   if (upload.status !== 'open') throw new ConflictError(notOpenMessage(upload.status));
-  const outOfRange = indices.map((index, at) => ({ index, at })).filter(({ index }) => index >= upload.part_count);
-  if (outOfRange.length) {
-    const message = `is out of range: this upload has parts 0-${upload.part_count - 1}`;
+  const outOfRange = partsOutOfRange(indices, upload.part_count);
+  if (outOfRange.length)
     throw new UnprocessableError(
-      `Invalid request: ${outOfRange.map(({ index, at }) => `body.parts.${at}: ${index} ${message}`).join('; ')}`,
-      outOfRange.map(({ index, at }) => ({ field: `body.parts.${at}`, message: `${index} ${message}` })),
+      `Invalid request: ${outOfRange.map((p) => `${p.field}: ${p.message}`).join('; ')}`,
+      outOfRange,
     );
-  }
   const ttl = settings().PRESIGNED_URL_TTL_SECONDS;
   const expiresAt = new Date(Date.now() + ttl * 1000).toISOString();
   const unique = [...new Set(indices)];

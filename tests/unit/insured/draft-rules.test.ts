@@ -8,6 +8,7 @@ import {
   linkCeilings,
   mediaFileProblem,
   photoFileProblem,
+  typedRowFields,
 } from '../../../lib/insured/draft-rules';
 
 const MIB = 1024 * 1024;
@@ -106,5 +107,28 @@ describe('homeowner draft rules', () => {
       { id: 'c', status: 'ready', round: 1 },
     ];
     expect(awaitingSubmit(rows).map((r) => r.id)).toEqual(['a']);
+  });
+
+  it('takes a typed row’s own fields for its item, nothing else', () => {
+    const row = {
+      id: 'r',
+      round: 1,
+      name: 'Bench',
+      quantity: 2,
+      brand: null,
+      model: 'X',
+      age: null,
+      estimated_price: 5,
+      notes: null,
+    };
+    expect(typedRowFields(row)).toEqual({
+      name: 'Bench',
+      quantity: 2,
+      brand: null,
+      model: 'X',
+      age: null,
+      estimated_price: 5,
+      notes: null,
+    });
   });
 });

@@ -19,6 +19,7 @@ import {
   maxUploadBytes,
   partCountFor,
   partSize,
+  partsOutOfRange,
   S3_MIN_PART_BYTES,
   sanitizeFilename,
   tooLargeMessage,
@@ -324,5 +325,13 @@ describe('ffprobe failures', () => {
     const missing = await probeMedia(file, { ffprobe: join(dir, 'no-such-ffprobe') }).catch((e) => e);
     expect(missing).toMatchObject({ message: 'ffprobe is not installed', transient: true });
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('names the requested parts past the last one, by their place in the request', () => {
+    expect(partsOutOfRange([0, 1, 2], 3)).toEqual([]);
+    expect(partsOutOfRange([4, 0, 3], 3)).toEqual([
+      { field: 'body.parts.0', message: '4 is out of range: this upload has parts 0-2' },
+      { field: 'body.parts.2', message: '3 is out of range: this upload has parts 0-2' },
+    ]);
   });
 });
