@@ -23,6 +23,7 @@ const DOMAINS = [
   'activity',
   'auth',
   'billing',
+  'capture',
   'claims',
   'dashboard',
   'exports',

@@ -9,6 +9,7 @@
 import { activityRoutes } from '../activity/routes';
 import { authRoutes } from '../auth/routes';
 import { billingRoutes } from '../billing/routes';
+import { captureRoutes } from '../capture/routes';
 import { claimRoutes } from '../claims/routes';
 import { exportRoutes } from '../exports/routes';
 import { dashboardRoutes } from '../dashboard/routes';
@@ -50,6 +51,7 @@ const groups: Record<string, RouteContract>[] = [
   claimsPlatformRoutes,
   insuredRoutes,
   insuredDraftRoutes,
+  captureRoutes,
   billingRoutes,
   settingsRoutes,
   dashboardRoutes,

@@ -87,6 +87,12 @@ export const keys = {
   insuredLink: (id: string) => ({ pk: `INSUREDLINK#${id}`, sk: 'LINK' }),
   /** A room the homeowner added (a draft until submit), in the link's partition. */
   insuredRoom: (linkId: string, roomId: string) => ({ pk: `INSUREDLINK#${linkId}`, sk: `ROOM#${roomId}` }),
+  /** A team's connection to an external system (one per team and provider kind). */
+  connection: (id: string) => ({ pk: `CONNECTION#${id}`, sk: 'CONNECTION' }),
+  /** The team's connection of one provider kind: the uniqueness row that makes it one. */
+  teamConnection: (teamId: string, provider: string) => ({ pk: `TEAMCONN#${teamId}#${provider}`, sk: 'UNIQUE' }),
+  /** The capture source organisation's connections (one per team that connected it): the webhook's lookup. */
+  orgConnection: (orgId: string, teamId: string) => ({ pk: `CAPTUREORG#${orgId}`, sk: `TEAM#${teamId}` }),
   /** A homeowner's file (a room's photo, video or voice note, or a typed row's photo), in the link's partition. */
   insuredFile: (linkId: string, fileId: string) => ({ pk: `INSUREDLINK#${linkId}`, sk: `FILE#${fileId}` }),
   /** A row the homeowner typed, in the link's partition. */

@@ -6,6 +6,7 @@
  * caller's own team.
  */
 import type { Identity } from '../auth/identity-rules';
+import { getConnection, type StorageConnection } from '../capture/store';
 import { getClaim, type Claim } from '../claims/store';
 import { ForbiddenError, NotFoundError } from '../errors';
 import { getItem, type InventoryItem } from '../inventory/item-store';
@@ -18,6 +19,7 @@ export const ROOM_NOT_FOUND = 'Room not found';
 export const JOB_NOT_FOUND = 'Job not found';
 export const ITEM_NOT_FOUND = 'Item not found';
 const IMPORT_NOT_FOUND = 'Import not found';
+const CONNECTION_NOT_FOUND = 'Connection not found';
 
 function owns(identity: Identity, teamId: string): boolean {
   return identity.isAdmin || identity.team.id === teamId;
@@ -64,4 +66,11 @@ export async function loadImportBatchForTeam(identity: Identity, batchId: string
   const batch = await getImportBatch(batchId);
   if (!batch || !owns(identity, batch.team_id)) throw new NotFoundError(IMPORT_NOT_FOUND);
   return batch;
+}
+
+/** A storage connection of the caller's team: 404 for a missing one and for another team's. */
+export async function loadConnectionForTeam(identity: Identity, connectionId: string): Promise<StorageConnection> {
+  const connection = await getConnection(connectionId);
+  if (!connection || !owns(identity, connection.team_id)) throw new NotFoundError(CONNECTION_NOT_FOUND);
+  return connection;
 }

@@ -17,6 +17,7 @@ import type { RouteContract } from '../../lib/http/route';
 import { Client, eventually, request } from '../support/api';
 import { doc, getRow, table } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
+import { fakeCaptureSource } from '../support/fake-capture-source';
 import { jobWithItems } from '../support/inventory';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob, smallPng, type TestRoom } from '../support/uploads';
@@ -31,7 +32,10 @@ type IdKind =
   | 'itemPhoto'
   | 'export'
   | 'importBatch'
-  | 'insuredLink';
+  | 'insuredLink'
+  | 'connection'
+  | 'captureTeam'
+  | 'captureAssignment';
 
 interface Fixtures {
   teamId: string;
@@ -50,6 +54,11 @@ interface Fixtures {
   importReaderId: string;
   /** A homeowner invitation of the claim. */
   insuredLinkId: string;
+  /** The team's capture source connection, and a team and assignment it can browse. */
+  connectionId: string;
+  captureOrgId: string;
+  captureTeamId: string;
+  captureAssignmentId: string;
 }
 
 const label = (r: RouteContract) => `${r.method} ${r.path}`;
@@ -67,6 +76,7 @@ const KIND_BY_SEGMENT: Record<string, IdKind> = {
   inventory: 'job',
   uploads: 'upload',
   activity: 'activity',
+  connections: 'connection',
 };
 const KIND_BY_PARAM: Record<string, IdKind> = {
   claim_id: 'claim',
@@ -79,6 +89,8 @@ const KIND_BY_PARAM: Record<string, IdKind> = {
   export_id: 'export',
   batch_id: 'importBatch',
   link_id: 'insuredLink',
+  tid: 'captureTeam',
+  aid: 'captureAssignment',
 };
 
 function idKind(route: RouteContract, param: string): IdKind | undefined {
@@ -110,6 +122,12 @@ function idOf(kind: IdKind, fx: Fixtures): string {
       return fx.importBatchId;
     case 'insuredLink':
       return fx.insuredLinkId;
+    case 'connection':
+      return fx.connectionId;
+    case 'captureTeam':
+      return fx.captureTeamId;
+    case 'captureAssignment':
+      return fx.captureAssignmentId;
   }
 }
 
@@ -150,6 +168,8 @@ const BODY_SAMPLES: Record<string, (fx: Fixtures) => unknown> = {
 const expectedStatus = (route: RouteContract) =>
   route.method === 'GET' && route.path === '/api/claims/{id}' ? 403 : 404;
 
+const capture = fakeCaptureSource(process.env.TEST_FAKE_CAPTURE_SOURCE_URL as string);
+
 let alice: Client;
 let mallory: Client;
 let fx: Fixtures;
@@ -181,6 +201,9 @@ async function ownerRows(): Promise<Record<string, any>[]> {
     `IMPORT#${fx.importBatchId}`,
     `JOB#${fx.importReaderId}`,
     `INSUREDLINK#${fx.insuredLinkId}`,
+    `CONNECTION#${fx.connectionId}`,
+    `TEAMCONN#${fx.teamId}#capture_source`,
+    `CAPTUREORG#${fx.captureOrgId}`,
   ];
   const listings: [string, string][] = [
     ['gsi1', `TEAM#${fx.teamId}#CLAIMS`],
@@ -259,6 +282,15 @@ beforeAll(async () => {
   expect(imported.status).toBe(201);
   const invited = await alice.post(`/api/claims/${room.claim_id}/insured-links`, { email: 'owner-home@example.test' });
   expect(invited.status).toBe(201);
+  const org = await capture.seedOrg({ teams: [{ name: 'Crew' }] });
+  const assignment = await capture.seedAssignment({
+    org_id: org.org_id,
+    team_id: org.teams[0].id,
+    title: 'Site visit',
+    locations: [{ name: 'Study' }],
+  });
+  const connected = await alice.post('/api/integrations/capture-source/connect', { api_token: org.tokens[0] });
+  expect(connected.status).toBe(200);
   const feed = (await alice.get('/api/activity')).body.items as any[];
   const activity = feed.find((e) => e.action_type === 'update_claim' && e.entity_id === room.claim_id) ?? feed[0];
   fx = {
@@ -275,6 +307,10 @@ beforeAll(async () => {
     importBatchId: imported.body.id,
     importReaderId: imported.body.read_job_id,
     insuredLinkId: invited.body.link.id,
+    connectionId: connected.body.id,
+    captureOrgId: org.org_id,
+    captureTeamId: org.teams[0].id,
+    captureAssignmentId: assignment.id,
   };
 }, 120_000);
 
@@ -340,5 +376,10 @@ describe("another team's token on an id-addressed route", () => {
       status: 'awaiting_upload',
       total: 1,
     });
+    const connection = `/api/integrations/connections/${fx.connectionId}`;
+    expect(
+      (await alice.get(`${connection}/teams/${fx.captureTeamId}/assignments/${fx.captureAssignmentId}/tree`)).status,
+    ).toBe(200);
+    expect((await alice.get('/api/integrations/connections')).body.connections).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
 /** The HTTP control call every fake's client uses: JSON in, JSON out, and a clear error naming the fake. */
 export function controlCaller(origin: string, fake: string) {
-  return async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  return async function call<T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<T> {
     const res = await fetch(`${origin}${path}`, {
       method,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },

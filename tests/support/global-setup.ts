@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeAiGateway } from '../fakes/ai-gateway-server';
 import { startFakeBillingServer } from '../fakes/billing-server';
+import { startFakeCaptureSource } from '../fakes/capture-source-server';
 import { startFakeClaimsPlatform } from '../fakes/claims-platform-server';
 import { startFakeEstimationPlatform } from '../fakes/estimation-platform-server';
 import { startFakeMailServer } from '../fakes/mail-server';
@@ -35,7 +36,7 @@ export default async function globalSetup(): Promise<void> {
   const output: string[] = [];
   // The external systems the pipelines call: one fake each for the whole run, driven by
   // the tests through their control APIs (tests/support/fake-gateway.ts, fake-billing.ts, fake-speech.ts, fake-mail.ts,
-  // fake-estimation.ts, fake-claims-platform.ts).
+  // fake-estimation.ts, fake-claims-platform.ts, fake-capture-source.ts).
   const gateway = await startFakeAiGateway();
   // Teams have credits unless a test sets a balance; billing is on as in production.
   const billing = await startFakeBillingServer({ defaultBalance: 1_000_000 });
@@ -43,6 +44,7 @@ export default async function globalSetup(): Promise<void> {
   const mail = await startFakeMailServer({ domain: TEST_MAIL_DOMAIN });
   const estimation = await startFakeEstimationPlatform();
   const claimsPlatform = await startFakeClaimsPlatform();
+  const captureSource = await startFakeCaptureSource();
   (globalThis as Record<string, unknown>).__TEST_FAKES__ = [
     gateway,
     billing,
@@ -50,6 +52,7 @@ export default async function globalSetup(): Promise<void> {
     mail,
     { stop: () => estimation.close() },
     { stop: () => claimsPlatform.close() },
+    { stop: () => captureSource.close() },
   ];
   const service = await startLocalService({
     stage: 'test',
@@ -70,6 +73,7 @@ export default async function globalSetup(): Promise<void> {
       MAIL_API_KEY: mail.apiKey,
       ESTIMATION_PLATFORM_BASE_URL: estimation.url,
       CLAIMS_PLATFORM_BASE_URL: claimsPlatform.url,
+      CAPTURE_SOURCE_API_BASE_URL: captureSource.url,
     },
     log: (line: string) => output.push(line),
     onOfflineOutput: (chunk: string) => {
@@ -90,6 +94,7 @@ export default async function globalSetup(): Promise<void> {
     TEST_FAKE_MAIL_URL: mail.url,
     TEST_FAKE_ESTIMATION_URL: estimation.url,
     TEST_FAKE_CLAIMS_PLATFORM_URL: claimsPlatform.url,
+    TEST_FAKE_CAPTURE_SOURCE_URL: captureSource.url,
   });
   process.stdout.write(`\nlocal service ready at ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }

@@ -36,6 +36,8 @@ export const serviceEnv: Record<string, string> = {
   // Mail-events webhook callbacks in the tests are signed with it (tests/e2e/insured-links.test.ts).
   MAIL_WEBHOOK_SIGNING_KEY: 'test-mail-webhook-signing-key',
   MAIL_RETRY_BACKOFF_MS: '20',
+  // Capture source webhooks in the tests are signed with it (the fake's sendWebhook, capture-source-server.ts).
+  CAPTURE_SOURCE_WEBHOOK_SECRET: 'test-capture-webhook-secret',
   // Homeowner link ceilings small enough to reach at their edges (tests/e2e/insured-drafts.test.ts); reads per
   // token low enough to spend from two processes at once. Bad tokens from the one test IP are not limited here
   // (every suite shares 127.0.0.1); that limit is tested in-process with its own IP.

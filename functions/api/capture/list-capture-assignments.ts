@@ -1,0 +1,7 @@
+import { httpEndpoint } from '../../../lib/api/endpoint';
+import { captureRoutes } from '../../../lib/capture/routes';
+import { listCaptureAssignments } from '../../../lib/capture/service';
+
+export const handler = httpEndpoint(captureRoutes.assignments, ({ identity, params, query }) =>
+  listCaptureAssignments(identity, params.id, params.tid, query.cursor),
+);

@@ -1,0 +1,7 @@
+import { httpEndpoint } from '../../../lib/api/endpoint';
+import { captureRoutes } from '../../../lib/capture/routes';
+import { listCaptureMedia } from '../../../lib/capture/service';
+
+export const handler = httpEndpoint(captureRoutes.media, ({ identity, params, query }) =>
+  listCaptureMedia(identity, params.id, params.aid, query.cursor),
+);

@@ -1,0 +1,92 @@
+/**
+ * Storage connections (spec: Other records > Storage connection): one per
+ * team and provider kind (capture_source), holding the organisation's id
+ * (external_account_id) and its token (api_token, never returned to the
+ * browser). A uniqueness row per (team, provider) makes it one; a row per
+ * (organisation, team) lets the webhook find the connections of an
+ * organisation. Connecting again replaces the connection in one transaction.
+ */
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionRace, tableName } from '../db/client';
+import { keys, withoutKeys } from '../db/keys';
+
+export const CAPTURE_SOURCE = 'capture_source';
+
+export interface StorageConnection {
+  id: string;
+  team_id: string;
+  provider: typeof CAPTURE_SOURCE;
+  /** The capture source organisation's id. */
+  external_account_id: string;
+  external_account_name: string;
+  /** The organisation's token: sent as the bearer token, never answered. */
+  api_token: string;
+  /** Who made the token, as the capture source says. */
+  token_owner: string;
+  connected_by_user_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const asConnection = (row: Record<string, unknown>) => withoutKeys(row) as unknown as StorageConnection;
+
+export async function getConnection(id: string): Promise<StorageConnection | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.connection(id), ConsistentRead: true }),
+  );
+  return Item ? asConnection(Item) : null;
+}
+
+/** The team's connection of a provider kind, if any. */
+export async function findTeamConnection(teamId: string, provider = CAPTURE_SOURCE): Promise<StorageConnection | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.teamConnection(teamId, provider), ConsistentRead: true }),
+  );
+  return Item?.target_id ? getConnection(String(Item.target_id)) : null;
+}
+
+const rowsOf = (c: StorageConnection) => [
+  { ...keys.connection(c.id), entity: 'StorageConnection', ...c },
+  { ...keys.teamConnection(c.team_id, c.provider), entity: 'Unique', target_id: c.id },
+  { ...keys.orgConnection(c.external_account_id, c.team_id), entity: 'Unique', target_id: c.id },
+];
+
+/**
+ * Stores the team's connection, replacing `previous` (its rows go in the
+ * same transaction) so a team never has two.
+ */
+export async function saveConnection(
+  connection: StorageConnection,
+  previous: StorageConnection | null,
+): Promise<boolean> {
+  const puts = rowsOf(connection).map((Item) => ({ Put: { TableName: tableName(), Item } as Record<string, unknown> }));
+  // The team's row decides between two racing connects: it must still be what was read.
+  Object.assign(puts[1].Put, {
+    ConditionExpression: previous ? 'target_id = :previous' : 'attribute_not_exists(pk)',
+    ...(previous ? { ExpressionAttributeValues: { ':previous': previous.id } } : {}),
+  });
+  const replacedKeys = new Set(rowsOf(connection).map((r) => `${r.pk}|${r.sk}`));
+  const deletes = previous
+    ? rowsOf(previous)
+        .filter((r) => !replacedKeys.has(`${r.pk}|${r.sk}`))
+        .map((r) => ({ Delete: { TableName: tableName(), Key: { pk: r.pk, sk: r.sk } } }))
+    : [];
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: [...puts, ...deletes] as never }));
+    return true;
+  } catch (err) {
+    if (isConditionRace(err)) return false;
+    throw err;
+  }
+}
+
+/** Removes a connection and its lookup rows. */
+export async function deleteConnection(connection: StorageConnection): Promise<void> {
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: rowsOf(connection).map((r) => ({
+        Delete: { TableName: tableName(), Key: { pk: r.pk, sk: r.sk } },
+      })),
+    }),
+  );
+}
