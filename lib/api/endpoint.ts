@@ -16,7 +16,8 @@ import {
 } from '../http/endpoint';
 import type { RouteContract } from '../http/route';
 
-export { clientIp, type HttpHandler } from '../http/endpoint';
+export { clientIp, type HttpHandler, rawBody } from '../http/endpoint';
+export { headerValue } from '../http/csrf';
 
 /**
  * get_current_user, or require_admin on admin routes. Their NotSignedInError

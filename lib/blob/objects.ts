@@ -6,6 +6,8 @@ import {
   HeadObjectCommand,
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { mediaBucket, s3 } from './client';
 
 function isMissingObject(err: unknown): boolean {
@@ -64,6 +66,23 @@ export async function putJpeg(key: string, jpeg: Buffer): Promise<void> {
       Body: jpeg,
       ContentType: 'image/jpeg',
       CacheControl: 'private, max-age=3600',
+    }),
+  );
+}
+
+/**
+ * A local file streamed into the bucket in one PUT (S3 takes up to 5 GB so):
+ * its bytes are never all in memory.
+ */
+export async function putFile(key: string, path: string, contentType: string): Promise<void> {
+  const { size } = await stat(path);
+  await s3().send(
+    new PutObjectCommand({
+      Bucket: mediaBucket(),
+      Key: key,
+      Body: createReadStream(path),
+      ContentLength: size,
+      ContentType: contentType,
     }),
   );
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { defineRoute } from '../http/route';
+import { importBatchResponse } from '../imports/schemas';
 import {
   assignmentParams,
   assignmentsResponse,
@@ -8,6 +9,7 @@ import {
   connectionsResponse,
   connectResponse,
   cursorQuery,
+  importBody,
   mediaResponse,
   teamParams,
   teamsResponse,
@@ -104,5 +106,42 @@ export const captureRoutes = {
     query: cursorQuery,
     response: mediaResponse,
     errors: [404, 409, 502, 503],
+  }),
+  import: defineRoute({
+    name: 'importFromCaptureSource',
+    method: 'POST',
+    path: '/api/integrations/connections/{id}/import',
+    auth: 'actor',
+    tag: 'integrations',
+    summary:
+      'Imports media of a capture source assignment into a claim: the manifest (assignment_id; target new_claim, existing_claim with claim_id, or room with room_id; select and exclude scopes; filters.types and filters.submitted_only) is saved as an ImportBatch and the import runs in the background (GET /api/integrations/imports/{batch_id} shows it). ' +
+      'Synced media only; media already imported on this connection is skipped; locations become rooms (matched by name, else created), groups become photo groups; each room’s photos land in one photo job in awaiting_grouping and each video or voice note in its own job in awaiting_confirmation. Nothing is charged until the adjuster confirms. ' +
+      'new_claim numbers the claim after the assignment’s reference. 422 with per-field messages for a bad manifest (or an assignment the capture source does not know); 404 for another team’s connection, claim or room.',
+    handler: 'api/capture/import-from-capture-source',
+    params: connectionParams,
+    body: importBody,
+    response: importBatchResponse,
+    successStatus: 201,
+    errors: [404, 409, 503],
+    idempotent: true,
+  }),
+  webhook: defineRoute({
+    name: 'captureSourceWebhook',
+    method: 'POST',
+    path: '/api/integrations/capture-source/webhook',
+    auth: 'none',
+    tag: 'integrations',
+    summary:
+      'Public; authenticated by signature: X-Capture-Signature is sha256=<hex HMAC-SHA256 of the raw body> under CAPTURE_SOURCE_WEBHOOK_SECRET (no secret configured: 503; a mismatch: 401). ' +
+      'The event’s org_id names the connection (none: 202 ignored). Only submission.created acts (data: assignmentId, submissionId, mediaIds): an ImportBatch of exactly the submitted media, into the claim the assignment’s imports land in on that connection, else a new claim; manifest.auto records the event, submission and delivery ids. ' +
+      'A redelivered event, or a new event for the same submission, answers the first batch (duplicate).',
+    handler: 'api/capture/capture-source-webhook',
+    response: z.object({
+      status: z.enum(['created', 'duplicate', 'ignored']),
+      reason: z.string(),
+      batch_id: z.string().nullable(),
+    }),
+    successStatus: 202,
+    errors: [400, 401, 503],
   }),
 };

@@ -78,3 +78,52 @@ export const mediaResponse = page(
     thumbnail_url: z.string().nullable().describe('A presigned URL of the capture source, passed through (an hour).'),
   }),
 );
+
+const id = z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters');
+
+const scope = z.discriminatedUnion(
+  'scope',
+  [
+    z.strictObject({ scope: z.literal('assignment') }),
+    z.strictObject({ scope: z.literal('location'), id }),
+    z.strictObject({ scope: z.literal('group'), id }),
+    z.strictObject({
+      scope: z.literal('media'),
+      ids: z.array(id).min(1, 'must name at least one media item').max(10_000, 'at most 10000 ids'),
+    }),
+  ],
+  { error: "must be {scope: 'assignment'}, {scope: 'location', id}, {scope: 'group', id} or {scope: 'media', ids}" },
+);
+
+const target = z.discriminatedUnion(
+  'mode',
+  [
+    z.strictObject({ mode: z.literal('new_claim') }),
+    z.strictObject({ mode: z.literal('existing_claim'), claim_id: z.uuid('must be the claim’s id') }),
+    z.strictObject({
+      mode: z.literal('room'),
+      room_id: z.uuid('must be the room’s id'),
+      claim_id: z.uuid('must be the claim’s id').optional(),
+    }),
+  ],
+  { error: "mode must be 'new_claim', 'existing_claim' (with claim_id) or 'room' (with room_id)" },
+);
+
+export const importBody = z.strictObject({
+  assignment_id: id.describe('The capture source assignment to import from.'),
+  target: target.describe(
+    'new_claim: a claim numbered after the assignment’s reference; existing_claim: that claim; room: everything into that room.',
+  ),
+  select: z
+    .array(scope)
+    .max(500, 'at most 500 scopes')
+    .optional()
+    .describe('What to take (all of the assignment when absent or empty).'),
+  exclude: z.array(scope).max(500, 'at most 500 scopes').optional().describe('What to leave out of the selection.'),
+  filters: z
+    .strictObject({
+      types: z.array(z.enum(['photo', 'video', 'audio'])).optional(),
+      submitted_only: z.boolean().optional(),
+    })
+    .optional(),
+});

@@ -9,6 +9,7 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionRace, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
+import { queryPartition } from '../db/query';
 
 export const CAPTURE_SOURCE = 'capture_source';
 
@@ -43,6 +44,17 @@ export async function findTeamConnection(teamId: string, provider = CAPTURE_SOUR
     new GetCommand({ TableName: tableName(), Key: keys.teamConnection(teamId, provider), ConsistentRead: true }),
   );
   return Item?.target_id ? getConnection(String(Item.target_id)) : null;
+}
+
+/** The connections made to a capture source organisation (by any team), oldest first. */
+export async function listOrgConnections(orgId: string): Promise<StorageConnection[]> {
+  const rows = await queryPartition<Record<string, unknown>>(keys.orgConnection(orgId, '').pk, 'TEAM#', {
+    consistent: true,
+  });
+  const found = await Promise.all(rows.map((r) => getConnection(String(r.target_id))));
+  return found
+    .filter((c): c is StorageConnection => c !== null)
+    .sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
 const rowsOf = (c: StorageConnection) => [

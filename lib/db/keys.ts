@@ -93,6 +93,25 @@ export const keys = {
   teamConnection: (teamId: string, provider: string) => ({ pk: `TEAMCONN#${teamId}#${provider}`, sk: 'UNIQUE' }),
   /** The capture source organisation's connections (one per team that connected it): the webhook's lookup. */
   orgConnection: (orgId: string, teamId: string) => ({ pk: `CAPTUREORG#${orgId}`, sk: `TEAM#${teamId}` }),
+  /** Provenance of one imported capture media item: unique on (connection, media id). */
+  uploadRecord: (connectionId: string, mediaId: string) => ({
+    pk: `UPLOADREC#${connectionId}`,
+    sk: `MEDIA#${mediaId}`,
+  }),
+  /** The claim an assignment's media lands in on a connection (set by its first import). */
+  captureAssignment: (connectionId: string, assignmentId: string) => ({
+    pk: `CAPTUREASSIGN#${connectionId}#${assignmentId}`,
+    sk: 'CLAIM',
+  }),
+  /** A webhook event, or a submission, already turned into a batch on a connection. */
+  captureEvent: (connectionId: string, eventId: string) => ({
+    pk: `CAPTUREEVENT#${connectionId}#${eventId}`,
+    sk: 'BATCH',
+  }),
+  captureSubmission: (connectionId: string, submissionId: string) => ({
+    pk: `CAPTURESUB#${connectionId}#${submissionId}`,
+    sk: 'BATCH',
+  }),
   /** A homeowner's file (a room's photo, video or voice note, or a typed row's photo), in the link's partition. */
   insuredFile: (linkId: string, fileId: string) => ({ pk: `INSUREDLINK#${linkId}`, sk: `FILE#${fileId}` }),
   /** A row the homeowner typed, in the link's partition. */

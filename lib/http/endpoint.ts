@@ -143,3 +143,8 @@ export function buildEndpoint<C extends RouteContract, I>(
 export function clientIp(event: APIGatewayProxyEventV2): string | null {
   return event.requestContext?.http?.sourceIp || null;
 }
+
+/** The request's body as the client sent it, byte for byte (what a signature is computed on). */
+export function rawBody(event: APIGatewayProxyEventV2): Buffer {
+  return Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+}

@@ -53,18 +53,32 @@ const batchJob = z.object({
 
 export const importBatchResponse = z.object({
   id: z.uuid(),
-  kind: z.enum(['contents_list']).describe('What was imported: PDF contents lists.'),
+  kind: z
+    .enum(['contents_list', 'capture_source'])
+    .describe('What was imported: PDF contents lists, or media selected on a capture source connection.'),
   claim_id: z.uuid().describe('The claim the import landed in.'),
-  connection_id: z.string().nullable().describe('Blank (null) for a PDF import.'),
+  connection_id: z.string().nullable().describe('The capture source connection; blank (null) for a PDF import.'),
+  manifest: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe(
+      'A capture import’s selection (its manifest; `auto` names the webhook delivery that made it); null for PDFs.',
+    ),
   status: z
     .enum(IMPORT_BATCH_STATUSES)
     .describe(
       'awaiting_upload until every file is confirmed; importing while they are read; then complete, partial (some files failed: retrying reads only those again) or failed (nothing imported).',
     ),
-  total: z.number().int().describe('Files in the import.'),
-  imported: z.number().int().describe('Files whose photos were imported.'),
-  skipped: z.number().int().describe('Files that never arrived or were empty.'),
-  failed: z.number().int().describe('Files that could not be read or held no photos.'),
+  total: z.number().int().describe('Files in the import (a capture import: media selected).'),
+  imported: z.number().int().describe('Files whose photos were imported (media downloaded into jobs).'),
+  skipped: z
+    .number()
+    .int()
+    .describe('Files that never arrived or were empty (media imported on the connection before).'),
+  failed: z
+    .number()
+    .int()
+    .describe('Files that could not be read or held no photos (media that could not be downloaded).'),
   documents: z.array(batchDocument),
   jobs: z.array(batchJob).describe('The photo jobs its runs created, one per room per run.'),
   job_ids: z.array(z.uuid()).describe('The ids of those jobs.'),

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { recordActivity } from '../activity/service';
+import { retryCaptureImport, settleCaptureBatch } from '../capture/import-service';
 import type { Identity } from '../auth/identity-rules';
 import { blobKeys } from '../blob/keys';
 import { ConflictError, InvalidRequestError, TooLargeError } from '../errors';
@@ -110,6 +111,7 @@ export async function startContentsListImport(identity: Identity, claimId: strin
  */
 async function currentBatch(batch: ImportBatch): Promise<{ batch: ImportBatch; reader: Job | null }> {
   const reader = await getJob(batch.read_job_id, true);
+  if (batch.kind === 'capture_source') return { batch: await settleCaptureBatch(batch, reader), reader };
   if (batch.status !== 'importing' || !reader || reader.status === 'importing_pdf') return { batch, reader };
   const runError = reader.preparation_error ?? 'The read stopped before this file.';
   const documents = settledDocuments(batch.documents, reader.pdf_documents ?? [], runError);
@@ -158,6 +160,7 @@ export async function confirmContentsListUpload(identity: Identity, batchId: str
  */
 export async function retryImportBatch(identity: Identity, batchId: string) {
   const batch = (await currentBatch(await loadImportBatchForTeam(identity, batchId))).batch;
+  if (batch.kind === 'capture_source') return retryCaptureImport(identity, batch);
   const problem = retryProblem(batch);
   if (problem) throw new ConflictError(problem);
   const retried = new Set(filesToRetry(batch.documents).map((d) => d.document));

@@ -28,9 +28,10 @@ export interface ImportBatch extends BatchCounters {
   claim_id: string;
   /** Blank for PDF imports (a capture-source import names its connection). */
   connection_id: string | null;
-  kind: 'contents_list';
-  /** The selection: the files as the manifest listed them. */
-  manifest: { files: { filename: string; size: number }[] };
+  /** contents_list: PDFs uploaded to the claim; capture_source: media selected on a connection. */
+  kind: 'contents_list' | 'capture_source';
+  /** The selection: the files as the manifest listed them, or the capture manifest (lib/capture/import-rules.ts). */
+  manifest: { files: { filename: string; size: number }[] } | Record<string, unknown>;
   documents: BatchDocument[];
   status: ImportBatchStatus;
   /** Every room job its runs created, oldest first. */
@@ -39,13 +40,16 @@ export interface ImportBatch extends BatchCounters {
   read_job_id: string;
   read_job_ids: string[];
   runs: number;
+  /** A capture import's media that failed in its last run: what a retry reads again. */
+  failed_media_ids?: string[];
   created_by_user_id: string;
   created_at: string;
   updated_at: string;
   finished_at: string | null;
 }
 
-const row = (batch: ImportBatch) => {
+/** The batch's full row (keys and its listing under the claim), for a Put. */
+export const importBatchRow = (batch: ImportBatch) => {
   const index = indexes.claimImports(batch.claim_id);
   return {
     ...keys.importBatch(batch.id),
@@ -58,7 +62,11 @@ const row = (batch: ImportBatch) => {
 
 export async function putNewImportBatch(batch: ImportBatch): Promise<ImportBatch> {
   await db().send(
-    new PutCommand({ TableName: tableName(), Item: row(batch), ConditionExpression: 'attribute_not_exists(pk)' }),
+    new PutCommand({
+      TableName: tableName(),
+      Item: importBatchRow(batch),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
   );
   return batch;
 }

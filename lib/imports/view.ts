@@ -17,8 +17,12 @@ export function importBatchView(batch: ImportBatch, reader: Job | null) {
     kind: batch.kind,
     claim_id: batch.claim_id,
     connection_id: batch.connection_id,
+    manifest: batch.kind === 'capture_source' ? (batch.manifest as Record<string, unknown>) : null,
     status: shownStatus(batch, reader),
-    ...batchCounters(documents),
+    // A PDF import counts its files; a capture import keeps its counters as it goes.
+    ...(batch.kind === 'capture_source'
+      ? { total: batch.total, imported: batch.imported, skipped: batch.skipped, failed: batch.failed }
+      : batchCounters(documents)),
     documents: documents.map(({ key: _key, ...d }) => d),
     jobs: batch.jobs,
     job_ids: batch.jobs.map((j) => j.job_id),

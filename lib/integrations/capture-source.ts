@@ -124,6 +124,9 @@ const signedAnswer = z.object({
   ),
 });
 
+/** A media item's download URLs. */
+export type CaptureSignedMedia = z.infer<typeof signedAnswer>['data'][number];
+
 export type CaptureSourceResult<T> = JsonHttpResult<T>;
 
 /** The capture source's own words: `detail`, else `error`, else the start of the body. */

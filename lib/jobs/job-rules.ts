@@ -15,6 +15,8 @@ export const JOB_STATUSES = [
   'awaiting_grouping',
   'awaiting_confirmation',
   'importing_pdf',
+  // Ours: a capture import's runner (a job of the claim in no room, never listed) downloads in it.
+  'importing',
 ] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
@@ -36,7 +38,7 @@ export const isProcessing = (status: JobStatus) => PROCESSING_STATUSES.includes(
  * awaiting_grouping, with whatever photos were found (our exit rule: the read
  * finishing, successfully or not, always hands the job to the user).
  */
-export const PREPARING_STATUSES: readonly JobStatus[] = ['importing_pdf'];
+export const PREPARING_STATUSES: readonly JobStatus[] = ['importing_pdf', 'importing'];
 export const statusAfterPreparing = (job: { reads_batch_id?: string | null }): JobStatus =>
   // A claim-level import's reader hands its photos to per-room jobs: it is done once they exist.
   job.reads_batch_id ? 'complete' : 'awaiting_grouping';

@@ -51,7 +51,18 @@ export const PDF_IMPORT: PipelineRef = {
   preparation: true,
 };
 
+/** Imports a capture source selection (ImportBatch) into new room and media jobs, in importing. */
+export const CAPTURE_IMPORT: PipelineRef = {
+  name: 'capture-import',
+  sourceType: 'photo',
+  firstStage: 'expand',
+  firstStatus: 'importing',
+  followUp: false,
+  preparation: true,
+};
+
 export const PIPELINE_CATALOG: readonly PipelineRef[] = [
+  CAPTURE_IMPORT,
   PHOTO_PIPELINE,
   PDF_IMPORT,
   PHOTO_READ_THE_REST,

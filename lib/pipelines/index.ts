@@ -6,10 +6,18 @@
  */
 import { registerPipeline } from '../orchestrator/pipeline';
 import { audioPipeline } from './audio/pipeline';
+import { captureImportPipeline } from './capture/pipeline';
 import { pdfImportPipeline } from './pdf/pipeline';
 import { photoPipeline } from './photo/pipeline';
 import { readTheRestPipeline } from './photo-read-the-rest/pipeline';
 import { videoPipeline } from './video/pipeline';
 
-export const PIPELINES = [photoPipeline, readTheRestPipeline, videoPipeline, audioPipeline, pdfImportPipeline];
+export const PIPELINES = [
+  photoPipeline,
+  readTheRestPipeline,
+  videoPipeline,
+  audioPipeline,
+  pdfImportPipeline,
+  captureImportPipeline,
+];
 for (const pipeline of PIPELINES) registerPipeline(pipeline);

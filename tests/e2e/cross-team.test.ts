@@ -162,6 +162,7 @@ const BODY_SAMPLES: Record<string, (fx: Fixtures) => unknown> = {
   claimsPlatformQuote: () => ({}),
   submitToClaimsPlatform: () => ({}),
   inviteInsured: () => ({ email: 'intruder@example.test' }),
+  importFromCaptureSource: (fx) => ({ assignment_id: fx.captureAssignmentId, target: { mode: 'new_claim' } }),
 };
 
 /** What another team gets: 404 everywhere, but 403 on GET /api/claims/{id} (spec: Errors). */

@@ -227,6 +227,7 @@ describe('openApiDocument', () => {
       'appendPhotos',
       'createClaim',
       'importContentsList',
+      'importFromCaptureSource',
       'initUpload',
       'processJob',
       'submitToEstimationPlatform',

@@ -1,0 +1,7 @@
+import { httpEndpoint } from '../../../lib/api/endpoint';
+import { startCaptureImport } from '../../../lib/capture/import-service';
+import { captureRoutes } from '../../../lib/capture/routes';
+
+export const handler = httpEndpoint(captureRoutes.import, ({ identity, params, body }) =>
+  startCaptureImport(identity, params.id, body),
+);

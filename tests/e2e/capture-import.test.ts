@@ -1,0 +1,299 @@
+/**
+ * Capture imports over HTTP against the run's fake capture source: a new
+ * claim from an assignment (locations → rooms, groups → photo groups, a
+ * video into its own job, an unreadable original replaced by its proxy, an
+ * unsynced and an excluded item left out, a failing download making the
+ * batch partial, then a retry of only that one), a re-import skipping what
+ * was imported, a room import filtered to videos, a bad manifest (422), and
+ * the submission webhook: first and later submissions, redelivery, a new
+ * event for the same submission, a forged signature, an unknown org, and no
+ * secret configured.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { settings } from '../../lib/config';
+import { getUploadRecord } from '../../lib/capture/import-store';
+import { handleCaptureEvent } from '../../lib/capture/webhook-service';
+import { Client, eventually, serviceUrl } from '../support/api';
+import { fakeCaptureSource } from '../support/fake-capture-source';
+import { newTeamMember } from '../support/tokens';
+import { makeVideo } from '../support/uploads';
+
+const capture = fakeCaptureSource(process.env.TEST_FAKE_CAPTURE_SOURCE_URL as string);
+const SECRET = 'test-capture-webhook-secret';
+const dir = mkdtempSync(join(tmpdir(), 'capture-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const jpeg = (seed: number, width = 120, height = 90) =>
+  sharp({ create: { width, height, channels: 3, background: { r: seed * 30, g: 100, b: 150 } } })
+    .jpeg()
+    .toBuffer();
+
+async function connectedTeam() {
+  const client = await Client.signIn(newTeamMember());
+  const org = await capture.seedOrg({ teams: [{ name: 'Crew' }] });
+  const connected = await client.post('/api/integrations/capture-source/connect', { api_token: org.tokens[0] });
+  expect(connected.status).toBe(200);
+  return { client, org, connectionId: connected.body.id as string, token: org.tokens[0] };
+}
+
+async function assignmentOf(orgId: string, teamId: string) {
+  return capture.seedAssignment({
+    org_id: orgId,
+    team_id: teamId,
+    reference: `CLM-${randomUUID().slice(0, 6)}`,
+    title: '4 Birch Lane',
+    locations: [
+      { name: 'Kitchen', groups: [{ name: 'Fridge' }] },
+      { name: 'Garage', groups: [] },
+    ],
+  });
+}
+
+async function finished(client: Client, batchId: string) {
+  return eventually(
+    async () => {
+      const res = await client.get(`/api/integrations/imports/${batchId}`);
+      return res.body.status !== 'importing' ? res.body : null;
+    },
+    90_000,
+    300,
+  );
+}
+
+describe('capture import', () => {
+  it('imports an assignment into a new claim, partial on a failing download, then retries only that one', async () => {
+    const { client, org, connectionId } = await connectedTeam();
+    const assignment = await assignmentOf(org.org_id, org.teams[0].id);
+    const [kitchen, garage] = assignment.locations;
+    const fridge = kitchen.groups[0].id;
+    const media = await capture.seedMedia(org.org_id, assignment.id, [
+      { type: 'photo', location_id: kitchen.id, group_id: fridge, filename: 'fridge-1.jpg', bytes: await jpeg(1) },
+      { type: 'photo', location_id: kitchen.id, group_id: fridge, filename: 'fridge-2.jpg', bytes: await jpeg(2) },
+      { type: 'photo', location_id: kitchen.id, filename: 'toaster.jpg', bytes: await jpeg(3) },
+      { type: 'photo', location_id: kitchen.id, filename: 'late.jpg', bytes: await jpeg(4), synced: false },
+      { type: 'photo', location_id: kitchen.id, filename: 'skip-me.jpg', bytes: await jpeg(5) },
+      {
+        type: 'photo',
+        location_id: garage.id,
+        filename: 'bike.jpg',
+        bytes: await jpeg(6),
+        proxy: await jpeg(7, 64, 48),
+        unreadable_original: true,
+      },
+      { type: 'video', location_id: garage.id, filename: 'walk.mp4', bytes: makeVideo(join(dir, 'walk.mp4'), 2) },
+      { type: 'photo', location_id: garage.id, filename: 'flaky.jpg', bytes: await jpeg(8), fail_downloads: 3 },
+    ]);
+    const excluded = media[4].id;
+
+    const started = await client.post(`/api/integrations/connections/${connectionId}/import`, {
+      assignment_id: assignment.id,
+      target: { mode: 'new_claim' },
+      exclude: [{ scope: 'media', ids: [excluded] }],
+    });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ kind: 'capture_source', connection_id: connectionId, status: 'importing' });
+    const batch = await finished(client, started.body.id);
+    expect(batch).toMatchObject({ status: 'partial', total: 6, imported: 5, failed: 1, skipped: 0, runs: 1 });
+
+    const claim = (await client.get(`/api/claims/${batch.claim_id}`)).body;
+    expect(claim.claim_number).toBe(assignment.reference);
+    const rooms = (await client.get(`/api/claims/${batch.claim_id}/rooms`)).body as any[];
+    expect(rooms.map((r) => r.name).sort()).toEqual(['Garage', 'Kitchen']);
+    const jobsOf = async (name: string) =>
+      (await client.get(`/api/rooms/${rooms.find((r) => r.name === name).id}/jobs`)).body as any[];
+    const [kitchenJob] = await jobsOf('Kitchen');
+    expect(kitchenJob).toMatchObject({ source_type: 'photo', status: 'awaiting_grouping' });
+    const staged = (await client.get(`/api/jobs/${kitchenJob.id}/staged-photos`)).body as any[];
+    expect(staged.map((p) => p.original_filename)).toEqual(['fridge-1.jpg', 'fridge-2.jpg', 'toaster.jpg']);
+    expect(staged[0].group_index).toBe(staged[1].group_index);
+    expect(staged[2].group_index).not.toBe(staged[0].group_index);
+    const served = await fetch(`${serviceUrl()}${staged[0].url}`, { redirect: 'manual' });
+    expect(served.status).toBe(302);
+
+    const garageJobs = await jobsOf('Garage');
+    const video = garageJobs.find((j) => j.source_type === 'video');
+    expect(video).toMatchObject({ status: 'awaiting_confirmation', original_filename: 'walk.mp4' });
+    const garagePhotos = garageJobs.find((j) => j.source_type === 'photo');
+    const [bike] = (await client.get(`/api/jobs/${garagePhotos.id}/staged-photos`)).body;
+    // The original was unreadable: the proxy (64 x 48) was used.
+    expect(bike).toMatchObject({ original_filename: 'bike.jpg', width: 64, height: 48 });
+
+    const record = await getUploadRecord(connectionId, media[0].id);
+    expect(record).toMatchObject({ status: 'ready', size_bytes: (await jpeg(1)).length, batch_id: batch.id });
+    expect(record?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect((await getUploadRecord(connectionId, media[7].id))?.status).toBe('failed');
+    expect(await getUploadRecord(connectionId, media[3].id)).toBeNull();
+
+    // The retry reads only the failed one (its downloads work now) and joins the same claim.
+    const retried = await client.post(`/api/integrations/imports/${batch.id}/retry`);
+    expect(retried.status).toBe(200);
+    const after = await finished(client, batch.id);
+    expect(after).toMatchObject({ status: 'complete', imported: 6, failed: 0, runs: 2 });
+    expect((await capture.downloads({ media_id: media[0].id, kind: 'original' })).length).toBe(1);
+    expect((await client.post(`/api/integrations/imports/${batch.id}/retry`)).status).toBe(409);
+
+    // Importing the same assignment again into the claim skips everything already imported.
+    const again = await client.post(`/api/integrations/connections/${connectionId}/import`, {
+      assignment_id: assignment.id,
+      target: { mode: 'existing_claim', claim_id: batch.claim_id },
+    });
+    expect(await finished(client, again.body.id)).toMatchObject({
+      status: 'complete',
+      total: 7,
+      skipped: 6,
+      imported: 1,
+    });
+  });
+
+  it('imports into one room, filtered by type and to submitted media; refuses a bad manifest with per-field messages', async () => {
+    const { client, org, connectionId } = await connectedTeam();
+    const assignment = await assignmentOf(org.org_id, org.teams[0].id);
+    const [kitchen] = assignment.locations;
+    await capture.seedMedia(org.org_id, assignment.id, [
+      { type: 'photo', location_id: kitchen.id, filename: 'a.jpg', bytes: await jpeg(1), submitted: true },
+      { type: 'audio', location_id: kitchen.id, filename: 'note.m4a', bytes: Buffer.from('voice'), submitted: true },
+      { type: 'audio', location_id: null, filename: 'draft.m4a', bytes: Buffer.from('draft') },
+    ]);
+    const claim = (await client.post('/api/claims', { claim_number: `R-${randomUUID().slice(0, 5)}` })).body;
+    const room = (await client.post(`/api/claims/${claim.id}/rooms`, { name: 'Den' })).body;
+    const started = await client.post(`/api/integrations/connections/${connectionId}/import`, {
+      assignment_id: assignment.id,
+      target: { mode: 'room', room_id: room.id },
+      filters: { types: ['audio'], submitted_only: true },
+    });
+    expect(await finished(client, started.body.id)).toMatchObject({ status: 'complete', total: 1, imported: 1 });
+    const jobs = (await client.get(`/api/rooms/${room.id}/jobs`)).body as any[];
+    expect(jobs.map((j) => [j.source_type, j.original_filename])).toEqual([['audio', 'note.m4a']]);
+
+    const bad = await client.post(`/api/integrations/connections/${connectionId}/import`, {
+      assignment_id: '',
+      target: { mode: 'existing_claim' },
+      select: [{ scope: 'location' }],
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors.map((e: any) => e.field)).toEqual(
+      expect.arrayContaining(['body.assignment_id', 'body.target.claim_id', 'body.select.0.id']),
+    );
+    const unknown = await client.post(`/api/integrations/connections/${connectionId}/import`, {
+      assignment_id: 'no-such-assignment',
+      target: { mode: 'new_claim' },
+    });
+    expect(unknown.status).toBe(422);
+    const mallory = await Client.signIn(newTeamMember());
+    expect(
+      (
+        await mallory.post(`/api/integrations/connections/${connectionId}/import`, {
+          assignment_id: assignment.id,
+          target: { mode: 'new_claim' },
+        })
+      ).status,
+    ).toBe(404);
+    expect((await mallory.get(`/api/integrations/imports/${started.body.id}`)).status).toBe(404);
+  });
+});
+
+describe('capture source webhook', () => {
+  const url = () => `${serviceUrl()}/api/integrations/capture-source/webhook`;
+
+  it('imports submissions: the first makes the claim, later ones join it, redeliveries answer the first batch', async () => {
+    const { client, org } = await connectedTeam();
+    const assignment = await assignmentOf(org.org_id, org.teams[0].id);
+    const [kitchen] = assignment.locations;
+    const media = await capture.seedMedia(org.org_id, assignment.id, [
+      {
+        type: 'photo',
+        location_id: kitchen.id,
+        filename: 's1.jpg',
+        bytes: await jpeg(1),
+        submitted: true,
+        submission_id: 'sub-1',
+      },
+      {
+        type: 'photo',
+        location_id: kitchen.id,
+        filename: 's2.jpg',
+        bytes: await jpeg(2),
+        submitted: true,
+        submission_id: 'sub-2',
+      },
+      { type: 'photo', location_id: kitchen.id, filename: 'unsubmitted.jpg', bytes: await jpeg(3) },
+    ]);
+    const event = (id: string, submissionId: string, mediaIds: string[]) => ({
+      id,
+      type: 'submission.created',
+      org_id: org.org_id,
+      data: { assignmentId: assignment.id, submissionId, mediaIds },
+    });
+    const first: { status: number; body: any } = await capture.sendWebhook({
+      url: url(),
+      secret: SECRET,
+      event: event('evt-1', 'sub-1', [media[0].id, media[2].id]),
+      delivery_id: 'dlv-1',
+    });
+    expect(first.status).toBe(202);
+    expect(first.body).toMatchObject({ status: 'created', batch_id: expect.any(String) });
+    const firstBatch = await finished(client, first.body.batch_id);
+    // Exactly the submitted media (the unsubmitted one named in the event is left out).
+    expect(firstBatch).toMatchObject({ status: 'complete', total: 1, imported: 1 });
+    expect(firstBatch.manifest.auto).toEqual({ event_id: 'evt-1', submission_id: 'sub-1', delivery_id: 'dlv-1' });
+    expect((await client.get(`/api/claims/${firstBatch.claim_id}`)).body.claim_number).toBe(assignment.reference);
+
+    const redelivered = await capture.sendWebhook({
+      url: url(),
+      secret: SECRET,
+      event: event('evt-1', 'sub-1', [media[0].id]),
+    });
+    expect(redelivered.body).toEqual({
+      status: 'duplicate',
+      reason: expect.any(String),
+      batch_id: first.body.batch_id,
+    });
+    const sameSubmission: { status: number; body: any } = await capture.sendWebhook({
+      url: url(),
+      secret: SECRET,
+      event: event('evt-1b', 'sub-1', [media[0].id]),
+    });
+    expect(sameSubmission.body.batch_id).toBe(first.body.batch_id);
+
+    const later: { status: number; body: any } = await capture.sendWebhook({
+      url: url(),
+      secret: SECRET,
+      event: event('evt-2', 'sub-2', [media[1].id]),
+    });
+    const laterBatch = await finished(client, later.body.batch_id);
+    expect(laterBatch).toMatchObject({ claim_id: firstBatch.claim_id, imported: 1 });
+    expect(laterBatch.manifest.target).toEqual({ mode: 'existing_claim', claim_id: firstBatch.claim_id });
+  });
+
+  it('refuses a forged signature (401), ignores an unknown org and other events (202), and 503 without a secret', async () => {
+    const forged = await capture.sendWebhook({
+      url: url(),
+      signature: `sha256=${'0'.repeat(64)}`,
+      event: { type: 'submission.created', org_id: 'any', data: {} },
+    });
+    expect(forged.status).toBe(401);
+    const unknown: { status: number; body: any } = await capture.sendWebhook({
+      url: url(),
+      secret: SECRET,
+      event: { type: 'submission.created', org_id: `org-${randomUUID()}`, data: {} },
+    });
+    expect([unknown.status, unknown.body.status]).toEqual([202, 'ignored']);
+    const { org } = await connectedTeam();
+    const other: { status: number; body: any } = await capture.sendWebhook({
+      url: url(),
+      secret: SECRET,
+      event: { type: 'assignment.updated', org_id: org.org_id, data: {} },
+    });
+    expect([other.status, other.body.status]).toEqual([202, 'ignored']);
+    await expect(
+      handleCaptureEvent(
+        { rawBody: Buffer.from('{}'), signature: 'sha256=00', deliveryId: undefined },
+        { ...settings(), CAPTURE_SOURCE_WEBHOOK_SECRET: '' },
+      ),
+    ).rejects.toMatchObject({ code: 'unavailable' });
+  });
+});
