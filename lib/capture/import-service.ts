@@ -170,6 +170,8 @@ export async function retryCaptureImport(identity: Identity, batch: ImportBatch)
       read_job_id: runnerId,
       read_job_ids: [...batch.read_job_ids, runnerId],
       runs: batch.runs + 1,
+      imported_before: batch.imported,
+      failed: 0,
       finished_at: null,
     },
   );

@@ -42,6 +42,8 @@ export interface ImportBatch extends BatchCounters {
   runs: number;
   /** A capture import's media that failed in its last run: what a retry reads again. */
   failed_media_ids?: string[];
+  /** A capture import's media imported by the runs before the current one. */
+  imported_before?: number;
   created_by_user_id: string;
   created_at: string;
   updated_at: string;
@@ -109,5 +111,31 @@ export async function updateImportBatch(
   } catch (err) {
     if (isConditionalCheckFailed(err)) return null;
     throw err;
+  }
+}
+
+/**
+ * Counts a capture download unit's outcome into the batch as it goes, while
+ * the batch runs that runner (the run's last stage then sets the exact totals).
+ */
+export async function addBatchProgress(id: string, readJobId: string, imported: number, failed: number) {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.importBatch(id),
+        UpdateExpression: 'ADD imported :imported, failed :failed',
+        ConditionExpression: '#batch_status = :importing AND read_job_id = :reader',
+        ExpressionAttributeNames: { '#batch_status': 'status' },
+        ExpressionAttributeValues: {
+          ':imported': imported,
+          ':failed': failed,
+          ':importing': 'importing',
+          ':reader': readJobId,
+        },
+      }),
+    );
+  } catch (err) {
+    if (!isConditionalCheckFailed(err)) throw err;
   }
 }

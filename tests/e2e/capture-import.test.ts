@@ -73,7 +73,7 @@ describe('capture import', () => {
     const media = await capture.seedMedia(org.org_id, assignment.id, [
       { type: 'photo', location_id: kitchen.id, group_id: fridge, filename: 'fridge-1.jpg', bytes: await jpeg(1) },
       { type: 'photo', location_id: kitchen.id, group_id: fridge, filename: 'fridge-2.jpg', bytes: await jpeg(2) },
-      { type: 'photo', location_id: kitchen.id, filename: 'toaster.jpg', bytes: await jpeg(3) },
+      { type: 'photo', location_id: kitchen.id, filename: 'toaster.jpg', bytes: await jpeg(3), slow_ms: 400 },
       { type: 'photo', location_id: kitchen.id, filename: 'late.jpg', bytes: await jpeg(4), synced: false },
       { type: 'photo', location_id: kitchen.id, filename: 'skip-me.jpg', bytes: await jpeg(5) },
       {

@@ -14,6 +14,17 @@ const CAPTURE_SOURCE_PORT = Number(process.env.FAKE_CAPTURE_SOURCE_PORT || 4022)
 const KEY = 'local-estimation-key';
 const TOKEN = 'local-team-token';
 const CAPTURE_TOKEN = 'local-capture-token';
+/** The service's CAPTURE_SOURCE_WEBHOOK_SECRET in the printed npm start line: the fake signs webhooks with it. */
+const WEBHOOK_SECRET = 'local-capture-webhook-secret';
+const WEBHOOK_EXAMPLE = {
+  url: 'http://localhost:3000/api/integrations/capture-source/webhook',
+  secret: WEBHOOK_SECRET,
+  event: {
+    type: 'submission.created',
+    org_id: 'org_local',
+    data: { assignmentId: 'asg_local', submissionId: 'sub_local_1', mediaIds: ['media_fridge-front', 'media_sofa'] },
+  },
+};
 
 /** A photo of one colour with its name on it, and its 320 px proxy (its thumbnail too), as base64. */
 async function photo(label, background) {
@@ -37,6 +48,7 @@ async function seedCaptureSource(captureSource) {
   const assignment = captureSource.seedAssignment({
     org_id: org.org_id,
     team_id: 'team_local',
+    id: 'asg_local',
     reference: 'CLM-2026-0001',
     title: '12 Elm Street: water damage',
     locations: [
@@ -55,6 +67,7 @@ async function seedCaptureSource(captureSource) {
   const items = [];
   for (const [location, group, name, colour] of shots)
     items.push({
+      id: `media_${name}`,
       type: 'photo',
       location_id: location.id,
       group_id: group ? group.id : null,
@@ -82,10 +95,14 @@ async function main() {
       `fake capture source at ${captureSource.url}: org org_local, token ${CAPTURE_TOKEN} (one team, one assignment of two rooms, five photos)`,
       'start the service against them with:',
       `  ESTIMATION_PLATFORM_BASE_URL=${estimation.url} CLAIMS_PLATFORM_BASE_URL=${claimsPlatform.url} \\`,
-      `  CAPTURE_SOURCE_API_BASE_URL=${captureSource.url} \\`,
+      `  CAPTURE_SOURCE_API_BASE_URL=${captureSource.url} CAPTURE_SOURCE_WEBHOOK_SECRET=${WEBHOOK_SECRET} \\`,
       `  LOCAL_AUTH_ESTIMATION_KEY=${KEY} LOCAL_AUTH_TEAM_TOKEN=${TOKEN} PUBLIC_BASE_URL=http://localhost:3000 npm start`,
       `and connect the capture source with the token ${CAPTURE_TOKEN}; browse it directly with`,
       `  curl -H 'Authorization: Bearer ${CAPTURE_TOKEN}' ${captureSource.url}/v1/teams`,
+      'import the assignment into a new claim (after connecting; <id> is the connection id):',
+      `  curl -X POST -H 'X-Requested-With: curl' -H 'Content-Type: application/json' -d '{"assignment_id":"asg_local","target":{"mode":"new_claim"}}' http://localhost:3000/api/integrations/connections/<id>/import`,
+      'or have the fake deliver a signed submission.created webhook, as the capture source would:',
+      `  curl -X POST -H 'Content-Type: application/json' -d '${JSON.stringify(WEBHOOK_EXAMPLE)}' ${captureSource.url}/__fake/webhook`,
       `what they received: curl ${estimation.url}/__fake/requests, ${claimsPlatform.url}/__fake/requests and ${captureSource.url}/__fake/requests`,
       '',
     ].join('\n'),

@@ -19,6 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import pLimit from 'p-limit';
 import { putFile, putJpeg } from '../../blob/objects';
 import { putUploadRecords } from '../../capture/import-store';
+import { addBatchProgress } from '../../imports/store';
 import { settings } from '../../config';
 import type { CaptureSignedMedia } from '../../integrations/capture-source';
 import { normalizePhoto } from '../../media/normalize';
@@ -165,4 +166,6 @@ export async function downloadUnit(ctx: StageContext, unit: number): Promise<voi
     })),
   );
   await putUnitResults(job.id, runId, unit, results);
+  const ok = results.filter((r) => r.ok).length;
+  await addBatchProgress(batch.id, job.id, ok, results.length - ok);
 }

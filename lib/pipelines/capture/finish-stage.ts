@@ -110,7 +110,7 @@ export async function handOverImport(ctx: StageContext): Promise<StageOutcome> {
 
   const failedMedia = plan.media.filter((m) => !results.get(m.media_id)?.ok);
   // A retry adds to what earlier runs imported; its failures replace theirs.
-  const imported = (batch.runs > 1 ? batch.imported : 0) + arrived.length;
+  const imported = (batch.imported_before ?? 0) + arrived.length;
   const status = runStatus({ imported, failed: failedMedia.length });
   await updateImportBatch(
     batch.id,
