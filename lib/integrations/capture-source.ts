@@ -64,16 +64,7 @@
  * nothing), so failures that may pass are retried. The token is never logged.
  */
 import * as z from 'zod';
-import {
-  isRecord,
-  type JsonHttpOptions,
-  type JsonHttpResult,
-  type JsonHttpSpec,
-  JsonHttpClient,
-  NOT_SENT,
-  networkCause,
-  parseJson,
-} from './json-http';
+import { errorBodySpec, type JsonHttpOptions, type JsonHttpResult, JsonHttpClient, NOT_SENT } from './json-http';
 
 export interface CaptureSourceClientOptions extends JsonHttpOptions {
   /** The organisation's token (sent as the bearer token). */
@@ -129,28 +120,7 @@ export type CaptureSignedMedia = z.infer<typeof signedAnswer>['data'][number];
 
 export type CaptureSourceResult<T> = JsonHttpResult<T>;
 
-/** The capture source's own words: `detail`, else `error`, else the start of the body. */
-function sourceWords(text: string): string {
-  const body = parseJson(text);
-  if (isRecord(body)) {
-    if (typeof body.detail === 'string' && body.detail) return body.detail;
-    if (typeof body.error === 'string' && body.error) return body.error;
-  }
-  return text.trim().slice(0, 300) || 'no body';
-}
-
-const CAPTURE_SOURCE: Omit<JsonHttpSpec, 'headers'> = {
-  name: 'capture source',
-  words: sourceWords,
-  notFoundDetail: (call, text) => `${call}: ${sourceWords(text)}`,
-  tooManyRequests: 'server_error',
-  retryUnreadable: true,
-  unreadable: (status, text) => `unreadable answer (HTTP ${status}): ${text.trim().slice(0, 200) || 'empty body'}`,
-  networkCause: (err) => networkCause(err, true),
-  notSent: (cause) => NOT_SENT.test(cause),
-  minAttemptMs: 0,
-  attemptsNote: (attempts) => (attempts > 1 ? ` (${attempts} attempts)` : ''),
-};
+const CAPTURE_SOURCE = errorBodySpec('capture source', (cause) => NOT_SENT.test(cause));
 
 const segment = encodeURIComponent;
 const query = (params: Record<string, string | number | undefined>) => {

@@ -83,16 +83,7 @@
  * longer than deadlineMs (default 20 s). The token is never logged.
  */
 import * as z from 'zod';
-import {
-  isRecord,
-  type JsonHttpOptions,
-  type JsonHttpResult,
-  type JsonHttpSpec,
-  JsonHttpClient,
-  NOT_SENT,
-  networkCause,
-  parseJson,
-} from './json-http';
+import { errorBodySpec, type JsonHttpOptions, type JsonHttpResult, JsonHttpClient, NOT_SENT } from './json-http';
 
 export interface ClaimsPlatformClientOptions extends JsonHttpOptions {
   /** CLAIMS_PLATFORM_BASE_URL: bare domain or full base URL. */
@@ -175,29 +166,8 @@ type Method = 'GET' | 'PUT' | 'POST';
 /** Failures of a URL fetch refuses before sending (a bad port, a URL that does not parse). */
 const URL_REFUSED = /bad port|Invalid URL|Failed to parse URL/i;
 
-/** The platform's own words: the JSON `detail`, else `error`, else the start of the body. */
-function platformWords(text: string): string {
-  const body = parseJson(text);
-  if (isRecord(body)) {
-    if (typeof body.detail === 'string' && body.detail) return body.detail;
-    if (typeof body.error === 'string' && body.error) return body.error;
-  }
-  return text.trim().slice(0, 300) || 'no body';
-}
-
 /** How the claims platform's answers and failures read (lib/integrations/json-http.ts does the rest). */
-const CLAIMS_PLATFORM: Omit<JsonHttpSpec, 'headers'> = {
-  name: 'claims platform',
-  words: platformWords,
-  notFoundDetail: (call, text) => `${call}: ${platformWords(text)}`,
-  tooManyRequests: 'server_error',
-  retryUnreadable: true,
-  unreadable: (status, text) => `unreadable answer (HTTP ${status}): ${text.trim().slice(0, 200) || 'empty body'}`,
-  networkCause: (err) => networkCause(err, true),
-  notSent: (cause) => URL_REFUSED.test(cause) || NOT_SENT.test(cause),
-  minAttemptMs: 0,
-  attemptsNote: (attempts) => (attempts > 1 ? ` (${attempts} attempts)` : ''),
-};
+const CLAIMS_PLATFORM = errorBodySpec('claims platform', (cause) => URL_REFUSED.test(cause) || NOT_SENT.test(cause));
 
 /**
  * The path of a call under /api/v1, every segment percent-encoded so an

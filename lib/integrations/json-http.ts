@@ -137,6 +137,37 @@ export const parseJson = (text: string): unknown => {
   }
 };
 
+/** A platform's own words in an error answer: the JSON `detail`, else `error`, else the start of the body. */
+function errorBodyWords(text: string): string {
+  const body = parseJson(text);
+  if (isRecord(body)) {
+    if (typeof body.detail === 'string' && body.detail) return body.detail;
+    if (typeof body.error === 'string' && body.error) return body.error;
+  }
+  return text.trim().slice(0, 300) || 'no body';
+}
+
+/**
+ * How a platform reads whose errors are `{error, detail?}` JSON and whose
+ * calls are all safe to repeat (an unreadable 2xx is retried too): the
+ * claims platform and the capture source. `notSent` says which fetch
+ * failures surely happened before the request left.
+ */
+export function errorBodySpec(name: string, notSent: (cause: string) => boolean): Omit<JsonHttpSpec, 'headers'> {
+  return {
+    name,
+    words: errorBodyWords,
+    notFoundDetail: (call, text) => `${call}: ${errorBodyWords(text)}`,
+    tooManyRequests: 'server_error',
+    retryUnreadable: true,
+    unreadable: (status, text) => `unreadable answer (HTTP ${status}): ${text.trim().slice(0, 200) || 'empty body'}`,
+    networkCause: (err) => networkCause(err, true),
+    notSent,
+    minAttemptMs: 0,
+    attemptsNote: (attempts) => (attempts > 1 ? ` (${attempts} attempts)` : ''),
+  };
+}
+
 /** One failed attempt, as the retry policy sees it. */
 class AttemptFailed extends Error {
   constructor(

@@ -163,6 +163,7 @@ describe('capture import', () => {
     const started = await client.post(`/api/integrations/connections/${connectionId}/import`, {
       assignment_id: assignment.id,
       target: { mode: 'room', room_id: room.id },
+      select: [{ scope: 'location', id: kitchen.id }],
       filters: { types: ['audio'], submitted_only: true },
     });
     expect(await finished(client, started.body.id)).toMatchObject({ status: 'complete', total: 1, imported: 1 });
