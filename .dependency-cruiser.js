@@ -41,6 +41,7 @@ const DOMAINS = [
   'sends',
   'settings',
   'teams',
+  'training',
   'tenancy',
   'uploads',
   'users',

@@ -27,6 +27,7 @@ import { roomRoutes } from '../rooms/routes';
 import { claimsPlatformRoutes } from '../sends/claims-platform-routes';
 import { estimationRoutes } from '../sends/estimation-routes';
 import { settingsRoutes } from '../settings/routes';
+import { trainingRoutes } from '../training/routes';
 import { uploadRoutes } from '../uploads/routes';
 import { docsRoutes } from '../http/docs-routes';
 import type { RouteContract } from '../http/route';
@@ -55,6 +56,7 @@ const groups: Record<string, RouteContract>[] = [
   billingRoutes,
   settingsRoutes,
   dashboardRoutes,
+  trainingRoutes,
 ];
 
 export const routeTable: RouteContract[] = groups.flatMap((g) => Object.values(g));

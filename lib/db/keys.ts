@@ -112,6 +112,10 @@ export const keys = {
     pk: `CAPTURESUB#${connectionId}#${submissionId}`,
     sk: 'BATCH',
   }),
+  /** A user's training progress (points, sandbox claim, certificate) and one row per mission. */
+  trainingProgress: (userId: string) => ({ pk: `TRAINING#${userId}`, sk: 'PROGRESS' }),
+  trainingMission: (userId: string, missionKey: string) => ({ pk: `TRAINING#${userId}`, sk: `MISSION#${missionKey}` }),
+  trainingCertificate: (code: string) => ({ pk: `CERTIFICATE#${code}`, sk: 'CERTIFICATE' }),
   /** A homeowner's file (a room's photo, video or voice note, or a typed row's photo), in the link's partition. */
   insuredFile: (linkId: string, fileId: string) => ({ pk: `INSUREDLINK#${linkId}`, sk: `FILE#${fileId}` }),
   /** A row the homeowner typed, in the link's partition. */
@@ -151,6 +155,7 @@ export const indexes = {
   roomJobs: (roomId: string) => ({ index: 'gsi1', pk: `ROOM#${roomId}#JOBS` }),
   jobItems: (jobId: string) => ({ index: 'gsi1', pk: `JOB#${jobId}#ITEMS` }),
   teamActivity: (teamId: string) => ({ index: 'gsi1', pk: `TEAM#${teamId}#ACTIVITY` }),
+  teamTraining: (teamId: string) => ({ index: 'gsi1', pk: `TEAM#${teamId}#TRAINING` }),
   teamJobs: (teamId: string) => ({ index: 'gsi2', pk: `TEAM#${teamId}#JOBS` }),
   allClaims: () => ({ index: 'gsi2', pk: 'CLAIMS' }),
   roomItems: (roomId: string) => ({ index: 'gsi2', pk: `ROOM#${roomId}#ITEMS` }),

@@ -11,7 +11,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { mediaBucket, s3 } from '../blob/client';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
-import { queryAll } from '../db/query';
+import { queryAll, queryPartition } from '../db/query';
 import type { InventoryItem } from '../inventory/item-store';
 import type { ExportFormat, ExportScope, ExportStatus } from './rules';
 
@@ -172,4 +172,16 @@ export async function putExportFile(
       CacheControl: 'private, no-store',
     }),
   );
+}
+
+/** How many exports were asked for on one scope (any format, any filter). */
+export async function countExportRequests(teamId: string, scope: string, scopeId: string): Promise<number> {
+  const rows = await queryPartition<Record<string, unknown>>(
+    keys.exportRequest(teamId, scope, scopeId, '', false).pk,
+    '',
+    {
+      consistent: true,
+    },
+  );
+  return rows.length;
 }

@@ -42,6 +42,8 @@ export const serviceApi: ApiDescription = {
       'Sending a claim’s items to the estimation platform and the claims platform: quotes, pricing choices, the send itself and its history.',
     integrations:
       'The capture source (an external field-capture system): the team’s connection (its organisation token is stored, never answered) and browsing its teams, assignments and media through the connection.',
+    training:
+      'The training sandbox: missions on a sandbox claim that costs nothing and contacts no one, quizzes, checks graded from the claim’s records, points, badges and verifiable certificates. Hidden unless the team’s training flag is on.',
     insured:
       'The homeowner self-service link: invitations (adjuster side) and the public wizard under /api/public/insured, whose token in the path is the credential.',
     exports: 'Excel, CSV and PDF exports of a job, room or claim, built in the background and downloaded from storage.',

@@ -34,6 +34,8 @@ export async function normalizeStagedPhoto(message: NormalizeMessage): Promise<N
   const original = await readObject(photo.incoming_key);
   if (!original) {
     if (photo.normalized) return 'already-done';
+    // A duplicate delivery of this message may have re-encoded it (and removed the upload) since the row was read.
+    if ((await getStagedPhoto(message.job_id, message.index))?.normalized) return 'already-done';
     await markUnreadable(photo.job_id, photo.index, photo.original_filename, 'the uploaded file is missing');
     return 'missing-original';
   }

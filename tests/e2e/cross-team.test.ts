@@ -35,7 +35,8 @@ type IdKind =
   | 'insuredLink'
   | 'connection'
   | 'captureTeam'
-  | 'captureAssignment';
+  | 'captureAssignment'
+  | 'trainingMission';
 
 interface Fixtures {
   teamId: string;
@@ -91,6 +92,7 @@ const KIND_BY_PARAM: Record<string, IdKind> = {
   link_id: 'insuredLink',
   tid: 'captureTeam',
   aid: 'captureAssignment',
+  key: 'trainingMission',
 };
 
 function idKind(route: RouteContract, param: string): IdKind | undefined {
@@ -128,6 +130,9 @@ function idOf(kind: IdKind, fx: Fixtures): string {
       return fx.captureTeamId;
     case 'captureAssignment':
       return fx.captureAssignmentId;
+    case 'trainingMission':
+      // Missions are the same for everyone; another team's user has training off (the default): 404.
+      return 'rooms';
   }
 }
 
@@ -162,6 +167,7 @@ const BODY_SAMPLES: Record<string, (fx: Fixtures) => unknown> = {
   claimsPlatformQuote: () => ({}),
   submitToClaimsPlatform: () => ({}),
   inviteInsured: () => ({ email: 'intruder@example.test' }),
+  submitTrainingQuiz: () => ({ answers: { 'rooms-1': 1 } }),
   importFromCaptureSource: (fx) => ({ assignment_id: fx.captureAssignmentId, target: { mode: 'new_claim' } }),
 };
 
