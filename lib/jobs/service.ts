@@ -5,6 +5,8 @@
  */
 import type { Identity } from '../auth/identity-rules';
 import { recordActivity } from '../activity/service';
+import { getClaim } from '../claims/store';
+import { processTrainingJob } from '../training/sandbox-service';
 import { jobCharge, type JobCharge } from '../billing/credit-rules';
 import { chargeJobUpFront, refundJob } from '../billing/charge-service';
 import { getTeamCreditsBalance } from '../billing/summary-service';
@@ -99,6 +101,12 @@ export async function processJob(identity: Identity, jobId: string) {
   }
   // A large grouping edit commits in several transactions: a plan fixed now could take its photos half-regrouped.
   if (photoWriteLocked(job)) throw new ConflictError(PHOTOS_BEING_SAVED);
+  // A training claim's photos become fixture items at once: no pipeline, no AI, no credits.
+  if (job.source_type === 'photo' && (await getClaim(job.claim_id))?.is_training) {
+    const done = await processTrainingJob(job);
+    if (!done) throw new ConflictError('The job changed while it was being started; reload it.');
+    return jobView(done);
+  }
   const pipeline = pipelineRefForSource(job.source_type);
   if (!pipeline)
     throw new UnavailableError(

@@ -87,11 +87,22 @@ export async function listClaimsPlatformProfiles(identity: Identity, claimId: st
 
 /** What a send of the selected rooms would carry and cost. */
 async function planSend(claim: Claim, team: Team, roomIds: string[] | undefined) {
-  const [active, features] = await Promise.all([listActiveClaimItems(claim.id), teamFeatures(team.id)]);
-  const batch = itemsToSubmit(active, roomIds);
-  const alreadySubmitted = active.filter((i) => i.claims_platform_submitted_at).length;
+  const [active, features, submissions] = await Promise.all([
+    listActiveClaimItems(claim.id),
+    teamFeatures(team.id),
+    listClaimSubmissions(claim.id),
+  ]);
+  // Items of a send still running count as sent: the worker marks them one by one, and a repeated
+  // request (a double click) must neither send them again nor read a different batch from them.
+  const running = submissions.filter((s) => s.status === 'processing');
+  const inFlight = new Set(running.flatMap((s) => s.item_ids));
+  const batch = itemsToSubmit(
+    active.filter((i) => !inFlight.has(i.id)),
+    roomIds,
+  );
+  const alreadySubmitted = active.filter((i) => i.claims_platform_submitted_at || inFlight.has(i.id)).length;
   const perItem = features.enterprise || claim.is_training ? 0 : 1;
-  return { batch, alreadySubmitted, perItem, enterprise: features.enterprise };
+  return { batch, alreadySubmitted, perItem, enterprise: features.enterprise, running: running[0] ?? null };
 }
 
 /** POST claims-platform-quote: 1 credit per item in the batch; enterprise teams and training claims pay nothing. */
@@ -151,7 +162,11 @@ export async function submitToClaimsPlatform(
   const plan = await planSend(claim, team, body.room_ids);
   const attempt = await findAttempt(claim.id, plan.alreadySubmitted);
   if ('existing' in attempt) return submissionView(attempt.existing, config.CLAIMS_PLATFORM_APP_URL);
-  if (plan.batch.length === 0) throw new InvalidRequestError(NOTHING_TO_SUBMIT);
+  if (plan.batch.length === 0) {
+    // Everything left is in a send still running: this request repeats it.
+    if (plan.running) return submissionView(plan.running, config.CLAIMS_PLATFORM_APP_URL);
+    throw new InvalidRequestError(NOTHING_TO_SUBMIT);
+  }
 
   const credits = plan.batch.length * plan.perItem;
   const charge = dryRun

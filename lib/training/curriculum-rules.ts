@@ -209,3 +209,17 @@ export const BADGES = [
   { key: 'quiz-ace', title: 'Quiz ace', description: 'A perfect score on every quiz.' },
   { key: 'graduate', title: 'Graduate', description: 'Completed every mission.' },
 ] as const;
+
+/**
+ * What a training claim's photo groups become when processed: realistic
+ * items, made at once without the AI (a training claim contacts no one and
+ * costs nothing). Taken in turn, one per group.
+ */
+export const TRAINING_ITEMS = [
+  { name: 'Three-seat fabric sofa', brand: 'Ikea', estimated_price: 899, condition: 'good' },
+  { name: 'Arc floor lamp', brand: null, estimated_price: 149, condition: 'fair' },
+  { name: 'Oak coffee table', brand: null, estimated_price: 320, condition: 'good' },
+  { name: '55-inch LED television', brand: 'Samsung', estimated_price: 649, condition: 'good' },
+  { name: 'Five-shelf bookcase', brand: 'Ikea', estimated_price: 120, condition: 'worn' },
+  { name: 'Stand mixer', brand: 'KitchenAid', estimated_price: 429, condition: 'good' },
+] as const;

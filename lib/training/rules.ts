@@ -8,6 +8,22 @@ import { BADGES, CURRICULUM, type Mission, type TrainingFact } from './curriculu
 
 export type TrainingFacts = Record<TrainingFact, number>;
 
+/** A sandbox with nothing in it (before start). */
+export const NO_FACTS: TrainingFacts = {
+  rooms: 0,
+  photo_jobs: 0,
+  staged_photos: 0,
+  grouped_photo_groups: 0,
+  processed_jobs: 0,
+  items: 0,
+  edited_items: 0,
+  approved_items: 0,
+  archived_items: 0,
+  undone_actions: 0,
+  exports: 0,
+  estimation_sends: 0,
+};
+
 /** A user's progress, as stored. */
 export interface MissionProgress {
   quiz_best: number | null;

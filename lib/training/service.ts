@@ -31,6 +31,7 @@ import {
   gradeChecks,
   gradeQuiz,
   missionView,
+  NO_FACTS,
   totalPoints,
   type TrainingFacts,
 } from './rules';
@@ -178,24 +179,9 @@ export async function showMissionChecks(identity: Identity, key: string) {
   const mission = await loadMission(identity, key);
   const progress = await getProgress(identity.user.id);
   const claim = progress ? await getClaim(progress.claim_id, true) : null;
-  if (!claim) return { passed: false, checks: gradeChecks(mission, emptyFacts()).checks, started: false };
+  if (!claim) return { passed: false, checks: gradeChecks(mission, NO_FACTS).checks, started: false };
   return { ...gradeChecks(mission, await sandboxFacts(identity, claim)), started: true };
 }
-
-const emptyFacts = (): TrainingFacts => ({
-  rooms: 0,
-  photo_jobs: 0,
-  staged_photos: 0,
-  grouped_photo_groups: 0,
-  processed_jobs: 0,
-  items: 0,
-  edited_items: 0,
-  approved_items: 0,
-  archived_items: 0,
-  undone_actions: 0,
-  exports: 0,
-  estimation_sends: 0,
-});
 
 /** POST /api/training/missions/{key}/check: when every check passes, the mission is complete and its points banked, once. */
 export async function checkMission(identity: Identity, key: string) {

@@ -11,11 +11,11 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../lib/db/keys';
 import { CURRICULUM } from '../../lib/training/curriculum-rules';
-import { Client, eventually, request } from '../support/api';
+import { Client, request } from '../support/api';
 import { doc, setFields, table } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeEstimation } from '../support/fake-estimation';
-import { fakeGateway, modelItem } from '../support/fake-gateway';
+import { fakeGateway } from '../support/fake-gateway';
 import { newTeamMember } from '../support/tokens';
 import { photoJob, smallPng } from '../support/uploads';
 
@@ -89,17 +89,20 @@ describe('training sandbox', () => {
     await client.put(`/api/jobs/${jobId}/staged-photos/regroup`, { groups: [[staged[0].id, staged[1].id]] });
     expect((await check('photos')).body).toMatchObject({ passed: true, points_banked: 100 });
 
-    // Mission 3: process (a training claim is never charged).
-    await gateway.script(names[0], [{ items: [modelItem('Grey sofa')] }]);
-    await gateway.script(names[2], [{ items: [modelItem('Floor lamp')] }]);
+    // Mission 3: process: a training claim's photos become fixture items at once, without the AI and free.
     expect((await client.get(`/api/jobs/${jobId}/quote`)).body).toMatchObject({ credits: 0 });
-    expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
-    await eventually(async () => (await client.get(`/api/jobs/${jobId}`)).body.status === 'complete', 90_000, 300);
+    const processed = await client.post(`/api/jobs/${jobId}/process`);
+    expect(processed.body).toMatchObject({ status: 'complete', items_found: 2 });
+    expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(409);
+    for (const name of names) expect(await gateway.requests(name)).toEqual([]);
     expect((await check('process')).body).toMatchObject({ passed: true, points_banked: 100 });
 
     // Mission 4: edit, approve, archive, undo.
     const items = (await client.get(`/api/inventory/${jobId}`)).body as any[];
-    expect(items.length).toBeGreaterThanOrEqual(2);
+    expect(items.map((i) => [i.name, i.photos.length])).toEqual([
+      ['Three-seat fabric sofa', 2],
+      ['Arc floor lamp', 1],
+    ]);
     await client.put(`/api/inventory/item/${items[0].id}`, { name: 'Sofa, wrong name' });
     expect((await check('review')).body.checks.find((c: any) => c.id === 'undone').passed).toBe(false);
     const feed = (await client.get('/api/activity')).body.items as any[];

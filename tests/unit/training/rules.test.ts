@@ -11,25 +11,12 @@ import {
   gradeQuiz,
   type MissionProgress,
   missionView,
+  NO_FACTS,
   totalPoints,
   type TrainingFacts,
 } from '../../../lib/training/rules';
 
-const facts = (over: Partial<TrainingFacts> = {}): TrainingFacts => ({
-  rooms: 0,
-  photo_jobs: 0,
-  staged_photos: 0,
-  grouped_photo_groups: 0,
-  processed_jobs: 0,
-  items: 0,
-  edited_items: 0,
-  approved_items: 0,
-  archived_items: 0,
-  undone_actions: 0,
-  exports: 0,
-  estimation_sends: 0,
-  ...over,
-});
+const facts = (over: Partial<TrainingFacts> = {}): TrainingFacts => ({ ...NO_FACTS, ...over });
 
 const done = (points: number, quiz_best: number | null = null): MissionProgress => ({
   quiz_best,
