@@ -1,8 +1,11 @@
 /**
  * How a training claim's jobs are processed (spec: Training claims change
  * behavior): at once, with realistic fixture items, no pipeline, no AI and
- * no credits. Each photo group becomes one item with the group's photos.
+ * no credits. Each photo group becomes one item with the group's photos; a
+ * video or voice note becomes a few items with fixture photos.
  */
+import { blobKeys } from '../blob/keys';
+import { putJpeg } from '../blob/objects';
 import { derivedId } from '../inventory/item-rules';
 import { type ItemDraft, saveItemBatch } from '../inventory/item-store';
 import { type Job, updateJob } from '../jobs/job-store';
@@ -11,30 +14,14 @@ import { aiGroups } from '../photos/grouping-rules';
 import { listStagedPhotos } from '../photos/staged-photo-store';
 import { getRoom } from '../rooms/store';
 import { TRAINING_ITEMS } from './curriculum-rules';
+import { TRAINING_PHOTOS_BASE64 } from './fixture-rules';
 
-/** Completes a training photo job with one fixture item per group; null when the job moved on meanwhile. */
-export async function processTrainingJob(job: Job): Promise<Job | null> {
-  const photos = (await listStagedPhotos(job.id)).filter((p) => !p.deleted && !p.hidden_by_segments);
-  const groups = aiGroups(photos);
-  const drafts: ItemDraft[] = groups.map((group, i) => {
-    const fixture = TRAINING_ITEMS[i % TRAINING_ITEMS.length];
-    return {
-      name: fixture.name,
-      quantity: 1,
-      brand: fixture.brand,
-      condition: fixture.condition,
-      estimated_price: fixture.estimated_price,
-      notes: 'Training item: made without the AI.',
-      confidence: 0.9,
-      evidence: null,
-      source_group_index: group,
-      photos: photos
-        .filter((p) => p.group_index === group)
-        .map((p) => ({ filename: p.filename, key: p.normalized ? p.key : p.incoming_key })),
-    };
-  });
+/** Items a training recording becomes. */
+const RECORDING_ITEMS = 3;
+
+/** Saves the items (keyed by job: a repeat writes the same items) and marks the job complete; null when it moved on. */
+async function completeWith(job: Job, drafts: ItemDraft[]): Promise<Job | null> {
   const room = await getRoom(job.room_id);
-  // Keyed by job: a repeated request writes the same items with the same numbers.
   await saveItemBatch(job, room?.name ?? null, `training-${derivedId(job.id, 'training')}`, 1, drafts);
   const done = await updateJob(job.id, {
     set: {
@@ -49,4 +36,52 @@ export async function processTrainingJob(job: Job): Promise<Job | null> {
   if (done)
     await new JobLog(job.id).info(`Training: ${drafts.length} item(s) made at once, without the AI; nothing charged`);
   return done;
+}
+
+const fixtureFields = (i: number) => {
+  const fixture = TRAINING_ITEMS[i % TRAINING_ITEMS.length];
+  return {
+    name: fixture.name,
+    quantity: 1,
+    brand: fixture.brand,
+    condition: fixture.condition,
+    estimated_price: fixture.estimated_price,
+    confidence: 0.9,
+    evidence: null,
+  };
+};
+
+/** Completes a training photo job with one fixture item per group, with the group's photos. */
+export function processTrainingJob(job: Job): Promise<Job | null> {
+  return listStagedPhotos(job.id).then((all) => {
+    const photos = all.filter((p) => !p.deleted && !p.hidden_by_segments);
+    const drafts: ItemDraft[] = aiGroups(photos).map((group, i) => ({
+      ...fixtureFields(i),
+      notes: 'Training item: made without the AI.',
+      source_group_index: group,
+      photos: photos
+        .filter((p) => p.group_index === group)
+        .map((p) => ({ filename: p.filename, key: p.normalized ? p.key : p.incoming_key })),
+    }));
+    return completeWith(job, drafts);
+  });
+}
+
+/** Completes a training video or voice-note job at once with fixture items, each with a fixture photo. */
+export async function completeTrainingRecording(job: Job): Promise<Job | null> {
+  const prefix = blobKeys.jobPrefix(job.team_id, job.claim_id, job.id);
+  const drafts: ItemDraft[] = [];
+  for (let i = 0; i < RECORDING_ITEMS; i++) {
+    // A pipeline picture (vid_ name): served from the bucket without a staged-photo row.
+    const filename = `vid_training_${String(i + 1).padStart(4, '0')}.jpg`;
+    const key = `${prefix}photos/${filename}`;
+    await putJpeg(key, Buffer.from(TRAINING_PHOTOS_BASE64[i % TRAINING_PHOTOS_BASE64.length], 'base64'));
+    drafts.push({
+      ...fixtureFields(i + 3),
+      notes: `Training item from the ${job.source_type === 'audio' ? 'voice note' : 'video'}: made without the AI.`,
+      source_group_index: null,
+      photos: [{ filename, key }],
+    });
+  }
+  return completeWith(job, drafts);
 }

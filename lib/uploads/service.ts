@@ -7,6 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { recordActivity } from '../activity/service';
+import { getClaim } from '../claims/store';
+import { completeTrainingRecording } from '../training/sandbox-service';
 import type { Identity } from '../auth/identity-rules';
 import { prepaidBillingActive } from '../billing/credit-rules';
 import { blobKeys } from '../blob/keys';
@@ -291,7 +293,10 @@ async function afterCompletion(identity: Identity, upload: Upload, job: Job) {
   });
   const pipeline = pipelineRefForSource(upload.kind);
   let current = job;
-  if (prepaidBillingActive()) {
+  if ((await getClaim(job.claim_id))?.is_training) {
+    // A training claim's recording becomes fixture items at once: no pipeline, no AI, no credits.
+    current = (await completeTrainingRecording(job)) ?? (await getJob(job.id)) ?? job;
+  } else if (prepaidBillingActive()) {
     await log.info('Awaiting confirmation: credits are spent when processing is confirmed');
   } else if (pipeline) {
     current = (await startJob(job, pipeline)) ?? (await getJob(job.id)) ?? job;

@@ -8,6 +8,9 @@
  * team cannot see the sandbox; the flag hides training when it is off.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../lib/db/keys';
 import { CURRICULUM } from '../../lib/training/curriculum-rules';
@@ -17,9 +20,11 @@ import { fakeBilling } from '../support/fake-billing';
 import { fakeEstimation } from '../support/fake-estimation';
 import { fakeGateway } from '../support/fake-gateway';
 import { newTeamMember } from '../support/tokens';
-import { photoJob, smallPng } from '../support/uploads';
+import { chunkedUpload, makeVideo, photoJob, smallPng } from '../support/uploads';
 
 const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
+const dir = mkdtempSync(join(tmpdir(), 'training-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const estimation = fakeEstimation(process.env.TEST_FAKE_ESTIMATION_URL as string);
 
 async function trainee(trainingOn = true) {
@@ -96,6 +101,13 @@ describe('training sandbox', () => {
     expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(409);
     for (const name of names) expect(await gateway.requests(name)).toEqual([]);
     expect((await check('process')).body).toMatchObject({ passed: true, points_banked: 100 });
+
+    // A walkthrough on the training claim: fixture items with photos at once, nothing charged, no AI.
+    const walk = await chunkedUpload(client, kitchen, makeVideo(join(dir, 'walk.mp4'), 2));
+    expect(walk.job).toMatchObject({ status: 'complete', items_found: 3 });
+    const walkItems = (await client.get(`/api/inventory/${walk.job.id}`)).body as any[];
+    expect(walkItems.map((i) => i.photos.length)).toEqual([1, 1, 1]);
+    expect((await request('GET', walkItems[0].photo_path)).status).toBe(302);
 
     // Mission 4: edit, approve, archive, undo.
     const items = (await client.get(`/api/inventory/${jobId}`)).body as any[];
