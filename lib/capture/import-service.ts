@@ -104,6 +104,7 @@ function newRunner(batch: Pick<ImportBatch, 'id' | 'claim_id' | 'team_id'>, user
  */
 export async function startCaptureImport(identity: Identity, connectionId: string, manifest: CaptureManifest) {
   const connection = await loadConnectionForTeam(identity, connectionId);
+  // 503 before anything is written when this deployment has no capture source.
   openCaptureSource(connection.api_token);
   let claimId: string;
   const target = manifest.target;

@@ -231,12 +231,11 @@ async function submitTypedRows(
 async function markRound(link: InsuredLink, round: number, files: DraftFile[], items: DraftItem[]) {
   const fresh = awaitingSubmit(files.filter((f) => f.room_id));
   const freshItems = items.filter((i) => i.round === null);
-  const taken = new Set<string>();
+  // This round's rows: those already in it (a resumed round) and those it takes now.
+  const inRound = new Set(items.filter((i) => i.round === round).map((i) => i.id));
   for (const item of freshItems)
-    if (await markDraftRowRound(keys.insuredItem(link.id, item.id), round)) taken.add(item.id);
-  const photos = awaitingSubmit(
-    files.filter((f) => f.item_id && (taken.has(f.item_id) || items.find((i) => i.id === f.item_id)?.round === round)),
-  );
+    if (await markDraftRowRound(keys.insuredItem(link.id, item.id), round)) inRound.add(item.id);
+  const photos = awaitingSubmit(files.filter((f) => f.item_id && inRound.has(f.item_id)));
   for (const file of [...fresh, ...photos]) await markDraftRowRound(keys.insuredFile(link.id, file.id), round);
 }
 
@@ -258,12 +257,11 @@ export async function submitInsuredDraft(token: string, caller: PublicCaller = {
     const started = current.submit_round ?? 0;
     const resuming = (current.submitted_round ?? 0) < started;
     const round = resuming ? started : started + 1;
-    let files = await listDraftFiles(link.id);
-    let items = await listDraftItems(link.id);
-    await markRound(link, round, files, items);
-    files = (await listDraftFiles(link.id)).filter((f) => f.round === round);
-    items = (await listDraftItems(link.id)).filter((i) => i.round === round);
-    const pendingFiles = (await listDraftFiles(link.id)).filter(
+    await markRound(link, round, await listDraftFiles(link.id), await listDraftItems(link.id));
+    const allFiles = await listDraftFiles(link.id);
+    const files = allFiles.filter((f) => f.round === round);
+    const items = (await listDraftItems(link.id)).filter((i) => i.round === round);
+    const pendingFiles = allFiles.filter(
       (f) => f.round === null && ['pending', 'open', 'completing'].includes(f.status),
     ).length;
     if (!files.length && !items.length) {

@@ -170,8 +170,9 @@ export async function submitQuiz(identity: Identity, key: string, answers: Recor
 }
 
 async function gradeMission(identity: Identity, mission: Mission) {
+  // ensureSandbox reads the claim afresh (consistent): its send marks are current.
   const { claim } = await ensureSandbox(identity);
-  return gradeChecks(mission, await sandboxFacts(identity, (await getClaim(claim.id, true)) ?? claim));
+  return gradeChecks(mission, await sandboxFacts(identity, claim));
 }
 
 /** GET /api/training/missions/{key}/checks: grading only, nothing written; safe to poll. */

@@ -75,7 +75,17 @@
  */
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { controlBody, isRecord, listenFake, misbehave, readText, sendJson } from './http';
+import {
+  controlBody,
+  isRecord,
+  listenFake,
+  misbehave,
+  NOT_JSON,
+  pathMatches,
+  readApiRequest,
+  readText,
+  sendJson,
+} from './http';
 
 const FAILURE_MODES = ['401', '404', '422', '429', '500', '503', 'timeout', 'reset', 'garbage'] as const;
 export type CaptureFailureMode = (typeof FAILURE_MODES)[number];
@@ -371,7 +381,6 @@ interface PendingFailure {
 type Reply = [status: number, body: unknown];
 
 /** A body that was sent but is not JSON. */
-const NOT_JSON = Symbol('not JSON');
 
 /** A bad control call: answered with its status (400 unless said). */
 class ControlError extends Error {
@@ -990,16 +999,8 @@ export async function startFakeCaptureSource(options: { port?: number } = {}): P
     return notFound();
   }
 
-  const matches = (r: RecordedCaptureRequest, match: string) => {
-    if (r.token !== null && r.token === match) return true;
-    let decoded = r.path;
-    try {
-      decoded = decodeURIComponent(r.path);
-    } catch {
-      // A malformed escape: the raw path only.
-    }
-    return `${r.method} ${r.path}`.includes(match) || `${r.method} ${decoded}`.includes(match);
-  };
+  const matches = (r: RecordedCaptureRequest, match: string) =>
+    (r.token !== null && r.token === match) || pathMatches(r.method, r.path, match);
 
   function takeFailure(r: RecordedCaptureRequest): PendingFailure | null {
     const index = failures.findIndex((f) => !f.match || matches(r, f.match));
@@ -1037,22 +1038,7 @@ export async function startFakeCaptureSource(options: { port?: number } = {}): P
   }
 
   function api(req: IncomingMessage, res: ServerResponse, rawPath: string, query: URLSearchParams, text: string) {
-    let body: unknown;
-    if (text) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = NOT_JSON;
-      }
-    }
-    let segments: string[] | null;
-    try {
-      segments = rawPath.split('/').slice(1).map(decodeURIComponent);
-    } catch {
-      segments = null;
-    }
-    const auth = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-    const token = auth ? auth[1].trim() : null;
+    const { body, segments, token } = readApiRequest(req, rawPath, text);
     const orgId = token === null ? undefined : tokens.get(token);
     const record: RecordedCaptureRequest = {
       method: req.method ?? 'GET',

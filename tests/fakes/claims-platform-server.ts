@@ -52,7 +52,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { controlBody, isRecord, listenFake, misbehave, readText, sendJson } from './http';
+import { controlBody, isRecord, listenFake, misbehave, NOT_JSON, readApiRequest, readText, sendJson } from './http';
 
 const FAILURE_MODES = ['401', '404', '422', '429', '500', '503', 'timeout', 'reset', 'garbage'] as const;
 export type ClaimsPlatformFailureMode = (typeof FAILURE_MODES)[number];
@@ -186,7 +186,6 @@ interface TeamState {
 type Reply = [status: number, body: unknown];
 
 /** A body that was sent but is not JSON. */
-const NOT_JSON = Symbol('not JSON');
 
 const id = (prefix: string) => `${prefix}_${randomBytes(6).toString('hex')}`;
 const invalid = (detail: string): Reply => [422, { error: 'validation_failed', detail }];
@@ -485,22 +484,7 @@ export async function startFakeClaimsPlatform(options: { port?: number } = {}): 
   }
 
   async function api(req: IncomingMessage, res: ServerResponse, rawPath: string, text: string) {
-    let body: unknown;
-    if (text) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = NOT_JSON;
-      }
-    }
-    let segments: string[] | null;
-    try {
-      segments = rawPath.split('/').slice(1).map(decodeURIComponent);
-    } catch {
-      segments = null;
-    }
-    const auth = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-    const token = auth ? auth[1].trim() : null;
+    const { body, segments, token } = readApiRequest(req, rawPath, text);
     const record: RecordedPlatformRequest = {
       method: req.method ?? 'GET',
       path: rawPath,

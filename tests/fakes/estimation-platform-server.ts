@@ -59,7 +59,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ESTIMATION_SOURCE_APP } from '../../lib/integrations/estimation-platform';
-import { controlBody, isRecord, listenFake, misbehave, readBytes, sendJson } from './http';
+import { bearerToken, controlBody, isRecord, listenFake, misbehave, pathMatches, readBytes, sendJson } from './http';
 
 const FAILURE_MODES = ['401', '404', '422', '429', '500', '503', 'timeout', 'reset', 'garbage'] as const;
 export type EstimationFailureMode = (typeof FAILURE_MODES)[number];
@@ -367,14 +367,7 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
 
   /** Whether `match` names this request: its key, or a substring of "METHOD /path" (raw or decoded). */
   function matches(r: Pick<RecordedEstimationRequest, 'method' | 'path' | 'key'>, match: string): boolean {
-    if (r.key !== null && r.key === match) return true;
-    let decoded = r.path;
-    try {
-      decoded = decodeURIComponent(r.path);
-    } catch {
-      // A malformed escape: the raw path only.
-    }
-    return `${r.method} ${r.path}`.includes(match) || `${r.method} ${decoded}`.includes(match);
+    return (r.key !== null && r.key === match) || pathMatches(r.method, r.path, match);
   }
 
   function takeFailure(r: RecordedEstimationRequest): PendingFailure | null {
@@ -581,8 +574,7 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
     const header = req.headers['x-api-key'];
     const key = Array.isArray(header) ? header[0] : header;
     if (key) return key;
-    const bearer = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
-    return bearer ? bearer[1].trim() : null;
+    return bearerToken(req);
   }
 
   function api(req: IncomingMessage, res: ServerResponse, url: URL, raw: string) {

@@ -96,3 +96,43 @@ export function misbehave(
       return null;
   }
 }
+
+/** A request body that is there but is not JSON (fakes record its text and answer 422). */
+export const NOT_JSON = Symbol('not JSON');
+
+/** An API request as the platform fakes read it: its JSON body (NOT_JSON, or undefined when empty), path segments and bearer token. */
+export function readApiRequest(req: IncomingMessage, rawPath: string, text: string) {
+  let body: unknown;
+  if (text) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = NOT_JSON;
+    }
+  }
+  let segments: string[] | null;
+  try {
+    segments = rawPath.split('/').slice(1).map(decodeURIComponent);
+  } catch {
+    // A malformed escape: no route matches it.
+    segments = null;
+  }
+  return { body, segments, token: bearerToken(req) };
+}
+
+/** The bearer token of a request, or null. */
+export function bearerToken(req: IncomingMessage): string | null {
+  const auth = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? '');
+  return auth ? auth[1].trim() : null;
+}
+
+/** Whether `match` is a substring of "METHOD /path", the path raw or percent-decoded. */
+export function pathMatches(method: string, path: string, match: string): boolean {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // A malformed escape: the raw path only.
+  }
+  return `${method} ${path}`.includes(match) || `${method} ${decoded}`.includes(match);
+}
