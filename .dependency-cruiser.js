@@ -21,6 +21,7 @@ const EDGE = ['background', 'http', 'integrations', 'media', 'pdf'];
 const LOWER_LAYERS = [...FOUNDATION, ...STORAGE, ...EDGE];
 const DOMAINS = [
   'activity',
+  'admin',
   'auth',
   'billing',
   'capture',
@@ -40,6 +41,7 @@ const DOMAINS = [
   'rooms',
   'sends',
   'settings',
+  'stats',
   'teams',
   'training',
   'tenancy',

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { defineRoute } from '../http/route';
 import { pageQuery, uuid } from '../http/schemas';
 
-const activityEntryResponse = z.object({
+export const activityEntryResponse = z.object({
   id: z.uuid(),
   team_id: z.string(),
   user_id: z.string(),
@@ -16,6 +16,11 @@ const activityEntryResponse = z.object({
   restorable: z.boolean(),
   restored_at: z.string().nullable(),
   restored_by_user_id: z.string().nullable(),
+  impersonated_by: z
+    .string()
+    .nullable()
+    .optional()
+    .describe('When an admin acted through an impersonation token: who really acted (their external id).'),
   created_at: z.string(),
 });
 

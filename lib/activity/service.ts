@@ -42,6 +42,7 @@ export async function recordActivity(actor: Actor, entry: NewActivity, now = new
     restorable: entry.restorable,
     restored_at: null,
     restored_by_user_id: null,
+    impersonated_by: actor.impersonated_by ?? null,
     created_at,
   };
   await putActivity(row);

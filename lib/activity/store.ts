@@ -6,6 +6,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { decodeCursor, encodeCursor } from '../db/pagination';
+import { indexRows } from '../db/query';
 
 export interface ActivityEntry {
   id: string;
@@ -22,6 +23,8 @@ export interface ActivityEntry {
   restorable: boolean;
   restored_at: string | null;
   restored_by_user_id: string | null;
+  /** Set when an admin acted through an impersonation token: who really acted (their external id). */
+  impersonated_by?: string | null;
   created_at: string;
 }
 
@@ -100,4 +103,11 @@ export async function unmarkRestored(id: string): Promise<void> {
       ExpressionAttributeValues: { ':null': null },
     }),
   );
+}
+
+/** One team's feed, or every team's (teamId null), newest first, read a page at a time. */
+export async function* activityRows(teamId: string | null): AsyncGenerator<ActivityEntry> {
+  const index = teamId ? indexes.teamActivity(teamId) : { index: 'gsi2', pk: 'ACTIVITY' };
+  for await (const row of indexRows(index, { ScanIndexForward: false }))
+    yield withoutKeys(row) as unknown as ActivityEntry;
 }

@@ -7,6 +7,7 @@
  * (lib/api, the composition layer); lib/http stays free of domain imports.
  */
 import { activityRoutes } from '../activity/routes';
+import { adminRoutes } from '../admin/routes';
 import { authRoutes } from '../auth/routes';
 import { billingRoutes } from '../billing/routes';
 import { captureRoutes } from '../capture/routes';
@@ -57,6 +58,7 @@ const groups: Record<string, RouteContract>[] = [
   settingsRoutes,
   dashboardRoutes,
   trainingRoutes,
+  adminRoutes,
 ];
 
 export const routeTable: RouteContract[] = groups.flatMap((g) => Object.values(g));

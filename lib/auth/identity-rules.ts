@@ -14,6 +14,8 @@ export interface Actor {
   user_name: string;
   team_id: string;
   is_admin: boolean;
+  /** The admin who really acts when the session is an impersonation (their external id), else null. */
+  impersonated_by?: string | null;
 }
 
 export interface Identity {
@@ -30,7 +32,7 @@ export interface Identity {
 
 export const RESTRICTED = 'This page is restricted.';
 
-function isAdminUser(user: Pick<User, 'external_id'>): boolean {
+export function isAdminUser(user: Pick<User, 'external_id'>): boolean {
   return user.external_id !== null && settings().ADMIN_EXTERNAL_USER_IDS.includes(String(user.external_id));
 }
 
@@ -41,11 +43,19 @@ export function identityOf(
   rest: Pick<Identity, 'authMode' | 'tokenVia' | 'rawClaims'>,
 ): Identity {
   const isAdmin = isAdminUser(user);
+  const impersonator = rest.rawClaims?.impersonated_by;
+  const impersonatedBy = impersonator === undefined || impersonator === null ? null : String(impersonator);
   return {
     user,
     team,
     isAdmin,
-    actor: { user_id: user.id, user_name: user.name, team_id: team.id, is_admin: isAdmin },
+    actor: {
+      user_id: user.id,
+      user_name: user.name,
+      team_id: team.id,
+      is_admin: isAdmin,
+      impersonated_by: impersonatedBy,
+    },
     ...rest,
   };
 }

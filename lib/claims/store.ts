@@ -12,6 +12,7 @@ import { indexes, keys, withoutKeys } from '../db/keys';
 import { queryAll } from '../db/query';
 import { setClauses } from '../db/update';
 import type { claimCreateBody, claimPatchBody } from './schemas';
+import { recordClaimCreated } from '../stats/service';
 
 export interface Claim {
   id: string;
@@ -93,6 +94,7 @@ export async function putNewClaim(
   await db().send(
     new PutCommand({ TableName: tableName(), Item: claimRow(claim), ConditionExpression: 'attribute_not_exists(pk)' }),
   );
+  await recordClaimCreated(claim);
   return claim;
 }
 

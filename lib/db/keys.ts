@@ -42,6 +42,9 @@
  * | Export (file)     | EXPORT#<id>             | EXPORT    |                         |                     |                   |               |
  * | export request    | EXPORTREQ#<team_id>#<scope>#<scope_id> | <format>#<all|approved> |   |                   |               |
  * | rate window       | RATE#<scope>#<key>      | WINDOW#<window start, epoch s> |  |                     |                   |               |
+ * | usage counters    | STATS#<bucket>          | TEAM#<team_id> |                    |                     |                   |               |
+ * | failure feed      | FAILURES                | <failed at>#<job_id> |              |                     |                   |               |
+ * | presence          | PRESENCE#<minute>       | USER#<user_id> |                    |                     |                   |               |
  *
  * Archived claims and rooms also carry archpk=ARCHIVED, archsk=<archived_at>#<kind>#<id>
  * so the purge reads only what is archived. Jobs in a processing state carry
@@ -54,6 +57,14 @@
  * within minutes, and its file lives under the claim's prefix in the bucket.
  * Rate window rows (lib/db/rate-window.ts) carry expires_at a little after
  * their minute ends: a window is never read again once it is over.
+ * Media jobs (not a contents-list reader or a capture runner) also carry
+ * jobspk=JOBS, jobssk=<created_at>#<id> on the `jobs` index, which projects a
+ * few attributes only: the admin lists read and filter it.
+ * Usage counters (lib/stats) are added to as jobs, charges, claims and sends
+ * are written, one row per team and bucket (HOUR#<yyyy-mm-ddThh>,
+ * DAY#<yyyy-mm-dd>, MONTH#<yyyy-mm>, ALL), so the admin overview sums a few
+ * partitions instead of reading the jobs. Presence rows carry expires_at an
+ * hour on; failure feed rows a year on.
  */
 
 export const keys = {
@@ -143,6 +154,12 @@ export const keys = {
     pk: `RATE#${scope}#${key}`,
     sk: `WINDOW#${windowStartSeconds}`,
   }),
+  /** One team's usage counters in one time bucket (lib/stats/rules.ts names the buckets). */
+  usage: (bucket: string, teamId: string) => ({ pk: `STATS#${bucket}`, sk: `TEAM#${teamId}` }),
+  /** A job failure, newest last: the overview's recent failures. */
+  failure: (failedAt: string, jobId: string) => ({ pk: 'FAILURES', sk: `${failedAt}#${jobId}` }),
+  /** A user seen in one minute (UTC, yyyy-mm-ddThh:mm): the overview's active users. */
+  presence: (minute: string, userId: string) => ({ pk: `PRESENCE#${minute}`, sk: `USER#${userId}` }),
 } as const;
 
 export const indexes = {
@@ -163,6 +180,7 @@ export const indexes = {
   openUploads: () => ({ index: 'gsi2', pk: 'UPLOADS#OPEN' }),
   activeJobs: () => ({ index: 'active', pk: 'ACTIVE' }),
   pendingBilling: () => ({ index: 'archived', pk: 'BILLING#PENDING' }),
+  allJobs: () => ({ index: 'jobs', pk: 'JOBS' }),
 } as const;
 
 /** Strips the key attributes before a row is shaped for a response. */
@@ -170,12 +188,36 @@ export function withoutKeys<T extends Record<string, unknown>>(
   row: T,
 ): Omit<
   T,
-  'pk' | 'sk' | 'gsi1pk' | 'gsi1sk' | 'gsi2pk' | 'gsi2sk' | 'archpk' | 'archsk' | 'activepk' | 'activesk' | 'entity'
+  | 'pk'
+  | 'sk'
+  | 'gsi1pk'
+  | 'gsi1sk'
+  | 'gsi2pk'
+  | 'gsi2sk'
+  | 'archpk'
+  | 'archsk'
+  | 'activepk'
+  | 'activesk'
+  | 'jobspk'
+  | 'jobssk'
+  | 'entity'
 > {
-  const { pk, sk, gsi1pk, gsi1sk, gsi2pk, gsi2sk, archpk, archsk, activepk, activesk, entity, ...rest } = row as Record<
-    string,
-    unknown
-  >;
+  const {
+    pk,
+    sk,
+    gsi1pk,
+    gsi1sk,
+    gsi2pk,
+    gsi2sk,
+    archpk,
+    archsk,
+    activepk,
+    activesk,
+    jobspk,
+    jobssk,
+    entity,
+    ...rest
+  } = row as Record<string, unknown>;
   void pk;
   void sk;
   void gsi1pk;
@@ -186,6 +228,8 @@ export function withoutKeys<T extends Record<string, unknown>>(
   void archsk;
   void activepk;
   void activesk;
+  void jobspk;
+  void jobssk;
   void entity;
   return rest as never;
 }

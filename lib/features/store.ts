@@ -1,6 +1,6 @@
 /** Component overrides (spec: Team feature flags; Admin components): one global row and one row per team. */
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../db/client';
+import { BatchGetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { keys } from '../db/keys';
 import { resolveComponents, type Features, type Overrides } from './rules';
 
@@ -14,4 +14,88 @@ export async function teamFeatures(teamId: string): Promise<Features> {
   const rows = Responses?.[tableName()] ?? [];
   const find = (sk: string) => (rows.find((r) => r.sk === sk)?.visible ?? {}) as Overrides;
   return resolveComponents(find(globalKey.sk), find(teamKey.sk));
+}
+
+/** Every override row: the global one (team_id null) and one per team that has any. */
+export async function listComponentOverrides(): Promise<Array<{ team_id: string | null; visible: Overrides }>> {
+  const out: Array<{ team_id: string | null; visible: Overrides }> = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.components(null).pk },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    for (const row of page.Items ?? []) {
+      const sk = row.sk as string;
+      out.push({ team_id: sk.startsWith('TEAM#') ? sk.slice('TEAM#'.length) : null, visible: row.visible ?? {} });
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return out;
+}
+
+/**
+ * Sets one component's override for a team (or globally when teamId is null);
+ * null clears it. One conditional write: the map is created with the first
+ * override, and a component is set or removed inside it otherwise.
+ */
+export async function setComponentOverride(
+  teamId: string | null,
+  component: keyof Features,
+  visible: boolean | null,
+): Promise<void> {
+  const Key = keys.components(teamId);
+  const names = { '#visible': 'visible', '#c': component };
+  if (visible === null) {
+    await db()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key,
+          UpdateExpression: 'REMOVE #visible.#c',
+          ConditionExpression: 'attribute_exists(#visible)',
+          ExpressionAttributeNames: names,
+        }),
+      )
+      .catch((err) => {
+        // No override row: nothing to clear.
+        if (!isConditionalCheckFailed(err)) throw err;
+      });
+    return;
+  }
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key,
+        UpdateExpression: 'SET #visible.#c = :v',
+        ConditionExpression: 'attribute_exists(#visible)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':v': visible },
+      }),
+    );
+  } catch (err) {
+    if (!isConditionalCheckFailed(err)) throw err;
+    // The first override of this row: create the map. A racing first write makes this one fail; try the set again.
+    try {
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key,
+          UpdateExpression: 'SET #visible = :map',
+          ConditionExpression: 'attribute_not_exists(#visible)',
+          ExpressionAttributeNames: { '#visible': 'visible' },
+          ExpressionAttributeValues: { ':map': { [component]: visible } },
+        }),
+      );
+    } catch (raced) {
+      if (!isConditionalCheckFailed(raced)) throw raced;
+      await setComponentOverride(teamId, component, visible);
+    }
+  }
 }

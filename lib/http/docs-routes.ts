@@ -33,7 +33,8 @@ export const serviceApi: ApiDescription = {
     rooms: 'Rooms of a claim, which jobs and items belong to.',
     activity: 'The team’s activity feed and undo.',
     jobs: 'Processing jobs: quotes, runs, progress events, logs, media and staged photos.',
-    admin: 'Admin-only actions on any team’s resources.',
+    admin:
+      'The admin dashboard: every team’s usage, jobs, media, activity and AI calls; users and impersonation; component overrides; admin-only actions on any team’s resources.',
     uploads: 'Video, audio and photo uploads straight to storage through presigned URLs.',
     imports: 'Imports into a claim (PDF contents lists), their progress and retries.',
     inventory:

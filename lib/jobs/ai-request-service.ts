@@ -11,6 +11,7 @@
  */
 import type { AiCallRecord } from '../integrations/ai-call';
 import { logger } from '../observability/logger';
+import { recordAiSpend } from '../stats/service';
 import { aiRequestRecord, putAiRequest } from './ai-request-store';
 import { updateJob } from './job-store';
 
@@ -29,8 +30,15 @@ async function addSpendToJob(call: AiCallRecord): Promise<void> {
       ai_cost_usd: usage.costUsd,
     },
   });
-  if (!job)
+  if (!job) {
     logger.warn('AI spend not added: job not found', { job_id: call.context.jobId, purpose: call.context.purpose });
+    return;
+  }
+  await recordAiSpend(job, {
+    calls: attempts,
+    tokens: usage.inputTokens + usage.outputTokens,
+    costUsd: usage.costUsd,
+  });
 }
 
 /** Async, so a record that cannot be built is a rejected write like any other. */

@@ -12,6 +12,7 @@ import { setClauses } from '../db/update';
 import { queryAll } from '../db/query';
 import type { Job } from './job-record-rules';
 import { isRunning, type JobStatus } from './job-rules';
+import { recordJobCreated } from '../stats/service';
 
 export type { BranchRun, Job, OwedRefund, PdfDocument, TruncatedGroup } from './job-record-rules';
 export { newJobRecord } from './job-record-rules';
@@ -30,6 +31,8 @@ function jobIndexAttributes(
     gsi1sk: `${job.created_at}#${job.id}`,
     gsi2pk: indexes.teamJobs(job.team_id).pk,
     gsi2sk: `${job.created_at}#${job.id}`,
+    jobspk: indexes.allJobs().pk,
+    jobssk: `${job.created_at}#${job.id}`,
   };
 }
 
@@ -47,6 +50,8 @@ export async function putNewJob(job: Job): Promise<Job> {
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
+  // Only media jobs count: a contents-list reader or a capture runner is listed nowhere.
+  if (!job.reads_batch_id) await recordJobCreated(job);
   return job;
 }
 

@@ -21,6 +21,7 @@ import { updateJob, type Job } from '../jobs/job-store';
 import { PREPARING_STATUSES, PROCESSING_STATUSES, statusAfterPreparing } from '../jobs/job-rules';
 import { archiveLog, JobLog } from '../jobs/log-store';
 import { logger } from '../observability/logger';
+import { recordJobCompleted, recordJobFailed } from '../stats/service';
 import { getTeam } from '../teams/store';
 import { getUser } from '../users/store';
 import type { PipelineDefinition } from './pipeline';
@@ -73,6 +74,8 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
   });
   if (!done) return;
   await addFinalizedSpend(done, billing.credits);
+  // A follow-up pass adds its credits; the job was counted complete by its first run.
+  await recordJobCompleted(done, billing.credits, { pass: Boolean(pipeline.followUp) });
   if (owesBilling(done)) await settleJobBilling(done.id);
   logger.info('billing finalized', {
     job_id: job.id,
@@ -113,6 +116,7 @@ export async function failJob(job: Job, message: string): Promise<Job | null> {
     values: { ':run': job.run_id },
   });
   if (!failed) return null;
+  await recordJobFailed(failed, message);
   if (owesBilling(failed)) await settleJobBilling(failed.id);
   await new JobLog(job.id).error(message);
   await afterTerminal(failed, { outcome: 'failure', error: message });

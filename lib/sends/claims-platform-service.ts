@@ -48,6 +48,7 @@ import {
   updateSubmission,
 } from './submission-store';
 import { submissionView } from './submission-view';
+import { recordSend } from '../stats/service';
 
 /** The sync calls of a send (claim, then rooms) share an HTTP function's 29 s. */
 const SYNC_CALL_DEADLINE_MS = 10_000;
@@ -205,6 +206,8 @@ export async function submitToClaimsPlatform(
     // A concurrent request for the same batch wrote it first (same charge key: charged once).
     const existing = await getSubmission(attempt.id);
     if (existing) return submissionView(existing, config.CLAIMS_PLATFORM_APP_URL);
+  } else {
+    await recordSend(claim.team_id, 'claims_platform', now);
   }
 
   if (!client) return submissionView(await completeDryRun(submission, claim), config.CLAIMS_PLATFORM_APP_URL);

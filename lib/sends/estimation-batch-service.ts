@@ -42,6 +42,7 @@ import {
   recordSendStep,
   type SendResult,
 } from './estimation-store';
+import { recordSend } from '../stats/service';
 
 /** Longer than an HTTP function may run (29 s) with room to spare: a live send never loses its lease. */
 export const LEASE_MS = 60_000;
@@ -288,6 +289,7 @@ async function stampSentItems(
   const done = await recordSendStep(claim.id, owner, { state: 'done', round: 1, result }, { release: true });
   // Only the writer of 'done' adds the spend, so a send finished twice adds it once.
   if (done && record.credits > 0) await addClaimSpend(claim.id, record.credits);
+  if (done) await recordSend(claim.team_id, 'estimation_platform', now);
   logger.info('estimation send done', {
     claim_id: claim.id,
     claim_key: remote.claim_key,

@@ -1,9 +1,10 @@
 /** User records (spec: Resources > User). */
 import { randomUUID } from 'node:crypto';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
 import { setClauses, uniqueRowPut } from '../db/update';
+import { presenceMinute } from '../stats/rules';
 
 export interface User {
   id: string;
@@ -124,7 +125,28 @@ export async function touchLastSeen(user: User, now = new Date()): Promise<void>
     );
   } catch (err) {
     if (!isConditionalCheckFailed(err)) throw err;
+    return;
   }
+  await putPresence(user.id, now);
+}
+
+/** Presence rows outlive the 5-minute active window comfortably, then expire. */
+const PRESENCE_KEEP_SECONDS = 3600;
+
+/** The user's sighting in this minute: the admin overview counts active users from these (lib/stats). */
+async function putPresence(userId: string, now: Date): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.presence(presenceMinute(now), userId),
+        entity: 'Presence',
+        user_id: userId,
+        seen_at: now.toISOString(),
+        expires_at: Math.floor(now.getTime() / 1000) + PRESENCE_KEEP_SECONDS,
+      },
+    }),
+  );
 }
 
 export async function setUserTimezone(userId: string, timezone: string): Promise<User> {

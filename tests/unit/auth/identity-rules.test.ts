@@ -40,11 +40,23 @@ describe('identityOf', () => {
       user: user('99'),
       team,
       isAdmin: false,
-      actor: { user_id: 'user-1', user_name: 'Ada Adjuster', team_id: 'team-1', is_admin: false },
+      actor: {
+        user_id: 'user-1',
+        user_name: 'Ada Adjuster',
+        team_id: 'team-1',
+        is_admin: false,
+        impersonated_by: null,
+      },
       authMode: 'jwt',
       tokenVia: 'bearer',
       rawClaims: { user_id: '10' },
     });
+  });
+
+  it('names the admin who really acts when the token is an impersonation', () => {
+    const identity = identityOf(user('99'), team, { ...jwt, rawClaims: { user_id: '99', impersonated_by: 900000001 } });
+    expect(identity.actor.impersonated_by).toBe('900000001');
+    expect(identity.isAdmin).toBe(false);
   });
 
   it('makes an admin of a user whose external_id is on ADMIN_EXTERNAL_USER_IDS, legacy integer or UUID', () => {

@@ -1,0 +1,5 @@
+import { countActiveJobs } from '../../../lib/admin/job-list-service';
+import { adminRoutes } from '../../../lib/admin/routes';
+import { httpEndpoint } from '../../../lib/api/endpoint';
+
+export const handler = httpEndpoint(adminRoutes.activeJobs, () => countActiveJobs());

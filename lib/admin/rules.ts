@@ -1,0 +1,135 @@
+/**
+ * The admin dashboard's decisions (spec: Admin; Impersonation; Limits): how
+ * its lists are filtered and paged, and what an impersonation token says.
+ * Pure: no I/O.
+ */
+import { SignJWT } from 'jose';
+import { type JobStatus, RUNNING_STATUSES } from '../jobs/job-rules';
+
+/** GET /api/admin/users answers at most this many users. */
+export const USER_SEARCH_CAP = 200;
+/** GET /api/admin/media shows at most this many photos of a job (photo_count holds the total). */
+export const MEDIA_PHOTOS_PER_JOB = 12;
+/** The default page of the admin lists (the most recent jobs). */
+export const DEFAULT_PAGE_SIZE = 50;
+/** The overview's short lists (latest claims, last jobs, recent failures, activity). */
+export const OVERVIEW_LIST_SIZE = 10;
+/** The overview's per-team leaderboard. */
+export const LEADERBOARD_SIZE = 20;
+/** An impersonation token lives this long ("short-lived"). */
+export const IMPERSONATION_TOKEN_SECONDS = 15 * 60;
+
+/** Case-insensitive substring match of `q` on any of the fields; an empty query matches everything. */
+export function matchesQuery(
+  q: string | undefined,
+  fields: ReadonlyArray<string | number | null | undefined>,
+): boolean {
+  const needle = q?.trim().toLowerCase();
+  if (!needle) return true;
+  return fields.some((field) => field !== null && field !== undefined && String(field).toLowerCase().includes(needle));
+}
+
+/** A job as the slim all-jobs index holds it. */
+export interface JobIndexRow {
+  id: string;
+  team_id: string;
+  created_by_user_id: string;
+  status: JobStatus;
+  source_type: string;
+  original_filename?: string | null;
+  error_message?: string | null;
+  ai_api_calls?: number;
+}
+
+export interface JobFilter {
+  team_id?: string;
+  user_id?: string;
+  /** A job status, or 'active' for the running ones (photo jobs awaiting grouping are not running). */
+  status?: string;
+  /** video, photo or audio. */
+  type?: string;
+  q?: string;
+  /** Only jobs that made AI calls. */
+  with_ai_calls?: boolean;
+}
+
+/** Names the query also matches a job by: its team's and its creator's. */
+export interface JobNames {
+  teamName: (teamId: string) => string | undefined;
+  userText: (userId: string) => ReadonlyArray<string | null | undefined>;
+}
+
+export function jobMatches(job: JobIndexRow, filter: JobFilter, names: JobNames): boolean {
+  if (filter.team_id && job.team_id !== filter.team_id) return false;
+  if (filter.user_id && job.created_by_user_id !== filter.user_id) return false;
+  if (filter.type && job.source_type !== filter.type) return false;
+  if (
+    filter.status === 'active' ? !RUNNING_STATUSES.includes(job.status) : filter.status && job.status !== filter.status
+  )
+    return false;
+  if (filter.with_ai_calls && !(Number(job.ai_api_calls) > 0)) return false;
+  return matchesQuery(filter.q, [
+    job.id,
+    job.status,
+    job.source_type,
+    job.original_filename,
+    job.error_message,
+    names.teamName(job.team_id),
+    ...names.userText(job.created_by_user_id),
+  ]);
+}
+
+/** One page of a filtered list, and how many there are in all. */
+export function pageOf<T>(rows: readonly T[], page: { offset: number; limit: number }) {
+  return { total: rows.length, rows: rows.slice(page.offset, page.offset + page.limit) };
+}
+
+/** The claims of a login token that signs an admin in as another user (lib/auth/login-token-rules.ts reads them). */
+export interface ImpersonationClaims {
+  user_id: string;
+  user_name: string;
+  email?: string;
+  current_team_id: number;
+  current_team_name: string;
+  current_team_token?: string;
+  impersonated_by: string;
+}
+
+/**
+ * What the token of an impersonation says: the user and their team as the
+ * claims platform would put them, plus who impersonates. Null when the user
+ * cannot be impersonated: a user or a team with no external id has no
+ * identity on the claims platform to sign in as.
+ */
+export function impersonationClaims(
+  user: { external_id: string | null; name: string; email: string | null },
+  team: { external_id: number | null; name: string; team_token: string | null },
+  admin: { external_id: string | null; id: string },
+): ImpersonationClaims | null {
+  if (!user.external_id || team.external_id === null) return null;
+  return {
+    user_id: user.external_id,
+    user_name: user.name,
+    ...(user.email ? { email: user.email } : {}),
+    current_team_id: team.external_id,
+    current_team_name: team.name,
+    ...(team.team_token ? { current_team_token: team.team_token } : {}),
+    impersonated_by: admin.external_id ?? admin.id,
+  };
+}
+
+/** The impersonation token: HS256 with the shared secret, as the claims platform signs login tokens. */
+export async function signImpersonationToken(
+  claims: ImpersonationClaims,
+  secret: string,
+  now: Date,
+): Promise<{ token: string; expires_at: string }> {
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  const expiresAt = issuedAt + IMPERSONATION_TOKEN_SECONDS;
+  const token = await new SignJWT({ ...claims })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(expiresAt)
+    .sign(new TextEncoder().encode(secret));
+  return { token, expires_at: new Date(expiresAt * 1000).toISOString() };
+}

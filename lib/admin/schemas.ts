@@ -1,0 +1,249 @@
+/** Request and answer shapes of the admin routes (spec: Admin). */
+import * as z from 'zod';
+import { activityEntryResponse } from '../activity/routes';
+import { COMPONENT_DEFAULTS } from '../features/rules';
+import { uuid } from '../http/schemas';
+import { JOB_STATUSES } from '../jobs/job-rules';
+import { MEDIA_TYPES, OVERVIEW_RANGES } from '../stats/rules';
+import { DEFAULT_PAGE_SIZE } from './rules';
+
+const id = z.string().max(100);
+const q = z.string().max(200).optional().describe('Case-insensitive text to look for.');
+const offsetPage = {
+  limit: z.coerce.number().int().min(1).max(200).default(DEFAULT_PAGE_SIZE),
+  offset: z.coerce.number().int().min(0).default(0),
+};
+
+export const overviewQuery = z.object({
+  range: z
+    .string()
+    .max(20)
+    .optional()
+    .describe(`One of ${OVERVIEW_RANGES.join(', ')}; anything else (or nothing) means all.`),
+});
+export const usersQuery = z.object({ search: z.string().max(200).optional().describe('Name, email or external id.') });
+export const userParams = z.object({ user_id: uuid() });
+export const logsQuery = z.object({
+  team_id: id.optional(),
+  user_id: id.optional(),
+  status: z
+    .enum([...JOB_STATUSES, 'active'])
+    .optional()
+    .describe("A job status, or 'active' for the jobs running now."),
+  q,
+  ...offsetPage,
+});
+export const activityQuery = z.object({ team_id: id.optional(), q, ...offsetPage });
+export const mediaQuery = z.object({ type: z.enum(MEDIA_TYPES).optional(), team_id: id.optional(), q, ...offsetPage });
+export const apiRequestsQuery = z.object({ team_id: id.optional(), user_id: id.optional(), q, ...offsetPage });
+
+const componentName = z.enum(Object.keys(COMPONENT_DEFAULTS) as [keyof typeof COMPONENT_DEFAULTS]);
+export const componentBody = z.strictObject({
+  component: componentName,
+  team_id: z.string().max(100).describe("The team whose override is set; '' sets the global override."),
+  visible: z.boolean().nullable().describe('null clears the override.'),
+});
+
+const adminJob = z.object({
+  id: z.string(),
+  team_id: z.string(),
+  team_name: z.string().nullable(),
+  user_id: z.string(),
+  user_name: z.string().nullable(),
+  claim_id: z.string(),
+  room_id: z.string().nullable(),
+  source_type: z.string(),
+  status: z.string(),
+  progress_pct: z.number(),
+  current_stage: z.string(),
+  error_message: z.string().nullable(),
+  original_filename: z.string().nullable(),
+  items_found: z.number(),
+  credits_billed: z.number(),
+  ai_api_calls: z.number(),
+  ai_cost_usd: z.number(),
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  logs_url: z.string().describe('The live log lines (admins may read any job).'),
+});
+
+const counters = z.object({
+  jobs: z.number(),
+  completed: z.number(),
+  failed: z.number(),
+  credits: z.number(),
+  items: z.number(),
+  ai_cost_usd: z.number(),
+  ai_tokens: z.number(),
+  ai_calls: z.number(),
+  processing_seconds: z.number(),
+});
+
+export const overviewResponse = z.object({
+  range: z.enum(OVERVIEW_RANGES),
+  range_start: z.string().nullable().describe('Where the range starts; null for all time.'),
+  generated_at: z.string(),
+  credits_spent: z.number().describe('Credits billed for jobs that completed in the range.'),
+  counts: z.object({
+    jobs: z.number().describe('Media jobs created.'),
+    completed: z.number(),
+    failed: z.number(),
+    items: z.number().describe('Items produced by the jobs that completed.'),
+    claims: z.number().describe('Claims created.'),
+    submissions: z.number().describe('Sends to the claims platform.'),
+    estimation_sends: z.number().describe('Sends to the estimation platform.'),
+  }),
+  spend_by_media_type: z.object({ video: counters, photo: counters, audio: counters }),
+  leaderboard: z.array(counters.extend({ team_id: z.string(), team_name: z.string().nullable() })),
+  latest_claims: z.array(
+    z.object({
+      id: z.string(),
+      claim_number: z.string(),
+      team_id: z.string(),
+      team_name: z.string().nullable(),
+      is_training: z.boolean(),
+      created_at: z.string(),
+    }),
+  ),
+  last_jobs: z.array(adminJob),
+  processing_now: z.array(adminJob).describe('Jobs running now, whatever the range.'),
+  recent_failures: z.array(
+    z.object({
+      job_id: z.string(),
+      team_id: z.string(),
+      team_name: z.string().nullable(),
+      source_type: z.string(),
+      error_message: z.string(),
+      failed_at: z.string(),
+    }),
+  ),
+  activity: z.array(activityEntryResponse),
+  submissions: z.object({ claims_platform: z.number(), estimation_platform: z.number() }),
+  quality: z.object({
+    items_per_job: z.number().nullable(),
+    processing_seconds_per_job: z.number().nullable(),
+    success_rate: z.number().nullable(),
+    ai_cost_usd_per_job: z.number().nullable(),
+    credits_per_job: z.number().nullable(),
+  }),
+  stats: z.object({
+    ai_cost_usd: z.number(),
+    ai_tokens: z.number(),
+    ai_calls: z.number(),
+    processing_seconds: z.number(),
+  }),
+  active_users: z.number().int().describe('Users seen within the last 5 minutes, whatever the range.'),
+  active_jobs: z
+    .number()
+    .int()
+    .describe('Jobs running now (photo jobs awaiting grouping are not), whatever the range.'),
+});
+
+const adminUser = z.object({
+  id: z.string(),
+  external_id: z.string().nullable(),
+  name: z.string(),
+  email: z.string().nullable(),
+  team_id: z.string(),
+  team_name: z.string().nullable(),
+  is_admin: z.boolean(),
+  last_seen_at: z.string().nullable(),
+  created_at: z.string(),
+});
+
+export const usersResponse = z.object({ users: z.array(adminUser), capped: z.boolean() });
+export const impersonateResponse = z.object({
+  token: z.string().describe('A login token for the user, signed like the claims platform’s; short-lived.'),
+  expires_at: z.string(),
+  impersonated_by: z.string(),
+  user: adminUser,
+});
+export const activeJobsResponse = z.object({ active_jobs: z.number().int() });
+
+const teamRef = z.object({ id: z.string(), name: z.string() });
+const userRef = z.object({ id: z.string(), name: z.string(), team_id: z.string() });
+export const logsResponse = z.object({
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  jobs: z.array(adminJob),
+  teams: z.array(teamRef).describe('Every team, by name: the team filter’s choices.'),
+  users: z.array(userRef).describe('The creators of the matching jobs (at most 200): the user filter’s choices.'),
+});
+
+export const activityResponse = z.object({
+  limit: z.number().int(),
+  offset: z.number().int(),
+  has_more: z.boolean(),
+  items: z.array(activityEntryResponse.extend({ team_name: z.string().nullable() })),
+});
+
+export const mediaResponse = z.object({
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  items: z.array(
+    adminJob.extend({
+      media_url: z.string().nullable().describe('Capability URL of the video or audio; null for photo jobs.'),
+      thumbnail_url: z.string().nullable(),
+      photos: z.array(z.object({ name: z.string(), url: z.string() })).describe('At most 12.'),
+      photo_count: z.number().int(),
+      file_exists: z.boolean().describe('Whether the uploaded file (or the first photo) is in the bucket.'),
+    }),
+  ),
+});
+
+const aiRequest = z.object({
+  id: z.string(),
+  purpose: z.string(),
+  model: z.string(),
+  outcome: z.string(),
+  http_status: z.number().nullable(),
+  error_message: z.string().nullable(),
+  attempts: z.number(),
+  latency_ms: z.number(),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  cost_usd: z.number(),
+  finish_reason: z.string().nullable(),
+  request: z
+    .object({
+      system: z.string(),
+      text: z.string(),
+      images: z.array(z.object({ label: z.string(), bytes: z.number(), sha256: z.string() })),
+    })
+    .describe('What was sent; images only as label, size and hash.'),
+  content: z.string().nullable(),
+  created_at: z.string(),
+});
+
+export const apiRequestsResponse = z.object({
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  jobs: z.array(
+    z.object({
+      job: adminJob,
+      totals: z.object({
+        requests: z.number().int(),
+        calls: z.number().int(),
+        input_tokens: z.number(),
+        output_tokens: z.number(),
+        cost_usd: z.number(),
+      }),
+      requests: z.array(aiRequest),
+    }),
+  ),
+});
+
+export const componentsResponse = z.object({
+  components: z.array(
+    z.object({
+      component: z.string(),
+      default: z.boolean(),
+      global: z.boolean().nullable().describe('The global override; null when none.'),
+      teams: z.array(z.object({ team_id: z.string(), team_name: z.string().nullable(), visible: z.boolean() })),
+    }),
+  ),
+});

@@ -1,0 +1,96 @@
+/**
+ * The rows the admin overview reads instead of the jobs (keys.usage,
+ * keys.failure, keys.presence): usage counters added to as things happen,
+ * the failure feed and the minute-by-minute presence of users.
+ */
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../db/client';
+import { keys, withoutKeys } from '../db/keys';
+import { queryPartition } from '../db/query';
+import { ACTIVE_USER_WINDOW_MS, bucketsAt, presenceMinutes, type UsageRow } from './rules';
+
+/** Adds `increments` to the team's rows of every bucket `at` falls in (atomic ADDs, one row each). */
+export async function addUsageRows(teamId: string, at: Date, increments: Record<string, number>): Promise<void> {
+  const entries = Object.entries(increments);
+  if (entries.length === 0) return;
+  const names = Object.fromEntries(entries.map(([name], i) => [`#c${i}`, name]));
+  const values = Object.fromEntries(entries.map(([, value], i) => [`:c${i}`, value]));
+  await Promise.all(
+    bucketsAt(at).map((bucket) =>
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.usage(bucket, teamId),
+          UpdateExpression: `SET team_id = :team, #bucket = :bucket ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+          ExpressionAttributeNames: { ...names, '#bucket': 'bucket' },
+          ExpressionAttributeValues: { ...values, ':team': teamId, ':bucket': bucket },
+        }),
+      ),
+    ),
+  );
+}
+
+/** Every team's row of every bucket named, read side by side. */
+export async function readUsageRows(buckets: readonly string[]): Promise<UsageRow[]> {
+  const parts = await Promise.all(buckets.map((bucket) => queryPartition<UsageRow>(keys.usage(bucket, '').pk)));
+  return parts.flat();
+}
+
+export interface FailureEntry {
+  job_id: string;
+  team_id: string;
+  source_type: string;
+  error_message: string;
+  failed_at: string;
+}
+
+/** Failure feed rows are kept this long: the overview's widest range with a start is a year. */
+const FAILURE_KEEP_SECONDS = 400 * 24 * 3600;
+
+export async function putFailureEntry(entry: FailureEntry): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.failure(entry.failed_at, entry.job_id),
+        entity: 'Failure',
+        ...entry,
+        expires_at: Math.floor(Date.parse(entry.failed_at) / 1000) + FAILURE_KEEP_SECONDS,
+      },
+    }),
+  );
+}
+
+/** The newest failures since `start` (all when null), newest first. */
+export async function listFailureEntries(start: string | null, limit: number): Promise<FailureEntry[]> {
+  const { Items } = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: start ? 'pk = :pk AND sk >= :start' : 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.failure('', '').pk, ...(start ? { ':start': start } : {}) },
+      ScanIndexForward: false,
+      Limit: limit,
+    }),
+  );
+  return (Items ?? []).map((row) => {
+    const { expires_at, ...rest } = withoutKeys(row);
+    void expires_at;
+    return rest as unknown as FailureEntry;
+  });
+}
+
+/** How many distinct users were seen within the active window before `now`. */
+export async function countActiveUsers(now = new Date()): Promise<number> {
+  const since = new Date(now.getTime() - ACTIVE_USER_WINDOW_MS).toISOString();
+  const minutes = await Promise.all(
+    presenceMinutes(now).map((minute) =>
+      queryPartition<{ user_id: string; seen_at: string }>(keys.presence(minute, '').pk),
+    ),
+  );
+  return new Set(
+    minutes
+      .flat()
+      .filter((row) => row.seen_at >= since)
+      .map((row) => row.user_id),
+  ).size;
+}
