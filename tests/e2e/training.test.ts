@@ -8,7 +8,7 @@
  * team cannot see the sandbox; the flag hides training when it is off.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -20,6 +20,7 @@ import { fakeBilling } from '../support/fake-billing';
 import { fakeEstimation } from '../support/fake-estimation';
 import { fakeGateway } from '../support/fake-gateway';
 import { newTeamMember } from '../support/tokens';
+import { makeTone } from '../support/media';
 import { chunkedUpload, makeVideo, photoJob, smallPng } from '../support/uploads';
 
 const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
@@ -108,6 +109,14 @@ describe('training sandbox', () => {
     const walkItems = (await client.get(`/api/inventory/${walk.job.id}`)).body as any[];
     expect(walkItems.map((i) => i.photos.length)).toEqual([1, 1, 1]);
     expect((await request('GET', walkItems[0].photo_path)).status).toBe(302);
+    // A voice note likewise.
+    const note = await chunkedUpload(client, kitchen, readFileSync(makeTone(join(dir, 'note.wav'), 2)), {
+      kind: 'audio',
+      filename: 'note.wav',
+    });
+    expect(note.job).toMatchObject({ source_type: 'audio', status: 'complete', items_found: 3 });
+    const noteItems = (await client.get(`/api/inventory/${note.job.id}`)).body as any[];
+    expect(noteItems.every((i) => i.photos.length === 1 && i.name)).toBe(true);
 
     // Mission 4: edit, approve, archive, undo.
     const items = (await client.get(`/api/inventory/${jobId}`)).body as any[];
