@@ -36,19 +36,20 @@ function jobIndexAttributes(
   };
 }
 
+/** A new job's row as stored, with its index attributes. */
+export function jobRowOf(job: Job) {
+  return {
+    ...keys.job(job.id),
+    entity: 'Job',
+    ...jobIndexAttributes(job),
+    ...(isRunning(job.status) ? activeIndex(job.id, job.updated_at) : {}),
+    ...job,
+  };
+}
+
 export async function putNewJob(job: Job): Promise<Job> {
   await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.job(job.id),
-        entity: 'Job',
-        ...jobIndexAttributes(job),
-        ...(isRunning(job.status) ? activeIndex(job.id, job.updated_at) : {}),
-        ...job,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
+    new PutCommand({ TableName: tableName(), Item: jobRowOf(job), ConditionExpression: 'attribute_not_exists(pk)' }),
   );
   // Only media jobs count: a contents-list reader or a capture runner is listed nowhere.
   if (!job.reads_batch_id) await recordJobCreated(job);

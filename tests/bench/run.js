@@ -6,7 +6,7 @@
  * Exits non-zero when a benchmark fails its bound or errors.
  *
  *   npm run bench                       # all benchmarks
- *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator, photos, photo-memory, exports, video, pdf)
+ *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator, photos, photo-memory, exports, video, pdf, admin)
  *
  * The service is pointed at a fake AI gateway on a port chosen here
  * (OPENROUTER_BASE_URL, OPENROUTER_API_KEY); an entry that makes AI calls
@@ -37,6 +37,7 @@ const BENCHMARKS = [
   { id: 'exports', entry: 'exports.ts', title: '(e) exports 5,000 items' },
   { id: 'video', entry: 'video.ts', title: '(f) video pipeline 10-minute 720p walkthrough' },
   { id: 'pdf', entry: 'pdf.ts', title: '(g) PDF import 300-page contents list' },
+  { id: 'admin', entry: 'admin.ts', title: '(h) admin overview over 20,000 jobs' },
 ];
 
 function freePort() {
@@ -141,6 +142,8 @@ async function main() {
         // Keep a developer's checkout .env and machine file out of the bench service.
         MACHINE_SETTINGS_FILE: '/nonexistent/contents-inventory-settings.env',
         DOTENV_FILE: '/nonexistent/.env',
+        // No rebuilds while a benchmark runs (serverless.yml, custom.esbuild.watch).
+        ESBUILD_WATCH_PATTERN: './.no-watch/*.ts',
         // The fake AI gateway an entry starts on this port (tests/fakes/ai-gateway-server.ts).
         OPENROUTER_BASE_URL: `http://127.0.0.1:${gatewayPort}/api/v1`,
         OPENROUTER_API_KEY: BENCH_GATEWAY_KEY,

@@ -1,0 +1,240 @@
+/**
+ * Benchmark (h): the admin overview as data grows. 200 teams (a user and 5
+ * claims each), 20,000 media jobs spread over the last 400 days (complete or
+ * failed, with credits, items and AI spend in the usage counters) and 200,000
+ * item rows are written to the table; then GET
+ * /api/admin/overview is called 20 times per range over HTTP as an admin and
+ * the median latency of each range is printed.
+ *
+ *   pass: the median of every range is < 300 ms on the embedded stack
+ *
+ * Seeding is printed, not measured. Run through `npm run bench -- admin`
+ * (tests/bench/run.js).
+ */
+import { randomUUID } from 'node:crypto';
+import pLimit from 'p-limit';
+import { putNewClaim } from '../../lib/claims/store';
+import { putRows } from '../../lib/db/batch';
+import { type InventoryItem, itemRowOf } from '../../lib/inventory/item-store';
+import { keys } from '../../lib/db/keys';
+import { jobRowOf, newJobRecord } from '../../lib/jobs/job-store';
+import { bucketsAt, OVERVIEW_RANGES, type UsageEvent, usageIncrements } from '../../lib/stats/rules';
+import { createTeam } from '../../lib/teams/store';
+import { createUser } from '../../lib/users/store';
+import { signLoginToken } from '../support/tokens';
+import { Api } from './api';
+import { emitResult, median, ms, printTable, quantile, requiredEnv, runBenchmark, seconds } from './report';
+
+const NAME = 'admin';
+const TEAMS = 200;
+const CLAIMS_PER_TEAM = 5;
+const JOBS = 20_000;
+const ITEMS = 200_000;
+const DAYS = 400;
+/** Every tenth job failed (no items). */
+const COMPLETED = JOBS - JOBS / 10;
+const CALLS = 20;
+const BOUND_MS = 300;
+const MEDIA = ['video', 'photo', 'audio'] as const;
+
+function item(jobId: string, teamId: string, claimId: string, number: number, at: string): InventoryItem {
+  return {
+    id: randomUUID(),
+    job_id: jobId,
+    room_id: `room-${jobId}`,
+    claim_id: claimId,
+    team_id: teamId,
+    item_number: number,
+    name: `Item ${number}`,
+    quantity: 1,
+    brand: null,
+    model: null,
+    serial: null,
+    sku: null,
+    condition: 'good',
+    age: null,
+    estimated_price: 25,
+    damage: null,
+    notes: null,
+    room: 'Den',
+    confidence: 0.9,
+    evidence: null,
+    needs_review: false,
+    reviewed: false,
+    approved: false,
+    is_archived: false,
+    archived_at: null,
+    claims_platform_submitted_at: null,
+    estimation_sent_at: null,
+    photo_path: null,
+    created_pass: 1,
+    source_group_index: number,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/** Adds one event's increments to the in-memory counter rows of every bucket `at` falls in. */
+function countInto(rows: Map<string, Record<string, number>>, teamId: string, at: Date, event: UsageEvent): void {
+  for (const bucket of bucketsAt(at)) {
+    const key = `${bucket}|${teamId}`;
+    const row = rows.get(key) ?? {};
+    for (const [name, value] of Object.entries(usageIncrements(event))) row[name] = (row[name] ?? 0) + value;
+    rows.set(key, row);
+  }
+}
+
+/**
+ * Rows are written in batches (BatchWriteItem), not one event at a time: the
+ * counter rows are added up in memory with the service's own rules
+ * (lib/stats/rules.ts), so they hold what the service's one-by-one ADDs would.
+ */
+async function seed(): Promise<void> {
+  const limit = pLimit(16);
+  let t = performance.now();
+  const teams = await Promise.all(
+    Array.from({ length: TEAMS }, (_, i) =>
+      limit(async () => {
+        const team = await createTeam({
+          external_id: 5_000_000 + i,
+          name: `Bench team ${i}`,
+          team_token: null,
+          estimation_platform_key: null,
+        });
+        const user = await createUser({
+          external_id: `bench-${i}`,
+          name: `Bench user ${i}`,
+          email: null,
+          team_id: team.id,
+        });
+        return { team, user, claimIds: Array.from({ length: CLAIMS_PER_TEAM }, () => randomUUID()) };
+      }),
+    ),
+  );
+  process.stdout.write(`  ${TEAMS} teams and users in ${seconds((performance.now() - t) / 1000)}\n`);
+
+  t = performance.now();
+  const now = Date.now();
+  const jobRows: Record<string, unknown>[] = [];
+  const itemRows: Record<string, unknown>[] = [];
+  const failureRows: Record<string, unknown>[] = [];
+  const usage = new Map<string, Record<string, number>>();
+  for (let j = 0; j < JOBS; j++) {
+    const { team, user, claimIds } = teams[j % TEAMS];
+    const claimId = claimIds[j % CLAIMS_PER_TEAM];
+    const media = MEDIA[j % 3];
+    const created = new Date(now - ((j * 7919) % (DAYS * 24)) * 3600 * 1000);
+    const finished = new Date(created.getTime() + 120_000);
+    const failed = j % 10 === 0;
+    // The completed jobs share the items: 11 or 12 each.
+    const completedBefore = j - Math.ceil(j / 10);
+    const itemCount = failed
+      ? 0
+      : Math.floor(((completedBefore + 1) * ITEMS) / COMPLETED) - Math.floor((completedBefore * ITEMS) / COMPLETED);
+    const job = newJobRecord(
+      {
+        room: { id: `room-${j}`, claim_id: claimId, team_id: team.id },
+        userId: user.id,
+        sourceType: media,
+        status: 'complete',
+      },
+      created,
+    );
+    Object.assign(job, {
+      status: failed ? 'error' : 'complete',
+      error_message: failed ? 'Every AI request of the run failed' : null,
+      started_at: created.toISOString(),
+      finished_at: finished.toISOString(),
+      items_found: itemCount,
+      billed_cost_usd: failed ? 0 : 3,
+      ai_api_calls: 4,
+      ai_cost_usd: 0.02,
+    });
+    jobRows.push(jobRowOf(job));
+    countInto(usage, team.id, created, { media, counts: { jobs: 1, ai_calls: 4, ai_tokens: 4000, ai_cost_usd: 0.02 } });
+    if (failed) {
+      countInto(usage, team.id, finished, { media, counts: { failed: 1 } });
+      failureRows.push({
+        ...keys.failure(finished.toISOString(), job.id),
+        entity: 'Failure',
+        job_id: job.id,
+        team_id: team.id,
+        source_type: media,
+        error_message: job.error_message,
+        failed_at: finished.toISOString(),
+      });
+      continue;
+    }
+    countInto(usage, team.id, finished, {
+      media,
+      counts: { completed: 1, credits: 3, items: itemCount, processing_seconds: 120 },
+    });
+    for (let n = 1; n <= itemCount; n++)
+      itemRows.push(itemRowOf(item(job.id, team.id, claimId, n, finished.toISOString())));
+  }
+  const usageRows = [...usage.entries()].map(([key, counters]) => {
+    const [bucket, teamId] = key.split('|');
+    return { ...keys.usage(bucket, teamId), entity: 'Usage', team_id: teamId, bucket, ...counters };
+  });
+  const write = async (rows: Record<string, unknown>[]) => {
+    const chunks = Array.from({ length: Math.ceil(rows.length / 500) }, (_, i) => rows.slice(i * 500, i * 500 + 500));
+    await Promise.all(chunks.map((chunk) => limit(() => putRows(chunk))));
+  };
+  await write([...jobRows, ...usageRows, ...failureRows]);
+  process.stdout.write(
+    `  ${JOBS} jobs over ${DAYS} days, ${usageRows.length} counter rows, ${failureRows.length} failures in ${seconds((performance.now() - t) / 1000)}\n`,
+  );
+  // Claims through the store, so they are counted as the service counts them (after the counter rows).
+  t = performance.now();
+  await Promise.all(
+    teams.flatMap(({ team, user, claimIds }) =>
+      claimIds.map((id, c) =>
+        limit(() => putNewClaim(team.id, user.id, { claim_number: `BENCH-${team.name}-${c}` }, { id })),
+      ),
+    ),
+  );
+  process.stdout.write(`  ${TEAMS * CLAIMS_PER_TEAM} claims in ${seconds((performance.now() - t) / 1000)}\n`);
+  t = performance.now();
+  await write(itemRows);
+  process.stdout.write(`  ${itemRows.length} items in ${seconds((performance.now() - t) / 1000)}\n`);
+}
+
+async function main(): Promise<void> {
+  const base = requiredEnv('BENCH_SERVICE_URL');
+  const secret = requiredEnv('CLAIMS_PLATFORM_JWT_SECRET');
+  process.stdout.write('Seeding (not measured)\n');
+  await seed();
+
+  // User 7 is on the default ADMIN_EXTERNAL_USER_IDS.
+  const admin = new Api(
+    base,
+    await signLoginToken({ user_id: 7, user_name: 'Bench admin', current_team_id: 4_999_999 }, { secret }),
+  );
+  const rows: [string, string][] = [];
+  const medians: Record<string, number> = {};
+  for (const range of OVERVIEW_RANGES) {
+    await admin.call('GET', `/api/admin/overview?range=${range}`); // warm the function
+    const latencies: number[] = [];
+    let jobs = 0;
+    for (let i = 0; i < CALLS; i++) {
+      const started = performance.now();
+      const body = await admin.call('GET', `/api/admin/overview?range=${range}`);
+      latencies.push(performance.now() - started);
+      jobs = body.counts.jobs;
+    }
+    medians[range] = median(latencies);
+    rows.push([
+      range,
+      `median ${ms(medians[range])}, p90 ${ms(quantile(latencies, 0.9))} (bound ${BOUND_MS} ms; ${jobs} jobs in range)`,
+    ]);
+  }
+  printTable(`GET /api/admin/overview, ${CALLS} calls per range`, rows);
+  const pass = Object.values(medians).every((value) => value < BOUND_MS);
+  emitResult({
+    name: NAME,
+    pass,
+    summary: Object.fromEntries(OVERVIEW_RANGES.map((range) => [range, ms(medians[range])])),
+  });
+}
+
+runBenchmark(NAME, main);
