@@ -1,7 +1,8 @@
 import { sweepPendingBilling } from '../../lib/billing/settlement-service';
 import { loadSecrets } from '../../lib/config';
+import { withSignalsFlushed } from '../../lib/observability/flush';
 
-export const handler = async () => {
+export const handler = withSignalsFlushed(async () => {
   await loadSecrets();
   return sweepPendingBilling();
-};
+});

@@ -7,6 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { loadSecrets } from '../../lib/config';
 import { isUuid } from '../../lib/http/schemas';
+import { flushSignals } from '../../lib/observability/flush';
 import {
   acquireStreamSlot,
   SSE_HEADERS,
@@ -70,6 +71,7 @@ export async function streamJob(event: { rawPath?: string }, responseStream: Res
     stream.end();
   } finally {
     await slot.release();
+    await flushSignals();
   }
 }
 

@@ -5,6 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Actor, Identity } from '../auth/identity-rules';
+import { captureAnalytics } from '../observability/analytics';
+import { activityEvent } from '../observability/analytics-rules';
 import { listTeamActivity, putActivity, type ActivityEntry } from './store';
 
 /** Applies one restorable entry's snapshot (POST /api/activity/{log_id}/restore); entity_id is always set. */
@@ -25,7 +27,7 @@ export interface NewActivity {
   restorable: boolean;
 }
 
-/** Writes an entry with the acting user as actor. */
+/** Writes an entry with the acting user as actor, and mirrors it to product analytics (ids and kinds only). */
 export async function recordActivity(actor: Actor, entry: NewActivity, now = new Date()): Promise<ActivityEntry> {
   const created_at = now.toISOString();
   const row: ActivityEntry = {
@@ -46,6 +48,7 @@ export async function recordActivity(actor: Actor, entry: NewActivity, now = new
     created_at,
   };
   await putActivity(row);
+  captureAnalytics(activityEvent(row));
   return row;
 }
 

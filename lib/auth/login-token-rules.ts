@@ -42,6 +42,17 @@ export interface VerifiedLoginToken {
   raw: JWTPayload;
 }
 
+/**
+ * A genuine login token past its `exp` (its signature checked first): refused
+ * like any other (401, INVALID_TOKEN), told apart so the sign-in can report
+ * the expired session. `payload` is the token's verified claims.
+ */
+export class ExpiredLoginTokenError extends NotSignedInError {
+  constructor(readonly payload: JWTPayload) {
+    super(INVALID_TOKEN);
+  }
+}
+
 export async function verifyLoginToken(token: string, secret: string): Promise<VerifiedLoginToken> {
   if (!secret) {
     // Every token fails while the secret is unset; say so loudly, once per call.
@@ -57,6 +68,9 @@ export async function verifyLoginToken(token: string, secret: string): Promise<V
     }));
   } catch (err) {
     if (!(err instanceof joseErrors.JOSEError) && !(err instanceof TypeError)) throw err;
+    // An expired hand-off token is no session of ours.
+    if (err instanceof joseErrors.JWTExpired && !isHandoffToken(err.payload))
+      throw new ExpiredLoginTokenError(err.payload);
     throw new NotSignedInError(INVALID_TOKEN);
   }
   // A hand-off token minted for the estimation platform must never log in here.

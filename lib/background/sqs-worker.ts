@@ -2,12 +2,16 @@
  * Queue workers: Powertools batch processing with partial batch failures, so
  * one bad message is retried (and eventually dead-lettered) without redoing
  * the rest of its batch. Every invocation stamps the worker heartbeat that
- * /api/health/pipeline reads.
+ * /api/health/pipeline reads, handles each message in the trace its
+ * `traceparent` attribute names, and sends the outbound signals before it
+ * returns (lib/observability/flush.ts).
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { z } from 'zod';
 import { loadSecrets } from '../config';
+import { flushSignals } from '../observability/flush';
+import { runInMessageTrace } from '../observability/job-trace';
 import { logger } from '../observability/logger';
 import { PING_BODY } from './heartbeat';
 import { recordWorkerHeartbeat } from './heartbeat-store';
@@ -53,7 +57,7 @@ export function sqsWorker<S extends z.ZodType>(
       });
       return;
     }
-    await handle(message, record);
+    await runInMessageTrace(record.messageAttributes, () => handle(message, record));
   };
   let lastHeartbeat = 0;
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {
@@ -64,6 +68,10 @@ export function sqsWorker<S extends z.ZodType>(
       lastHeartbeat = Date.now();
       await recordWorkerHeartbeat(name).catch((err) => logger.warn('worker heartbeat failed', { error: String(err) }));
     }
-    return processPartialResponse(event, recordHandler, processor, { context });
+    try {
+      return await processPartialResponse(event, recordHandler, processor, { context });
+    } finally {
+      await flushSignals();
+    }
   };
 }

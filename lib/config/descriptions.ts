@@ -150,6 +150,22 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
     },
   },
   {
+    title: 'Observability (best-effort outbound signals; each is off until configured)',
+    descriptions: {
+      OTEL_SDK_DISABLED: 'Turns OpenTelemetry export off even when an endpoint is set.',
+      OTEL_EXPORTER_OTLP_ENDPOINT:
+        'OTLP/HTTP collector base URL: traces, metrics and logs go to /v1/traces, /v1/metrics and /v1/logs under it (JSON); empty exports nothing.',
+      OTEL_EXPORTER_OTLP_HEADERS:
+        'Headers sent with every OTLP export, as comma-separated key=value pairs (values percent-encoded), e.g. the collector key.',
+      OTEL_SERVICE_NAME: 'service.name of everything exported.',
+      POSTHOG_API_KEY: 'Product analytics project key (PostHog capture API); empty turns analytics off.',
+      POSTHOG_HOST: 'Product analytics host; events are posted in batches to /batch/ under it.',
+      SENTRY_DSN: 'Error tracking DSN of the backend project (Sentry); empty turns error tracking off.',
+      SIGNALS_TIMEOUT_MS:
+        'Longest one outbound signal may take (an OTLP export, an analytics batch, an error report); the flush at the end of every invocation waits at most this long.',
+    },
+  },
+  {
     title: 'Deployment (set by serverless.yml per stage; local defaults shown)',
     descriptions: {
       TABLE_NAME: 'DynamoDB table.',

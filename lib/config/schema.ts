@@ -166,6 +166,19 @@ const settingFields = z.object({
   CORS_ORIGINS: list('http://localhost:3000'),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'debug', 'info', 'warn', 'error']).default('INFO'),
 
+  // --- Observability: outbound signals, each off until configured (lib/observability) ---
+  OTEL_SDK_DISABLED: bool(false),
+  OTEL_EXPORTER_OTLP_ENDPOINT: str().refine(
+    (v) => !v.trim() || /^https?:\/\/\S+$/i.test(v.trim()),
+    'must be an http(s) URL or empty',
+  ),
+  OTEL_EXPORTER_OTLP_HEADERS: str(),
+  OTEL_SERVICE_NAME: str('contents-inventory'),
+  POSTHOG_API_KEY: str(),
+  POSTHOG_HOST: str('https://us.i.posthog.com'),
+  SENTRY_DSN: str(),
+  SIGNALS_TIMEOUT_MS: int(2000).refine((v) => v >= 1 && v <= 10_000, 'must be between 1 and 10000'),
+
   // --- Deployment names (serverless.yml sets these; local defaults match the embedded stack) ---
   TABLE_NAME: str('contents-inventory-local'),
   MEDIA_BUCKET: str('contents-inventory-local-media'),

@@ -27,6 +27,10 @@ export const SECRET_SETTING_NAMES = [
   'MAIL_WEBHOOK_SIGNING_KEY',
   // The webhook URL embeds its own credential.
   'CHAT_WEBHOOK_URL',
+  // Outbound signals: the collector's auth header, the analytics project key, the DSN's key.
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'POSTHOG_API_KEY',
+  'SENTRY_DSN',
   // The local bypass team's credentials (the local demo of the sends): credentials all the same.
   'LOCAL_AUTH_TEAM_TOKEN',
   'LOCAL_AUTH_ESTIMATION_KEY',

@@ -1,6 +1,6 @@
 /**
  * The middy stack every HTTP handler is built with:
- *   request log line → CORS (CORS_ORIGINS) → errors as {"detail": ...} →
+ *   outbound signals sent last → request log line → CORS (CORS_ORIGINS) → errors as {"detail": ...} →
  *   caller for the route's level (a resolver injected from above the domains,
  *   lib/api/endpoint.ts) → cross-site check on cookie-signed writes (403) →
  *   JSON content type (415) → path/query/body validation (422) → handler.
@@ -11,6 +11,7 @@ import middy from '@middy/core';
 import httpCors from '@middy/http-cors';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { loadSecrets, settings } from '../config';
+import { flushSignals } from '../observability/flush';
 import { logger } from '../observability/logger';
 import { requireSameSiteWrite, headerValue } from './csrf';
 import { httpErrorOf } from './errors';
@@ -100,6 +101,16 @@ const requestLog = (
   };
 };
 
+/**
+ * Lambda freezes the container once the answer is returned, so what the request left for the outbound signals
+ * (analytics events, error reports, log records, metrics) is sent first, within SIGNALS_TIMEOUT_MS. Registered
+ * first, so it runs after every other middleware, the request log line included.
+ */
+const signalsFlush = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => ({
+  after: async () => flushSignals(),
+  onError: async () => flushSignals(),
+});
+
 export function buildEndpoint<C extends RouteContract, I>(
   route: C,
   impl: EndpointImpl<C, I>,
@@ -131,6 +142,7 @@ export function buildEndpoint<C extends RouteContract, I>(
 
   const config = settings();
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(base)
+    .use(signalsFlush())
     .use(requestLog(route))
     .use(httpCors({ origins: config.CORS_ORIGINS, credentials: true }))
     .use(errorResponses())

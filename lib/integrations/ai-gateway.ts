@@ -15,11 +15,13 @@
  *
  * Every call, answered or failed, is handed to the recorder once it is over
  * (the domain passes lib/jobs/ai-request-service.ts, which adds the spend to the job
- * and keeps a redacted request record). A recorder that throws is logged,
+ * and keeps a redacted request record), and its tokens and cost go to the
+ * metrics (lib/observability/metrics.ts). A recorder that throws is logged,
  * never fatal.
  */
 import { baseUrl as normalizeBaseUrl, type Settings } from '../config';
 import { logger } from '../observability/logger';
+import { recordAiUsage } from '../observability/metrics';
 import { withRetry } from '../retry';
 import {
   type AiCallRecord,
@@ -242,6 +244,7 @@ export class AiGatewayClient {
   }
 
   private async record(call: AiCallRecord): Promise<void> {
+    recordAiUsage({ model: call.model, purpose: call.context.purpose, ...call.usage });
     try {
       await this.recorder(call);
     } catch (err) {

@@ -102,6 +102,8 @@ export interface Job {
   /** Engine state (lib/orchestrator): which pipeline run, stage and fan-out the job is in. */
   pipeline: string | null;
   run_id: string | null;
+  /** The run's W3C traceparent while tracing is on: its queue messages carry it and its end records the root span. */
+  trace_parent?: string | null;
   stage_name: string | null;
   stage_state: StageState | null;
   stage_runner: string | null;

@@ -24,6 +24,7 @@
 import { randomUUID } from 'node:crypto';
 import { getJob, updateJob, type Job } from '../jobs/job-store';
 import { JobLog } from '../jobs/log-store';
+import { inRunSpan } from '../observability/job-trace';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
 import { branchPathNames, branchStatus, doneBranches, openedBranches, stepKey } from './branch-rules';
@@ -95,8 +96,14 @@ export async function handleBranchMessage(
   const ctx = branchContextFor(claimed, stage, branch);
   await ctx.log.info(`Branch ${branch} of ${stage.name} started`);
   let outcome: Awaited<ReturnType<typeof def.run>>;
+  const key = stepKey(stage.name, branch);
   try {
-    outcome = await withHeartbeat(ctx, () => def.run(ctx));
+    outcome = await inRunSpan(
+      `stage.${stage.name}.${branch}`,
+      claimed.trace_parent,
+      { 'job.id': claimed.id, 'job.pipeline': claimed.pipeline ?? 'none', 'pipeline.stage': key },
+      () => withHeartbeat(ctx, () => def.run(ctx)),
+    );
   } catch (err) {
     await failJob(
       claimed,

@@ -24,6 +24,7 @@ import { randomUUID } from 'node:crypto';
 import { getJob, updateJob, type Job } from '../jobs/job-store';
 import { isRunning, PREPARING_STATUSES, STARTABLE_STATUSES } from '../jobs/job-rules';
 import { JobLog } from '../jobs/log-store';
+import { inRunSpan, newRunTraceparent } from '../observability/job-trace';
 import { logger } from '../observability/logger';
 import { stepKey } from './branch-rules';
 import { afterBranchDone, branchClosing, handleBranchMessage, openBranchStage } from './branches';
@@ -97,6 +98,8 @@ export async function startJob(
       pipeline: pipeline.name,
       follow_up_pass: pipeline.followUp,
       run_id: randomUUID(),
+      // The run's trace: its messages carry it and its end records the root span (lib/observability/job-trace.ts).
+      trace_parent: newRunTraceparent(),
       ...queuedStage(pipeline.firstStage),
       ...(pipeline.followUp ? {} : { stage_timings: {} }),
       started_at: now,
@@ -168,7 +171,9 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
   await ctx.log.info(`Stage ${def.name} started`);
   let outcome: Awaited<ReturnType<typeof def.run>>;
   try {
-    outcome = await withHeartbeat(ctx, () => def.run(ctx));
+    outcome = await inRunSpan(`stage.${def.name}`, claimed.trace_parent, spanAttributes(claimed, def.name), () =>
+      withHeartbeat(ctx, () => def.run(ctx)),
+    );
   } catch (err) {
     await failJob(
       claimed,
@@ -231,7 +236,12 @@ export async function handleUnitMessage(message: UnitMessage, delivery: UnitDeli
   let outcome: 'ok' | 'failed' = 'ok';
   let error: string | undefined;
   try {
-    await withHeartbeat(ctx, () => step.unit!(ctx, message.index));
+    await inRunSpan(
+      `stage.${key.replace('/', '.')}.unit`,
+      job.trace_parent,
+      { ...spanAttributes(job, key), 'pipeline.unit.index': message.index, 'pipeline.unit.attempt': unit.attempts },
+      () => withHeartbeat(ctx, () => step.unit!(ctx, message.index)),
+    );
   } catch (err) {
     error = errorText(err);
     if (unit.attempts < UNIT_MAX_ATTEMPTS) {
@@ -281,6 +291,11 @@ export async function handleUnitMessage(message: UnitMessage, delivery: UnitDeli
   if (toDispatch < counted.fanout_total) await sendUnit(counted, toDispatch);
   // Progress within a fan-out is derived from these counters when the job is read (jobProgress).
   if (counted.fanout_done === counted.fanout_total) await advance(counted, pipeline, stage.index, {});
+}
+
+/** What a stage, branch or unit span says about its run (ids and names only). */
+function spanAttributes(job: Job, step: string) {
+  return { 'job.id': job.id, 'job.pipeline': job.pipeline ?? 'none', 'pipeline.stage': step };
 }
 
 /** The step a unit message belongs to: the stage, or one of its branches. */

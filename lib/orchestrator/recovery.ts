@@ -21,6 +21,8 @@ import { getJob, updateJob, type Job } from '../jobs/job-store';
 import { isProcessing, isRunning, PREPARING_STATUSES, RUNNING_STATUSES } from '../jobs/job-rules';
 import { JobLog } from '../jobs/log-store';
 import { jobView } from '../jobs/view';
+import { watchdogSweepReport } from '../observability/error-report-rules';
+import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
 import { sendToQueue } from '../queue/queues';
 import { branchPathNames, stepKey } from './branch-rules';
@@ -144,6 +146,9 @@ export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
     }
   }
   logger.info('watchdog sweep', { ...report });
+  // Error tracking hears of the sweeps that acted (spec: Outbound signals, watchdog sweep counts).
+  const sweep = watchdogSweepReport(report);
+  if (sweep) reportError(sweep);
   await sendToQueue('stages', JSON.parse(PING_BODY)).catch((err) =>
     logger.error('watchdog could not ping the stage workers', { error: String(err) }),
   );

@@ -25,6 +25,7 @@ import { recordJobCompleted, recordJobFailed } from '../stats/service';
 import { getTeam } from '../teams/store';
 import { getUser } from '../users/store';
 import type { PipelineDefinition } from './pipeline';
+import { signalRunEnd } from './signals';
 
 /** A failure a pipeline reports with a message meant for the user (e.g. every AI call failed). */
 export class PipelineFailure extends Error {
@@ -85,6 +86,7 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
   if (pipeline.followUp) {
     await log.info(`Pass complete: ${summary.items_found} items, ${summary.credits} credits`);
     await archiveLogSafely(job.id);
+    signalRunEnd(done, 'pass_complete', { credits: billing.credits });
     return;
   }
   await log.info(`Complete: ${summary.items_found} items, ${summary.credits} credits`);
@@ -162,6 +164,9 @@ async function endPreparation(job: Job, outcome: { items: number } | { error: st
   const log = new JobLog(job.id);
   if ('error' in outcome) await log.error(outcome.error);
   else await log.info(`Read finished: ${outcome.items} photo(s); ${status.replace('_', ' ')}`);
+  // A claim-level import's reader ends here for good (complete); a room's read hands its job on, whose log goes on.
+  if (status === 'complete') await archiveLogSafely(job.id);
+  signalRunEnd(ended, 'error' in outcome ? 'preparation_error' : 'prepared', 'error' in outcome ? outcome : {});
   return ended;
 }
 
@@ -191,6 +196,7 @@ async function failPass(job: Job, message: string): Promise<Job | null> {
   if (owesBilling(back)) await settleJobBilling(back.id);
   await new JobLog(job.id).error(message);
   await archiveLogSafely(job.id);
+  signalRunEnd(back, 'pass_error', { error: message });
   return back;
 }
 
@@ -199,12 +205,13 @@ async function archiveLogSafely(jobId: string): Promise<void> {
   await archiveLog(jobId).catch((err) => logger.error('job log archive failed', { job_id: jobId, error: String(err) }));
 }
 
-/** Archive the log and post to chat; neither may break the job. */
+/** Archive the log, tell the outbound signals and post to chat; none of them may break the job. */
 async function afterTerminal(
   job: Job,
   outcome: { outcome: 'success'; credits: number } | { outcome: 'failure'; error: string },
 ): Promise<void> {
   await archiveLogSafely(job.id);
+  signalRunEnd(job, outcome.outcome === 'success' ? 'complete' : 'error', outcome);
   try {
     const [team, user] = await Promise.all([getTeam(job.team_id), getUser(job.created_by_user_id)]);
     await postJobOutcome({

@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { updateJob, type Job } from '../jobs/job-store';
 import { JobLog } from '../jobs/log-store';
+import { recordStageDuration } from '../observability/metrics';
 import { dispatch } from '../queue/dispatch';
 import { isBranchStage, type PipelineDefinition, type StageDefinition } from './pipeline';
 import { completeJob } from './terminal';
@@ -42,32 +43,38 @@ export function stageOf(pipeline: PipelineDefinition, name: string): { def: Stag
   return index < 0 ? null : { def: pipeline.stages[index], index };
 }
 
+/** Every message of a run carries the run's trace (lib/observability/job-trace.ts). */
+const ofRun = (job: Job) => ({ traceparent: job.trace_parent });
+
 export async function sendStage(job: Job): Promise<void> {
-  await dispatch('stages', {
-    job_id: job.id,
-    run_id: job.run_id as string,
-    stage: job.stage_name as string,
-  } satisfies StageMessage);
+  await dispatch(
+    'stages',
+    { job_id: job.id, run_id: job.run_id as string, stage: job.stage_name as string } satisfies StageMessage,
+    ofRun(job),
+  );
 }
 
 /** The message that runs one branch of the job's current (branch) stage. */
 export async function sendBranch(job: Job, branch: string): Promise<void> {
-  await dispatch('stages', {
-    job_id: job.id,
-    run_id: job.run_id as string,
-    stage: job.stage_name as string,
-    branch,
-  } satisfies StageMessage);
+  await dispatch(
+    'stages',
+    { job_id: job.id, run_id: job.run_id as string, stage: job.stage_name as string, branch } satisfies StageMessage,
+    ofRun(job),
+  );
 }
 
 export async function sendUnit(job: Job, index: number, branch?: string): Promise<void> {
-  await dispatch('units', {
-    job_id: job.id,
-    run_id: job.run_id as string,
-    stage: job.stage_name as string,
-    ...(branch ? { branch } : {}),
-    index,
-  } satisfies UnitMessage);
+  await dispatch(
+    'units',
+    {
+      job_id: job.id,
+      run_id: job.run_id as string,
+      stage: job.stage_name as string,
+      ...(branch ? { branch } : {}),
+      index,
+    } satisfies UnitMessage,
+    ofRun(job),
+  );
 }
 
 export function timing(job: Job, stage: string, finishedAt: string) {
@@ -109,13 +116,17 @@ export async function advance(
           condition: 'run_id = :run AND stage_name = :stage AND stage_state = :fanout',
           values: { ':run': job.run_id, ':stage': def.name, ':fanout': 'fanout' },
         };
-  const finishedTiming = { [`stage_timings.${def.name}`]: timing(job, def.name, now) };
+  const stageTiming = timing(job, def.name, now);
+  const finishedTiming = { [`stage_timings.${def.name}`]: stageTiming };
   if (!next) {
     const closing = await updateJob(job.id, {
       set: { ...(how.set ?? {}), ...finishedTiming, stage_state: 'done', progress_pct: def.progress[1] },
       ...guard,
     });
-    if (closing) await completeJob(closing, pipeline);
+    if (closing) {
+      recordStageDuration(pipeline.name, def.name, stageTiming.seconds);
+      await completeJob(closing, pipeline);
+    }
     return Boolean(closing);
   }
   const moved = await updateJob(job.id, {
@@ -129,6 +140,7 @@ export async function advance(
     ...guard,
   });
   if (!moved) return false;
+  recordStageDuration(pipeline.name, def.name, stageTiming.seconds);
   await new JobLog(job.id).info(`Stage ${def.name} finished; next: ${next.name}`);
   await sendStage(moved);
   return true;

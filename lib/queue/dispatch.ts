@@ -28,21 +28,26 @@ let lambda: LambdaClient | undefined;
 
 export type DispatchPath = 'queue' | 'direct-invoke';
 
-export async function dispatch(purpose: QueuePurpose, message: unknown): Promise<DispatchPath> {
+/** `traceparent`: the trace of the job run the message belongs to, carried as a message attribute. */
+export async function dispatch(
+  purpose: QueuePurpose,
+  message: unknown,
+  options: { traceparent?: string | null } = {},
+): Promise<DispatchPath> {
   try {
-    await sendToQueue(purpose, message);
+    await sendToQueue(purpose, message, { traceparent: options.traceparent });
     return 'queue';
   } catch (queueError) {
     logger.error('queue unreachable: handing the message to the worker directly (in-process-fallback)', {
       queue: purpose,
       error: String(queueError),
     });
-    await invokeWorker(purpose, message);
+    await invokeWorker(purpose, message, options.traceparent);
     return 'direct-invoke';
   }
 }
 
-async function invokeWorker(purpose: QueuePurpose, message: unknown): Promise<void> {
+async function invokeWorker(purpose: QueuePurpose, message: unknown, traceparent?: string | null): Promise<void> {
   lambda ??= new LambdaClient({ maxAttempts: 2 });
   const event = {
     Records: [
@@ -51,7 +56,7 @@ async function invokeWorker(purpose: QueuePurpose, message: unknown): Promise<vo
         receiptHandle: DIRECT_INVOKE_RECEIPT,
         body: JSON.stringify(message),
         attributes: { ApproximateReceiveCount: '1', SentTimestamp: String(Date.now()) },
-        messageAttributes: {},
+        messageAttributes: traceparent ? { traceparent: { dataType: 'String', stringValue: traceparent } } : {},
         md5OfBody: '',
         eventSource: 'aws:sqs',
         eventSourceARN: `direct-invoke:${purpose}`,

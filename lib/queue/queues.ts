@@ -46,7 +46,7 @@ function queueUrl(purpose: QueuePurpose): Promise<string> {
 export async function sendToQueue(
   purpose: QueuePurpose,
   message: unknown,
-  options: { delaySeconds?: number } = {},
+  options: { delaySeconds?: number; traceparent?: string | null } = {},
 ): Promise<void> {
   const signal = AbortSignal.timeout(QUEUE_CONNECT_TIMEOUT_MS);
   await sqs().send(
@@ -54,6 +54,10 @@ export async function sendToQueue(
       QueueUrl: await queueUrl(purpose),
       MessageBody: JSON.stringify(message),
       DelaySeconds: options.delaySeconds,
+      // The trace a job run's message belongs to (lib/observability/job-trace.ts), beside the body.
+      ...(options.traceparent
+        ? { MessageAttributes: { traceparent: { DataType: 'String', StringValue: options.traceparent } } }
+        : {}),
     }),
     { abortSignal: signal },
   );

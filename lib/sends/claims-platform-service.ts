@@ -23,6 +23,7 @@ import { InvalidRequestError, NotFoundError } from '../errors';
 import { teamFeatures } from '../features/store';
 import { ClaimsPlatformClient } from '../integrations/claims-platform';
 import { updateItemFields } from '../inventory/item-store';
+import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
 import { dispatch } from '../queue/dispatch';
 import { listClaimRooms } from '../rooms/store';
@@ -219,6 +220,13 @@ export async function submitToClaimsPlatform(
     if (submission.credits > 0) await refundSend({ team, reference: submission.charge_key });
     await updateSubmission(submission.id, 'processing', { status: 'failed', error: synced.detail });
     logger.warn('claims platform send refused', { claim_id: claim.id, detail: synced.detail });
+    // The platform's own words may quote the claim: error tracking gets the ids only.
+    reportError({
+      kind: 'claims_platform_submission',
+      level: 'error',
+      message: 'The claims platform refused the claim and room sync of a send',
+      tags: { step: 'claim_sync', claim_id: claim.id, submission_id: submission.id, team_id: claim.team_id },
+    });
     throw claimsPlatformFailure(synced.detail);
   }
   if (!claim.submitted_at) await setClaimSubmitted(claim.id, now.toISOString());

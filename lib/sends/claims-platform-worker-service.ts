@@ -15,6 +15,7 @@ import type * as z from 'zod';
 import { settings as currentSettings } from '../config';
 import { ClaimsPlatformClient, type ClaimsPlatformResult } from '../integrations/claims-platform';
 import { getItem, listItemPhotos, updateItemFields } from '../inventory/item-store';
+import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
 import { getTeam } from '../teams/store';
 import { remoteItemFields, remotePhotos, sendToken } from './claims-platform-rules';
@@ -56,12 +57,14 @@ export async function handleSubmissionItem(
   const token = sendToken(team?.team_token ?? null, config.CLAIMS_PLATFORM_BEARER_TOKEN);
   if (!token || !config.CLAIMS_PLATFORM_BASE_URL.trim()) {
     logger.error('claims platform token or base URL gone during a submission; item counted failed', context);
+    reportItemFailure(submission, item.id, 'The claims platform token or base URL was gone during a submission');
     return count(submission, item.id, { ok: false });
   }
   const client = new ClaimsPlatformClient({ baseUrl: config.CLAIMS_PLATFORM_BASE_URL, token });
   const claimKey = submission.claim_key;
   const refused = (detail: string) => {
     logger.warn('claims platform refused a submission item; it stays unsubmitted', { ...context, detail });
+    reportItemFailure(submission, item.id, 'The claims platform refused a submission item, or never answered for it');
     return count(submission, item.id, { ok: false });
   };
 
@@ -83,6 +86,22 @@ export async function handleSubmissionItem(
 
   await updateItemFields(item.id, { claims_platform_submitted_at: new Date().toISOString() });
   return count(submission, item.id, { ok: true, photos: photos.length });
+}
+
+/** Error tracking hears of an item that failed for good (ids only: the platform's words may quote the item). */
+function reportItemFailure(submission: Submission, itemId: string, message: string): void {
+  reportError({
+    kind: 'claims_platform_submission',
+    level: 'warning',
+    message,
+    tags: {
+      step: 'item',
+      submission_id: submission.id,
+      claim_id: submission.claim_id,
+      item_id: itemId,
+      team_id: submission.team_id,
+    },
+  });
 }
 
 /** Counts the item once; the count that reaches the batch size completes the submission. */

@@ -9,7 +9,8 @@ import { putJpeg } from '../blob/objects';
 import { derivedId } from '../inventory/item-rules';
 import { type ItemDraft, saveItemBatch } from '../inventory/item-store';
 import { type Job, updateJob } from '../jobs/job-store';
-import { JobLog } from '../jobs/log-store';
+import { archiveLog, JobLog } from '../jobs/log-store';
+import { logger } from '../observability/logger';
 import { aiGroups } from '../photos/grouping-rules';
 import { listStagedPhotos } from '../photos/staged-photo-store';
 import { getRoom } from '../rooms/store';
@@ -33,8 +34,13 @@ async function completeWith(job: Job, drafts: ItemDraft[]): Promise<Job | null> 
     },
     expectStatus: [job.status],
   });
-  if (done)
+  if (done) {
     await new JobLog(job.id).info(`Training: ${drafts.length} item(s) made at once, without the AI; nothing charged`);
+    // A terminal path like any other: the log is archived (a failed archive never fails the job).
+    await archiveLog(job.id).catch((err) =>
+      logger.error('job log archive failed', { job_id: job.id, error: String(err) }),
+    );
+  }
   return done;
 }
 

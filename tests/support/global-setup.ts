@@ -13,6 +13,9 @@ import { startFakeCaptureSource } from '../fakes/capture-source-server';
 import { startFakeClaimsPlatform } from '../fakes/claims-platform-server';
 import { startFakeEstimationPlatform } from '../fakes/estimation-platform-server';
 import { startFakeMailServer } from '../fakes/mail-server';
+import { startFakeOtlpCollector } from '../fakes/otlp-collector';
+import { startFakePostHog } from '../fakes/posthog-server';
+import { startFakeSentry } from '../fakes/sentry-server';
 import { startFakeSpeechServer } from '../fakes/speech-server';
 import { serviceEnv, TEST_MAIL_DOMAIN } from './service-env';
 
@@ -45,6 +48,11 @@ export default async function globalSetup(): Promise<void> {
   const estimation = await startFakeEstimationPlatform();
   const claimsPlatform = await startFakeClaimsPlatform();
   const captureSource = await startFakeCaptureSource();
+  // The outbound signals' endpoints (tests/support/fake-otlp.ts, fake-posthog.ts, fake-sentry.ts): telemetry is on in
+  // every test, as in production, so each invocation's end-of-call flush runs against them (a few local requests).
+  const collector = await startFakeOtlpCollector();
+  const posthog = await startFakePostHog();
+  const sentry = await startFakeSentry();
   (globalThis as Record<string, unknown>).__TEST_FAKES__ = [
     gateway,
     billing,
@@ -53,6 +61,9 @@ export default async function globalSetup(): Promise<void> {
     { stop: () => estimation.close() },
     { stop: () => claimsPlatform.close() },
     { stop: () => captureSource.close() },
+    collector,
+    posthog,
+    sentry,
   ];
   const service = await startLocalService({
     stage: 'test',
@@ -74,6 +85,10 @@ export default async function globalSetup(): Promise<void> {
       ESTIMATION_PLATFORM_BASE_URL: estimation.url,
       CLAIMS_PLATFORM_BASE_URL: claimsPlatform.url,
       CAPTURE_SOURCE_API_BASE_URL: captureSource.url,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      POSTHOG_HOST: posthog.url,
+      POSTHOG_API_KEY: posthog.apiKey,
+      SENTRY_DSN: sentry.dsn,
     },
     log: (line: string) => output.push(line),
     onOfflineOutput: (chunk: string) => {
@@ -95,6 +110,9 @@ export default async function globalSetup(): Promise<void> {
     TEST_FAKE_ESTIMATION_URL: estimation.url,
     TEST_FAKE_CLAIMS_PLATFORM_URL: claimsPlatform.url,
     TEST_FAKE_CAPTURE_SOURCE_URL: captureSource.url,
+    TEST_FAKE_OTLP_URL: collector.url,
+    TEST_FAKE_POSTHOG_URL: posthog.url,
+    TEST_FAKE_SENTRY_URL: sentry.url,
   });
   process.stdout.write(`\nlocal service ready at ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }

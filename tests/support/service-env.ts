@@ -49,7 +49,12 @@ export const serviceEnv: Record<string, string> = {
   INSURED_LINK_MAX_ITEMS: '4',
   INSURED_RATE_LIMIT_READS_PER_MINUTE: '30',
   INSURED_RATE_LIMIT_UNKNOWN_TOKEN_PER_MINUTE: '0',
+  // The outbound signals' fakes answer at once; a down or hanging one (tests/e2e/observability.test.ts) costs each
+  // invocation at most this, which keeps its tests short.
+  SIGNALS_TIMEOUT_MS: '1000',
   // Keep a developer's checkout .env and machine file out of the test service.
   MACHINE_SETTINGS_FILE: '/nonexistent/contents-inventory-settings.env',
   DOTENV_FILE: '/nonexistent/.env',
+  // No rebuilds while the suite runs, whatever is edited meanwhile (serverless.yml, custom.esbuild.watch).
+  ESBUILD_WATCH_PATTERN: './.no-watch/*.ts',
 };

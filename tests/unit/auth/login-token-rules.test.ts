@@ -1,6 +1,11 @@
 import { SignJWT, type JWTPayload } from 'jose';
 import { HANDOFF_AUDIENCE, HANDOFF_PURPOSE } from '../../../lib/auth/handoff-rules';
-import { extractLoginToken, INVALID_TOKEN, verifyLoginToken } from '../../../lib/auth/login-token-rules';
+import {
+  ExpiredLoginTokenError,
+  extractLoginToken,
+  INVALID_TOKEN,
+  verifyLoginToken,
+} from '../../../lib/auth/login-token-rules';
 import { NotSignedInError } from '../../../lib/errors';
 import { logger } from '../../../lib/observability/logger';
 
@@ -131,6 +136,23 @@ describe('verifyLoginToken: rejected tokens answer 401 "Invalid or expired token
   it('rejects an expired token', async () => {
     const past = Math.floor(Date.now() / 1000) - 3600;
     await expect401(await sign(baseClaims, { exp: past }));
+  });
+
+  it('tells a genuine expired token apart (still 401), carrying its claims for the expiry report', async () => {
+    const past = Math.floor(Date.now() / 1000) - 3600;
+    const token = await sign(baseClaims, { exp: past });
+    const err = await rejection(() => verifyLoginToken(token, SECRET));
+    expect(err).toBeInstanceOf(ExpiredLoginTokenError);
+    expect(err.message).toBe(INVALID_TOKEN);
+    expect((err as ExpiredLoginTokenError).payload).toMatchObject({ user_id: 101, exp: past });
+  });
+
+  it('does not take an expired token signed with another secret, or an expired hand-off token, for an expiry', async () => {
+    const past = Math.floor(Date.now() / 1000) - 3600;
+    const forged = await sign(baseClaims, { exp: past, secret: 'some-other-secret-value-xyz' });
+    expect(await rejection(() => verifyLoginToken(forged, SECRET))).not.toBeInstanceOf(ExpiredLoginTokenError);
+    const handoff = await sign({ ...baseClaims, purpose: HANDOFF_PURPOSE }, { exp: past });
+    expect(await rejection(() => verifyLoginToken(handoff, SECRET))).not.toBeInstanceOf(ExpiredLoginTokenError);
   });
 
   it('rejects a token that carries no exp (it would never expire)', async () => {

@@ -1,0 +1,77 @@
+/**
+ * What error tracking is told (spec: Outbound signals: pipeline failures,
+ * import crashes, claims platform submission failures and watchdog sweep
+ * counts; an info-level message on session expiry), as events in Sentry's
+ * format. Pure: no I/O. Reports carry ids and our own messages; scrubEvent
+ * (scrub-rules.ts) masks whatever else a message may hold on the way out.
+ */
+import { scrubEvent, type TrackedEvent } from './scrub-rules';
+
+type ReportKind =
+  | 'pipeline_failure'
+  | 'import_crash'
+  | 'claims_platform_submission'
+  | 'watchdog_sweep'
+  | 'session_expired';
+
+export interface ErrorReport {
+  kind: ReportKind;
+  level: 'error' | 'warning' | 'info';
+  message: string;
+  /** Ids and kinds to search by; empty values are left out. */
+  tags?: Record<string, string | number | boolean | null | undefined>;
+  /** Counts and other figures. */
+  extra?: Record<string, string | number | boolean | null>;
+}
+
+/** The exception type an error or warning of each kind is reported as. */
+const EXCEPTION_TYPES: Record<ReportKind, string> = {
+  pipeline_failure: 'PipelineFailure',
+  import_crash: 'ImportCrash',
+  claims_platform_submission: 'ClaimsPlatformSubmissionFailure',
+  watchdog_sweep: 'WatchdogSweep',
+  session_expired: 'SessionExpired',
+};
+
+/**
+ * A report as an error-tracking event, scrubbed: errors and warnings as an
+ * exception of the kind's type with the message as its value (no stack: the
+ * failure happened in the pipeline, not where it is reported), infos as a
+ * plain message.
+ */
+export function trackedEventOf(report: ErrorReport): TrackedEvent {
+  const tags: Record<string, string> = { kind: report.kind };
+  for (const [key, value] of Object.entries(report.tags ?? {}))
+    if (value !== null && value !== undefined && value !== '') tags[key] = String(value);
+  const event: TrackedEvent = {
+    level: report.level,
+    tags,
+    ...(report.extra ? { extra: report.extra } : {}),
+    ...(report.level === 'info'
+      ? { message: report.message }
+      : { exception: { values: [{ type: EXCEPTION_TYPES[report.kind], value: report.message }] } }),
+  };
+  return scrubEvent(event);
+}
+
+/** One watchdog sweep's counts (lib/orchestrator/recovery.ts, WatchdogReport). */
+export interface SweepCounts {
+  checked: number;
+  requeued: number;
+  recovered: number;
+  failed: number;
+}
+
+/**
+ * A sweep that acted is reported with its counts: a warning when it failed
+ * jobs, else info. A sweep that only looked (every minute) is not reported.
+ */
+export function watchdogSweepReport(counts: SweepCounts): ErrorReport | null {
+  if (counts.requeued + counts.recovered + counts.failed === 0) return null;
+  return {
+    kind: 'watchdog_sweep',
+    level: counts.failed > 0 ? 'warning' : 'info',
+    message: `Watchdog sweep: ${counts.requeued} requeued, ${counts.recovered} recovered, ${counts.failed} failed of ${counts.checked} checked`,
+    extra: { ...counts },
+  };
+}

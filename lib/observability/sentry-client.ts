@@ -1,0 +1,77 @@
+/**
+ * The error-tracking SDK's client (Sentry's official Node SDK), made by
+ * error-tracking.ts when a DSN is set. Only error-tracking.ts loads this
+ * module, with require() when it first needs it, so a function without a DSN
+ * never runs the SDK's code; the imports are named, so bundles keep only the
+ * client, the transport contract and the stack parser.
+ *
+ * The client runs on its own, without the SDK's default integrations: nothing
+ * is captured behind our back (no console breadcrumbs, no request data, no
+ * host name, no automatic instrumentation), and every event is scrubbed again
+ * just before it leaves (scrub-rules.ts).
+ */
+import { createTransport, defaultStackParser, NodeClient, Scope } from '@sentry/node';
+import type { TrackedEvent } from './scrub-rules';
+import { scrubEvent } from './scrub-rules';
+
+type TransportOptions = Parameters<typeof createTransport>[0] & { url: string; headers?: Record<string, string> };
+
+/**
+ * The SDK's transport contract over fetch, each request abandoned after
+ * `timeoutMs`: a hanging service must not keep requests (and the SDK's
+ * send buffer) waiting in a container that lives on.
+ */
+const boundedTransport = (timeoutMs: number) => (options: TransportOptions) =>
+  createTransport(options, async (request) => {
+    const res = await fetch(options.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-sentry-envelope', ...options.headers },
+      body: request.body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await res.arrayBuffer().catch(() => undefined);
+    return {
+      statusCode: res.status,
+      headers: {
+        'x-sentry-rate-limits': res.headers.get('x-sentry-rate-limits'),
+        'retry-after': res.headers.get('retry-after'),
+      },
+    };
+  });
+
+export interface ErrorClient {
+  capture(event: TrackedEvent): void;
+  /** Waits for the events in flight, at most `timeoutMs`. */
+  flush(timeoutMs: number): Promise<void>;
+  close(timeoutMs: number): Promise<void>;
+}
+
+export function startErrorClient(dsn: string, environment: string, timeoutMs: number): ErrorClient {
+  const client = new NodeClient({
+    dsn,
+    environment,
+    transport: boundedTransport(timeoutMs),
+    stackParser: defaultStackParser,
+    integrations: [],
+    sendDefaultPii: false,
+    includeServerName: false,
+    sendClientReports: false,
+    maxBreadcrumbs: 0,
+    beforeSend: (event) => scrubEvent(event),
+  });
+  client.init();
+  return {
+    capture(event) {
+      // A scope of its own: nothing set elsewhere in the process rides along.
+      const scope = new Scope();
+      scope.setClient(client);
+      client.captureEvent(event as Parameters<NodeClient['captureEvent']>[0], undefined, scope);
+    },
+    async flush(timeoutMs) {
+      await client.flush(timeoutMs);
+    },
+    async close(timeoutMs) {
+      await client.close(timeoutMs);
+    },
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * Drives the fake error-tracking service (tests/fakes/sentry-server.ts)
+ * through its HTTP control API, from any process. The fake is shared by the
+ * whole run (TEST_FAKE_SENTRY_URL): read with a match string unique to the
+ * test (a job id in a tag), and put the mode back to 'up' when done.
+ */
+import type { ErrorTrackingMode, RecordedEnvelope } from '../fakes/sentry-server';
+import { controlCaller } from './fake-control';
+
+export interface FakeSentryControl {
+  origin: string;
+  envelopes(match?: string): Promise<RecordedEnvelope[]>;
+  stats(): Promise<{ mode: ErrorTrackingMode; received: number }>;
+  setMode(mode: ErrorTrackingMode): Promise<void>;
+}
+
+export function fakeSentry(url: string): FakeSentryControl {
+  const origin = new URL(url).origin;
+  const call = controlCaller(origin, 'fake error-tracking service');
+  return {
+    origin,
+    envelopes: (match) =>
+      call<RecordedEnvelope[]>('GET', `/__fake/envelopes${match ? `?match=${encodeURIComponent(match)}` : ''}`),
+    stats: () => call('GET', '/__fake/stats'),
+    setMode: async (mode) => void (await call('POST', '/__fake/mode', { mode })),
+  };
+}

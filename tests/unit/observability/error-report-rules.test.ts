@@ -1,0 +1,55 @@
+import { trackedEventOf, watchdogSweepReport } from '../../../lib/observability/error-report-rules';
+
+describe('trackedEventOf', () => {
+  it('reports an error as an exception of its kind, with non-empty tags as text, scrubbed', () => {
+    expect(
+      trackedEventOf({
+        kind: 'pipeline_failure',
+        level: 'error',
+        message: 'The analyze stage failed for pat@example.com',
+        tags: { job_id: 'j1', attempt: 2, pass: false, stage: null, batch: undefined, empty: '' },
+        extra: { units: 3 },
+      }),
+    ).toEqual({
+      level: 'error',
+      tags: { kind: 'pipeline_failure', job_id: 'j1', attempt: '2', pass: 'false' },
+      extra: { units: 3 },
+      exception: { values: [{ type: 'PipelineFailure', value: 'The analyze stage failed for [email]' }] },
+    });
+  });
+
+  it('names each kind that may be an error or warning', () => {
+    const type = (kind: 'import_crash' | 'claims_platform_submission' | 'watchdog_sweep' | 'session_expired') =>
+      trackedEventOf({ kind, level: 'warning', message: 'm' }).exception?.values?.[0].type;
+    expect([
+      type('import_crash'),
+      type('claims_platform_submission'),
+      type('watchdog_sweep'),
+      type('session_expired'),
+    ]).toEqual(['ImportCrash', 'ClaimsPlatformSubmissionFailure', 'WatchdogSweep', 'SessionExpired']);
+  });
+
+  it('reports info as a plain message', () => {
+    expect(trackedEventOf({ kind: 'session_expired', level: 'info', message: 'Session expired' })).toEqual({
+      level: 'info',
+      tags: { kind: 'session_expired' },
+      message: 'Session expired',
+    });
+  });
+});
+
+describe('watchdogSweepReport', () => {
+  it('leaves out a sweep that only looked', () => {
+    expect(watchdogSweepReport({ checked: 12, requeued: 0, recovered: 0, failed: 0 })).toBeNull();
+  });
+
+  it('reports a sweep that acted, as a warning when it failed jobs', () => {
+    expect(watchdogSweepReport({ checked: 5, requeued: 1, recovered: 2, failed: 0 })).toEqual({
+      kind: 'watchdog_sweep',
+      level: 'info',
+      message: 'Watchdog sweep: 1 requeued, 2 recovered, 0 failed of 5 checked',
+      extra: { checked: 5, requeued: 1, recovered: 2, failed: 0 },
+    });
+    expect(watchdogSweepReport({ checked: 5, requeued: 0, recovered: 0, failed: 1 })?.level).toBe('warning');
+  });
+});
