@@ -12,20 +12,17 @@
  *   bodies accepted. Each export is flattened into records (spans, metric data
  *   points, log records) with their attributes as plain values and the
  *   resource's attributes beside them.
- * - mode: 'up' (default); 'refusing' answers 503; 'down' drops the connection
- *   without an answer; 'hanging' never answers. Requests that arrive while not
- *   up are counted, not recorded.
- * - Control API for other processes (tests/support/fake-otlp.ts):
+ * - The mode switch and the control API of every signal fake (signal-sink.ts);
+ *   its lists (tests/support/fake-otlp.ts reads them):
  *     GET  /__fake/spans?match=...   GET /__fake/metrics?name=...   GET /__fake/logs?match=...
- *     GET  /__fake/stats              POST /__fake/mode {mode}       POST /__fake/reset
  *   `match` is looked for in the record's JSON (e.g. a job id in its attributes).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { controlBody, isRecord, listenFake, readBytes, sendJson } from './http';
+import { isRecord, sendJson } from './http';
+import { type SignalSink, type SinkMode, type SinkStats, startSignalSink } from './signal-sink';
 
-const MODES = ['up', 'refusing', 'down', 'hanging'] as const;
-export type CollectorMode = (typeof MODES)[number];
+export type CollectorMode = SinkMode;
 
 type Value = string | number | boolean | null | Value[] | { [key: string]: Value };
 
@@ -64,20 +61,13 @@ export interface RecordedLog {
   resource: Record<string, Value>;
 }
 
-export interface CollectorStats {
-  mode: CollectorMode;
-  /** Exports received per signal, whatever the mode (refused, dropped and hung ones included). */
-  received: { traces: number; metrics: number; logs: number };
-}
+/** Exports received per signal, whatever the mode (refused, dropped and hung ones included). */
+export type CollectorStats = SinkStats<Signal>;
 
-export interface FakeOtlpCollector {
-  url: string;
+export interface FakeOtlpCollector extends SignalSink {
   spans: RecordedSpan[];
   metrics: RecordedMetricPoint[];
   logs: RecordedLog[];
-  setMode(mode: CollectorMode): void;
-  reset(): void;
-  stop(): Promise<void>;
 }
 
 /** An OTLP AnyValue as a plain value. */
@@ -169,32 +159,16 @@ function logsOf(body: Record<string, unknown>): RecordedLog[] {
 }
 
 const SIGNALS = { '/v1/traces': 'traces', '/v1/metrics': 'metrics', '/v1/logs': 'logs' } as const;
+type Signal = (typeof SIGNALS)[keyof typeof SIGNALS];
 
 export async function startFakeOtlpCollector(options: { port?: number } = {}): Promise<FakeOtlpCollector> {
   const spans: RecordedSpan[] = [];
   const metrics: RecordedMetricPoint[] = [];
   const logs: RecordedLog[] = [];
-  const received = { traces: 0, metrics: 0, logs: 0 };
-  let mode: CollectorMode = 'up';
+  const matching = <T>(records: T[], match: string | null) =>
+    match ? records.filter((r) => JSON.stringify(r).includes(match)) : records;
 
-  function setMode(next: CollectorMode) {
-    if (!MODES.includes(next)) throw new Error(`mode must be one of ${MODES.join(', ')}`);
-    mode = next;
-  }
-
-  function reset() {
-    spans.length = 0;
-    metrics.length = 0;
-    logs.length = 0;
-    received.traces = received.metrics = received.logs = 0;
-    mode = 'up';
-  }
-
-  function exported(signal: 'traces' | 'metrics' | 'logs', req: IncomingMessage, res: ServerResponse, raw: Buffer) {
-    received[signal] += 1;
-    if (mode === 'refusing') return sendJson(res, 503, { code: 14, message: 'unavailable (injected)' });
-    if (mode === 'down') return req.socket.destroy();
-    if (mode === 'hanging') return server.hang(res);
+  function exported(signal: Signal, req: IncomingMessage, res: ServerResponse, raw: Buffer) {
     if (!/json/i.test(req.headers['content-type'] ?? '')) return sendJson(res, 415, { message: 'JSON only' });
     let body: unknown;
     try {
@@ -210,53 +184,26 @@ export async function startFakeOtlpCollector(options: { port?: number } = {}): P
     return sendJson(res, 200, { partialSuccess: {} });
   }
 
-  const matching = <T>(records: T[], match: string | null) =>
-    match ? records.filter((r) => JSON.stringify(r).includes(match)) : records;
-
-  function control(path: string, method: string, query: URLSearchParams, raw: string, res: ServerResponse) {
-    const body = controlBody(raw);
-    if (!body) return sendJson(res, 400, { error: 'body must be JSON' });
-    if (method === 'GET' && path === '/__fake/spans') return sendJson(res, 200, matching(spans, query.get('match')));
-    if (method === 'GET' && path === '/__fake/logs') return sendJson(res, 200, matching(logs, query.get('match')));
-    if (method === 'GET' && path === '/__fake/metrics') {
-      const name = query.get('name');
-      return sendJson(res, 200, name ? metrics.filter((m) => m.name === name) : metrics);
-    }
-    if (method === 'GET' && path === '/__fake/stats')
-      return sendJson(res, 200, { mode, received } satisfies CollectorStats);
-    try {
-      if (method === 'POST' && path === '/__fake/mode') {
-        setMode(body.mode as CollectorMode);
-        return sendJson(res, 200, { ok: true });
-      }
-    } catch (err) {
-      return sendJson(res, 400, { error: (err as Error).message });
-    }
-    if (method === 'POST' && path === '/__fake/reset') {
-      reset();
-      return sendJson(res, 200, { ok: true });
-    }
-    return sendJson(res, 404, { error: 'not_found' });
-  }
-
-  const server = await listenFake(async (req, res) => {
-    try {
-      const url = new URL(req.url ?? '/', 'http://fake');
-      const raw = await readBytes(req);
-      if (url.pathname.startsWith('/__fake/')) {
-        control(url.pathname, req.method ?? 'GET', url.searchParams, raw.toString('utf8'), res);
-        return;
-      }
-      const signal = SIGNALS[url.pathname as keyof typeof SIGNALS];
-      if (req.method === 'POST' && signal) {
-        exported(signal, req, res, raw);
-        return;
-      }
-      sendJson(res, 404, { message: 'not found' });
-    } catch (err) {
-      if (!res.headersSent) sendJson(res, 500, { message: String(err) });
-    }
-  }, options.port);
-
-  return { url: server.url, spans, metrics, logs, setMode, reset, stop: () => server.close() };
+  const sink = await startSignalSink<Signal>({
+    port: options.port,
+    kinds: ['traces', 'metrics', 'logs'],
+    route: (method, url) => (method === 'POST' ? (SIGNALS[url.pathname as keyof typeof SIGNALS] ?? null) : null),
+    accept: (signal, _url, req, res, raw) => exported(signal, req, res, raw),
+    lists: {
+      spans: (query) => matching(spans, query.get('match')),
+      logs: (query) => matching(logs, query.get('match')),
+      metrics: (query) => {
+        const name = query.get('name');
+        return name ? metrics.filter((m) => m.name === name) : metrics;
+      },
+    },
+    clear: () => {
+      spans.length = 0;
+      metrics.length = 0;
+      logs.length = 0;
+    },
+    refusal: { code: 14, message: 'unavailable (injected)' },
+    notFound: { message: 'not found' },
+  });
+  return { ...sink, spans, metrics, logs };
 }

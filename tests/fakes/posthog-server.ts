@@ -10,18 +10,16 @@
  * - As the real service: a body that is not JSON, or a missing event or
  *   distinct_id, answers 400; a wrong or missing key 401. gzip bodies accepted.
  * - Every accepted event is recorded with the key it came with.
- * - mode: 'up' (default); 'refusing' answers 503; 'down' drops the connection
- *   without an answer; 'hanging' never answers (counted, not recorded).
- * - Control API for other processes (tests/support/fake-posthog.ts):
- *     GET  /__fake/events?match=...   GET /__fake/stats   POST /__fake/mode {mode}   POST /__fake/reset
+ * - The mode switch and the control API of every signal fake (signal-sink.ts);
+ *   its list (tests/support/fake-posthog.ts reads it): GET /__fake/events?match=...
  *   `match` is looked for in the event's JSON (e.g. a job or user id).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { controlBody, isRecord, listenFake, readBytes, sendJson } from './http';
+import { isRecord, sendJson } from './http';
+import { type SignalSink, type SinkMode, startSignalSink } from './signal-sink';
 
-const MODES = ['up', 'refusing', 'down', 'hanging'] as const;
-export type AnalyticsMode = (typeof MODES)[number];
+export type AnalyticsMode = SinkMode;
 
 export interface RecordedEvent {
   event: string;
@@ -33,13 +31,9 @@ export interface RecordedEvent {
   path: string;
 }
 
-export interface FakePostHog {
-  url: string;
+export interface FakePostHog extends SignalSink {
   apiKey: string;
   events: RecordedEvent[];
-  setMode(mode: AnalyticsMode): void;
-  reset(): void;
-  stop(): Promise<void>;
 }
 
 const CAPTURE_PATHS = new Set(['/batch', '/batch/', '/capture', '/capture/', '/i/v0/e', '/i/v0/e/']);
@@ -47,25 +41,8 @@ const CAPTURE_PATHS = new Set(['/batch', '/batch/', '/capture', '/capture/', '/i
 export async function startFakePostHog(options: { apiKey?: string; port?: number } = {}): Promise<FakePostHog> {
   const apiKey = options.apiKey ?? 'phc_fake_project_key';
   const events: RecordedEvent[] = [];
-  let received = 0;
-  let mode: AnalyticsMode = 'up';
-
-  function setMode(next: AnalyticsMode) {
-    if (!MODES.includes(next)) throw new Error(`mode must be one of ${MODES.join(', ')}`);
-    mode = next;
-  }
-
-  function reset() {
-    events.length = 0;
-    received = 0;
-    mode = 'up';
-  }
 
   function capture(path: string, req: IncomingMessage, res: ServerResponse, raw: Buffer) {
-    received += 1;
-    if (mode === 'refusing') return sendJson(res, 503, { detail: 'unavailable (injected)' });
-    if (mode === 'down') return req.socket.destroy();
-    if (mode === 'hanging') return server.hang(res);
     let body: unknown;
     try {
       const bytes = /gzip/i.test(req.headers['content-encoding'] ?? '') ? gunzipSync(raw) : raw;
@@ -94,46 +71,22 @@ export async function startFakePostHog(options: { apiKey?: string; port?: number
     return sendJson(res, 200, { status: 1 });
   }
 
-  function control(path: string, method: string, query: URLSearchParams, raw: string, res: ServerResponse) {
-    const body = controlBody(raw);
-    if (!body) return sendJson(res, 400, { error: 'body must be JSON' });
-    if (method === 'GET' && path === '/__fake/events') {
-      const match = query.get('match');
-      return sendJson(res, 200, match ? events.filter((e) => JSON.stringify(e).includes(match)) : events);
-    }
-    if (method === 'GET' && path === '/__fake/stats') return sendJson(res, 200, { mode, received });
-    if (method === 'POST' && path === '/__fake/mode') {
-      try {
-        setMode(body.mode as AnalyticsMode);
-      } catch (err) {
-        return sendJson(res, 400, { error: (err as Error).message });
-      }
-      return sendJson(res, 200, { ok: true });
-    }
-    if (method === 'POST' && path === '/__fake/reset') {
-      reset();
-      return sendJson(res, 200, { ok: true });
-    }
-    return sendJson(res, 404, { error: 'not_found' });
-  }
-
-  const server = await listenFake(async (req, res) => {
-    try {
-      const url = new URL(req.url ?? '/', 'http://fake');
-      const raw = await readBytes(req);
-      if (url.pathname.startsWith('/__fake/')) {
-        control(url.pathname, req.method ?? 'GET', url.searchParams, raw.toString('utf8'), res);
-        return;
-      }
-      if (req.method === 'POST' && CAPTURE_PATHS.has(url.pathname)) {
-        capture(url.pathname, req, res, raw);
-        return;
-      }
-      sendJson(res, 404, { detail: 'Not found.' });
-    } catch (err) {
-      if (!res.headersSent) sendJson(res, 500, { detail: String(err) });
-    }
-  }, options.port);
-
-  return { url: server.url, apiKey, events, setMode, reset, stop: () => server.close() };
+  const sink = await startSignalSink<'capture'>({
+    port: options.port,
+    kinds: ['capture'],
+    route: (method, url) => (method === 'POST' && CAPTURE_PATHS.has(url.pathname) ? 'capture' : null),
+    accept: (_kind, url, req, res, raw) => capture(url.pathname, req, res, raw),
+    lists: {
+      events: (query) => {
+        const match = query.get('match');
+        return match ? events.filter((e) => JSON.stringify(e).includes(match)) : events;
+      },
+    },
+    clear: () => {
+      events.length = 0;
+    },
+    refusal: { detail: 'unavailable (injected)' },
+    notFound: { detail: 'Not found.' },
+  });
+  return { ...sink, apiKey, events };
 }

@@ -13,20 +13,18 @@
  *   a body that is not an envelope 400. gzip bodies accepted.
  * - Each accepted envelope is recorded raw (its exact bytes as text, what the
  *   tests search for personal data) and parsed into its items.
- * - mode: 'up' (default); 'refusing' answers 503; 'down' drops the connection
- *   without an answer; 'hanging' never answers (counted, not recorded).
- * - Control API for other processes (tests/support/fake-sentry.ts):
- *     GET  /__fake/envelopes?match=...   GET /__fake/stats   POST /__fake/mode {mode}   POST /__fake/reset
+ * - The mode switch and the control API of every signal fake (signal-sink.ts);
+ *   its list (tests/support/fake-sentry.ts reads it): GET /__fake/envelopes?match=...
  *   `match` is looked for in the envelope's raw text (e.g. a job id in a tag).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { controlBody, isRecord, listenFake, readBytes, sendJson } from './http';
+import { isRecord, sendJson } from './http';
+import { type SignalSink, type SinkMode, startSignalSink } from './signal-sink';
 
-const MODES = ['up', 'refusing', 'down', 'hanging'] as const;
-export type ErrorTrackingMode = (typeof MODES)[number];
+export type ErrorTrackingMode = SinkMode;
 
-export interface EnvelopeItem {
+interface EnvelopeItem {
   header: Record<string, unknown>;
   /** The payload parsed as JSON, else its text. */
   payload: unknown;
@@ -41,13 +39,9 @@ export interface RecordedEnvelope {
   at: string;
 }
 
-interface FakeSentry {
-  url: string;
+interface FakeSentry extends SignalSink {
   dsn: string;
   envelopes: RecordedEnvelope[];
-  setMode(mode: ErrorTrackingMode): void;
-  reset(): void;
-  stop(): Promise<void>;
 }
 
 const ENVELOPE_PATH = /^\/api\/([^/]+)\/envelope\/?$/;
@@ -96,23 +90,12 @@ function keyOf(req: IncomingMessage, query: URLSearchParams): string | null {
   return auth ? auth[1] : null;
 }
 
-export async function startFakeSentry(options: { project?: string; key?: string; port?: number } = {}) {
+export async function startFakeSentry(
+  options: { project?: string; key?: string; port?: number } = {},
+): Promise<FakeSentry> {
   const project = options.project ?? '4242';
   const key = options.key ?? 'fakepublickey0123456789abcdef';
   const envelopes: RecordedEnvelope[] = [];
-  let received = 0;
-  let mode: ErrorTrackingMode = 'up';
-
-  function setMode(next: ErrorTrackingMode) {
-    if (!MODES.includes(next)) throw new Error(`mode must be one of ${MODES.join(', ')}`);
-    mode = next;
-  }
-
-  function reset() {
-    envelopes.length = 0;
-    received = 0;
-    mode = 'up';
-  }
 
   function envelope(
     pathProject: string,
@@ -121,10 +104,6 @@ export async function startFakeSentry(options: { project?: string; key?: string;
     res: ServerResponse,
     raw: Buffer,
   ) {
-    received += 1;
-    if (mode === 'refusing') return sendJson(res, 503, { detail: 'unavailable (injected)' });
-    if (mode === 'down') return req.socket.destroy();
-    if (mode === 'hanging') return server.hang(res);
     if (pathProject !== project) return sendJson(res, 404, { detail: 'project not found' });
     if (keyOf(req, query) !== key) return sendJson(res, 401, { detail: 'invalid api key' });
     let bytes: Buffer;
@@ -139,55 +118,23 @@ export async function startFakeSentry(options: { project?: string; key?: string;
     return sendJson(res, 200, { id: parsed.header.event_id ?? null });
   }
 
-  function control(path: string, method: string, query: URLSearchParams, raw: string, res: ServerResponse) {
-    const body = controlBody(raw);
-    if (!body) return sendJson(res, 400, { error: 'body must be JSON' });
-    if (method === 'GET' && path === '/__fake/envelopes') {
-      const match = query.get('match');
-      return sendJson(res, 200, match ? envelopes.filter((e) => e.raw.includes(match)) : envelopes);
-    }
-    if (method === 'GET' && path === '/__fake/stats') return sendJson(res, 200, { mode, received });
-    if (method === 'POST' && path === '/__fake/mode') {
-      try {
-        setMode(body.mode as ErrorTrackingMode);
-      } catch (err) {
-        return sendJson(res, 400, { error: (err as Error).message });
-      }
-      return sendJson(res, 200, { ok: true });
-    }
-    if (method === 'POST' && path === '/__fake/reset') {
-      reset();
-      return sendJson(res, 200, { ok: true });
-    }
-    return sendJson(res, 404, { error: 'not_found' });
-  }
-
-  const server = await listenFake(async (req, res) => {
-    try {
-      const url = new URL(req.url ?? '/', 'http://fake');
-      const raw = await readBytes(req);
-      if (url.pathname.startsWith('/__fake/')) {
-        control(url.pathname, req.method ?? 'GET', url.searchParams, raw.toString('utf8'), res);
-        return;
-      }
-      const path = ENVELOPE_PATH.exec(url.pathname);
-      if (req.method === 'POST' && path) {
-        envelope(decodeURIComponent(path[1]), url.searchParams, req, res, raw);
-        return;
-      }
-      sendJson(res, 404, { detail: 'not found' });
-    } catch (err) {
-      if (!res.headersSent) sendJson(res, 500, { detail: String(err) });
-    }
-  }, options.port);
-
-  const fake: FakeSentry = {
-    url: server.url,
-    dsn: `${server.url.replace('://', `://${key}@`)}/${project}`,
-    envelopes,
-    setMode,
-    reset,
-    stop: () => server.close(),
-  };
-  return fake;
+  const sink = await startSignalSink<'envelope'>({
+    port: options.port,
+    kinds: ['envelope'],
+    route: (method, url) => (method === 'POST' && ENVELOPE_PATH.test(url.pathname) ? 'envelope' : null),
+    accept: (_kind, url, req, res, raw) =>
+      envelope(decodeURIComponent(ENVELOPE_PATH.exec(url.pathname)?.[1] ?? ''), url.searchParams, req, res, raw),
+    lists: {
+      envelopes: (query) => {
+        const match = query.get('match');
+        return match ? envelopes.filter((e) => e.raw.includes(match)) : envelopes;
+      },
+    },
+    clear: () => {
+      envelopes.length = 0;
+    },
+    refusal: { detail: 'unavailable (injected)' },
+    notFound: { detail: 'not found' },
+  });
+  return { ...sink, dsn: `${sink.url.replace('://', `://${key}@`)}/${project}`, envelopes };
 }

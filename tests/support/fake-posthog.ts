@@ -5,12 +5,13 @@
  * test (a job or user id), and put the mode back to 'up' when done.
  */
 import type { AnalyticsMode, RecordedEvent } from '../fakes/posthog-server';
+import type { SinkStats } from '../fakes/signal-sink';
 import { controlCaller } from './fake-control';
 
 export interface FakePostHogControl {
   origin: string;
   events(match?: string): Promise<RecordedEvent[]>;
-  stats(): Promise<{ mode: AnalyticsMode; received: number }>;
+  stats(): Promise<SinkStats<'capture'>>;
   setMode(mode: AnalyticsMode): Promise<void>;
 }
 

@@ -5,12 +5,13 @@
  * test (a job id in a tag), and put the mode back to 'up' when done.
  */
 import type { ErrorTrackingMode, RecordedEnvelope } from '../fakes/sentry-server';
+import type { SinkStats } from '../fakes/signal-sink';
 import { controlCaller } from './fake-control';
 
 export interface FakeSentryControl {
   origin: string;
   envelopes(match?: string): Promise<RecordedEnvelope[]>;
-  stats(): Promise<{ mode: ErrorTrackingMode; received: number }>;
+  stats(): Promise<SinkStats<'envelope'>>;
   setMode(mode: ErrorTrackingMode): Promise<void>;
 }
 

@@ -1,0 +1,105 @@
+/**
+ * What the fakes of the outbound signals (the OTLP collector, PostHog and
+ * Sentry) share: a mode that makes the endpoint misbehave, a count of the
+ * deliveries per kind, and a control API beside the delivery routes.
+ *
+ * - mode: 'up' (default) hands a delivery to the fake; 'refusing' answers
+ *   503; 'down' drops the connection without an answer; 'hanging' never
+ *   answers. Deliveries that arrive while not up are counted, not recorded.
+ * - Control API for other processes:
+ *     GET /__fake/<list>?...   each fake's own lists
+ *     GET /__fake/stats        {mode, received: {<kind>: count}}
+ *     POST /__fake/mode {mode} POST /__fake/reset (forget everything, mode up)
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { controlBody, listenFake, readBytes, sendJson } from './http';
+
+const SINK_MODES = ['up', 'refusing', 'down', 'hanging'] as const;
+export type SinkMode = (typeof SINK_MODES)[number];
+
+export interface SinkStats<K extends string> {
+  mode: SinkMode;
+  received: Record<K, number>;
+}
+
+export interface SignalSinkSpec<K extends string> {
+  port?: number;
+  kinds: readonly K[];
+  /** Which kind of delivery a request is, or null when it is not one of the sink's routes (404). */
+  route: (method: string, url: URL) => K | null;
+  /** Takes one delivery while the sink is up, and answers it. */
+  accept: (kind: K, url: URL, req: IncomingMessage, res: ServerResponse, raw: Buffer) => void;
+  /** GET /__fake/<name> answers lists[name](query). */
+  lists: Record<string, (query: URLSearchParams) => unknown>;
+  /** Forgets what was recorded. */
+  clear: () => void;
+  /** The provider's answer bodies for a refusal (503) and for an unknown path (404). */
+  refusal: Record<string, unknown>;
+  notFound: Record<string, unknown>;
+}
+
+export interface SignalSink {
+  url: string;
+  setMode(mode: SinkMode): void;
+  reset(): void;
+  stop(): Promise<void>;
+}
+
+export async function startSignalSink<K extends string>(spec: SignalSinkSpec<K>): Promise<SignalSink> {
+  const received = Object.fromEntries(spec.kinds.map((kind) => [kind, 0])) as Record<K, number>;
+  let mode: SinkMode = 'up';
+
+  function setMode(next: SinkMode) {
+    if (!SINK_MODES.includes(next)) throw new Error(`mode must be one of ${SINK_MODES.join(', ')}`);
+    mode = next;
+  }
+
+  function reset() {
+    spec.clear();
+    for (const kind of spec.kinds) received[kind] = 0;
+    mode = 'up';
+  }
+
+  function control(path: string, method: string, query: URLSearchParams, raw: string, res: ServerResponse) {
+    const body = controlBody(raw);
+    if (!body) return sendJson(res, 400, { error: 'body must be JSON' });
+    const list = spec.lists[path.slice('/__fake/'.length)];
+    if (method === 'GET' && list) return sendJson(res, 200, list(query));
+    if (method === 'GET' && path === '/__fake/stats') return sendJson(res, 200, { mode, received });
+    if (method === 'POST' && path === '/__fake/mode') {
+      try {
+        setMode(body.mode as SinkMode);
+      } catch (err) {
+        return sendJson(res, 400, { error: (err as Error).message });
+      }
+      return sendJson(res, 200, { ok: true });
+    }
+    if (method === 'POST' && path === '/__fake/reset') {
+      reset();
+      return sendJson(res, 200, { ok: true });
+    }
+    return sendJson(res, 404, { error: 'not_found' });
+  }
+
+  const server = await listenFake(async (req, res) => {
+    try {
+      const url = new URL(req.url ?? '/', 'http://fake');
+      const raw = await readBytes(req);
+      if (url.pathname.startsWith('/__fake/')) {
+        control(url.pathname, req.method ?? 'GET', url.searchParams, raw.toString('utf8'), res);
+        return;
+      }
+      const kind = spec.route(req.method ?? 'GET', url);
+      if (kind === null) return void sendJson(res, 404, spec.notFound);
+      received[kind] += 1;
+      if (mode === 'refusing') return void sendJson(res, 503, spec.refusal);
+      if (mode === 'down') return req.socket.destroy();
+      if (mode === 'hanging') return server.hang(res);
+      spec.accept(kind, url, req, res, raw);
+    } catch (err) {
+      if (!res.headersSent) sendJson(res, 500, { detail: String(err) });
+    }
+  }, spec.port);
+
+  return { url: server.url, setMode, reset, stop: () => server.close() };
+}
