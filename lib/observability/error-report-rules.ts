@@ -54,24 +54,45 @@ export function trackedEventOf(report: ErrorReport): TrackedEvent {
   return scrubEvent(event);
 }
 
-/** One watchdog sweep's counts (lib/orchestrator/recovery.ts, WatchdogReport). */
+/** The jobs a watchdog sweep acted on, by action. */
+export interface SweepJobs {
+  requeued: string[];
+  recovered: string[];
+  failed: string[];
+}
+
+/** One watchdog sweep's counts and the jobs it acted on (lib/orchestrator/recovery.ts, WatchdogReport). */
 export interface SweepCounts {
   checked: number;
   requeued: number;
   recovered: number;
   failed: number;
+  jobs: SweepJobs;
+}
+
+/** Job ids named per action in a sweep report; a sweep that touches more says how many it left out. */
+export const SWEEP_JOB_IDS_SHOWN = 20;
+
+function jobIdList(ids: string[]): string {
+  const shown = ids.slice(0, SWEEP_JOB_IDS_SHOWN).join(',');
+  return ids.length > SWEEP_JOB_IDS_SHOWN ? `${shown} (+${ids.length - SWEEP_JOB_IDS_SHOWN} more)` : shown;
 }
 
 /**
- * A sweep that acted is reported with its counts: a warning when it failed
- * jobs, else info. A sweep that only looked (every minute) is not reported.
+ * A sweep that acted is reported with its counts and the ids of the jobs it
+ * acted on (ids only): a warning when it failed jobs, else info. A sweep
+ * that only looked (every minute) is not reported.
  */
-export function watchdogSweepReport(counts: SweepCounts): ErrorReport | null {
-  if (counts.requeued + counts.recovered + counts.failed === 0) return null;
+export function watchdogSweepReport(sweep: SweepCounts): ErrorReport | null {
+  const { checked, requeued, recovered, failed, jobs } = sweep;
+  if (requeued + recovered + failed === 0) return null;
+  const extra: Record<string, string | number> = { checked, requeued, recovered, failed };
+  for (const action of ['requeued', 'recovered', 'failed'] as const)
+    if (jobs[action].length > 0) extra[`${action}_job_ids`] = jobIdList(jobs[action]);
   return {
     kind: 'watchdog_sweep',
-    level: counts.failed > 0 ? 'warning' : 'info',
-    message: `Watchdog sweep: ${counts.requeued} requeued, ${counts.recovered} recovered, ${counts.failed} failed of ${counts.checked} checked`,
-    extra: { ...counts },
+    level: failed > 0 ? 'warning' : 'info',
+    message: `Watchdog sweep: ${requeued} requeued, ${recovered} recovered, ${failed} failed of ${checked} checked`,
+    extra,
   };
 }

@@ -21,7 +21,7 @@ import { getJob, updateJob, type Job } from '../jobs/job-store';
 import { isProcessing, isRunning, PREPARING_STATUSES, RUNNING_STATUSES } from '../jobs/job-rules';
 import { JobLog } from '../jobs/log-store';
 import { jobView } from '../jobs/view';
-import { watchdogSweepReport } from '../observability/error-report-rules';
+import { type SweepJobs, watchdogSweepReport } from '../observability/error-report-rules';
 import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
 import { sendToQueue } from '../queue/queues';
@@ -128,10 +128,18 @@ export interface WatchdogReport {
   requeued: number;
   recovered: number;
   failed: number;
+  /** The ids of the jobs each action touched, for the operator who reads the sweep's report. */
+  jobs: SweepJobs;
 }
 
 export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
-  const report: WatchdogReport = { checked: 0, requeued: 0, recovered: 0, failed: 0 };
+  const report: WatchdogReport = {
+    checked: 0,
+    requeued: 0,
+    recovered: 0,
+    failed: 0,
+    jobs: { requeued: [], recovered: [], failed: [] },
+  };
   // The index is sparse (processing jobs only), so every one is looked at:
   // the age limits apply even to a job that keeps heartbeating.
   for await (const jobId of activeJobIds()) {
@@ -140,7 +148,10 @@ export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
     report.checked++;
     try {
       const action = await inspect(job, now);
-      if (action) report[action]++;
+      if (action) {
+        report[action]++;
+        report.jobs[action].push(job.id);
+      }
     } catch (err) {
       logger.error('watchdog could not handle a job', { job_id: job.id, error: String(err) });
     }
@@ -155,7 +166,7 @@ export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
   return report;
 }
 
-async function inspect(job: Job, now: Date): Promise<keyof Omit<WatchdogReport, 'checked'> | null> {
+async function inspect(job: Job, now: Date): Promise<keyof SweepJobs | null> {
   const config = settings();
   if (!job.run_id && PREPARING_STATUSES.includes(job.status)) {
     // Its files were never confirmed: once their upload links have expired, nothing more can arrive.
@@ -221,12 +232,7 @@ async function inspect(job: Job, now: Date): Promise<keyof Omit<WatchdogReport, 
  * orphaned → sent again; nothing of that and quiet past the queue threshold
  * → hung.
  */
-async function inspectBranches(
-  job: Job,
-  now: Date,
-  hung: boolean,
-  log: JobLog,
-): Promise<keyof Omit<WatchdogReport, 'checked'> | null> {
+async function inspectBranches(job: Job, now: Date, hung: boolean, log: JobLog): Promise<keyof SweepJobs | null> {
   const pipeline = job.pipeline ? getPipeline(job.pipeline) : undefined;
   const stage = pipeline && stageOf(pipeline, job.stage_name as string);
   if (!pipeline || !stage || !isBranchStage(stage.def))

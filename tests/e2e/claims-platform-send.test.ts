@@ -3,12 +3,14 @@
  * (tests/fakes/claims-platform-server.ts), fake billing service and the
  * submissions queue worker: the synchronous claim and room sync, the
  * background items, photos and analysis, the Submission's lifecycle, charges
- * under as-send keys, re-submission of what failed, and the refusals.
+ * under as-send keys, re-submission of what failed, and the refusals; each
+ * submission failure reaches the run's fake error tracker by ids only.
  */
 import { randomUUID } from 'node:crypto';
 import { Client, eventually } from '../support/api';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeClaimsPlatform } from '../support/fake-claims-platform';
+import { fakeSentry } from '../support/fake-sentry';
 import { jobWithItems } from '../support/inventory';
 import { PUBLIC_BASE_URL } from '../support/sends';
 import { type LoginClaimsInput, newTeamMember } from '../support/tokens';
@@ -16,6 +18,7 @@ import { setFields } from '../support/aws';
 import { newRoom } from '../support/uploads';
 
 const fake = () => fakeClaimsPlatform(process.env.TEST_FAKE_CLAIMS_PLATFORM_URL as string);
+const errors = fakeSentry(process.env.TEST_FAKE_SENTRY_URL as string);
 
 interface PlatformTeam {
   client: Client;
@@ -44,6 +47,18 @@ const submit = (t: PlatformTeam, body: Record<string, unknown> = {}) =>
 
 const spendsOf = async (t: PlatformTeam) =>
   (await fakeBilling.spends(t.member.current_team_id)).filter((s) => s.reference.startsWith('as-send:'));
+
+/** The run's error-tracking report that names `id` (a claim or item id): its event and its bytes as sent. */
+async function reportOf(id: string) {
+  const envelope = await eventually(async () => (await errors.envelopes(id))[0]);
+  const event = envelope.items.find((i) => i.header.type === 'event')?.payload as Record<string, any>;
+  return { event, raw: envelope.raw };
+}
+
+function expectNoPersonalData(raw: string, t: PlatformTeam) {
+  for (const personal of [t.member.email, t.member.user_name, t.member.current_team_name, t.token, t.client.token])
+    expect(raw).not.toContain(personal as string);
+}
 
 /** Waits for the submission to finish in the background; the claim's submissions answer. */
 async function finished(t: PlatformTeam, id: string) {
@@ -102,6 +117,14 @@ describe('submit-to-claims-platform', () => {
     const history = await finished(t, first.body.id);
     expect(history.submissions[0]).toMatchObject({ done_count: 1, failed_count: 1 });
     expect(history.unsubmitted_items).toBe(1);
+    // Error tracking hears of the item that failed for good, by ids only (the platform's words stay out).
+    const itemReport = await reportOf(kettle.id);
+    expect(itemReport.event).toMatchObject({
+      level: 'warning',
+      tags: { kind: 'claims_platform_submission', step: 'item', item_id: kettle.id, submission_id: first.body.id },
+    });
+    expectNoPersonalData(itemReport.raw, t);
+    expect(itemReport.raw).not.toContain('title rejected');
 
     const again = await submit(t);
     expect(again.status).toBe(200);
@@ -131,6 +154,18 @@ describe('submit-to-claims-platform', () => {
     await fake().failNext('503', { match: t.token, count: 3 });
     const res = await submit(t);
     expect(res.status).toBe(502);
+    const syncReport = await reportOf(t.claimId);
+    expect(syncReport.event).toMatchObject({
+      level: 'error',
+      tags: {
+        kind: 'claims_platform_submission',
+        step: 'claim_sync',
+        claim_id: t.claimId,
+        team_id: expect.any(String),
+      },
+      exception: { values: [{ type: 'ClaimsPlatformSubmissionFailure' }] },
+    });
+    expectNoPersonalData(syncReport.raw, t);
     const spends = await spendsOf(t);
     expect(spends).toHaveLength(1);
     expect(spends[0].refunded).toBe(2);

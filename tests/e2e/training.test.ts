@@ -109,6 +109,12 @@ describe('training sandbox', () => {
     const walkItems = (await client.get(`/api/inventory/${walk.job.id}`)).body as any[];
     expect(walkItems.map((i) => i.photos.length)).toEqual([1, 1, 1]);
     expect((await request('GET', walkItems[0].photo_path)).status).toBe(302);
+    // Completed at once is still a terminal path: the job's log is archived and served from the archive.
+    const walkLog = (await client.get(`/api/jobs/${walk.job.id}/logs`)).body;
+    expect(walkLog.source).toBe('archive');
+    expect(walkLog.lines.map((l: any) => l.message)).toContain(
+      'Training: 3 item(s) made at once, without the AI; nothing charged',
+    );
     // A voice note likewise.
     const note = await chunkedUpload(client, kitchen, readFileSync(makeTone(join(dir, 'note.wav'), 2)), {
       kind: 'audio',

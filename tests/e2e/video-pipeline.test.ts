@@ -16,9 +16,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import type { RecordedSpan } from '../fakes/otlp-collector';
 import { Client, eventually, serviceUrl } from '../support/api';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway } from '../support/fake-gateway';
+import { fakeOtlp } from '../support/fake-otlp';
 import { fakeSpeech } from '../support/fake-speech';
 import { newTeamMember } from '../support/tokens';
 import { chunkedUpload, newRoom, photoJob, smallPng, type TestRoom, waitForDuration } from '../support/uploads';
@@ -26,6 +28,7 @@ import { makeVoiceNote, makeWalkthrough, type WalkthroughObject } from '../suppo
 
 const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
 const speech = fakeSpeech(process.env.TEST_FAKE_SPEECH_URL as string);
+const otlp = fakeOtlp(process.env.TEST_FAKE_OTLP_URL as string);
 
 const box = (x: number, y: number, width = 0.2, height = 0.3) => ({ x, y, width, height });
 
@@ -306,6 +309,40 @@ describe('video pipeline: a walkthrough into items', () => {
     const requests = await speech.requests(jobId);
     expect(requests).toHaveLength(1);
     expect(requests[0].content_type).toBe('audio/ogg');
+  });
+
+  it('is one trace: the branches side by side and their units are stage spans under the job.process root', async () => {
+    const spans = await eventually(async () => {
+      const found = await otlp.spans(jobId);
+      return found.some((s) => s.name === 'job.process') ? found : null;
+    }, 30_000);
+    const root = spans.find((s) => s.name === 'job.process') as RecordedSpan;
+    expect(root.attributes).toMatchObject({ 'job.pipeline': 'video', 'job.outcome': 'complete' });
+    const names = spans.map((s) => s.name);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'stage.probe',
+        'stage.extract.frames',
+        'stage.extract.frames.unit',
+        'stage.extract.transcribe',
+        'stage.chunk',
+        'stage.analyze',
+        'stage.analyze.unit',
+        'stage.synthesize',
+      ]),
+    );
+    // One unit per 2-minute stretch (75 s: one), one per chunk (three).
+    expect(names.filter((n) => n === 'stage.extract.frames.unit')).toHaveLength(1);
+    expect(names.filter((n) => n === 'stage.analyze.unit')).toHaveLength(3);
+    for (const span of spans.filter((s) => s !== root)) {
+      expect(span.traceId).toBe(root.traceId);
+      expect(span.parentSpanId).toBe(root.spanId);
+    }
+    // The branches ran side by side: the frames unit and the transcription overlapped in time.
+    const framesUnit = spans.find((s) => s.name === 'stage.extract.frames.unit') as RecordedSpan;
+    const transcribe = spans.find((s) => s.name === 'stage.extract.transcribe') as RecordedSpan;
+    expect(BigInt(framesUnit.startTimeUnixNano)).toBeLessThan(BigInt(transcribe.endTimeUnixNano));
+    expect(BigInt(transcribe.startTimeUnixNano)).toBeLessThan(BigInt(framesUnit.endTimeUnixNano));
   });
 
   it('answers 404 to another team on every job route', async () => {

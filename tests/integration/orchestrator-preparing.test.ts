@@ -4,17 +4,21 @@
  * hands the job on to awaiting_grouping, whether it succeeds, fails, or is
  * restarted after its worker died; started once only; and a preparing job
  * whose files were never confirmed, which the watchdog hands on once its
- * upload links have expired.
+ * upload links have expired. A crashed read reaches error tracking as an
+ * import crash; files that never came do not.
  */
 import { randomUUID } from 'node:crypto';
 import { eventually } from '../support/api';
+import { fakeSentry } from '../support/fake-sentry';
 import { killed, startInProcessWorkers, startWorkerProcess, useEngineStage, type EngineStage } from '../support/engine';
 import { preparingPipeline, registerTestPipelines, runRecord, setScript, type Script } from '../support/test-pipelines';
 import { getJob, newJobRecord, putNewJob, type Job } from '../../lib/jobs/job-store';
 import { readArchivedLog, readLiveLog } from '../../lib/jobs/log-store';
 import { startJob } from '../../lib/orchestrator/engine';
+import { flushSignals } from '../../lib/observability/flush';
 import { RESTARTING, runWatchdog } from '../../lib/orchestrator/recovery';
 
+const errors = fakeSentry(process.env.TEST_FAKE_SENTRY_URL as string);
 let stage: EngineStage;
 let workers: { stop(): Promise<void> } | null = null;
 
@@ -94,6 +98,17 @@ it('hands the job on with the failure recorded when a stage fails', async () => 
     billing_refunded: false,
   });
   expect(await messages(job.id)).toContain('The PDF is damaged.');
+  // Error tracking hears of the crashed read once (the worker sends it before its invocation ends).
+  const crash = await eventually(async () =>
+    (await errors.events(job.id)).find((e) => e.tags?.kind === 'import_crash'),
+  );
+  expect(crash).toMatchObject({
+    level: 'error',
+    tags: { job_id: job.id, pipeline: 'test-preparing', source_type: 'photo' },
+    exception: { values: [{ type: 'ImportCrash', value: 'The PDF is damaged.' }] },
+  });
+  await new Promise((r) => setTimeout(r, 1000));
+  expect((await errors.events(job.id)).filter((e) => e.tags?.kind === 'import_crash')).toHaveLength(1);
 });
 
 it('starts once: a second start while it runs, or after it ended, is refused', async () => {
@@ -138,4 +153,12 @@ it('hands on a preparing job whose files were never confirmed, once its upload l
   const done = await getJob(job.id);
   expect(done).toMatchObject({ status: 'awaiting_grouping', run_id: null });
   expect(done?.preparation_error).toMatch(/No contents list was confirmed/);
+  // Files that never came are not a crash: error tracking hears only of the sweep that handed it on.
+  await flushSignals();
+  const reports = await eventually(async () => {
+    const found = await errors.events(job.id);
+    return found.length > 0 ? found : null;
+  });
+  expect(reports.map((e) => e.tags?.kind)).toEqual(['watchdog_sweep']);
+  expect(reports[0].extra).toMatchObject({ failed_job_ids: expect.stringContaining(job.id) });
 });

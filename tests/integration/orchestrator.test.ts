@@ -20,6 +20,7 @@ import {
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startFakeChatServer } from '../fakes/chat-server';
 import { eventually } from '../support/api';
+import { fakeSentry } from '../support/fake-sentry';
 import {
   killed,
   selfKilled,
@@ -44,6 +45,7 @@ import { ConflictError } from '../../lib/errors';
 import { STATUS_OF_DOMAIN_ERROR } from '../../lib/http/errors';
 import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job-store';
 import { appendLog, archiveLog, readArchivedLog, readLiveLog } from '../../lib/jobs/log-store';
+import { flushSignals } from '../../lib/observability/flush';
 import { sqs as serviceSqs } from '../../lib/queue/queues';
 import { startJob } from '../../lib/orchestrator/engine';
 import type { PipelineDefinition } from '../../lib/orchestrator/pipeline';
@@ -54,6 +56,8 @@ import {
   runWatchdog,
   STUCK_FOR_A_DAY,
 } from '../../lib/orchestrator/recovery';
+
+const errors = fakeSentry(process.env.TEST_FAKE_SENTRY_URL as string);
 
 let stage: EngineStage;
 let chat: Awaited<ReturnType<typeof startFakeChatServer>>;
@@ -372,8 +376,20 @@ describe('interruptions and the watchdog', () => {
         heartbeat_at: dayAgo,
       },
     });
-    await runWatchdog(new Date());
+    const report = await runWatchdog(new Date());
+    expect(report.jobs.failed).toContain(job.id);
     expect(await getJob(job.id)).toMatchObject({ status: 'error', error_message: STUCK_FOR_A_DAY });
+
+    // Error tracking hears of the sweep (the run's fake, as the scheduled function would send it), naming the job.
+    await flushSignals();
+    const sweep = await eventually(async () =>
+      (await errors.events(job.id)).find((e) => e.tags?.kind === 'watchdog_sweep'),
+    );
+    expect(sweep).toMatchObject({
+      level: 'warning',
+      exception: { values: [{ type: 'WatchdogSweep', value: expect.stringMatching(/\d+ failed of \d+ checked/) }] },
+      extra: { failed: expect.any(Number), failed_job_ids: expect.stringContaining(job.id) },
+    });
   });
 
   it('fails a hung job that still holds its lease after the queue threshold', async () => {

@@ -11,6 +11,8 @@ import { controlCaller } from './fake-control';
 export interface FakeSentryControl {
   origin: string;
   envelopes(match?: string): Promise<RecordedEnvelope[]>;
+  /** The event of each matching envelope (what a report says: level, tags, extra, exception or message). */
+  events(match?: string): Promise<Record<string, any>[]>;
   stats(): Promise<SinkStats<'envelope'>>;
   setMode(mode: ErrorTrackingMode): Promise<void>;
 }
@@ -18,10 +20,15 @@ export interface FakeSentryControl {
 export function fakeSentry(url: string): FakeSentryControl {
   const origin = new URL(url).origin;
   const call = controlCaller(origin, 'fake error-tracking service');
+  const envelopes = (match?: string) =>
+    call<RecordedEnvelope[]>('GET', `/__fake/envelopes${match ? `?match=${encodeURIComponent(match)}` : ''}`);
   return {
     origin,
-    envelopes: (match) =>
-      call<RecordedEnvelope[]>('GET', `/__fake/envelopes${match ? `?match=${encodeURIComponent(match)}` : ''}`),
+    envelopes,
+    events: async (match) =>
+      (await envelopes(match)).flatMap((envelope) =>
+        envelope.items.filter((i) => i.header.type === 'event').map((i) => i.payload as Record<string, any>),
+      ),
     stats: () => call('GET', '/__fake/stats'),
     setMode: async (mode) => void (await call('POST', '/__fake/mode', { mode })),
   };
