@@ -29,7 +29,12 @@ import {
 } from './run-store';
 
 /** Photo writes (bucket PUTs) in flight per unit. */
-const BUCKET_WRITES_IN_FLIGHT = 8;
+const BUCKET_WRITES_IN_FLIGHT = 16;
+
+/** Bytes of embedded photos read and counted against the budget at a time (and so held in memory at once). */
+const BATCH_BYTES = 64 * 1024 ** 2;
+
+type EmbeddedTask = Extract<ExtractionTask, { kind: 'embedded' }>;
 
 /** Long edge of a page rendered for the AI to mark, and of the photos cut from it. */
 const PAGE_RENDER_LONG_EDGE = 1600;
@@ -46,7 +51,7 @@ export async function extractUnit(ctx: StageContext, index: number): Promise<voi
   if (!unit) throw new Error(`extraction unit ${index} is outside the plan`);
   const result: ExtractionResult = { unit: index, photos: [], whole_pages: 0, dropped_pages: 0, limit: null };
 
-  // Bytes already counted against the budget for this unit (its embedded photos, reserved in one write).
+  // Bytes already counted against the budget (a batch of embedded photos, reserved in one write).
   let prepaid = 0;
   const write = async (photoIndex: number, finding: PdfPhotoFinding, jpeg: Buffer) => {
     if (prepaid >= jpeg.length) prepaid -= jpeg.length;
@@ -67,20 +72,35 @@ export async function extractUnit(ctx: StageContext, index: number): Promise<voi
   // Stored JPEGs need no pdf.js: it is loaded only if a page has to be rendered.
   const reader = await openDocument(job, unit.document, { checkRendering: false });
   try {
-    // Embedded photos: all read first, their bytes reserved in one write, then written side by side.
-    const embedded = unit.tasks.filter((t) => t.kind === 'embedded');
-    const jpegs: Buffer[] = [];
-    for (const task of embedded) jpegs.push(await reader.imageJpeg(task.finding.page, task.placement));
-    const total = jpegs.reduce((n, j) => n + j.length, 0);
-    if (total > 0 && (await reserveExtractedBytes(job.id, runId, unit.document, total))) prepaid = total;
+    // Embedded photos in batches of at most BATCH_BYTES: read, reserved in one write, then written side by
+    // side. Only one batch's bytes are held at once, however large the photos.
     const limit = pLimit(BUCKET_WRITES_IN_FLIGHT);
-    // Over the budget, photos are counted one by one in order, so the photos before the limit are kept.
-    if (prepaid > 0)
-      await Promise.all(embedded.map((task, i) => limit(() => write(task.index, task.finding, jpegs[i]))));
-    else for (const [i, task] of embedded.entries()) await write(task.index, task.finding, jpegs[i]);
-    await ctx.heartbeat();
+    const writeBatch = async (batch: { task: EmbeddedTask; jpeg: Buffer }[], bytes: number) => {
+      if (bytes > 0 && (await reserveExtractedBytes(job.id, runId, unit.document, bytes))) {
+        prepaid = bytes;
+        await Promise.all(batch.map(({ task, jpeg }) => limit(() => write(task.index, task.finding, jpeg))));
+      } else {
+        // Near the budget, photos are counted one by one in order, so the photos before the limit are kept.
+        for (const { task, jpeg } of batch) await write(task.index, task.finding, jpeg);
+      }
+    };
+    let batch: { task: EmbeddedTask; jpeg: Buffer }[] = [];
+    let bytes = 0;
     for (const task of unit.tasks) {
-      if (task.kind === 'page') await markPage(ctx, unit.document, reader, task, write, result);
+      if (task.kind !== 'embedded') continue;
+      const jpeg = await reader.imageJpeg(task.finding.page, task.placement);
+      batch.push({ task, jpeg });
+      bytes += jpeg.length;
+      if (bytes < BATCH_BYTES) continue;
+      await writeBatch(batch, bytes);
+      batch = [];
+      bytes = 0;
+    }
+    await writeBatch(batch, bytes);
+    // A rendered page is an AI call: the heartbeat after each one shows the unit is moving.
+    for (const task of unit.tasks) {
+      if (task.kind !== 'page') continue;
+      await markPage(ctx, unit.document, reader, task, write, result);
       await ctx.heartbeat();
     }
   } catch (err) {
@@ -89,7 +109,7 @@ export async function extractUnit(ctx: StageContext, index: number): Promise<voi
   } finally {
     await reader.close();
   }
-  await putExtractionResult(job.id, runId, result);
+  await putExtractionResult(job, runId, result);
 }
 
 /** A page_image page: rendered, its photos marked by the AI and cut out (or the page kept whole, or dropped). */

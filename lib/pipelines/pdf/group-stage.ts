@@ -48,7 +48,7 @@ export async function groupPhotos(ctx: StageContext): Promise<StageOutcome> {
   const runId = job.run_id as string;
   const readPlan = await getReadPlan(job.id, runId);
   const plan = readPlan.units.length > 0 ? await getExtractionPlan(job, runId).catch(() => null) : null;
-  const results = await listExtractionResults(job.id, runId);
+  const results = plan ? await listExtractionResults(job, runId, plan.units.length) : [];
   const photos = results.flatMap((r) => r.photos).sort((a, b) => a.index - b.index);
   let nextGroup = photos.length > 0 ? photos[0].index : 0;
 

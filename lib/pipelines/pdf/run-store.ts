@@ -8,7 +8,8 @@
  *    are far over DynamoDB's 400 KB row);
  *  - the extraction plan (bucket JSON): per document the recipe and what it
  *    found, and the extraction units with the photos each takes out;
- *  - one result per extraction unit (DynamoDB run record, written once).
+ *  - one result per extraction unit (bucket JSON: a unit's findings can
+ *    pass 400 KB, and one object per unit is what the group stage reads).
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { putJson, readObject } from '../../blob/objects';
@@ -16,7 +17,7 @@ import { db, isConditionalCheckFailed, tableName } from '../../db/client';
 import { blobKeys } from '../../blob/keys';
 import type { Job } from '../../jobs/job-store';
 import type { PdfImagePlacement, PdfPageLayout } from '../../pdf/layout';
-import { getRunRecord, listRunRecords, putRunRecord, runRecordKey } from '../run-record-store';
+import { getRunRecord, putRunRecord, runRecordKey } from '../run-record-store';
 import type { PdfPhotoFinding } from './finding';
 import { MAX_EXTRACTED_BYTES } from './limit-rules';
 import type { Recipe } from './recipe';
@@ -103,7 +104,6 @@ export interface ExtractionResult {
 }
 
 const READ_PLAN = 'PDFREADPLAN';
-const RESULT = 'PDFRESULT';
 
 const runPrefix = (job: JobPlace, runId: string) =>
   `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}pdf-runs/${runId}/`;
@@ -140,12 +140,27 @@ export async function getExtractionPlan(job: JobPlace, runId: string): Promise<E
   return JSON.parse(stored.body.toString('utf8')) as ExtractionPlan;
 }
 
-/** A unit's result; a unit run again replaces its own (it wrote the same photo names). */
-export const putExtractionResult = (jobId: string, runId: string, result: ExtractionResult) =>
-  putRunRecord(jobId, runRecordKey(RESULT, runId, result.unit), 'PdfExtractionResult', result);
+const resultKey = (job: JobPlace, runId: string, unit: number) =>
+  `${runPrefix(job, runId)}results/${String(unit).padStart(5, '0')}.json`;
 
-export const listExtractionResults = (jobId: string, runId: string) =>
-  listRunRecords<ExtractionResult>(jobId, RESULT, runId);
+/** A unit's result; a unit run again replaces its own (it wrote the same photo names). */
+export const putExtractionResult = (job: JobPlace, runId: string, result: ExtractionResult) =>
+  putJson(resultKey(job, runId, result.unit), result);
+
+/** The results of units 0..unitCount-1, in unit order (the fan-in guarantees each was written). */
+export async function listExtractionResults(
+  job: JobPlace,
+  runId: string,
+  unitCount: number,
+): Promise<ExtractionResult[]> {
+  const results: ExtractionResult[] = [];
+  for (let unit = 0; unit < unitCount; unit++) {
+    const stored = await readObject(resultKey(job, runId, unit));
+    if (!stored) throw new Error(`the result of extraction unit ${unit} is missing from storage`);
+    results.push(JSON.parse(stored.body.toString('utf8')) as ExtractionResult);
+  }
+  return results;
+}
 
 /** Everything a run keeps in the bucket (cleared when the job's read is over or restarted). */
 export const runFilesPrefix = (job: JobPlace) => `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}pdf-runs/`;
