@@ -1,7 +1,8 @@
 /** Bulk reads and writes by key, with DynamoDB's unprocessed-item retries. */
-import { BatchGetCommand, BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { withRetry } from '../retry';
 import { db, tableName } from './client';
+import { partitionRows } from './query';
 
 export type RowKey = { pk: string; sk: string };
 
@@ -80,19 +81,7 @@ export async function putRows(rows: Record<string, unknown>[]): Promise<void> {
 /** Every row under one partition key. */
 export async function partitionKeys(pk: string): Promise<RowKey[]> {
   const out: RowKey[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
-        ProjectionExpression: 'pk, sk',
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) out.push({ pk: String(item.pk), sk: String(item.sk) });
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for await (const item of partitionRows(pk, { projection: 'pk, sk' }))
+    out.push({ pk: String(item.pk), sk: String(item.sk) });
   return out;
 }

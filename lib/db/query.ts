@@ -46,13 +46,16 @@ function withoutExpressions(options: Partial<QueryCommandInput>) {
   return rest;
 }
 
-/** Every row of one partition whose sort key starts with `skPrefix` (all rows when empty), in sort-key order, keys stripped. */
-export async function queryPartition<T>(
+/**
+ * The rows of one table partition as stored (keys included), in sort-key
+ * order, read a page at a time: those whose sort key starts with `skPrefix`
+ * (all when empty), only the `projection` attributes when given.
+ */
+export async function* partitionRows(
   pk: string,
-  skPrefix = '',
-  options: { consistent?: boolean } = {},
-): Promise<T[]> {
-  const out: T[] = [];
+  options: { skPrefix?: string; consistent?: boolean; projection?: string } = {},
+): AsyncGenerator<Record<string, unknown>> {
+  const { skPrefix = '', consistent = false, projection } = options;
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await db().send(
@@ -60,12 +63,24 @@ export async function queryPartition<T>(
         TableName: tableName(),
         KeyConditionExpression: skPrefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
         ExpressionAttributeValues: { ':pk': pk, ...(skPrefix ? { ':prefix': skPrefix } : {}) },
-        ConsistentRead: options.consistent ?? false,
+        ConsistentRead: consistent,
+        ...(projection ? { ProjectionExpression: projection } : {}),
         ExclusiveStartKey,
       }),
     );
-    for (const item of page.Items ?? []) out.push(withoutKeys(item) as T);
+    yield* page.Items ?? [];
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
+}
+
+/** Every row of one partition whose sort key starts with `skPrefix` (all rows when empty), in sort-key order, keys stripped. */
+export async function queryPartition<T>(
+  pk: string,
+  skPrefix = '',
+  options: { consistent?: boolean } = {},
+): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of partitionRows(pk, { skPrefix, consistent: options.consistent }))
+    out.push(withoutKeys(item) as T);
   return out;
 }

@@ -1,7 +1,8 @@
 /** Component overrides (spec: Team feature flags; Admin components): one global row and one row per team. */
-import { BatchGetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { keys } from '../db/keys';
+import { partitionRows } from '../db/query';
 import { resolveComponents, type Features, type Overrides } from './rules';
 
 /** The components the team sees, with the overrides applied. */
@@ -19,23 +20,13 @@ export async function teamFeatures(teamId: string): Promise<Features> {
 /** Every override row: the global one (team_id null) and one per team that has any. */
 export async function listComponentOverrides(): Promise<Array<{ team_id: string | null; visible: Overrides }>> {
   const out: Array<{ team_id: string | null; visible: Overrides }> = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.components(null).pk },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const row of page.Items ?? []) {
-      const sk = row.sk as string;
-      out.push({ team_id: sk.startsWith('TEAM#') ? sk.slice('TEAM#'.length) : null, visible: row.visible ?? {} });
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for await (const row of partitionRows(keys.components(null).pk, { consistent: true })) {
+    const sk = row.sk as string;
+    out.push({
+      team_id: sk.startsWith('TEAM#') ? sk.slice('TEAM#'.length) : null,
+      visible: (row.visible as Overrides | undefined) ?? {},
+    });
+  }
   return out;
 }
 

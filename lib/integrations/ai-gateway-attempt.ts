@@ -34,12 +34,8 @@ export type Attempt =
       retryAfterMs: number | null;
     };
 
-/** One failed HTTP attempt, as the retry policy sees it. */
-export class AttemptFailed extends Error {
-  constructor(readonly failure: Extract<Attempt, { ok: false }>) {
-    super(failure.message);
-  }
-}
+/** A failed attempt of the gateway (with the usage it reported, if any). */
+export type FailedAttempt = Extract<Attempt, { ok: false }>;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -30,7 +30,8 @@ import {
   type VisionAnswer,
   type VisionRequest,
 } from './ai-call';
-import { AttemptFailed, postChatCompletion } from './ai-gateway-attempt';
+import { type FailedAttempt, postChatCompletion } from './ai-gateway-attempt';
+import { AttemptFailed, attemptRetryPolicy, failureSummary } from './http-failures';
 import type { AiUsage } from './ai-usage';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -196,14 +197,9 @@ export class AiGatewayClient {
           return attempt;
         },
         {
-          attempts: this.maxAttempts,
-          backoffMs: this.backoffMs,
-          jitter: true,
-          retryable: (err) => err instanceof AttemptFailed && err.failure.retryable,
-          // A Retry-After longer than the backoff wins.
-          minPauseMs: (err) => (err instanceof AttemptFailed ? err.failure.retryAfterMs : null),
+          ...attemptRetryPolicy(this.maxAttempts, this.backoffMs),
           onRetry: (err, attempt) => {
-            const failure = (err as AttemptFailed).failure;
+            const failure = (err as AttemptFailed<FailedAttempt>).failure;
             logger.warn('AI gateway call failed; retrying', {
               purpose: request.context.purpose,
               job_id: request.context.jobId,
@@ -230,12 +226,11 @@ export class AiGatewayClient {
       });
     } catch (err) {
       if (!(err instanceof AttemptFailed)) throw err;
-      const failure = err.failure;
-      const tried = failure.retryable ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
+      const failure = (err as AttemptFailed<FailedAttempt>).failure;
       return finish({
         error: new AiGatewayError(
           failure.kind,
-          `AI gateway ${failure.kind}${failure.status ? ` (HTTP ${failure.status})` : ''}${tried}: ${failure.message}`,
+          failureSummary('AI gateway', failure, attempts),
           failure.status,
           attempts,
         ),

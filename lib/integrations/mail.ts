@@ -25,7 +25,14 @@
 import { baseUrl as normalizeBaseUrl, type Settings } from '../config';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
-import { causeOf, retryAfterMs } from './http-failures';
+import {
+  type AttemptFailure,
+  AttemptFailed,
+  attemptRetryPolicy,
+  causeOf,
+  failureSummary,
+  retryAfterMs,
+} from './http-failures';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_ATTEMPTS = 3;
@@ -70,19 +77,8 @@ export class MailError extends Error {
   }
 }
 
-interface Failure {
+interface Failure extends AttemptFailure {
   kind: MailFailureKind;
-  status: number | null;
-  message: string;
-  retryable: boolean;
-  retryAfterMs: number | null;
-}
-
-/** One failed HTTP attempt, as the retry policy sees it. */
-class AttemptFailed extends Error {
-  constructor(readonly failure: Failure) {
-    super(failure.message);
-  }
 }
 
 export interface MailClientOptions {
@@ -172,13 +168,9 @@ export class MailClient {
           return this.attempt(url, form);
         },
         {
-          attempts: this.maxAttempts,
-          backoffMs: this.backoffMs,
-          jitter: true,
-          retryable: (err) => err instanceof AttemptFailed && err.failure.retryable,
-          minPauseMs: (err) => (err instanceof AttemptFailed ? err.failure.retryAfterMs : null),
+          ...attemptRetryPolicy(this.maxAttempts, this.backoffMs),
           onRetry: (err, attempt) => {
-            const failure = (err as AttemptFailed).failure;
+            const failure = (err as AttemptFailed<Failure>).failure;
             // Addresses stay out of the logs (insureds are mailed too).
             logger.warn('mail service call failed; retrying', {
               domain: this.domain,
@@ -193,14 +185,8 @@ export class MailClient {
       return { id, attempts };
     } catch (err) {
       if (!(err instanceof AttemptFailed)) throw err;
-      const { kind, status, message, retryable } = err.failure;
-      const tried = retryable ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
-      throw new MailError(
-        kind,
-        `mail ${kind}${status ? ` (HTTP ${status})` : ''}${tried}: ${message}`,
-        status,
-        attempts,
-      );
+      const failure = (err as AttemptFailed<Failure>).failure;
+      throw new MailError(failure.kind, failureSummary('mail', failure, attempts), failure.status, attempts);
     }
   }
 

@@ -27,7 +27,14 @@ import { baseUrl as normalizeBaseUrl, type Settings } from '../config';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
 import type { TranscriptWord } from './transcript-stitching';
-import { causeOf, retryAfterMs } from './http-failures';
+import {
+  type AttemptFailure,
+  AttemptFailed,
+  attemptRetryPolicy,
+  causeOf,
+  failureSummary,
+  retryAfterMs,
+} from './http-failures';
 
 const LISTEN_PATH = '/v1/listen';
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -69,19 +76,8 @@ export class SpeechToTextError extends Error {
   }
 }
 
-interface Failure {
+interface Failure extends AttemptFailure {
   kind: SpeechFailureKind;
-  status: number | null;
-  message: string;
-  retryable: boolean;
-  retryAfterMs: number | null;
-}
-
-/** One failed HTTP attempt, as the retry policy sees it. */
-class AttemptFailed extends Error {
-  constructor(readonly failure: Failure) {
-    super(failure.message);
-  }
 }
 
 export interface SpeechToTextOptions {
@@ -190,13 +186,9 @@ export class SpeechToTextClient {
           return this.attempt(url, request);
         },
         {
-          attempts: this.maxAttempts,
-          backoffMs: this.backoffMs,
-          jitter: true,
-          retryable: (err) => err instanceof AttemptFailed && err.failure.retryable,
-          minPauseMs: (err) => (err instanceof AttemptFailed ? err.failure.retryAfterMs : null),
+          ...attemptRetryPolicy(this.maxAttempts, this.backoffMs),
           onRetry: (err, attempt) => {
-            const failure = (err as AttemptFailed).failure;
+            const failure = (err as AttemptFailed<Failure>).failure;
             logger.warn('speech-to-text call failed; retrying', {
               tag: request.tag,
               attempt,
@@ -210,12 +202,11 @@ export class SpeechToTextClient {
       return { configured: true, transcript, attempts };
     } catch (err) {
       if (!(err instanceof AttemptFailed)) throw err;
-      const { kind, status, message, retryable } = err.failure;
-      const tried = retryable ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
+      const failure = (err as AttemptFailed<Failure>).failure;
       throw new SpeechToTextError(
-        kind,
-        `speech-to-text ${kind}${status ? ` (HTTP ${status})` : ''}${tried}: ${message}`,
-        status,
+        failure.kind,
+        failureSummary('speech-to-text', failure, attempts),
+        failure.status,
         attempts,
       );
     }

@@ -15,7 +15,7 @@ import { getRow, listKeys } from '../support/aws';
 import { TEST_ADMIN_EXTERNAL_IDS } from '../support/service-env';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway, modelItem } from '../support/fake-gateway';
-import { badPdfs, CARD_GRID_ROOMS, cardGridList } from '../support/pdf-fixtures';
+import { badPdfs, CARD_GRID_ROOMS, cardGridList, CARD_GRID_RECIPE } from '../support/pdf-fixtures';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, postDocument, type TestRoom } from '../support/uploads';
 
@@ -33,16 +33,7 @@ beforeAll(async () => {
   mallory = await Client.signIn(newTeamMember());
 });
 
-const RECIPE = {
-  strategy: 'card_grid',
-  label_pattern: null,
-  room_pattern: '^Room: (.+)$',
-  ignore_patterns: ['^Page \\d+ of \\d+$'],
-  description_position: 'below',
-  description_max_gap_pt: 24,
-  description_line_gap_pt: 6,
-  min_image_px: 80,
-};
+const RECIPE = { ...CARD_GRID_RECIPE, room_pattern: '^Room: (.+)$' };
 
 const layout = (tag: string) => ({
   header: `Pack-out ${tag} - Contents inventory`,

@@ -14,7 +14,14 @@ import { Client, eventually } from '../support/api';
 import { doc, table } from '../support/aws';
 import { fakeGateway } from '../support/fake-gateway';
 import { fakeMail } from '../support/fake-mail';
-import { badPdfs, cardGridList, coverAndAppendixList, headerRunsList, scannedList } from '../support/pdf-fixtures';
+import {
+  badPdfs,
+  cardGridList,
+  coverAndAppendixList,
+  headerRunsList,
+  scannedList,
+  CARD_GRID_RECIPE,
+} from '../support/pdf-fixtures';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, postDocument, postToBucket, smallPng, type TestRoom } from '../support/uploads';
 
@@ -30,17 +37,6 @@ beforeAll(async () => {
   mallory = await Client.signIn(newTeamMember());
   room = await newRoom(alice, 'Living room');
 });
-
-const CARD_RECIPE = {
-  strategy: 'card_grid',
-  label_pattern: null,
-  room_pattern: null,
-  ignore_patterns: ['^Page \\d+ of \\d+$'],
-  description_position: 'below',
-  description_max_gap_pt: 24,
-  description_line_gap_pt: 6,
-  min_image_px: 80,
-};
 
 /** Header and footer lines of a layout of this test's own (its tag keeps it apart from every other test's). */
 const header = (tag: string, insured = 'Jane Doe', claim = '88-12345') =>
@@ -114,7 +110,7 @@ describe('a card-grid contents list with loose photos', () => {
   beforeAll(async () => {
     fixture = await cardGridList({ pages: 3, header: header(tag), footerLines: footer(tag) });
     const name = `acme-${tag}.pdf`;
-    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_RECIPE }]);
+    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
     upload = await uploadWithPdf(fixture.bytes, 2, name);
     job = await handedOn(upload.job.id);
     photos = await stagedPhotos(job.id);
@@ -183,7 +179,7 @@ describe('the recipe cache', () => {
   it('reads a second file of a known layout without asking, a near-identical one by signature, a new one by asking', async () => {
     const first = await cardGridList({ pages: 2, header: header(tag), footerLines: footer(tag) });
     const firstName = `known-${tag}-a.pdf`;
-    await gateway.script(recipeMatch(firstName), [{ items: [], content: CARD_RECIPE }]);
+    await gateway.script(recipeMatch(firstName), [{ items: [], content: CARD_GRID_RECIPE }]);
     await handedOn((await uploadWithPdf(first.bytes, 0, firstName)).job.id);
     expect(await recipeCalls(firstName)).toHaveLength(1);
 
@@ -224,7 +220,7 @@ describe('the recipe cache', () => {
     const other = await headerRunsList();
     const otherName = `other-${tag}.pdf`;
     await gateway.script(recipeMatch(otherName), [
-      { items: [], content: { ...CARD_RECIPE, strategy: 'header_runs', label_pattern: '^Item \\d+ - ' } },
+      { items: [], content: { ...CARD_GRID_RECIPE, strategy: 'header_runs', label_pattern: '^Item \\d+ - ' } },
     ]);
     const otherJob = await handedOn((await uploadWithPdf(other.bytes, 0, otherName)).job.id);
     expect(await recipeCalls(otherName)).toHaveLength(1);
@@ -240,7 +236,7 @@ describe('other layouts', () => {
   it('trims a cover page and an appendix around the inventory pages', async () => {
     const fixture = await coverAndAppendixList();
     const name = `cover-${randomUUID().slice(0, 8)}.pdf`;
-    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_RECIPE }]);
+    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
     const job = await handedOn((await uploadWithPdf(fixture.bytes, 0, name)).job.id);
     expect(job.pdf_documents[0]).toMatchObject({ state: 'read', pages: 6, photos: fixture.expected.photos.length });
     const pages = new Set(
@@ -252,7 +248,7 @@ describe('other layouts', () => {
   it('reads a scanned list page by page: boxes the AI marks are cut out, a page it cannot read is kept whole', async () => {
     const fixture = await scannedList();
     const name = `scan-${randomUUID().slice(0, 8)}.pdf`;
-    await gateway.script(recipeMatch(name), [{ items: [], content: { ...CARD_RECIPE, strategy: 'page_image' } }]);
+    await gateway.script(recipeMatch(name), [{ items: [], content: { ...CARD_GRID_RECIPE, strategy: 'page_image' } }]);
     const boxes = (page: number) =>
       fixture.expected.photos
         .filter((p) => p.page === page)

@@ -16,12 +16,8 @@ import { archiveClaimRecord } from '../../lib/claims/service';
 import { addClaimSpend, getClaim, putNewClaim, type Claim } from '../../lib/claims/store';
 import { loadSettings, resetSettings, settings, type SettingsInput } from '../../lib/config';
 import { InsufficientCreditsError } from '../../lib/errors';
-import {
-  BillingServiceClient,
-  DEFAULT_DEADLINE_MS,
-  REFUND_PATH,
-  SPEND_PATH,
-} from '../../lib/integrations/billing-service';
+import { REFUND_PATH, SPEND_PATH } from '../../lib/integrations/billing-contract';
+import { BillingServiceClient, DEFAULT_DEADLINE_MS } from '../../lib/integrations/billing-service';
 import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job-store';
 import { logger } from '../../lib/observability/logger';
 import { createTeam, type Team } from '../../lib/teams/store';

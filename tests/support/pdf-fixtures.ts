@@ -45,6 +45,18 @@ export { type FixturePhoto, type ListExpected, photoColour, photoIndexOf } from 
 // ---------------------------------------------------------------------------------------------------------------
 // Card grid
 
+/** The recipe the AI (the fake gateway, as scripted by a test) answers for a card-grid list. */
+export const CARD_GRID_RECIPE = {
+  strategy: 'card_grid',
+  label_pattern: null,
+  room_pattern: null,
+  ignore_patterns: ['^Page \\d+ of \\d+$'],
+  description_position: 'below',
+  description_max_gap_pt: 24,
+  description_line_gap_pt: 6,
+  min_image_px: 80,
+};
+
 export const CARD_GRID_HEADER = 'Acme Restoration - Contents inventory - Claim 88-12345 - Insured: Jane Doe';
 export const CARD_GRID_ROOMS = ['Kitchen', 'Living Room', 'Master Bedroom', 'Garage'];
 

@@ -129,9 +129,9 @@ async function markPage(
     render,
   );
   if (boxes === null) {
-    // The AI could not be asked: the page is kept whole rather than lost.
-    result.whole_pages++;
+    // The AI could not be asked: the page is kept whole rather than lost (counted once it is written).
     await write(task.indexBase, wholePageFinding(frame), render);
+    result.whole_pages++;
     return;
   }
   const findings = pageImageFindings(frame, boxes).slice(0, MAX_REGIONS_PER_PAGE);

@@ -182,8 +182,14 @@ export async function reserveExtractedBytes(
         TableName: tableName(),
         Key: { pk: `JOB#${jobId}`, sk: runRecordKey('PDFBYTES', runId, document) },
         UpdateExpression: 'ADD used :n SET entity = :entity',
-        ConditionExpression: 'attribute_not_exists(used) OR used <= :ceiling',
-        ExpressionAttributeValues: { ':n': bytes, ':ceiling': MAX_EXTRACTED_BYTES - bytes, ':entity': 'PdfBytesUsed' },
+        // The first reservation is checked too: a batch alone may not pass the limit.
+        ConditionExpression: '(attribute_not_exists(used) AND :ceiling >= :zero) OR used <= :ceiling',
+        ExpressionAttributeValues: {
+          ':n': bytes,
+          ':ceiling': MAX_EXTRACTED_BYTES - bytes,
+          ':zero': 0,
+          ':entity': 'PdfBytesUsed',
+        },
       }),
     );
     return true;
