@@ -17,13 +17,13 @@ import { startInProcessWorkers, useEngineStage, type EngineStage } from '../supp
 import {
   linearPipeline,
   preparingPipeline,
+  makeStuckForADay,
   registerTestPipelines,
-  setScript,
-  type Script,
+  scriptedJob,
 } from '../support/test-pipelines';
 import { settings } from '../../lib/config';
 import { db, tableName } from '../../lib/db/client';
-import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job-store';
+import { getJob, updateJob, type Job } from '../../lib/jobs/job-store';
 import { appendLog, archiveLog, readArchivedLog, readLiveLog } from '../../lib/jobs/log-store';
 import { startJob } from '../../lib/orchestrator/engine';
 import { registerPipeline, type PipelineDefinition } from '../../lib/orchestrator/pipeline';
@@ -47,18 +47,7 @@ afterEach(async () => {
   workers = null;
 });
 
-async function newJob(script: Script, fields: Partial<Job> = {}): Promise<Job> {
-  const job = newJobRecord({
-    room: { id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() },
-    userId: randomUUID(),
-    sourceType: 'video',
-    status: 'awaiting_confirmation',
-  });
-  Object.assign(job, fields);
-  await putNewJob(job);
-  await setScript(job.id, script);
-  return job;
-}
+const newJob = scriptedJob;
 
 const settled = (jobId: string, statuses: string[], timeout = 40_000) =>
   eventually(async () => {
@@ -186,18 +175,7 @@ describe('every terminal path archives the log', () => {
 
   it("the watchdog's day limit", async () => {
     const job = await newJob({});
-    const dayAgo = new Date(Date.now() - 25 * 3600_000).toISOString();
-    await updateJob(job.id, {
-      set: {
-        status: 'analyzing',
-        pipeline: linearPipeline.name,
-        run_id: randomUUID(),
-        stage_name: 'b',
-        stage_state: 'queued',
-        started_at: dayAgo,
-        heartbeat_at: dayAgo,
-      },
-    });
+    await makeStuckForADay(job.id);
     await runWatchdog(new Date());
     expect(await getJob(job.id)).toMatchObject({ status: 'error', error_message: STUCK_FOR_A_DAY });
     await archivedUpTo(job.id, /stuck for more than 24 hours/);

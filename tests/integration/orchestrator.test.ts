@@ -35,7 +35,9 @@ import { getTotal, putSource } from '../support/example-pipeline/word-count-stor
 import {
   fanoutPipeline,
   linearPipeline,
+  makeStuckForADay,
   registerTestPipelines,
+  scriptedJob,
   runRecord,
   setScript,
   type Script,
@@ -83,17 +85,7 @@ afterEach(async () => {
   workers = null;
 });
 
-async function newJob(script: Script, status: Job['status'] = 'awaiting_confirmation'): Promise<Job> {
-  const job = newJobRecord({
-    room: { id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() },
-    userId: randomUUID(),
-    sourceType: 'video',
-    status,
-  });
-  await putNewJob(job);
-  await setScript(job.id, script);
-  return job;
-}
+const newJob = (script: Script, status: Job['status'] = 'awaiting_confirmation') => scriptedJob(script, { status });
 
 async function run(script: Script, pipeline: PipelineDefinition = linearPipeline): Promise<Job> {
   const job = await newJob(script);
@@ -364,18 +356,7 @@ describe('interruptions and the watchdog', () => {
 
   it('fails a job stuck for more than a day and never requeues it', async () => {
     const job = await newJob({});
-    const dayAgo = new Date(Date.now() - 25 * 3600_000).toISOString();
-    await updateJob(job.id, {
-      set: {
-        status: 'analyzing',
-        pipeline: linearPipeline.name,
-        run_id: randomUUID(),
-        stage_name: 'b',
-        stage_state: 'queued',
-        started_at: dayAgo,
-        heartbeat_at: dayAgo,
-      },
-    });
+    await makeStuckForADay(job.id);
     const report = await runWatchdog(new Date());
     expect(report.jobs.failed).toContain(job.id);
     expect(await getJob(job.id)).toMatchObject({ status: 'error', error_message: STUCK_FOR_A_DAY });

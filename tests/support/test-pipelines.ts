@@ -5,9 +5,10 @@
  * recorded atomically in a record row the tests read back. The pipeline
  * guide's example (example-pipeline/) is registered beside them.
  */
+import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client';
-import { getJob } from '../../lib/jobs/job-store';
+import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job-store';
 import {
   registerPipeline,
   type BranchDefinition,
@@ -59,6 +60,36 @@ async function script(jobId: string): Promise<Script> {
 }
 
 /** When a run ('frames', 'transcript', …) or a unit ('unit 3') worked, in epoch milliseconds. */
+/** A video job of a fresh room and team, awaiting confirmation (or as `fields` say), run by `script`. */
+export async function scriptedJob(script: Script, fields: Partial<Job> = {}): Promise<Job> {
+  const job = newJobRecord({
+    room: { id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() },
+    userId: randomUUID(),
+    sourceType: 'video',
+    status: 'awaiting_confirmation',
+  });
+  Object.assign(job, fields);
+  await putNewJob(job);
+  await setScript(job.id, script);
+  return job;
+}
+
+/** Puts the job 25 hours into a run of the linear test pipeline, its stage b still queued: past the watchdog's day limit. */
+export async function makeStuckForADay(jobId: string): Promise<void> {
+  const dayAgo = new Date(Date.now() - 25 * 3600_000).toISOString();
+  await updateJob(jobId, {
+    set: {
+      status: 'analyzing',
+      pipeline: linearPipeline.name,
+      run_id: randomUUID(),
+      stage_name: 'b',
+      stage_state: 'queued',
+      started_at: dayAgo,
+      heartbeat_at: dayAgo,
+    },
+  });
+}
+
 export interface Span {
   name: string;
   start: number;
