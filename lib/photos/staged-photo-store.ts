@@ -6,10 +6,11 @@
  */
 import { setClauses } from '../db/update';
 import { randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
 import { deleteKeys, getRows, putRows } from '../db/batch';
+import { partitionRows } from '../db/query';
 import { segmentFilename } from './rules';
 
 /** A user-drawn box: fractions (0..1) of the upright photo's width and height. */
@@ -244,20 +245,8 @@ export async function getStagedPhotos(jobId: string, indices: number[]): Promise
 /** Every staged photo of a job, in index order. */
 export async function listStagedPhotos(jobId: string): Promise<StagedPhoto[]> {
   const out: StagedPhoto[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :photo)',
-        ExpressionAttributeValues: { ':pk': keys.job(jobId).pk, ':photo': 'PHOTO#' },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const row of page.Items ?? []) out.push(fromItem(row));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for await (const row of partitionRows(keys.job(jobId).pk, { skPrefix: 'PHOTO#', consistent: true }))
+    out.push(fromItem(row));
   return out;
 }
 
@@ -291,4 +280,53 @@ export async function updateStagedPhoto(
 /** Deletes staged photo rows by index (the pipeline removes soft-deleted photos before the AI runs). */
 export async function deleteStagedPhotos(jobId: string, indices: number[]): Promise<void> {
   await deleteKeys(indices.map((index) => keys.stagedPhoto(jobId, index)));
+}
+
+/** Rows per removal transaction (with the job's byte counter: DynamoDB takes 100 items). */
+const ROWS_PER_REMOVAL = 99;
+
+/**
+ * Deletes photo rows whose bytes were counted into the job's file_size_bytes
+ * and takes their bytes off it, in one transaction per 99 rows: a removal
+ * repeated after its worker died takes off only the bytes of the rows still
+ * there (each delete is conditional on its row, and a cancelled transaction
+ * reads again which are left).
+ */
+export async function removeStagedPhotos(jobId: string, indices: number[]): Promise<void> {
+  for (let start = 0; start < indices.length; start += ROWS_PER_REMOVAL) {
+    const run = indices.slice(start, start + ROWS_PER_REMOVAL);
+    for (let attempt = 1; ; attempt++) {
+      const left = [...(await getStagedPhotos(jobId, run)).values()];
+      if (left.length === 0) break;
+      const bytes = left.reduce((sum, p) => sum + p.size_bytes, 0);
+      try {
+        await db().send(
+          new TransactWriteCommand({
+            TransactItems: [
+              ...left.map((p) => ({
+                Delete: {
+                  TableName: tableName(),
+                  Key: keys.stagedPhoto(jobId, p.index),
+                  ConditionExpression: 'attribute_exists(pk)',
+                },
+              })),
+              {
+                Update: {
+                  TableName: tableName(),
+                  Key: keys.job(jobId),
+                  UpdateExpression: 'ADD file_size_bytes :less',
+                  ConditionExpression: 'attribute_exists(pk)',
+                  ExpressionAttributeValues: { ':less': -bytes },
+                },
+              },
+            ],
+          }),
+        );
+        break;
+      } catch (err) {
+        // A row went (or the counter moved) under us: read again what is left.
+        if (!isTransactionCanceled(err) || attempt >= 5) throw err;
+      }
+    }
+  }
 }

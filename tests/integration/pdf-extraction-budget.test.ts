@@ -8,24 +8,15 @@
  * document with its budget untouched yields every photo and no message.
  */
 import { randomUUID } from 'node:crypto';
-import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { eventually } from '../support/api';
-import { fakeGateway } from '../support/fake-gateway';
 import { startInProcessWorkers, useEngineStage, type EngineStage } from '../support/engine';
-import { cardGridList, CARD_GRID_RECIPE } from '../support/pdf-fixtures';
-import { mediaBucket, s3 } from '../../lib/blob/client';
-import { blobKeys } from '../../lib/blob/keys';
+import { cardGridList } from '../support/pdf-fixtures';
+import { cardGridPdfJob, handedOn, pdfNames, pdfPhotos, startPdfRead } from '../support/pdf-jobs';
 import { db, tableName } from '../../lib/db/client';
-import { getJob, newJobRecord, putNewJob, type Job } from '../../lib/jobs/job-store';
-import { startJob } from '../../lib/orchestrator/engine';
+import { putNewJob, type Job } from '../../lib/jobs/job-store';
 import { BYTES_LIMIT_REACHED, MAX_EXTRACTED_BYTES } from '../../lib/pipelines/pdf/limit-rules';
-import { pdfImportPipeline } from '../../lib/pipelines/pdf/pipeline';
 import { runRecordKey } from '../../lib/pipelines/run-record-store';
-import { listStagedPhotos } from '../../lib/photos/staged-photo-store';
-import { newPdfDocuments } from '../../lib/photos/upload-rules';
 
-const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
 let stage: EngineStage;
 let workers: { stop(): Promise<void> } | null = null;
 let fixture: Awaited<ReturnType<typeof cardGridList>>;
@@ -49,45 +40,12 @@ afterEach(async () => {
 
 /** A photo job with the fixture uploaded and confirmed (queued), its read started but not yet picked up. */
 async function startedRead(): Promise<Job> {
-  const filename = `budget-${randomUUID().slice(0, 8)}.pdf`;
-  await gateway.script(`Sample pages of the contents list "${filename}"`, [{ items: [], content: CARD_GRID_RECIPE }]);
-  const room = { id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() };
-  const id = randomUUID();
-  const job = newJobRecord({ id, room, userId: randomUUID(), sourceType: 'photo', status: 'importing_pdf' });
-  const [document] = newPdfDocuments(blobKeys.jobPrefix(room.team_id, room.claim_id, id), [
-    { filename, size: fixture.bytes.length },
-  ]);
-  job.pdf_documents = [{ ...document, state: 'queued' }];
-  await s3().send(
-    new PutObjectCommand({
-      Bucket: mediaBucket(),
-      Key: document.key,
-      Body: fixture.bytes,
-      ContentType: 'application/pdf',
-    }),
-  );
+  const job = await cardGridPdfJob(fixture.bytes, 'budget');
   await putNewJob(job);
-  const started = await startJob(job, pdfImportPipeline);
-  if (!started?.run_id) throw new Error('the read did not start');
-  return started;
+  return startPdfRead(job);
 }
 
 const budgetKey = (job: Job) => ({ pk: `JOB#${job.id}`, sk: runRecordKey('PDFBYTES', job.run_id as string, 0) });
-
-const handedOn = (jobId: string) =>
-  eventually(
-    async () => {
-      const job = await getJob(jobId);
-      return job?.status === 'awaiting_grouping' ? job : null;
-    },
-    60_000,
-    200,
-  );
-
-const pdfPhotos = async (jobId: string) =>
-  (await listStagedPhotos(jobId)).filter((p) => p.filename.startsWith('pdf_')).sort((a, b) => a.index - b.index);
-
-const names = (count: number) => Array.from({ length: count }, (_, i) => `pdf_${String(i).padStart(4, '0')}.jpg`);
 
 it('stops taking photos out at the budget, keeps those before it in order and says so on the job', async () => {
   // Photos are taken out as stored: room for exactly KEPT of them, whatever their order (sizes differ by bytes).
@@ -113,7 +71,7 @@ it('stops taking photos out at the budget, keeps those before it in order and sa
     expect.objectContaining({ state: 'read', pages: 3, photos: KEPT, message: BYTES_LIMIT_REACHED }),
   ]);
   const staged = await pdfPhotos(job.id);
-  expect(staged.map((p) => p.filename)).toEqual(names(KEPT));
+  expect(staged.map((p) => p.filename)).toEqual(pdfNames(KEPT));
   // The budget was never overdrawn: what was counted is exactly what was kept.
   const { Item } = await db().send(
     new GetCommand({ TableName: tableName(), Key: budgetKey(job), ConsistentRead: true }),
@@ -133,5 +91,5 @@ it('takes every photo out, with no limit message, when the budget is untouched',
   expect(done.pdf_documents).toEqual([
     expect.objectContaining({ state: 'read', pages: 3, photos: total, message: null }),
   ]);
-  expect((await pdfPhotos(job.id)).map((p) => p.filename)).toEqual(names(total));
+  expect((await pdfPhotos(job.id)).map((p) => p.filename)).toEqual(pdfNames(total));
 }, 90_000);

@@ -18,7 +18,7 @@ import { deletePrefix } from '../../blob/client';
 import { blobKeys } from '../../blob/keys';
 import type { PipelineDefinition } from '../../orchestrator/pipeline';
 import { confirmDocumentUploads } from '../../photos/document-upload-service';
-import { deleteStagedPhotos, listStagedPhotos } from '../../photos/staged-photo-store';
+import { listStagedPhotos, removeStagedPhotos } from '../../photos/staged-photo-store';
 import { extractUnit } from './extract-stage';
 import { groupPhotos } from './group-stage';
 import { planLayouts, readLayoutUnit } from './layout-stage';
@@ -50,10 +50,11 @@ export const pdfImportPipeline: PipelineDefinition = {
     const photos = (job.pdf_documents ?? []).reduce((n, d) => n + d.photos, 0);
     return { items_found: photos, credits: 0, blocks: 0, minutes: 0 };
   },
-  // A restarted run numbers its photos afresh: what the interrupted one wrote goes.
+  // A restarted run numbers its photos afresh: what the interrupted one wrote goes, and its bytes leave the
+  // job's file size with it.
   async clearPartialResults(job) {
     const written = (await listStagedPhotos(job.id)).filter((p) => p.filename.startsWith('pdf_'));
-    await deleteStagedPhotos(
+    await removeStagedPhotos(
       job.id,
       written.map((p) => p.index),
     );
