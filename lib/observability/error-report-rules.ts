@@ -61,12 +61,9 @@ export interface SweepJobs {
   failed: string[];
 }
 
-/** One watchdog sweep's counts and the jobs it acted on (lib/orchestrator/recovery.ts, WatchdogReport). */
-export interface SweepCounts {
+/** One watchdog sweep: the jobs it looked at, and those it acted on (lib/orchestrator/recovery.ts, WatchdogReport). */
+export interface Sweep {
   checked: number;
-  requeued: number;
-  recovered: number;
-  failed: number;
   jobs: SweepJobs;
 }
 
@@ -83,8 +80,8 @@ function jobIdList(ids: string[]): string {
  * acted on (ids only): a warning when it failed jobs, else info. A sweep
  * that only looked (every minute) is not reported.
  */
-export function watchdogSweepReport(sweep: SweepCounts): ErrorReport | null {
-  const { checked, requeued, recovered, failed, jobs } = sweep;
+export function watchdogSweepReport({ checked, jobs }: Sweep): ErrorReport | null {
+  const [requeued, recovered, failed] = [jobs.requeued.length, jobs.recovered.length, jobs.failed.length];
   if (requeued + recovered + failed === 0) return null;
   const extra: Record<string, string | number> = { checked, requeued, recovered, failed };
   for (const action of ['requeued', 'recovered', 'failed'] as const)

@@ -133,29 +133,28 @@ export interface WatchdogReport {
 }
 
 export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
-  const report: WatchdogReport = {
-    checked: 0,
-    requeued: 0,
-    recovered: 0,
-    failed: 0,
-    jobs: { requeued: [], recovered: [], failed: [] },
-  };
+  let checked = 0;
+  const jobs: SweepJobs = { requeued: [], recovered: [], failed: [] };
   // The index is sparse (processing jobs only), so every one is looked at:
   // the age limits apply even to a job that keeps heartbeating.
   for await (const jobId of activeJobIds()) {
     const job = await getJob(jobId);
     if (!job || !isRunning(job.status)) continue;
-    report.checked++;
+    checked++;
     try {
       const action = await inspect(job, now);
-      if (action) {
-        report[action]++;
-        report.jobs[action].push(job.id);
-      }
+      if (action) jobs[action].push(job.id);
     } catch (err) {
       logger.error('watchdog could not handle a job', { job_id: job.id, error: String(err) });
     }
   }
+  const report: WatchdogReport = {
+    checked,
+    requeued: jobs.requeued.length,
+    recovered: jobs.recovered.length,
+    failed: jobs.failed.length,
+    jobs,
+  };
   logger.info('watchdog sweep', { ...report });
   // Error tracking hears of the sweeps that acted (spec: Outbound signals, watchdog sweep counts).
   const sweep = watchdogSweepReport(report);

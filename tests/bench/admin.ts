@@ -16,6 +16,7 @@ import pLimit from 'p-limit';
 import { putNewClaim } from '../../lib/claims/store';
 import { putRows } from '../../lib/db/batch';
 import { type InventoryItem, itemRowOf } from '../../lib/inventory/item-store';
+import { buildItem } from '../../lib/inventory/item-rules';
 import { keys } from '../../lib/db/keys';
 import { jobRowOf, newJobRecord } from '../../lib/jobs/job-store';
 import { bucketsAt, OVERVIEW_RANGES, type UsageEvent, usageIncrements } from '../../lib/stats/rules';
@@ -38,40 +39,17 @@ const BOUND_MS = 300;
 const MEDIA = ['video', 'photo', 'audio'] as const;
 
 function item(jobId: string, teamId: string, claimId: string, number: number, at: string): InventoryItem {
-  return {
-    id: randomUUID(),
-    job_id: jobId,
-    room_id: `room-${jobId}`,
-    claim_id: claimId,
-    team_id: teamId,
-    item_number: number,
-    name: `Item ${number}`,
-    quantity: 1,
-    brand: null,
-    model: null,
-    serial: null,
-    sku: null,
-    condition: 'good',
-    age: null,
-    estimated_price: 25,
-    damage: null,
-    notes: null,
-    room: 'Den',
-    confidence: 0.9,
-    evidence: null,
-    needs_review: false,
-    reviewed: false,
-    approved: false,
-    is_archived: false,
-    archived_at: null,
-    claims_platform_submitted_at: null,
-    estimation_sent_at: null,
-    photo_path: null,
-    created_pass: 1,
-    source_group_index: number,
-    created_at: at,
-    updated_at: at,
-  };
+  return buildItem(
+    { name: `Item ${number}`, quantity: 1, condition: 'good', estimated_price: 25 },
+    {
+      id: randomUUID(),
+      job: { id: jobId, room_id: `room-${jobId}`, claim_id: claimId, team_id: teamId },
+      roomName: 'Den',
+      itemNumber: number,
+      now: new Date(at),
+    },
+    { confidence: 0.9, evidence: null, reviewed: false, created_pass: 1, source_group_index: number, photo_path: null },
+  );
 }
 
 /** Adds one event's increments to the in-memory counter rows of every bucket `at` falls in. */

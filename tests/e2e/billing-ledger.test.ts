@@ -8,7 +8,6 @@
  * at the time (the billing sweep settles it later, once).
  */
 import { randomUUID } from 'node:crypto';
-import sharp from 'sharp';
 import { PHOTOS_BEING_SAVED } from '../../lib/jobs/service';
 import { GROUPING_STATUSES } from '../../lib/photos/grouping-rules';
 import { releasePhotoWriteLock, takePhotoWriteLock } from '../../lib/photos/photo-write-store';
@@ -16,19 +15,12 @@ import { Client, eventually } from '../support/api';
 import { getRow, invokeFunction } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway, modelItem } from '../support/fake-gateway';
+import { texturedJpeg } from '../support/inventory';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob } from '../support/uploads';
 
 const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
 const tag = () => randomUUID().slice(0, 8);
-
-function photo(seed: number): Promise<Buffer> {
-  const raw = Buffer.alloc(160 * 120 * 3);
-  for (let i = 0; i < raw.length; i++) raw[i] = (i * seed * 31 + (i >> 7) * 17) & 0xff;
-  return sharp(raw, { raw: { width: 160, height: 120, channels: 3 } })
-    .jpeg({ quality: 80 })
-    .toBuffer();
-}
 
 async function fundedTeam(balance: number) {
   const member = newTeamMember();
@@ -58,7 +50,7 @@ describe('billing matches the ledger', () => {
     const bad = `ledger-bad-${t}.jpg`;
     await gateway.script(good, [{ items: [modelItem('Bookcase')] }]);
     await gateway.script(bad, [{ items: [], fail: '400' }]);
-    const { jobId } = await photoJob(client, room.id, [await photo(1), await photo(9)], [good, bad]);
+    const { jobId } = await photoJob(client, room.id, [await texturedJpeg(1), await texturedJpeg(9)], [good, bad]);
     expect((await client.get(`/api/jobs/${jobId}/quote`)).body).toMatchObject({ credits: 2 });
     expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
     expect(await fakeBilling.balance(teamId)).toBe(28);
@@ -86,7 +78,7 @@ describe('billing matches the ledger', () => {
     const b = `ledger-down-b-${t}.jpg`;
     await gateway.script(a, [{ items: [], fail: '500' }]);
     await gateway.script(b, [{ items: [], fail: '500' }]);
-    const { jobId } = await photoJob(client, room.id, [await photo(3), await photo(5)], [a, b]);
+    const { jobId } = await photoJob(client, room.id, [await texturedJpeg(3), await texturedJpeg(5)], [a, b]);
     expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
     expect(await fakeBilling.balance(teamId)).toBe(18);
     // The billing service goes down for this team before the AI calls give up (they are retried with backoff).
@@ -138,7 +130,7 @@ describe('billing matches the ledger', () => {
     const { client, room, teamId } = await fundedTeam(10);
     const name = `ledger-locked-${tag()}.jpg`;
     await gateway.script(name, [{ items: [modelItem('Floor lamp')] }]);
-    const { jobId } = await photoJob(client, room.id, [await photo(4)], [name]);
+    const { jobId } = await photoJob(client, room.id, [await texturedJpeg(4)], [name]);
     // The lock a regroup of more photos than one transaction holds while it commits its chunks.
     const token = randomUUID();
     expect(await takePhotoWriteLock(jobId, GROUPING_STATUSES, token)).toBe(true);

@@ -16,13 +16,13 @@
  * set here is put back to 'up' before the next test.
  */
 import { randomUUID } from 'node:crypto';
-import sharp from 'sharp';
 import type { RecordedSpan } from '../fakes/otlp-collector';
 import { Client, eventually, request } from '../support/api';
 import { fakeGateway, modelItem } from '../support/fake-gateway';
 import { fakeOtlp } from '../support/fake-otlp';
 import { fakePostHog } from '../support/fake-posthog';
 import { fakeSentry } from '../support/fake-sentry';
+import { texturedJpeg } from '../support/inventory';
 import { newTeamMember, signLoginToken, type LoginClaimsInput } from '../support/tokens';
 import { newRoom, photoJob, type TestRoom } from '../support/uploads';
 
@@ -37,14 +37,6 @@ const FLUSH_BOUND_MS = 1000;
 const SLACK_MS = 3000;
 
 const tag = () => randomUUID().slice(0, 8);
-
-function photo(seed: number): Promise<Buffer> {
-  const raw = Buffer.alloc(160 * 120 * 3);
-  for (let i = 0; i < raw.length; i++) raw[i] = (i * seed * 31 + (i >> 7) * 17) & 0xff;
-  return sharp(raw, { raw: { width: 160, height: 120, channels: 3 } })
-    .jpeg({ quality: 80 })
-    .toBuffer();
-}
 
 /** A member whose personal data is easy to look for in what leaves. */
 function person(): LoginClaimsInput {
@@ -73,7 +65,7 @@ async function photoJobOf(client: Client, room: TestRoom, answers: 'items' | 'fa
         ? [{ items: [modelItem(i === 0 ? 'Armchair' : 'Side table', 0.9)] }]
         : [{ items: [], fail: '500' }],
     );
-  const { jobId } = await photoJob(client, room.id, [await photo(1), await photo(2)], names);
+  const { jobId } = await photoJob(client, room.id, [await texturedJpeg(1), await texturedJpeg(2)], names);
   return jobId;
 }
 

@@ -153,13 +153,13 @@ export async function listExtractionResults(
   runId: string,
   unitCount: number,
 ): Promise<ExtractionResult[]> {
-  const results: ExtractionResult[] = [];
-  for (let unit = 0; unit < unitCount; unit++) {
-    const stored = await readObject(resultKey(job, runId, unit));
-    if (!stored) throw new Error(`the result of extraction unit ${unit} is missing from storage`);
-    results.push(JSON.parse(stored.body.toString('utf8')) as ExtractionResult);
-  }
-  return results;
+  return Promise.all(
+    Array.from({ length: unitCount }, async (_, unit) => {
+      const stored = await readObject(resultKey(job, runId, unit));
+      if (!stored) throw new Error(`the result of extraction unit ${unit} is missing from storage`);
+      return JSON.parse(stored.body.toString('utf8')) as ExtractionResult;
+    }),
+  );
 }
 
 /** Everything a run keeps in the bucket (cleared when the job's read is over or restarted). */

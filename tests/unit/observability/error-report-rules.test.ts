@@ -46,32 +46,24 @@ describe('watchdogSweepReport', () => {
   const none = { requeued: [], recovered: [], failed: [] };
 
   it('leaves out a sweep that only looked', () => {
-    expect(watchdogSweepReport({ checked: 12, requeued: 0, recovered: 0, failed: 0, jobs: none })).toBeNull();
+    expect(watchdogSweepReport({ checked: 12, jobs: none })).toBeNull();
   });
 
   it('reports a sweep that acted with its counts and the ids it acted on, as a warning when it failed jobs', () => {
     const jobs = { requeued: ['j1'], recovered: ['j2', 'j3'], failed: [] };
-    expect(watchdogSweepReport({ checked: 5, requeued: 1, recovered: 2, failed: 0, jobs })).toEqual({
+    expect(watchdogSweepReport({ checked: 5, jobs })).toEqual({
       kind: 'watchdog_sweep',
       level: 'info',
       message: 'Watchdog sweep: 1 requeued, 2 recovered, 0 failed of 5 checked',
       extra: { checked: 5, requeued: 1, recovered: 2, failed: 0, requeued_job_ids: 'j1', recovered_job_ids: 'j2,j3' },
     });
     const failedOne = { ...none, failed: ['j4'] };
-    expect(watchdogSweepReport({ checked: 5, requeued: 0, recovered: 0, failed: 1, jobs: failedOne })?.level).toBe(
-      'warning',
-    );
+    expect(watchdogSweepReport({ checked: 5, jobs: failedOne })?.level).toBe('warning');
   });
 
   it(`names at most ${SWEEP_JOB_IDS_SHOWN} jobs per action and says how many it left out`, () => {
     const ids = Array.from({ length: SWEEP_JOB_IDS_SHOWN + 3 }, (_, i) => `job-${i}`);
-    const report = watchdogSweepReport({
-      checked: ids.length,
-      requeued: ids.length,
-      recovered: 0,
-      failed: 0,
-      jobs: { ...none, requeued: ids },
-    });
+    const report = watchdogSweepReport({ checked: ids.length, jobs: { ...none, requeued: ids } });
     const named = String(report?.extra?.requeued_job_ids);
     expect(named.split(',')).toHaveLength(SWEEP_JOB_IDS_SHOWN);
     expect(named).toMatch(/job-19 \(\+3 more\)$/);
