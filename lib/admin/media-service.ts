@@ -5,22 +5,20 @@
  * MEDIA_PHOTOS_PER_JOB photos (photo_count holds the total) and whether its
  * file is still in the bucket.
  */
-import { listFirstNames } from '../blob/client';
-import { blobKeys } from '../blob/keys';
 import { headObject } from '../blob/objects';
 import type { Job } from '../jobs/job-store';
 import { listStagedPhotos } from '../photos/staged-photo-store';
+import { frameNames } from '../pipelines/video/frame-packs';
 import { listJobPage, listMatchingJobs } from './job-list-service';
 import { MEDIA_PHOTOS_PER_JOB } from './rules';
 import { adminJobView, type Names } from './view';
 
-/** A video's frames (named by time, so key order is time order) or a photo job's live photos. */
+/** A video's frames (in time order) or a photo job's live photos. */
 async function jobPictures(job: Job) {
   if (job.source_type === 'video') {
-    const prefix = `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}frames/`;
-    const names = await listFirstNames(prefix, MEDIA_PHOTOS_PER_JOB);
+    const names = await frameNames(job);
     return {
-      photos: names.map((name) => ({ name, url: `/api/jobs/${job.id}/frames/${name}` })),
+      photos: names.slice(0, MEDIA_PHOTOS_PER_JOB).map((name) => ({ name, url: `/api/jobs/${job.id}/frames/${name}` })),
       photo_count: Math.max(job.total_frames, names.length),
       firstKey: job.media_key,
     };

@@ -115,14 +115,6 @@ export async function listNames(prefix: string): Promise<string[]> {
   return names.sort();
 }
 
-/** The first `max` names directly under `prefix`, in key order (one listing call). */
-export async function listFirstNames(prefix: string, max: number): Promise<string[]> {
-  const page = await s3().send(new ListObjectsV2Command({ Bucket: mediaBucket(), Prefix: prefix, MaxKeys: max }));
-  return (page.Contents ?? [])
-    .map((o) => (o.Key as string).slice(prefix.length))
-    .filter((name) => name && !name.includes('/'));
-}
-
 /** A file name from a URL that may be used as the last segment of a key: no paths, no traversal. */
 const SAFE_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export function isSafeFileName(name: string): boolean {

@@ -9,6 +9,7 @@ import {
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { mediaBucket, s3 } from './client';
+import { type ByteRange, cutRanges, spanRanges } from './range-rules';
 
 function isMissingObject(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
@@ -32,18 +33,35 @@ export async function headObject(key: string): Promise<ObjectHead | null> {
   }
 }
 
-/** The first `bytes` bytes of an object (a Range GET), or null when it is gone. */
-export async function readObjectHead(key: string, bytes: number): Promise<Buffer | null> {
+/** Bytes [start, end) of an object (one Range GET; fewer when it ends sooner), or null when it is gone. */
+async function readObjectSpan(key: string, start: number, end: number): Promise<Buffer | null> {
   try {
     const { Body } = await s3().send(
-      new GetObjectCommand({ Bucket: mediaBucket(), Key: key, Range: `bytes=0-${bytes - 1}` }),
+      new GetObjectCommand({ Bucket: mediaBucket(), Key: key, Range: `bytes=${start}-${end - 1}` }),
     );
     const data = Buffer.from(await Body!.transformToByteArray());
-    return data.subarray(0, bytes);
+    return data.subarray(0, end - start);
   } catch (err) {
     if (isMissingObject(err)) return null;
     throw err;
   }
+}
+
+/** The first `bytes` bytes of an object (a Range GET), or null when it is gone. */
+export function readObjectHead(key: string, bytes: number): Promise<Buffer | null> {
+  return readObjectSpan(key, 0, bytes);
+}
+
+/**
+ * Several byte ranges of one object, in the order asked, read with as few
+ * Range GETs as their closeness allows (./range-rules.ts); null when the
+ * object is gone. Throws when a range runs past the object's end.
+ */
+export async function readObjectRanges(key: string, ranges: readonly ByteRange[]): Promise<Buffer[] | null> {
+  const spans = spanRanges(ranges);
+  const bodies = await Promise.all(spans.map((span) => readObjectSpan(key, span.start, span.end)));
+  if (bodies.some((body) => body === null)) return null;
+  return cutRanges(ranges, spans, bodies as Buffer[]);
 }
 
 export async function readObject(key: string): Promise<{ body: Buffer; metadata: Record<string, string> } | null> {
@@ -68,6 +86,11 @@ export async function putJpeg(key: string, jpeg: Buffer): Promise<void> {
       CacheControl: 'private, max-age=3600',
     }),
   );
+}
+
+/** Bytes of any kind in one PUT, read only by the service (no browser caching asked for). */
+export async function putBytes(key: string, body: Buffer, contentType: string): Promise<void> {
+  await s3().send(new PutObjectCommand({ Bucket: mediaBucket(), Key: key, Body: body, ContentType: contentType }));
 }
 
 /**

@@ -3,17 +3,14 @@
  * uuid in the path is the credential, names are traversal-checked, and the
  * answer is a 302 to a short-lived presigned GET so S3 serves Range requests.
  */
-import { isSafeFileName, listNames, presignedGet } from '../blob/client';
-import { headObject } from '../blob/objects';
-import { blobKeys } from '../blob/keys';
+import { isSafeFileName, presignedGet } from '../blob/client';
 import { baseUrl, settings } from '../config';
 import { NotFoundError, UnavailableError } from '../errors';
 import { HttpResponse } from '../http/response';
 import type { Identity } from '../auth/identity-rules';
 import { loadJobForTeam } from '../tenancy/service';
-import { getJob, type Job } from './job-store';
-
-const framesPrefix = (job: Job) => `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}frames/`;
+import { frameNames, frameObjectKey } from '../pipelines/video/frame-packs';
+import { getJob } from './job-store';
 
 /** GET /api/jobs/{id}/video and /audio. */
 export async function redirectToJobMedia(jobId: string, kind: 'video' | 'audio'): Promise<HttpResponse> {
@@ -25,7 +22,7 @@ export async function redirectToJobMedia(jobId: string, kind: 'video' | 'audio')
 /** GET /api/jobs/{id}/frames: the extracted frames' capability URLs. */
 export async function listJobFrames(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
-  const names = await listNames(framesPrefix(job));
+  const names = job.source_type === 'video' ? await frameNames(job) : [];
   return { job_id: job.id, frames: names.map((name) => ({ name, url: `/api/jobs/${job.id}/frames/${name}` })) };
 }
 
@@ -33,9 +30,8 @@ export async function listJobFrames(identity: Identity, jobId: string) {
 export async function redirectToFrame(jobId: string, name: string): Promise<HttpResponse> {
   if (!isSafeFileName(name)) throw new NotFoundError('No such frame');
   const job = await getJob(jobId, false);
-  if (!job) throw new NotFoundError('No such frame');
-  const key = `${framesPrefix(job)}${name}`;
-  if (!(await headObject(key))) throw new NotFoundError('No such frame');
+  const key = job?.source_type === 'video' ? await frameObjectKey(job, name) : null;
+  if (!key) throw new NotFoundError('No such frame');
   return HttpResponse.redirect(await presignedGet(key));
 }
 

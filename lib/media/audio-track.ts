@@ -27,8 +27,6 @@ export interface AudioPiece extends AudioFile {
 }
 
 interface RunOptions {
-  /** Run ffmpeg at the lowest CPU priority (the track is made beside frame extraction). */
-  lowPriority?: boolean;
   timeoutMs?: number;
   signal?: AbortSignal;
   ffmpeg?: string;
@@ -59,7 +57,6 @@ export async function extractAudioTrack(
     input: o.input,
     timeoutMs: o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     signal: o.signal,
-    lowPriority: o.lowPriority,
   });
   return measured(path);
 }
@@ -87,7 +84,6 @@ export async function audioPieces(
       input: track.path,
       timeoutMs: limits.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       signal: limits.signal,
-      lowPriority: limits.lowPriority,
     });
     pieces.push({ ...(await measured(path)), offsetSeconds: piece.offsetSeconds });
   }

@@ -11,7 +11,6 @@
  * to that ffmpeg → `ffprobe` on PATH.
  */
 import { execFile } from 'node:child_process';
-import { setPriority } from 'node:os';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -26,8 +25,6 @@ const MEDIA_FORMATS = ['mov', 'avi', 'matroska', 'mpegts', 'mp3', 'wav', 'aac', 
 
 /** Seconds without progress on an HTTP read before ffmpeg gives up (microseconds on the command line). */
 const HTTP_READ_TIMEOUT_US = 30_000_000;
-/** The nice value of a tool run off the critical path (19 is the lowest priority). */
-const LOW_PRIORITY = 19;
 
 export class MediaToolError extends Error {
   override readonly name = 'MediaToolError';
@@ -106,10 +103,10 @@ export function runTool(
   binary: string,
   tool: string,
   args: string[],
-  options: { input: string; timeoutMs: number; signal?: AbortSignal; lowPriority?: boolean },
+  options: { input: string; timeoutMs: number; signal?: AbortSignal },
 ): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = execFile(
+    execFile(
       binary,
       args,
       { timeout: options.timeoutMs, maxBuffer: 16 * 1024 * 1024, signal: options.signal, killSignal: 'SIGKILL' },
@@ -126,13 +123,5 @@ export function runTool(
         );
       },
     );
-    // Work off the critical path (the speech track beside frame extraction) yields the CPU when both share it.
-    if (options.lowPriority && child.pid) {
-      try {
-        setPriority(child.pid, LOW_PRIORITY);
-      } catch {
-        // Not permitted here: it runs at normal priority.
-      }
-    }
   });
 }

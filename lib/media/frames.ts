@@ -64,6 +64,9 @@ export interface FrameExtraction {
 function ffmpegArgs(o: FrameExtraction, start: number): string[] {
   const args = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'info', ...inputGuards(o.input)];
   if (o.keyframesOnly) args.push('-skip_frame', 'nokey');
+  // One decoding thread: a video's units run side by side, so threads of their own would only contend for the same
+  // cores (five 2-minute units of 720p on two cores: 9.2 s with one thread each, 10.8 s with ffmpeg's default).
+  args.push('-threads', '1');
   args.push('-ss', String(start));
   if (o.endSeconds !== undefined) args.push('-t', String(toMillis(o.endSeconds - start)));
   args.push('-i', o.input);

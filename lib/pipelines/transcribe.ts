@@ -85,11 +85,12 @@ export async function transcribeRecording(job: Job, log: JobLog): Promise<Transc
   await removeAbandonedWorkDirs();
   const dir = await mkdtemp(join(tmpdir(), `${WORK_DIR_PREFIX}${process.pid}-`));
   try {
-    // Beside frame extraction (on one machine) the frames are the critical path: the track yields the CPU.
+    // Beside frame extraction at normal priority: the provider's answer still takes seconds after the track is
+    // made, so a track starved by the frames would make the transcript the branch the run waits for.
     const input = await presignedGet(job.media_key, READ_URL_SECONDS);
-    const track = await extractAudioTrack({ input, dir, lowPriority: true });
+    const track = await extractAudioTrack({ input, dir });
     if (!track) return { kind: 'no_audio' };
-    const pieces = await audioPieces(track, { ...PIECE_LIMITS, lowPriority: true });
+    const pieces = await audioPieces(track, PIECE_LIMITS);
     await log.info(
       `Transcribing ${track.durationSeconds.toFixed(1)} s of sound in ${pieces.length} piece(s) with ${client.model}`,
     );

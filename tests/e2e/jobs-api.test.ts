@@ -15,6 +15,9 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Client, eventually, request } from '../support/api';
 import { doc, getRow, listKeys, objectExists, putObject, seedItem, setFields, table } from '../support/aws';
 import { TEST_ADMIN_EXTERNAL_IDS } from '../support/service-env';
+import { getJob, type Job } from '../../lib/jobs/job-store';
+import { FramePackWriter } from '../../lib/pipelines/video/frame-packs';
+import { type FrameRecord, putUnitFrames, putVideoPlan } from '../../lib/pipelines/video/run-store';
 import { newTeamMember } from '../support/tokens';
 import {
   chunkedUpload,
@@ -380,28 +383,66 @@ describe('capability URLs', () => {
     expect((await request('GET', `/api/jobs/${photoJobId}/video`)).status).toBe(404);
   });
 
-  it('lists no frames for a job without frames, then one frame served by capability', async () => {
+  it('lists no frames for a job without frames, then the frames of its run, each served by capability from its pack', async () => {
     const empty = await alice.get(`/api/jobs/${videoJobId}/frames`);
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual({ job_id: videoJobId, frames: [] });
     expect((await request('GET', `/api/jobs/${videoJobId}/frames`)).status).toBe(401);
 
-    const row = await jobRow(videoJobId);
-    const prefix = `teams/${row!.team_id}/claims/${row!.claim_id}/jobs/${videoJobId}/`;
-    await putObject(`${prefix}frames/frame_0001.jpg`, 'frame-bytes');
+    // A run that extracted two frames of its first unit, packed (as extraction writes them).
+    const job = (await getJob(videoJobId)) as Job;
+    const runId = randomUUID();
+    const jpegs = [Buffer.from('frame-zero-bytes'), Buffer.from('frame-one-bytes')];
+    const packs = new FramePackWriter(job, 0);
+    const frames: FrameRecord[] = [];
+    for (const [i, jpeg] of jpegs.entries())
+      frames.push({
+        name: `frame_00000${i}.000.jpg`,
+        time: i,
+        sharpness: null,
+        width: 16,
+        height: 9,
+        packed: await packs.add(jpeg, Buffer.from(`preview-${i}`)),
+      });
+    await packs.close();
+    const units = [{ index: 0, start: 0, end: 25, duration: 25, firstFrame: 0, frameCount: 25 }];
+    await putVideoPlan(videoJobId, {
+      run_id: runId,
+      duration: 25,
+      fps: 1,
+      long_edge: 1600,
+      jpeg_quality: 4,
+      preview_long_edge: 768,
+      keyframes_only: false,
+      units,
+    });
+    await putUnitFrames(videoJobId, runId, 0, frames);
+    await setFields(`JOB#${videoJobId}`, 'JOB', { run_id: runId });
+
     const listed = await alice.get(`/api/jobs/${videoJobId}/frames`);
     expect(listed.body.frames).toEqual([
-      { name: 'frame_0001.jpg', url: `/api/jobs/${videoJobId}/frames/frame_0001.jpg` },
+      { name: 'frame_000000.000.jpg', url: `/api/jobs/${videoJobId}/frames/frame_000000.000.jpg` },
+      { name: 'frame_000001.000.jpg', url: `/api/jobs/${videoJobId}/frames/frame_000001.000.jpg` },
     ]);
 
-    const res = await request('GET', `/api/jobs/${videoJobId}/frames/frame_0001.jpg`);
-    expect(res.status).toBe(302);
-    const served = await fetch(res.headers.get('location')!);
-    expect(served.status).toBe(200);
-    expect(await served.text()).toBe('frame-bytes');
+    // Served from its pack: written out as its own object on the first request, then served from there.
+    const prefix = `teams/${job.team_id}/claims/${job.claim_id}/jobs/${videoJobId}/`;
+    expect(await objectExists(`${prefix}frames/frame_000001.000.jpg`)).toBe(false);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const res = await request('GET', `/api/jobs/${videoJobId}/frames/frame_000001.000.jpg`);
+      expect(res.status).toBe(302);
+      const served = await fetch(res.headers.get('location')!);
+      expect(served.status).toBe(200);
+      expect(await served.text()).toBe('frame-one-bytes');
+      expect(await objectExists(`${prefix}frames/frame_000001.000.jpg`)).toBe(true);
+    }
 
-    expect((await request('GET', `/api/jobs/${videoJobId}/frames/frame_0002.jpg`)).status).toBe(404);
-    expect((await request('GET', `/api/jobs/${randomUUID()}/frames/frame_0001.jpg`)).status).toBe(404);
+    // A frame name the run does not have, on a time inside and outside its unit, and another job's.
+    expect((await request('GET', `/api/jobs/${videoJobId}/frames/frame_000002.000.jpg`)).status).toBe(404);
+    expect((await request('GET', `/api/jobs/${videoJobId}/frames/frame_000030.000.jpg`)).status).toBe(404);
+    expect((await request('GET', `/api/jobs/${videoJobId}/frames/frame_0001.jpg`)).status).toBe(404);
+    expect((await request('GET', `/api/jobs/${randomUUID()}/frames/frame_000001.000.jpg`)).status).toBe(404);
+    expect((await request('GET', `/api/jobs/${photoJobId}/frames/frame_000001.000.jpg`)).status).toBe(404);
   });
 
   it.each([

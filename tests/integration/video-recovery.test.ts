@@ -17,6 +17,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ListObjectsV2Command, type _Object } from '@aws-sdk/client-s3';
+import sharp from 'sharp';
 import { eventually } from '../support/api';
 import { bucket, s3 } from '../support/aws';
 import {
@@ -38,6 +39,7 @@ import { getJob, type Job } from '../../lib/jobs/job-store';
 import { RESTARTING, runWatchdog } from '../../lib/orchestrator/recovery';
 import { listUnits } from '../../lib/orchestrator/store';
 import '../../lib/pipelines'; // the watchdog below runs before any worker has registered the pipelines
+import { framePacksPrefix, readFrameImages } from '../../lib/pipelines/video/frame-packs';
 import { listFrames } from '../../lib/pipelines/video/run-store';
 
 const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
@@ -96,7 +98,6 @@ async function objectsUnder(prefix: string): Promise<_Object[]> {
 }
 
 const jobPrefix = (job: Job) => blobKeys.jobPrefix(job.team_id, job.claim_id, job.id);
-const framesOf = (job: Job) => `${jobPrefix(job)}frames/`;
 const nameOf = (key: string) => key.slice(key.lastIndexOf('/') + 1);
 
 describe('a video whose worker is killed during extraction', () => {
@@ -126,7 +127,7 @@ describe('a video whose worker is killed during extraction', () => {
 
   /** Starts the job on a worker process and kills it once `ready` holds while frames are landing in the bucket. */
   async function runOnWorkerProcessUntil(job: Job, ready: (job: Job) => Promise<boolean>): Promise<Job> {
-    const frames = framesOf(job);
+    const packs = framePacksPrefix(job);
     const child = await startWorkerProcess(stage);
     try {
       await startRecordingJob(job);
@@ -134,7 +135,7 @@ describe('a video whose worker is killed during extraction', () => {
         async () => {
           const now = await getJob(job.id);
           if (now?.branches?.frames?.state !== 'fanout' || !(await ready(now))) return null;
-          return (await objectsUnder(frames)).length > 0 ? now : null;
+          return (await objectsUnder(packs)).length > 0 ? now : null;
         },
         60_000,
         100,
@@ -176,11 +177,16 @@ describe('a video whose worker is killed during extraction', () => {
     expect(items.map((i) => i.name)).toEqual(expected.items);
     expect(items.map((i) => i.item_number)).toEqual(expected.items.map((_, n) => n + 1));
 
-    // The bucket's frames are exactly the run's, one per second.
-    const stored = (await objectsUnder(framesOf(job))).map((o) => nameOf(o.Key as string)).sort();
-    const recorded = (await listFrames(job.id, run)).map((f) => f.name).sort();
+    // The run's frames, one per second; the bucket's frame packs are exactly the ones they are in, and each
+    // frame's bytes there are a JPEG of its recorded size.
+    const recorded = await listFrames(job.id, run);
     expect(recorded).toHaveLength(SECONDS);
-    expect(stored).toEqual(recorded);
+    const stored = (await objectsUnder(framePacksPrefix(job))).map((o) => nameOf(o.Key as string)).sort();
+    const referenced = new Set(recorded.flatMap((f) => [`${f.packed.pack}.frames`, `${f.packed.pack}.previews`]));
+    expect(stored).toEqual([...referenced].sort());
+    const images = await readFrameImages(job, recorded, 'frame');
+    const sizes = await Promise.all(images.map((jpeg) => sharp(jpeg).metadata()));
+    expect(sizes.map((m) => [m.format, m.width, m.height])).toEqual(recorded.map((f) => ['jpeg', f.width, f.height]));
 
     // The pictures are only this run's, and each is an item's.
     const pictures = (await objectsUnder(`${jobPrefix(job)}photos/`)).map((o) => nameOf(o.Key as string));
@@ -208,9 +214,10 @@ describe('a video whose worker is killed during extraction', () => {
     // Frames are landing and the sound track is still being transcribed.
     const killedIn = await runOnWorkerProcessUntil(job, async (now) => now.branches?.transcribe?.state === 'running');
     expect(killedIn.status).toBe('extracting');
-    const leftBehind = await objectsUnder(framesOf(job));
+    // Frames land in packs of 30 (a .frames and a .previews object each): some had landed, not all 240.
+    const leftBehind = await objectsUnder(framePacksPrefix(job));
     expect(leftBehind.length).toBeGreaterThan(0);
-    expect(leftBehind.length).toBeLessThan(SECONDS);
+    expect(leftBehind.length).toBeLessThan((SECONDS / 30) * 2);
 
     // The branch's 3-second lease runs out: its worker is gone. The watchdog takes it for an interruption.
     await eventually(async () => {
@@ -223,13 +230,13 @@ describe('a video whose worker is killed during extraction', () => {
     expect(restarted).toMatchObject({ status: 'pending', current_stage: RESTARTING, recovery_attempts: 1 });
     expect(restarted.run_id).not.toBe(killedIn.run_id);
     // The interrupted run's frames are gone before the new run starts.
-    expect(await objectsUnder(framesOf(job))).toEqual([]);
+    expect(await objectsUnder(framePacksPrefix(job))).toEqual([]);
 
     const done = await expectCleanFinish(job, 1, { items: ['Red box', 'Piano', 'Blue box', 'Green box'], pictures: 7 });
     expect(done.run_id).toBe(restarted.run_id);
     // Every frame in the bucket was written by the new run.
     const restartSecond = Math.floor(restartedAt.getTime() / 1000) * 1000;
-    const stored = await objectsUnder(framesOf(job));
+    const stored = await objectsUnder(framePacksPrefix(job));
     expect(stored.every((o) => (o.LastModified as Date).getTime() >= restartSecond)).toBe(true);
     expect((await logMessages(job.id)).filter((m) => m.startsWith(RESTARTING))).toHaveLength(1);
   }, 120_000);

@@ -7,12 +7,11 @@
  *    did not measure are measured here) and the narration words it covers.
  *  - the `analyze` stage: one unit per chunk, OPENROUTER_CONCURRENCY in
  *    flight; a unit sends its frames' previews (VIDEO_FRAME_LONG_EDGE, made
- *    by the extraction) and narration
+ *    by the extraction, read from its packs in one request) and narration
  *    to the vision model and records the answer once. A gateway failure is
  *    recorded as a failed chunk (unbilled), never thrown.
  */
 import pLimit from 'p-limit';
-import { readObject } from '../../blob/objects';
 import { settings } from '../../config';
 import { AiGatewayError } from '../../integrations/ai-call';
 import { AiGatewayClient } from '../../integrations/ai-gateway';
@@ -25,7 +24,7 @@ import { readTranscript } from '../transcribe';
 import { readVideoItem } from './answer-rules';
 import { VIDEO_ANSWER_JSON_SCHEMA, type VideoItem } from './answer-schemas';
 import { chunkRanges, framesByChunk, selectFrames, sliceTranscript, unmeasuredRivals } from './chunk-rules';
-import { previewsPrefix } from './extract';
+import { readFrameImages } from './frame-packs';
 import { chunkUserText, clock, frameLabel, videoSystemPrompt } from './prompt-rules';
 import {
   type ChunkResult,
@@ -45,8 +44,9 @@ import {
  * filled, more than a 30-second stretch of a walkthrough shows.
  */
 const CHUNK_MAX_OUTPUT_TOKENS = 6000;
-/** Bucket reads in flight while the chunk stage measures frames. */
+/** Bucket reads in flight while the chunk stage measures frames, and the previews each reads. */
 const PREVIEW_READS_IN_FLIGHT = 8;
+const PREVIEWS_PER_READ = 30;
 
 export async function planChunks(ctx: StageContext): Promise<StageOutcome> {
   const { job, log } = ctx;
@@ -89,14 +89,15 @@ export async function planChunks(ctx: StageContext): Promise<StageOutcome> {
 
 /** Measures, in place, the sharpness of frames extraction left unmeasured, from their previews. */
 async function measureRivals(job: StageContext['job'], frames: FrameRecord[]): Promise<number> {
-  const prefix = previewsPrefix(job);
   const limit = pLimit(PREVIEW_READS_IN_FLIGHT);
+  const batches = Array.from({ length: Math.ceil(frames.length / PREVIEWS_PER_READ) }, (_, i) =>
+    frames.slice(i * PREVIEWS_PER_READ, (i + 1) * PREVIEWS_PER_READ),
+  );
   await Promise.all(
-    frames.map((frame) =>
+    batches.map((batch) =>
       limit(async () => {
-        const stored = await readObject(`${prefix}${frame.name}`);
-        if (!stored) throw new Error(`the preview of frame ${frame.name} is missing from storage`);
-        frame.sharpness = await sharpness(stored.body);
+        const previews = await readFrameImages(job, batch, 'preview');
+        for (const [i, frame] of batch.entries()) frame.sharpness = await sharpness(previews[i]);
       }),
     ),
   );
@@ -128,15 +129,9 @@ async function callChunk(
 ): Promise<ChunkResult> {
   const base = { chunk_index: chunk.index };
   if (!needsCall(chunk)) return { ...base, outcome: 'skipped', items: [], error: null };
-  const prefix = previewsPrefix(job);
-  // The previews extraction wrote at VIDEO_FRAME_LONG_EDGE are what the model is sent, as they are.
-  const images = await Promise.all(
-    chunk.frames.map(async (frame) => {
-      const stored = await readObject(`${prefix}${frame.name}`);
-      if (!stored) throw new Error(`the preview of frame ${frame.name} is missing from storage`);
-      return { label: frameLabel(frame), jpeg: stored.body };
-    }),
-  );
+  // The previews extraction packed at VIDEO_FRAME_LONG_EDGE are what the model is sent, as they are.
+  const previews = await readFrameImages(job, chunk.frames, 'preview');
+  const images = chunk.frames.map((frame, i) => ({ label: frameLabel(frame), jpeg: previews[i] }));
   const range = `${clock(chunk.start)}–${clock(chunk.end)}`;
   try {
     const answer = await client.complete({

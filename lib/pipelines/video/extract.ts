@@ -6,17 +6,16 @@
  *    earlier attempt left, and fixes the run's plan: the extraction units.
  *  - the `extract` stage's branches, side by side:
  *      frames     one unit per 2-minute stretch; each seeks into the upload
- *                 through a presigned GET and writes its frames straight to
- *                 the bucket (frames/<name>), recording each frame's time
- *                 and size, and its sharpness when frames will compete for
- *                 the chunks' time buckets;
+ *                 through a presigned GET and writes its frames and their
+ *                 previews straight to the bucket, packed (./frame-packs.ts),
+ *                 recording each frame's time, size and place, and its
+ *                 sharpness when frames will compete for the chunks' time
+ *                 buckets;
  *      transcribe the speech track transcribed (../transcribe.ts); without a
  *                 key, without sound, or when the provider keeps failing, the
  *                 run goes on visual-only.
  */
-import { deletePrefix, presignedGet } from '../../blob/client';
-import { blobKeys } from '../../blob/keys';
-import { putJpeg } from '../../blob/objects';
+import { presignedGet } from '../../blob/client';
 import { settings } from '../../config';
 import type { Job } from '../../jobs/job-store';
 import { frameName, useKeyframeDecode } from '../../media/extraction-rules';
@@ -29,17 +28,13 @@ import { transcribeRecording } from '../transcribe';
 import { transcriptForJob } from '../transcript-rules';
 import { framesShareBuckets } from './chunk-rules';
 import { extractionUnits } from './extraction-rules';
+import { clearFrames, FramePackWriter } from './frame-packs';
 import { clock } from './prompt-rules';
 import { type FrameRecord, getVideoPlan, putUnitFrames, putVideoPlan } from './run-store';
 
 /** A presigned GET outlives the slowest extraction unit (a worker lives at most 15 minutes). */
 const READ_URL_SECONDS = 3600;
 
-export const framesPrefix = (job: Pick<Job, 'team_id' | 'claim_id' | 'id'>) =>
-  `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}frames/`;
-/** Each frame at the size the model is sent, made by the same decode (so analysis never resizes). */
-export const previewsPrefix = (job: Pick<Job, 'team_id' | 'claim_id' | 'id'>) =>
-  `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}frame-previews/`;
 /** ffmpeg's JPEG quality scale for previews: close to what the model would get from a high-quality resize. */
 const PREVIEW_JPEG_QUALITY = 3;
 
@@ -57,9 +52,8 @@ export async function probeVideo(ctx: StageContext): Promise<StageOutcome> {
   const minRatio = config.KEYFRAME_DECODE_MIN_RATIO;
   const rate = minRatio > 0 ? await keyframeRate(input).catch(() => null) : null;
   const keyframesOnly = useKeyframeDecode(rate, config.FRAME_EXTRACTION_FPS, minRatio);
-  const removed = await deletePrefix(framesPrefix(job));
-  await deletePrefix(previewsPrefix(job));
-  if (removed) await log.info(`Removed ${removed} frame(s) left by an earlier attempt`);
+  const removed = await clearFrames(job);
+  if (removed) await log.info(`Removed ${removed} frame object(s) left by an earlier attempt`);
 
   const units = extractionUnits(duration, config.FRAME_EXTRACTION_FPS);
   const measureSharpness = framesShareBuckets({
@@ -103,8 +97,7 @@ export async function extractFrameUnit(ctx: StageContext, index: number): Promis
   const plan = await getVideoPlan(job.id, runId);
   const unit = plan.units[index];
   if (!unit) throw new Error(`extraction unit ${index} is outside the plan`);
-  const prefix = framesPrefix(job);
-  const previews = previewsPrefix(job);
+  const packs = new FramePackWriter(job, index);
   const beatMs = settings().FRAME_EXTRACTION_HEARTBEAT_SECONDS * 1000;
   const frames: FrameRecord[] = [];
   // Sharpness only decides between frames sharing a time bucket; decoding every frame again for it costs CPU.
@@ -120,14 +113,9 @@ export async function extractFrameUnit(ctx: StageContext, index: number): Promis
     keyframesOnly: plan.keyframes_only,
     preview: { longEdge: plan.preview_long_edge, jpegQuality: PREVIEW_JPEG_QUALITY },
     onFrame: async (frame) => {
-      const name = frameName(frame.timeSeconds);
       const preview = frame.preview as Buffer;
-      const [measured] = await Promise.all([
-        measure(frame.jpeg, preview),
-        putJpeg(`${prefix}${name}`, frame.jpeg),
-        putJpeg(`${previews}${name}`, preview),
-      ]);
-      frames.push({ name, time: frame.timeSeconds, ...measured });
+      const [measured, packed] = await Promise.all([measure(frame.jpeg, preview), packs.add(frame.jpeg, preview)]);
+      frames.push({ name: frameName(frame.timeSeconds), packed, time: frame.timeSeconds, ...measured });
       if (Date.now() - lastBeat >= beatMs) {
         lastBeat = Date.now();
         await ctx.heartbeat();
@@ -137,6 +125,8 @@ export async function extractFrameUnit(ctx: StageContext, index: number): Promis
       }
     },
   });
+  // The packs are written before the record that points into them.
+  await packs.close();
   await putUnitFrames(job.id, runId, index, frames);
   await log.info(
     `Frames ${clock(unit.start)}–${clock(unit.end)}: ${frames.length} written (part ${index + 1} of ${plan.units.length})`,

@@ -22,6 +22,12 @@
  */
 export const EXTRACTION_UNIT_SECONDS = 120;
 
+/**
+ * Frames per unit at most: a unit's frame records are one database row
+ * (400 KB at most), so at a high FRAME_EXTRACTION_FPS units get shorter.
+ */
+export const MAX_UNIT_FRAMES = 1200;
+
 /** Float noise guard: 60.000000001 s at 1 fps is still 60 frames. */
 const EPSILON = 1e-9;
 
@@ -52,7 +58,8 @@ export function totalFrames(durationSeconds: number, fps: number): number {
 
 /**
  * The units of a video of `durationSeconds` at `fps`: about `unitSeconds` each
- * (rounded to whole frames, at least one frame), the last one shorter.
+ * (rounded to whole frames, at least one frame, at most MAX_UNIT_FRAMES), the
+ * last one shorter.
  */
 export function extractionUnits(
   durationSeconds: number,
@@ -62,7 +69,7 @@ export function extractionUnits(
   if (!Number.isFinite(unitSeconds) || unitSeconds <= 0)
     throw new RangeError(`unitSeconds must be positive (got ${unitSeconds})`);
   const frames = totalFrames(durationSeconds, fps);
-  const framesPerUnit = Math.max(1, Math.round(unitSeconds * fps));
+  const framesPerUnit = Math.max(1, Math.min(MAX_UNIT_FRAMES, Math.round(unitSeconds * fps)));
   const units: ExtractionUnit[] = [];
   for (let firstFrame = 0; firstFrame < frames; firstFrame += framesPerUnit) {
     const frameCount = Math.min(framesPerUnit, frames - firstFrame);

@@ -17,7 +17,8 @@ import { deleteJobItems } from '../../inventory/item-store';
 import type { PipelineDefinition } from '../../orchestrator/pipeline';
 import { recordingCredits } from '../recording-billing';
 import { analyzeChunk, planChunks, startChunkAnalysis } from './analyze';
-import { extractFrameUnit, framesPrefix, planFrameUnits, previewsPrefix, probeVideo, transcribeVideo } from './extract';
+import { extractFrameUnit, planFrameUnits, probeVideo, transcribeVideo } from './extract';
+import { clearFrames } from './frame-packs';
 import { photosPrefix, synthesizeVideo } from './synthesize';
 import { PIPELINE_PICTURE_PREFIX } from '../../photos/rules';
 
@@ -48,7 +49,6 @@ export const videoPipeline: PipelineDefinition = {
   async clearPartialResults(job) {
     await deleteJobItems(job.id, 1);
     await deletePrefix(`${photosPrefix(job)}${PIPELINE_PICTURE_PREFIX}`);
-    await deletePrefix(framesPrefix(job));
-    await deletePrefix(previewsPrefix(job));
+    await clearFrames(job);
   },
 };

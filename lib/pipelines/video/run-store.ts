@@ -4,6 +4,7 @@
  * extraction unit wrote (with their sharpness and size), the analysis chunks
  * and one answer per chunk.
  */
+import type { ByteRange } from '../../blob/range-rules';
 import type { ExtractionUnit } from './extraction-rules';
 import type { VideoItem } from './answer-schemas';
 import type { TimedWord } from './chunk-rules';
@@ -17,7 +18,7 @@ export interface VideoPlan {
   fps: number;
   long_edge: number;
   jpeg_quality: number;
-  /** Long edge of the preview written beside each frame, the copy the model is sent (VIDEO_FRAME_LONG_EDGE). */
+  /** Long edge of the preview packed beside each frame, the copy the model is sent (VIDEO_FRAME_LONG_EDGE). */
   preview_long_edge: number;
   keyframes_only: boolean;
   /**
@@ -29,9 +30,17 @@ export interface VideoPlan {
   units: ExtractionUnit[];
 }
 
-/** One extracted frame: its object is frames/<name> under the job's prefix, its preview frame-previews/<name>. */
+/** Where a frame's JPEG and its preview are in the run's frame packs (./frame-packs.ts). */
+export interface PackedFrame {
+  pack: string;
+  frame: ByteRange;
+  preview: ByteRange;
+}
+
+/** One extracted frame, named by its time (lib/media/extraction-rules.ts frameName). */
 export interface FrameRecord {
   name: string;
+  packed: PackedFrame;
   time: number;
   /** Null when extraction did not measure it (see VideoPlan.measure_sharpness). */
   sharpness: number | null;
@@ -72,6 +81,12 @@ export async function getVideoPlan(jobId: string, runId: string): Promise<VideoP
 /** A unit's frames; a unit run again replaces its own record (and its own frame objects). */
 export const putUnitFrames = (jobId: string, runId: string, unit: number, frames: FrameRecord[]) =>
   putRunRecord(jobId, runRecordKey(FRAMES, runId, unit), 'VideoUnitFrames', { unit, frames });
+
+/** One unit's frames, or null before the unit has finished. */
+export async function getUnitFrames(jobId: string, runId: string, unit: number): Promise<FrameRecord[] | null> {
+  const record = await getRunRecord<{ frames: FrameRecord[] }>(jobId, runRecordKey(FRAMES, runId, unit));
+  return record?.frames ?? null;
+}
 
 /** Every frame of the run, in time order. */
 export async function listFrames(jobId: string, runId: string): Promise<FrameRecord[]> {

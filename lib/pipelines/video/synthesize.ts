@@ -7,7 +7,7 @@
  */
 import pLimit from 'p-limit';
 import { blobKeys } from '../../blob/keys';
-import { putJpeg, readObject } from '../../blob/objects';
+import { putJpeg } from '../../blob/objects';
 import { settings } from '../../config';
 import { passBatchPrefix } from '../../inventory/item-rules';
 import { type ItemDraft, saveItemBatch } from '../../inventory/item-store';
@@ -20,7 +20,7 @@ import { autoApprove } from '../auto-approval';
 import { needsCall } from './analyze';
 import type { VideoItem } from './answer-schemas';
 import { mergeAcrossChunks } from './dedup-rules';
-import { framesPrefix } from './extract';
+import { readFrameImages } from './frame-packs';
 import { type FrameRecord, listChunkResults, listChunks, listFrames } from './run-store';
 import {
   analyzedSeconds,
@@ -51,20 +51,19 @@ async function itemPhotos(
   frame: FrameRecord | null,
 ): Promise<ItemDraft['photos']> {
   if (!frame) return [];
-  const stored = await readObject(`${framesPrefix(job)}${frame.name}`);
-  if (!stored) throw new Error(`frame ${frame.name} is missing from storage`);
+  const [jpeg] = await readFrameImages(job, [frame], 'frame');
   const runId = job.run_id as string;
   const pictures: { kind: 'closeup' | 'context' | 'frame'; jpeg: Buffer }[] = [];
   if (item.box) {
     const { cropJpeg } = await import('../../media/images');
     const { width, height } = frame;
     const [close, context] = await Promise.all([
-      cropJpeg(stored.body, asFractions(closeUpRect(item.box, width, height), width, height)),
-      cropJpeg(stored.body, asFractions(contextRect(item.box, width, height), width, height)),
+      cropJpeg(jpeg, asFractions(closeUpRect(item.box, width, height), width, height)),
+      cropJpeg(jpeg, asFractions(contextRect(item.box, width, height), width, height)),
     ]);
     pictures.push({ kind: 'closeup', jpeg: close.jpeg }, { kind: 'context', jpeg: context.jpeg });
   } else {
-    pictures.push({ kind: 'frame', jpeg: stored.body });
+    pictures.push({ kind: 'frame', jpeg });
   }
   return Promise.all(
     pictures.map(async ({ kind, jpeg }) => {

@@ -42,11 +42,6 @@ maybe('extractAudioTrack', () => {
     expect(probe.video).toBeNull();
   });
 
-  it('makes the same track at the lowest CPU priority', async () => {
-    const track = await extractAudioTrack({ input: join(dir, 'voiced.mp4'), dir: out, lowPriority: true });
-    expect(track!.durationSeconds).toBeCloseTo(10, 0);
-  });
-
   it('is null for a video without a sound track', async () => {
     expect(await extractAudioTrack({ input: join(dir, 'silent.mp4'), dir: out })).toBeNull();
   });

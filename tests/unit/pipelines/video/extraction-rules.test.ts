@@ -2,6 +2,7 @@
 import {
   EXTRACTION_UNIT_SECONDS,
   extractionUnits,
+  MAX_UNIT_FRAMES,
   totalFrames,
 } from '../../../../lib/pipelines/video/extraction-rules';
 
@@ -63,6 +64,13 @@ describe('extractionUnits', () => {
     const frames = units.flatMap((u) => Array.from({ length: u.frameCount }, (_, i) => u.firstFrame + i));
     expect(new Set(frames).size).toBe(300);
     expect(frames).toEqual(Array.from({ length: 300 }, (_, i) => i));
+  });
+
+  it('shortens units at a high frame rate, so the frame records of a unit fit one row', () => {
+    // 2 minutes at 30 fps would be 3,600 frames: units of 1,200 frames, 40 s each; 5 minutes are 9,000 frames.
+    const units = extractionUnits(300, 30);
+    expect(units.map((u) => u.frameCount)).toEqual([...Array(7).fill(MAX_UNIT_FRAMES), 600]);
+    expect(units[1].start).toBeCloseTo(40, 9);
   });
 
   it('rounds a unit to whole frames and keeps at least one frame per unit', () => {
