@@ -15,9 +15,8 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Client, eventually, request } from '../support/api';
 import { doc, getRow, listKeys, objectExists, putObject, seedItem, setFields, table } from '../support/aws';
 import { TEST_ADMIN_EXTERNAL_IDS } from '../support/service-env';
+import { packFrames, recordOneUnitRun } from '../support/video-frames';
 import { getJob, type Job } from '../../lib/jobs/job-store';
-import { FramePackWriter } from '../../lib/pipelines/video/frame-packs';
-import { type FrameRecord, putUnitFrames, putVideoPlan } from '../../lib/pipelines/video/run-store';
 import { newTeamMember } from '../support/tokens';
 import {
   chunkedUpload,
@@ -392,32 +391,12 @@ describe('capability URLs', () => {
     // A run that extracted two frames of its first unit, packed (as extraction writes them).
     const job = (await getJob(videoJobId)) as Job;
     const runId = randomUUID();
-    const jpegs = [Buffer.from('frame-zero-bytes'), Buffer.from('frame-one-bytes')];
-    const packs = new FramePackWriter(job, 0);
-    const frames: FrameRecord[] = [];
-    for (const [i, jpeg] of jpegs.entries())
-      frames.push({
-        name: `frame_00000${i}.000.jpg`,
-        time: i,
-        sharpness: null,
-        width: 16,
-        height: 9,
-        packed: await packs.add(jpeg, Buffer.from(`preview-${i}`)),
-      });
-    await packs.close();
-    const units = [{ index: 0, start: 0, end: 25, duration: 25, firstFrame: 0, frameCount: 25 }];
-    await putVideoPlan(videoJobId, {
-      run_id: runId,
-      duration: 25,
-      fps: 1,
-      long_edge: 1600,
-      jpeg_quality: 4,
-      preview_long_edge: 768,
-      keyframes_only: false,
-      units,
-    });
-    await putUnitFrames(videoJobId, runId, 0, frames);
-    await setFields(`JOB#${videoJobId}`, 'JOB', { run_id: runId });
+    const { frames, writer } = await packFrames(job, [
+      { jpeg: Buffer.from('frame-zero-bytes'), preview: Buffer.from('preview-0') },
+      { jpeg: Buffer.from('frame-one-bytes'), preview: Buffer.from('preview-1') },
+    ]);
+    await writer.close();
+    await recordOneUnitRun(videoJobId, runId, 25, frames);
 
     const listed = await alice.get(`/api/jobs/${videoJobId}/frames`);
     expect(listed.body.frames).toEqual([

@@ -11,18 +11,17 @@ import { s3 as mediaStore } from '../../lib/blob/client';
 import { getJob, type Job } from '../../lib/jobs/job-store';
 import {
   clearFrames,
-  FramePackWriter,
   frameNames,
   frameObjectKey,
   framePacksPrefix,
   framesPrefix,
   readFrameImages,
 } from '../../lib/pipelines/video/frame-packs';
-import { type FrameRecord, putUnitFrames, putVideoPlan } from '../../lib/pipelines/video/run-store';
-import { listKeys, seedJob, setFields } from '../support/aws';
+import { listKeys, seedJob } from '../support/aws';
+import { frameNameAt, packFrames, recordOneUnitRun } from '../support/video-frames';
 
 const room = { id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() };
-const name = (second: number) => `frame_${String(second).padStart(6, '0')}.000.jpg`;
+const name = frameNameAt;
 const bytesOf = (kind: string, i: number) => Buffer.from(`${kind}-${i}-${'x'.repeat(i)}`);
 
 /** GetObject requests the service's own S3 client sends while `run` runs. */
@@ -48,35 +47,16 @@ async function countReads(run: () => Promise<unknown>): Promise<number> {
 /** A video job whose current run extracted `count` frames (one a second) in one unit, packed `limits`. */
 async function extractedJob(count: number, limits: { frames: number; bytes: number }) {
   const jobId = await seedJob(room, 'video');
-  const runId = randomUUID();
-  await setFields(`JOB#${jobId}`, 'JOB', { run_id: runId });
   const job = (await getJob(jobId)) as Job;
-  const writer = new FramePackWriter(job, 0, limits);
-  const frames: FrameRecord[] = [];
-  for (let i = 0; i < count; i++)
-    frames.push({
-      name: name(i),
-      time: i,
-      sharpness: null,
-      width: 4,
-      height: 3,
-      packed: await writer.add(bytesOf('frame', i), bytesOf('preview', i)),
-    });
+  const images = Array.from({ length: count }, (_, i) => ({
+    jpeg: bytesOf('frame', i),
+    preview: bytesOf('preview', i),
+  }));
+  const { frames, writer } = await packFrames(job, images, limits);
   const beforeClose = await listKeys(framePacksPrefix(job));
   await writer.close();
-  const units = [{ index: 0, start: 0, end: count, duration: count, firstFrame: 0, frameCount: count }];
-  await putVideoPlan(jobId, {
-    run_id: runId,
-    duration: count,
-    fps: 1,
-    long_edge: 1600,
-    jpeg_quality: 4,
-    preview_long_edge: 768,
-    keyframes_only: false,
-    units,
-  });
-  await putUnitFrames(jobId, runId, 0, frames);
-  return { job, frames, beforeClose };
+  await recordOneUnitRun(jobId, randomUUID(), count, frames);
+  return { job: (await getJob(jobId)) as Job, frames, beforeClose };
 }
 
 const packNames = async (job: Job) =>
