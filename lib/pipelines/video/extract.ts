@@ -46,14 +46,20 @@ function mediaKeyOf(job: Job): string {
 export async function probeVideo(ctx: StageContext): Promise<StageOutcome> {
   const { job, log } = ctx;
   const config = settings();
-  const { input, probed, duration } = await probeRecording(job, 'video');
-  if (!probed.video) throw new PipelineFailure('This file has no video picture to look at. Nothing was charged.');
-
   const minRatio = config.KEYFRAME_DECODE_MIN_RATIO;
-  const rate = minRatio > 0 ? await keyframeRate(input).catch(() => null) : null;
-  const keyframesOnly = useKeyframeDecode(rate, config.FRAME_EXTRACTION_FPS, minRatio);
-  const removed = await clearFrames(job);
+  // The keyframe rate is read, and what an earlier attempt extracted cleared, while the upload is measured.
+  const [{ probed, duration }, rate, removed] = await Promise.all([
+    probeRecording(job, 'video'),
+    minRatio > 0
+      ? presignedGet(mediaKeyOf(job), READ_URL_SECONDS)
+          .then((input) => keyframeRate(input))
+          .catch(() => null)
+      : null,
+    clearFrames(job),
+  ]);
+  if (!probed.video) throw new PipelineFailure('This file has no video picture to look at. Nothing was charged.');
   if (removed) await log.info(`Removed ${removed} frame object(s) left by an earlier attempt`);
+  const keyframesOnly = useKeyframeDecode(rate, config.FRAME_EXTRACTION_FPS, minRatio);
 
   const units = extractionUnits(duration, config.FRAME_EXTRACTION_FPS);
   const measureSharpness = framesShareBuckets({
