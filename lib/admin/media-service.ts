@@ -16,9 +16,9 @@ import { adminJobView, type Names } from './view';
 /** A video's frames (in time order) or a photo job's live photos. */
 async function jobPictures(job: Job) {
   if (job.source_type === 'video') {
-    const names = await frameNames(job);
+    const names = await frameNames(job, MEDIA_PHOTOS_PER_JOB);
     return {
-      photos: names.slice(0, MEDIA_PHOTOS_PER_JOB).map((name) => ({ name, url: `/api/jobs/${job.id}/frames/${name}` })),
+      photos: names.map((name) => ({ name, url: `/api/jobs/${job.id}/frames/${name}` })),
       photo_count: Math.max(job.total_frames, names.length),
       firstKey: job.media_key,
     };

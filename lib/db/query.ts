@@ -49,13 +49,15 @@ function withoutExpressions(options: Partial<QueryCommandInput>) {
 /**
  * The rows of one table partition as stored (keys included), in sort-key
  * order, read a page at a time: those whose sort key starts with `skPrefix`
- * (all when empty), only the `projection` attributes when given.
+ * (all when empty), only the `projection` attributes when given. A caller
+ * that stops early reads no further pages; `pageSize` rows a page (DynamoDB's
+ * Limit) keeps a page small when only the first rows are wanted.
  */
 export async function* partitionRows(
   pk: string,
-  options: { skPrefix?: string; consistent?: boolean; projection?: string } = {},
+  options: { skPrefix?: string; consistent?: boolean; projection?: string; pageSize?: number } = {},
 ): AsyncGenerator<Record<string, unknown>> {
-  const { skPrefix = '', consistent = false, projection } = options;
+  const { skPrefix = '', consistent = false, projection, pageSize } = options;
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await db().send(
@@ -65,6 +67,7 @@ export async function* partitionRows(
         ExpressionAttributeValues: { ':pk': pk, ...(skPrefix ? { ':prefix': skPrefix } : {}) },
         ConsistentRead: consistent,
         ...(projection ? { ProjectionExpression: projection } : {}),
+        ...(pageSize ? { Limit: pageSize } : {}),
         ExclusiveStartKey,
       }),
     );

@@ -10,7 +10,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { putRows } from '../db/batch';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { withoutKeys } from '../db/keys';
-import { queryPartition } from '../db/query';
+import { partitionRows, queryPartition } from '../db/query';
 
 /** A record's place: `<KIND>#<run_id>` plus, for one of many, `#<position>` zero-padded so records list in order. */
 export function runRecordKey(kind: string, runId: string, position?: number): string {
@@ -51,6 +51,16 @@ export async function getRunRecord<T>(jobId: string, sk: string): Promise<T | nu
     new GetCommand({ TableName: tableName(), Key: rowKey(jobId, sk), ConsistentRead: true }),
   );
   return Item ? (withoutKeys(Item) as T) : null;
+}
+
+/** The records of one kind of a run in position order, read one at a time: a caller that stops early reads no more. */
+export async function* eachRunRecord<T>(jobId: string, kind: string, runId: string): AsyncGenerator<T> {
+  const rows = partitionRows(`JOB#${jobId}`, {
+    skPrefix: `${runRecordKey(kind, runId)}#`,
+    consistent: true,
+    pageSize: 1,
+  });
+  for await (const row of rows) yield withoutKeys(row) as T;
 }
 
 /** Every record of one kind of a run (`runRecordKey(kind, runId)` plus a position), in position order. */

@@ -120,6 +120,7 @@ describe('frame packs', () => {
   it('writes a frame asked for by name out as its own object once, and knows the names it has', async () => {
     const { job } = await extractedJob(5, { frames: 2, bytes: 1 << 20 });
     expect(await frameNames(job)).toEqual([0, 1, 2, 3, 4].map(name));
+    expect(await frameNames(job, 3)).toEqual([0, 1, 2].map(name));
 
     const key = await frameObjectKey(job, name(3));
     expect(key).toBe(`${framesPrefix(job)}${name(3)}`);

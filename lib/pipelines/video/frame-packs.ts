@@ -23,7 +23,7 @@ import { blobKeys } from '../../blob/keys';
 import type { ByteRange } from '../../blob/range-rules';
 import type { Job } from '../../jobs/job-store';
 import { frameTime } from '../../media/extraction-rules';
-import { type FrameRecord, getUnitFrames, getVideoPlan, listFrames, type PackedFrame } from './run-store';
+import { type FrameRecord, findVideoPlan, firstFrames, getUnitFrames, listFrames, type PackedFrame } from './run-store';
 
 type JobPlace = Pick<Job, 'team_id' | 'claim_id' | 'id'>;
 
@@ -144,7 +144,7 @@ async function findFrame(job: Job, name: string): Promise<FrameRecord | null> {
   const time = frameTime(name);
   const runId = job.run_id;
   if (time === null || !runId) return null;
-  const plan = await getVideoPlan(job.id, runId).catch(() => null);
+  const plan = await findVideoPlan(job.id, runId);
   const unit = plan?.units.find((u) => time >= u.start && time < u.end);
   if (!unit) return null;
   const frames = await getUnitFrames(job.id, runId, unit.index);
@@ -165,8 +165,12 @@ export async function frameObjectKey(job: Job, name: string): Promise<string | n
   return key;
 }
 
-/** The names of the frames of the job's current run, in time order (empty before any were extracted). */
-export async function frameNames(job: Pick<Job, 'id' | 'run_id'>): Promise<string[]> {
+/**
+ * The names of the frames of the job's current run, in time order (empty
+ * before any were extracted): all of them, or the first `max`.
+ */
+export async function frameNames(job: Pick<Job, 'id' | 'run_id'>, max?: number): Promise<string[]> {
   if (!job.run_id) return [];
-  return (await listFrames(job.id, job.run_id)).map((f) => f.name);
+  const frames = max === undefined ? await listFrames(job.id, job.run_id) : await firstFrames(job.id, job.run_id, max);
+  return frames.map((f) => f.name);
 }

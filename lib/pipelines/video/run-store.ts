@@ -8,7 +8,14 @@ import type { ByteRange } from '../../blob/range-rules';
 import type { ExtractionUnit } from './extraction-rules';
 import type { VideoItem } from './answer-schemas';
 import type { TimedWord } from './chunk-rules';
-import { chunkRecords, getRunRecord, listRunRecords, putRunRecord, runRecordKey } from '../run-record-store';
+import {
+  chunkRecords,
+  eachRunRecord,
+  getRunRecord,
+  listRunRecords,
+  putRunRecord,
+  runRecordKey,
+} from '../run-record-store';
 
 export interface VideoPlan {
   run_id: string;
@@ -72,8 +79,12 @@ const FRAMES = 'VIDEOFRAMES';
 export const putVideoPlan = (jobId: string, plan: VideoPlan) =>
   putRunRecord(jobId, runRecordKey(PLAN, plan.run_id), 'VideoPlan', plan);
 
+/** The run's plan, or null before its probe fixed one. */
+export const findVideoPlan = (jobId: string, runId: string) =>
+  getRunRecord<VideoPlan>(jobId, runRecordKey(PLAN, runId));
+
 export async function getVideoPlan(jobId: string, runId: string): Promise<VideoPlan> {
-  const plan = await getRunRecord<VideoPlan>(jobId, runRecordKey(PLAN, runId));
+  const plan = await findVideoPlan(jobId, runId);
   if (!plan) throw new Error(`no video plan for run ${runId}`);
   return plan;
 }
@@ -86,6 +97,16 @@ export const putUnitFrames = (jobId: string, runId: string, unit: number, frames
 export async function getUnitFrames(jobId: string, runId: string, unit: number): Promise<FrameRecord[] | null> {
   const record = await getRunRecord<{ frames: FrameRecord[] }>(jobId, runRecordKey(FRAMES, runId, unit));
   return record?.frames ?? null;
+}
+
+/** The run's first `max` frames in time order: finished units read in order until there are enough. */
+export async function firstFrames(jobId: string, runId: string, max: number): Promise<FrameRecord[]> {
+  const out: FrameRecord[] = [];
+  for await (const unit of eachRunRecord<{ frames: FrameRecord[] }>(jobId, FRAMES, runId)) {
+    out.push(...unit.frames);
+    if (out.length >= max) break;
+  }
+  return out.slice(0, max);
 }
 
 /** Every frame of the run, in time order. */
