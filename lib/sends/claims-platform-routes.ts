@@ -47,12 +47,14 @@ export const claimsPlatformRoutes = {
       'Submits the selected rooms’ active, not yet submitted items to the claims platform, authenticated as the team (its token, else the global bearer token). ' +
       'Charges 1 credit per item first (402 when short; enterprise teams and training claims are free; training claims are dry runs), creates or updates the remote claim and its rooms, then answers with the Submission in processing: ' +
       'each item, its photos and the platform’s analysis go in the background, and the Submission turns complete when the last item is done. A failed item stays unsubmitted for a later send. ' +
-      '400 when nothing is left to submit; 409 without a token or a configured platform; 502 when the platform refuses or cannot be reached (the charge is refunded). A repeated request for the same batch answers the same Submission and charges once.',
+      '400 when nothing is left to submit; 409 without a token or a configured platform; 502 when the platform refuses or cannot be reached (the charge is refunded). ' +
+      'A repeated request (a double click) is charged and sent once: one that arrived before the send finished answers the same Submission. A retry carrying the first request’s Idempotency-Key replays the first answer at any time.',
     handler: 'api/sends/submit-to-claims-platform',
     params: idParams,
     body: claimsPlatformSendBody,
     response: submissionResponse,
     errors: [400, 402, 404, 409, 502],
+    idempotent: true,
   }),
   submissions: defineRoute({
     name: 'listSubmissions',

@@ -32,6 +32,19 @@ export function itemsToSubmit<
   );
 }
 
+/**
+ * The send a request with nothing left to submit repeats: one that finished
+ * after the request arrived (a double click whose second request was handled
+ * only once the first send was done). Newest first, as the store lists them.
+ */
+export function sendFinishedSince<T extends { status: string; completed_at: string | null }>(
+  submissions: T[],
+  arrivedAt: Date,
+): T | null {
+  const arrived = arrivedAt.toISOString();
+  return submissions.find((s) => s.status === 'complete' && (s.completed_at ?? '') >= arrived) ?? null;
+}
+
 /** Limits rule 6: the charge key counts the claim's items already submitted, so each batch has its own. */
 export function submissionChargeKey(claimId: string, alreadySubmitted: number, round: number): string {
   const base = `as-send:${claimId}:${alreadySubmitted}`;

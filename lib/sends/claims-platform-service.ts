@@ -36,6 +36,7 @@ import {
   itemsToSubmit,
   NOTHING_TO_SUBMIT,
   remoteClaimFields,
+  sendFinishedSince,
   sendRefusal,
   sendToken,
   submissionChargeKey,
@@ -56,6 +57,8 @@ const SYNC_CALL_DEADLINE_MS = 10_000;
 
 export interface ClaimsPlatformDeps {
   config?: Settings;
+  /** When the request arrived (the gateway's clock): a send finished since then is this request's answer. */
+  receivedAt?: Date;
 }
 
 async function claimAndTeam(identity: Identity, claimId: string): Promise<{ claim: Claim; team: Team }> {
@@ -89,11 +92,10 @@ export async function listClaimsPlatformProfiles(identity: Identity, claimId: st
 
 /** What a send of the selected rooms would carry and cost. */
 async function planSend(claim: Claim, team: Team, roomIds: string[] | undefined) {
-  const [active, features, submissions] = await Promise.all([
-    listActiveClaimItems(claim.id),
-    teamFeatures(team.id),
-    listClaimSubmissions(claim.id),
-  ]);
+  // Submissions before items: the worker marks an item before it counts it, so a send read as
+  // complete has every item it carried marked in the read that follows (none is planned twice).
+  const [submissions, features] = await Promise.all([listClaimSubmissions(claim.id), teamFeatures(team.id)]);
+  const active = await listActiveClaimItems(claim.id);
   // Items of a send still running count as sent: the worker marks them one by one, and a repeated
   // request (a double click) must neither send them again nor read a different batch from them.
   const running = submissions.filter((s) => s.status === 'processing');
@@ -104,7 +106,14 @@ async function planSend(claim: Claim, team: Team, roomIds: string[] | undefined)
   );
   const alreadySubmitted = active.filter((i) => i.claims_platform_submitted_at || inFlight.has(i.id)).length;
   const perItem = features.enterprise || claim.is_training ? 0 : 1;
-  return { batch, alreadySubmitted, perItem, enterprise: features.enterprise, running: running[0] ?? null };
+  return {
+    batch,
+    alreadySubmitted,
+    perItem,
+    enterprise: features.enterprise,
+    running: running[0] ?? null,
+    submissions,
+  };
 }
 
 /** POST claims-platform-quote: 1 credit per item in the batch; enterprise teams and training claims pay nothing. */
@@ -165,8 +174,10 @@ export async function submitToClaimsPlatform(
   const attempt = await findAttempt(claim.id, plan.alreadySubmitted);
   if ('existing' in attempt) return submissionView(attempt.existing, config.CLAIMS_PLATFORM_APP_URL);
   if (plan.batch.length === 0) {
-    // Everything left is in a send still running: this request repeats it.
-    if (plan.running) return submissionView(plan.running, config.CLAIMS_PLATFORM_APP_URL);
+    // Everything left is in a send still running, or in one that finished after this request
+    // arrived (the second click of a double click, handled late): this request repeats it.
+    const repeated = plan.running ?? sendFinishedSince(plan.submissions, deps.receivedAt ?? new Date());
+    if (repeated) return submissionView(repeated, config.CLAIMS_PLATFORM_APP_URL);
     throw new InvalidRequestError(NOTHING_TO_SUBMIT);
   }
 

@@ -42,8 +42,8 @@ async function platformTeam(overrides: Partial<LoginClaimsInput> = {}, balance =
   return { client, member, token, claimId: room.claim_id, roomId: room.id, jobId, items };
 }
 
-const submit = (t: PlatformTeam, body: Record<string, unknown> = {}) =>
-  t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, body);
+const submit = (t: PlatformTeam, body: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, body, { headers });
 
 const spendsOf = async (t: PlatformTeam) =>
   (await fakeBilling.spends(t.member.current_team_id)).filter((s) => s.reference.startsWith('as-send:'));
@@ -145,6 +145,19 @@ describe('submit-to-claims-platform', () => {
     expect(a.body.id).toBe(b.body.id);
     await finished(t, a.body.id);
     expect((await t.client.get(`/api/claims/${t.claimId}/submissions`)).body.submissions).toHaveLength(1);
+    expect((await spendsOf(t)).map((s) => s.amount)).toEqual([2]);
+  });
+
+  it('replays the first answer for a retry carrying the same Idempotency-Key, even after the send finished', async () => {
+    const t = await platformTeam();
+    const key = randomUUID();
+    const first = await submit(t, {}, { 'Idempotency-Key': key });
+    expect(first.status).toBe(200);
+    await finished(t, first.body.id);
+    const again = await submit(t, {}, { 'Idempotency-Key': key });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect((await submit(t)).status).toBe(400);
     expect((await spendsOf(t)).map((s) => s.amount)).toEqual([2]);
   });
 

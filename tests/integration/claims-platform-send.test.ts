@@ -2,14 +2,16 @@
  * The claims platform send in-process against the embedded stack and the
  * run's fakes, for settings the test service does not run with: an
  * enterprise team (no charge) and the global bearer token standing in for a
- * team without its own.
+ * team without its own; and the arrival time a request is judged by.
  */
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../lib/config';
 import { keys } from '../../lib/db/keys';
 import { quoteClaimsPlatformSend, submitToClaimsPlatform } from '../../lib/sends/claims-platform-service';
-import { Client } from '../support/api';
+import { NOTHING_TO_SUBMIT } from '../../lib/sends/claims-platform-rules';
+import { getSubmission } from '../../lib/sends/submission-store';
+import { Client, eventually } from '../support/api';
 import { doc, table } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeClaimsPlatform } from '../support/fake-claims-platform';
@@ -64,4 +66,26 @@ it('falls back to the global bearer token for a team without its own, and to not
   expect(submission.status).toBe('processing');
   const [upsert] = await fake().requests({ token: bearer });
   expect(upsert).toMatchObject({ method: 'PUT', decoded_path: `/api/v1/claims/${claimId}` });
+});
+
+it('answers a request that arrived before the send finished with that send, and one that arrived after with 400', async () => {
+  const token = `cp-late-${randomUUID()}`;
+  await fake().registerToken(token);
+  const member = newTeamMember({ current_team_token: token });
+  const { claimId, identity } = await teamWithItems(member);
+  const clicked = new Date();
+  const first = await submitToClaimsPlatform(identity, claimId, {}, { receivedAt: clicked });
+  await eventually(async () => (await getSubmission(first.id))?.status === 'complete', 60_000, 200);
+  // The second click of a double click, handled only now: the send it duplicates is its answer.
+  const late = await submitToClaimsPlatform(identity, claimId, {}, { receivedAt: clicked });
+  expect(late).toMatchObject({ id: first.id, status: 'complete', item_count: 2 });
+  // A request made after the send finished finds nothing left to submit.
+  await expect(submitToClaimsPlatform(identity, claimId, {}, { receivedAt: new Date() })).rejects.toMatchObject({
+    code: 'invalid_request',
+    message: NOTHING_TO_SUBMIT,
+  });
+  expect((await sendCharges(member)).map((s) => s.amount)).toEqual([2]);
+  expect(
+    (await fake().requests({ token })).filter((r) => r.method === 'PUT' && /\/items\/[^/]+$/.test(r.decoded_path)),
+  ).toHaveLength(2);
 });

@@ -10,6 +10,7 @@ import {
   remoteClaimFields,
   remoteItemFields,
   remotePhotos,
+  sendFinishedSince,
   sendRefusal,
   sendToken,
   submissionChargeKey,
@@ -125,5 +126,19 @@ describe('claims platform send rules', () => {
     expect(claimDeepLink('https://cp.test/', 'LKQ 1/2')).toBe('https://cp.test/lkq/LKQ%201%2F2');
     expect(claimDeepLink('', 'K')).toBeNull();
     expect(claimDeepLink('https://cp.test', null)).toBeNull();
+  });
+
+  it('a request with nothing left repeats the send that finished after it arrived, never an older or failed one', () => {
+    const arrived = new Date('2026-11-26T10:00:00.000Z');
+    const done = (id: string, status: string, completed_at: string | null) => ({ id, status, completed_at });
+    const older = done('older', 'complete', '2026-11-26T09:59:59.999Z');
+    const failed = done('failed', 'failed', '2026-11-26T10:00:02.000Z');
+    const same = done('same', 'complete', '2026-11-26T10:00:00.000Z');
+    const later = done('later', 'complete', '2026-11-26T10:00:01.000Z');
+    expect(sendFinishedSince([later, same, older], arrived)?.id).toBe('later');
+    expect(sendFinishedSince([same, older], arrived)?.id).toBe('same');
+    expect(sendFinishedSince([failed, older], arrived)).toBeNull();
+    expect(sendFinishedSince([done('running', 'processing', null)], arrived)).toBeNull();
+    expect(sendFinishedSince([], arrived)).toBeNull();
   });
 });
