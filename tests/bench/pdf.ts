@@ -22,6 +22,13 @@
  * bytes), which is more than any one layout or extraction unit holds.
  * Target < 1 GiB.
  *
+ * For context, the local storage's own cost for what any read of the list
+ * must store is printed too (`--child floor`, in a unitWorker's environment): one
+ * object per photo (the extraction's 3 units × 16 PUTs in flight) and one
+ * grouping-pile row per photo (100-row transactions, 4 at a time), of the
+ * document's average photo size, written and then removed. It is what the
+ * local S3 and DynamoDB take for the writes alone, nothing read or decided.
+ *
  * Run through `npm run bench -- pdf` (tests/bench/run.js).
  */
 import { execFileSync } from 'node:child_process';
@@ -29,7 +36,15 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pLimit from 'p-limit';
+import { backgroundFunctions, type QueueWorker } from '../../lib/background/functions';
+import { deletePrefix } from '../../lib/blob/client';
+import { putJpeg } from '../../lib/blob/objects';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteKeys } from '../../lib/db/batch';
+import { db, tableName } from '../../lib/db/client';
 import { openPdf } from '../../lib/pdf/reader';
+import { newStagedPhoto } from '../../lib/photos/staged-photo-store';
 import { startFakeAiGateway } from '../fakes/ai-gateway-server';
 import { CARD_GRID_RECIPE, cardGridList } from '../support/pdf-fixtures';
 import { newTeamMember, signLoginToken } from '../support/tokens';
@@ -46,6 +61,11 @@ const POLL_MS = 1000;
 const WARM_UP_DOCUMENTS = 3;
 const WARM_UP_PAGES = 6;
 const TIMEOUT_MS = 15 * 60_000;
+/** The extraction's photo PUTs in flight: three units of 16. */
+const FLOOR_PUTS_IN_FLIGHT = 48;
+/** DynamoDB's most per transaction; the local DynamoDB commits one faster than the same rows in 25-row batches. */
+const FLOOR_ROWS_PER_BATCH = 100;
+const FLOOR_BATCHES_IN_FLIGHT = 4;
 
 const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
 
@@ -87,6 +107,70 @@ async function child(file: string): Promise<void> {
   process.stdout.write(
     `${JSON.stringify({ seconds: (performance.now() - started) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024, photos, photoBytes })}\n`,
   );
+}
+
+interface FloorFigures {
+  objectsS: number;
+  rowsS: number;
+}
+
+/**
+ * The `--child floor` process: `count` objects of `size` bytes PUT, then `count`
+ * grouping-pile rows written, each timed; both removed after.
+ */
+async function storageFloor(count: number, size: number): Promise<void> {
+  const jobId = randomUUID();
+  const prefix = `bench-floor/${jobId}/`;
+  const jpeg = Buffer.alloc(size, 0xab);
+  const puts = pLimit(FLOOR_PUTS_IN_FLIGHT);
+  let started = performance.now();
+  await Promise.all(Array.from({ length: count }, (_, i) => puts(() => putJpeg(`${prefix}pdf_${i}.jpg`, jpeg))));
+  const objectsS = (performance.now() - started) / 1000;
+
+  const rows = Array.from({ length: count }, (_, index) => {
+    const photo = newStagedPhoto({
+      jobId,
+      index,
+      filename: `pdf_${index}.jpg`,
+      key: `${prefix}pdf_${index}.jpg`,
+      incomingKey: `${prefix}pdf_${index}.jpg`,
+      originalFilename: `list.pdf, page ${Math.floor(index / 6) + 1}`,
+      capturedAt: null,
+      sizeBytes: size,
+    });
+    return { pk: `BENCHFLOOR#${jobId}`, sk: `PHOTO#${String(index).padStart(6, '0')}`, ...photo };
+  });
+  const batches = Array.from({ length: Math.ceil(count / FLOOR_ROWS_PER_BATCH) }, (_, i) =>
+    rows.slice(i * FLOOR_ROWS_PER_BATCH, (i + 1) * FLOOR_ROWS_PER_BATCH),
+  );
+  const writes = pLimit(FLOOR_BATCHES_IN_FLIGHT);
+  started = performance.now();
+  await Promise.all(
+    batches.map((batch) =>
+      writes(() =>
+        db().send(
+          new TransactWriteCommand({ TransactItems: batch.map((Item) => ({ Put: { TableName: tableName(), Item } })) }),
+        ),
+      ),
+    ),
+  );
+  const rowsS = (performance.now() - started) / 1000;
+
+  await deletePrefix(prefix);
+  await deleteKeys(rows.map(({ pk, sk }) => ({ pk, sk })));
+  const figures: FloorFigures = { objectsS, rowsS };
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
+}
+
+/** Runs the floor child with a unit worker's environment (its bucket, its table). */
+function measureFloor(count: number, size: number): FloorFigures {
+  const worker = backgroundFunctions.find((f): f is QueueWorker => f.kind === 'queue' && f.name === 'unitWorker');
+  if (!worker) throw new Error('no unitWorker among the background functions');
+  const out = execFileSync(process.execPath, [__filename, '--child', 'floor', String(count), String(size)], {
+    env: { ...process.env, ...worker.environment },
+    maxBuffer: 1024 * 1024,
+  });
+  return JSON.parse(out.toString().trim().split('\n').pop() as string) as FloorFigures;
 }
 
 /** The gateway's answer to a recipe call: the card-grid recipe the tests use. */
@@ -188,6 +272,8 @@ async function main() {
 
     const boundS = BOUND_FACTOR * reference.seconds;
     const photos = job.pdf_documents?.[0]?.photos ?? 0;
+    const floor = measureFloor(photos, Math.round(reading.photoBytes / Math.max(1, reading.photos)));
+    const floorS = floor.objectsS + floor.rowsS;
     const pass =
       wallS <= boundS &&
       reading.maxRssMb < RSS_LIMIT_MB &&
@@ -206,6 +292,10 @@ async function main() {
       ]),
       ['photos staged / in the document', `${photos} / ${fixture.expected.photos.length}`],
       [
+        'local storage alone: an object and a row per photo, then removed',
+        `${seconds(floorS)} = ${(floorS / reference.seconds).toFixed(2)} × poppler (objects ${seconds(floor.objectsS)}, ${FLOOR_PUTS_IN_FLIGHT} in flight; rows ${seconds(floor.rowsS)}, ${FLOOR_ROWS_PER_BATCH}-row transactions, ${FLOOR_BATCHES_IN_FLIGHT} at a time)`,
+      ],
+      [
         'peak RSS of the reading process (whole document, fresh process)',
         `${reading.maxRssMb.toFixed(0)} MB (limit ${RSS_LIMIT_MB} MB); read ${reading.photos} images, ${bytes(reading.photoBytes)} in ${seconds(reading.seconds)}`,
       ],
@@ -219,6 +309,7 @@ async function main() {
         poppler: seconds(reference.seconds),
         ratio: `${(wallS / reference.seconds).toFixed(2)} (≤ ${BOUND_FACTOR})`,
         'reader RSS': `${reading.maxRssMb.toFixed(0)} MB (< ${RSS_LIMIT_MB})`,
+        'storage alone': `${seconds(floorS)} (${(floorS / reference.seconds).toFixed(2)} × poppler)`,
         photos: `${photos}`,
         result: pass ? 'PASS' : 'FAIL',
       },
@@ -229,4 +320,6 @@ async function main() {
   }
 }
 
-runBenchmarkWithChild(NAME, main, (args) => child(args[0]));
+runBenchmarkWithChild(NAME, main, (args) =>
+  args[0] === 'floor' ? storageFloor(Number(args[1]), Number(args[2])) : child(args[0]),
+);

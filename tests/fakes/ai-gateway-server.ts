@@ -100,6 +100,7 @@ export interface FakeAiGateway {
   readonly maxInFlight: number;
   script(match: string, passes: ScriptedPass[]): void;
   failNext(mode: FailureMode, count?: number, match?: string): void;
+  /** Every chat answer leaves this long after its request arrived. */
   setLatency(ms: number): void;
   requestsMatching(match: string): RecordedAiRequest[];
   /** Forget recorded requests, scripts and pending failures; latency back to the start value. */
@@ -380,7 +381,8 @@ export async function startFakeAiGateway(
     }
   }
 
-  async function chat(req: IncomingMessage, res: ServerResponse, raw: string) {
+  /** `arrived`: when the request reached the fake; the latency runs from then, as a provider's does. */
+  async function chat(req: IncomingMessage, res: ServerResponse, raw: string, arrived: number) {
     let body: unknown;
     try {
       body = JSON.parse(raw);
@@ -417,7 +419,9 @@ export async function startFakeAiGateway(
     }
     const withCost = isRecord(body.usage) && body.usage.include === true;
     const injected = takeFailure(record);
-    if (injected !== 'timeout' && latencyMs > 0) await sleep(latencyMs);
+    // Reading and parsing the body (every image's size) is the fake's own work, not the provider's delay.
+    const wait = latencyMs - (performance.now() - arrived);
+    if (injected !== 'timeout' && wait > 0) await sleep(wait);
     if (injected) {
       record.answered = injected;
       fail(injected, req, res, parsed, record, withCost);
@@ -491,6 +495,7 @@ export async function startFakeAiGateway(
 
   const server = createServer(async (req, res) => {
     try {
+      const arrived = performance.now();
       const url = new URL(req.url ?? '/', 'http://fake');
       const raw = await readBody(req);
       if (url.pathname.startsWith('/__fake/')) {
@@ -503,7 +508,7 @@ export async function startFakeAiGateway(
         res.once('close', () => {
           inFlight -= 1;
         });
-        await chat(req, res, raw);
+        await chat(req, res, raw, arrived);
         return;
       }
       send(res, 404, { error: { code: 404, message: 'not found' } });

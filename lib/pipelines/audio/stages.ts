@@ -86,8 +86,13 @@ export async function analyzeAudioChunk(ctx: StageContext, position: number): Pr
   const runId = job.run_id as string;
   const index = (await audioChunkIndexes(job.id, runId))[position];
   if (index === undefined) throw new Error(`unit ${position} is outside the plan`);
-  if (await getAudioResult(job.id, runId, index)) return;
-  await putAudioResult(job.id, runId, await callAudioChunk(ctx, await getAudioChunk(job.id, runId, index)));
+  // Read together, as a video chunk's are: a unit's start lies between one call's answer and the next call.
+  const [answered, chunk] = await Promise.all([
+    getAudioResult(job.id, runId, index),
+    getAudioChunk(job.id, runId, index),
+  ]);
+  if (answered) return;
+  await putAudioResult(job.id, runId, await callAudioChunk(ctx, chunk));
 }
 
 async function callAudioChunk(

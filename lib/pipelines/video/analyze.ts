@@ -117,8 +117,9 @@ export const needsCall = (chunk: Pick<PlannedChunk, 'frames' | 'words'>) =>
 export async function analyzeChunk(ctx: StageContext, index: number): Promise<void> {
   const { job } = ctx;
   const runId = job.run_id as string;
-  if (await getChunkResult(job.id, runId, index)) return;
-  const chunk = await getChunk(job.id, runId, index);
+  // Read together: a unit's start is on the path between one call's answer and the next call.
+  const [answered, chunk] = await Promise.all([getChunkResult(job.id, runId, index), getChunk(job.id, runId, index)]);
+  if (answered) return;
   await putChunkResult(job.id, runId, await callChunk(ctx, chunk));
 }
 
