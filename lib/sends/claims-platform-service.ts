@@ -112,7 +112,6 @@ async function planSend(claim: Claim, team: Team, roomIds: string[] | undefined)
     perItem,
     enterprise: features.enterprise,
     running: running[0] ?? null,
-    submissions,
   };
 }
 
@@ -175,8 +174,11 @@ export async function submitToClaimsPlatform(
   if ('existing' in attempt) return submissionView(attempt.existing, config.CLAIMS_PLATFORM_APP_URL);
   if (plan.batch.length === 0) {
     // Everything left is in a send still running, or in one that finished after this request
-    // arrived (the second click of a double click, handled late): this request repeats it.
-    const repeated = plan.running ?? sendFinishedSince(plan.submissions, deps.receivedAt ?? new Date());
+    // arrived (the second click of a double click, handled late): this request repeats it. The
+    // submissions are read again: a send that began and ended between the plan's two reads is only
+    // in a fresh list.
+    const repeated =
+      plan.running ?? sendFinishedSince(await listClaimSubmissions(claim.id), deps.receivedAt ?? new Date());
     if (repeated) return submissionView(repeated, config.CLAIMS_PLATFORM_APP_URL);
     throw new InvalidRequestError(NOTHING_TO_SUBMIT);
   }

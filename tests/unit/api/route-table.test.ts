@@ -230,6 +230,7 @@ describe('openApiDocument', () => {
       'importFromCaptureSource',
       'initUpload',
       'processJob',
+      'submitToClaimsPlatform',
       'submitToEstimationPlatform',
       'uploadAudio',
       'uploadPhotos',
