@@ -106,13 +106,7 @@ async function planSend(claim: Claim, team: Team, roomIds: string[] | undefined)
   );
   const alreadySubmitted = active.filter((i) => i.claims_platform_submitted_at || inFlight.has(i.id)).length;
   const perItem = features.enterprise || claim.is_training ? 0 : 1;
-  return {
-    batch,
-    alreadySubmitted,
-    perItem,
-    enterprise: features.enterprise,
-    running: running[0] ?? null,
-  };
+  return { batch, alreadySubmitted, perItem, enterprise: features.enterprise, running: running[0] ?? null };
 }
 
 /** POST claims-platform-quote: 1 credit per item in the batch; enterprise teams and training claims pay nothing. */

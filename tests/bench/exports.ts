@@ -13,11 +13,10 @@
  * printed, not measured. Run through `npm run bench -- exports`
  * (tests/bench/run.js); `node <bundle> --child <export id>` is the measured process.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import sharp from 'sharp';
-import { backgroundFunctions, type QueueWorker } from '../../lib/background/functions';
+import type { QueueWorker } from '../../lib/background/functions';
 import { blobKeys } from '../../lib/blob/keys';
 import { putJpeg } from '../../lib/blob/objects';
 import { putNewClaim } from '../../lib/claims/store';
@@ -28,7 +27,7 @@ import { type ExportRecord, getExport, putExportRequest } from '../../lib/export
 import { type InventoryItem, type ItemPhoto, itemRowOf, photoRowOf } from '../../lib/inventory/item-store';
 import { photoUrl } from '../../lib/photos/view';
 import { putNewRoom } from '../../lib/rooms/store';
-import { bytes, emitResult, printTable, runBenchmarkWithChild, seconds } from './report';
+import { bytes, childFigures, emitResult, printTable, queueWorker, runBenchmarkWithChild, seconds } from './report';
 
 const NAME = 'exports';
 const ROOMS = 10;
@@ -37,7 +36,6 @@ const PHOTO_EDGE = 1024;
 const DISTINCT_PHOTOS = 25;
 const BOUND_SECONDS = 30;
 const BOUND_RSS_MB = 1024;
-const MB = 1024 * 1024;
 
 interface ChildFigures {
   seconds: number;
@@ -180,17 +178,10 @@ async function newExport(teamId: string, claimId: string, format: ExportFormat):
   return id;
 }
 
-function measure(worker: QueueWorker, exportId: string): ChildFigures {
-  const out = execFileSync(process.execPath, [__filename, '--child', exportId], {
-    env: { ...process.env, ...worker.environment },
-    maxBuffer: MB,
-  });
-  return JSON.parse(out.toString().trim().split('\n').pop()!) as ChildFigures;
-}
+const measure = (worker: QueueWorker, exportId: string) => childFigures<ChildFigures>(__filename, [exportId], worker);
 
 async function main() {
-  const worker = backgroundFunctions.find((f): f is QueueWorker => f.kind === 'queue' && f.name === 'exportWorker');
-  if (!worker) throw new Error('exportWorker is not declared');
+  const worker = queueWorker('exportWorker');
   const seedStarted = performance.now();
   const { claimId, teamId, photoBytes } = await seed();
   const seedSeconds = (performance.now() - seedStarted) / 1000;

@@ -37,7 +37,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
-import { backgroundFunctions, type QueueWorker } from '../../lib/background/functions';
 import { deletePrefix } from '../../lib/blob/client';
 import { putJpeg } from '../../lib/blob/objects';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -50,7 +49,16 @@ import { CARD_GRID_RECIPE, cardGridList } from '../support/pdf-fixtures';
 import { newTeamMember, signLoginToken } from '../support/tokens';
 import { postDocument } from '../support/uploads';
 import { Api } from './api';
-import { bytes, emitResult, printTable, requiredEnv, runBenchmarkWithChild, seconds } from './report';
+import {
+  bytes,
+  childFigures,
+  emitResult,
+  printTable,
+  queueWorker,
+  requiredEnv,
+  runBenchmarkWithChild,
+  seconds,
+} from './report';
 
 const NAME = 'pdf-import-300-pages';
 const PAGES = 300;
@@ -163,15 +171,8 @@ async function storageFloor(count: number, size: number): Promise<void> {
 }
 
 /** Runs the floor child with a unit worker's environment (its bucket, its table). */
-function measureFloor(count: number, size: number): FloorFigures {
-  const worker = backgroundFunctions.find((f): f is QueueWorker => f.kind === 'queue' && f.name === 'unitWorker');
-  if (!worker) throw new Error('no unitWorker among the background functions');
-  const out = execFileSync(process.execPath, [__filename, '--child', 'floor', String(count), String(size)], {
-    env: { ...process.env, ...worker.environment },
-    maxBuffer: 1024 * 1024,
-  });
-  return JSON.parse(out.toString().trim().split('\n').pop() as string) as FloorFigures;
-}
+const measureFloor = (count: number, size: number) =>
+  childFigures<FloorFigures>(__filename, ['floor', String(count), String(size)], queueWorker('unitWorker'));
 
 /** The gateway's answer to a recipe call: the card-grid recipe the tests use. */
 const CARD_GRID_RECIPE_ANSWER = { items: [], content: CARD_GRID_RECIPE };
@@ -262,13 +263,10 @@ async function main() {
     // Measured: the confirm that starts the read → the finish of its last stage (awaiting_grouping).
     const jobId = await postedDocument(api, claim.id, filename, pdf);
     const { job, metrics, wallS } = await readDocument(api, jobId);
-    const reading = JSON.parse(
-      execFileSync(process.execPath, [__filename, '--child', file], { maxBuffer: 1024 * 1024 })
-        .toString()
-        .trim()
-        .split('\n')
-        .pop() as string,
-    ) as { seconds: number; maxRssMb: number; photos: number; photoBytes: number };
+    const reading = childFigures<{ seconds: number; maxRssMb: number; photos: number; photoBytes: number }>(
+      __filename,
+      [file],
+    );
 
     const boundS = BOUND_FACTOR * reference.seconds;
     const photos = job.pdf_documents?.[0]?.photos ?? 0;

@@ -15,18 +15,16 @@
  * stack it starts is not used. `node <bundle> --child <photos> <batch>` is the
  * measured process.
  */
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { backgroundFunctions, type QueueWorker } from '../../lib/background/functions';
+import type { QueueWorker } from '../../lib/background/functions';
 import { HEIC_DECODE_PEAK_RSS_MB } from '../../lib/media/heic';
 import { normalizePhoto } from '../../lib/media/images';
-import { emitResult, printTable, runBenchmarkWithChild, seconds } from './report';
+import { childFigures, emitResult, printTable, queueWorker, runBenchmarkWithChild, seconds } from './report';
 
 const NAME = 'photo-worker-memory';
 const FIXTURE = join(process.cwd(), 'tests', 'fixtures', 'images', 'photo-12mp-p3.heic');
 const BATCHES = 4;
-const MB = 1024 * 1024;
 
 interface ChildFigures {
   peakRssMb: number;
@@ -60,16 +58,12 @@ async function child(photos: number, batch: number): Promise<void> {
 
 /** Runs the measured process with the worker's environment and returns its figures. */
 function measure(worker: QueueWorker, photos: number, batch: number): ChildFigures {
-  const out = execFileSync(process.execPath, [__filename, '--child', String(photos), String(batch)], {
-    env: { ...process.env, ...worker.environment },
-    maxBuffer: MB,
-  });
-  return JSON.parse(out.toString().trim().split('\n').pop()!) as ChildFigures;
+  return childFigures<ChildFigures>(__filename, [String(photos), String(batch)], worker);
 }
 
 async function main() {
-  const worker = backgroundFunctions.find((f): f is QueueWorker => f.kind === 'queue' && f.name === 'photoWorker');
-  if (!worker?.memorySize) throw new Error('photoWorker has no memorySize');
+  const worker = queueWorker('photoWorker');
+  if (!worker.memorySize) throw new Error('photoWorker has no memorySize');
   const one = measure(worker, 1, 1);
   const run = measure(worker, BATCHES * worker.batchSize, worker.batchSize);
   const pass = run.peakRssMb <= worker.memorySize;

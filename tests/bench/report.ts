@@ -4,6 +4,9 @@
  * one machine-readable result line the runner puts in its summary table.
  */
 
+import { execFileSync } from 'node:child_process';
+import { backgroundFunctions, type QueueWorker } from '../../lib/background/functions';
+
 export const RESULT_PREFIX = 'BENCH_RESULT ';
 
 export interface BenchResult {
@@ -52,6 +55,26 @@ export function requiredEnv(name: string): string {
 }
 
 /** Runs a benchmark entry: prints an error result and exits non-zero when it throws. */
+/** A queue worker as the service declares it (its environment, memory size). */
+export function queueWorker(name: string): QueueWorker {
+  const worker = backgroundFunctions.find((f): f is QueueWorker => f.kind === 'queue' && f.name === name);
+  if (!worker) throw new Error(`no ${name} among the background functions`);
+  return worker;
+}
+
+/**
+ * Runs `node <entry> --child <args...>` (runBenchmarkWithChild's child), with
+ * `worker`'s environment when given, and returns the JSON figures it printed
+ * on its last line.
+ */
+export function childFigures<T>(entry: string, args: string[], worker?: QueueWorker): T {
+  const out = execFileSync(process.execPath, [entry, '--child', ...args], {
+    env: worker ? { ...process.env, ...worker.environment } : process.env,
+    maxBuffer: 1024 * 1024,
+  });
+  return JSON.parse(out.toString().trim().split('\n').pop() as string) as T;
+}
+
 /**
  * A benchmark entry that measures part of its work in a fresh child process of
  * itself: `node <entry> --child <args...>` runs `child(args)`; otherwise the

@@ -44,12 +44,12 @@
  *
  * Run through `npm run bench -- video` (tests/bench/run.js).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { backgroundFunctions, type QueueWorker } from '../../lib/background/functions';
+import type { QueueWorker } from '../../lib/background/functions';
 import { settings } from '../../lib/config';
 import { getJob } from '../../lib/jobs/job-store';
 import { JobLog } from '../../lib/jobs/log-store';
@@ -64,7 +64,16 @@ import { startFakeSpeechServer } from '../fakes/speech-server';
 import { newTeamMember, signLoginToken } from '../support/tokens';
 import { makeWalkthrough, type WalkthroughObject } from '../support/walkthrough';
 import { processTree, type RssPeaks, sampleRss } from './process-rss';
-import { bytes, emitResult, printTable, requiredEnv, runBenchmarkWithChild, seconds } from './report';
+import {
+  bytes,
+  childFigures,
+  emitResult,
+  printTable,
+  queueWorker,
+  requiredEnv,
+  runBenchmarkWithChild,
+  seconds,
+} from './report';
 import { Api } from './api';
 
 const NAME = 'video-pipeline-10min';
@@ -252,13 +261,8 @@ async function child(jobId: string): Promise<void> {
 
 /** Runs the measured process with the unit worker's environment and returns its figures. */
 function measureWorker(jobId: string): ChildFigures & { worker: QueueWorker } {
-  const worker = backgroundFunctions.find((f): f is QueueWorker => f.kind === 'queue' && f.name === 'unitWorker');
-  if (!worker) throw new Error('no unitWorker among the background functions');
-  const out = execFileSync(process.execPath, [__filename, '--child', jobId], {
-    env: { ...process.env, ...worker.environment },
-    maxBuffer: 1024 * 1024,
-  });
-  return { ...(JSON.parse(out.toString().trim().split('\n').pop() as string) as ChildFigures), worker };
+  const worker = queueWorker('unitWorker');
+  return { ...childFigures<ChildFigures>(__filename, [jobId], worker), worker };
 }
 
 type Timing = { seconds: number | null; started_at: string; finished_at: string | null };
