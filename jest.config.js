@@ -28,6 +28,8 @@ const common = {
 module.exports = {
   testTimeout: 60000,
   maxWorkers: 2,
+  // The 20 slowest test files and their times, after the summary (the README's Tests section lists them).
+  reporters: ['default', '<rootDir>/tests/support/slowest-suites-reporter.js'],
   // Coverage of the pure rule modules only (`npm test` runs jest with --coverage): they hold the spec's
   // arithmetic and decisions and are meant to be tested directly. The threshold applies to each rule module
   // on its own (a glob key, expanded from the working directory, so run jest from the root as npm does;

@@ -17,12 +17,16 @@
  * bundle; they become references to serverless.yml's layers
  * (functions/layers.js builds them).
  */
+const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
 const { buildSync } = require('esbuild');
 const { LAYERS, layerLogicalId } = require('./layers');
+const { sourceFingerprint } = require('./source-fingerprint');
 
 const root = path.join(__dirname, '..');
+/** The last analysis, reused while the sources are the same (every local start reads the manifest twice). */
+const ANALYSIS_CACHE = path.join(root, '.local', 'build', 'handler-analysis.json');
 
 function loadTypeScript(relativePath) {
   const file = path.join(root, relativePath);
@@ -113,6 +117,39 @@ function analyseHandlers(handlers, settingNames) {
   return byHandler;
 }
 
+/** analyseHandlers, or its last result when functions/, lib/ and the lock file are unchanged since. */
+function cachedAnalysis(handlers, settingNames) {
+  const { hash } = sourceFingerprint();
+  try {
+    const cached = JSON.parse(fs.readFileSync(ANALYSIS_CACHE, 'utf8'));
+    if (cached.hash === hash)
+      return new Map(
+        Object.entries(cached.byHandler).map(([handler, { settings, packages }]) => [
+          handler,
+          { settings: new Set(settings), packages: new Set(packages) },
+        ]),
+      );
+  } catch {
+    // no cache yet, or an unreadable one: analyse
+  }
+  const analysis = analyseHandlers(handlers, settingNames);
+  const byHandler = Object.fromEntries(
+    [...analysis].map(([handler, { settings, packages }]) => [
+      handler,
+      { settings: [...settings], packages: [...packages] },
+    ]),
+  );
+  try {
+    fs.mkdirSync(path.dirname(ANALYSIS_CACHE), { recursive: true });
+    const staging = `${ANALYSIS_CACHE}.${process.pid}`;
+    fs.writeFileSync(staging, JSON.stringify({ hash, byHandler }));
+    fs.renameSync(staging, ANALYSIS_CACHE);
+  } catch {
+    // a read-only tree: analyse again next time
+  }
+  return analysis;
+}
+
 /**
  * The settings of this machine (real env > .env > machine file; a bad value
  * stops packaging with the variable's name) that differ from the defaults.
@@ -145,7 +182,7 @@ function build() {
   const { routeTable } = loadTypeScript('lib/api/route-table.ts');
   const { backgroundFunctions } = loadTypeScript('lib/background/functions.ts');
   const { values, settings } = nonDefaultSettings(config);
-  const analysis = analyseHandlers(
+  const analysis = cachedAnalysis(
     [...routeTable, ...backgroundFunctions].map((f) => f.handler),
     [...config.SETTING_NAMES],
   );

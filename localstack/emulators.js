@@ -362,4 +362,18 @@ function exitGuard(cleanupNow) {
   return remove;
 }
 
-module.exports = { startEmulators, assertPortFree };
+/**
+ * The emulators' environment for the given ports, known before they start
+ * (startLocalService launches serverless offline meanwhile).
+ *
+ * @param {{ dynamodb: number, s3: number, sqs: number }} ports
+ */
+function emulatorEnv(ports) {
+  return envFor({
+    dynamodb: `http://${HOST}:${ports.dynamodb}`,
+    s3: `http://${HOST}:${ports.s3}`,
+    sqs: `http://${HOST}:${ports.sqs}`,
+  });
+}
+
+module.exports = { startEmulators, assertPortFree, freePort, emulatorEnv };

@@ -1,22 +1,37 @@
 /**
  * Runs `serverless offline` (HTTP API on httpPort, Lambda invoke endpoint on
- * lambdaPort, schedules) as a child process in its own process group, and
- * resolves once GET /health answers.
+ * lambdaPort, schedules) as a child process in its own process group, on the
+ * shared build of every handler (localstack/handler-build.js, made first if
+ * the sources changed), and resolves once GET /health answers.
  */
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { ensureHandlerBuild } = require('./handler-build');
 
 const root = path.join(__dirname, '..');
 const SERVERLESS_BIN = path.join(root, 'node_modules', 'serverless', 'bin', 'serverless.js');
+const OFFLINE_PLUGIN = './localstack/offline-plugin.js';
+
+/** How long a start may take before it gives up: LOCAL_READY_TIMEOUT_S, 180 s by default. */
+const DEFAULT_READY_TIMEOUT_S = 180;
+const PROGRESS_EVERY_MS = 15_000;
+
+function readyTimeoutMs(env = process.env) {
+  const raw = env.LOCAL_READY_TIMEOUT_S;
+  if (raw === undefined || raw === '') return DEFAULT_READY_TIMEOUT_S * 1000;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new Error(`LOCAL_READY_TIMEOUT_S must be a positive number of seconds, not ${JSON.stringify(raw)}`);
+  return seconds * 1000;
+}
 
 /**
- * serverless-esbuild copies every function's bundle into a directory under
- * the system temp directory on each start (~72 copies, ~36 MB) and never
- * removes them (its cleanup skips non-empty directories). The child gets its
- * own TMPDIR under the git-ignored .local/tmp instead, removed when it stops;
- * directories of runs that died without stopping (SIGKILL, power loss) are
- * removed by the next start.
+ * The child's functions write their temp files (ffmpeg pieces, spooled
+ * uploads) under the system temp directory. The child gets its own TMPDIR
+ * under the git-ignored .local/tmp instead, removed when it stops, so a
+ * stopped stack leaves nothing behind; directories of runs that died without
+ * stopping (SIGKILL, power loss) are removed by the next start.
  */
 const TEMP_ROOT = path.join(root, '.local', 'tmp');
 const TEMP_PREFIX = 'offline-';
@@ -51,20 +66,39 @@ function privateTempDir(tempRoot = TEMP_ROOT) {
 }
 
 /**
+ * Spawns serverless offline and returns at once; `ready` resolves once it
+ * answers GET /health, or rejects (the child stopped) when it exits first or
+ * the wait runs out. The caller starts the rest of the stack meanwhile.
+ *
  * @param {object} options
  * @param {string} options.stage
  * @param {number} options.httpPort
  * @param {number} options.lambdaPort
  * @param {Record<string, string>} options.env  extra environment (emulator endpoints, settings)
+ * @param {boolean} [options.watch]  rebuild when a source changes (npm start); off for tests and benchmarks
+ * @param {(line: string) => void} [options.log]  progress lines
  * @param {(chunk: string) => void} [options.onOutput]
- * @param {number} [options.readyTimeoutMs]
+ * @param {number} [options.timeoutMs]  default: LOCAL_READY_TIMEOUT_S
  */
-async function startOffline({ stage, httpPort, lambdaPort, env, onOutput, readyTimeoutMs = 240_000 }) {
+function launchOffline({
+  stage,
+  httpPort,
+  lambdaPort,
+  env,
+  watch = false,
+  log = () => {},
+  onOutput,
+  timeoutMs = readyTimeoutMs(),
+}) {
+  const build = ensureHandlerBuild({ log });
+  if (!build.built) log(`functions: the shared build is up to date (${build.entries} handler files)`);
   const tempDir = privateTempDir();
   const removeTempDir = () => fs.rmSync(tempDir, { recursive: true, force: true });
   const child = spawn(
     process.execPath,
     [
+      // Stack traces of the running functions point at the TypeScript while developing.
+      ...(watch ? ['--enable-source-maps'] : []),
       SERVERLESS_BIN,
       'offline',
       'start',
@@ -79,7 +113,15 @@ async function startOffline({ stage, httpPort, lambdaPort, env, onOutput, readyT
     ],
     {
       cwd: root,
-      env: { ...process.env, ...env, TMPDIR: tempDir, SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
+      env: {
+        ...process.env,
+        ...env,
+        SERVERLESS_BUILD_PLUGIN: OFFLINE_PLUGIN,
+        LOCAL_WATCH_SOURCES: String(watch),
+        TMPDIR: tempDir,
+        SLS_TELEMETRY_DISABLED: '1',
+        SLS_NOTIFICATIONS_MODE: 'off',
+      },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -109,22 +151,44 @@ async function startOffline({ stage, httpPort, lambdaPort, env, onOutput, readyT
     removeTempDir();
   };
 
-  const deadline = Date.now() + readyTimeoutMs;
-  while (Date.now() < deadline) {
-    if (exited) {
-      await stop();
-      throw new Error(`serverless offline exited (${JSON.stringify(exited)}) before it was ready:\n${tail}`);
+  log(`serverless offline: starting on :${httpPort} (reading serverless.yml and the route table)…`);
+  const waitUntilAnswering = async () => {
+    const started = Date.now();
+    const deadline = started + timeoutMs;
+    let nextProgress = started + PROGRESS_EVERY_MS;
+    while (Date.now() < deadline) {
+      if (Date.now() >= nextProgress) {
+        nextProgress += PROGRESS_EVERY_MS;
+        const lines = tail.trim().split('\n');
+        const last = lines[lines.length - 1]?.trim().slice(0, 120);
+        log(
+          `serverless offline: still starting (${Math.round((Date.now() - started) / 1000)} s of at most ${timeoutMs / 1000} s)${last ? `; last output: ${last}` : ''}`,
+        );
+      }
+      if (exited) {
+        await stop();
+        throw new Error(`serverless offline exited (${JSON.stringify(exited)}) before it was ready:\n${tail}`);
+      }
+      try {
+        const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
+        if (res.ok) {
+          log(`serverless offline: answering after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+          return;
+        }
+      } catch {
+        // not up yet
+      }
+      await new Promise((r) => setTimeout(r, 250));
     }
-    try {
-      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
-      if (res.ok) return { url, lambdaEndpoint: `http://localhost:${lambdaPort}`, stop, child, tempDir };
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  await stop();
-  throw new Error(`serverless offline did not answer /health within ${readyTimeoutMs / 1000}s:\n${tail}`);
+    await stop();
+    throw new Error(
+      `serverless offline did not answer /health within ${timeoutMs / 1000}s (LOCAL_READY_TIMEOUT_S sets the wait):\n${tail}`,
+    );
+  };
+  const ready = waitUntilAnswering();
+  // Whoever launched it may fail before awaiting `ready`; its rejection is theirs to read then.
+  ready.catch(() => {});
+  return { url, lambdaEndpoint: `http://localhost:${lambdaPort}`, ready, stop, child, tempDir };
 }
 
 /** Ends the whole process group (serverless plus its handler workers); SIGKILL after a grace period. */
@@ -151,4 +215,4 @@ function stopProcessGroup(child, immediate = false) {
   });
 }
 
-module.exports = { startOffline, privateTempDir, sweepStaleTempDirs, TEMP_ROOT };
+module.exports = { launchOffline, privateTempDir, sweepStaleTempDirs, readyTimeoutMs, TEMP_ROOT };

@@ -5,9 +5,9 @@
  * test suite's global setup both start it through startLocalService().
  */
 const { rmSync } = require('node:fs');
-const { startEmulators, assertPortFree } = require('./emulators');
-const { provision } = require('./provision');
-const { startOffline } = require('./offline');
+const { startEmulators, assertPortFree, freePort, emulatorEnv } = require('./emulators');
+const { provision, resourceNames } = require('./provision');
+const { launchOffline } = require('./offline');
 const { startQueueDelivery, consumersOf, offlineInvoker } = require('./queue-delivery');
 const { startStreamServer } = require('./stream-server');
 
@@ -20,6 +20,7 @@ const SERVICE = 'contents-inventory';
  * @param {boolean} [options.removeDataDirOnStop]  dataDir is throwaway too: stop() deletes it
  * @param {{ http?: number, lambda?: number, stream?: number, dynamodb?: number, s3?: number, sqs?: number }} [options.ports]
  * @param {Record<string, string>} [options.env]  settings for the service (e.g. CLAIMS_PLATFORM_JWT_SECRET)
+ * @param {boolean} [options.watch]  rebuild the functions when a source file changes (npm start)
  * @param {(line: string) => void} [options.log]
  * @param {(chunk: string) => void} [options.onOfflineOutput]
  */
@@ -29,6 +30,7 @@ async function startLocalService({
   removeDataDirOnStop = false,
   ports = {},
   env = {},
+  watch = false,
   log = () => {},
   onOfflineOutput,
 }) {
@@ -48,32 +50,46 @@ async function startLocalService({
       ['job event streams', streamPort],
     ])
       await assertPortFree(port, what);
-    const emulators = await startEmulators({
-      dataDir,
-      ports: { dynamodb: ports.dynamodb, s3: ports.s3, sqs: ports.sqs },
-      quiet: true,
-    });
-    stops.push(() => emulators.stop());
-    log(
-      `embedded AWS stack: DynamoDB ${emulators.endpoints.dynamodb}, S3 ${emulators.endpoints.s3}, SQS ${emulators.endpoints.sqs}`,
-    );
-
-    const { names, resources } = await provision({ stage, env: emulators.env, log });
+    // serverless offline takes the longest to answer: it starts first, beside
+    // the emulators, with the endpoints and names they will have.
+    const emulatorPorts = {
+      dynamodb: ports.dynamodb || (await freePort()),
+      s3: ports.s3 || (await freePort()),
+      sqs: ports.sqs || (await freePort()),
+    };
+    const awsEnv = emulatorEnv(emulatorPorts);
+    const names = resourceNames({ stage, env: { ...process.env, ...awsEnv } });
     const appEnv = {
       // serverless offline cannot stream responses; the job event stream runs beside it.
       STREAM_BASE_URL: `http://localhost:${streamPort}`,
       // The queue-outage fallback invokes workers directly, here through serverless-offline.
       AWS_ENDPOINT_URL_LAMBDA: `http://localhost:${lambdaPort}`,
       FUNCTION_NAME_PREFIX: `${SERVICE}-${stage}-`,
-      ...emulators.env,
+      ...awsEnv,
       TABLE_NAME: names.table,
       MEDIA_BUCKET: names.bucket,
       QUEUE_NAME_PREFIX: names.queuePrefix,
       ...env,
     };
-
-    const offline = await startOffline({ stage, httpPort, lambdaPort, env: appEnv, onOutput: onOfflineOutput });
+    // Stopped in reverse: serverless offline (pushed below) before the emulators.
+    let emulators;
+    stops.push(() => emulators?.stop());
+    const offline = launchOffline({
+      stage,
+      httpPort,
+      lambdaPort,
+      env: appEnv,
+      watch,
+      log,
+      onOutput: onOfflineOutput,
+    });
     stops.push(() => offline.stop());
+
+    emulators = await startEmulators({ dataDir, ports: emulatorPorts, quiet: true });
+    log(
+      `embedded AWS stack: DynamoDB ${emulators.endpoints.dynamodb}, S3 ${emulators.endpoints.s3}, SQS ${emulators.endpoints.sqs}`,
+    );
+    const { resources } = await provision({ stage, env: awsEnv, log });
 
     // The manifest, the stream server and the queue delivery run in this
     // process with the same settings the functions see.
@@ -87,6 +103,7 @@ async function startLocalService({
       if (!queue) throw new Error(`queue ${logicalId} is consumed by a worker but not declared in serverless.yml`);
       return queue.ref;
     });
+    await offline.ready;
     const delivery = startQueueDelivery({
       consumers,
       invoke: invoker.invoke,

@@ -42,7 +42,7 @@ async function main() {
   mkdirSync(dataDir, { recursive: true });
   const { startLocalService } = require('./service');
   const log = (line) => console.log(`[local] ${line}`);
-  log('starting the embedded AWS stack and serverless offline (the first start bundles every function)…');
+  log('starting the embedded AWS stack and serverless offline…');
 
   let service;
   let stopping = false;
@@ -70,6 +70,7 @@ async function main() {
         sqs: port('LOCAL_SQS_PORT', 9324),
       },
       env: defaults,
+      watch: true,
       log,
       onOfflineOutput: process.env.LOCAL_VERBOSE ? (chunk) => process.stdout.write(chunk) : undefined,
     });

@@ -1,5 +1,5 @@
 /** The HTTP plumbing the fake servers share. */
-import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 /** Answers JSON; returns the status (fakes record how they answered). */
@@ -34,6 +34,16 @@ export function controlBody(raw: string): Record<string, unknown> | null {
   }
 }
 
+/**
+ * Idle keep-alive connections stay open for a minute, as a provider's load
+ * balancer keeps them. With Node's 5 s default, a busy test machine could
+ * close a pooled connection just as a client reused it ("other side closed").
+ */
+export function keepIdleConnections(server: Server): void {
+  server.keepAliveTimeout = 60_000;
+  server.headersTimeout = 65_000;
+}
+
 /** A fake's server, listening on 127.0.0.1. */
 export interface FakeHttpServer {
   /** The origin, e.g. http://127.0.0.1:41234. */
@@ -49,6 +59,7 @@ export async function listenFake(handler: RequestListener, port = 0): Promise<Fa
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
   const server = createServer(handler);
+  keepIdleConnections(server);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

@@ -1,11 +1,10 @@
 /**
  * The local service (what `npm start`, the service tests and the benchmarks
- * run) leaves nothing behind in the system temp directory: serverless-esbuild
- * copies every function's bundle into a temp directory on each start, so the
- * serverless offline child gets its own TMPDIR under .local/tmp, removed on
- * stop; a throwaway data directory is removed too.
+ * run) leaves nothing behind in the system temp directory: the serverless
+ * offline child and the functions it runs get their own TMPDIR under
+ * .local/tmp, removed on stop; a throwaway data directory is removed too.
  *
- * Boots the embedded stack and serverless offline once (about a minute).
+ * Boots the embedded stack and serverless offline once (about ten seconds).
  */
 import fs from 'node:fs';
 import { createServer } from 'node:net';
@@ -46,7 +45,7 @@ describe('local service temp files', () => {
       const { offlinePid, offlineTempDir } = service as { offlinePid: number; offlineTempDir: string };
       await service.stop();
 
-      // serverless-esbuild names its copies <function>-<pid>-<time>-<hex>.
+      // Whatever the child or its functions leave in a temp directory is named after its pid.
       const leftovers = fs.readdirSync(os.tmpdir()).filter((entry) => entry.includes(`-${offlinePid}-`));
       expect(leftovers).toEqual([]);
       expect(path.relative(path.join(__dirname, '..', '..', '.local'), offlineTempDir).startsWith('..')).toBe(false);

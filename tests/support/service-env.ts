@@ -55,6 +55,4 @@ export const serviceEnv: Record<string, string> = {
   // Keep a developer's checkout .env and machine file out of the test service.
   MACHINE_SETTINGS_FILE: '/nonexistent/contents-inventory-settings.env',
   DOTENV_FILE: '/nonexistent/.env',
-  // No rebuilds while the suite runs, whatever is edited meanwhile (serverless.yml, custom.esbuild.watch).
-  ESBUILD_WATCH_PATTERN: './.no-watch/*.ts',
 };

@@ -1,0 +1,55 @@
+/**
+ * Serverless plugin of the local stack, listed in serverless.yml in place of
+ * serverless-esbuild when localstack/offline.js starts `serverless offline`
+ * (SERVERLESS_BUILD_PLUGIN): the functions run from the shared build of every
+ * handler (localstack/handler-build.js) instead of one bundle per function,
+ * so a start compiles for about a second instead of bundling ~165 functions.
+ *
+ * With LOCAL_WATCH_SOURCES=true (`npm start`), a change under functions/ or
+ * lib/ rebuilds and has serverless offline drop its loaded handlers, so the
+ * next call of each function runs the new code.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { ensureHandlerBuild } = require('./handler-build');
+
+const WATCHED = ['functions', 'lib'];
+const REBUILD_DELAY_MS = 300;
+
+class LocalHandlerBuild {
+  constructor(serverless, _options, utils) {
+    this.serverless = serverless;
+    this.log = (message) => (utils?.log?.notice ? utils.log.notice(message) : console.log(message));
+    this.hooks = { 'before:offline:start:init': () => this.useSharedBuild() };
+  }
+
+  useSharedBuild() {
+    const serviceDir = this.serverless.serviceDir ?? this.serverless.config.servicePath;
+    // localstack/offline.js has normally built already; this only checks the stamp.
+    const { outDir } = ensureHandlerBuild({ log: this.log });
+    this.serverless.service.custom ??= {};
+    const { custom } = this.serverless.service;
+    custom['serverless-offline'] = { ...custom['serverless-offline'], location: path.relative(serviceDir, outDir) };
+    if (process.env.LOCAL_WATCH_SOURCES === 'true') this.watch(serviceDir);
+  }
+
+  watch(serviceDir) {
+    let timer = null;
+    const rebuild = async () => {
+      timer = null;
+      try {
+        const { built } = ensureHandlerBuild({ log: this.log });
+        if (built) await this.serverless.pluginManager.spawn('offline:functionsUpdated');
+      } catch (err) {
+        this.log(`${err.message}\n(the functions keep running the last build)`);
+      }
+    };
+    for (const dir of WATCHED)
+      fs.watch(path.join(serviceDir, dir), { recursive: true }, (_event, file) => {
+        if (!file?.endsWith('.ts') || timer) return;
+        timer = setTimeout(rebuild, REBUILD_DELAY_MS);
+      }).unref();
+  }
+}
+
+module.exports = LocalHandlerBuild;
