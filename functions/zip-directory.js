@@ -1,10 +1,10 @@
 /**
- * Writes a directory as a zip the way Lambda unpacks a layer: regular files
- * only, each with its unix mode (ffmpeg keeps its executable bit), in sorted
+ * Writes a directory (a layer) or chosen files of one (a function's bundle)
+ * as a zip the way Lambda unpacks it: regular files only, each with its unix mode (ffmpeg keeps its executable bit), in sorted
  * order with a fixed timestamp (yazl writes what it is given, nothing of the
  * build machine). The same contents always give the same bytes, so the hash
- * serverless takes of a layer zip (to skip uploading an unchanged layer on
- * deploy) only changes when the contents do.
+ * serverless takes of a zip (to skip uploading an unchanged layer or function
+ * on deploy) only changes when the contents do.
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -27,8 +27,12 @@ function filesUnder(dir) {
 }
 
 /** Zips every file under `dir` into `zipFile`; resolves with the number of files and their unzipped size. */
-async function zipDirectory(dir, zipFile) {
-  const files = filesUnder(dir);
+function zipDirectory(dir, zipFile) {
+  return zipFiles(dir, filesUnder(dir), zipFile);
+}
+
+/** Zips `files` (paths relative to `dir`, '/'-separated, in the order given) into `zipFile`. */
+async function zipFiles(dir, files, zipFile) {
   const zip = new yazl.ZipFile();
   let unzipped = 0;
   for (const file of files) {
@@ -42,4 +46,4 @@ async function zipDirectory(dir, zipFile) {
   return { files: files.length, unzipped };
 }
 
-module.exports = { zipDirectory };
+module.exports = { zipDirectory, zipFiles };

@@ -7,8 +7,8 @@
  * source file, the lock file or tsconfig.json changes
  * (functions/source-fingerprint.js). The modules serverless.yml keeps out of
  * the bundles (custom.esbuild.external: native and data-reading packages)
- * load from node_modules. `serverless package` and deployment still bundle
- * each function on its own (serverless-esbuild).
+ * load from node_modules. `serverless package` and deployment still give each
+ * function its own bundle (functions/package-bundles.js).
  */
 const fs = require('node:fs');
 const path = require('node:path');

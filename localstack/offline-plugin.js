@@ -1,6 +1,6 @@
 /**
  * Serverless plugin of the local stack, listed in serverless.yml in place of
- * serverless-esbuild when localstack/offline.js starts `serverless offline`
+ * the packaging bundler when localstack/offline.js starts `serverless offline`
  * (SERVERLESS_BUILD_PLUGIN): the functions run from the shared build of every
  * handler (localstack/handler-build.js) instead of one bundle per function,
  * so a start compiles for about a second instead of bundling ~165 functions.

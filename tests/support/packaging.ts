@@ -91,9 +91,8 @@ export async function runServerlessPackage(
   const packageDir = path.join(workDir, 'package');
   const guard = path.join(workDir, 'network-guard.js');
   const networkLog = path.join(workDir, 'network-attempts.log');
-  // serverless-esbuild leaves one copy of each bundle per function in the
-  // temporary directory (its cleanup does not remove non-empty directories):
-  // keep those inside workDir so removeSnapshot() takes them away.
+  // Whatever the CLI and its plugins write to a temporary directory stays
+  // inside workDir, so removeSnapshot() takes it away.
   const tmpDir = path.join(workDir, 'tmp');
   fs.mkdirSync(tmpDir, { recursive: true });
   fs.writeFileSync(guard, NETWORK_GUARD);
