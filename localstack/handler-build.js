@@ -33,7 +33,7 @@ function readStamp(outDir) {
 }
 
 /** esbuild options: serverless.yml's bundling settings, every handler at once, split. */
-function buildOptions(files, base, outDir) {
+function buildOptions(files, base, outDir, sourceMaps) {
   const { esbuild = {} } = loadServerlessConfig().custom ?? {};
   return {
     entryPoints: files.filter((file) => file.startsWith(`functions${path.sep}`)).map((file) => path.join(base, file)),
@@ -51,8 +51,9 @@ function buildOptions(files, base, outDir) {
     mainFields: esbuild.mainFields,
     external: esbuild.external,
     banner: { js: REQUIRE_BANNER },
-    // Read with `node --enable-source-maps` (npm start), stack traces point at the TypeScript.
-    sourcemap: true,
+    // npm start runs serverless offline with --enable-source-maps: stack traces point at the TypeScript.
+    // The test and benchmark stacks go without: every worker thread would parse the maps of what it loads.
+    sourcemap: sourceMaps,
     logLevel: 'silent',
   };
 }
@@ -64,14 +65,16 @@ function buildOptions(files, base, outDir) {
  *
  * @param {object} [options]
  * @param {(line: string) => void} [options.log]
+ * @param {boolean} [options.sourceMaps]  write source maps (npm start)
  * @param {boolean} [options.force]  rebuild even when the stamp matches
  * @param {string} [options.base]  the tree to build (the repository root)
  * @param {string} [options.outDir]
  * @returns {{ outDir: string, built: boolean, entries: number, ms: number }}
  */
-function ensureHandlerBuild({ log = () => {}, force = false, base = root, outDir = OUT_DIR } = {}) {
+function ensureHandlerBuild({ log = () => {}, sourceMaps = false, force = false, base = root, outDir = OUT_DIR } = {}) {
   const started = Date.now();
-  const { files, hash } = sourceFingerprint(base);
+  const { files, hash: sourcesHash } = sourceFingerprint(base);
+  const hash = `${sourcesHash}${sourceMaps ? ' with source maps' : ''}`;
   const entries = files.filter((file) => file.startsWith(`functions${path.sep}`)).length;
   if (!force && readStamp(outDir) === hash) return { outDir, built: false, entries, ms: Date.now() - started };
 
@@ -82,7 +85,7 @@ function ensureHandlerBuild({ log = () => {}, force = false, base = root, outDir
   fs.mkdirSync(parent, { recursive: true });
   const staging = fs.mkdtempSync(path.join(parent, `.${path.basename(outDir)}-`));
   try {
-    require('esbuild').buildSync(buildOptions(files, base, staging));
+    require('esbuild').buildSync(buildOptions(files, base, staging, sourceMaps));
     fs.writeFileSync(path.join(staging, STAMP), hash);
     const old = `${staging}-old`;
     if (fs.existsSync(outDir)) fs.renameSync(outDir, old);

@@ -26,11 +26,12 @@ class LocalHandlerBuild {
   useSharedBuild() {
     const serviceDir = this.serverless.serviceDir ?? this.serverless.config.servicePath;
     // localstack/offline.js has normally built already; this only checks the stamp.
-    const { outDir } = ensureHandlerBuild({ log: this.log });
+    const watching = process.env.LOCAL_WATCH_SOURCES === 'true';
+    const { outDir } = ensureHandlerBuild({ log: this.log, sourceMaps: watching });
     this.serverless.service.custom ??= {};
     const { custom } = this.serverless.service;
     custom['serverless-offline'] = { ...custom['serverless-offline'], location: path.relative(serviceDir, outDir) };
-    if (process.env.LOCAL_WATCH_SOURCES === 'true') this.watch(serviceDir);
+    if (watching) this.watch(serviceDir);
   }
 
   watch(serviceDir) {
@@ -38,7 +39,7 @@ class LocalHandlerBuild {
     const rebuild = async () => {
       timer = null;
       try {
-        const { built } = ensureHandlerBuild({ log: this.log });
+        const { built } = ensureHandlerBuild({ log: this.log, sourceMaps: true });
         if (built) await this.serverless.pluginManager.spawn('offline:functionsUpdated');
       } catch (err) {
         this.log(`${err.message}\n(the functions keep running the last build)`);

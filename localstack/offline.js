@@ -76,6 +76,8 @@ function privateTempDir(tempRoot = TEMP_ROOT) {
  * @param {number} options.lambdaPort
  * @param {Record<string, string>} options.env  extra environment (emulator endpoints, settings)
  * @param {boolean} [options.watch]  rebuild when a source changes (npm start); off for tests and benchmarks
+ * @param {number} [options.idleFunctionSeconds]  how long a loaded function may sit idle before serverless
+ *   offline ends its worker thread (its own default: 60)
  * @param {(line: string) => void} [options.log]  progress lines
  * @param {(chunk: string) => void} [options.onOutput]
  * @param {number} [options.timeoutMs]  default: LOCAL_READY_TIMEOUT_S
@@ -86,11 +88,12 @@ function launchOffline({
   lambdaPort,
   env,
   watch = false,
+  idleFunctionSeconds,
   log = () => {},
   onOutput,
   timeoutMs = readyTimeoutMs(),
 }) {
-  const build = ensureHandlerBuild({ log });
+  const build = ensureHandlerBuild({ log, sourceMaps: watch });
   if (!build.built) log(`functions: the shared build is up to date (${build.entries} handler files)`);
   const tempDir = privateTempDir();
   const removeTempDir = () => fs.rmSync(tempDir, { recursive: true, force: true });
@@ -110,6 +113,7 @@ function launchOffline({
       String(lambdaPort),
       '--localEnvironment',
       '--noPrependStageInUrl',
+      ...(idleFunctionSeconds ? ['--terminateIdleLambdaTime', String(idleFunctionSeconds)] : []),
     ],
     {
       cwd: root,

@@ -21,6 +21,7 @@ const SERVICE = 'contents-inventory';
  * @param {{ http?: number, lambda?: number, stream?: number, dynamodb?: number, s3?: number, sqs?: number }} [options.ports]
  * @param {Record<string, string>} [options.env]  settings for the service (e.g. CLAIMS_PLATFORM_JWT_SECRET)
  * @param {boolean} [options.watch]  rebuild the functions when a source file changes (npm start)
+ * @param {number} [options.idleFunctionSeconds]  keep a loaded function's worker thread this long when idle
  * @param {(line: string) => void} [options.log]
  * @param {(chunk: string) => void} [options.onOfflineOutput]
  */
@@ -31,6 +32,7 @@ async function startLocalService({
   ports = {},
   env = {},
   watch = false,
+  idleFunctionSeconds,
   log = () => {},
   onOfflineOutput,
 }) {
@@ -80,6 +82,7 @@ async function startLocalService({
       lambdaPort,
       env: appEnv,
       watch,
+      idleFunctionSeconds,
       log,
       onOutput: onOfflineOutput,
     });

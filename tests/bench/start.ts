@@ -14,30 +14,18 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { removeSnapshot, snapshotService } from '../support/packaging';
 import { emitResult, median, printTable, runBenchmark, seconds } from './report';
 
 const { readyTimeoutMs } = require('../../localstack/offline.js');
+const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators.js');
 
 const FIRST_START_BOUND_S = 45;
 const WARM_START_BOUND_S = 10;
 const WARM_ROUNDS = 3;
 const READY_LINE = 'Contents inventory service ready at';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function localPorts(): Promise<Record<string, string>> {
   const env: Record<string, string> = {};

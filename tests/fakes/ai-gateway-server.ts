@@ -36,7 +36,7 @@
  *   tests/support/fake-gateway.ts is a client for it.
  */
 import { visionItems, type VisionImage } from './ai-vision';
-import { keepIdleConnections, readText, sendJson } from './http';
+import { closeConnectionsAfterAnswers, readText, sendJson } from './http';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -516,7 +516,7 @@ export async function startFakeAiGateway(
       if (!res.headersSent) send(res, 500, { error: { code: 500, message: String(err) } });
     }
   });
-  keepIdleConnections(server);
+  closeConnectionsAfterAnswers(server);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

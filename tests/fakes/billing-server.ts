@@ -32,7 +32,7 @@
  *   GET /__fake/requests?team_id= (that team's calls, in order),
  *   GET /__fake/spends?team_id=&app= (that team's ledger).
  */
-import { keepIdleConnections, readText, sendJson } from './http';
+import { closeConnectionsAfterAnswers, readText, sendJson } from './http';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -271,7 +271,7 @@ export async function startFakeBillingServer(
     }
     record.answered = send(res, ...handle(url.pathname, record.method, url.searchParams, body));
   });
-  keepIdleConnections(server);
+  closeConnectionsAfterAnswers(server);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

@@ -35,13 +35,14 @@ export function controlBody(raw: string): Record<string, unknown> | null {
 }
 
 /**
- * Idle keep-alive connections stay open for a minute, as a provider's load
- * balancer keeps them. With Node's 5 s default, a busy test machine could
- * close a pooled connection just as a client reused it ("other side closed").
+ * Every answer closes its connection (`Connection: close`), so no client
+ * keeps one pooled. A kept connection races the server's idle timeout: on a
+ * busy test machine the server closed one just as a client reused it, and the
+ * request failed with "other side closed". A new loopback connection per
+ * request costs next to nothing.
  */
-export function keepIdleConnections(server: Server): void {
-  server.keepAliveTimeout = 60_000;
-  server.headersTimeout = 65_000;
+export function closeConnectionsAfterAnswers(server: Server): void {
+  server.prependListener('request', (_req, res: ServerResponse) => res.setHeader('connection', 'close'));
 }
 
 /** A fake's server, listening on 127.0.0.1. */
@@ -59,7 +60,7 @@ export async function listenFake(handler: RequestListener, port = 0): Promise<Fa
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
   const server = createServer(handler);
-  keepIdleConnections(server);
+  closeConnectionsAfterAnswers(server);
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));

@@ -4,7 +4,6 @@
  * is through environment variables.
  */
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeAiGateway } from '../fakes/ai-gateway-server';
@@ -20,18 +19,7 @@ import { startFakeSpeechServer } from '../fakes/speech-server';
 import { serviceEnv, TEST_MAIL_DOMAIN } from './service-env';
 
 const { startLocalService } = require('../../localstack/service.js');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators.js');
 
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
@@ -70,6 +58,9 @@ export default async function globalSetup(): Promise<void> {
     dataDir,
     // Throwaway: the teardown's stop() deletes it, so runs leave nothing in the temp directory.
     removeDataDirOnStop: true,
+    // A function's worker thread lives for the run once loaded: loading one again costs ~0.5 s of CPU (its modules
+    // compiled anew), and serverless offline's default ends every thread idle for a minute.
+    idleFunctionSeconds: 900,
     ports: { http: await freePort(), lambda: await freePort(), stream: await freePort() },
     env: {
       ...serviceEnv,
