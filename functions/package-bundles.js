@@ -56,9 +56,8 @@ class PackageBundles {
     const buildDir = path.join(serviceDir, '.esbuild', 'package');
     // Serverless keeps artifacts in the service's .serverless and moves them to --package at the end.
     const artifactDir = '.serverless';
-    const packageDir = path.join(serviceDir, artifactDir);
     fs.rmSync(buildDir, { recursive: true, force: true });
-    fs.mkdirSync(packageDir, { recursive: true });
+    fs.mkdirSync(path.join(serviceDir, artifactDir), { recursive: true });
 
     const started = Date.now();
     const entries = [...new Set(modules.values())];
@@ -79,14 +78,13 @@ class PackageBundles {
           absWorkingDir: serviceDir,
           logLevel: 'warning',
         });
-      const sizes = [];
+      let total = 0;
       for (const [name, module] of modules) {
         const artifact = path.join(artifactDir, `${name}.zip`);
         await zipFiles(buildDir, [`${module}.js`], path.join(serviceDir, artifact));
-        sizes.push(fs.statSync(path.join(serviceDir, artifact)).size);
+        total += fs.statSync(path.join(serviceDir, artifact)).size;
         service.getFunction(name).package = { artifact };
       }
-      const total = sizes.reduce((sum, size) => sum + size, 0);
       this.log(
         `bundled and zipped ${names.length} functions in ${((Date.now() - started) / 1000).toFixed(1)} s (${(total / 1024 / 1024).toFixed(1)} MB of zips)`,
       );

@@ -14,23 +14,23 @@ const root = path.join(__dirname, '..');
 const SOURCE_DIRS = ['functions', 'lib'];
 const BUILD_INPUTS = ['package-lock.json', 'tsconfig.json'];
 
-/** Every .ts source (not declarations) under functions/ and lib/, relative to base, sorted. */
-function sourceFiles(base = root) {
+/** Every .ts source (not declarations) under functions/ and lib/, relative to the root, sorted. */
+function sourceFiles() {
   const files = [];
   for (const dir of SOURCE_DIRS)
-    for (const entry of fs.readdirSync(path.join(base, dir), { recursive: true, withFileTypes: true })) {
+    for (const entry of fs.readdirSync(path.join(root, dir), { recursive: true, withFileTypes: true })) {
       if (!entry.isFile() || !entry.name.endsWith('.ts') || entry.name.endsWith('.d.ts')) continue;
-      files.push(path.relative(base, path.join(entry.parentPath ?? entry.path, entry.name)));
+      files.push(path.relative(root, path.join(entry.parentPath ?? entry.path, entry.name)));
     }
   return files.sort();
 }
 
-/** @returns {{ files: string[], hash: string }} */
-function sourceFingerprint(base = root) {
-  const files = sourceFiles(base);
+/** @returns {{ files: string[], hash: string }} files: the sources, relative to the root */
+function sourceFingerprint() {
+  const files = sourceFiles();
   const hash = crypto.createHash('sha1').update(`esbuild ${require('esbuild').version}\n`);
   for (const file of [...BUILD_INPUTS, ...files]) {
-    const full = path.join(base, file);
+    const full = path.join(root, file);
     hash.update(`${file}\0`);
     if (fs.existsSync(full)) hash.update(fs.readFileSync(full));
     hash.update('\0');
@@ -38,4 +38,4 @@ function sourceFingerprint(base = root) {
   return { files, hash: hash.digest('hex') };
 }
 
-module.exports = { sourceFingerprint, sourceFiles };
+module.exports = { sourceFingerprint };

@@ -1,7 +1,7 @@
 /**
  * Writes a directory (a layer) or chosen files of one (a function's bundle)
- * as a zip the way Lambda unpacks it: regular files only, each with its unix mode (ffmpeg keeps its executable bit), in sorted
- * order with a fixed timestamp (yazl writes what it is given, nothing of the
+ * as a zip the way Lambda unpacks it: regular files only, each with its unix
+ * mode (ffmpeg keeps its executable bit), in sorted order with a fixed timestamp (yazl writes what it is given, nothing of the
  * build machine). The same contents always give the same bytes, so the hash
  * serverless takes of a zip (to skip uploading an unchanged layer or function
  * on deploy) only changes when the contents do.

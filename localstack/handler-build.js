@@ -33,13 +33,13 @@ function readStamp(outDir) {
 }
 
 /** esbuild options: serverless.yml's bundling settings, every handler at once, split. */
-function buildOptions(files, base, outDir, sourceMaps) {
+function buildOptions(handlerFiles, outDir, sourceMaps) {
   const { esbuild = {} } = loadServerlessConfig().custom ?? {};
   return {
-    entryPoints: files.filter((file) => file.startsWith(`functions${path.sep}`)).map((file) => path.join(base, file)),
+    entryPoints: handlerFiles.map((file) => path.join(root, file)),
     outdir: outDir,
-    outbase: base,
-    absWorkingDir: base,
+    outbase: root,
+    absWorkingDir: root,
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -66,39 +66,36 @@ function buildOptions(files, base, outDir, sourceMaps) {
  * @param {object} [options]
  * @param {(line: string) => void} [options.log]
  * @param {boolean} [options.sourceMaps]  write source maps (npm start)
- * @param {boolean} [options.force]  rebuild even when the stamp matches
- * @param {string} [options.base]  the tree to build (the repository root)
- * @param {string} [options.outDir]
- * @returns {{ outDir: string, built: boolean, entries: number, ms: number }}
+ * @returns {{ outDir: string, built: boolean, entries: number }}
  */
-function ensureHandlerBuild({ log = () => {}, sourceMaps = false, force = false, base = root, outDir = OUT_DIR } = {}) {
+function ensureHandlerBuild({ log = () => {}, sourceMaps = false } = {}) {
   const started = Date.now();
-  const { files, hash: sourcesHash } = sourceFingerprint(base);
+  const { files, hash: sourcesHash } = sourceFingerprint();
   const hash = `${sourcesHash}${sourceMaps ? ' with source maps' : ''}`;
-  const entries = files.filter((file) => file.startsWith(`functions${path.sep}`)).length;
-  if (!force && readStamp(outDir) === hash) return { outDir, built: false, entries, ms: Date.now() - started };
+  const handlerFiles = files.filter((file) => file.startsWith(`functions${path.sep}`));
+  const entries = handlerFiles.length;
+  if (readStamp(OUT_DIR) === hash) return { outDir: OUT_DIR, built: false, entries };
 
   log(
-    `building the functions: one shared build of ${entries} handler files and ${files.length - entries} lib files into ${path.relative(base, outDir)}…`,
+    `building the functions: one shared build of ${entries} handler files and ${files.length - entries} lib files into ${path.relative(root, OUT_DIR)}…`,
   );
-  const parent = path.dirname(outDir);
+  const parent = path.dirname(OUT_DIR);
   fs.mkdirSync(parent, { recursive: true });
-  const staging = fs.mkdtempSync(path.join(parent, `.${path.basename(outDir)}-`));
+  const staging = fs.mkdtempSync(path.join(parent, `.${path.basename(OUT_DIR)}-`));
   try {
-    require('esbuild').buildSync(buildOptions(files, base, staging, sourceMaps));
+    require('esbuild').buildSync(buildOptions(handlerFiles, staging, sourceMaps));
     fs.writeFileSync(path.join(staging, STAMP), hash);
     const old = `${staging}-old`;
-    if (fs.existsSync(outDir)) fs.renameSync(outDir, old);
-    fs.renameSync(staging, outDir);
+    if (fs.existsSync(OUT_DIR)) fs.renameSync(OUT_DIR, old);
+    fs.renameSync(staging, OUT_DIR);
     fs.rmSync(old, { recursive: true, force: true });
   } catch (err) {
     fs.rmSync(staging, { recursive: true, force: true });
     const first = (err.errors ?? []).slice(0, 5).map((e) => `${e.location?.file}:${e.location?.line}: ${e.text}`);
     throw new Error(`could not build the functions:\n${first.join('\n') || err.message}`);
   }
-  const ms = Date.now() - started;
-  log(`built the functions in ${(ms / 1000).toFixed(1)} s`);
-  return { outDir, built: true, entries, ms };
+  log(`built the functions in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return { outDir: OUT_DIR, built: true, entries };
 }
 
-module.exports = { ensureHandlerBuild, OUT_DIR };
+module.exports = { ensureHandlerBuild };

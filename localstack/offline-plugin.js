@@ -3,7 +3,7 @@
  * the packaging bundler when localstack/offline.js starts `serverless offline`
  * (SERVERLESS_BUILD_PLUGIN): the functions run from the shared build of every
  * handler (localstack/handler-build.js) instead of one bundle per function,
- * so a start compiles for about a second instead of bundling ~165 functions.
+ * so a start builds for a few seconds instead of bundling ~165 functions.
  *
  * With LOCAL_WATCH_SOURCES=true (`npm start`), a change under functions/ or
  * lib/ rebuilds and has serverless offline drop its loaded handlers, so the
