@@ -76,8 +76,8 @@ function privateTempDir(tempRoot = TEMP_ROOT) {
  * @param {number} options.lambdaPort
  * @param {Record<string, string>} options.env  extra environment (emulator endpoints, settings)
  * @param {boolean} [options.watch]  rebuild when a source changes (npm start); off for tests and benchmarks
- * @param {number} [options.idleFunctionSeconds]  how long a loaded function may sit idle before serverless
- *   offline ends its worker thread (its own default: 60)
+ * @param {boolean} [options.functionsInProcess]  run every function in serverless offline's own process
+ *   instead of a worker thread per function instance (see startLocalService)
  * @param {(line: string) => void} [options.log]  progress lines
  * @param {(chunk: string) => void} [options.onOutput]
  * @param {number} [options.timeoutMs]  default: LOCAL_READY_TIMEOUT_S
@@ -88,7 +88,7 @@ function launchOffline({
   lambdaPort,
   env,
   watch = false,
-  idleFunctionSeconds,
+  functionsInProcess = false,
   log = () => {},
   onOutput,
   timeoutMs = readyTimeoutMs(),
@@ -113,7 +113,7 @@ function launchOffline({
       String(lambdaPort),
       '--localEnvironment',
       '--noPrependStageInUrl',
-      ...(idleFunctionSeconds ? ['--terminateIdleLambdaTime', String(idleFunctionSeconds)] : []),
+      ...(functionsInProcess ? ['--useInProcess'] : []),
     ],
     {
       cwd: root,

@@ -21,7 +21,10 @@ const SERVICE = 'contents-inventory';
  * @param {{ http?: number, lambda?: number, stream?: number, dynamodb?: number, s3?: number, sqs?: number }} [options.ports]
  * @param {Record<string, string>} [options.env]  settings for the service (e.g. CLAIMS_PLATFORM_JWT_SECRET)
  * @param {boolean} [options.watch]  rebuild the functions when a source file changes (npm start)
- * @param {number} [options.idleFunctionSeconds]  keep a loaded function's worker thread this long when idle
+ * @param {boolean} [options.functionsInProcess]  run every function in serverless offline's own process (one
+ *   module cache: the shared build's code is compiled and optimised once, not in each function instance's worker
+ *   thread). The test stack uses it; npm start and the benchmarks keep a thread per instance, closer to Lambda's
+ *   isolation: there, functions share no module state and each sees only its own environment.
  * @param {(line: string) => void} [options.log]
  * @param {(chunk: string) => void} [options.onOfflineOutput]
  */
@@ -32,7 +35,7 @@ async function startLocalService({
   ports = {},
   env = {},
   watch = false,
-  idleFunctionSeconds,
+  functionsInProcess = false,
   log = () => {},
   onOfflineOutput,
 }) {
@@ -82,7 +85,7 @@ async function startLocalService({
       lambdaPort,
       env: appEnv,
       watch,
-      idleFunctionSeconds,
+      functionsInProcess,
       log,
       onOutput: onOfflineOutput,
     });

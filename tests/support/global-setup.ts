@@ -58,9 +58,9 @@ export default async function globalSetup(): Promise<void> {
     dataDir,
     // Throwaway: the teardown's stop() deletes it, so runs leave nothing in the temp directory.
     removeDataDirOnStop: true,
-    // A function's worker thread lives for the run once loaded: loading one again costs ~0.5 s of CPU (its modules
-    // compiled anew), and serverless offline's default ends every thread idle for a minute.
-    idleFunctionSeconds: 900,
+    // Every function runs in serverless offline's own process: its worker threads (one per function instance, about
+    // 300 over a run) each compiled the shared build anew and ran it cold, which was most of the suite's CPU.
+    functionsInProcess: true,
     ports: { http: await freePort(), lambda: await freePort(), stream: await freePort() },
     env: {
       ...serviceEnv,

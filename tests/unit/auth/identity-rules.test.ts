@@ -1,6 +1,6 @@
 /** Who is calling: the identity and activity actor of a provisioned user, and the admin allowlist (spec: Dependencies). */
 import { loadSettings, resetSettings } from '../../../lib/config';
-import { identityOf, RESTRICTED } from '../../../lib/auth/identity-rules';
+import { identityOf, isAdminUser, RESTRICTED } from '../../../lib/auth/identity-rules';
 import type { Team } from '../../../lib/teams/store';
 import type { User } from '../../../lib/users/store';
 
@@ -65,6 +65,12 @@ describe('identityOf', () => {
       expect(identity.isAdmin).toBe(true);
       expect(identity.actor.is_admin).toBe(true);
     }
+  });
+
+  it('answers isAdminUser from the same allowlist, never for a user without an external_id', () => {
+    expect(isAdminUser(user('10'))).toBe(true);
+    expect(isAdminUser(user('11'))).toBe(false);
+    expect(isAdminUser(user(null))).toBe(false);
   });
 
   it('compares the whole id, not a part of it', () => {

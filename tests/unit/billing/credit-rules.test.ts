@@ -63,6 +63,10 @@ describe('billedMinutes', () => {
 });
 
 describe('jobCharge', () => {
+  it('refuses a source type it has no price for', () => {
+    expect(() => jobCharge({ sourceType: 'fax' as never, durationSeconds: 10 })).toThrow(RangeError);
+  });
+
   it('uses the spec defaults: video 3 per block, audio 1 per block, photo 1 per request, 20 s blocks', () => {
     expect(defaults).toMatchObject({
       BILLING_BLOCK_SECONDS: 20,

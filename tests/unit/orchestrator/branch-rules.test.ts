@@ -65,6 +65,9 @@ describe('branchesProgress', () => {
     ).toBe(0);
     expect(branchesProgress(stage, { frames: { state: 'running', fraction: 3 } })).toBe(20);
     expect(branchesProgress(stage, { frames: { state: 'running', fraction: -1 } })).toBe(0);
+    // A fan-out whose size or count is not recorded yet counts as not started.
+    expect(branchesProgress(stage, { frames: { state: 'fanout' } })).toBe(0);
+    expect(branchesProgress(stage, { frames: { state: 'fanout', fanout_total: 2 } })).toBe(0);
   });
 });
 

@@ -44,6 +44,12 @@ describe('transcriptForJob', () => {
     expect(t.text[row.text.length - 1]).toBe(' ');
   });
 
+  it('keeps the whole text when only the segments are over the budget', () => {
+    const t: StoredTranscript = { ...transcript(40, 10), text: 'A sofa and a lamp.' };
+    const row = transcriptForJob(t, 2_000);
+    expect(row).toEqual({ text: 'A sofa and a lamp.', segments: [], word_timings: false, truncated: true });
+  });
+
   it('never cuts inside a character, and cuts a text without spaces at the byte budget', () => {
     const t: StoredTranscript = { text: 'é'.repeat(5000), duration: 1, segments: [] };
     const row = transcriptForJob(t, 1001);

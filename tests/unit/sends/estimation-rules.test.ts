@@ -9,6 +9,8 @@ import {
   itemHasPhotos,
   itemPhotoLinks,
   itemsToSend,
+  NO_TEAM_KEY,
+  NOT_CONFIGURED,
   perilOf,
   preselectedPricing,
   REMOTE_CLAIM_GONE,
@@ -20,6 +22,13 @@ import {
 } from '../../../lib/sends/estimation-rules';
 
 const CLAIM_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
+
+describe('refusals before any network call', () => {
+  it('say what is missing and what to do about it', () => {
+    expect(NOT_CONFIGURED).toMatch(/no API base URL is set/);
+    expect(NO_TEAM_KEY).toMatch(/sign in again from the claims platform/);
+  });
+});
 
 describe('the destination rule', () => {
   it('appends to the linked claim and ignores a target', () => {

@@ -11,6 +11,7 @@ import { isTransientProbeOutput, resolveFfprobe } from '../../../lib/media/ffmpe
 import { parseFrameRate, parseProbeOutput, ProbeError, probeMedia } from '../../../lib/media/probe';
 import {
   ALLOWED_EXTENSIONS,
+  baseName,
   checkAssembly,
   chunkSizeFor,
   contentTypeFor,
@@ -28,6 +29,14 @@ import {
 import { extensionOf } from '../../../lib/text';
 
 const MIB = 1024 * 1024;
+
+describe('baseName', () => {
+  it("keeps the last path segment of a browser's name, trimmed", () => {
+    expect(baseName('C:\\fakepath\\walkthrough.mp4')).toBe('walkthrough.mp4');
+    expect(baseName(' photos/kitchen/sink.jpg ')).toBe('sink.jpg');
+    expect(baseName('plain.pdf')).toBe('plain.pdf');
+  });
+});
 
 describe('extensions', () => {
   it.each([
