@@ -6,7 +6,10 @@
  * - chargeJobUpFront spends through the billing service at confirm, keyed on
  *   the job id and the charge round: `job:<job_id>:<round>`, round =
  *   billing_rounds + 1, because an errored job processed again is charged
- *   again. The spend is the affordability gate; there is no local balance
+ *   again. A round charged and never started (billing_round_started false:
+ *   the function died between the spend and the start write) is reused by the
+ *   next start instead. The payer is the job's own team (loadJobPayer), also when
+ *   an administrator acts on another team's job. The spend is the affordability gate; there is no local balance
  *   arithmetic. A flat refusal is HTTP 402 with the spec's body and writes
  *   nothing. Billing off, zero cost, a team with no external id, config gaps
  *   and an outage proceed uncharged (logged).
@@ -27,9 +30,11 @@
 import { settings as currentSettings } from '../config';
 import { addClaimSpend } from '../claims/store';
 import { ConflictError, NotFoundError } from '../errors';
+import { isProcessing } from '../jobs/job-rules';
 import { getJob, type Job } from '../jobs/job-store';
 import { logger } from '../observability/logger';
-import type { Team } from '../teams/store';
+import type { Identity } from '../auth/identity-rules';
+import { getTeam, type Team } from '../teams/store';
 import type { User } from '../users/store';
 import { completionBilling, recordChargeRound, recordCompletionBilling } from './charge-store';
 import { type JobCharge, insufficientCredits, prepaidMode } from './credit-rules';
@@ -51,6 +56,28 @@ export type ChargeOutcome =
       unconfirmed?: boolean;
     }
   | { charged: false; job: Job; reason: UnchargedReason };
+
+/**
+ * Who pays for a job: its own team. The acting user is named on the spend only
+ * when they belong to that team (an administrator acting on another team's job
+ * charges that team, never their own).
+ */
+export async function loadJobPayer(
+  identity: Pick<Identity, 'team' | 'user'>,
+  job: Pick<Job, 'team_id'>,
+): Promise<{ team: Team; user: User | null }> {
+  if (identity.team.id === job.team_id) return { team: identity.team, user: identity.user };
+  const team = await getTeam(job.team_id);
+  if (!team) throw new NotFoundError('Job not found');
+  return { team, user: null };
+}
+
+/** The round is charged, not given back, and no run has started on it: the next start uses it. */
+const unstartedCharge = (job: Job) =>
+  job.billing_charged &&
+  !job.billing_refunded &&
+  job.billing_round_started === false &&
+  Boolean(job.billing_txn_id || job.billing_unconfirmed);
 
 /**
  * Spends the job's credits up front. Resolves with the (possibly updated) job
@@ -99,15 +126,16 @@ export async function chargeJobUpFront(
   // An earlier round still owing billing is settled before a new round starts (its spend state is per round).
   if (owesBilling(stored)) stored = (await settleJobBilling(stored.id, deps)).job ?? stored;
   const previous = stored.billing_rounds ?? 0;
-  if (
+  const racingCharge =
     previous > (job.billing_rounds ?? 0) &&
     stored.billing_charged &&
     !stored.billing_refunded &&
-    (stored.billing_txn_id || stored.billing_unconfirmed)
-  ) {
-    // A racing confirm charged the job after the caller read it: that charge
-    // stands for this one too (never two live charges from one read).
-    logger.info('job already charged by a concurrent confirm; not charging again', {
+    (stored.billing_txn_id || stored.billing_unconfirmed);
+  if (racingCharge || unstartedCharge(stored)) {
+    // A racing confirm charged the job after the caller read it, or an earlier
+    // start charged it and died before the run began: that charge stands for
+    // this start too (never two live charges for one run).
+    logger.info('job already charged for a run not yet started; not charging again', {
       ...context,
       reference: jobChargeReference(job.id, previous),
     });
@@ -237,6 +265,24 @@ async function recordCharge(input: {
   if (refund.outcome === 'unavailable')
     logger.error('refund of an unrecorded charge failed', { ...context, error: refund.error.message });
   throw new ConflictError('The job changed while it was being charged; try again.');
+}
+
+/**
+ * Starts a run on a charge. A start that fails outright (its write or its first
+ * dispatch threw) gives the charge back through the owed-refund record before
+ * the error goes on, unless the job is running on it after all; a start that
+ * never returns (the function died) leaves the round for the next start.
+ */
+export async function startChargedRun<T>(charged: ChargeOutcome, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    if (charged.charged) {
+      const now = await getJob(charged.job.id).catch(() => null);
+      if (!now || !isProcessing(now.status)) await refundJob(charged.job);
+    }
+    throw err;
+  }
 }
 
 export type RefundOutcome = {

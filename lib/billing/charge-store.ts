@@ -29,6 +29,7 @@ export async function recordChargeRound(
       billing_rounds: round,
       billing_refunded: false,
       billing_unconfirmed: unconfirmed,
+      billing_round_started: false,
       ...(unconfirmed ? pendingEntry(jobId, new Date().toISOString()) : {}),
     },
     add: { billing_version: 1 },

@@ -59,6 +59,11 @@ export interface Job {
   billing_rounds: number;
   /** The spend of billing_rounds was sent but its answer was lost; settlement asks again with the same reference (lib/billing/settlement-service.ts). */
   billing_unconfirmed?: boolean;
+  /**
+   * False from the charge of billing_rounds until a run starts on it (true). A round charged and never started
+   * (the function died between the spend and the start) is the charge of the next start, never a second spend.
+   */
+  billing_round_started?: boolean;
   /** Refunds owed to the team and not yet confirmed by the billing service. */
   refunds_owed?: OwedRefund[];
   /** 'pending' while a refund is owed, 'done' once the billing service confirmed every one. */

@@ -8,7 +8,7 @@ import { recordActivity } from '../activity/service';
 import { getClaim } from '../claims/store';
 import { processTrainingJob } from '../training/sandbox-service';
 import { jobCharge, type JobCharge } from '../billing/credit-rules';
-import { chargeJobUpFront, refundJob } from '../billing/charge-service';
+import { chargeJobUpFront, loadJobPayer, refundJob, startChargedRun } from '../billing/charge-service';
 import { getTeamCreditsBalance } from '../billing/summary-service';
 import { deletePrefix } from '../blob/client';
 import { blobKeys } from '../blob/keys';
@@ -67,7 +67,7 @@ export async function quoteJob(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   requireMeasured(job);
   const charge = await chargeFor(job);
-  const balance = await getTeamCreditsBalance(identity.team);
+  const balance = await getTeamCreditsBalance((await loadJobPayer(identity, job)).team);
   return {
     job_id: job.id,
     source_type: job.source_type,
@@ -114,9 +114,11 @@ export async function processJob(identity: Identity, jobId: string) {
     );
   requireMeasured(job);
   const charge = await chargeFor(job);
-  const charged = await chargeJobUpFront({ job, team: identity.team, user: identity.user, credits: charge.credits });
+  const charged = await chargeJobUpFront({ ...(await loadJobPayer(identity, job)), job, credits: charge.credits });
   // The lock is checked again in the start write itself: an edit that took it after the check above must not be planned half-applied.
-  const started = await startJob(charged.job, pipeline, {}, photoWriteLockFree());
+  const started = await startChargedRun(charged, () =>
+    startJob(charged.job, pipeline, charged.charged ? { billing_round_started: true } : {}, photoWriteLockFree()),
+  );
   if (!started) {
     // Someone else started (or cancelled) it between our read and our write.
     // A racing start shares our charge reference, so only refund if the job is not running on it.

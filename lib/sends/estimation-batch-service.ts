@@ -286,7 +286,9 @@ async function stampSentItems(
     warnings: batch.warnings,
     sent_at: sentAt,
   };
-  const done = await recordSendStep(claim.id, owner, { state: 'done', round: 1, result }, { release: true });
+  // The round never goes back: a batch whose reference was refunded in an earlier round and is sent after this
+  // one must not meet that reference again (the service would answer with the refunded spend and charge nothing).
+  const done = await recordSendStep(claim.id, owner, { state: 'done', round: record.round, result }, { release: true });
   // Only the writer of 'done' adds the spend, so a send finished twice adds it once.
   if (done && record.credits > 0) await addClaimSpend(claim.id, record.credits);
   if (done) await recordSend(claim.team_id, 'estimation_platform', now);

@@ -67,7 +67,9 @@ export function batchDigest(itemIds: string[]): string {
  * claim's first send, ce-add:{claim_id}:{digest} for a later one. The billing
  * service answers a repeated reference with its first answer, also after a
  * refund, so a send attempted again after a refunded failure is a new round:
- * round 1 carries the spec's reference, round n > 1 appends ":r<n>".
+ * round 1 carries the spec's reference, round n > 1 appends ":r<n>". The
+ * claim's round only moves on (a send done keeps it), so no reference is ever
+ * used twice.
  */
 export function sendChargeReference(
   claim: Pick<Claim, 'id' | 'estimation_submitted_at'>,

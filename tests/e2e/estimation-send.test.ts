@@ -239,6 +239,28 @@ describe('remote error mapping', () => {
     expect(spends[0].refunded).toBeGreaterThan(0);
   });
 
+  it('never reuses a refunded charge reference: a batch failed, another sent, then the first again is charged anew', async () => {
+    const t = await sendTeam();
+    expect((await submit(t)).status).toBe(200);
+    const bookcase = await addItem(t, 'Bookcase');
+    const chair = await addItem(t, 'Armchair');
+    await fake().failNext('422', { key: t.key, detail: 'items.0.title: too long for the platform' });
+    expect((await submit(t, { item_ids: [bookcase] })).status).toBe(422);
+    expect((await submit(t, { item_ids: [chair] })).status).toBe(200);
+    const balanceBefore = await fakeBilling.balance(t.member.current_team_id);
+    const again = await submit(t, { item_ids: [bookcase] });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ items_sent: 1, credits_charged: expect.any(Number) });
+    const spends = await spendsOf(t);
+    const references = spends.map((s: any) => s.reference);
+    expect(new Set(references).size).toBe(references.length);
+    expect(spends).toHaveLength(4);
+    expect(spends[1].refunded).toBeGreaterThan(0);
+    expect(spends[3]).toMatchObject({ refunded: 0 });
+    expect(await fakeBilling.balance(t.member.current_team_id)).toBe(balanceBefore - again.body.credits_charged);
+    expect(again.body.credits_charged).toBeGreaterThan(0);
+  });
+
   it('502 when the platform keeps failing or hangs; 502 for a catalog outage', async () => {
     const t = await sendTeam();
     // As many failures as the call's attempts (the client tries 3 times): the send fails, later calls are answered.

@@ -10,7 +10,7 @@ import type { Identity } from '../../auth/identity-rules';
 import { recordActivity } from '../../activity/service';
 import { jobCharge } from '../../billing/credit-rules';
 import { loadChargeExemptions } from '../../billing/exemption-service';
-import { chargeJobUpFront, refundJob } from '../../billing/charge-service';
+import { chargeJobUpFront, loadJobPayer, refundJob, startChargedRun } from '../../billing/charge-service';
 import { getTeamCreditsBalance } from '../../billing/summary-service';
 import { settings } from '../../config';
 import { ConflictError } from '../../errors';
@@ -43,7 +43,7 @@ export async function quoteReadTheRest(identity: Identity, jobId: string) {
   requirePhotoJob(job);
   const groups = groupsWithPassLeft(job);
   const charge = await passCharge(job, groups.length);
-  const balance = await getTeamCreditsBalance(identity.team);
+  const balance = await getTeamCreditsBalance((await loadJobPayer(identity, job)).team);
   const dense = tooDenseGroups(job);
   return {
     job_id: job.id,
@@ -78,12 +78,15 @@ export async function startReadTheRest(identity: Identity, jobId: string) {
         : 'Every photo was read completely; there is nothing left to read.',
     );
   const charge = await passCharge(job, groups.length);
-  const charged = await chargeJobUpFront({ job, team: identity.team, user: identity.user, credits: charge.credits });
-  const started = await startJob(charged.job, PHOTO_READ_THE_REST, {
-    pass_charge_round: charged.charged ? charged.job.billing_rounds : null,
-    last_pass_error: null,
-    pass_request_count: 0,
-  });
+  const charged = await chargeJobUpFront({ ...(await loadJobPayer(identity, job)), job, credits: charge.credits });
+  const started = await startChargedRun(charged, () =>
+    startJob(charged.job, PHOTO_READ_THE_REST, {
+      pass_charge_round: charged.charged ? charged.job.billing_rounds : null,
+      ...(charged.charged ? { billing_round_started: true } : {}),
+      last_pass_error: null,
+      pass_request_count: 0,
+    }),
+  );
   if (!started) {
     // A racing request started the pass on the same charge round; refund only if nothing runs on it.
     const now = await getJob(job.id);
