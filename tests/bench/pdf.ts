@@ -1,33 +1,40 @@
 /**
  * Benchmark (g): the PDF import on a 300-page card-grid contents list with
- * 1,800 embedded photos, generated here (tests/support/pdf-fixtures.ts),
- * uploaded as the browser does (presigned POST, confirm) and read by the
- * local service's workers, with the fake AI gateway answering the one recipe
- * call. Wall time runs from the confirm that starts the read to the moment
- * its last stage finished and the job moved to awaiting_grouping (the
- * stage's own finished_at: the client and the service share this machine's
- * clock, so the poll, once a second, only has to notice the end), against
- * poppler on the same file in the same run: `pdfimages -j` (the embedded
- * JPEGs written out as they are) plus `pdftotext -bbox` (the text with
- * positions), the median of three runs. Target ≤ 3 × poppler.
+ * 1,800 embedded photos of a camera photo's size and grain (1024×768 JPEGs of
+ * about 140 KB: vendor lists carry 100-300 KB photos, not flat colours),
+ * generated here (tests/support/pdf-fixtures.ts), uploaded as the browser
+ * does (presigned POST, confirm) and read by the local service's workers, with
+ * the fake AI gateway answering the one recipe call. Wall time runs from the
+ * confirm that starts the read to the moment its last stage finished and the
+ * job moved to awaiting_grouping (the stage's own finished_at: the client and
+ * the service share this machine's clock, so the poll, once a second, only has
+ * to notice the end).
  *
- * Three 6-page lists of another vendor's layout are read side by side first
- * (not measured), so every worker thread the measured read uses at once (two
- * layout units, three extraction units) has loaded its bundle, as warm
- * Lambda containers have.
+ * The bound measures what the service adds to the work any reader of the list
+ * must do, both measured in the same run:
+ *  - poppler on the same file: `pdfimages -j` (the embedded JPEGs written out
+ *    as they are) plus `pdftotext -bbox` (the text with positions), the median
+ *    of three runs;
+ *  - the storage floor: what the local S3 and DynamoDB take to store what the
+ *    import must store, written by a plain script (`--child floor`, in a unit
+ *    worker's environment): one object per photo of the document's average
+ *    photo size (the extraction's 3 units × 16 PUTs in flight) and one
+ *    grouping-pile row per photo (100-row transactions, 4 at a time), then
+ *    removed.
+ * Target: the warm import's wall time ≤ 1.5 × (poppler + floor).
+ *
+ * The list is read twice, as two jobs: first as the first read of a PDF after
+ * the stack started (cold: the layout and extraction functions load as they
+ * are first called, as a vendor list often meets cold Lambda containers), then
+ * again once those functions are loaded (warm). Both figures are printed; the
+ * bound applies to the warm one. Run alone (`npm run bench -- pdf`), the cold
+ * read is the stack's first import.
  *
  * The reading process's peak RSS comes from a fresh process
  * (`node <bundle> --child <file>`) that reads the whole document the way the
  * workers do, all in one process (every page's layout, then every photo's
  * bytes), which is more than any one layout or extraction unit holds.
  * Target < 1 GiB.
- *
- * For context, the local storage's own cost for what any read of the list
- * must store is printed too (`--child floor`, in a unitWorker's environment): one
- * object per photo (the extraction's 3 units × 16 PUTs in flight) and one
- * grouping-pile row per photo (100-row transactions, 4 at a time), of the
- * document's average photo size, written and then removed. It is what the
- * local S3 and DynamoDB take for the writes alone, nothing read or decided.
  *
  * Run through `npm run bench -- pdf` (tests/bench/run.js).
  */
@@ -63,11 +70,12 @@ import {
 const NAME = 'pdf-import-300-pages';
 const PAGES = 300;
 const PHOTOS_PER_PAGE = 6;
-const BOUND_FACTOR = 3;
+/** The import's wall time at most this many times poppler plus the storage floor. */
+const BOUND_FACTOR = 1.5;
+/** A camera photo's pixel size; with cameraPhotos, about 140 KB of JPEG each. */
+const PHOTO_PX: readonly [number, number] = [1024, 768];
 const RSS_LIMIT_MB = 1024;
 const POLL_MS = 1000;
-const WARM_UP_DOCUMENTS = 3;
-const WARM_UP_PAGES = 6;
 const TIMEOUT_MS = 15 * 60_000;
 /** The extraction's photo PUTs in flight: three units of 16. */
 const FLOOR_PUTS_IN_FLIGHT = 48;
@@ -174,6 +182,17 @@ async function storageFloor(count: number, size: number): Promise<void> {
 const measureFloor = (count: number, size: number) =>
   childFigures<FloorFigures>(__filename, ['floor', String(count), String(size)], queueWorker('unitWorker'));
 
+/** Each stage's time, as the job's metrics report it. */
+function timings(metrics: any): Record<string, string> {
+  const stages = (metrics.stage_timings ?? {}) as Record<string, { seconds: number | null }>;
+  return Object.fromEntries(
+    Object.entries(stages).map(([stage, timing]) => [
+      stage,
+      timing.seconds === null ? 'not finished' : seconds(timing.seconds),
+    ]),
+  );
+}
+
 /** The gateway's answer to a recipe call: the card-grid recipe the tests use. */
 const CARD_GRID_RECIPE_ANSWER = { items: [], content: CARD_GRID_RECIPE };
 
@@ -221,10 +240,12 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-pdf-'));
   try {
     const tag = randomUUID().slice(0, 8);
-    let t = performance.now();
+    const t = performance.now();
     const fixture = await cardGridList({
       pages: PAGES,
       photosPerPage: PHOTOS_PER_PAGE,
+      photoPx: PHOTO_PX,
+      cameraPhotos: true,
       header: `Acme Restoration ${tag} - Contents inventory - Claim 88-12345 - Insured: Jane Doe`,
       footerLines: [`Acme Restoration ${tag} - 12 Main Street`, `Questions ${tag}: call the office`],
     });
@@ -237,62 +258,55 @@ async function main() {
     );
 
     const reference = popplerReference(file, dir);
-    const filename = `bench-${tag}.pdf`;
-    await gateway.script(`Sample pages of the contents list "${filename}"`, [CARD_GRID_RECIPE_ANSWER]);
-
     const api = new Api(base, await signLoginToken(newTeamMember(), { secret }));
     const claim = await api.call('POST', '/api/claims', { claim_number: `BENCH-PDF-${tag}` });
-
-    // Warm-up (not measured): small lists of another layout (their own recipe call each), read side by side.
-    t = performance.now();
-    const warmUp = await cardGridList({
-      pages: WARM_UP_PAGES,
-      header: `Warm-up Movers ${tag} - Pack-out list`,
-      footerLines: [`Warm-up Movers ${tag} - 1 Side Road`],
-    });
-    const warmUpJobs = await Promise.all(
-      Array.from({ length: WARM_UP_DOCUMENTS }, async (_, i) => {
-        const name = `bench-warm-up-${tag}-${i}.pdf`;
-        await gateway.script(`Sample pages of the contents list "${name}"`, [CARD_GRID_RECIPE_ANSWER]);
-        return postedDocument(api, claim.id, name, Buffer.from(warmUp.bytes));
-      }),
-    );
-    await Promise.all(warmUpJobs.map((jobId) => readDocument(api, jobId)));
-    const warmUpS = (performance.now() - t) / 1000;
-
-    // Measured: the confirm that starts the read → the finish of its last stage (awaiting_grouping).
-    const jobId = await postedDocument(api, claim.id, filename, pdf);
-    const { job, metrics, wallS } = await readDocument(api, jobId);
+    /** One read of the list as a job of its own (its own file name, so its own recipe call). */
+    const read = async (round: string) => {
+      const filename = `bench-${tag}-${round}.pdf`;
+      await gateway.script(`Sample pages of the contents list "${filename}"`, [CARD_GRID_RECIPE_ANSWER]);
+      return readDocument(api, await postedDocument(api, claim.id, filename, pdf));
+    };
+    // The first PDF read of this stack (cold functions), then the same list again with them loaded.
+    const cold = await read('cold');
+    const { job, metrics, wallS } = await read('warm');
     const reading = childFigures<{ seconds: number; maxRssMb: number; photos: number; photoBytes: number }>(
       __filename,
       [file],
     );
 
-    const boundS = BOUND_FACTOR * reference.seconds;
     const photos = job.pdf_documents?.[0]?.photos ?? 0;
-    const floor = measureFloor(photos, Math.round(reading.photoBytes / Math.max(1, reading.photos)));
+    const averagePhoto = Math.round(reading.photoBytes / Math.max(1, reading.photos));
+    const floor = measureFloor(photos, averagePhoto);
     const floorS = floor.objectsS + floor.rowsS;
+    const baseS = reference.seconds + floorS;
+    const boundS = BOUND_FACTOR * baseS;
+    const expectedPhotos = fixture.expected.photos.length;
     const pass =
       wallS <= boundS &&
       reading.maxRssMb < RSS_LIMIT_MB &&
-      photos === fixture.expected.photos.length &&
+      photos === expectedPhotos &&
+      (cold.job.pdf_documents?.[0]?.photos ?? 0) === expectedPhotos &&
       !job.preparation_error;
-    const timings = (metrics.stage_timings ?? {}) as Record<string, { seconds: number | null }>;
-    printTable(`(g) PDF import: ${PAGES}-page card grid, ${fixture.expected.photos.length} photos`, [
+    const ratio = (s: number) => (s / baseS).toFixed(2);
+    printTable(`(g) PDF import: ${PAGES}-page card grid, ${expectedPhotos} photos`, [
       ['contents list', `${bytes(pdf.length)}, made in ${seconds(makeS)}`],
+      ['photos in the list', `${reading.photos} of ${PHOTO_PX.join('×')} px, ${bytes(averagePhoto)} on average`],
       ['poppler: pdfimages -j + pdftotext -bbox', `${seconds(reference.seconds)} (${reference.images} images written)`],
-      [`setup: ${WARM_UP_DOCUMENTS} warm-up lists of ${WARM_UP_PAGES} pages side by side`, seconds(warmUpS)],
-      ['wall time (confirm → last stage finished, awaiting_grouping)', seconds(wallS)],
-      ['ratio wall / poppler', `${(wallS / reference.seconds).toFixed(2)} (limit ${BOUND_FACTOR})`],
-      ...Object.entries(timings).map(([stage, timing]): [string, string] => [
-        `  stage ${stage}`,
-        timing.seconds === null ? 'not finished' : seconds(timing.seconds),
-      ]),
-      ['photos staged / in the document', `${photos} / ${fixture.expected.photos.length}`],
       [
-        'local storage alone: an object and a row per photo, then removed',
-        `${seconds(floorS)} = ${(floorS / reference.seconds).toFixed(2)} × poppler (objects ${seconds(floor.objectsS)}, ${FLOOR_PUTS_IN_FLIGHT} in flight; rows ${seconds(floor.rowsS)}, ${FLOOR_ROWS_PER_BATCH}-row transactions, ${FLOOR_BATCHES_IN_FLIGHT} at a time)`,
+        'storage floor: an object and a row per photo, by a plain script',
+        `${seconds(floorS)} (objects ${seconds(floor.objectsS)}, ${FLOOR_PUTS_IN_FLIGHT} in flight; rows ${seconds(floor.rowsS)}, ${FLOOR_ROWS_PER_BATCH}-row transactions, ${FLOOR_BATCHES_IN_FLIGHT} at a time)`,
       ],
+      ['poppler + floor', seconds(baseS)],
+      [
+        'cold: first PDF read after the start (confirm → awaiting_grouping)',
+        `${seconds(cold.wallS)} = ${ratio(cold.wallS)} × (poppler + floor)`,
+      ],
+      [
+        'warm: the same list again, functions loaded',
+        `${seconds(wallS)} = ${ratio(wallS)} × (poppler + floor) (limit ${BOUND_FACTOR}: ${seconds(boundS)})`,
+      ],
+      ...Object.entries(timings(metrics)).map(([stage, took]): [string, string] => [`  warm stage ${stage}`, took]),
+      ['photos staged / in the document', `${photos} / ${expectedPhotos}`],
       [
         'peak RSS of the reading process (whole document, fresh process)',
         `${reading.maxRssMb.toFixed(0)} MB (limit ${RSS_LIMIT_MB} MB); read ${reading.photos} images, ${bytes(reading.photoBytes)} in ${seconds(reading.seconds)}`,
@@ -303,11 +317,11 @@ async function main() {
       name: NAME,
       pass,
       summary: {
-        wall: seconds(wallS),
-        poppler: seconds(reference.seconds),
-        ratio: `${(wallS / reference.seconds).toFixed(2)} (≤ ${BOUND_FACTOR})`,
+        warm: seconds(wallS),
+        cold: seconds(cold.wallS),
+        'poppler + floor': `${seconds(reference.seconds)} + ${seconds(floorS)}`,
+        ratio: `${ratio(wallS)} (≤ ${BOUND_FACTOR}); cold ${ratio(cold.wallS)}`,
         'reader RSS': `${reading.maxRssMb.toFixed(0)} MB (< ${RSS_LIMIT_MB})`,
-        'storage alone': `${seconds(floorS)} (${(floorS / reference.seconds).toFixed(2)} × poppler)`,
         photos: `${photos}`,
         result: pass ? 'PASS' : 'FAIL',
       },

@@ -80,6 +80,44 @@ export async function flatJpeg(colour: Rgb, width: number, height: number): Prom
     .toBuffer();
 }
 
+/** The grain camera-like photos are cut from: gaussian noise, slightly blurred, around mid-grey. */
+const GRAIN = { width: 2048, height: 1536, sigma: 24, blur: 0.8 };
+let grain: Promise<Buffer> | null = null;
+
+/**
+ * A photo of a camera's size and texture (vendor lists carry 100-300 KB JPEGs, not flat colours): a crop of the
+ * shared grain, its place shifted with `index` so no two photos have the same bytes, moved to `colour` (the mean
+ * colour stays the photo's own, as photoIndexOf reads it). About 130-150 KB at 1024×768.
+ */
+async function cameraJpeg(colour: Rgb, index: number, width: number, height: number): Promise<Buffer> {
+  grain ??= sharp({
+    create: {
+      width: GRAIN.width,
+      height: GRAIN.height,
+      channels: 3,
+      background: { r: 128, g: 128, b: 128 },
+      noise: { type: 'gaussian', mean: 128, sigma: GRAIN.sigma },
+    },
+  })
+    .blur(GRAIN.blur)
+    .raw()
+    .toBuffer();
+  const raw = { width: GRAIN.width, height: GRAIN.height, channels: 3 as const };
+  return sharp(await grain, { raw })
+    .extract({
+      left: (index * 37) % (GRAIN.width - width + 1),
+      top: (index * 53) % (GRAIN.height - height + 1),
+      width,
+      height,
+    })
+    .linear(
+      [1, 1, 1],
+      colour.map((c) => c - 128),
+    )
+    .jpeg({ quality: 85 })
+    .toBuffer();
+}
+
 /** Draws with top-left coordinates. */
 export class Sheet {
   constructor(
@@ -117,13 +155,17 @@ export class Answer {
   constructor(
     readonly doc: PDFDocument,
     readonly photoPx: readonly [number, number],
+    /** Camera-like photos (cameraJpeg) instead of flat colours. */
+    readonly cameraPhotos = false,
   ) {}
 
   async photo(sheet: Sheet, box: PdfBox, group: Omit<ExpectedGroup, 'photos' | 'pages'>): Promise<void> {
     const index = this.photos.length;
     const colour = photoColour(index);
     const [pixelWidth, pixelHeight] = this.photoPx;
-    const jpeg = await flatJpeg(colour, pixelWidth, pixelHeight);
+    const jpeg = this.cameraPhotos
+      ? await cameraJpeg(colour, index, pixelWidth, pixelHeight)
+      : await flatJpeg(colour, pixelWidth, pixelHeight);
     sheet.image(await this.doc.embedJpg(jpeg), box);
     this.photos.push({ index, page: sheet.number, box, pixelWidth, pixelHeight, rgb: colour, jpeg });
     let entry = this.groups.find((g) => g.room === group.room && g.label === group.label);

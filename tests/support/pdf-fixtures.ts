@@ -144,6 +144,8 @@ export interface CardGridOptions {
   rooms?: boolean;
   /** Photo pixel size (default 320×240). */
   photoPx?: readonly [number, number];
+  /** Photos with a camera photo's grain and size in bytes (pdf-drawing's cameraJpeg) instead of flat colours. */
+  cameraPhotos?: boolean;
   /** The header line on every page (default CARD_GRID_HEADER, which names the insured and the claim). */
   header?: string;
   /** More lines printed at the foot of every page, above the page number (default none). */
@@ -220,7 +222,7 @@ export async function cardGridList(options: CardGridOptions = {}): Promise<PdfFi
   const photosPerPage = Math.min(6, Math.max(1, options.photosPerPage ?? 6));
   const doc = await PDFDocument.create();
   doc.setProducer('Acme Inventory Suite 4.2');
-  const answer = new Answer(doc, options.photoPx ?? [320, 240]);
+  const answer = new Answer(doc, options.photoPx ?? [320, 240], options.cameraPhotos);
   await drawCardGrid(doc, answer, await fontsOf(doc), {
     pages,
     photosPerPage,
