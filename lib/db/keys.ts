@@ -45,6 +45,7 @@
  * | usage counters    | STATS#<bucket>          | TEAM#<team_id> |                    |                     |                   |               |
  * | failure feed      | FAILURES                | <failed at>#<job_id> |              |                     |                   |               |
  * | presence          | PRESENCE#<minute>       | USER#<user_id> |                    |                     |                   |               |
+ * | direct delivery   | DELIVERY#<message id>   | COUNT     |                         |                     |                   |               |
  *
  * Archived claims and rooms also carry archpk=ARCHIVED, archsk=<archived_at>#<kind>#<id>
  * so the purge reads only what is archived. Jobs in a processing state carry
@@ -64,7 +65,9 @@
  * are written, one row per team and bucket (HOUR#<yyyy-mm-ddThh>,
  * DAY#<yyyy-mm-dd>, MONTH#<yyyy-mm>, ALL), so the admin overview sums a few
  * partitions instead of reading the jobs. Presence rows carry expires_at an
- * hour on; failure feed rows a year on.
+ * hour on; failure feed rows a year on. Direct delivery rows (lib/queue/delivery.ts)
+ * count the deliveries of a message handed to a worker by direct invoke, and
+ * carry expires_at a day on.
  */
 
 export const keys = {
@@ -150,6 +153,7 @@ export const keys = {
     sk: `${format}#${approvedOnly ? 'approved' : 'all'}`,
   }),
   /** One fixed rate-limit window of one caller (`key`, already bounded) for one limited action (`scope`). */
+  directDelivery: (messageId: string) => ({ pk: `DELIVERY#${messageId}`, sk: 'COUNT' }),
   rateWindow: (scope: string, key: string, windowStartSeconds: number) => ({
     pk: `RATE#${scope}#${key}`,
     sk: `WINDOW#${windowStartSeconds}`,

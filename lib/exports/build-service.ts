@@ -11,10 +11,11 @@ import { getClaim } from '../claims/store';
 import { listJobItems, type InventoryItem } from '../inventory/item-store';
 import { getJob } from '../jobs/job-store';
 import { logger } from '../observability/logger';
+import { countDelivery } from '../queue/delivery';
 import { getRoom, listClaimRooms } from '../rooms/store';
 import { csvFile } from './csv-view';
 import { reportFile } from './report-view';
-import { attachmentDisposition, EXPORT_FORMATS, exportFilename, lastAttempt } from './rules';
+import { attachmentDisposition, EXPORT_FORMATS, EXPORT_MAX_ATTEMPTS, exportFilename, lastAttempt } from './rules';
 import type { ExportMessage } from './schemas';
 import { contentItems, type ExportContent, groupByRoom, selectExportItems } from './selection-rules';
 import { type ExportRecord, getExport, listRoomItems, putExportFile, setExportFailed, setExportReady } from './store';
@@ -45,7 +46,8 @@ export async function handleExportMessage(message: ExportMessage, record?: SQSRe
       phases_ms: built.phasesMs,
     });
   } catch (err) {
-    const attempt = Number(record?.attributes?.ApproximateReceiveCount ?? 1);
+    // Counted also for a message handed over by direct invoke while the queue is down (no queue counts it).
+    const attempt = record ? (await countDelivery(record, EXPORT_MAX_ATTEMPTS)).attempt : 1;
     if (err instanceof ScopeGoneError) {
       await setExportFailed(exported.id, err.message);
       return;

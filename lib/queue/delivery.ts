@@ -1,11 +1,25 @@
 /**
  * One received queue message as its handler sees it: which delivery this is,
- * and a way to have it delivered again after a backoff rather than after the
- * queue's visibility timeout.
+ * whether it is the last one, and a way to have it delivered again after a
+ * backoff rather than after the queue's visibility timeout.
+ *
+ * A message handed over by direct invoke (the queue-outage fallback,
+ * dispatch.ts) is on no queue, so SQS counts nothing: Lambda retries a failed
+ * asynchronous invoke with the same event, and the deliveries are counted
+ * here instead, on a row per message id (an atomic counter), so a handler that
+ * gives up on its last delivery still does when the queue is down.
  */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
+import { db, tableName } from '../db/client';
+import { keys } from '../db/keys';
 import { DIRECT_INVOKE_RECEIPT } from './dispatch';
 import { changeVisibility, type QueuePurpose } from './queues';
+
+/** Lambda's retries of a failed asynchronous invoke (its default): a direct invoke is delivered at most 1 + this. */
+const DIRECT_INVOKE_RETRIES = 2;
+/** A direct delivery row outlives every retry of its message. */
+const DIRECT_DELIVERY_TTL_SECONDS = 24 * 3600;
 
 export interface Delivery {
   /** SQS's receive count: 1 on the first delivery. */
@@ -14,13 +28,48 @@ export interface Delivery {
   retryAfter(seconds: number): Promise<void>;
 }
 
+/** What a delivery count reads of a record: its receive count, and for a direct invoke its receipt and id. */
+type DeliveredRecord = Pick<SQSRecord, 'attributes'> & Partial<Pick<SQSRecord, 'receiptHandle' | 'messageId'>>;
+
+const isDirectInvoke = (record: Partial<Pick<SQSRecord, 'receiptHandle'>>) =>
+  record.receiptHandle === DIRECT_INVOKE_RECEIPT;
+
 export function deliveryOf(purpose: QueuePurpose, record: Pick<SQSRecord, 'receiptHandle' | 'attributes'>): Delivery {
   return {
     attempt: Number(record.attributes?.ApproximateReceiveCount ?? 1),
     // A directly invoked message has no queue entry; Lambda's own async retries apply.
     retryAfter: async (seconds) =>
-      record.receiptHandle === DIRECT_INVOKE_RECEIPT
-        ? undefined
-        : changeVisibility(purpose, record.receiptHandle, seconds),
+      isDirectInvoke(record) ? undefined : changeVisibility(purpose, record.receiptHandle, seconds),
   };
+}
+
+/**
+ * Which delivery of the message this is (1 = the first) and whether no other
+ * will follow: the queue's `maxReceives` (its redrive maxReceiveCount), or for
+ * a direct invoke 1 + Lambda's retries. A direct invoke's count is kept on its
+ * own row, one increment per delivery.
+ */
+export async function countDelivery(
+  record: DeliveredRecord,
+  maxReceives: number,
+): Promise<{ attempt: number; last: boolean }> {
+  if (!isDirectInvoke(record) || !record.messageId) {
+    const attempt = Number(record.attributes?.ApproximateReceiveCount ?? 1);
+    return { attempt, last: attempt >= maxReceives };
+  }
+  const { Attributes } = await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.directDelivery(record.messageId),
+      UpdateExpression: 'ADD deliveries :one SET expires_at = if_not_exists(expires_at, :expires), entity = :entity',
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ':expires': Math.floor(Date.now() / 1000) + DIRECT_DELIVERY_TTL_SECONDS,
+        ':entity': 'DirectDelivery',
+      },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  const attempt = Number(Attributes?.deliveries ?? 1);
+  return { attempt, last: attempt >= Math.min(maxReceives, 1 + DIRECT_INVOKE_RETRIES) };
 }

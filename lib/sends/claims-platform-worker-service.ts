@@ -7,8 +7,9 @@
  * Every call is idempotent at the platform (PUT by our ids), so a message
  * delivered twice repeats them harmlessly and is counted once. A transient
  * failure (no answer, 5xx) throws, so the queue delivers the message again;
- * on its last delivery, or for a refusal (401, 404, 422), the item is counted
- * failed and stays unsubmitted for a later send.
+ * on its last delivery (the queue's fifth, or a direct invoke's third: Lambda
+ * retries a failed asynchronous invoke twice), or for a refusal (401, 404,
+ * 422), the item is counted failed and stays unsubmitted for a later send.
  */
 import type { SQSRecord } from 'aws-lambda';
 import type * as z from 'zod';
@@ -17,6 +18,7 @@ import { ClaimsPlatformClient, type ClaimsPlatformResult } from '../integrations
 import { getItem, listItemPhotos, updateItemFields } from '../inventory/item-store';
 import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
+import { countDelivery } from '../queue/delivery';
 import { getTeam } from '../teams/store';
 import { remoteItemFields, remotePhotos, sendToken } from './claims-platform-rules';
 import type { submissionItemMessage } from './claims-platform-schemas';
@@ -39,11 +41,12 @@ function failureOf(result: ClaimsPlatformResult<unknown>, lastDelivery: boolean)
 
 export async function handleSubmissionItem(
   message: z.output<typeof submissionItemMessage>,
-  record?: Pick<SQSRecord, 'attributes'>,
+  record?: Pick<SQSRecord, 'attributes'> & Partial<Pick<SQSRecord, 'receiptHandle' | 'messageId'>>,
 ): Promise<void> {
   const submission = await getSubmission(message.submission_id);
   if (submission?.status !== 'processing' || !submission.claim_key) return;
-  const lastDelivery = Number(record?.attributes?.ApproximateReceiveCount ?? 1) >= LAST_DELIVERY;
+  // Counted once per delivery, also for a message handed over by direct invoke while the queue is down.
+  const lastDelivery = record ? (await countDelivery(record, LAST_DELIVERY)).last : false;
   const item = await getItem(message.item_id);
   const context = { submission_id: submission.id, item_id: message.item_id };
   if (!item || item.is_archived) {

@@ -3,11 +3,13 @@
  * called in-process against the embedded stack and the run's fake claims
  * platform, for the delivery cases a queue produces only slowly: a transient
  * failure is retried by the queue (the handler throws), the last delivery
- * counts the item failed, and a message delivered twice is counted once.
+ * counts the item failed (also when the message came by direct invoke while
+ * the queue was down), and a message delivered twice is counted once.
  */
 import { randomUUID } from 'node:crypto';
 import { ClaimsPlatformClient } from '../../lib/integrations/claims-platform';
 import { getItem } from '../../lib/inventory/item-store';
+import { DIRECT_INVOKE_RECEIPT } from '../../lib/queue/dispatch';
 import { handleSubmissionItem } from '../../lib/sends/claims-platform-worker-service';
 import { getSubmission, putNewSubmission, type Submission } from '../../lib/sends/submission-store';
 import { Client } from '../support/api';
@@ -88,4 +90,24 @@ it('throws on a transient failure so the queue retries, counts the item failed o
   expect((await getItem(clock))?.claims_platform_submitted_at).toEqual(expect.any(String));
   const [remote] = await fake().claims(token);
   expect(remote.items.map((i) => i.external_id)).toEqual([clock]);
+});
+
+it('counts the deliveries of a message handed over by direct invoke, so the last one still counts the item failed', async () => {
+  const { submission, itemIds } = await pendingSubmission();
+  const [radio] = itemIds;
+  // The queue-outage fallback's record: no queue counts it, and Lambda retries a failed async invoke twice with the same event.
+  const direct = {
+    messageId: randomUUID(),
+    receiptHandle: DIRECT_INVOKE_RECEIPT,
+    attributes: { ApproximateReceiveCount: '1' } as never,
+  };
+  await fake().failNext('503', { match: `/items/${radio}`, count: 9 });
+  for (const _ of [1, 2]) {
+    await expect(handleSubmissionItem({ submission_id: submission.id, item_id: radio }, direct)).rejects.toThrow(
+      /claims platform unreachable/,
+    );
+  }
+  expect((await getSubmission(submission.id))?.failed_count).toBe(0);
+  await handleSubmissionItem({ submission_id: submission.id, item_id: radio }, direct);
+  expect(await getSubmission(submission.id)).toMatchObject({ failed_count: 1, failed_item_ids: [radio] });
 });
