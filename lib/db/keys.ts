@@ -65,7 +65,7 @@
  * are written, one row per team and bucket (HOUR#<yyyy-mm-ddThh>,
  * DAY#<yyyy-mm-dd>, MONTH#<yyyy-mm>, ALL), so the admin overview sums a few
  * partitions instead of reading the jobs. Presence rows carry expires_at an
- * hour on; failure feed rows a year on. Direct delivery rows (lib/queue/delivery.ts)
+ * hour on; failure feed rows a year on. Direct delivery rows (lib/db/delivery-counter.ts)
  * count the deliveries of a message handed to a worker by direct invoke, and
  * carry expires_at a day on.
  */

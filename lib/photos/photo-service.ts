@@ -72,8 +72,16 @@ export async function redirectToPhoto(jobId: string, filename: string): Promise<
   if (isSafeFileName(filename) && isPipelinePicture(filename)) return redirectToPipelinePicture(jobId, filename);
   const photo = await findPhoto(jobId, filename);
   if (!photo || photo.unreadable_reason) throw new NotFoundError(PHOTO_NOT_FOUND);
-  const key = photo.normalized ? photo.key : photo.incoming_key;
-  const contentType = photo.normalized ? 'image/jpeg' : await verifiedContentType(key);
+  let key = photo.normalized ? photo.key : photo.incoming_key;
+  let contentType = photo.normalized ? 'image/jpeg' : await verifiedContentType(key);
+  if (!contentType && !photo.normalized) {
+    // The re-encode may have written the JPEG and removed the upload between the row's read and the upload's.
+    const now = await findPhoto(jobId, filename);
+    if (now?.normalized && !now.unreadable_reason) {
+      key = now.key;
+      contentType = 'image/jpeg';
+    }
+  }
   if (!contentType) throw new NotFoundError(PHOTO_NOT_FOUND);
   return HttpResponse.redirect(await presignedGet(key, settings().PRESIGNED_URL_TTL_SECONDS, { contentType }));
 }

@@ -6,20 +6,16 @@
  * A message handed over by direct invoke (the queue-outage fallback,
  * dispatch.ts) is on no queue, so SQS counts nothing: Lambda retries a failed
  * asynchronous invoke with the same event, and the deliveries are counted
- * here instead, on a row per message id (an atomic counter), so a handler that
- * gives up on its last delivery still does when the queue is down.
+ * here instead, on a row per message id (lib/db/delivery-counter.ts), so a
+ * handler that gives up on its last delivery still does when the queue is down.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSRecord } from 'aws-lambda';
-import { db, tableName } from '../db/client';
-import { keys } from '../db/keys';
+import { countDirectDelivery } from '../db/delivery-counter';
 import { DIRECT_INVOKE_RECEIPT } from './dispatch';
 import { changeVisibility, type QueuePurpose } from './queues';
 
 /** Lambda's retries of a failed asynchronous invoke (its default): a direct invoke is delivered at most 1 + this. */
 const DIRECT_INVOKE_RETRIES = 2;
-/** A direct delivery row outlives every retry of its message. */
-const DIRECT_DELIVERY_TTL_SECONDS = 24 * 3600;
 
 export interface Delivery {
   /** SQS's receive count: 1 on the first delivery. */
@@ -57,19 +53,6 @@ export async function countDelivery(
     const attempt = Number(record.attributes?.ApproximateReceiveCount ?? 1);
     return { attempt, last: attempt >= maxReceives };
   }
-  const { Attributes } = await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.directDelivery(record.messageId),
-      UpdateExpression: 'ADD deliveries :one SET expires_at = if_not_exists(expires_at, :expires), entity = :entity',
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ':expires': Math.floor(Date.now() / 1000) + DIRECT_DELIVERY_TTL_SECONDS,
-        ':entity': 'DirectDelivery',
-      },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  const attempt = Number(Attributes?.deliveries ?? 1);
+  const attempt = await countDirectDelivery(record.messageId);
   return { attempt, last: attempt >= Math.min(maxReceives, 1 + DIRECT_INVOKE_RETRIES) };
 }
