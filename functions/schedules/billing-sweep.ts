@@ -1,4 +1,4 @@
-import { sweepPendingBilling } from '../../lib/billing/settlement-service';
+import { sweepPendingBilling } from '../../lib/billing/sweep-service';
 import { loadSecrets } from '../../lib/config';
 import { withSignalsFlushed } from '../../lib/observability/flush';
 

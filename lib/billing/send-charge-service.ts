@@ -2,7 +2,8 @@
  * Charges for sends (spec: Limits > Credit prices and charging, rules 6-9):
  * the spend is made before the remote call under the send's reference, which
  * the billing service keeps idempotent (a repeat returns the first answer and
- * never charges twice), and a failed send is refunded best-effort.
+ * never charges twice), and a failed send's refund is recorded as owed before
+ * it is asked for, and asked again by the billing sweep until confirmed.
  *
  * As for jobs: a flat refusal is 402 with the spec's body and nothing is
  * written; billing off, a config gap, a team with no external id and an outage
@@ -12,9 +13,10 @@
  */
 import { settings as currentSettings } from '../config';
 import { logger } from '../observability/logger';
-import type { Team } from '../teams/store';
+import { getTeam, type Team } from '../teams/store';
 import type { User } from '../users/store';
 import { insufficientCredits, prepaidMode } from './credit-rules';
+import { clearOwedSendRefund, deferOwedSendRefund, getOwedSendRefund, recordOwedSendRefund } from './send-refund-store';
 import { type BillingDeps, createBillingClient } from './settlement-service';
 
 export type SendChargeOutcome =
@@ -85,7 +87,13 @@ export async function chargeSend(
   return { charged: true, credits: amount, reference, unconfirmed: false };
 }
 
-/** Gives a failed send's spend back. Best-effort: a failure is logged, never raised. */
+/**
+ * Gives a failed send's spend back: records the refund as owed first (a row
+ * in the pending-billing index), then asks the service. True when the service
+ * confirmed it; otherwise it stays owed and the billing sweep asks again until
+ * it does, so a retry of the send under its next round's reference never
+ * leaves the team paying twice. Never raises.
+ */
 export async function refundSend(
   input: { team: Pick<Team, 'id' | 'external_id'>; reference: string },
   deps: BillingDeps = {},
@@ -93,23 +101,44 @@ export async function refundSend(
   const { team, reference } = input;
   if (team.external_id === null || team.external_id === undefined) return false;
   try {
-    const result = await createBillingClient(deps).refund({ teamId: team.external_id, reference });
-    if (result.outcome === 'unavailable') {
-      logger.error('refund of a failed send did not go through', {
-        team_id: team.id,
-        reference,
-        error: result.error.message,
-      });
-      return false;
-    }
-    logger.info('failed send refunded', { team_id: team.id, reference, outcome: result.outcome });
-    return result.outcome === 'refunded';
+    await recordOwedSendRefund(team.id, reference);
+    return (await settleSendRefund(reference, deps)) === 'settled';
   } catch (err) {
-    logger.error('refund of a failed send failed', {
+    logger.error('refund of a failed send failed; the billing sweep retries it if it was recorded', {
       team_id: team.id,
       reference,
       error: err instanceof Error ? err.message : String(err),
     });
     return false;
   }
+}
+
+/**
+ * Asks the service for an owed send refund. 'settled' once it answered (the
+ * refund, or a reference it never charged: nothing to give back) and the owed
+ * row is gone; 'pending' while it does not answer.
+ */
+export async function settleSendRefund(reference: string, deps: BillingDeps = {}): Promise<'settled' | 'pending'> {
+  const owed = await getOwedSendRefund(reference);
+  if (!owed) return 'settled';
+  const team = await getTeam(owed.team_id);
+  if (team?.external_id === null || team?.external_id === undefined) {
+    // Nothing can reach the ledger without the team's external id; keeping it owed would retry forever.
+    logger.error('send refund owed, but the team has no external id; dropped', { team_id: owed.team_id, reference });
+    await clearOwedSendRefund(reference);
+    return 'settled';
+  }
+  const result = await createBillingClient(deps).refund({ teamId: team.external_id, reference });
+  if (result.outcome === 'unavailable') {
+    logger.error('refund of a failed send did not go through; it stays owed for the billing sweep', {
+      team_id: team.id,
+      reference,
+      error: result.error.message,
+    });
+    await deferOwedSendRefund(reference);
+    return 'pending';
+  }
+  await clearOwedSendRefund(reference);
+  logger.info('failed send refunded', { team_id: team.id, reference, outcome: result.outcome });
+  return 'settled';
 }

@@ -28,7 +28,7 @@ import { getTeam } from '../teams/store';
 import { getUser } from '../users/store';
 import { jobChargeReference, spendDescription } from './ledger-rules';
 import { owesBilling } from './settlement-rules';
-import { pendingBillingJobIds, recordSettlement } from './settlement-store';
+import { recordSettlement } from './settlement-store';
 
 export interface BillingDeps {
   /** Defaults to a client built from the current settings. */
@@ -186,42 +186,4 @@ async function record(
   const pending = remaining.length > 0 || Boolean(changes.billing_unconfirmed ?? job.billing_unconfirmed);
   const updated = await recordSettlement(job, { changes, remaining, refundedWhole, pending });
   return updated ? { state: pending ? 'pending' : 'settled', refundedWhole, job: updated } : null;
-}
-
-export interface SweepReport {
-  checked: number;
-  settled: number;
-  pending: number;
-}
-
-/** Jobs left owed in a row after which the service counts as down for this sweep. */
-const DOWN_AFTER = 3;
-
-/**
- * The billing sweep: settles every job in the pending-billing index, oldest
- * first. After DOWN_AFTER jobs in a row stay owed the service counts as down
- * (or hung) and the sweep stops, so it never spends its whole timeout on a
- * dead service; the next sweep carries on.
- */
-export async function sweepPendingBilling(deps: BillingDeps = {}): Promise<SweepReport> {
-  const report: SweepReport = { checked: 0, settled: 0, pending: 0 };
-  let inARow = 0;
-  for await (const jobId of pendingBillingJobIds()) {
-    report.checked++;
-    const settlement = await settleJobBilling(jobId, deps);
-    if (settlement.state !== 'pending') {
-      report.settled++;
-      inARow = 0;
-      continue;
-    }
-    report.pending++;
-    if (++inARow >= DOWN_AFTER) {
-      logger.warn('billing sweep stopped: the billing service is not settling; the next sweep carries on', {
-        ...report,
-      });
-      return report;
-    }
-  }
-  logger.info('billing sweep', { ...report });
-  return report;
 }

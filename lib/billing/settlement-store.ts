@@ -102,7 +102,14 @@ export async function recordSettlement(job: Job, record: SettlementRecord): Prom
   }
 }
 
-/** Ids of the jobs in the pending-billing index, oldest first, read a page at a time. */
-export async function* pendingBillingJobIds(): AsyncGenerator<string> {
-  for await (const row of indexRows(indexes.pendingBilling())) yield String(row.pk).slice('JOB#'.length);
+/** What the pending-billing index lists: a job owing billing, or the refund of a failed send. */
+export type PendingBilling = { kind: 'job'; jobId: string } | { kind: 'send-refund'; reference: string };
+
+/** The entries of the pending-billing index, oldest first, read a page at a time. */
+export async function* pendingBillingEntries(): AsyncGenerator<PendingBilling> {
+  for await (const row of indexRows(indexes.pendingBilling())) {
+    const pk = String(row.pk);
+    if (pk.startsWith('JOB#')) yield { kind: 'job', jobId: pk.slice('JOB#'.length) };
+    else if (pk.startsWith('SENDREFUND#')) yield { kind: 'send-refund', reference: pk.slice('SENDREFUND#'.length) };
+  }
 }

@@ -46,13 +46,15 @@
  * | failure feed      | FAILURES                | <failed at>#<job_id> |              |                     |                   |               |
  * | presence          | PRESENCE#<minute>       | USER#<user_id> |                    |                     |                   |               |
  * | direct delivery   | DELIVERY#<message id>   | COUNT     |                         |                     |                   |               |
+ * | owed send refund  | SENDREFUND#<reference>  | OWED      |                         |                     |                   |               |
  *
  * Archived claims and rooms also carry archpk=ARCHIVED, archsk=<archived_at>#<kind>#<id>
  * so the purge reads only what is archived. Jobs in a processing state carry
  * activepk=ACTIVE, activesk=<last activity>#<id> so the watchdog reads only
  * running jobs, oldest activity first. Jobs owing billing work (a refund not yet
  * confirmed, a spend whose answer was lost) carry archpk=BILLING#PENDING,
- * archsk=<owed since>#<id> on the same sparse index, so the billing sweep reads only those.
+ * archsk=<owed since>#<id> on the same sparse index, so the billing sweep reads only those;
+ * so do the refunds of failed sends not yet confirmed (owed send refund rows).
  * Export rows and export request rows carry expires_at (TTL, a week after the
  * request): an export is asked for, built by the exports worker and downloaded
  * within minutes, and its file lives under the claim's prefix in the bucket.
@@ -154,6 +156,7 @@ export const keys = {
   }),
   /** One fixed rate-limit window of one caller (`key`, already bounded) for one limited action (`scope`). */
   directDelivery: (messageId: string) => ({ pk: `DELIVERY#${messageId}`, sk: 'COUNT' }),
+  owedSendRefund: (reference: string) => ({ pk: `SENDREFUND#${reference}`, sk: 'OWED' }),
   rateWindow: (scope: string, key: string, windowStartSeconds: number) => ({
     pk: `RATE#${scope}#${key}`,
     sk: `WINDOW#${windowStartSeconds}`,

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from '../support/api';
+import { invokeFunction } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { jobWithItems } from '../support/inventory';
 import { addItem, fake, PUBLIC_BASE_URL, sendTeam, spendsOf, submit } from '../support/sends';
@@ -259,6 +260,32 @@ describe('remote error mapping', () => {
     expect(spends[3]).toMatchObject({ refunded: 0 });
     expect(await fakeBilling.balance(t.member.current_team_id)).toBe(balanceBefore - again.body.credits_charged);
     expect(again.body.credits_charged).toBeGreaterThan(0);
+  });
+
+  it('keeps the refund of a failed send owed while billing refuses it; the sweep gives it back once', async () => {
+    const t = await sendTeam();
+    const team = t.member.current_team_id;
+    const start = await fakeBilling.balance(team);
+    await fake().failNext('422', { key: t.key, detail: 'items.0.title: too long for the platform' });
+    await fakeBilling.failNext('500', 20, team, '/api/v1/credits/refund');
+    expect((await submit(t)).status).toBe(422);
+    const retry = await submit(t);
+    expect(retry.status).toBe(200);
+    expect(retry.body.credits_charged).toBeGreaterThan(0);
+    // While refunds fail, the first round is still spent: for now the team has paid twice.
+    const before = await spendsOf(t);
+    expect(before.map((s: any) => [s.reference, s.refunded])).toEqual([
+      [`ce-send:${t.claimId}`, 0],
+      [`ce-send:${t.claimId}:r2`, 0],
+    ]);
+
+    await fakeBilling.recover(team);
+    await invokeFunction('billingSweep');
+    await invokeFunction('billingSweep');
+    const after = await spendsOf(t);
+    expect(after[0]).toMatchObject({ reference: `ce-send:${t.claimId}`, refunded: after[0].amount });
+    expect(after[1]).toMatchObject({ reference: `ce-send:${t.claimId}:r2`, refunded: 0 });
+    expect(await fakeBilling.balance(team)).toBe(start - retry.body.credits_charged);
   });
 
   it('502 when the platform keeps failing or hangs; 502 for a catalog outage', async () => {

@@ -21,6 +21,8 @@
  *   garbage (200 with a non-JSON body), reset (connection destroyed), 401,
  *   lost (the request IS applied, then its answer never comes: a client
  *   timeout that hides a charge). Any other failed request changes no state.
+ *   Through the control API a failure can be kept for one team's requests
+ *   and for one path (e.g. only refunds).
  * - Every request received is recorded in `requests`, in order.
  * - `defaultBalance` is the balance of a team never set (0 unless given), so
  *   one fake can serve a whole test run where most teams just need credits.
@@ -97,7 +99,7 @@ export async function startFakeBillingServer(
   const balances = new Map<string, number>();
   const spends = new Map<string, Spend>();
   const requests: RecordedRequest[] = [];
-  const failures: { mode: FailureMode; teamId: string | null }[] = [];
+  const failures: { mode: FailureMode; teamId: string | null; path: string | null }[] = [];
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
 
@@ -116,7 +118,11 @@ export async function startFakeBillingServer(
       send(res, 200, { balance: balanceOf(teamKey(query.get('app') ?? defaultApp, query.get('team_id'))) });
     } else if (method === 'POST' && path === '/__fake/fail') {
       for (let i = 0; i < Number(body?.count ?? 1); i++)
-        failures.push({ mode: body?.mode, teamId: body?.team_id === undefined ? null : String(body.team_id) });
+        failures.push({
+          mode: body?.mode,
+          teamId: body?.team_id === undefined ? null : String(body.team_id),
+          path: typeof body?.path === 'string' ? body.path : null,
+        });
       send(res, 200, { ok: true });
     } else if (method === 'POST' && path === '/__fake/recover') {
       const team = body?.team_id === undefined ? null : String(body.team_id);
@@ -229,7 +235,9 @@ export async function startFakeBillingServer(
       answered: 0,
     };
     requests.push(record);
-    const at = failures.findIndex((f) => f.teamId === null || f.teamId === teamOf(record));
+    const at = failures.findIndex(
+      (f) => (f.teamId === null || f.teamId === teamOf(record)) && (f.path === null || f.path === record.path),
+    );
     const failure = at < 0 ? undefined : failures.splice(at, 1)[0].mode;
     if (failure) {
       record.answered = failure;
@@ -298,7 +306,7 @@ export async function startFakeBillingServer(
       return ledger(teamKey(app, teamId));
     },
     failNext(mode, count = 1) {
-      for (let i = 0; i < count; i++) failures.push({ mode, teamId: null });
+      for (let i = 0; i < count; i++) failures.push({ mode, teamId: null, path: null });
     },
     requestsTo(path) {
       return requests.filter((r) => r.path === path);

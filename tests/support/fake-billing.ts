@@ -28,8 +28,9 @@ export const fakeBilling = {
     call('POST', '/__fake/balance', { team_id: teamExternalId, balance }),
   balance: async (teamExternalId: number | string): Promise<number> =>
     (await call('GET', `/__fake/balance?team_id=${encodeURIComponent(String(teamExternalId))}`)).balance,
-  failNext: (mode: FailureMode, count: number, teamExternalId: number | string) =>
-    call('POST', '/__fake/fail', { mode, count, team_id: teamExternalId }),
+  /** The team's next `count` requests fail with `mode`; only those to `path` when it is given. */
+  failNext: (mode: FailureMode, count: number, teamExternalId: number | string, path?: string) =>
+    call('POST', '/__fake/fail', { mode, count, team_id: teamExternalId, ...(path ? { path } : {}) }),
   /** Drops the team's pending failures: the service is back for it. */
   recover: (teamExternalId: number | string) => call('POST', '/__fake/recover', { team_id: teamExternalId }),
   /** The team's ledger: each spend with what it has had back. */
