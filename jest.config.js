@@ -22,6 +22,11 @@ const common = {
   // @middy/*, jose, p-retry (with is-network-error) and pdfjs-dist are ESM only: let swc turn them into CommonJS
   // for jest.
   transformIgnorePatterns: ['/node_modules/(?!(@middy|jose|p-retry|is-network-error|pdfjs-dist)/)'],
+  // Jest's default soft-deletes what a test file left on globalThis before the next file in the same worker runs.
+  // Libraries keep process-wide instances there (the error-tracking SDK's carrier, whose soft-deleted 'version'
+  // jest warned about), and in runs with that warning an error report sent from a test's own process sometimes
+  // never reached the fake. Those instances are meant to live for the process.
+  testEnvironmentOptions: { globalsCleanup: 'off' },
 };
 
 /** @type {import('jest').Config} */
