@@ -99,10 +99,11 @@ export async function refundSend(
   deps: BillingDeps = {},
 ): Promise<boolean> {
   const { team, reference } = input;
-  if (team.external_id === null || team.external_id === undefined) return false;
+  const teamId = team.external_id;
+  if (teamId === null || teamId === undefined) return false;
   try {
     await recordOwedSendRefund(team.id, reference);
-    return (await settleSendRefund(reference, deps)) === 'settled';
+    return (await askSendRefund({ id: team.id, external_id: teamId }, reference, deps)) === 'settled';
   } catch (err) {
     logger.error('refund of a failed send failed; the billing sweep retries it if it was recorded', {
       team_id: team.id,
@@ -113,11 +114,7 @@ export async function refundSend(
   }
 }
 
-/**
- * Asks the service for an owed send refund. 'settled' once it answered (the
- * refund, or a reference it never charged: nothing to give back) and the owed
- * row is gone; 'pending' while it does not answer.
- */
+/** The billing sweep's part: asks again for a send refund still owed ('settled' when none is). */
 export async function settleSendRefund(reference: string, deps: BillingDeps = {}): Promise<'settled' | 'pending'> {
   const owed = await getOwedSendRefund(reference);
   if (!owed) return 'settled';
@@ -128,6 +125,19 @@ export async function settleSendRefund(reference: string, deps: BillingDeps = {}
     await clearOwedSendRefund(reference);
     return 'settled';
   }
+  return askSendRefund({ id: team.id, external_id: team.external_id }, reference, deps);
+}
+
+/**
+ * Asks the service for an owed send refund. 'settled' once it answered (the
+ * refund, or a reference it never charged: nothing to give back) and the owed
+ * row is gone; 'pending' while it does not answer.
+ */
+async function askSendRefund(
+  team: { id: string; external_id: number },
+  reference: string,
+  deps: BillingDeps,
+): Promise<'settled' | 'pending'> {
   const result = await createBillingClient(deps).refund({ teamId: team.external_id, reference });
   if (result.outcome === 'unavailable') {
     logger.error('refund of a failed send did not go through; it stays owed for the billing sweep', {

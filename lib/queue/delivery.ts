@@ -30,9 +30,12 @@ type DeliveredRecord = Pick<SQSRecord, 'attributes'> & Partial<Pick<SQSRecord, '
 const isDirectInvoke = (record: Partial<Pick<SQSRecord, 'receiptHandle'>>) =>
   record.receiptHandle === DIRECT_INVOKE_RECEIPT;
 
+/** SQS's receive count of a record (1 when it carries none). */
+const receiveCount = (record: Pick<SQSRecord, 'attributes'>) => Number(record.attributes?.ApproximateReceiveCount ?? 1);
+
 export function deliveryOf(purpose: QueuePurpose, record: Pick<SQSRecord, 'receiptHandle' | 'attributes'>): Delivery {
   return {
-    attempt: Number(record.attributes?.ApproximateReceiveCount ?? 1),
+    attempt: receiveCount(record),
     // A directly invoked message has no queue entry; Lambda's own async retries apply.
     retryAfter: async (seconds) =>
       isDirectInvoke(record) ? undefined : changeVisibility(purpose, record.receiptHandle, seconds),
@@ -50,7 +53,7 @@ export async function countDelivery(
   maxReceives: number,
 ): Promise<{ attempt: number; last: boolean }> {
   if (!isDirectInvoke(record) || !record.messageId) {
-    const attempt = Number(record.attributes?.ApproximateReceiveCount ?? 1);
+    const attempt = receiveCount(record);
     return { attempt, last: attempt >= maxReceives };
   }
   const attempt = await countDirectDelivery(record.messageId);

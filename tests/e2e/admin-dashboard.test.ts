@@ -21,7 +21,7 @@ import { adminRoutes } from '../../lib/admin/routes';
 import { createUser } from '../../lib/users/store';
 import { jobRoutes } from '../../lib/jobs/routes';
 import { addUsageRows } from '../../lib/stats/store';
-import { Client, eventually, request, serviceUrl } from '../support/api';
+import { Client, eventually, jobInStatus, request, serviceUrl } from '../support/api';
 import { bucket, listKeys, s3 } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway } from '../support/fake-gateway';
@@ -45,17 +45,6 @@ async function newTeam(name: string): Promise<Team> {
   await fakeBilling.setBalance(member.current_team_id, 500);
   const me = (await client.get('/api/auth/me')).body;
   return { client, teamId: me.team.id, userId: me.user.id, room: await newRoom(client, 'Den') };
-}
-
-async function waitForStatus(client: Client, jobId: string, statuses: string[]) {
-  return eventually(
-    async () => {
-      const res = await client.get(`/api/jobs/${jobId}`);
-      return statuses.includes(res.body.status) ? res.body : null;
-    },
-    90_000,
-    300,
-  );
 }
 
 let admin: Client;
@@ -92,9 +81,9 @@ beforeAll(async () => {
     (await photoJob(c.client, c.room.id, [await smallPng(31)])).jobId,
   ];
 
-  aJob = await waitForStatus(a.client, madeA.jobId, ['complete', 'error']);
+  aJob = await jobInStatus(a.client, madeA.jobId, ['complete', 'error']);
   expect(aJob.status).toBe('complete');
-  expect((await waitForStatus(b.client, bJobId, ['complete', 'error'])).status).toBe('error');
+  expect((await jobInStatus(b.client, bJobId, ['complete', 'error'])).status).toBe('error');
   // The board shows the top teams by credits, and other suites' teams spend too: A and B get far more credits
   // today (through the counter store the service uses), so they are on it whatever else the run does.
   await addUsageRows(a.teamId, new Date(), { credits: A_EXTRA });

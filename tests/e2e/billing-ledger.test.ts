@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { PHOTOS_BEING_SAVED } from '../../lib/jobs/service';
 import { GROUPING_STATUSES } from '../../lib/photos/grouping-rules';
 import { releasePhotoWriteLock, takePhotoWriteLock } from '../../lib/photos/photo-write-store';
-import { Client, eventually } from '../support/api';
+import { Client, eventually, jobInStatus } from '../support/api';
 import { getRow, invokeFunction } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway, modelItem } from '../support/fake-gateway';
@@ -29,17 +29,6 @@ async function fundedTeam(balance: number) {
   return { client, room: await newRoom(client, 'Den'), teamId: member.current_team_id };
 }
 
-async function finished(client: Client, jobId: string) {
-  return eventually(
-    async () => {
-      const res = await client.get(`/api/jobs/${jobId}`);
-      return ['complete', 'error'].includes(res.body.status) ? res.body : null;
-    },
-    90_000,
-    300,
-  );
-}
-
 const jobRow = (jobId: string) => getRow(`JOB#${jobId}`, 'JOB');
 
 describe('billing matches the ledger', () => {
@@ -55,7 +44,7 @@ describe('billing matches the ledger', () => {
     expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
     expect(await fakeBilling.balance(teamId)).toBe(28);
 
-    expect(await finished(client, jobId)).toMatchObject({
+    expect(await jobInStatus(client, jobId)).toMatchObject({
       status: 'complete',
       photo_request_count: 1,
       billed_cost_usd: 1,
@@ -84,7 +73,7 @@ describe('billing matches the ledger', () => {
     // The billing service goes down for this team before the AI calls give up (they are retried with backoff).
     await fakeBilling.failNext('500', 1000, teamId);
 
-    expect(await finished(client, jobId)).toMatchObject({
+    expect(await jobInStatus(client, jobId)).toMatchObject({
       status: 'error',
       error_message: expect.stringMatching(/Every AI request/),
     });
@@ -158,7 +147,7 @@ describe('billing matches the ledger', () => {
     await releasePhotoWriteLock(jobId, token);
     expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
     expect(await fakeBilling.balance(teamId)).toBe(9);
-    expect(await finished(client, jobId)).toMatchObject({ status: 'complete', billing_charged: true });
+    expect(await jobInStatus(client, jobId)).toMatchObject({ status: 'complete', billing_charged: true });
     expect(await fakeBilling.spends(teamId)).toEqual([
       { reference: `job:${jobId}:1`, amount: 1, refunded: 0, refunds: [] },
     ]);

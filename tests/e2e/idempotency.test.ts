@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { Client, eventually, request } from '../support/api';
+import { Client, jobInStatus, request } from '../support/api';
 import { doc, getRow, table } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway, modelItem } from '../support/fake-gateway';
@@ -209,14 +209,7 @@ describe('POST /api/jobs/{id}/process with Idempotency-Key', () => {
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
 
-    const done = await eventually(
-      async () => {
-        const res = await alice.get(`/api/jobs/${jobId}`);
-        return ['complete', 'error'].includes(res.body.status) ? res.body : null;
-      },
-      90_000,
-      300,
-    );
+    const done = await jobInStatus(alice, jobId);
     expect(done).toMatchObject({ status: 'complete', items_found: 1 });
     expect(await fakeBilling.balance(aliceTeam)).toBe(19);
     const spends = (await fakeBilling.requests(aliceTeam)).filter(

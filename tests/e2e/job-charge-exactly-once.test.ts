@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { chargeJobUpFront } from '../../lib/billing/charge-service';
 import { getJob } from '../../lib/jobs/job-store';
 import { getTeam } from '../../lib/teams/store';
-import { Client, eventually } from '../support/api';
+import { Client, jobInStatus } from '../support/api';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway, modelItem } from '../support/fake-gateway';
 import { texturedJpeg } from '../support/inventory';
@@ -39,17 +39,6 @@ async function onePhotoJob(client: Client, roomId: string) {
   return jobId;
 }
 
-async function finished(client: Client, jobId: string) {
-  return eventually(
-    async () => {
-      const res = await client.get(`/api/jobs/${jobId}`);
-      return ['complete', 'error'].includes(res.body.status) ? res.body : null;
-    },
-    90_000,
-    300,
-  );
-}
-
 describe('a job is charged once per run, to its own team', () => {
   it('starts the run on a charge whose start never happened, instead of charging a second round', async () => {
     const { client, room, teamId } = await fundedTeam(30);
@@ -68,7 +57,7 @@ describe('a job is charged once per run, to its own team', () => {
 
     const processed = await client.post(`/api/jobs/${jobId}/process`);
     expect(processed.status).toBe(200);
-    expect(await finished(client, jobId)).toMatchObject({ status: 'complete', billed_cost_usd: 1 });
+    expect(await jobInStatus(client, jobId)).toMatchObject({ status: 'complete', billed_cost_usd: 1 });
     expect(await getJob(jobId)).toMatchObject({ billing_rounds: 1, billing_round_started: true });
     expect(await fakeBilling.spends(teamId)).toEqual([
       { reference: `job:${jobId}:1`, amount: 1, refunded: 0, refunds: [] },
@@ -86,7 +75,7 @@ describe('a job is charged once per run, to its own team', () => {
     // The balance quoted is the team that pays: the job's.
     expect(quote.body).toMatchObject({ credits: 1, credits_balance: 30 });
     expect((await admin.client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
-    expect(await finished(owner.client, jobId)).toMatchObject({ status: 'complete', billed_cost_usd: 1 });
+    expect(await jobInStatus(owner.client, jobId)).toMatchObject({ status: 'complete', billed_cost_usd: 1 });
 
     expect(await fakeBilling.spends(owner.teamId)).toEqual([
       { reference: `job:${jobId}:1`, amount: 1, refunded: 0, refunds: [] },

@@ -10,7 +10,7 @@
  * never match theirs.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, eventually } from '../support/api';
+import { Client, eventually, jobInStatus } from '../support/api';
 import { getRow, listKeys } from '../support/aws';
 import { TEST_ADMIN_EXTERNAL_IDS } from '../support/service-env';
 import { fakeBilling } from '../support/fake-billing';
@@ -193,14 +193,7 @@ describe('a claim import of a list with rooms and a damaged file', () => {
     const garage = batch.jobs.at(-1);
     const groups = new Set((await stagedPhotos(garage.job_id)).map((p) => p.group_index)).size;
     expect((await alice.post(`/api/jobs/${garage.job_id}/process`)).status).toBe(200);
-    const done = await eventually(
-      async () => {
-        const res = await alice.get(`/api/jobs/${garage.job_id}`);
-        return ['complete', 'error'].includes(res.body.status) ? res.body : null;
-      },
-      90_000,
-      300,
-    );
+    const done = await jobInStatus(alice, garage.job_id);
     expect(done).toMatchObject({ status: 'complete', items_found: groups, photo_request_count: groups });
     const items = await alice.get(`/api/inventory/${garage.job_id}`);
     expect(items.body).toHaveLength(groups);

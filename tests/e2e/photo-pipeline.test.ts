@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
-import { Client, eventually } from '../support/api';
+import { Client, eventually, jobInStatus } from '../support/api';
 import { getRow, listKeys, setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway, modelItem, type ScriptedPass } from '../support/fake-gateway';
@@ -48,17 +48,6 @@ async function staged(client: Client, jobId: string): Promise<Staged[]> {
   const res = await client.get(`/api/jobs/${jobId}/staged-photos`);
   expect(res.status).toBe(200);
   return res.body;
-}
-
-async function waitForStatus(client: Client, jobId: string, statuses: string[], timeoutMs = 90_000) {
-  return eventually(
-    async () => {
-      const res = await client.get(`/api/jobs/${jobId}`);
-      return statuses.includes(res.body.status) ? res.body : null;
-    },
-    timeoutMs,
-    300,
-  );
 }
 
 async function inventory(client: Client, jobId: string) {
@@ -163,7 +152,7 @@ describe('photo pipeline: grouping to items', () => {
     expect(started.status).toBe('pending');
     expect(started.billing_charged).toBe(true);
     expect(started.billing_amount).toBe(4);
-    const job = await waitForStatus(alice, jobId, ['complete', 'error']);
+    const job = await jobInStatus(alice, jobId, ['complete', 'error']);
     expect(job).toMatchObject({
       status: 'complete',
       progress_pct: 100,
@@ -284,7 +273,7 @@ describe('photo pipeline: output budget, truncation and read the rest', () => {
       [dense, calm],
     );
     await startProcessing(client, jobId);
-    let job = await waitForStatus(client, jobId, ['complete', 'error']);
+    let job = await jobInStatus(client, jobId, ['complete', 'error']);
     expect(job.status).toBe('complete');
     // ceil(6/2) = 3 complete books before the cut, then the armchair.
     expect((await inventory(client, jobId)).map((i) => i.name)).toEqual(['Book 1', 'Book 2', 'Book 3', 'Armchair']);
@@ -307,7 +296,7 @@ describe('photo pipeline: output budget, truncation and read the rest', () => {
     // Pass 2: the answer used its whole budget (finish_reason stop): cut short again; all 4 mugs are whole.
     const second = await client.post(`/api/jobs/${jobId}/read-the-rest`);
     expect(second.status).toBe(200);
-    job = await waitForStatus(client, jobId, ['complete']);
+    job = await jobInStatus(client, jobId, ['complete']);
     const [pass2] = (await gateway.requests(dense)).slice(-1);
     expect(pass2.text).toContain('- Book 1');
     expect(pass2.text).toContain('NOT in that list');
@@ -327,7 +316,7 @@ describe('photo pipeline: output budget, truncation and read the rest', () => {
 
     // Pass 3 reaches the ceiling still cut short: too dense, with the advice to segment.
     expect((await client.post(`/api/jobs/${jobId}/read-the-rest`)).status).toBe(200);
-    job = await waitForStatus(client, jobId, ['complete']);
+    job = await jobInStatus(client, jobId, ['complete']);
     items = await inventory(client, jobId);
     expect(items.slice(8).map((i) => i.name)).toEqual(['Plate 1', 'Plate 2']);
     expect(job.photo_truncated_groups[0]).toMatchObject({ passes: 3, too_dense: true });
@@ -355,9 +344,9 @@ describe('photo pipeline: output budget, truncation and read the rest', () => {
     ]);
     const { jobId } = await photoJob(client, room.id, [await photo()], [dense]);
     await startProcessing(client, jobId);
-    await waitForStatus(client, jobId, ['complete']);
+    await jobInStatus(client, jobId, ['complete']);
     expect((await client.post(`/api/jobs/${jobId}/read-the-rest`)).status).toBe(200);
-    const job = await waitForStatus(client, jobId, ['complete'], 60_000);
+    const job = await jobInStatus(client, jobId, ['complete'], 60_000);
     await eventually(async () => (await client.get(`/api/jobs/${jobId}`)).body.last_pass_error);
     const after = (await client.get(`/api/jobs/${jobId}`)).body;
     expect(after.last_pass_error).toMatch(/failed/);
@@ -381,7 +370,7 @@ describe('photo pipeline: gateway failures and billing', () => {
     for (const mode of ['timeout', 'no-content', 'reset'] as const) await gateway.failNext(mode, 1, second);
     const { jobId } = await photoJob(client, room.id, [await photo(), await photo(160, 120, 3)], [first, second]);
     await startProcessing(client, jobId);
-    const job = await waitForStatus(client, jobId, ['complete', 'error']);
+    const job = await jobInStatus(client, jobId, ['complete', 'error']);
     expect(job).toMatchObject({ status: 'complete', photo_request_count: 2, ai_api_calls: 8, billed_cost_usd: 2 });
     expect((await inventory(client, jobId)).map((i) => i.name)).toEqual(['Desk', 'Office chair']);
     expect((await gateway.requests(second)).map((r) => r.answered)).toEqual(['timeout', 'no-content', 'reset', 200]);
@@ -396,7 +385,7 @@ describe('photo pipeline: gateway failures and billing', () => {
     await gateway.script(bad, [{ items: [], fail: '400' }]);
     const { jobId } = await photoJob(client, room.id, [await photo(), await photo(160, 120, 9)], [good, bad]);
     await startProcessing(client, jobId);
-    const job = await waitForStatus(client, jobId, ['complete', 'error']);
+    const job = await jobInStatus(client, jobId, ['complete', 'error']);
     expect(job).toMatchObject({ status: 'complete', photo_request_count: 1, billed_cost_usd: 1, items_found: 1 });
   });
 
@@ -409,7 +398,7 @@ describe('photo pipeline: gateway failures and billing', () => {
     await gateway.script(b, [{ items: [], fail: 'garbage' }]);
     const { jobId } = await photoJob(client, room.id, [await photo(), await photo(160, 120, 5)], [a, b]);
     await startProcessing(client, jobId);
-    const job = await waitForStatus(client, jobId, ['complete', 'error']);
+    const job = await jobInStatus(client, jobId, ['complete', 'error']);
     expect(job.status).toBe('error');
     expect(job.error_message).toMatch(/Every AI request/);
     // The refund follows the move to error.
@@ -460,7 +449,7 @@ describe('photo pipeline: gateway failures and billing', () => {
     ).toBe(200);
     expect((await client.get(`/api/jobs/${jobId}/quote`)).body).toMatchObject({ credits: 0, photo_requests: 0 });
     await startProcessing(client, jobId);
-    const job = await waitForStatus(client, jobId, ['complete', 'error']);
+    const job = await jobInStatus(client, jobId, ['complete', 'error']);
     expect(job).toMatchObject({ status: 'complete', billed_cost_usd: 0, ai_api_calls: 0, items_found: 1 });
     expect((await inventory(client, jobId))[0]).toMatchObject({ name: 'Piano', quantity: 1, confidence: 1 });
     expect(await gateway.requests(`named-${t}`)).toHaveLength(0);
@@ -504,7 +493,7 @@ describe('photo pipeline: settings', () => {
     ]);
     const { jobId } = await photoJob(client, room.id, [await photo()], [name]);
     await startProcessing(client, jobId);
-    await waitForStatus(client, jobId, ['complete']);
+    await jobInStatus(client, jobId, ['complete']);
     const [call] = await gateway.requests(name);
     expect(call.system).toContain(`Custom team instructions ${t}.`);
     const items = await inventory(client, jobId);
@@ -534,7 +523,7 @@ describe('photo pipeline: concurrency', () => {
       photoJob(client, second.body.id, files, right),
     ]);
     await Promise.all([startProcessing(client, a.jobId), startProcessing(client, b.jobId)]);
-    await Promise.all([waitForStatus(client, a.jobId, ['complete']), waitForStatus(client, b.jobId, ['complete'])]);
+    await Promise.all([jobInStatus(client, a.jobId, ['complete']), jobInStatus(client, b.jobId, ['complete'])]);
     const numbers = [...(await inventory(client, a.jobId)), ...(await inventory(client, b.jobId))]
       .map((i) => i.item_number)
       .sort((x, y) => x - y);

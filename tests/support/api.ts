@@ -76,6 +76,23 @@ export class Client {
   }
 }
 
+/** Polls GET /api/jobs/{id} until the job is in one of `statuses` (default: finished, complete or error); the job. */
+export function jobInStatus(
+  client: Client,
+  jobId: string,
+  statuses: readonly string[] = ['complete', 'error'],
+  timeoutMs = 90_000,
+) {
+  return eventually(
+    async () => {
+      const res = await client.get(`/api/jobs/${jobId}`);
+      return statuses.includes(res.body.status) ? res.body : null;
+    },
+    timeoutMs,
+    300,
+  );
+}
+
 /** Polls until check() returns a truthy value or the time runs out. */
 export async function eventually<T>(
   check: () => Promise<T | undefined | null | false>,
