@@ -140,7 +140,12 @@ describe('the public wizard: identify and rooms', () => {
     const named = await request('POST', `${base}/identify`, { body: { name: 'Pat Homeowner' } });
     expect(named.status).toBe(200);
     expect(named.body.insured_name).toBe('Pat Homeowner');
-    expect(named.body.rooms.map((r: any) => r.name)).toEqual(['Kitchen', 'Garage']);
+    // The two concurrent adds race; whichever spelling lands first names the room.
+    const roomNames = named.body.rooms.map((r: any) => r.name);
+    expect(roomNames).toHaveLength(2);
+    expect(roomNames[0]).toBe('Kitchen');
+    expect(['Garage', 'garage']).toContain(roomNames[1]);
+    expect(roomNames[1]).toBe(one.body.name);
     const listed = await t.client.get(`/api/claims/${t.claimId}/insured-links`);
     expect(listed.body.links[0].insured_name).toBe('Pat Homeowner');
 
