@@ -2,8 +2,10 @@ import '../../lib/pipelines'; // recovery restarts and fails jobs through their 
 import { loadSecrets } from '../../lib/config';
 import { withSignalsFlushed } from '../../lib/observability/flush';
 import { runWatchdog } from '../../lib/orchestrator/recovery';
+import { sweepExpiredSends } from '../../lib/sends/submission-sweep-service';
 
 export const handler = withSignalsFlushed(async () => {
   await loadSecrets();
-  return runWatchdog();
+  const report = await runWatchdog();
+  return { ...report, sends: await sweepExpiredSends() };
 });

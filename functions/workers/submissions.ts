@@ -1,5 +1,5 @@
 import { sqsWorker } from '../../lib/background/sqs-worker';
-import { submissionItemMessage } from '../../lib/sends/claims-platform-schemas';
-import { handleSubmissionItem } from '../../lib/sends/claims-platform-worker-service';
+import { submissionMessage } from '../../lib/sends/claims-platform-schemas';
+import { handleSubmissionMessage } from '../../lib/sends/claims-platform-worker-service';
 
-export const handler = sqsWorker('submissions', submissionItemMessage, handleSubmissionItem);
+export const handler = sqsWorker('submissions', submissionMessage, handleSubmissionMessage);

@@ -114,6 +114,29 @@ export async function refundSend(
   }
 }
 
+/**
+ * Asks for the refund of a send whose refund was recorded as owed together
+ * with its failure (submission-store.ts): true once confirmed; otherwise the
+ * billing sweep asks again. Never raises.
+ */
+export async function askOwedSendRefund(
+  team: Pick<Team, 'id' | 'external_id'>,
+  reference: string,
+  deps: BillingDeps = {},
+): Promise<boolean> {
+  if (team.external_id === null || team.external_id === undefined) return false;
+  try {
+    return (await askSendRefund({ id: team.id, external_id: team.external_id }, reference, deps)) === 'settled';
+  } catch (err) {
+    logger.error('refund of a failed send failed; the billing sweep retries it', {
+      team_id: team.id,
+      reference,
+      error: err instanceof Error ? err.message : String(err),
+    });
+    return false;
+  }
+}
+
 /** The billing sweep's part: asks again for a send refund still owed ('settled' when none is). */
 export async function settleSendRefund(reference: string, deps: BillingDeps = {}): Promise<'settled' | 'pending'> {
   const owed = await getOwedSendRefund(reference);

@@ -15,23 +15,30 @@ export interface OwedSendRefund {
   owed_at: string;
 }
 
-/** Records the refund of `reference` as owed to the team; recording it twice keeps the first. */
-export async function recordOwedSendRefund(teamId: string, reference: string, now = new Date()): Promise<void> {
+/**
+ * The write that records the refund of `reference` as owed to the team, also
+ * usable as one item of a transaction (a send's failure and its refund owed
+ * land together); recording it twice keeps the first.
+ */
+export function owedSendRefundPut(teamId: string, reference: string, now = new Date()) {
   const at = now.toISOString();
   const row: OwedSendRefund = { reference, team_id: teamId, owed_at: at };
+  return {
+    TableName: tableName(),
+    Item: {
+      ...keys.owedSendRefund(reference),
+      ...row,
+      ...pendingEntry(`SEND#${reference}`, at),
+      entity: 'SendRefund',
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  };
+}
+
+/** Records the refund of `reference` as owed to the team; recording it twice keeps the first. */
+export async function recordOwedSendRefund(teamId: string, reference: string, now = new Date()): Promise<void> {
   try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.owedSendRefund(reference),
-          ...row,
-          ...pendingEntry(`SEND#${reference}`, at),
-          entity: 'SendRefund',
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await db().send(new PutCommand(owedSendRefundPut(teamId, reference, now)));
   } catch (err) {
     if (!isConditionalCheckFailed(err)) throw err;
   }

@@ -29,6 +29,8 @@
  * | ImportBatch       | IMPORT#<id>             | IMPORT    | CLAIM#<claim_id>#IMPORTS | <created_at>#<id>  |                   |               |
  * | Estimation send   | ESTSEND#<claim_id>      | SEND      |                         |                     |                   |               |
  * | Submission        | SUBMISSION#<id>         | SUBMISSION | CLAIM#<claim_id>#SUBMISSIONS | <created_at>#<id> |               |               |
+ * | submission item   | SUBMISSION#<id>         | ITEM#<item_id> |                    |                     |                   |               |
+ * | claim's open send | CLAIMSEND#<claim_id>    | SEND      |                         |                     |                   |               |
  * | Insured link      | INSUREDLINK#<id>        | LINK      | CLAIM#<claim_id>#INSUREDLINKS | <created_at>#<id> |              |               |
  * | insured draft room| INSUREDLINK#<id>        | ROOM#<room_id>, ROOMNAME#<lower name> |  |             |                   |               |
  * | link token unique | INSUREDTOKEN#<sha256>   | UNIQUE    |                         |                     |                   |               |
@@ -51,7 +53,9 @@
  * Archived claims and rooms also carry archpk=ARCHIVED, archsk=<archived_at>#<kind>#<id>
  * so the purge reads only what is archived. Jobs in a processing state carry
  * activepk=ACTIVE, activesk=<last activity>#<id> so the watchdog reads only
- * running jobs, oldest activity first. Jobs owing billing work (a refund not yet
+ * running jobs, oldest activity first; Submissions still processing carry
+ * activepk=SUBMISSIONS#OPEN, activesk=<lease end>#<id> so the send sweep reads only
+ * the sends whose lease ran out. Jobs owing billing work (a refund not yet
  * confirmed, a spend whose answer was lost) carry archpk=BILLING#PENDING,
  * archsk=<owed since>#<id> on the same sparse index, so the billing sweep reads only those;
  * so do the refunds of failed sends not yet confirmed (owed send refund rows).
@@ -100,6 +104,13 @@ export const keys = {
   /** The claim's estimation platform send: one row per claim, its lease and its last batch. */
   estimationSend: (claimId: string) => ({ pk: `ESTSEND#${claimId}`, sk: 'SEND' }),
   submission: (id: string) => ({ pk: `SUBMISSION#${id}`, sk: 'SUBMISSION' }),
+  /** One item a claims platform send carries, and its outcome once counted. */
+  submissionItem: (submissionId: string, itemId: string) => ({
+    pk: `SUBMISSION#${submissionId}`,
+    sk: `ITEM#${itemId}`,
+  }),
+  /** The claim's one open claims platform send (and the charge rounds its batches used). */
+  claimSend: (claimId: string) => ({ pk: `CLAIMSEND#${claimId}`, sk: 'SEND' }),
   insuredLink: (id: string) => ({ pk: `INSUREDLINK#${id}`, sk: 'LINK' }),
   /** A room the homeowner added (a draft until submit), in the link's partition. */
   insuredRoom: (linkId: string, roomId: string) => ({ pk: `INSUREDLINK#${linkId}`, sk: `ROOM#${roomId}` }),
@@ -186,6 +197,7 @@ export const indexes = {
   archived: () => ({ index: 'archived', pk: 'ARCHIVED' }),
   openUploads: () => ({ index: 'gsi2', pk: 'UPLOADS#OPEN' }),
   activeJobs: () => ({ index: 'active', pk: 'ACTIVE' }),
+  openSubmissions: () => ({ index: 'active', pk: 'SUBMISSIONS#OPEN' }),
   pendingBilling: () => ({ index: 'archived', pk: 'BILLING#PENDING' }),
   allJobs: () => ({ index: 'jobs', pk: 'JOBS' }),
 } as const;

@@ -55,9 +55,16 @@ function withoutExpressions(options: Partial<QueryCommandInput>) {
  */
 export async function* partitionRows(
   pk: string,
-  options: { skPrefix?: string; consistent?: boolean; projection?: string; pageSize?: number } = {},
+  options: {
+    skPrefix?: string;
+    consistent?: boolean;
+    projection?: string;
+    /** Placeholders the projection uses for reserved words (`#state` → `state`). */
+    names?: Record<string, string>;
+    pageSize?: number;
+  } = {},
 ): AsyncGenerator<Record<string, unknown>> {
-  const { skPrefix = '', consistent = false, projection, pageSize } = options;
+  const { skPrefix = '', consistent = false, projection, names, pageSize } = options;
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await db().send(
@@ -67,6 +74,7 @@ export async function* partitionRows(
         ExpressionAttributeValues: { ':pk': pk, ...(skPrefix ? { ':prefix': skPrefix } : {}) },
         ConsistentRead: consistent,
         ...(projection ? { ProjectionExpression: projection } : {}),
+        ...(names ? { ExpressionAttributeNames: names } : {}),
         ...(pageSize ? { Limit: pageSize } : {}),
         ExclusiveStartKey,
       }),

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { settings } from '../config';
 import { logger } from '../observability/logger';
-import { sendToQueue, type QueuePurpose } from './queues';
+import { sendBatchToQueue, sendToQueue, type QueuePurpose } from './queues';
 
 /** The worker function that consumes each queue (lib/background/functions.ts). */
 const WORKER_FOR_QUEUE: Record<QueuePurpose, string> = {
@@ -45,6 +45,15 @@ export async function dispatch(
     await invokeWorker(purpose, message, options.traceparent);
     return 'direct-invoke';
   }
+}
+
+/**
+ * Sends many messages to one queue, ten to a call; those SQS did not take are
+ * dispatched one by one (so the direct-invoke fallback still applies).
+ */
+export async function dispatchAll(purpose: QueuePurpose, messages: unknown[]): Promise<void> {
+  const left = await sendBatchToQueue(purpose, messages);
+  for (const message of left) await dispatch(purpose, message);
 }
 
 async function invokeWorker(purpose: QueuePurpose, message: unknown, traceparent?: string | null): Promise<void> {

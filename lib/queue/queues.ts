@@ -6,6 +6,7 @@ import {
   ChangeMessageVisibilityCommand,
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
+  SendMessageBatchCommand,
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
@@ -61,6 +62,34 @@ export async function sendToQueue(
     }),
     { abortSignal: signal },
   );
+}
+
+/** SQS's most messages in one SendMessageBatch call. */
+const BATCH_SIZE = 10;
+
+/**
+ * Sends many messages, ten to a SendMessageBatch call. Answers the messages
+ * SQS did not take (a failed entry, or a call that threw), for the caller to
+ * send another way.
+ */
+export async function sendBatchToQueue(purpose: QueuePurpose, messages: unknown[]): Promise<unknown[]> {
+  const left: unknown[] = [];
+  for (let i = 0; i < messages.length; i += BATCH_SIZE) {
+    const chunk = messages.slice(i, i + BATCH_SIZE);
+    try {
+      const { Failed } = await sqs().send(
+        new SendMessageBatchCommand({
+          QueueUrl: await queueUrl(purpose),
+          Entries: chunk.map((message, n) => ({ Id: String(n), MessageBody: JSON.stringify(message) })),
+        }),
+        { abortSignal: AbortSignal.timeout(QUEUE_CONNECT_TIMEOUT_MS) },
+      );
+      for (const failed of Failed ?? []) left.push(chunk[Number(failed.Id)]);
+    } catch {
+      left.push(...chunk);
+    }
+  }
+  return left;
 }
 
 /** SQS's ceiling for a message's visibility timeout (12 hours). */

@@ -12,12 +12,26 @@ import { compact, itemQuantity, itemTitle, present, publicPhotoUrls } from './pa
 export const NO_TEAM_TOKEN =
   'This team has no claims platform token: sign in again from the claims platform, or ask an administrator.';
 export const CLAIMS_PLATFORM_NOT_CONFIGURED = 'The claims platform is not configured: no API base URL is set.';
+export const SEND_IN_PROGRESS = 'A claims platform send is already starting for this claim; try again in a moment.';
 export const NOTHING_TO_SUBMIT = 'Nothing to submit: every active item of the selected rooms has been submitted.';
 
 /** The token a send authenticates with: the team's, else the optional global bearer token (rule 1). */
 export function sendToken(teamToken: string | null, globalBearer: string): string | null {
   return teamToken?.trim() || globalBearer.trim() || null;
 }
+
+/** A send's lease while the request works (longer than an HTTP function may run, 29 s): a live request never loses it. */
+export const REQUEST_LEASE_MS = 60_000;
+/** A send's lease while its fan-out message waits on the submissions queue and the worker expands it. */
+export const FAN_OUT_LEASE_MS = 15 * 60_000;
+/**
+ * A send's lease once its items are on the queue: every item message has been
+ * counted or dead-lettered by then (5 deliveries of at most 720 s each, the
+ * queue's visibility timeout), with five minutes to spare.
+ */
+export const SENDING_LEASE_MS = (5 * 720 + 300) * 1000;
+/** Times the send sweep hands an expired send back to the worker before it counts what is left failed. */
+export const MAX_RESUMES = 1;
 
 /**
  * Rule 3: items of the selected rooms (all rooms when none are named) that
@@ -33,28 +47,13 @@ export function itemsToSubmit<
 }
 
 /**
- * The send a request with nothing left to submit repeats: one that finished
- * after the request arrived (a double click whose second request was handled
- * only once the first send was done). Newest first, as the store lists them.
+ * Limits rule 6: the charge key counts the claim's items already submitted,
+ * so each batch has its own; a later round of the same count (after a
+ * refunded failure) adds :r<round>, so a reference is never used twice.
  */
-export function sendFinishedSince<T extends { status: string; completed_at: string | null }>(
-  submissions: T[],
-  arrivedAt: Date,
-): T | null {
-  const arrived = arrivedAt.toISOString();
-  return submissions.find((s) => s.status === 'complete' && (s.completed_at ?? '') >= arrived) ?? null;
-}
-
-/** Limits rule 6: the charge key counts the claim's items already submitted, so each batch has its own. */
 export function submissionChargeKey(claimId: string, alreadySubmitted: number, round: number): string {
   const base = `as-send:${claimId}:${alreadySubmitted}`;
   return round > 1 ? `${base}:r${round}` : base;
-}
-
-/** A stable id for the submission a charge key pays for: a repeated request finds it instead of making another. */
-export function submissionIdOf(chargeKey: string): string {
-  const hex = createHash('sha256').update(`submission:${chargeKey}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** Rule 6: the adjuster id travels only for a legacy integer external id; a UUID user omits it. */

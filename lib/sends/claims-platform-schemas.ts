@@ -58,4 +58,8 @@ export const submissionsResponse = z.object({
   unsubmitted_items: z.number().int(),
 });
 
-export const submissionItemMessage = z.object({ submission_id: z.string(), item_id: z.string() });
+/** A submissions queue message: one item of a send, or a send's fan-out (the worker puts one message per item). */
+export const submissionMessage = z.union([
+  z.object({ submission_id: z.string(), item_id: z.string() }),
+  z.object({ submission_id: z.string(), fan_out: z.literal(true) }),
+]);

@@ -3,23 +3,28 @@
  * the claims-platform and submissions rows). The request does what must be
  * answered at once: the charge, then the remote claim (created or updated by
  * our claim id) and its rooms; a refusal there is refunded and answered 502.
- * Each item, with its photos and the platform's analysis, is then a message
- * on the submissions queue (claims-platform-worker-service.ts), so the request
- * returns promptly; the Submission goes processing → complete when the last
- * item is counted, and an item that failed stays unsubmitted for a later send.
+ * The items then go in the background: one fan-out message on the
+ * submissions queue, which the worker expands into a message per item
+ * (claims-platform-worker-service.ts); the Submission goes processing →
+ * complete when the last item is counted, and an item that failed stays
+ * unsubmitted for a later send.
  *
- * Exactly once: the charge key counts the items already submitted
- * (as-send:{claim_id}:{already_submitted}) and the Submission's id is derived
- * from it, so a double click or a retried request finds the same charge at the
- * billing service (no second spend) and the same Submission (answered as it
- * is). A refunded failure moves the key to its next round (…:r2), as the
- * billing service answers a repeated key with its first answer.
+ * Exactly once (submission-store.ts has the state machine): the request opens
+ * the claim's one open send with a conditional write, so of a double click
+ * one request opens the send and the other answers it, and a request while a
+ * send is open answers that send. The Submission records the charge before it
+ * is asked for; each step renews the send's lease, and the send sweep
+ * (submission-sweep-service.ts) fails and refunds a send whose request died,
+ * or hands a stalled fan-out back to the worker. The charge key counts the
+ * items already submitted (as-send:{claim_id}:{already_submitted}); a later
+ * round of the same count adds :r<round>, so no reference is used twice.
  */
+import { randomUUID } from 'node:crypto';
 import type { Identity } from '../auth/identity-rules';
-import { chargeSend, refundSend } from '../billing/send-charge-service';
+import { askOwedSendRefund, chargeSend } from '../billing/send-charge-service';
 import { type Claim, setClaimSubmitted } from '../claims/store';
 import { settings as currentSettings, type Settings } from '../config';
-import { InvalidRequestError, NotFoundError } from '../errors';
+import { ConflictError, InsufficientCreditsError, InvalidRequestError, NotFoundError } from '../errors';
 import { teamFeatures } from '../features/store';
 import { ClaimsPlatformClient } from '../integrations/claims-platform';
 import { updateItemFields } from '../inventory/item-store';
@@ -27,38 +32,49 @@ import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
 import { dispatch } from '../queue/dispatch';
 import { listClaimRooms } from '../rooms/store';
+import { recordSend } from '../stats/service';
 import { getTeam, type Team } from '../teams/store';
 import { loadClaimForTeam } from '../tenancy/service';
 import { listActiveClaimItems } from './claim-items-service';
 import {
   claimsPlatformFailure,
   dryRunClaimKey,
+  FAN_OUT_LEASE_MS,
   itemsToSubmit,
   NOTHING_TO_SUBMIT,
+  REQUEST_LEASE_MS,
   remoteClaimFields,
-  sendFinishedSince,
+  SEND_IN_PROGRESS,
   sendRefusal,
   sendToken,
   submissionChargeKey,
-  submissionIdOf,
 } from './claims-platform-rules';
+import { recordSubmissionItems, submissionItemIds } from './submission-item-store';
 import {
+  advanceSubmission,
+  type ClaimSend,
+  completeSubmission,
+  failSubmission,
+  getClaimSend,
   getSubmission,
   listClaimSubmissions,
-  putNewSubmission,
+  openSubmission,
   type Submission,
-  updateSubmission,
+  type SubmissionStage,
+  withdrawSubmission,
 } from './submission-store';
 import { submissionView } from './submission-view';
-import { recordSend } from '../stats/service';
 
 /** The sync calls of a send (claim, then rooms) share an HTTP function's 29 s. */
 const SYNC_CALL_DEADLINE_MS = 10_000;
 
+/** The points between a send's steps at which its request can be cut off (a process that dies there). */
+type SendStep = 'recorded' | 'charged' | 'synced';
+
 export interface ClaimsPlatformDeps {
   config?: Settings;
-  /** When the request arrived (the gateway's clock): a send finished since then is this request's answer. */
-  receivedAt?: Date;
+  /** Called as each step is done; the fault tests throw from it to stand for a process that dies there. */
+  checkpoint?: (step: SendStep) => void;
 }
 
 async function claimAndTeam(identity: Identity, claimId: string): Promise<{ claim: Claim; team: Team }> {
@@ -90,29 +106,32 @@ export async function listClaimsPlatformProfiles(identity: Identity, claimId: st
   return answer.body;
 }
 
-/** What a send of the selected rooms would carry and cost. */
-async function planSend(claim: Claim, team: Team, roomIds: string[] | undefined) {
-  // Submissions before items: the worker marks an item before it counts it, so a send read as
-  // complete has every item it carried marked in the read that follows (none is planned twice).
-  const [submissions, features] = await Promise.all([listClaimSubmissions(claim.id), teamFeatures(team.id)]);
-  const active = await listActiveClaimItems(claim.id);
-  // Items of a send still running count as sent: the worker marks them one by one, and a repeated
-  // request (a double click) must neither send them again nor read a different batch from them.
-  const running = submissions.filter((s) => s.status === 'processing');
-  const inFlight = new Set(running.flatMap((s) => s.item_ids));
+/** What a send of the selected rooms would carry and cost; the items of a send still open (`inFlight`) are left out. */
+async function planSend(claim: Claim, team: Team, roomIds: string[] | undefined, inFlight: Set<string> = new Set()) {
+  const [active, features] = await Promise.all([listActiveClaimItems(claim.id), teamFeatures(team.id)]);
   const batch = itemsToSubmit(
     active.filter((i) => !inFlight.has(i.id)),
     roomIds,
   );
   const alreadySubmitted = active.filter((i) => i.claims_platform_submitted_at || inFlight.has(i.id)).length;
   const perItem = features.enterprise || claim.is_training ? 0 : 1;
-  return { batch, alreadySubmitted, perItem, enterprise: features.enterprise, running: running[0] ?? null };
+  return { batch, alreadySubmitted, perItem, enterprise: features.enterprise };
+}
+
+/** The claim's open-send row, and its send when that is still processing. */
+async function openSendOf(claimId: string): Promise<{ claimSend: ClaimSend; open: Submission | null }> {
+  const claimSend = await getClaimSend(claimId);
+  const current = claimSend.submission_id ? await getSubmission(claimSend.submission_id) : null;
+  return { claimSend, open: current?.status === 'processing' ? current : null };
 }
 
 /** POST claims-platform-quote: 1 credit per item in the batch; enterprise teams and training claims pay nothing. */
 export async function quoteClaimsPlatformSend(identity: Identity, claimId: string, body: { room_ids?: string[] }) {
   const { claim, team } = await claimAndTeam(identity, claimId);
-  const plan = await planSend(claim, team, body.room_ids);
+  // Items of a send still going out count as submitted: a quote never offers them again.
+  const { open } = await openSendOf(claim.id);
+  const inFlight = new Set(open ? await submissionItemIds(open.id, 'pending') : []);
+  const plan = await planSend(claim, team, body.room_ids, inFlight);
   return {
     item_count: plan.batch.length,
     credits: plan.batch.length * plan.perItem,
@@ -135,23 +154,6 @@ export async function listSubmissions(identity: Identity, claimId: string, deps:
   };
 }
 
-/**
- * The round of this batch's charge key: the first whose submission did not
- * fail. An existing live submission for the key is this request's answer.
- */
-async function findAttempt(
-  claimId: string,
-  alreadySubmitted: number,
-): Promise<{ existing: Submission } | { chargeKey: string; id: string }> {
-  for (let round = 1; ; round++) {
-    const chargeKey = submissionChargeKey(claimId, alreadySubmitted, round);
-    const id = submissionIdOf(chargeKey);
-    const existing = await getSubmission(id);
-    if (!existing) return { chargeKey, id };
-    if (existing.status !== 'failed') return { existing };
-  }
-}
-
 /** POST submit-to-claims-platform. */
 export async function submitToClaimsPlatform(
   identity: Identity,
@@ -160,47 +162,31 @@ export async function submitToClaimsPlatform(
   deps: ClaimsPlatformDeps = {},
 ) {
   const config = deps.config ?? currentSettings();
+  const view = (s: Submission) => submissionView(s, config.CLAIMS_PLATFORM_APP_URL);
   const { claim, team } = await claimAndTeam(identity, claimId);
   const dryRun = claim.is_training;
   const client = dryRun ? null : createClaimsPlatformClient(config, team);
-  const plan = await planSend(claim, team, body.room_ids);
-  const attempt = await findAttempt(claim.id, plan.alreadySubmitted);
-  if ('existing' in attempt) return submissionView(attempt.existing, config.CLAIMS_PLATFORM_APP_URL);
-  if (plan.batch.length === 0) {
-    // Everything left is in a send still running, or in one that finished after this request
-    // arrived (the second click of a double click, handled late): this request repeats it. The
-    // submissions are read again: a send that began and ended between the plan's two reads is only
-    // in a fresh list.
-    const repeated =
-      plan.running ?? sendFinishedSince(await listClaimSubmissions(claim.id), deps.receivedAt ?? new Date());
-    if (repeated) return submissionView(repeated, config.CLAIMS_PLATFORM_APP_URL);
-    throw new InvalidRequestError(NOTHING_TO_SUBMIT);
-  }
 
-  const credits = plan.batch.length * plan.perItem;
-  const charge = dryRun
-    ? null
-    : await chargeSend({
-        team,
-        user: identity.user,
-        credits,
-        reference: attempt.chargeKey,
-        description: `Claims platform send: ${plan.batch.length} item${plan.batch.length === 1 ? '' : 's'} (claim ${claim.claim_number})`,
-      });
+  const { claimSend, open } = await openSendOf(claim.id);
+  // A send still open is this request's answer (a double click, or a click while it goes out).
+  if (open) return view(open);
+  const plan = await planSend(claim, team, body.room_ids);
+  if (plan.batch.length === 0) throw new InvalidRequestError(NOTHING_TO_SUBMIT);
+  const round = (claimSend.rounds[plan.alreadySubmitted] ?? 0) + 1;
+  const seen = { previous: claimSend.submission_id, alreadySubmitted: plan.alreadySubmitted, round };
   const now = new Date();
   const submission: Submission = {
-    id: attempt.id,
+    id: randomUUID(),
     claim_id: claim.id,
     team_id: claim.team_id,
     status: 'processing',
-    charge_key: attempt.chargeKey,
-    credits: charge?.credits ?? 0,
-    item_ids: plan.batch.map((i) => i.id),
+    stage: 'charging',
+    charge_key: submissionChargeKey(claim.id, plan.alreadySubmitted, round),
+    credits: dryRun ? 0 : plan.batch.length * plan.perItem,
     item_count: plan.batch.length,
     photo_count: 0,
     done_count: 0,
     failed_count: 0,
-    failed_item_ids: [],
     claim_key: null,
     remote_claim_id: null,
     dry_run: dryRun,
@@ -209,23 +195,49 @@ export async function submitToClaimsPlatform(
     created_at: now.toISOString(),
     completed_at: null,
     processing_seconds: null,
+    lease_until: now.getTime() + REQUEST_LEASE_MS,
+    resumes: 0,
   };
-  if (!(await putNewSubmission(submission))) {
-    // A concurrent request for the same batch wrote it first (same charge key: charged once).
-    const existing = await getSubmission(attempt.id);
-    if (existing) return submissionView(existing, config.CLAIMS_PLATFORM_APP_URL);
-  } else {
-    await recordSend(claim.team_id, 'claims_platform', now);
+  if (!(await openSubmission(submission, seen))) {
+    // Another request opened the claim's send first: its send is this request's answer.
+    const winner = await getClaimSend(claim.id);
+    const sent = winner.submission_id ? await getSubmission(winner.submission_id) : null;
+    if (sent) return view(sent);
+    throw new ConflictError(SEND_IN_PROGRESS);
   }
+  await recordSubmissionItems(
+    submission.id,
+    plan.batch.map((i) => i.id),
+  );
+  if (dryRun) return view(await completeDryRun(submission, claim, plan.batch));
+  const checkpoint = deps.checkpoint ?? (() => {});
+  checkpoint('recorded');
 
-  if (!client) return submissionView(await completeDryRun(submission, claim), config.CLAIMS_PLATFORM_APP_URL);
+  let charged: Awaited<ReturnType<typeof chargeSend>>;
+  try {
+    charged = await chargeSend({
+      team,
+      user: identity.user,
+      credits: submission.credits,
+      reference: submission.charge_key,
+      description: `Claims platform send: ${plan.batch.length} item${plan.batch.length === 1 ? '' : 's'} (claim ${claim.claim_number})`,
+    });
+  } catch (err) {
+    // A flat refusal (402) charged nothing: the send is taken back, leaving nothing behind.
+    if (err instanceof InsufficientCreditsError) await withdrawSubmission(submission, seen);
+    throw err;
+  }
+  await recordSend(claim.team_id, 'claims_platform', now);
+  const syncing = await advanceSubmission(submission.id, 'charging', 'syncing', Date.now() + REQUEST_LEASE_MS, {
+    credits: charged.credits,
+  });
+  if (!syncing) return view((await getSubmission(submission.id)) ?? submission);
+  checkpoint('charged');
 
   // The remote claim and its rooms, synchronously: a refusal here is refunded and answered 502.
-  const sender = identity.user;
-  const synced = await syncRemoteClaim(client, claim, sender, body);
+  const synced = await syncRemoteClaim(client as ClaimsPlatformClient, claim, identity.user, body);
   if (!synced.ok) {
-    if (submission.credits > 0) await refundSend({ team, reference: submission.charge_key });
-    await updateSubmission(submission.id, 'processing', { status: 'failed', error: synced.detail });
+    await failSend(syncing, 'syncing', synced.detail, team);
     logger.warn('claims platform send refused', { claim_id: claim.id, detail: synced.detail });
     // The platform's own words may quote the claim: error tracking gets the ids only.
     reportError({
@@ -237,20 +249,52 @@ export async function submitToClaimsPlatform(
     throw claimsPlatformFailure(synced.detail);
   }
   if (!claim.submitted_at) await setClaimSubmitted(claim.id, now.toISOString());
-  const started =
-    (await updateSubmission(submission.id, 'processing', {
-      claim_key: synced.claim_key,
-      remote_claim_id: synced.claim_id,
-    })) ?? submission;
-  for (const itemId of submission.item_ids)
-    await dispatch('submissions', { submission_id: submission.id, item_id: itemId });
+  const started = await advanceSubmission(submission.id, 'syncing', 'fanning_out', Date.now() + FAN_OUT_LEASE_MS, {
+    claim_key: synced.claim_key,
+    remote_claim_id: synced.claim_id,
+  });
+  if (!started) return view((await getSubmission(submission.id)) ?? syncing);
+  checkpoint('synced');
+  await handOverFanOut(started);
   logger.info('claims platform send started', {
     claim_id: claim.id,
     submission_id: submission.id,
     items: submission.item_count,
-    credits: submission.credits,
+    credits: started.credits,
   });
-  return submissionView(started, config.CLAIMS_PLATFORM_APP_URL);
+  return view(started);
+}
+
+/**
+ * Fails a send in `from` with the refund of its charge owed in the same
+ * write, then asks the billing service for it (the billing sweep asks again
+ * until it answers). The send sweep uses it too, for a send whose request died.
+ */
+export async function failSend(
+  submission: Submission,
+  from: SubmissionStage,
+  error: string,
+  team: Pick<Team, 'id' | 'external_id'> | null,
+  leaseSeen?: number,
+): Promise<boolean> {
+  const owes = !submission.dry_run && submission.credits > 0 && team && team.external_id !== null;
+  const refund = owes ? { teamId: team.id, reference: submission.charge_key } : null;
+  if (!(await failSubmission(submission, from, error, { refund, leaseSeen }))) return false;
+  if (refund && team) await askOwedSendRefund(team, refund.reference);
+  return true;
+}
+
+/** Puts the send's fan-out message on the queue; a send whose message is lost is handed over again by the send sweep. */
+export async function handOverFanOut(submission: Pick<Submission, 'id' | 'claim_id'>): Promise<void> {
+  try {
+    await dispatch('submissions', { submission_id: submission.id, fan_out: true });
+  } catch (err) {
+    logger.error('claims platform send: fan-out message not sent; the send sweep hands it over again', {
+      claim_id: submission.claim_id,
+      submission_id: submission.id,
+      error: String(err),
+    });
+  }
 }
 
 async function syncRemoteClaim(
@@ -276,17 +320,15 @@ function refusalDetail(result: { outcome: string; detail?: string }): string {
 }
 
 /** A training claim's dry run: nothing leaves, the items are marked submitted, a stand-in key is recorded. */
-async function completeDryRun(submission: Submission, claim: Claim): Promise<Submission> {
+async function completeDryRun(submission: Submission, claim: Claim, batch: { id: string }[]): Promise<Submission> {
   const at = new Date().toISOString();
-  for (const id of submission.item_ids) await updateItemFields(id, { claims_platform_submitted_at: at });
+  for (const item of batch) await updateItemFields(item.id, { claims_platform_submitted_at: at });
   if (!claim.submitted_at) await setClaimSubmitted(claim.id, at);
+  await recordSend(claim.team_id, 'claims_platform', new Date(submission.created_at));
   return (
-    (await updateSubmission(submission.id, 'processing', {
-      status: 'complete',
+    (await completeSubmission(submission, {
       claim_key: dryRunClaimKey(claim.id),
       done_count: submission.item_count,
-      completed_at: at,
-      processing_seconds: 0,
     })) ?? submission
   );
 }

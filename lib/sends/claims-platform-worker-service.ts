@@ -1,8 +1,11 @@
 /**
- * One item of a claims platform send, from the submissions queue (spec:
- * Claims platform send, rules 2 and 5): the item, its photos by URL (primary
- * first), then the platform's analysis; then the item is marked submitted and
- * counted on its Submission, which completes with the last one.
+ * The submissions queue (spec: Claims platform send, rules 2 and 5). A send's
+ * fan-out message becomes one message per item still pending (ten to a
+ * SendMessageBatch call), and the send moves to `sending` under a lease long
+ * enough for every item message to be counted or dead-lettered. One item is
+ * the item, its photos by URL (primary first), then the platform's analysis;
+ * then the item is marked submitted and counted on its Submission, which
+ * completes with the last one.
  *
  * Every call is idempotent at the platform (PUT by our ids), so a message
  * delivered twice repeats them harmlessly and is counted once. A transient
@@ -19,10 +22,12 @@ import { getItem, listItemPhotos, updateItemFields } from '../inventory/item-sto
 import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
 import { countDelivery } from '../queue/delivery';
+import { dispatchAll } from '../queue/dispatch';
 import { getTeam } from '../teams/store';
-import { remoteItemFields, remotePhotos, sendToken } from './claims-platform-rules';
-import type { submissionItemMessage } from './claims-platform-schemas';
-import { countSubmissionItem, getSubmission, type Submission, updateSubmission } from './submission-store';
+import { remoteItemFields, remotePhotos, SENDING_LEASE_MS, sendToken } from './claims-platform-rules';
+import type { submissionMessage } from './claims-platform-schemas';
+import { countSubmissionItem, submissionItemIds } from './submission-item-store';
+import { advanceSubmission, completeSubmission, getSubmission, type Submission } from './submission-store';
 
 /** The queue's maxReceiveCount (serverless.yml, SubmissionsQueue): the last delivery counts a failure. */
 const LAST_DELIVERY = 5;
@@ -39,10 +44,34 @@ function failureOf(result: ClaimsPlatformResult<unknown>, lastDelivery: boolean)
   return result.outcome === 'unauthorized' ? 'the platform refused the token (401)' : result.detail;
 }
 
-export async function handleSubmissionItem(
-  message: z.output<typeof submissionItemMessage>,
-  record?: Pick<SQSRecord, 'attributes'> & Partial<Pick<SQSRecord, 'receiptHandle' | 'messageId'>>,
+type DeliveryRecord = Pick<SQSRecord, 'attributes'> & Partial<Pick<SQSRecord, 'receiptHandle' | 'messageId'>>;
+
+export async function handleSubmissionMessage(
+  message: z.output<typeof submissionMessage>,
+  record?: DeliveryRecord,
 ): Promise<void> {
+  if ('fan_out' in message) return fanOutSend(message.submission_id);
+  return handleSubmissionItem(message, record);
+}
+
+/**
+ * Puts a message per pending item on the queue, then moves the send to
+ * `sending`. Repeating it (a redelivery, or the send sweep's resume) sends
+ * only what is still pending; an item sent twice is counted once.
+ */
+async function fanOutSend(submissionId: string): Promise<void> {
+  const submission = await getSubmission(submissionId);
+  if (submission?.status !== 'processing' || submission.stage !== 'fanning_out') return;
+  const pending = await submissionItemIds(submission.id, 'pending');
+  await dispatchAll(
+    'submissions',
+    pending.map((itemId) => ({ submission_id: submission.id, item_id: itemId })),
+  );
+  await advanceSubmission(submission.id, 'fanning_out', 'sending', Date.now() + SENDING_LEASE_MS);
+  logger.info('claims platform send fanned out', { submission_id: submission.id, items: pending.length });
+}
+
+async function handleSubmissionItem(message: { submission_id: string; item_id: string }, record?: DeliveryRecord) {
   const submission = await getSubmission(message.submission_id);
   if (submission?.status !== 'processing' || !submission.claim_key) return;
   // Counted once per delivery, also for a message handed over by direct invoke while the queue is down.
@@ -108,19 +137,15 @@ function reportItemFailure(submission: Submission, itemId: string, message: stri
 }
 
 /** Counts the item once; the count that reaches the batch size completes the submission. */
-async function count(
+export async function count(
   submission: Submission,
   itemId: string,
   outcome: { ok: true; photos: number } | { ok: false },
 ): Promise<void> {
-  const counted = await countSubmissionItem(submission.id, itemId, outcome);
-  if (!counted || counted.done_count + counted.failed_count < counted.item_count) return;
-  const now = new Date();
-  const completed = await updateSubmission(submission.id, 'processing', {
-    status: 'complete',
-    completed_at: now.toISOString(),
-    processing_seconds: Math.round((now.getTime() - Date.parse(submission.created_at)) / 100) / 10,
-  });
+  if (!(await countSubmissionItem(submission.id, itemId, outcome))) return;
+  const counted = await getSubmission(submission.id);
+  if (counted?.status !== 'processing' || counted.done_count + counted.failed_count < counted.item_count) return;
+  const completed = await completeSubmission(counted);
   if (completed)
     logger.info('claims platform send complete', {
       submission_id: submission.id,

@@ -10,8 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { ClaimsPlatformClient } from '../../lib/integrations/claims-platform';
 import { getItem } from '../../lib/inventory/item-store';
 import { DIRECT_INVOKE_RECEIPT } from '../../lib/queue/dispatch';
-import { handleSubmissionItem } from '../../lib/sends/claims-platform-worker-service';
-import { getSubmission, putNewSubmission, type Submission } from '../../lib/sends/submission-store';
+import { handleSubmissionMessage } from '../../lib/sends/claims-platform-worker-service';
+import { recordSubmissionItems, submissionItemIds } from '../../lib/sends/submission-item-store';
+import { getSubmission, openSubmission, type Submission } from '../../lib/sends/submission-store';
 import { Client } from '../support/api';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeClaimsPlatform } from '../support/fake-claims-platform';
@@ -46,14 +47,13 @@ async function pendingSubmission(): Promise<{ submission: Submission; token: str
     claim_id: room.claim_id,
     team_id: me.body.team.id,
     status: 'processing',
+    stage: 'sending',
     charge_key: `as-send:${room.claim_id}:0`,
     credits: 0,
-    item_ids: itemIds,
     item_count: itemIds.length,
     photo_count: 0,
     done_count: 0,
     failed_count: 0,
-    failed_item_ids: [],
     claim_key: platformClaim.body.claim_key,
     remote_claim_id: platformClaim.body.claim_id,
     dry_run: false,
@@ -62,8 +62,11 @@ async function pendingSubmission(): Promise<{ submission: Submission; token: str
     created_at: new Date().toISOString(),
     completed_at: null,
     processing_seconds: null,
+    lease_until: Date.now() + 60_000,
+    resumes: 0,
   };
-  expect(await putNewSubmission(submission)).toBe(true);
+  expect(await openSubmission(submission, { previous: null, alreadySubmitted: 0, round: 1 })).toBe(true);
+  await recordSubmissionItems(submission.id, itemIds);
   return { submission, token, itemIds };
 }
 
@@ -72,18 +75,19 @@ it('throws on a transient failure so the queue retries, counts the item failed o
   const [radio, clock] = itemIds;
 
   await fake().failNext('503', { match: `/items/${radio}`, count: 3 });
-  await expect(handleSubmissionItem({ submission_id: submission.id, item_id: radio }, delivery(1))).rejects.toThrow(
+  await expect(handleSubmissionMessage({ submission_id: submission.id, item_id: radio }, delivery(1))).rejects.toThrow(
     /claims platform unreachable/,
   );
   expect((await getSubmission(submission.id))?.failed_count).toBe(0);
 
   await fake().failNext('503', { match: `/items/${radio}`, count: 3 });
-  await handleSubmissionItem({ submission_id: submission.id, item_id: radio }, delivery(5));
-  expect(await getSubmission(submission.id)).toMatchObject({ failed_count: 1, failed_item_ids: [radio] });
+  await handleSubmissionMessage({ submission_id: submission.id, item_id: radio }, delivery(5));
+  expect(await getSubmission(submission.id)).toMatchObject({ failed_count: 1 });
+  expect(await submissionItemIds(submission.id, 'failed')).toEqual([radio]);
   expect((await getItem(radio))?.claims_platform_submitted_at).toBeNull();
 
-  await handleSubmissionItem({ submission_id: submission.id, item_id: clock }, delivery(1));
-  await handleSubmissionItem({ submission_id: submission.id, item_id: clock }, delivery(2));
+  await handleSubmissionMessage({ submission_id: submission.id, item_id: clock }, delivery(1));
+  await handleSubmissionMessage({ submission_id: submission.id, item_id: clock }, delivery(2));
   const done = await getSubmission(submission.id);
   expect(done).toMatchObject({ status: 'complete', done_count: 1, failed_count: 1 });
   expect(done?.photo_count).toBeGreaterThanOrEqual(1);
@@ -103,11 +107,12 @@ it('counts the deliveries of a message handed over by direct invoke, so the last
   };
   await fake().failNext('503', { match: `/items/${radio}`, count: 9 });
   for (const _ of [1, 2]) {
-    await expect(handleSubmissionItem({ submission_id: submission.id, item_id: radio }, direct)).rejects.toThrow(
+    await expect(handleSubmissionMessage({ submission_id: submission.id, item_id: radio }, direct)).rejects.toThrow(
       /claims platform unreachable/,
     );
   }
   expect((await getSubmission(submission.id))?.failed_count).toBe(0);
-  await handleSubmissionItem({ submission_id: submission.id, item_id: radio }, direct);
-  expect(await getSubmission(submission.id)).toMatchObject({ failed_count: 1, failed_item_ids: [radio] });
+  await handleSubmissionMessage({ submission_id: submission.id, item_id: radio }, direct);
+  expect(await getSubmission(submission.id)).toMatchObject({ failed_count: 1 });
+  expect(await submissionItemIds(submission.id, 'failed')).toEqual([radio]);
 });

@@ -10,11 +10,9 @@ import {
   remoteClaimFields,
   remoteItemFields,
   remotePhotos,
-  sendFinishedSince,
   sendRefusal,
   sendToken,
   submissionChargeKey,
-  submissionIdOf,
 } from '../../../lib/sends/claims-platform-rules';
 
 const CLAIM = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -49,10 +47,6 @@ describe('claims platform send rules', () => {
   it('keys each batch by the items already submitted, a refunded attempt by its round', () => {
     expect(submissionChargeKey(CLAIM, 0, 1)).toBe(`as-send:${CLAIM}:0`);
     expect(submissionChargeKey(CLAIM, 3, 2)).toBe(`as-send:${CLAIM}:3:r2`);
-    const id = submissionIdOf(`as-send:${CLAIM}:0`);
-    expect(id).toBe(submissionIdOf(`as-send:${CLAIM}:0`));
-    expect(id).not.toBe(submissionIdOf(`as-send:${CLAIM}:1`));
-    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 
   it('forwards the adjuster id only for a legacy integer external id', () => {
@@ -126,19 +120,5 @@ describe('claims platform send rules', () => {
     expect(claimDeepLink('https://cp.test/', 'LKQ 1/2')).toBe('https://cp.test/lkq/LKQ%201%2F2');
     expect(claimDeepLink('', 'K')).toBeNull();
     expect(claimDeepLink('https://cp.test', null)).toBeNull();
-  });
-
-  it('a request with nothing left repeats the send that finished after it arrived, never an older or failed one', () => {
-    const arrived = new Date('2026-11-26T10:00:00.000Z');
-    const done = (id: string, status: string, completed_at: string | null) => ({ id, status, completed_at });
-    const older = done('older', 'complete', '2026-11-26T09:59:59.999Z');
-    const failed = done('failed', 'failed', '2026-11-26T10:00:02.000Z');
-    const same = done('same', 'complete', '2026-11-26T10:00:00.000Z');
-    const later = done('later', 'complete', '2026-11-26T10:00:01.000Z');
-    expect(sendFinishedSince([later, same, older], arrived)?.id).toBe('later');
-    expect(sendFinishedSince([same, older], arrived)?.id).toBe('same');
-    expect(sendFinishedSince([failed, older], arrived)).toBeNull();
-    expect(sendFinishedSince([done('running', 'processing', null)], arrived)).toBeNull();
-    expect(sendFinishedSince([], arrived)).toBeNull();
   });
 });

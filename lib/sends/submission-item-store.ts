@@ -1,0 +1,96 @@
+/**
+ * The items a claims platform send carries: one small row per item in the
+ * Submission's partition (SUBMISSION#<id>, ITEM#<item_id>), pending until the
+ * worker counts its outcome. Counting moves the row out of pending and adds
+ * to the Submission's counters in one transaction, so a redelivered message
+ * counts once, a process that dies between the two writes leaves neither, and
+ * no row grows with the size of the send.
+ */
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { putRows } from '../db/batch';
+import { db, isTransactionCanceled, tableName } from '../db/client';
+import { keys } from '../db/keys';
+import { partitionRows } from '../db/query';
+
+export type SubmissionItemState = 'pending' | 'done' | 'failed';
+
+/** Writes the batch's item rows, all pending. */
+export async function recordSubmissionItems(submissionId: string, itemIds: string[]): Promise<void> {
+  await putRows(
+    itemIds.map((itemId) => ({
+      ...keys.submissionItem(submissionId, itemId),
+      entity: 'SubmissionItem',
+      item_id: itemId,
+      state: 'pending',
+    })),
+  );
+}
+
+/** The send's item ids in `state` (every item when none is given). */
+export async function submissionItemIds(submissionId: string, state?: SubmissionItemState): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const row of partitionRows(keys.submission(submissionId).pk, {
+    skPrefix: 'ITEM#',
+    consistent: true,
+    projection: 'item_id, #state',
+    names: { '#state': 'state' },
+  }))
+    if (!state || row.state === state) ids.push(String(row.item_id));
+  return ids;
+}
+
+/**
+ * Counts one item's outcome once: done (with its photos) or failed. False
+ * when it was counted before (a redelivered message) or the send is no
+ * longer processing; a transaction that collided with another write throws,
+ * so the message is delivered again.
+ */
+export async function countSubmissionItem(
+  submissionId: string,
+  itemId: string,
+  outcome: { ok: true; photos: number } | { ok: false },
+): Promise<boolean> {
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.submissionItem(submissionId, itemId),
+              UpdateExpression: 'SET #state = :outcome',
+              ConditionExpression: '#state = :pending',
+              ExpressionAttributeNames: { '#state': 'state' },
+              ExpressionAttributeValues: { ':outcome': outcome.ok ? 'done' : 'failed', ':pending': 'pending' },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.submission(submissionId),
+              UpdateExpression: outcome.ok ? 'ADD done_count :one, photo_count :photos' : 'ADD failed_count :one',
+              ConditionExpression: 'attribute_exists(pk) AND #status = :processing',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: {
+                ':one': 1,
+                ':processing': 'processing',
+                ...(outcome.ok ? { ':photos': outcome.photos } : {}),
+              },
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (conditionFailed(err)) return false;
+    throw err;
+  }
+}
+
+/** A transaction cancelled because one of its conditions did not hold (not a collision). */
+function conditionFailed(err: unknown): boolean {
+  if (!isTransactionCanceled(err)) return false;
+  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.some((r) => r.Code === 'ConditionalCheckFailed');
+}

@@ -1,0 +1,172 @@
+/**
+ * The claims platform send in-process against the embedded stack and the
+ * run's fakes, for what HTTP cannot reach: a request that dies between its
+ * steps (recorded, charged, synced), left to the send sweep once its lease
+ * has run out, and a send whose items stalled on the queue.
+ */
+import { randomUUID } from 'node:crypto';
+import { keys } from '../../lib/db/keys';
+import { submitToClaimsPlatform } from '../../lib/sends/claims-platform-service';
+import { recordSubmissionItems, submissionItemIds } from '../../lib/sends/submission-item-store';
+import { getSubmission, openSubmission, type Submission } from '../../lib/sends/submission-store';
+import { SEND_INTERRUPTED, sweepExpiredSends } from '../../lib/sends/submission-sweep-service';
+import { Client, eventually } from '../support/api';
+import { getRow, setFields } from '../support/aws';
+import { fakeBilling } from '../support/fake-billing';
+import { fakeClaimsPlatform } from '../support/fake-claims-platform';
+import { jobWithItems } from '../support/inventory';
+import { identityOfMember } from '../support/sends';
+import { type LoginClaimsInput, newTeamMember } from '../support/tokens';
+import { newRoom } from '../support/uploads';
+
+jest.setTimeout(120_000);
+
+const fake = () => fakeClaimsPlatform(process.env.TEST_FAKE_CLAIMS_PLATFORM_URL as string);
+
+class ProcessDied extends Error {}
+
+const dieAt = (step: string) => (at: string) => {
+  if (at === step) throw new ProcessDied(`died after ${step}`);
+};
+
+async function platformTeam() {
+  const token = `cp-sweep-${randomUUID()}`;
+  await fake().registerToken(token);
+  const member = newTeamMember({ current_team_token: token });
+  const client = await Client.signIn(member);
+  await fakeBilling.setBalance(member.current_team_id, 1000);
+  const room = await newRoom(client, 'Study');
+  const { items } = await jobWithItems(client, room.id, [['Globe'], ['Atlas']]);
+  const identity = await identityOfMember(member);
+  return { member, token, client, claimId: room.claim_id, roomId: room.id, items, identity };
+}
+
+const ledger = async (member: LoginClaimsInput) =>
+  (await fakeBilling.spends(member.current_team_id))
+    .filter((s) => s.reference.startsWith('as-send:'))
+    .map((s) => [s.reference, s.amount, s.refunded]);
+
+/** What a dead request leaves once its lease has run out: the send is on the open index as expired. */
+async function expireLease(submissionId: string) {
+  const key = keys.submission(submissionId);
+  const past = Date.now() - 1000;
+  await setFields(key.pk, key.sk, {
+    lease_until: past,
+    activesk: `${new Date(past).toISOString()}#${submissionId}`,
+  });
+}
+
+const openSendId = async (claimId: string) => {
+  const key = keys.claimSend(claimId);
+  return String((await getRow(key.pk, key.sk))?.submission_id);
+};
+
+describe.each([
+  ['recorded', []],
+  ['charged', [2]],
+])('a send whose request dies after %s', (step, charged) => {
+  it('stays the open send (a retry answers it and pays nothing), then the sweep fails and refunds it; the next send pays once', async () => {
+    const t = await platformTeam();
+    const died = submitToClaimsPlatform(t.identity, t.claimId, {}, { checkpoint: dieAt(step) });
+    await expect(died).rejects.toThrow(ProcessDied);
+    const id = await openSendId(t.claimId);
+    // A second click while the dead request's send is open answers that send: no second charge.
+    expect(await submitToClaimsPlatform(t.identity, t.claimId, {})).toMatchObject({ id, status: 'processing' });
+    expect((await ledger(t.member)).map(([, amount]) => amount)).toEqual(charged);
+
+    await expireLease(id);
+    const report = await sweepExpiredSends();
+    expect(report.failed).toBeGreaterThanOrEqual(1);
+    expect(await getSubmission(id)).toMatchObject({ status: 'failed', error: SEND_INTERRUPTED, stage: null });
+    // A charge made before the request died is given back, once.
+    expect(await ledger(t.member)).toEqual(charged.map((amount) => [`as-send:${t.claimId}:0`, amount, amount]));
+    const owed = await getRow(`SENDREFUND#as-send:${t.claimId}:0`, 'OWED');
+    expect(owed).toBeNull();
+
+    // The next send is charged under the next round's reference and goes out.
+    const next = await submitToClaimsPlatform(t.identity, t.claimId, {});
+    await eventually(async () => (await getSubmission(next.id))?.status === 'complete', 60_000, 200);
+    expect((await ledger(t.member)).at(-1)).toEqual([`as-send:${t.claimId}:0:r2`, 2, 0]);
+    const [remote] = await fake().claims(t.token);
+    expect(remote.items).toHaveLength(2);
+  });
+});
+
+it('a send whose request died after the sync (its fan-out never sent) is handed to the worker by the sweep and completes, charged once', async () => {
+  const t = await platformTeam();
+  await expect(submitToClaimsPlatform(t.identity, t.claimId, {}, { checkpoint: dieAt('synced') })).rejects.toThrow(
+    ProcessDied,
+  );
+  const id = await openSendId(t.claimId);
+  expect(await getSubmission(id)).toMatchObject({ status: 'processing', stage: 'fanning_out' });
+
+  await expireLease(id);
+  expect((await sweepExpiredSends()).resumed).toBeGreaterThanOrEqual(1);
+  const done = await eventually(
+    async () => {
+      const s = await getSubmission(id);
+      return s?.status === 'complete' ? s : null;
+    },
+    60_000,
+    200,
+  );
+  expect(done).toMatchObject({ done_count: 2, failed_count: 0, resumes: 1 });
+  expect(await ledger(t.member)).toEqual([[`as-send:${t.claimId}:0`, 2, 0]]);
+  const [remote] = await fake().claims(t.token);
+  expect(remote.items).toHaveLength(2);
+});
+
+it('a send whose items stalled after it was resumed once counts what is left failed and completes', async () => {
+  const t = await platformTeam();
+  const itemIds = t.items.map((i: { id: string }) => i.id);
+  const now = Date.now();
+  const submission: Submission = {
+    id: randomUUID(),
+    claim_id: t.claimId,
+    team_id: t.identity.team.id,
+    status: 'processing',
+    stage: 'sending',
+    charge_key: `as-send:${t.claimId}:0`,
+    credits: 0,
+    item_count: itemIds.length,
+    photo_count: 0,
+    done_count: 0,
+    failed_count: 0,
+    claim_key: 'LKQ-STALLED',
+    remote_claim_id: null,
+    dry_run: false,
+    error: null,
+    created_by_user_id: t.identity.user.id,
+    created_at: new Date(now).toISOString(),
+    completed_at: null,
+    processing_seconds: null,
+    lease_until: now - 1000,
+    resumes: 1,
+  };
+  expect(await openSubmission(submission, { previous: null, alreadySubmitted: 0, round: 1 })).toBe(true);
+  await recordSubmissionItems(submission.id, itemIds);
+
+  expect((await sweepExpiredSends()).finished).toBeGreaterThanOrEqual(1);
+  expect(await getSubmission(submission.id)).toMatchObject({ status: 'complete', failed_count: 2, stage: null });
+  expect((await submissionItemIds(submission.id, 'failed')).sort()).toEqual([...itemIds].sort());
+  // Off the open index: a later sweep does not look at it again.
+  const row = await getRow(keys.submission(submission.id).pk, keys.submission(submission.id).sk);
+  expect(row?.activepk).toBeUndefined();
+});
+
+it('a refusal of the charge (402) leaves no send, no item rows and the charge round as it was', async () => {
+  const t = await platformTeam();
+  await fakeBilling.setBalance(t.member.current_team_id, 1);
+  await expect(submitToClaimsPlatform(t.identity, t.claimId, {})).rejects.toMatchObject({
+    code: 'insufficient_credits',
+  });
+  const key = keys.claimSend(t.claimId);
+  const row = await getRow(key.pk, key.sk);
+  expect(row?.submission_id).toBeUndefined();
+  expect(row?.round_0).toBeUndefined();
+  await fakeBilling.setBalance(t.member.current_team_id, 10);
+  const sent = await submitToClaimsPlatform(t.identity, t.claimId, {});
+  expect(sent.status).toBe('processing');
+  await eventually(async () => (await getSubmission(sent.id))?.status === 'complete', 60_000, 200);
+  expect(await ledger(t.member)).toEqual([[`as-send:${t.claimId}:0`, 2, 0]]);
+});
