@@ -28,6 +28,7 @@
  * | Job live log      | JOBLOG#<job_id>         | SEQ, LINE#<slot:06> |               |                     |                   |               |
  * | ImportBatch       | IMPORT#<id>             | IMPORT    | CLAIM#<claim_id>#IMPORTS | <created_at>#<id>  |                   |               |
  * | Estimation send   | ESTSEND#<claim_id>      | SEND      |                         |                     |                   |               |
+ * | estimation batch item | ESTSEND#<claim_id>  | ITEM#<batch_id>#<item_id> |           |                     |                   |               |
  * | Submission        | SUBMISSION#<id>         | SUBMISSION | CLAIM#<claim_id>#SUBMISSIONS | <created_at>#<id> |               |               |
  * | submission item   | SUBMISSION#<id>         | ITEM#<item_id> |                    |                     |                   |               |
  * | claim's open send | CLAIMSEND#<claim_id>    | SEND      |                         |                     |                   |               |
@@ -103,6 +104,11 @@ export const keys = {
   importBatch: (id: string) => ({ pk: `IMPORT#${id}`, sk: 'IMPORT' }),
   /** The claim's estimation platform send: one row per claim, its lease and its last batch. */
   estimationSend: (claimId: string) => ({ pk: `ESTSEND#${claimId}`, sk: 'SEND' }),
+  /** One item of an estimation send's batch, in the claim's send partition. */
+  estimationSendItem: (claimId: string, batchId: string, itemId: string) => ({
+    pk: `ESTSEND#${claimId}`,
+    sk: `ITEM#${batchId}#${itemId}`,
+  }),
   submission: (id: string) => ({ pk: `SUBMISSION#${id}`, sk: 'SUBMISSION' }),
   /** One item a claims platform send carries, and its outcome once counted. */
   submissionItem: (submissionId: string, itemId: string) => ({

@@ -4,6 +4,7 @@
  * the batch and its charge reference, spend, call the remote, record its
  * answer, stamp. Also the finishing of a batch a dead process left behind.
  */
+import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { Identity } from '../auth/identity-rules';
 import { chargeSend, refundSend } from '../billing/send-charge-service';
@@ -36,8 +37,10 @@ import {
 } from './estimation-rules';
 import {
   acquireSendLease,
+  batchItemIds,
   type EstimationSend,
   getEstimationSend,
+  recordBatchItems,
   type RemoteOutcome,
   recordSendStep,
   type SendResult,
@@ -91,6 +94,8 @@ export async function startSendBatch(plan: SendPlan): Promise<SendResult> {
     if (!target.ok) throw target.error;
     destination = { ...destination, claim_id: target.claim_id };
   }
+  const batchId = randomUUID();
+  await recordBatchItems(claim.id, batchId, batchIds);
   if (
     !(await recordSendStep(claim.id, owner, {
       state: 'sending',
@@ -98,7 +103,8 @@ export async function startSendBatch(plan: SendPlan): Promise<SendResult> {
       reference,
       credits: 0,
       charge_unconfirmed: false,
-      item_ids: batchIds,
+      batch_id: batchId,
+      item_count: batchIds.length,
       destination,
       pricing: plan.pricing,
       photos_included: 0,
@@ -125,7 +131,7 @@ export async function startSendBatch(plan: SendPlan): Promise<SendResult> {
 async function chargeBatch(record: EstimationSend, claim: Claim, team: Team, credits: number): Promise<EstimationSend> {
   if (record.dry_run || !record.reference) return record;
   const sender = record.sender_user_id ? await getUser(record.sender_user_id) : null;
-  const count = record.item_ids.length;
+  const count = record.item_count;
   let charge: Awaited<ReturnType<typeof chargeSend>>;
   try {
     charge = await chargeSend({
@@ -149,9 +155,10 @@ async function remoteBatch(
   record: EstimationSend,
   claim: Claim,
   config: Settings,
-): Promise<{ items: EstimationItem[]; photosIncluded: number; warnings: string[] }> {
+): Promise<{ ids: string[]; items: EstimationItem[]; photosIncluded: number; warnings: string[] }> {
   const limit = pLimit(ITEM_WRITES_AT_ONCE);
-  const rows = (await Promise.all(record.item_ids.map((id) => limit(() => getItem(id))))).filter((i) => i !== null);
+  const ids = await batchItemIds(record);
+  const rows = (await Promise.all(ids.map((id) => limit(() => getItem(id))))).filter((i) => i !== null);
   const photos = await loadItemPhotos(rows);
   let photosIncluded = 0;
   let photoedItems = 0;
@@ -170,7 +177,7 @@ async function remoteBatch(
     });
     warnings.push(PHOTOS_NOT_SENT);
   }
-  return { items, photosIncluded, warnings };
+  return { ids, items, photosIncluded, warnings };
 }
 
 /**
@@ -250,13 +257,13 @@ async function stampSentItems(
   record: EstimationSend & { remote: RemoteOutcome },
   owner: string,
   claim: Claim,
-  batch: { photosIncluded: number; warnings: string[] },
+  batch: { ids: string[]; photosIncluded: number; warnings: string[] },
 ): Promise<SendResult> {
   const now = new Date();
   const sentAt = now.toISOString();
   const limit = pLimit(ITEM_WRITES_AT_ONCE);
   await Promise.all(
-    record.item_ids.map((id) =>
+    batch.ids.map((id) =>
       limit(async () => {
         const item = await getItem(id);
         if (item && !item.estimation_sent_at) await updateItemFields(id, { estimation_sent_at: sentAt }, { now });
@@ -276,8 +283,8 @@ async function stampSentItems(
     claim_key: remote.claim_key,
     claim_id: remote.claim_id,
     created: remote.created,
-    items_sent: record.item_ids.length,
-    item_ids: record.item_ids,
+    items_sent: batch.ids.length,
+    item_ids: batch.ids,
     added: remote.added,
     skipped: remote.skipped,
     credits_charged: record.credits,
@@ -288,14 +295,21 @@ async function stampSentItems(
   };
   // The round never goes back: a batch whose reference was refunded in an earlier round and is sent after this
   // one must not meet that reference again (the service would answer with the refunded spend and charge nothing).
-  const done = await recordSendStep(claim.id, owner, { state: 'done', round: record.round, result }, { release: true });
+  const { item_ids, ...stored } = result;
+  void item_ids; // the batch's rows hold them
+  const done = await recordSendStep(
+    claim.id,
+    owner,
+    { state: 'done', round: record.round, result: stored },
+    { release: true },
+  );
   // Only the writer of 'done' adds the spend, so a send finished twice adds it once.
   if (done && record.credits > 0) await addClaimSpend(claim.id, record.credits);
   if (done) await recordSend(claim.team_id, 'estimation_platform', now);
   logger.info('estimation send done', {
     claim_id: claim.id,
     claim_key: remote.claim_key,
-    items: record.item_ids.length,
+    items: batch.ids.length,
     credits: record.credits,
     dry_run: record.dry_run,
   });
@@ -322,7 +336,7 @@ export async function completeInterruptedSend(
       if (!claim) throw new NotFoundError('Claim not found');
       const features = await teamFeatures(team.id);
       const credits = sendCredits({
-        itemCount: previous.item_ids.length,
+        itemCount: previous.item_count,
         creditsPerItem: config.COST_PER_CONTENTS_ESTIMATION_ITEM,
         enterprise: features.enterprise,
         training: claim.is_training,

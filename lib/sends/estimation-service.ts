@@ -43,6 +43,7 @@ import { coveredBy, itemsToSend, NO_TEAM_KEY, NOT_CONFIGURED, NOTHING_NEW, sendD
 import type * as schemas from './estimation-schemas';
 import {
   acquireSendLease,
+  batchItemIds,
   type EstimationSend,
   getEstimationSend,
   releaseSendLease,
@@ -176,10 +177,11 @@ async function acquireOrWait(
       const previous = lease.previous;
       // A send that ended after this request arrived overlapped it (a double click that lost the race).
       if (previous?.state === 'done' && previous.result && (waited || previous.result.sent_at >= arrived)) {
-        const asked = body.item_ids?.length ? body.item_ids : previous.item_ids;
-        if (coveredBy(asked, previous.item_ids)) {
+        const sent = await batchItemIds(previous);
+        const asked = body.item_ids?.length ? body.item_ids : sent;
+        if (coveredBy(asked, sent)) {
           await releaseSendLease(claim.id, owner);
-          return { replay: previous.result };
+          return { replay: { ...previous.result, item_ids: sent } };
         }
       }
       return { previous };

@@ -10,10 +10,15 @@
  *   the response ('done'), or the refund of a failure ('failed', which moves
  *   the charge round on). Every write after the lease is conditional on the
  *   owner, so a process that lost its lease can no longer write.
+ * - The batch's item ids are rows of their own in the claim's send partition
+ *   (ITEM#<batch_id>#<item_id>), not lists on the record, so a send of
+ *   thousands of items never meets DynamoDB's 400 KB row limit.
  */
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteKeys, partitionKeys, putRows } from '../db/batch';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
+import { partitionRows } from '../db/query';
 import { setClauses } from '../db/update';
 import type { Destination, Pricing } from './estimation-rules';
 
@@ -43,6 +48,8 @@ export interface SendResult {
   sent_at: string;
 }
 
+type StoredSendResult = Omit<SendResult, 'item_ids'>;
+
 export interface EstimationSend {
   claim_id: string;
   team_id: string;
@@ -57,7 +64,9 @@ export interface EstimationSend {
   credits: number;
   /** The spend's answer was lost: the service may hold it. */
   charge_unconfirmed: boolean;
-  item_ids: string[];
+  /** The current (or last) batch: its item rows are ITEM#<batch_id>#…; null before the first. */
+  batch_id: string | null;
+  item_count: number;
   destination: Destination | null;
   pricing: Pricing | null;
   photos_included: number;
@@ -65,7 +74,8 @@ export interface EstimationSend {
   dry_run: boolean;
   sender_user_id: string | null;
   remote: RemoteOutcome | null;
-  result: SendResult | null;
+  /** The finished send's response, without its item ids (those are the batch's rows). */
+  result: StoredSendResult | null;
   updated_at: string;
 }
 
@@ -154,7 +164,33 @@ export async function releaseSendLease(claimId: string, owner: string): Promise<
   await recordSendStep(claimId, owner, {}, { release: true });
 }
 
-/** The purge's part: the record goes with its claim. */
+/** Writes the item rows of a new batch, after dropping those of earlier batches. */
+export async function recordBatchItems(claimId: string, batchId: string, itemIds: string[]): Promise<void> {
+  const earlier = (await partitionKeys(keys.estimationSend(claimId).pk)).filter((k) => k.sk.startsWith('ITEM#'));
+  await deleteKeys(earlier);
+  await putRows(
+    itemIds.map((itemId) => ({
+      ...keys.estimationSendItem(claimId, batchId, itemId),
+      entity: 'EstimationSendItem',
+      item_id: itemId,
+    })),
+  );
+}
+
+/** The item ids of the record's batch (a record written before batches had rows keeps them in a list). */
+export async function batchItemIds(record: Pick<EstimationSend, 'claim_id' | 'batch_id'>): Promise<string[]> {
+  if (!record.batch_id) return (record as { item_ids?: string[] }).item_ids ?? [];
+  const ids: string[] = [];
+  for await (const row of partitionRows(keys.estimationSend(record.claim_id).pk, {
+    skPrefix: `ITEM#${record.batch_id}#`,
+    consistent: true,
+    projection: 'item_id',
+  }))
+    ids.push(String(row.item_id));
+  return ids;
+}
+
+/** The purge's part: the record and its batch rows go with the claim. */
 export async function deleteEstimationSend(claimId: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.estimationSend(claimId) }));
+  await deleteKeys(await partitionKeys(keys.estimationSend(claimId).pk));
 }

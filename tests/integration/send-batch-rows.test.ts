@@ -1,0 +1,82 @@
+/**
+ * Sends of many items against the embedded DynamoDB: the batch's item ids
+ * live in rows of their own (one per item), so neither the Submission nor the
+ * estimation send record grows with the send. As lists, 6,000 ids were
+ * ~230 KB, and the estimation record held two: past DynamoDB's 400 KB row
+ * limit. 500 items show it here (as a list, ~19 KB) while keeping the test
+ * quick: the header rows stay under 4 KB whatever the send's size.
+ */
+import { randomUUID } from 'node:crypto';
+import { keys } from '../../lib/db/keys';
+import { acquireSendLease, batchItemIds, recordBatchItems, recordSendStep } from '../../lib/sends/estimation-store';
+import { countSubmissionItem, recordSubmissionItems, submissionItemIds } from '../../lib/sends/submission-item-store';
+import { getSubmission, openSubmission } from '../../lib/sends/submission-store';
+import { getRow } from '../support/aws';
+
+jest.setTimeout(120_000);
+
+const ITEMS = 500;
+const ids = () => Array.from({ length: ITEMS }, () => randomUUID());
+const rowBytes = (row: Record<string, unknown> | null) => Buffer.byteLength(JSON.stringify(row ?? {}));
+
+it('a claims platform send of 500 items keeps a small Submission row and counts each item once', async () => {
+  const claimId = randomUUID();
+  const itemIds = ids();
+  const id = randomUUID();
+  const now = Date.now();
+  const opened = await openSubmission(
+    {
+      id,
+      claim_id: claimId,
+      team_id: randomUUID(),
+      status: 'processing',
+      stage: 'sending',
+      charge_key: `as-send:${claimId}:0`,
+      credits: ITEMS,
+      item_count: ITEMS,
+      photo_count: 0,
+      done_count: 0,
+      failed_count: 0,
+      claim_key: 'LKQ-BIG',
+      remote_claim_id: null,
+      dry_run: false,
+      error: null,
+      created_by_user_id: randomUUID(),
+      created_at: new Date(now).toISOString(),
+      completed_at: null,
+      processing_seconds: null,
+      lease_until: now + 60_000,
+      resumes: 0,
+    },
+    { previous: null, alreadySubmitted: 0, round: 1 },
+  );
+  expect(opened).toBe(true);
+  await recordSubmissionItems(id, itemIds);
+  expect(await countSubmissionItem(id, itemIds[0], { ok: true, photos: 2 })).toBe(true);
+  expect(await countSubmissionItem(id, itemIds[0], { ok: true, photos: 2 })).toBe(false);
+  expect(await countSubmissionItem(id, itemIds[1], { ok: false })).toBe(true);
+  expect(await getSubmission(id)).toMatchObject({ done_count: 1, failed_count: 1, photo_count: 2 });
+  expect(await submissionItemIds(id, 'pending')).toHaveLength(ITEMS - 2);
+  expect(await submissionItemIds(id, 'failed')).toEqual([itemIds[1]]);
+  const key = keys.submission(id);
+  expect(rowBytes(await getRow(key.pk, key.sk))).toBeLessThan(4096);
+});
+
+it('an estimation send of 500 items keeps a small record and reads its batch back', async () => {
+  const claim = { id: randomUUID(), team_id: randomUUID() };
+  const owner = randomUUID();
+  const now = Date.now();
+  expect(await acquireSendLease(claim, owner, now, now + 60_000)).toEqual({ busy: false, previous: null });
+  const first = ids();
+  await recordBatchItems(claim.id, 'batch-1', first);
+  expect(await recordSendStep(claim.id, owner, { state: 'sending', batch_id: 'batch-1', item_count: ITEMS })).toBe(
+    true,
+  );
+  expect((await batchItemIds({ claim_id: claim.id, batch_id: 'batch-1' })).sort()).toEqual([...first].sort());
+  // A later batch replaces the rows of the earlier one.
+  await recordBatchItems(claim.id, 'batch-2', first.slice(0, 3));
+  expect(await batchItemIds({ claim_id: claim.id, batch_id: 'batch-1' })).toEqual([]);
+  expect(await batchItemIds({ claim_id: claim.id, batch_id: 'batch-2' })).toHaveLength(3);
+  const key = keys.estimationSend(claim.id);
+  expect(rowBytes(await getRow(key.pk, key.sk))).toBeLessThan(4096);
+});
