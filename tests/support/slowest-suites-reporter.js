@@ -1,8 +1,11 @@
 /**
  * Jest reporter: after a run, prints the 20 slowest test files with their
  * wall times (the README's Tests section lists them), so where a run's time
- * goes is in every CI log.
+ * goes is in every CI log. With JEST_RECORD_DURATIONS=1 it also records every
+ * file's time in tests/support/test-durations.json, which the duration
+ * sequencer orders the next runs by (longest first).
  */
+const fs = require('node:fs');
 const path = require('node:path');
 
 const SHOWN = 20;
@@ -35,6 +38,16 @@ class SlowestSuitesReporter {
       '',
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
+    if (process.env.JEST_RECORD_DURATIONS === '1') this.record(suites);
+  }
+
+  /** Merges this run's file times into the record (a partial run updates only the files it ran). */
+  record(suites) {
+    const file = path.join(__dirname, 'test-durations.json');
+    const known = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
+    for (const suite of suites) known[suite.file] = Math.round(suite.seconds * 10) / 10;
+    const sorted = Object.fromEntries(Object.entries(known).sort(([a], [b]) => a.localeCompare(b)));
+    fs.writeFileSync(file, `${JSON.stringify(sorted, null, 2)}\n`);
   }
 }
 
