@@ -119,7 +119,7 @@ export async function refundSend(
  * with its failure (submission-store.ts): true once confirmed; otherwise the
  * billing sweep asks again. Never raises.
  */
-export async function askOwedSendRefund(
+export async function requestOwedSendRefund(
   team: Pick<Team, 'id' | 'external_id'>,
   reference: string,
   deps: BillingDeps = {},

@@ -21,7 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Identity } from '../auth/identity-rules';
-import { askOwedSendRefund, chargeSend } from '../billing/send-charge-service';
+import { requestOwedSendRefund, chargeSend } from '../billing/send-charge-service';
 import { type Claim, setClaimSubmitted } from '../claims/store';
 import { settings as currentSettings, type Settings } from '../config';
 import { ConflictError, InsufficientCreditsError, InvalidRequestError, NotFoundError } from '../errors';
@@ -255,7 +255,7 @@ export async function submitToClaimsPlatform(
   });
   if (!started) return view((await getSubmission(submission.id)) ?? syncing);
   checkpoint('synced');
-  await handOverFanOut(started);
+  await queueFanOut(started);
   logger.info('claims platform send started', {
     claim_id: claim.id,
     submission_id: submission.id,
@@ -280,12 +280,12 @@ export async function failSend(
   const owes = !submission.dry_run && submission.credits > 0 && team && team.external_id !== null;
   const refund = owes ? { teamId: team.id, reference: submission.charge_key } : null;
   if (!(await failSubmission(submission, from, error, { refund, leaseSeen }))) return false;
-  if (refund && team) await askOwedSendRefund(team, refund.reference);
+  if (refund && team) await requestOwedSendRefund(team, refund.reference);
   return true;
 }
 
 /** Puts the send's fan-out message on the queue; a send whose message is lost is handed over again by the send sweep. */
-export async function handOverFanOut(submission: Pick<Submission, 'id' | 'claim_id'>): Promise<void> {
+export async function queueFanOut(submission: Pick<Submission, 'id' | 'claim_id'>): Promise<void> {
   try {
     await dispatch('submissions', { submission_id: submission.id, fan_out: true });
   } catch (err) {

@@ -9,7 +9,7 @@
  */
 import { logger } from '../observability/logger';
 import { getTeam } from '../teams/store';
-import { failSend, handOverFanOut } from './claims-platform-service';
+import { failSend, queueFanOut } from './claims-platform-service';
 import { count } from './claims-platform-worker-service';
 import { FAN_OUT_LEASE_MS, MAX_RESUMES } from './claims-platform-rules';
 import { submissionItemIds } from './submission-item-store';
@@ -66,7 +66,7 @@ async function settleExpiredSend(submission: Submission, now: Date): Promise<'fa
       resumes: submission.resumes + 1,
     });
     if (!resumed) return null;
-    await handOverFanOut(resumed);
+    await queueFanOut(resumed);
     logger.warn('send sweep: a stalled send is handed back to the worker', context);
     return 'resumed';
   }
