@@ -8,7 +8,8 @@
  *
  * Paths: a photo job's Process click (every media job and every source of
  * one, a homeowner's upload or a capture import included, is charged by that
- * click), and both sends, each as the claim's first send (create) and as a
+ * click), a read-the-rest pass over a photo whose answer was cut short, and
+ * both sends, each as the claim's first send (create) and as a
  * later one (append). Faults: the process dies before the charge, or between
  * the charge and the write that records or starts the work; the work fails
  * (refunded); the work fails while the billing service is down for the refund
@@ -130,10 +131,10 @@ const photoJobPath: ChargingPath = {
       });
     }
     // 'dies before the charge' leaves nothing behind: the job waits for the next click, which is this one.
-    await injectBillingFault(teamId, fault === 'billing down during the refund' ? 'the work fails' : fault);
+    // Billing faults are kept for the team's calls to one path: a refund outage does not touch the charge.
+    await injectBillingFault(teamId, fault);
     const processed = await client.post(`/api/jobs/${jobId}/process`);
     expect(processed.status).toBe(200);
-    if (fault === 'billing down during the refund') await injectBillingFault(teamId, fault);
     const done = await jobInStatus(client, jobId);
     expect(done.status).toBe(fails ? 'error' : 'complete');
     if (fault === 'billing down during the refund') {
@@ -148,6 +149,57 @@ const photoJobPath: ChargingPath = {
     // sweep asks again under the same reference once the service is back: the run that was done is paid once.
     // (A send keeps an unconfirmed charge as it is, refunding it only if the send fails.)
     return { teamId, prefix, billed: fails ? 0 : 1 };
+  },
+};
+
+// --- read-the-rest: another pass over a photo whose answer was cut short -----------------------
+
+const readTheRestPath: ChargingPath = {
+  name: 'read-the-rest',
+  async run(fault) {
+    const member = newTeamMember();
+    const teamId = member.current_team_id as number;
+    const client = await Client.signIn(member);
+    await fakeBilling.setBalance(teamId, 100);
+    const room = await newRoom(client, 'Library');
+    const photo = `matrix-rest-${randomUUID().slice(0, 8)}.jpg`;
+    const fails = fault === 'the work fails' || fault === 'billing down during the refund';
+    const books = Array.from({ length: 6 }, (_, i) => modelItem(`Book ${i + 1}`));
+    await gateway.script(photo, [
+      { items: books, cutShort: true },
+      fails ? { items: [], fail: '400' } : { items: [modelItem('Mug')] },
+    ]);
+    const { jobId } = await photoJob(client, room.id, [await texturedJpeg(11)], [photo]);
+    expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
+    const first = await jobInStatus(client, jobId);
+    expect(first).toMatchObject({ status: 'complete', photos_with_more_items: 1 });
+    const prefix = `job:${jobId}:`;
+
+    if (fault === 'dies between the charge and its record') {
+      // The pass's round charged, its run never started: the next click starts it on that charge.
+      const job = await getJob(jobId);
+      const team = await getTeam(job?.team_id as string);
+      await chargeJobUpFront({
+        job: job as NonNullable<typeof job>,
+        team: team as NonNullable<typeof team>,
+        user: null,
+        credits: 1,
+      });
+    }
+    await injectBillingFault(teamId, fault);
+    expect((await client.post(`/api/jobs/${jobId}/read-the-rest`)).status).toBe(200);
+    await eventually(async () => {
+      const job = await getJob(jobId);
+      // The pass is its own run: done when that run is complete (a failed pass gives its charge back).
+      return job?.status === 'complete' && job.run_id !== first.run_id ? job : null;
+    }, 60_000);
+    if (fault === 'billing down during the refund') {
+      await eventually(async () => (await getRow(`JOB#${jobId}`, 'JOB'))?.refund_state === 'pending', 30_000);
+    }
+    await fakeBilling.recover(teamId);
+    await eventually(async () => (await settleJobBilling(jobId)).state !== 'pending', 30_000);
+    // The first read is 1 credit; the pass another, unless it failed (given back).
+    return { teamId, prefix, billed: fails ? 1 : 2 };
   },
 };
 
@@ -258,6 +310,7 @@ function estimationPath(kind: 'create' | 'append'): ChargingPath {
 
 const PATHS: ChargingPath[] = [
   photoJobPath,
+  readTheRestPath,
   claimsPlatformPath('create'),
   claimsPlatformPath('append'),
   estimationPath('create'),
