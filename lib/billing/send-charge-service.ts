@@ -16,7 +16,14 @@ import { logger } from '../observability/logger';
 import { getTeam, type Team } from '../teams/store';
 import type { User } from '../users/store';
 import { insufficientCredits, prepaidMode } from './credit-rules';
-import { clearOwedSendRefund, deferOwedSendRefund, getOwedSendRefund, recordOwedSendRefund } from './send-refund-store';
+import {
+  clearOwedSendRefund,
+  deferOwedSendRefund,
+  getOwedSendRefund,
+  type OwedSendRefund,
+  owedRefundKey,
+  recordOwedSendRefund,
+} from './send-refund-store';
 import { type BillingDeps, createBillingClient } from './settlement-service';
 
 export type SendChargeOutcome =
@@ -103,7 +110,7 @@ export async function refundSend(
   if (teamId === null || teamId === undefined) return false;
   try {
     await recordOwedSendRefund(team.id, reference);
-    return (await askSendRefund({ id: team.id, external_id: teamId }, reference, deps)) === 'settled';
+    return (await askSendRefund({ id: team.id, external_id: teamId }, { reference }, deps)) === 'settled';
   } catch (err) {
     logger.error('refund of a failed send failed; the billing sweep retries it if it was recorded', {
       team_id: team.id,
@@ -115,63 +122,70 @@ export async function refundSend(
 }
 
 /**
- * Asks for the refund of a send whose refund was recorded as owed together
- * with its failure (submission-store.ts): true once confirmed; otherwise the
- * billing sweep asks again. Never raises.
+ * Asks for a send refund recorded as owed together with the failure it is
+ * for (a failed send, or an item of one that failed for good;
+ * submission-store.ts, submission-item-store.ts): true once confirmed;
+ * otherwise the billing sweep asks again. Never raises.
  */
 export async function requestOwedSendRefund(
   team: Pick<Team, 'id' | 'external_id'>,
-  reference: string,
+  owed: Pick<OwedSendRefund, 'reference' | 'part'>,
   deps: BillingDeps = {},
 ): Promise<boolean> {
   if (team.external_id === null || team.external_id === undefined) return false;
   try {
-    return (await askSendRefund({ id: team.id, external_id: team.external_id }, reference, deps)) === 'settled';
+    return (await askSendRefund({ id: team.id, external_id: team.external_id }, owed, deps)) === 'settled';
   } catch (err) {
     logger.error('refund of a failed send failed; the billing sweep retries it', {
       team_id: team.id,
-      reference,
+      reference: owedRefundKey(owed),
       error: err instanceof Error ? err.message : String(err),
     });
     return false;
   }
 }
 
-/** The billing sweep's part: asks again for a send refund still owed ('settled' when none is). */
-export async function settleSendRefund(reference: string, deps: BillingDeps = {}): Promise<'settled' | 'pending'> {
-  const owed = await getOwedSendRefund(reference);
+/** The billing sweep's part: asks again for the send refund owed under `key` ('settled' when none is). */
+export async function settleSendRefund(key: string, deps: BillingDeps = {}): Promise<'settled' | 'pending'> {
+  const owed = await getOwedSendRefund(key);
   if (!owed) return 'settled';
   const team = await getTeam(owed.team_id);
   if (team?.external_id === null || team?.external_id === undefined) {
     // Nothing can reach the ledger without the team's external id; keeping it owed would retry forever.
-    logger.error('send refund owed, but the team has no external id; dropped', { team_id: owed.team_id, reference });
-    await clearOwedSendRefund(reference);
+    logger.error('send refund owed, but the team has no external id; dropped', { team_id: owed.team_id, key });
+    await clearOwedSendRefund(key);
     return 'settled';
   }
-  return askSendRefund({ id: team.id, external_id: team.external_id }, reference, deps);
+  return askSendRefund({ id: team.id, external_id: team.external_id }, owed, deps);
 }
 
 /**
- * Asks the service for an owed send refund. 'settled' once it answered (the
- * refund, or a reference it never charged: nothing to give back) and the owed
- * row is gone; 'pending' while it does not answer.
+ * Asks the service for an owed send refund (all of the charge, or its part).
+ * 'settled' once it answered (the refund, or a reference it never charged:
+ * nothing to give back) and the owed row is gone; 'pending' while it does not answer.
  */
 async function askSendRefund(
   team: { id: string; external_id: number },
-  reference: string,
+  owed: Pick<OwedSendRefund, 'reference' | 'part'>,
   deps: BillingDeps,
 ): Promise<'settled' | 'pending'> {
-  const result = await createBillingClient(deps).refund({ teamId: team.external_id, reference });
+  const key = owedRefundKey(owed);
+  const part = owed.part ? { refundReference: owed.part.refund_reference, amount: owed.part.amount } : {};
+  const result = await createBillingClient(deps).refund({
+    teamId: team.external_id,
+    reference: owed.reference,
+    ...part,
+  });
   if (result.outcome === 'unavailable') {
     logger.error('refund of a failed send did not go through; it stays owed for the billing sweep', {
       team_id: team.id,
-      reference,
+      reference: key,
       error: result.error.message,
     });
-    await deferOwedSendRefund(reference);
+    await deferOwedSendRefund(key);
     return 'pending';
   }
-  await clearOwedSendRefund(reference);
-  logger.info('failed send refunded', { team_id: team.id, reference, outcome: result.outcome });
+  await clearOwedSendRefund(key);
+  logger.info('failed send refunded', { team_id: team.id, reference: key, outcome: result.outcome });
   return 'settled';
 }

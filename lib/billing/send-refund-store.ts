@@ -1,8 +1,10 @@
 /**
  * Refunds of failed sends that the billing service has not confirmed yet: one
- * row per charge reference (keys.owedSendRefund), written before the refund
- * call and removed once the service answers it, listed meanwhile in the
- * pending-billing index the billing sweep walks (beside jobs owing billing).
+ * row per refund (keys.owedSendRefund: the charge reference for a whole
+ * refund, the refund's own reference for a part of a charge, such as one
+ * item of a send that failed for good), written before the refund call and
+ * removed once the service answers it, listed meanwhile in the pending-billing
+ * index the billing sweep walks (beside jobs owing billing).
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
@@ -10,25 +12,33 @@ import { keys, withoutKeys } from '../db/keys';
 import { pendingEntry } from './settlement-store';
 
 export interface OwedSendRefund {
+  /** The charge to give back (all of it, or `amount` of it). */
   reference: string;
   team_id: string;
   owed_at: string;
+  /** A part of the charge: its own idempotency key at the billing service, and the credits. */
+  part?: { refund_reference: string; amount: number };
 }
 
+/** The key an owed refund is kept and settled under: the charge's reference, or the part's own. */
+export const owedRefundKey = (owed: Pick<OwedSendRefund, 'reference' | 'part'>) =>
+  owed.part?.refund_reference ?? owed.reference;
+
 /**
- * The write that records the refund of `reference` as owed to the team, also
- * usable as one item of a transaction (a send's failure and its refund owed
- * land together); recording it twice keeps the first.
+ * The write that records the refund of `reference` (or of `part` of it) as
+ * owed to the team, also usable as one item of a transaction (a send's
+ * failure and its refund owed land together); recording it twice keeps the first.
  */
-export function owedSendRefundPut(teamId: string, reference: string, now = new Date()) {
+export function owedSendRefundPut(teamId: string, reference: string, now = new Date(), part?: OwedSendRefund['part']) {
   const at = now.toISOString();
-  const row: OwedSendRefund = { reference, team_id: teamId, owed_at: at };
+  const row: OwedSendRefund = { reference, team_id: teamId, owed_at: at, ...(part ? { part } : {}) };
+  const key = owedRefundKey(row);
   return {
     TableName: tableName(),
     Item: {
-      ...keys.owedSendRefund(reference),
+      ...keys.owedSendRefund(key),
       ...row,
-      ...pendingEntry(`SEND#${reference}`, at),
+      ...pendingEntry(`SEND#${key}`, at),
       entity: 'SendRefund',
     },
     ConditionExpression: 'attribute_not_exists(pk)',
@@ -44,26 +54,27 @@ export async function recordOwedSendRefund(teamId: string, reference: string, no
   }
 }
 
-export async function getOwedSendRefund(reference: string): Promise<OwedSendRefund | null> {
+/** The owed refund kept under `key` (owedRefundKey). */
+export async function getOwedSendRefund(key: string): Promise<OwedSendRefund | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.owedSendRefund(reference), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: keys.owedSendRefund(key), ConsistentRead: true }),
   );
   return Item ? (withoutKeys(Item) as unknown as OwedSendRefund) : null;
 }
 
 /** The service confirmed the refund: nothing is owed any more. */
-export async function clearOwedSendRefund(reference: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.owedSendRefund(reference) }));
+export async function clearOwedSendRefund(key: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.owedSendRefund(key) }));
 }
 
 /** Still owed after a try: to the back of the index, so refunds the service keeps refusing never hold up others. */
-export async function deferOwedSendRefund(reference: string, now = new Date()): Promise<void> {
-  const entry = pendingEntry(`SEND#${reference}`, now.toISOString());
+export async function deferOwedSendRefund(key: string, now = new Date()): Promise<void> {
+  const entry = pendingEntry(`SEND#${key}`, now.toISOString());
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.owedSendRefund(reference),
+        Key: keys.owedSendRefund(key),
         UpdateExpression: 'SET archsk = :sk',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':sk': entry.archsk },

@@ -56,6 +56,11 @@ export function submissionChargeKey(claimId: string, alreadySubmitted: number, r
   return round > 1 ? `${base}:r${round}` : base;
 }
 
+/** The refund of one item's credit when it failed for good: its own key at the billing service, so it lands once. */
+export function itemRefundReference(chargeKey: string, itemId: string): string {
+  return `${chargeKey}:item:${itemId}`;
+}
+
 /** Rule 6: the adjuster id travels only for a legacy integer external id; a UUID user omits it. */
 export function adjusterIdOf(externalId: string | null | undefined): number | undefined {
   if (!externalId || !/^\d{1,15}$/.test(externalId)) return undefined;

@@ -280,7 +280,7 @@ export async function failSend(
   const owes = !submission.dry_run && submission.credits > 0 && team && team.external_id !== null;
   const refund = owes ? { teamId: team.id, reference: submission.charge_key } : null;
   if (!(await failSubmission(submission, from, error, { refund, leaseSeen }))) return false;
-  if (refund && team) await requestOwedSendRefund(team, refund.reference);
+  if (refund && team) await requestOwedSendRefund(team, { reference: refund.reference });
   return true;
 }
 

@@ -23,8 +23,15 @@ import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
 import { countDelivery } from '../queue/delivery';
 import { dispatchAll } from '../queue/dispatch';
+import { requestOwedSendRefund } from '../billing/send-charge-service';
 import { getTeam } from '../teams/store';
-import { remoteItemFields, remotePhotos, SENDING_LEASE_MS, sendToken } from './claims-platform-rules';
+import {
+  itemRefundReference,
+  remoteItemFields,
+  remotePhotos,
+  SENDING_LEASE_MS,
+  sendToken,
+} from './claims-platform-rules';
 import type { submissionMessage } from './claims-platform-schemas';
 import { countSubmissionItem, submissionItemIds } from './submission-item-store';
 import { advanceSubmission, completeSubmission, getSubmission, type Submission } from './submission-store';
@@ -136,13 +143,31 @@ function reportItemFailure(submission: Submission, itemId: string, message: stri
   });
 }
 
-/** Counts the item once; the count that reaches the batch size completes the submission. */
+/**
+ * Counts the item once; the count that reaches the batch size completes the
+ * submission. An item that failed for good gives its credit back: the refund
+ * is owed in the same write as the count (so exactly once) and asked for at
+ * once, the billing sweep asking again until the service answers.
+ */
 export async function count(
   submission: Submission,
   itemId: string,
   outcome: { ok: true; photos: number } | { ok: false },
 ): Promise<void> {
-  if (!(await countSubmissionItem(submission.id, itemId, outcome))) return;
+  const share = submission.dry_run || outcome.ok ? 0 : Math.floor(submission.credits / submission.item_count);
+  const refund =
+    share > 0
+      ? {
+          team_id: submission.team_id,
+          reference: submission.charge_key,
+          part: { refund_reference: itemRefundReference(submission.charge_key, itemId), amount: share },
+        }
+      : null;
+  if (!(await countSubmissionItem(submission.id, itemId, outcome, refund))) return;
+  if (refund) {
+    const team = await getTeam(submission.team_id);
+    if (team) await requestOwedSendRefund(team, refund);
+  }
   const counted = await getSubmission(submission.id);
   if (counted?.status !== 'processing' || counted.done_count + counted.failed_count < counted.item_count) return;
   const completed = await completeSubmission(counted);

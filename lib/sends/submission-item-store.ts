@@ -7,6 +7,7 @@
  * no row grows with the size of the send.
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { type OwedSendRefund, owedSendRefundPut } from '../billing/send-refund-store';
 import { putRows } from '../db/batch';
 import { db, isTransactionCanceled, tableName } from '../db/client';
 import { keys } from '../db/keys';
@@ -40,15 +41,17 @@ export async function submissionItemIds(submissionId: string, state?: Submission
 }
 
 /**
- * Counts one item's outcome once: done (with its photos) or failed. False
- * when it was counted before (a redelivered message) or the send is no
- * longer processing; a transaction that collided with another write throws,
- * so the message is delivered again.
+ * Counts one item's outcome once: done (with its photos) or failed, a failed
+ * item's share of the charge recorded as owed back in the same write
+ * (`refund`). False when it was counted before (a redelivered message) or the
+ * send is no longer processing; a transaction that collided with another
+ * write throws, so the message is delivered again.
  */
 export async function countSubmissionItem(
   submissionId: string,
   itemId: string,
   outcome: { ok: true; photos: number } | { ok: false },
+  refund: (Pick<OwedSendRefund, 'team_id' | 'reference'> & { part: NonNullable<OwedSendRefund['part']> }) | null = null,
 ): Promise<boolean> {
   try {
     await db().send(
@@ -78,6 +81,7 @@ export async function countSubmissionItem(
               },
             },
           },
+          ...(refund ? [{ Put: owedSendRefundPut(refund.team_id, refund.reference, new Date(), refund.part) }] : []),
         ],
       }),
     );

@@ -109,7 +109,7 @@ describe('submit-to-claims-platform', () => {
     expect((await t.client.post(`/api/claims/${t.claimId}/archive`)).status).toBe(400);
   });
 
-  it('re-submits only what is new or failed, one item at a time, each batch under its own key', async () => {
+  it('re-submits only what is new or failed, one item at a time, each batch under its own key; a failed item is refunded', async () => {
     const t = await platformTeam();
     const [toaster, kettle] = t.items;
     await fake().failNext('422', { match: `/items/${kettle.id}`, detail: 'title rejected' });
@@ -134,7 +134,16 @@ describe('submit-to-claims-platform', () => {
       (r) => r.method === 'PUT' && !r.decoded_path.includes('/photos/'),
     );
     expect(itemPuts).toHaveLength(1);
-    expect((await spendsOf(t)).map((s) => s.reference)).toEqual([`as-send:${t.claimId}:0`, `as-send:${t.claimId}:1`]);
+    // The item that failed for good gave its credit back, once, under its own refund key; the next send paid for it.
+    expect(await spendsOf(t)).toEqual([
+      {
+        reference: `as-send:${t.claimId}:0`,
+        amount: 2,
+        refunded: 1,
+        refunds: [`as-send:${t.claimId}:0:item:${kettle.id}`],
+      },
+      { reference: `as-send:${t.claimId}:1`, amount: 1, refunded: 0, refunds: [] },
+    ]);
     expect((await submit(t)).status).toBe(400);
   });
 

@@ -5,6 +5,7 @@ import {
   claimDeepLink,
   claimsPlatformFailure,
   dryRunClaimKey,
+  itemRefundReference,
   itemsToSubmit,
   NO_TEAM_TOKEN,
   remoteClaimFields,
@@ -47,6 +48,7 @@ describe('claims platform send rules', () => {
   it('keys each batch by the items already submitted, a refunded attempt by its round', () => {
     expect(submissionChargeKey(CLAIM, 0, 1)).toBe(`as-send:${CLAIM}:0`);
     expect(submissionChargeKey(CLAIM, 3, 2)).toBe(`as-send:${CLAIM}:3:r2`);
+    expect(itemRefundReference(`as-send:${CLAIM}:3:r2`, 'item-1')).toBe(`as-send:${CLAIM}:3:r2:item:item-1`);
   });
 
   it('forwards the adjuster id only for a legacy integer external id', () => {
