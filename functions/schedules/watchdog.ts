@@ -2,10 +2,12 @@ import '../../lib/pipelines'; // recovery restarts and fails jobs through their 
 import { loadSecrets } from '../../lib/config';
 import { withSignalsFlushed } from '../../lib/observability/flush';
 import { runWatchdog } from '../../lib/orchestrator/recovery';
+import { sweepInterruptedEstimationSends } from '../../lib/sends/estimation-sweep-service';
 import { sweepExpiredSends } from '../../lib/sends/submission-sweep-service';
 
 export const handler = withSignalsFlushed(async () => {
   await loadSecrets();
   const report = await runWatchdog();
-  return { ...report, sends: await sweepExpiredSends() };
+  const sends = await sweepExpiredSends();
+  return { ...report, sends, estimation_sends: await sweepInterruptedEstimationSends() };
 });

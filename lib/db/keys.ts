@@ -56,7 +56,8 @@
  * activepk=ACTIVE, activesk=<last activity>#<id> so the watchdog reads only
  * running jobs, oldest activity first; Submissions still processing carry
  * activepk=SUBMISSIONS#OPEN, activesk=<lease end>#<id> so the send sweep reads only
- * the sends whose lease ran out. Jobs owing billing work (a refund not yet
+ * the sends whose lease ran out; estimation send records between a batch's record
+ * and its end carry activepk=ESTSENDS#OPEN, activesk=<step written>#<claim_id>. Jobs owing billing work (a refund not yet
  * confirmed, a spend whose answer was lost) carry archpk=BILLING#PENDING,
  * archsk=<owed since>#<id> on the same sparse index, so the billing sweep reads only those;
  * so do the refunds of failed sends not yet confirmed (owed send refund rows).
@@ -204,6 +205,7 @@ export const indexes = {
   openUploads: () => ({ index: 'gsi2', pk: 'UPLOADS#OPEN' }),
   activeJobs: () => ({ index: 'active', pk: 'ACTIVE' }),
   openSubmissions: () => ({ index: 'active', pk: 'SUBMISSIONS#OPEN' }),
+  openEstimationSends: () => ({ index: 'active', pk: 'ESTSENDS#OPEN' }),
   pendingBilling: () => ({ index: 'archived', pk: 'BILLING#PENDING' }),
   allJobs: () => ({ index: 'jobs', pk: 'JOBS' }),
 } as const;

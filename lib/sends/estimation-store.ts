@@ -17,8 +17,8 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteKeys, partitionKeys, putRows } from '../db/batch';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
-import { keys, withoutKeys } from '../db/keys';
-import { partitionRows } from '../db/query';
+import { indexes, keys, withoutKeys } from '../db/keys';
+import { indexRows, partitionRows } from '../db/query';
 import { setClauses } from '../db/update';
 import type { Destination, Pricing } from './estimation-rules';
 
@@ -136,17 +136,23 @@ export async function recordSendStep(
   fields: Partial<Omit<EstimationSend, 'claim_id' | 'team_id' | 'owner'>>,
   options: { release?: boolean } = {},
 ): Promise<boolean> {
+  const at = new Date().toISOString();
+  // A send between its record and its end ('sending', 'delivered') is on the open index, so the send sweep
+  // finishes it if its process dies and no later send of the claim comes to do it.
+  const open = fields.state === 'sending' || fields.state === 'delivered';
+  const closed = fields.state === 'done' || fields.state === 'failed';
   const set = setClauses({
     ...fields,
     ...(options.release ? { lease_until: 0 } : {}),
-    updated_at: new Date().toISOString(),
+    ...(open ? { activepk: indexes.openEstimationSends().pk, activesk: `${at}#${claimId}` } : {}),
+    updated_at: at,
   });
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.estimationSend(claimId),
-        UpdateExpression: `SET ${set.expression}`,
+        UpdateExpression: `SET ${set.expression}${closed ? ' REMOVE activepk, activesk' : ''}`,
         ConditionExpression: '#owner_ = :owner_',
         ExpressionAttributeNames: { ...set.names, '#owner_': 'owner' },
         ExpressionAttributeValues: { ...set.values, ':owner_': owner },
@@ -162,6 +168,11 @@ export async function recordSendStep(
 /** Frees the lease without recording a step (a send refused before it started: nothing to remember). */
 export async function releaseSendLease(claimId: string, owner: string): Promise<void> {
   await recordSendStep(claimId, owner, {}, { release: true });
+}
+
+/** The claims whose estimation send is between its record and its end (its process may have died). */
+export async function* openEstimationSendClaimIds(): AsyncGenerator<string> {
+  for await (const row of indexRows(indexes.openEstimationSends())) yield String(row.pk).slice('ESTSEND#'.length);
 }
 
 /** Writes the item rows of a new batch, after dropping those of earlier batches. */

@@ -10,8 +10,9 @@ import { keys } from '../../lib/db/keys';
 import { PHOTOS_NOT_SENT } from '../../lib/sends/estimation-batch-service';
 import { submitToEstimationPlatform } from '../../lib/sends/estimation-service';
 import { getEstimationSend } from '../../lib/sends/estimation-store';
+import { sweepInterruptedEstimationSends } from '../../lib/sends/estimation-sweep-service';
 import { findTeamByExternalId } from '../../lib/teams/store';
-import { doc, setFields, table } from '../support/aws';
+import { doc, getRow, setFields, table } from '../support/aws';
 import { fake, identityOfMember, type SendTeam, sendTeam, spendsOf } from '../support/sends';
 
 jest.setTimeout(120_000);
@@ -58,6 +59,36 @@ describe.each(['recorded', 'charged', 'delivered'])('a send whose process dies a
     expect(claim.body.spend_usd).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe.each(['recorded', 'charged', 'delivered'])(
+  'a send whose process dies after %s, with no later send',
+  (step) => {
+    it('is finished by the send sweep once its lease has run out: one charge, each item added once, every item stamped', async () => {
+      const t = await sendTeam();
+      const identity = await identityFor(t);
+      await expect(submitToEstimationPlatform(identity, t.claimId, {}, { interrupt: dieAt(step) })).rejects.toThrow(
+        ProcessDied,
+      );
+      // While its lease lasts, the sweep leaves it alone.
+      await sweepInterruptedEstimationSends();
+      expect((await getEstimationSend(t.claimId))?.state).not.toBe('done');
+
+      await expireLease(t.claimId);
+      await sweepInterruptedEstimationSends();
+      const record = await getEstimationSend(t.claimId);
+      expect(record).toMatchObject({ state: 'done', lease_until: 0 });
+      expect(await unsentCount(t)).toBe(0);
+      const [remote] = await fake().claims(t.key);
+      expect(remote.items).toHaveLength(2);
+      expect((await spendsOf(t)).map((s) => [s.reference, s.amount, s.refunded])).toEqual([
+        [`ce-send:${t.claimId}`, 2, 0],
+      ]);
+      // Off the open index: the next sweep does not look at it again.
+      const key = keys.estimationSend(t.claimId);
+      expect((await getRow(key.pk, key.sk))?.activepk).toBeUndefined();
+    });
+  },
+);
 
 it('a send still holding its lease makes another one wait, then refuses it with 409', async () => {
   const t = await sendTeam();
