@@ -17,7 +17,7 @@ import { requireSameSiteWrite, headerValue } from './csrf';
 import { httpErrorOf } from './errors';
 import { idempotencyKeyOf, idempotentRunner } from './idempotency';
 import { jsonError, toResult } from './response';
-import type { Infer, RouteAuth, RouteContract } from './route';
+import { type Infer, loggablePath, type RouteAuth, type RouteContract } from './route';
 import { parseJsonBody, requireJsonContentType, validatePart } from './validation';
 
 interface RequestContext<C extends RouteContract, I = unknown> {
@@ -84,7 +84,8 @@ const requestLog = (
     const fields = {
       method: route.method,
       route: route.path,
-      path: request.event.rawPath,
+      // The template with its ids: a credential in the path (a homeowner link's token) is never written.
+      path: loggablePath(route, request.event.pathParameters ?? {}),
       status,
       duration_ms: Date.now() - (started.get(request) ?? Date.now()),
       request_id: request.context?.awsRequestId,

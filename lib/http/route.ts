@@ -4,7 +4,7 @@
  * and are read by three things: the handler (validation), the OpenAPI document
  * (lib/http/openapi.ts) and the serverless function list (functions/manifest.js).
  */
-import type { z } from 'zod';
+import * as z from 'zod';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -81,3 +81,36 @@ export function defineRoute<const C extends RouteContract>(contract: C): C {
 }
 
 export type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+/**
+ * Path parameters that are credentials (a homeowner link's token): marked on
+ * their schema in the route contract, so wherever a path is written (the
+ * request log, error reports) the value is masked. Kept in a registry of its
+ * own, so the mark never reaches the OpenAPI document.
+ */
+const credentials = z.registry<Record<string, never>>();
+
+/** Marks a path parameter's schema as a credential. */
+export function credentialParam<T extends z.ZodType>(schema: T): T {
+  credentials.add(schema, {});
+  return schema;
+}
+
+/** What a credential in a path is written as. */
+export const MASKED_CREDENTIAL = '[credential]';
+
+/**
+ * The path of a call as it may be written down: the route's template with
+ * its ids filled in and every credential parameter masked.
+ */
+export function loggablePath(
+  route: Pick<RouteContract, 'path' | 'params'>,
+  values: Record<string, string | undefined> = {},
+): string {
+  const shape = (route.params?.shape ?? {}) as Record<string, z.ZodType>;
+  return route.path.replace(/\{([^}+]+)\+?\}/g, (whole, name: string) => {
+    if (shape[name] && credentials.has(shape[name])) return MASKED_CREDENTIAL;
+    const value = values[name];
+    return value === undefined ? whole : encodeURIComponent(value);
+  });
+}

@@ -1,5 +1,6 @@
 /** Request and answer shapes of the homeowner's draft routes (spec: Insured link, public). */
 import * as z from 'zod';
+import { credentialParam } from '../http/route';
 import { uploadInitBody } from '../uploads/schemas';
 
 const optionalText = (max: number, what: string) =>
@@ -62,10 +63,13 @@ export const photoUploadResponse = z.union([
   z.object({ file: draftFileResponse }),
 ]);
 
-export const fileParams = z.object({ token: z.string().max(200), file_id: z.uuid() });
-export const itemParams = z.object({ token: z.string().max(200), item_id: z.uuid() });
-export const roomParams = z.object({ token: z.string().max(200), room_id: z.uuid() });
-export const uploadParams = z.object({ token: z.string().max(200), id: z.uuid() });
+/** The homeowner link's token in a public path: the credential, masked wherever a path is written. */
+export const linkToken = credentialParam(z.string().max(200));
+
+export const fileParams = z.object({ token: linkToken, file_id: z.uuid() });
+export const itemParams = z.object({ token: linkToken, item_id: z.uuid() });
+export const roomParams = z.object({ token: linkToken, room_id: z.uuid() });
+export const uploadParams = z.object({ token: linkToken, id: z.uuid() });
 
 export const fileNoteBody = z.strictObject({ note: noteField.unwrap().unwrap() });
 

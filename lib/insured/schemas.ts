@@ -1,6 +1,6 @@
 /** Request and answer shapes of the insured link routes (spec: Insured link). */
 import * as z from 'zod';
-import { draftFileResponse, draftItemResponse } from './draft-schemas';
+import { draftFileResponse, draftItemResponse, linkToken } from './draft-schemas';
 
 export const inviteBody = z.strictObject({
   email: z
@@ -54,7 +54,7 @@ export const invitationResponse = z.object({
 });
 
 export const linkParams = z.object({ link_id: z.uuid() });
-export const tokenParams = z.object({ token: z.string().max(200) });
+export const tokenParams = z.object({ token: linkToken });
 
 export const wizardStateResponse = z.object({
   claim: z.object({ claim_number: z.string(), insured_name: z.string().nullable() }),

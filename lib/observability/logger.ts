@@ -1,13 +1,15 @@
 /**
  * One structured logger for every function (Powertools), level from LOG_LEVEL.
- * Each line it prints also goes to the OpenTelemetry log export when that is
- * on (otel.ts), with the current span's ids when a stage span is running.
+ * Each line is scrubbed (scrub-rules.ts) and then printed, and also goes to
+ * the OpenTelemetry log export when that is on (otel.ts), with the current
+ * span's ids when a stage span is running.
  */
 import { context } from '@opentelemetry/api';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { LogItem } from '@aws-lambda-powertools/logger';
 import { otelSignal } from './otel';
 import type { LogExport } from './otel-logs-sdk';
+import { scrubLogAttributes } from './scrub-rules';
 import { logRecordOf } from './signal-rules';
 
 /** The log export, its SDK required on first use (otel.ts). */
@@ -19,6 +21,8 @@ const logExport = () =>
 
 class ExportingLogger extends Logger {
   protected override printLog(logLevel: number, log: LogItem): void {
+    // Every line is scrubbed before it is printed or exported: tokens, keys and addresses never reach either.
+    log.setAttributes(scrubLogAttributes(log.getAttributes()));
     super.printLog(logLevel, log);
     try {
       logExport()?.logger.emit({ ...logRecordOf(log.getAttributes()), context: context.active() });

@@ -41,6 +41,34 @@ export function scrubValue<T>(value: T, depth = 0): T {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubValue(v, depth + 1)])) as T;
 }
 
+/** Log line fields that are the logger's own or ids (trace ids are long hex runs): written as they are. */
+const LOG_FIELDS_KEPT = new Set([
+  'level',
+  'timestamp',
+  'service',
+  'sampling_rate',
+  'cold_start',
+  'function_name',
+  'function_arn',
+  'function_memory_size',
+  'xray_trace_id',
+]);
+const ID_FIELD = /(^|_)ids?$/;
+
+/**
+ * A log line's fields fit to be printed and exported: every string scrubbed
+ * (scrubText) but the logger's own fields and ids, so a credential that
+ * reached a message or a field never reaches the log or the collector.
+ */
+export function scrubLogAttributes<T extends Record<string, unknown>>(attributes: T): T {
+  return Object.fromEntries(
+    Object.entries(attributes).map(([key, value]) => [
+      key,
+      LOG_FIELDS_KEPT.has(key) || ID_FIELD.test(key) ? value : scrubValue(value),
+    ]),
+  ) as T;
+}
+
 /** The parts of an error-tracking event these rules look at (Sentry's event format). */
 export interface TrackedEvent {
   level?: string;

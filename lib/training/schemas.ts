@@ -1,8 +1,10 @@
 /** Request and answer shapes of the training routes (spec: training). */
 import * as z from 'zod';
+import { credentialParam } from '../http/route';
 
 export const missionParams = z.object({ key: z.string().min(1).max(50) });
-export const codeParams = z.object({ code: z.string().max(100) });
+/** A certificate's code: whoever holds it can read the certificate, so it is masked wherever a path is written. */
+export const codeParams = z.object({ code: credentialParam(z.string().max(100)) });
 
 export const quizBody = z.strictObject({
   answers: z

@@ -1,4 +1,4 @@
-import { scrubEvent, scrubText, scrubValue } from '../../../lib/observability/scrub-rules';
+import { scrubLogAttributes, scrubEvent, scrubText, scrubValue } from '../../../lib/observability/scrub-rules';
 
 const JWT =
   'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ1c2VyX2lkIjoxLCJlbWFpbCI6InBhdEBleGFtcGxlLmNvbSJ9.c2lnbmF0dXJlLXNpZ25hdHVyZQ';
@@ -114,5 +114,30 @@ describe('scrubEvent', () => {
     expect(scrubEvent({ level: 'info' })).toEqual({ level: 'info' });
     expect(scrubEvent({ exception: {} })).toEqual({ exception: {} });
     expect(scrubEvent({ contexts: { device: {} } })).toEqual({ contexts: {} });
+  });
+});
+
+describe('scrubLogAttributes', () => {
+  it("scrubs every field of a log line but the logger's own and the ids", () => {
+    const token = 'Zk3pQ9vXr2LmN8sT4wYb6HcJd1FgAe7uK5oRiBx0qWs';
+    const line = {
+      level: 'INFO',
+      message: `opened /api/public/insured/${token} by pat@example.com`,
+      timestamp: '2026-11-27T10:00:00.000Z',
+      service: 'contents-inventory',
+      xray_trace_id: '1-67a0b1c2-4bf92f3577b34da6a3ce929d0e0e4736',
+      trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+      job_id: UUID,
+      item_ids: [UUID],
+      detail: { url: `https://bucket.example/key?X-Amz-Signature=${token}`, nested: [`token=${token}`] },
+      attempt: 2,
+    };
+    const scrubbed = scrubLogAttributes(line);
+    expect(scrubbed).toEqual({
+      ...line,
+      message: 'opened /api/public/insured/[token] by [email]',
+      detail: { url: 'https://bucket.example/key?[query]', nested: ['token=[redacted]'] },
+    });
+    expect(JSON.stringify(scrubbed)).not.toContain(token);
   });
 });
