@@ -11,7 +11,7 @@ import { Client, eventually } from '../support/api';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeClaimsPlatform } from '../support/fake-claims-platform';
 import { fakeSentry } from '../support/fake-sentry';
-import { jobWithItems } from '../support/inventory';
+import { jobWithItems, typedItems } from '../support/inventory';
 import { PUBLIC_BASE_URL } from '../support/sends';
 import { type LoginClaimsInput, newTeamMember } from '../support/tokens';
 import { setFields } from '../support/aws';
@@ -30,14 +30,21 @@ interface PlatformTeam {
   items: any[];
 }
 
-async function platformTeam(overrides: Partial<LoginClaimsInput> = {}, balance = 1000): Promise<PlatformTeam> {
+/** A team on the fake platform with Toaster and Kettle in its Kitchen: typed in by hand unless `photos` (then read from photos). */
+async function platformTeam(
+  overrides: Partial<LoginClaimsInput> = {},
+  balance = 1000,
+  photos = false,
+): Promise<PlatformTeam> {
   const token = `cp-token-${randomUUID()}`;
   await fake().registerToken(token);
   const member = newTeamMember({ current_team_token: token, ...overrides });
   const client = await Client.signIn(member);
   await fakeBilling.setBalance(member.current_team_id, 1000);
   const room = await newRoom(client, 'Kitchen');
-  const { jobId, items } = await jobWithItems(client, room.id, [['Toaster'], ['Kettle']]);
+  const { jobId, items } = photos
+    ? await jobWithItems(client, room.id, [['Toaster'], ['Kettle']])
+    : await typedItems(client, room, ['Toaster', 'Kettle']);
   await fakeBilling.setBalance(member.current_team_id, balance);
   return { client, member, token, claimId: room.claim_id, roomId: room.id, jobId, items };
 }
@@ -75,7 +82,7 @@ async function finished(t: PlatformTeam, id: string) {
 
 describe('submit-to-claims-platform', () => {
   it('syncs the claim and rooms, sends items, photos and analysis in the background, and completes the Submission', async () => {
-    const t = await platformTeam();
+    const t = await platformTeam({}, 1000, true);
     const quote = await t.client.post(`/api/claims/${t.claimId}/claims-platform-quote`, {});
     expect(quote.body).toMatchObject({ item_count: 2, credits: 2, already_submitted: 0, enterprise: false });
     const profiles = await t.client.get(`/api/claims/${t.claimId}/claims-platform-profiles`);

@@ -16,7 +16,7 @@ import { newRoom } from '../support/uploads';
 
 describe('submit-to-estimation-platform', () => {
   it('creates the remote claim with the mapped payload, charges per item and stamps the items', async () => {
-    const t = await sendTeam();
+    const t = await sendTeam(undefined, undefined, { photos: true });
     const quote = await t.client.get(`/api/claims/${t.claimId}/estimation-platform-quote`);
     expect(quote.body).toEqual({
       unsent_item_count: 2,

@@ -14,7 +14,7 @@ import { Client, eventually } from '../support/api';
 import { getRow, setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeClaimsPlatform } from '../support/fake-claims-platform';
-import { jobWithItems } from '../support/inventory';
+import { typedItems } from '../support/inventory';
 import { identityOfMember } from '../support/sends';
 import { type LoginClaimsInput, newTeamMember } from '../support/tokens';
 import { newRoom } from '../support/uploads';
@@ -36,7 +36,7 @@ async function platformTeam() {
   const client = await Client.signIn(member);
   await fakeBilling.setBalance(member.current_team_id, 1000);
   const room = await newRoom(client, 'Study');
-  const { items } = await jobWithItems(client, room.id, [['Globe'], ['Atlas']]);
+  const { items } = await typedItems(client, room, ['Globe', 'Atlas']);
   const identity = await identityOfMember(member);
   return { member, token, client, claimId: room.claim_id, roomId: room.id, items, identity };
 }

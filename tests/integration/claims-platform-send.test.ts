@@ -15,7 +15,7 @@ import { Client, eventually } from '../support/api';
 import { doc, table } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeClaimsPlatform } from '../support/fake-claims-platform';
-import { jobWithItems } from '../support/inventory';
+import { typedItems } from '../support/inventory';
 import { type LoginClaimsInput, newTeamMember } from '../support/tokens';
 import { identityOfMember } from '../support/sends';
 import { newRoom } from '../support/uploads';
@@ -28,7 +28,7 @@ async function teamWithItems(member: LoginClaimsInput) {
   const client = await Client.signIn(member);
   await fakeBilling.setBalance(member.current_team_id, 1000);
   const room = await newRoom(client, 'Office');
-  await jobWithItems(client, room.id, [['Monitor'], ['Desk lamp']]);
+  await typedItems(client, room, ['Monitor', 'Desk lamp']);
   const identity = await identityOfMember(member);
   return { claimId: room.claim_id, team: identity.team, identity };
 }

@@ -136,7 +136,7 @@ it('an enterprise team is not charged, and its quote says so', async () => {
 });
 
 it('without PUBLIC_BASE_URL photos are left out, the send succeeds and says why', async () => {
-  const t = await sendTeam();
+  const t = await sendTeam(undefined, undefined, { photos: true });
   const config = { ...settings(), PUBLIC_BASE_URL: '' };
   const result = await submitToEstimationPlatform(await identityFor(t), t.claimId, {}, { config });
   expect(result).toMatchObject({ photos_included: 0, items_sent: 2, warnings: [PHOTOS_NOT_SENT] });

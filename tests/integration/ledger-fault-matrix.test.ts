@@ -39,8 +39,8 @@ import { getRow, setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeClaimsPlatform } from '../support/fake-claims-platform';
 import { fakeGateway, modelItem } from '../support/fake-gateway';
-import { jobWithItems, texturedJpeg } from '../support/inventory';
-import { fake as fakeEstimation, identityOfMember, sendTeam } from '../support/sends';
+import { texturedJpeg, typedItems } from '../support/inventory';
+import { fake as fakeEstimation, identityOfMember } from '../support/sends';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob } from '../support/uploads';
 
@@ -205,15 +205,39 @@ const readTheRestPath: ChargingPath = {
 
 // --- the claims platform send ------------------------------------------------------------------
 
+/** A room with `names` typed in by hand: the sends read items, not how they were found (no pipeline runs). */
+async function roomWithItems(client: Client, roomName: string, names: string[]) {
+  const room = await newRoom(client, roomName);
+  return { room, jobId: (await typedItems(client, room, names)).jobId };
+}
+
 async function claimsPlatformTeam() {
   const token = `cp-matrix-${randomUUID()}`;
   await claimsPlatform().registerToken(token);
   const member = newTeamMember({ current_team_token: token });
   const client = await Client.signIn(member);
   await fakeBilling.setBalance(member.current_team_id, 100);
-  const room = await newRoom(client, 'Study');
-  const { jobId } = await jobWithItems(client, room.id, [['Globe'], ['Atlas']]);
+  const { room, jobId } = await roomWithItems(client, 'Study', ['Globe', 'Atlas']);
   return { member, token, client, jobId, claimId: room.claim_id, identity: await identityOfMember(member) };
+}
+
+/** A team with an estimation key the fake knows and a claim with the details a new remote claim needs. */
+async function estimationTeam() {
+  const key = `est-matrix-${randomUUID()}`;
+  await fakeEstimation().registerKey(key);
+  const member = newTeamMember({ current_team_estimation_intake_key: key });
+  const client = await Client.signIn(member);
+  await fakeBilling.setBalance(member.current_team_id, 100);
+  const { room, jobId } = await roomWithItems(client, 'Living Room', ['Sofa', 'Lamp']);
+  await client.patch(`/api/claims/${room.claim_id}`, {
+    insured_name: 'Pat Insured',
+    loss_type: 'Water Damage',
+    coverage_type: 'RCV',
+    claim_type: 'Residential',
+    zip_code: '90210',
+    adjuster_name: 'Ada Adjuster',
+  });
+  return { member, key, client, jobId, claimId: room.claim_id };
 }
 
 async function claimsSendCompletes(id: string) {
@@ -271,7 +295,7 @@ function estimationPath(kind: 'create' | 'append'): ChargingPath {
   return {
     name: `estimation platform send (${kind})`,
     async run(fault) {
-      const t = await sendTeam([['Sofa'], ['Lamp']], 100);
+      const t = await estimationTeam();
       const teamId = t.member.current_team_id as number;
       const identity = await identityOfMember(t.member);
       const send = (deps = {}) => submitToEstimationPlatform(identity, t.claimId, {}, deps);

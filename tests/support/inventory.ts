@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { Client, eventually } from './api';
+import { seedJob } from './aws';
 import { fakeBilling } from './fake-billing';
 import { fakeGateway, modelItem } from './fake-gateway';
 import { newTeamMember, type LoginClaimsInput } from './tokens';
@@ -64,4 +65,24 @@ export async function jobWithItems(
   const items = await client.get(`/api/inventory/${jobId}`);
   if (items.status !== 200) throw new Error(`inventory: ${items.status}`);
   return { jobId, items: items.body };
+}
+
+/**
+ * A stored photo job in the room with `names` added to it by hand, in order:
+ * items for tests of what reads items (sends, exports), without running a
+ * pipeline. Answers the job id and the items as the add route answered them.
+ */
+export async function typedItems(
+  client: Client,
+  room: { id: string; claim_id: string; team_id: string },
+  names: string[],
+): Promise<{ jobId: string; items: any[] }> {
+  const jobId = await seedJob(room, 'photo');
+  const items: any[] = [];
+  for (const name of names) {
+    const res = await client.post(`/api/inventory/${jobId}/item`, { name });
+    if (res.status !== 201) throw new Error(`add item: ${res.status} ${JSON.stringify(res.body)}`);
+    items.push(res.body);
+  }
+  return { jobId, items };
 }

@@ -6,7 +6,7 @@ import { findUserByExternalId } from '../../lib/users/store';
 import { Client } from './api';
 import { fakeBilling } from './fake-billing';
 import { fakeEstimation } from './fake-estimation';
-import { jobWithItems } from './inventory';
+import { jobWithItems, typedItems } from './inventory';
 import { type LoginClaimsInput, newTeamMember } from './tokens';
 import { newRoom } from './uploads';
 
@@ -26,9 +26,16 @@ export interface SendTeam {
 
 /**
  * A team with an estimation key the fake knows, a claim with insured details
- * and a completed photo job with `names` as its items; `balance` credits left.
+ * and a job with `names` as its items; `balance` credits left. The items are
+ * typed in by hand on a stored job (no pipeline runs: a send reads items, not
+ * how they were found) unless `photos` is asked for: then they come from a
+ * completed photo job, one photo per entry of `names`, each item with photos.
  */
-export async function sendTeam(names: string[][] = [['Sofa'], ['Lamp']], balance = 1000): Promise<SendTeam> {
+export async function sendTeam(
+  names: string[][] = [['Sofa'], ['Lamp']],
+  balance = 1000,
+  options: { photos?: boolean } = {},
+): Promise<SendTeam> {
   const key = `est-key-${randomUUID()}`;
   await fake().registerKey(key);
   const member = newTeamMember({ current_team_estimation_intake_key: key });
@@ -43,7 +50,9 @@ export async function sendTeam(names: string[][] = [['Sofa'], ['Lamp']], balance
     zip_code: '90210',
     adjuster_name: 'Ada Adjuster',
   });
-  const { jobId, items } = await jobWithItems(client, room.id, names);
+  const { jobId, items } = options.photos
+    ? await jobWithItems(client, room.id, names)
+    : await typedItems(client, room, names.flat());
   await fakeBilling.setBalance(member.current_team_id, balance);
   return { client, member, key, claimId: room.claim_id, roomId: room.id, jobId, items };
 }
