@@ -38,7 +38,7 @@ export const captureRoutes = {
     auth: 'actor',
     tag: 'integrations',
     summary:
-      'Connects the team to its capture source organisation with a pasted org token: the token is checked with a whoami call (422 on body.api_token when refused; 502 when the capture source cannot answer), then stored as the team’s connection, replacing an earlier one (same id; replaced: true). The token is never answered. 503 when the integration is not configured.',
+      'Connects the team to its capture source organisation with a pasted org token: the token is checked with a whoami call (422 on body.api_token when refused; 502 when the capture source cannot answer), then stored as the team’s connection, replacing an earlier one (same id; replaced: true). One team per organisation: 409 when another team is connected to it (its webhook events go to that team). The token is never answered. 503 when the integration is not configured.',
     handler: 'api/capture/connect-capture-source',
     body: connectBody,
     response: connectResponse,

@@ -16,11 +16,20 @@ import { settings as currentSettings, type Settings } from '../config';
 import { ConflictError, NotFoundError, RemoteFailureError, UnavailableError, UnprocessableError } from '../errors';
 import { CaptureSourceClient, type CaptureSourceResult } from '../integrations/capture-source';
 import { loadConnectionForTeam } from '../tenancy/service';
-import { CAPTURE_SOURCE, deleteConnection, findTeamConnection, type StorageConnection, saveConnection } from './store';
+import {
+  CAPTURE_SOURCE,
+  deleteConnection,
+  findOrgConnection,
+  findTeamConnection,
+  type StorageConnection,
+  saveConnection,
+} from './store';
 import { connectionView } from './view';
 
 const NOT_CONFIGURED = 'The capture source integration is not configured in this deployment.';
 const TOKEN_REFUSED = 'The capture source refused this token.';
+export const ORG_TAKEN =
+  'This capture source organisation is connected to another team: its submissions go to that team. Disconnect it there first.';
 const CONNECTION_REFUSED =
   'The capture source refused this connection’s token (revoked or expired): connect again with a new one.';
 
@@ -69,6 +78,9 @@ export async function connectCaptureSource(identity: Identity, body: { api_token
   if (whoami.outcome === 'unauthorized')
     throw new UnprocessableError(TOKEN_REFUSED, [{ field: 'body.api_token', message: TOKEN_REFUSED }]);
   const who = answerOf(whoami);
+  // One team per organisation: its webhook's events must go to exactly one team.
+  const holder = await findOrgConnection(who.org.id);
+  if (holder && holder.team_id !== identity.team.id) throw new ConflictError(ORG_TAKEN);
   const previous = await findTeamConnection(identity.team.id);
   const now = new Date().toISOString();
   const connection: StorageConnection = {
@@ -84,7 +96,9 @@ export async function connectCaptureSource(identity: Identity, body: { api_token
     updated_at: now,
   };
   if (!(await saveConnection(connection, previous)))
-    throw new ConflictError('The team’s connection changed meanwhile (another connect); reload and try again.');
+    throw new ConflictError(
+      'The team’s connection or the organisation’s changed meanwhile (another connect); reload and try again.',
+    );
   await recordActivity(identity.actor, {
     team_id: identity.team.id,
     action_type: 'connect_capture_source',

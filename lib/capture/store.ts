@@ -47,7 +47,7 @@ export async function findTeamConnection(teamId: string, provider = CAPTURE_SOUR
 }
 
 /** The connections made to a capture source organisation (by any team), oldest first. */
-export async function listOrgConnections(orgId: string): Promise<StorageConnection[]> {
+async function listOrgConnections(orgId: string): Promise<StorageConnection[]> {
   const rows = await queryPartition<Record<string, unknown>>(keys.orgConnection(orgId, '').pk, 'TEAM#', {
     consistent: true,
   });
@@ -61,7 +61,22 @@ const rowsOf = (c: StorageConnection) => [
   { ...keys.connection(c.id), entity: 'StorageConnection', ...c },
   { ...keys.teamConnection(c.team_id, c.provider), entity: 'Unique', target_id: c.id },
   { ...keys.orgConnection(c.external_account_id, c.team_id), entity: 'Unique', target_id: c.id },
+  { ...keys.orgOwner(c.external_account_id), entity: 'Unique', target_id: c.id, team_id: c.team_id },
 ];
+
+/**
+ * The team connected to an organisation, and its connection; null when none
+ * is. One team per organisation: a connect by another team is refused while
+ * this one stands. (Connections made before the rule have no owner row: the
+ * oldest of the organisation's connections stands for it.)
+ */
+export async function findOrgConnection(orgId: string): Promise<StorageConnection | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.orgOwner(orgId), ConsistentRead: true }),
+  );
+  if (Item?.target_id) return getConnection(String(Item.target_id));
+  return (await listOrgConnections(orgId))[0] ?? null;
+}
 
 /**
  * Stores the team's connection, replacing `previous` (its rows go in the
@@ -77,9 +92,14 @@ export async function saveConnection(
     ConditionExpression: previous ? 'target_id = :previous' : 'attribute_not_exists(pk)',
     ...(previous ? { ExpressionAttributeValues: { ':previous': previous.id } } : {}),
   });
+  // The organisation's owner row decides between two teams: one team per organisation.
+  Object.assign(puts[3].Put, {
+    ConditionExpression: 'attribute_not_exists(pk) OR team_id = :team',
+    ExpressionAttributeValues: { ':team': connection.team_id },
+  });
   const replacedKeys = new Set(rowsOf(connection).map((r) => `${r.pk}|${r.sk}`));
   const deletes = previous
-    ? rowsOf(previous)
+    ? (await ownRowsOf(previous))
         .filter((r) => !replacedKeys.has(`${r.pk}|${r.sk}`))
         .map((r) => ({ Delete: { TableName: tableName(), Key: { pk: r.pk, sk: r.sk } } }))
     : [];
@@ -96,9 +116,22 @@ export async function saveConnection(
 export async function deleteConnection(connection: StorageConnection): Promise<void> {
   await db().send(
     new TransactWriteCommand({
-      TransactItems: rowsOf(connection).map((r) => ({
+      TransactItems: (await ownRowsOf(connection)).map((r) => ({
         Delete: { TableName: tableName(), Key: { pk: r.pk, sk: r.sk } },
       })),
     }),
+  );
+}
+
+/**
+ * A connection's rows that are its own to remove: the organisation's owner
+ * row only while it names this team (a connection made before the
+ * one-team rule may share its organisation with the team that owns it now).
+ */
+async function ownRowsOf(connection: StorageConnection) {
+  const owner = keys.orgOwner(connection.external_account_id);
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: owner, ConsistentRead: true }));
+  return rowsOf(connection).filter(
+    (r) => r.sk !== owner.sk || r.pk !== owner.pk || Item?.team_id === connection.team_id,
   );
 }

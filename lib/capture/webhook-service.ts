@@ -11,7 +11,7 @@ import { settings as currentSettings, type Settings } from '../config';
 import { InvalidRequestError, NotSignedInError, UnavailableError, UnprocessableError } from '../errors';
 import { captureSignatureValid } from './import-rules';
 import { handleSubmission } from './import-service';
-import { listOrgConnections } from './store';
+import { findOrgConnection } from './store';
 
 const envelope = z.looseObject({ id: z.string().min(1), type: z.string(), org_id: z.string().min(1) });
 const submission = z.looseObject({
@@ -39,7 +39,7 @@ export async function handleCaptureEvent(delivery: WebhookDelivery, config: Sett
   }
   const event = envelope.safeParse(body);
   if (!event.success) throw new UnprocessableError('The event lacks its id, type or org_id.');
-  const [connection] = await listOrgConnections(event.data.org_id);
+  const connection = await findOrgConnection(event.data.org_id);
   if (!connection)
     return { status: 'ignored' as const, reason: 'No team is connected to this organisation.', batch_id: null };
   if (event.data.type !== 'submission.created')

@@ -127,6 +127,8 @@ export const keys = {
   teamConnection: (teamId: string, provider: string) => ({ pk: `TEAMCONN#${teamId}#${provider}`, sk: 'UNIQUE' }),
   /** The capture source organisation's connections (one per team that connected it): the webhook's lookup. */
   orgConnection: (orgId: string, teamId: string) => ({ pk: `CAPTUREORG#${orgId}`, sk: `TEAM#${teamId}` }),
+  /** The one team connected to a capture source organisation: its webhook's events go to that team's connection. */
+  orgOwner: (orgId: string) => ({ pk: `CAPTUREORG#${orgId}`, sk: 'OWNER' }),
   /** Provenance of one imported capture media item: unique on (connection, media id). */
   uploadRecord: (connectionId: string, mediaId: string) => ({
     pk: `UPLOADREC#${connectionId}`,

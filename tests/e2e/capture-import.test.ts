@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { settings } from '../../lib/config';
 import { getUploadRecord } from '../../lib/capture/import-store';
+import { ORG_TAKEN } from '../../lib/capture/service';
 import { handleCaptureEvent } from '../../lib/capture/webhook-service';
 import { Client, eventually, serviceUrl } from '../support/api';
 import { fakeCaptureSource } from '../support/fake-capture-source';
@@ -199,6 +200,60 @@ describe('capture import', () => {
 
 describe('capture source webhook', () => {
   const url = () => `${serviceUrl()}/api/integrations/capture-source/webhook`;
+
+  it("one team per organisation: another team's connect is refused with 409, and the events go to the connected team", async () => {
+    const first = await connectedTeam();
+    const other = await Client.signIn(newTeamMember());
+    const refused = await other.post('/api/integrations/capture-source/connect', { api_token: first.token });
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toBe(ORG_TAKEN);
+    expect((await other.get('/api/integrations/connections')).body.connections).toEqual([]);
+
+    const assignment = await assignmentOf(first.org.org_id, first.org.teams[0].id);
+    const [kitchen] = assignment.locations;
+    const media = await capture.seedMedia(first.org.org_id, assignment.id, [
+      {
+        type: 'photo',
+        location_id: kitchen.id,
+        filename: 'o1.jpg',
+        bytes: await jpeg(4),
+        submitted: true,
+        submission_id: 'own-1',
+      },
+      {
+        type: 'photo',
+        location_id: kitchen.id,
+        filename: 'o2.jpg',
+        bytes: await jpeg(5),
+        submitted: true,
+        submission_id: 'own-2',
+      },
+    ]);
+    const deliver = (id: string, submissionId: string, mediaId: string) =>
+      capture.sendWebhook({
+        url: url(),
+        secret: SECRET,
+        event: {
+          id,
+          type: 'submission.created',
+          org_id: first.org.org_id,
+          data: { assignmentId: assignment.id, submissionId, mediaIds: [mediaId] },
+        },
+      }) as Promise<{ status: number; body: any }>;
+    const toFirst = await deliver(`evt-own-${randomUUID()}`, 'own-1', media[0].id);
+    expect(toFirst.body.status).toBe('created');
+    expect((await first.client.get(`/api/integrations/imports/${toFirst.body.batch_id}`)).status).toBe(200);
+    expect((await other.get(`/api/integrations/imports/${toFirst.body.batch_id}`)).status).toBe(404);
+
+    // Once the first team disconnects, the other may connect, and the next events are its own.
+    expect((await first.client.delete(`/api/integrations/connections/${first.connectionId}`)).status).toBe(200);
+    const taken = await other.post('/api/integrations/capture-source/connect', { api_token: first.token });
+    expect(taken.status).toBe(200);
+    const toOther = await deliver(`evt-own-${randomUUID()}`, 'own-2', media[1].id);
+    expect(toOther.body.status).toBe('created');
+    expect((await other.get(`/api/integrations/imports/${toOther.body.batch_id}`)).status).toBe(200);
+    expect((await first.client.get(`/api/integrations/imports/${toOther.body.batch_id}`)).status).toBe(404);
+  });
 
   it('imports submissions: the first makes the claim, later ones join it, redeliveries answer the first batch', async () => {
     const { client, org } = await connectedTeam();
