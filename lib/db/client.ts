@@ -45,3 +45,14 @@ export function isConditionRace(err: unknown): boolean {
     reasons.every((r) => !r.Code || r.Code === 'None' || RACE_CODES.has(r.Code))
   );
 }
+
+/**
+ * True when a transaction was cancelled because one of its own conditions
+ * did not hold; false for a collision with another transaction (which a retry
+ * may get past) and for any other error.
+ */
+export function isConditionCancellation(err: unknown): boolean {
+  if (!isTransactionCanceled(err)) return false;
+  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.some((r) => r.Code === 'ConditionalCheckFailed');
+}

@@ -9,7 +9,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { type OwedSendRefund, owedSendRefundPut } from '../billing/send-refund-store';
 import { putRows } from '../db/batch';
-import { db, isTransactionCanceled, tableName } from '../db/client';
+import { db, isConditionCancellation, tableName } from '../db/client';
 import { keys } from '../db/keys';
 import { partitionRows } from '../db/query';
 
@@ -87,14 +87,7 @@ export async function countSubmissionItem(
     );
     return true;
   } catch (err) {
-    if (conditionFailed(err)) return false;
+    if (isConditionCancellation(err)) return false;
     throw err;
   }
-}
-
-/** A transaction cancelled because one of its conditions did not hold (not a collision). */
-function conditionFailed(err: unknown): boolean {
-  if (!isTransactionCanceled(err)) return false;
-  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.some((r) => r.Code === 'ConditionalCheckFailed');
 }

@@ -10,18 +10,13 @@ import { submitToClaimsPlatform } from '../../lib/sends/claims-platform-service'
 import { recordSubmissionItems, submissionItemIds } from '../../lib/sends/submission-item-store';
 import { getSubmission, openSubmission, type Submission } from '../../lib/sends/submission-store';
 import { SEND_INTERRUPTED, sweepExpiredSends } from '../../lib/sends/submission-sweep-service';
-import { Client, eventually } from '../support/api';
-import { getRow, setFields } from '../support/aws';
+import { eventually } from '../support/api';
+import { getRow } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
-import { fakeClaimsPlatform } from '../support/fake-claims-platform';
-import { typedItems } from '../support/inventory';
-import { identityOfMember } from '../support/sends';
-import { type LoginClaimsInput, newTeamMember } from '../support/tokens';
-import { newRoom } from '../support/uploads';
+import { claimsPlatform, claimsPlatformTeam, expireSubmissionLease, openSubmissionId } from '../support/sends';
+import type { LoginClaimsInput } from '../support/tokens';
 
 jest.setTimeout(120_000);
-
-const fake = () => fakeClaimsPlatform(process.env.TEST_FAKE_CLAIMS_PLATFORM_URL as string);
 
 class ProcessDied extends Error {}
 
@@ -29,52 +24,25 @@ const dieAt = (step: string) => (at: string) => {
   if (at === step) throw new ProcessDied(`died after ${step}`);
 };
 
-async function platformTeam() {
-  const token = `cp-sweep-${randomUUID()}`;
-  await fake().registerToken(token);
-  const member = newTeamMember({ current_team_token: token });
-  const client = await Client.signIn(member);
-  await fakeBilling.setBalance(member.current_team_id, 1000);
-  const room = await newRoom(client, 'Study');
-  const { items } = await typedItems(client, room, ['Globe', 'Atlas']);
-  const identity = await identityOfMember(member);
-  return { member, token, client, claimId: room.claim_id, roomId: room.id, items, identity };
-}
-
 const ledger = async (member: LoginClaimsInput) =>
   (await fakeBilling.spends(member.current_team_id))
     .filter((s) => s.reference.startsWith('as-send:'))
     .map((s) => [s.reference, s.amount, s.refunded]);
-
-/** What a dead request leaves once its lease has run out: the send is on the open index as expired. */
-async function expireLease(submissionId: string) {
-  const key = keys.submission(submissionId);
-  const past = Date.now() - 1000;
-  await setFields(key.pk, key.sk, {
-    lease_until: past,
-    activesk: `${new Date(past).toISOString()}#${submissionId}`,
-  });
-}
-
-const openSendId = async (claimId: string) => {
-  const key = keys.claimSend(claimId);
-  return String((await getRow(key.pk, key.sk))?.submission_id);
-};
 
 describe.each([
   ['recorded', []],
   ['charged', [2]],
 ])('a send whose request dies after %s', (step, charged) => {
   it('stays the open send (a retry answers it and pays nothing), then the sweep fails and refunds it; the next send pays once', async () => {
-    const t = await platformTeam();
+    const t = await claimsPlatformTeam();
     const died = submitToClaimsPlatform(t.identity, t.claimId, {}, { checkpoint: dieAt(step) });
     await expect(died).rejects.toThrow(ProcessDied);
-    const id = await openSendId(t.claimId);
+    const id = await openSubmissionId(t.claimId);
     // A second click while the dead request's send is open answers that send: no second charge.
     expect(await submitToClaimsPlatform(t.identity, t.claimId, {})).toMatchObject({ id, status: 'processing' });
     expect((await ledger(t.member)).map(([, amount]) => amount)).toEqual(charged);
 
-    await expireLease(id);
+    await expireSubmissionLease(id);
     const report = await sweepExpiredSends();
     expect(report.failed).toBeGreaterThanOrEqual(1);
     expect(await getSubmission(id)).toMatchObject({ status: 'failed', error: SEND_INTERRUPTED, stage: null });
@@ -87,20 +55,20 @@ describe.each([
     const next = await submitToClaimsPlatform(t.identity, t.claimId, {});
     await eventually(async () => (await getSubmission(next.id))?.status === 'complete', 60_000, 200);
     expect((await ledger(t.member)).at(-1)).toEqual([`as-send:${t.claimId}:0:r2`, 2, 0]);
-    const [remote] = await fake().claims(t.token);
+    const [remote] = await claimsPlatform().claims(t.token);
     expect(remote.items).toHaveLength(2);
   });
 });
 
 it('a send whose request died after the sync (its fan-out never sent) is handed to the worker by the sweep and completes, charged once', async () => {
-  const t = await platformTeam();
+  const t = await claimsPlatformTeam();
   await expect(submitToClaimsPlatform(t.identity, t.claimId, {}, { checkpoint: dieAt('synced') })).rejects.toThrow(
     ProcessDied,
   );
-  const id = await openSendId(t.claimId);
+  const id = await openSubmissionId(t.claimId);
   expect(await getSubmission(id)).toMatchObject({ status: 'processing', stage: 'fanning_out' });
 
-  await expireLease(id);
+  await expireSubmissionLease(id);
   expect((await sweepExpiredSends()).resumed).toBeGreaterThanOrEqual(1);
   const done = await eventually(
     async () => {
@@ -112,12 +80,12 @@ it('a send whose request died after the sync (its fan-out never sent) is handed 
   );
   expect(done).toMatchObject({ done_count: 2, failed_count: 0, resumes: 1 });
   expect(await ledger(t.member)).toEqual([[`as-send:${t.claimId}:0`, 2, 0]]);
-  const [remote] = await fake().claims(t.token);
+  const [remote] = await claimsPlatform().claims(t.token);
   expect(remote.items).toHaveLength(2);
 });
 
 it('a send whose items stalled after it was resumed once counts what is left failed and completes', async () => {
-  const t = await platformTeam();
+  const t = await claimsPlatformTeam();
   const itemIds = t.items.map((i: { id: string }) => i.id);
   const now = Date.now();
   const submission: Submission = {
@@ -155,7 +123,7 @@ it('a send whose items stalled after it was resumed once counts what is left fai
 });
 
 it('a refusal of the charge (402) leaves no send, no item rows and the charge round as it was', async () => {
-  const t = await platformTeam();
+  const t = await claimsPlatformTeam();
   await fakeBilling.setBalance(t.member.current_team_id, 1);
   await expect(submitToClaimsPlatform(t.identity, t.claimId, {})).rejects.toMatchObject({
     code: 'insufficient_credits',

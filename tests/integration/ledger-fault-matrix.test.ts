@@ -37,17 +37,24 @@ import { getTeam } from '../../lib/teams/store';
 import { Client, eventually, jobInStatus } from '../support/api';
 import { getRow, setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
-import { fakeClaimsPlatform } from '../support/fake-claims-platform';
-import { fakeGateway, modelItem } from '../support/fake-gateway';
-import { texturedJpeg, typedItems } from '../support/inventory';
-import { fake as fakeEstimation, identityOfMember } from '../support/sends';
+import { fakeGateway, modelItem, type ScriptedPass } from '../support/fake-gateway';
+import { texturedJpeg } from '../support/inventory';
+import {
+  addItem,
+  claimsPlatform,
+  claimsPlatformTeam,
+  expireSubmissionLease,
+  fake as fakeEstimation,
+  identityOfMember,
+  openSubmissionId,
+  sendTeam,
+} from '../support/sends';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob } from '../support/uploads';
 
 jest.setTimeout(180_000);
 
 const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
-const claimsPlatform = () => fakeClaimsPlatform(process.env.TEST_FAKE_CLAIMS_PLATFORM_URL as string);
 
 const SPEND = '/api/v1/credits/spend';
 const REFUND = '/api/v1/credits/refund';
@@ -61,6 +68,9 @@ const FAULTS = [
   'billing down at the charge',
 ] as const;
 type Fault = (typeof FAULTS)[number];
+
+/** The faults in which the work itself fails (and its charge is given back). */
+const failsTheWork = (fault: Fault) => fault === 'the work fails' || fault === 'billing down during the refund';
 
 class ProcessDied extends Error {}
 const dieAt = (step: string) => (at: string) => {
@@ -89,12 +99,6 @@ async function settleOwedRefunds(teamId: number) {
   for (const reference of kept) await settleSendRefund(reference);
 }
 
-/** Adds an item by hand to the job; the next send carries it. */
-async function addItemTo(client: Client, jobId: string, name: string) {
-  const res = await client.post(`/api/inventory/${jobId}/item`, { name });
-  expect(res.status).toBe(201);
-}
-
 /** Billing faults that act on the team's next calls to one path. */
 async function injectBillingFault(teamId: number, fault: Fault) {
   if (fault === "the charge's answer is lost") await fakeBilling.failNext('lost', 1, teamId, SPEND);
@@ -103,33 +107,52 @@ async function injectBillingFault(teamId: number, fault: Fault) {
   if (fault === 'billing down during the refund') await fakeBilling.failNext('500', 1000, teamId, REFUND);
 }
 
-// --- a photo job's Process click ------------------------------------------------------------
+// --- a photo job's Process click, and read-the-rest ------------------------------------------
+
+/** A team with 100 credits and a one-photo job in a new room, the photo answered with `passes`. */
+async function photoJobTeam(roomName: string, seed: number, passes: ScriptedPass[]) {
+  const member = newTeamMember();
+  const teamId = member.current_team_id as number;
+  const client = await Client.signIn(member);
+  await fakeBilling.setBalance(teamId, 100);
+  const room = await newRoom(client, roomName);
+  const photo = `matrix-${randomUUID().slice(0, 8)}.jpg`;
+  await gateway.script(photo, passes);
+  const { jobId } = await photoJob(client, room.id, [await texturedJpeg(seed)], [photo]);
+  return { teamId, client, jobId };
+}
+
+/** What a function that died right after the spend leaves: the next round charged, its run not started. */
+async function chargeWithoutStart(jobId: string) {
+  const job = await getJob(jobId);
+  const team = await getTeam(job?.team_id as string);
+  await chargeJobUpFront({
+    job: job as NonNullable<typeof job>,
+    team: team as NonNullable<typeof team>,
+    user: null,
+    credits: 1,
+  });
+}
+
+/** Billing is back: the job's refunds and unconfirmed charges are settled, as the billing sweep does. */
+async function settledJob(teamId: number, jobId: string) {
+  await fakeBilling.recover(teamId);
+  await eventually(async () => (await settleJobBilling(jobId)).state !== 'pending', 30_000);
+}
+
+/** The refund stays owed while the billing service is down for it. */
+async function refundOwed(jobId: string) {
+  await eventually(async () => (await getRow(`JOB#${jobId}`, 'JOB'))?.refund_state === 'pending', 30_000);
+}
 
 const photoJobPath: ChargingPath = {
   name: 'photo job start',
   async run(fault) {
-    const member = newTeamMember();
-    const teamId = member.current_team_id as number;
-    const client = await Client.signIn(member);
-    await fakeBilling.setBalance(teamId, 100);
-    const room = await newRoom(client, 'Den');
-    const photo = `matrix-${randomUUID().slice(0, 8)}.jpg`;
-    const fails = fault === 'the work fails' || fault === 'billing down during the refund';
-    await gateway.script(photo, [fails ? { items: [], fail: '400' } : { items: [modelItem('Desk lamp')] }]);
-    const { jobId } = await photoJob(client, room.id, [await texturedJpeg(7)], [photo]);
-    const prefix = `job:${jobId}:`;
-
-    if (fault === 'dies between the charge and its record') {
-      // What a function that died right after the spend leaves: round 1 charged, the run not started.
-      const job = await getJob(jobId);
-      const team = await getTeam(job?.team_id as string);
-      await chargeJobUpFront({
-        job: job as NonNullable<typeof job>,
-        team: team as NonNullable<typeof team>,
-        user: null,
-        credits: 1,
-      });
-    }
+    const fails = failsTheWork(fault);
+    const { teamId, client, jobId } = await photoJobTeam('Den', 7, [
+      fails ? { items: [], fail: '400' } : { items: [modelItem('Desk lamp')] },
+    ]);
+    if (fault === 'dies between the charge and its record') await chargeWithoutStart(jobId);
     // 'dies before the charge' leaves nothing behind: the job waits for the next click, which is this one.
     // Billing faults are kept for the team's calls to one path: a refund outage does not touch the charge.
     await injectBillingFault(teamId, fault);
@@ -137,55 +160,31 @@ const photoJobPath: ChargingPath = {
     expect(processed.status).toBe(200);
     const done = await jobInStatus(client, jobId);
     expect(done.status).toBe(fails ? 'error' : 'complete');
-    if (fault === 'billing down during the refund') {
-      // The refund stays owed while the service is down; once it is back the billing sweep settles it.
-      await eventually(async () => (await getRow(`JOB#${jobId}`, 'JOB'))?.refund_state === 'pending', 30_000);
-      await fakeBilling.recover(teamId);
-      await settleJobBilling(jobId);
-    }
-    await fakeBilling.recover(teamId);
-    await eventually(async () => (await settleJobBilling(jobId)).state !== 'pending', 30_000);
+    if (fault === 'billing down during the refund') await refundOwed(jobId);
+    await settledJob(teamId, jobId);
     // Billing down at the charge: a 5xx may have been applied, so the job's charge is unconfirmed and the billing
     // sweep asks again under the same reference once the service is back: the run that was done is paid once.
     // (A send keeps an unconfirmed charge as it is, refunding it only if the send fails.)
-    return { teamId, prefix, billed: fails ? 0 : 1 };
+    return { teamId, prefix: `job:${jobId}:`, billed: fails ? 0 : 1 };
   },
 };
 
-// --- read-the-rest: another pass over a photo whose answer was cut short -----------------------
-
+/** Another pass over a photo whose answer was cut short. */
 const readTheRestPath: ChargingPath = {
   name: 'read-the-rest',
   async run(fault) {
-    const member = newTeamMember();
-    const teamId = member.current_team_id as number;
-    const client = await Client.signIn(member);
-    await fakeBilling.setBalance(teamId, 100);
-    const room = await newRoom(client, 'Library');
-    const photo = `matrix-rest-${randomUUID().slice(0, 8)}.jpg`;
-    const fails = fault === 'the work fails' || fault === 'billing down during the refund';
+    const fails = failsTheWork(fault);
     const books = Array.from({ length: 6 }, (_, i) => modelItem(`Book ${i + 1}`));
-    await gateway.script(photo, [
+    const { teamId, client, jobId } = await photoJobTeam('Library', 11, [
       { items: books, cutShort: true },
       fails ? { items: [], fail: '400' } : { items: [modelItem('Mug')] },
     ]);
-    const { jobId } = await photoJob(client, room.id, [await texturedJpeg(11)], [photo]);
     expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
     const first = await jobInStatus(client, jobId);
     expect(first).toMatchObject({ status: 'complete', photos_with_more_items: 1 });
-    const prefix = `job:${jobId}:`;
 
-    if (fault === 'dies between the charge and its record') {
-      // The pass's round charged, its run never started: the next click starts it on that charge.
-      const job = await getJob(jobId);
-      const team = await getTeam(job?.team_id as string);
-      await chargeJobUpFront({
-        job: job as NonNullable<typeof job>,
-        team: team as NonNullable<typeof team>,
-        user: null,
-        credits: 1,
-      });
-    }
+    // The pass's round charged, its run never started: the next click starts it on that charge.
+    if (fault === 'dies between the charge and its record') await chargeWithoutStart(jobId);
     await injectBillingFault(teamId, fault);
     expect((await client.post(`/api/jobs/${jobId}/read-the-rest`)).status).toBe(200);
     await eventually(async () => {
@@ -193,52 +192,14 @@ const readTheRestPath: ChargingPath = {
       // The pass is its own run: done when that run is complete (a failed pass gives its charge back).
       return job?.status === 'complete' && job.run_id !== first.run_id ? job : null;
     }, 60_000);
-    if (fault === 'billing down during the refund') {
-      await eventually(async () => (await getRow(`JOB#${jobId}`, 'JOB'))?.refund_state === 'pending', 30_000);
-    }
-    await fakeBilling.recover(teamId);
-    await eventually(async () => (await settleJobBilling(jobId)).state !== 'pending', 30_000);
+    if (fault === 'billing down during the refund') await refundOwed(jobId);
+    await settledJob(teamId, jobId);
     // The first read is 1 credit; the pass another, unless it failed (given back).
-    return { teamId, prefix, billed: fails ? 1 : 2 };
+    return { teamId, prefix: `job:${jobId}:`, billed: fails ? 1 : 2 };
   },
 };
 
 // --- the claims platform send ------------------------------------------------------------------
-
-/** A room with `names` typed in by hand: the sends read items, not how they were found (no pipeline runs). */
-async function roomWithItems(client: Client, roomName: string, names: string[]) {
-  const room = await newRoom(client, roomName);
-  return { room, jobId: (await typedItems(client, room, names)).jobId };
-}
-
-async function claimsPlatformTeam() {
-  const token = `cp-matrix-${randomUUID()}`;
-  await claimsPlatform().registerToken(token);
-  const member = newTeamMember({ current_team_token: token });
-  const client = await Client.signIn(member);
-  await fakeBilling.setBalance(member.current_team_id, 100);
-  const { room, jobId } = await roomWithItems(client, 'Study', ['Globe', 'Atlas']);
-  return { member, token, client, jobId, claimId: room.claim_id, identity: await identityOfMember(member) };
-}
-
-/** A team with an estimation key the fake knows and a claim with the details a new remote claim needs. */
-async function estimationTeam() {
-  const key = `est-matrix-${randomUUID()}`;
-  await fakeEstimation().registerKey(key);
-  const member = newTeamMember({ current_team_estimation_intake_key: key });
-  const client = await Client.signIn(member);
-  await fakeBilling.setBalance(member.current_team_id, 100);
-  const { room, jobId } = await roomWithItems(client, 'Living Room', ['Sofa', 'Lamp']);
-  await client.patch(`/api/claims/${room.claim_id}`, {
-    insured_name: 'Pat Insured',
-    loss_type: 'Water Damage',
-    coverage_type: 'RCV',
-    claim_type: 'Residential',
-    zip_code: '90210',
-    adjuster_name: 'Ada Adjuster',
-  });
-  return { member, key, client, jobId, claimId: room.claim_id };
-}
 
 async function claimsSendCompletes(id: string) {
   await eventually(async () => (await getSubmission(id))?.status === 'complete', 60_000, 200);
@@ -248,13 +209,13 @@ function claimsPlatformPath(kind: 'create' | 'append'): ChargingPath {
   return {
     name: `claims platform send (${kind})`,
     async run(fault) {
-      const t = await claimsPlatformTeam();
+      const t = await claimsPlatformTeam(['Globe', 'Atlas'], 100);
       const teamId = t.member.current_team_id as number;
       let billed = 0;
       if (kind === 'append') {
         await claimsSendCompletes((await submitToClaimsPlatform(t.identity, t.claimId, {})).id);
         billed = 2;
-        await addItemTo(t.client, t.jobId, 'Telescope');
+        await addItem(t, 'Telescope');
       }
       const items = kind === 'append' ? 1 : 2;
       const send = (deps = {}) => submitToClaimsPlatform(t.identity, t.claimId, {}, deps);
@@ -264,13 +225,11 @@ function claimsPlatformPath(kind: 'create' | 'append'): ChargingPath {
         const step = fault === 'dies before the charge' ? 'recorded' : 'charged';
         await expect(send({ checkpoint: dieAt(step) })).rejects.toThrow(ProcessDied);
         // Its lease runs out; the send sweep fails it and refunds what it charged.
-        const open = String((await getRow(`CLAIMSEND#${t.claimId}`, 'SEND'))?.submission_id);
-        const key = keys.submission(open);
-        const past = Date.now() - 1000;
-        await setFields(key.pk, key.sk, { lease_until: past, activesk: `${new Date(past).toISOString()}#${open}` });
+        const open = await openSubmissionId(t.claimId);
+        await expireSubmissionLease(open);
         await sweepExpiredSends();
         expect((await getSubmission(open))?.status).toBe('failed');
-      } else if (fault === 'the work fails' || fault === 'billing down during the refund') {
+      } else if (failsTheWork(fault)) {
         // The platform refuses the claim sync (every attempt): 502, refunded.
         await claimsPlatform().failNext('503', { match: t.token, count: 3 });
         await expect(send()).rejects.toMatchObject({ code: 'remote_failure' });
@@ -295,7 +254,7 @@ function estimationPath(kind: 'create' | 'append'): ChargingPath {
   return {
     name: `estimation platform send (${kind})`,
     async run(fault) {
-      const t = await estimationTeam();
+      const t = await sendTeam([['Sofa'], ['Lamp']], 100);
       const teamId = t.member.current_team_id as number;
       const identity = await identityOfMember(t.member);
       const send = (deps = {}) => submitToEstimationPlatform(identity, t.claimId, {}, deps);
@@ -303,7 +262,7 @@ function estimationPath(kind: 'create' | 'append'): ChargingPath {
       if (kind === 'append') {
         await send();
         billed = 2;
-        await addItemTo(t.client, t.jobId, 'Rug');
+        await addItem(t, 'Rug');
       }
       const items = kind === 'append' ? 1 : 2;
       await injectBillingFault(teamId, fault);
@@ -314,7 +273,7 @@ function estimationPath(kind: 'create' | 'append'): ChargingPath {
         // Its lease runs out; the next send finishes it under the same reference.
         const key = keys.estimationSend(t.claimId);
         await setFields(key.pk, key.sk, { lease_until: 0 });
-      } else if (fault === 'the work fails' || fault === 'billing down during the refund') {
+      } else if (failsTheWork(fault)) {
         await fakeEstimation().failNext('422', { key: t.key, detail: 'items.0.title: too long for the platform' });
         await expect(send()).rejects.toMatchObject({ code: 'unprocessable' });
         if (fault === 'billing down during the refund') await settleOwedRefunds(teamId);

@@ -1,10 +1,13 @@
-/** A team ready to send to the estimation platform (the run's fake), for the send tests. */
+/** Teams ready to send to the estimation platform and the claims platform (the run's fakes), for the send tests. */
 import { randomUUID } from 'node:crypto';
 import { type Identity, identityOf } from '../../lib/auth/identity-rules';
+import { keys } from '../../lib/db/keys';
 import { findTeamByExternalId } from '../../lib/teams/store';
 import { findUserByExternalId } from '../../lib/users/store';
 import { Client } from './api';
+import { getRow, setFields } from './aws';
 import { fakeBilling } from './fake-billing';
+import { fakeClaimsPlatform } from './fake-claims-platform';
 import { fakeEstimation } from './fake-estimation';
 import { jobWithItems, typedItems } from './inventory';
 import { type LoginClaimsInput, newTeamMember } from './tokens';
@@ -61,7 +64,7 @@ export const submit = (t: SendTeam, body: Record<string, unknown> = {}, headers?
   t.client.post(`/api/claims/${t.claimId}/submit-to-estimation-platform`, body, headers ? { headers } : {});
 
 /** Adds an item by hand to the team's job; its id. */
-export async function addItem(t: SendTeam, name: string): Promise<string> {
+export async function addItem(t: Pick<SendTeam, 'client' | 'jobId'>, name: string): Promise<string> {
   const res = await t.client.post(`/api/inventory/${t.jobId}/item`, { name });
   if (res.status !== 201) throw new Error(`add item: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.id;
@@ -77,4 +80,36 @@ export async function identityOfMember(member: LoginClaimsInput): Promise<Identi
   const team = await findTeamByExternalId(member.current_team_id);
   if (!user || !team) throw new Error('the team member was not provisioned');
   return identityOf(user, team, { authMode: 'jwt', tokenVia: 'bearer', rawClaims: null });
+}
+
+export const claimsPlatform = () => fakeClaimsPlatform(process.env.TEST_FAKE_CLAIMS_PLATFORM_URL as string);
+
+/**
+ * A team whose token the fake claims platform knows, with `balance` credits
+ * and a Study whose items `names` are typed in by hand; its Identity for
+ * calling the send in-process.
+ */
+export async function claimsPlatformTeam(names = ['Globe', 'Atlas'], balance = 1000) {
+  const token = `cp-team-${randomUUID()}`;
+  await claimsPlatform().registerToken(token);
+  const member = newTeamMember({ current_team_token: token });
+  const client = await Client.signIn(member);
+  await fakeBilling.setBalance(member.current_team_id, balance);
+  const room = await newRoom(client, 'Study');
+  const { jobId, items } = await typedItems(client, room, names);
+  const identity = await identityOfMember(member);
+  return { member, token, client, claimId: room.claim_id, roomId: room.id, jobId, items, identity };
+}
+
+/** The id of the claim's open (or last) claims platform send. */
+export async function openSubmissionId(claimId: string): Promise<string> {
+  const key = keys.claimSend(claimId);
+  return String((await getRow(key.pk, key.sk))?.submission_id);
+}
+
+/** What a dead request leaves once its lease has run out: the send is on the open index as expired. */
+export async function expireSubmissionLease(submissionId: string): Promise<void> {
+  const key = keys.submission(submissionId);
+  const past = Date.now() - 1000;
+  await setFields(key.pk, key.sk, { lease_until: past, activesk: `${new Date(past).toISOString()}#${submissionId}` });
 }
