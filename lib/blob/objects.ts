@@ -68,7 +68,9 @@ export async function readObject(key: string): Promise<{ body: Buffer; metadata:
   try {
     const { Body, Metadata } = await s3().send(new GetObjectCommand({ Bucket: mediaBucket(), Key: key }));
     const metadata = Object.fromEntries(Object.entries(Metadata ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-    return { body: Buffer.from(await Body!.transformToByteArray()), metadata };
+    const bytes = await Body!.transformToByteArray();
+    // A view of the bytes read, not a second copy (a contents list can be hundreds of MB).
+    return { body: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), metadata };
   } catch (err) {
     if (isMissingObject(err)) return null;
     throw err;

@@ -67,15 +67,24 @@ function unpredictPng(data: Uint8Array, rowBytes: number, bytesPerPixel: number,
   return out;
 }
 
+/**
+ * Whether the image's stored bytes are the photo as they are: a JPEG in RGB
+ * or grey. A 4-component (CMYK) JPEG is re-encoded, since what reads the
+ * photo later expects RGB or grey.
+ */
+export function keepsStoredJpeg(context: PDFContext, image: StoredImage): boolean {
+  if (!image.jpeg) return false;
+  const colorSpace = image.stream.dict.get(PDFName.of('ColorSpace'));
+  return !colorSpace || componentsOf(context, colorSpace) !== null;
+}
+
 /** The image as JPEG bytes, or null when its samples cannot be taken as they are. */
 export async function storedImageJpeg(context: PDFContext, image: StoredImage): Promise<Buffer | null> {
   const { stream, filters, pixelWidth: width, pixelHeight: height } = image;
   const dict = stream.dict;
   const colorSpace = dict.get(PDFName.of('ColorSpace'));
   if (image.jpeg) {
-    // A 4-component (CMYK) JPEG is re-encoded: what reads the photo later expects RGB or grey.
-    const components = colorSpace ? componentsOf(context, colorSpace) : 3;
-    if (components !== null) return Buffer.from(stream.contents);
+    if (keepsStoredJpeg(context, image)) return Buffer.from(stream.contents);
     return sharp(stream.contents).jpeg({ quality: JPEG_QUALITY }).toBuffer();
   }
   if (dict.has(PDFName.of('SMask')) || dict.has(PDFName.of('Mask')) || dict.has(PDFName.of('Decode'))) return null;

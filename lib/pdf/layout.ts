@@ -33,6 +33,13 @@ export interface PdfImagePlacement {
   pixelHeight: number;
   /** True when the image is stored as a JPEG (DCT), whose bytes can be kept as they are. */
   jpeg: boolean;
+  /**
+   * Where the photo's JPEG lies in the document's own bytes, when its stored
+   * bytes are the photo as they are (a DCT image in RGB or grey): the import
+   * reads just these bytes instead of opening the document again. Null for
+   * any other image (and absent on layouts recorded before it existed).
+   */
+  jpegRange?: { offset: number; length: number } | null;
 }
 
 export interface PdfPageLayout {

@@ -13,7 +13,7 @@
 import { ParseSpeeds, PDFDocument, type PDFPage } from 'pdf-lib';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { boundsOf, type Matrix, multiply, roundBox, UNIT_SQUARE } from './geometry';
-import { storedImageJpeg } from './image-samples';
+import { keepsStoredJpeg, storedImageJpeg } from './image-samples';
 import type { PdfBox, PdfImagePlacement, PdfPageLayout, PdfText } from './layout';
 import { loadPdfjs, pdfjsDataDirs } from './pdfjs';
 import { findImagePlacements, ImageCatalog } from './placements';
@@ -96,7 +96,9 @@ export interface OpenOptions {
 }
 
 /** Opens a PDF, or throws PdfUnreadable (not a PDF, damaged, encrypted, no pages). */
-export async function openPdf(bytes: Uint8Array, options: OpenOptions = {}): Promise<PdfReader> {
+export async function openPdf(data: Uint8Array, options: OpenOptions = {}): Promise<PdfReader> {
+  // As a Buffer (a view, not a copy), pdf-lib's streams share the document's bytes (see rangeOf).
+  const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   if (!looksLikePdf(bytes)) throw new PdfUnreadable('not_pdf');
   const structure = await loadStructure(bytes);
   let pages: PDFPage[];
@@ -186,6 +188,7 @@ class DocumentReader implements PdfReader {
             pixelWidth: image.pixelWidth,
             pixelHeight: image.pixelHeight,
             jpeg: image.jpeg,
+            jpegRange: keepsStoredJpeg(this.structure.context, image) ? this.rangeOf(image.stream.contents) : null,
           }),
       );
       return { page, width: viewport.width, height: viewport.height, texts, images };
@@ -195,6 +198,15 @@ class DocumentReader implements PdfReader {
     } finally {
       proxy.cleanup();
     }
+  }
+
+  /**
+   * Where `part` lies in the document's bytes, or null when it is not a view of them. pdf-lib cuts a stream's
+   * contents out of the document with its `slice`, which for a Buffer shares the bytes.
+   */
+  private rangeOf(part: Uint8Array): { offset: number; length: number } | null {
+    if (part.buffer !== this.bytes.buffer || part.length === 0) return null;
+    return { offset: part.byteOffset - this.bytes.byteOffset, length: part.length };
   }
 
   async imageJpeg(page: number, image: PdfImagePlacement): Promise<Buffer> {

@@ -1,21 +1,25 @@
 /**
- * The units of the PDF import's `extract` stage (planned by plan-stage.ts): one per run of photos (or of pages
- * to mark) of one document. An embedded photo is taken out as stored (a
- * JPEG's own bytes); a page_image page is rendered and the AI marks its
- * photos, which are cut from the page (no box: the page is dropped; no
- * answer: the whole page is kept). Each photo is written as
- * photos/pdf_####.jpg against the document's extracted-bytes budget, and
- * the unit's result is recorded for the group stage.
+ * The units of the PDF import's `extract` stage (planned by plan-stage.ts):
+ * one per run of photos (or of pages to mark) of one document. An embedded
+ * photo stored as a JPEG is taken out as its own bytes, read from the
+ * uploaded document by the byte range its layout recorded (the document is
+ * not opened for it); another embedded image is read through the document. A
+ * page_image page is rendered and the AI marks its photos, which are cut from
+ * the page (no box: the page is dropped; no answer: the whole page is kept).
+ * Each photo is written as photos/pdf_####.jpg against the document's
+ * extracted-bytes budget, and the unit's result is recorded for the group
+ * stage.
  */
 import pLimit from 'p-limit';
 import sharp from 'sharp';
 import { blobKeys } from '../../blob/keys';
-import { putJpeg } from '../../blob/objects';
+import { putJpeg, readObjectRanges } from '../../blob/objects';
+import type { ByteRange } from '../../blob/range-rules';
 import type { StageContext } from '../../orchestrator/pipeline';
 import { pdfFilename } from '../../photos/rules';
 import type { PdfReader } from '../../pdf/reader';
 import type { PdfPhotoFinding } from './finding';
-import { documentName, openDocument } from './layout-stage';
+import { documentKey, documentName, missingDocument, openDocument } from './layout-stage';
 import { BYTES_LIMIT_REACHED, MAX_REGIONS_PER_PAGE } from './limit-rules';
 import { markPhotoBoxes } from './recipe-call';
 import { pageImageFindings, wholePageFinding } from './page-image-rules';
@@ -35,6 +39,28 @@ const BUCKET_WRITES_IN_FLIGHT = 16;
 const BATCH_BYTES = 64 * 1024 ** 2;
 
 type EmbeddedTask = Extract<ExtractionTask, { kind: 'embedded' }>;
+
+/** An embedded photo of a batch: where its stored JPEG lies in the document, or its bytes already read. */
+interface BatchEntry {
+  task: EmbeddedTask;
+  range?: ByteRange;
+  jpeg?: Buffer;
+}
+
+/** The batch's JPEGs in order: the stored ones read from the document with as few Range GETs as they allow. */
+async function batchJpegs(key: string, batch: readonly BatchEntry[]): Promise<Buffer[]> {
+  const ranged = batch.filter((entry) => entry.range);
+  const read =
+    ranged.length > 0
+      ? await readObjectRanges(
+          key,
+          ranged.map((entry) => entry.range as ByteRange),
+        )
+      : [];
+  if (!read) throw missingDocument();
+  let next = 0;
+  return batch.map((entry) => (entry.range ? read[next++] : (entry.jpeg as Buffer)));
+}
 
 /** Long edge of a page rendered for the AI to mark, and of the photos cut from it. */
 const PAGE_RENDER_LONG_EDGE = 1600;
@@ -69,28 +95,33 @@ export async function extractUnit(ctx: StageContext, index: number): Promise<voi
     result.photos.push(photo);
   };
 
-  // Stored JPEGs need no pdf.js: it is loaded only if a page has to be rendered.
-  const reader = await openDocument(job, unit.document, { checkRendering: false });
+  // The document is opened only for what its stored JPEGs cannot give: another kind of image, a page to mark.
+  let reader: PdfReader | null = null;
+  const opened = async () => (reader ??= await openDocument(job, unit.document, { checkRendering: false }));
   try {
     // Embedded photos in batches of at most BATCH_BYTES: read, reserved in one write, then written side by
     // side. Only one batch's bytes are held at once, however large the photos.
     const limit = pLimit(BUCKET_WRITES_IN_FLIGHT);
-    const writeBatch = async (batch: { task: EmbeddedTask; jpeg: Buffer }[], bytes: number) => {
+    const writeBatch = async (batch: BatchEntry[], bytes: number) => {
+      const jpegs = await batchJpegs(documentKey(job, unit.document), batch);
       if (bytes > 0 && (await reserveExtractedBytes(job.id, runId, unit.document, bytes))) {
         prepaid = bytes;
-        await Promise.all(batch.map(({ task, jpeg }) => limit(() => write(task.index, task.finding, jpeg))));
+        await Promise.all(batch.map(({ task }, i) => limit(() => write(task.index, task.finding, jpegs[i]))));
       } else {
         // Near the budget, photos are counted one by one in order, so the photos before the limit are kept.
-        for (const { task, jpeg } of batch) await write(task.index, task.finding, jpeg);
+        for (const [i, { task }] of batch.entries()) await write(task.index, task.finding, jpegs[i]);
       }
     };
-    let batch: { task: EmbeddedTask; jpeg: Buffer }[] = [];
+    let batch: BatchEntry[] = [];
     let bytes = 0;
     for (const task of unit.tasks) {
       if (task.kind !== 'embedded') continue;
-      const jpeg = await reader.imageJpeg(task.finding.page, task.placement);
-      batch.push({ task, jpeg });
-      bytes += jpeg.length;
+      const range = task.placement.jpegRange;
+      const entry: BatchEntry = range
+        ? { task, range }
+        : { task, jpeg: await (await opened()).imageJpeg(task.finding.page, task.placement) };
+      batch.push(entry);
+      bytes += entry.range?.length ?? entry.jpeg?.length ?? 0;
       if (bytes < BATCH_BYTES) continue;
       await writeBatch(batch, bytes);
       batch = [];
@@ -100,14 +131,14 @@ export async function extractUnit(ctx: StageContext, index: number): Promise<voi
     // A rendered page is an AI call: the heartbeat after each one shows the unit is moving.
     for (const task of unit.tasks) {
       if (task.kind !== 'page') continue;
-      await markPage(ctx, unit.document, reader, task, write, result);
+      await markPage(ctx, unit.document, await opened(), task, write, result);
       await ctx.heartbeat();
     }
   } catch (err) {
     if (!(err instanceof BudgetReached)) throw err;
     result.limit = BYTES_LIMIT_REACHED;
   } finally {
-    await reader.close();
+    await (reader as PdfReader | null)?.close();
   }
   await putExtractionResult(job, runId, result);
 }

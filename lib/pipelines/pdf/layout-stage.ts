@@ -22,12 +22,21 @@ const queuedDocuments = (job: Job): PdfDocument[] => (job.pdf_documents ?? []).f
 export const documentName = (job: Job, document: number): string =>
   job.pdf_documents?.find((d) => d.document === document)?.original_filename ?? `document ${document + 1}`;
 
-/** Opens one of the job's documents from the bucket; throws PdfUnreadable for a file that is not a readable PDF. */
-export async function openDocument(job: Job, document: number, options: OpenOptions = {}): Promise<PdfReader> {
+/** Where one of the job's documents is kept in the bucket. */
+export function documentKey(job: Job, document: number): string {
   const entry = job.pdf_documents?.find((d) => d.document === document);
   if (!entry) throw new Error(`document ${document} is not part of this job`);
-  const stored = await readObject(entry.key);
-  if (!stored) throw new PdfUnreadable('corrupt', { cause: new Error('the uploaded file is missing from storage') });
+  return entry.key;
+}
+
+/** The error for a document whose uploaded file is gone from the bucket. */
+export const missingDocument = () =>
+  new PdfUnreadable('corrupt', { cause: new Error('the uploaded file is missing from storage') });
+
+/** Opens one of the job's documents from the bucket; throws PdfUnreadable for a file that is not a readable PDF. */
+export async function openDocument(job: Job, document: number, options: OpenOptions = {}): Promise<PdfReader> {
+  const stored = await readObject(documentKey(job, document));
+  if (!stored) throw missingDocument();
   return openPdf(stored.body, options);
 }
 

@@ -56,9 +56,10 @@ async function expectPlacements(
 describe('openPdf on a card grid', () => {
   let reader: PdfReader;
   let expected: ListExpected;
+  let fixture: Awaited<ReturnType<typeof cardGridList>>;
 
   beforeAll(async () => {
-    const fixture = await cardGridList({ pages: 3, rooms: true });
+    fixture = await cardGridList({ pages: 3, rooms: true });
     expected = fixture.expected;
     reader = await openPdf(fixture.bytes);
   });
@@ -75,6 +76,15 @@ describe('openPdf on a card grid', () => {
     expect(found.size).toBe(expected.photos.length);
     for (const [photo, image] of found) {
       expect(Buffer.compare(await reader.imageJpeg(photo.page, image), photo.jpeg)).toBe(0);
+    }
+  });
+
+  it("records where each stored JPEG lies in the document's bytes", async () => {
+    const found = await expectPlacements(reader, expected);
+    const document = Buffer.from(fixture.bytes);
+    for (const [photo, image] of found) {
+      const range = image.jpegRange as { offset: number; length: number };
+      expect(Buffer.compare(document.subarray(range.offset, range.offset + range.length), photo.jpeg)).toBe(0);
     }
   });
 
