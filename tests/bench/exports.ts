@@ -28,6 +28,7 @@ import { type InventoryItem, type ItemPhoto, itemRowOf, photoRowOf } from '../..
 import { photoUrl } from '../../lib/photos/view';
 import { putNewRoom } from '../../lib/rooms/store';
 import { bytes, childFigures, emitResult, printTable, queueWorker, runBenchmarkWithChild, seconds } from './report';
+import { peakRssMb as measuredPeakRssMb } from './process-rss';
 
 const NAME = 'exports';
 const ROOMS = 10;
@@ -48,11 +49,11 @@ interface ChildFigures {
 
 /** The measured process: builds one export through the worker's use case and prints its figures. */
 async function child(exportId: string): Promise<void> {
-  const baselineRssMb = process.resourceUsage().maxRSS / 1024;
+  const baselineRssMb = measuredPeakRssMb();
   const started = performance.now();
   await handleExportMessage({ export_id: exportId });
   const elapsed = (performance.now() - started) / 1000;
-  const peakRssMb = process.resourceUsage().maxRSS / 1024;
+  const peakRssMb = measuredPeakRssMb();
   const record = await getExport(exportId, true);
   const { headObject } = await import('../../lib/blob/objects');
   const head = record ? await headObject(record.object_key) : null;

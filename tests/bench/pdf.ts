@@ -66,6 +66,7 @@ import {
   runBenchmarkWithChild,
   seconds,
 } from './report';
+import { peakRssMb } from './process-rss';
 
 const NAME = 'pdf-import-300-pages';
 const PAGES = 300;
@@ -121,7 +122,7 @@ async function child(file: string): Promise<void> {
     await reader.close();
   }
   process.stdout.write(
-    `${JSON.stringify({ seconds: (performance.now() - started) / 1000, maxRssMb: process.resourceUsage().maxRSS / 1024, photos, photoBytes })}\n`,
+    `${JSON.stringify({ seconds: (performance.now() - started) / 1000, maxRssMb: peakRssMb(), photos, photoBytes })}\n`,
   );
 }
 

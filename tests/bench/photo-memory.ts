@@ -21,6 +21,7 @@ import type { QueueWorker } from '../../lib/background/functions';
 import { HEIC_DECODE_PEAK_RSS_MB } from '../../lib/media/heic';
 import { normalizePhoto } from '../../lib/media/images';
 import { childFigures, emitResult, printTable, queueWorker, runBenchmarkWithChild, seconds } from './report';
+import { peakRssMb } from './process-rss';
 
 const NAME = 'photo-worker-memory';
 const FIXTURE = join(process.cwd(), 'tests', 'fixtures', 'images', 'photo-12mp-p3.heic');
@@ -37,7 +38,7 @@ interface ChildFigures {
 /** The measured process: `photos` decodes, `batch` at a time; prints its figures as JSON. */
 async function child(photos: number, batch: number): Promise<void> {
   const heic = readFileSync(FIXTURE);
-  const baselineRssMb = process.resourceUsage().maxRSS / 1024;
+  const baselineRssMb = peakRssMb();
   const started = performance.now();
   let size = { width: 0, height: 0 };
   for (let done = 0; done < photos; done += batch) {
@@ -47,8 +48,7 @@ async function child(photos: number, batch: number): Promise<void> {
     size = { width: results[0].width, height: results[0].height };
   }
   const figures: ChildFigures = {
-    // ru_maxrss is in kilobytes on Linux.
-    peakRssMb: process.resourceUsage().maxRSS / 1024,
+    peakRssMb: peakRssMb(),
     baselineRssMb,
     seconds: (performance.now() - started) / 1000,
     ...size,

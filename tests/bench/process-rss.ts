@@ -20,6 +20,22 @@ export interface RssPeaks {
 }
 
 const RSS_LINE = /^VmRSS:\s+(\d+)\s+kB/m;
+const PEAK_LINE = /^VmHWM:\s+(\d+)\s+kB/m;
+
+/**
+ * This process's peak resident memory in MB. Not `resourceUsage().maxRSS`:
+ * Linux carries a parent's peak into a child it starts (the fork's copy of
+ * the parent's memory is counted before exec replaces it), so a benchmark's
+ * measured child would report at least its parent's size. VmHWM is the peak
+ * of this process's own memory since exec.
+ */
+export function peakRssMb(): number {
+  try {
+    return Number(PEAK_LINE.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024;
+  } catch {
+    return process.resourceUsage().maxRSS / 1024; // not Linux: kilobytes there too, possibly inherited
+  }
+}
 
 /** The descendants of `root` (itself included) with their command names and RSS in MB. */
 export function processTree(root: number): { pid: number; comm: string; rssMb: number }[] {

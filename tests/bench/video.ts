@@ -63,7 +63,7 @@ import { modelItem } from '../support/fake-gateway';
 import { startFakeSpeechServer } from '../fakes/speech-server';
 import { newTeamMember, signLoginToken } from '../support/tokens';
 import { makeWalkthrough, type WalkthroughObject } from '../support/walkthrough';
-import { processTree, type RssPeaks, sampleRss } from './process-rss';
+import { processTree, type RssPeaks, sampleRss, peakRssMb } from './process-rss';
 import {
   bytes,
   childFigures,
@@ -251,8 +251,7 @@ async function child(jobId: string): Promise<void> {
   }
   const figures: ChildFigures = {
     peakMb,
-    // ru_maxrss is in kilobytes on Linux.
-    nodeMaxRssMb: process.resourceUsage().maxRSS / 1024,
+    nodeMaxRssMb: peakRssMb(),
     ffmpegPeakMb,
     seconds: (performance.now() - started) / 1000,
   };
