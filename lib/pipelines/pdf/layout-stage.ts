@@ -3,10 +3,13 @@
  * opened (a document that cannot be is recorded with the reason, for the
  * user and the failure report) and its pages are cut into layout units; each
  * unit reads its pages' text runs and image placements (no image is decoded)
- * and keeps them in the bucket for the plan stage.
+ * and keeps them in the bucket for the plan stage. A document's first unit is
+ * read while the stage has the document open, so a list of up to one unit's
+ * pages is read without a fan-out.
  */
 import { readObject } from '../../blob/objects';
 import type { Job, PdfDocument } from '../../jobs/job-store';
+import type { PdfPageLayout } from '../../pdf/layout';
 import { type OpenOptions, openPdf, type PdfReader, PdfUnreadable } from '../../pdf/reader';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { LAYOUT_PAGES_PER_UNIT, pageRanges, pagesToRead } from './limit-rules';
@@ -53,9 +56,16 @@ export async function planLayouts(ctx: StageContext): Promise<StageOutcome> {
       reader = await openDocument(job, doc.document);
       const { pages, limit } = pagesToRead(reader.pageCount);
       documents.push({ document: doc.document, pages, producer: reader.producer, failure: null, limit });
-      for (const range of pageRanges(pages, LAYOUT_PAGES_PER_UNIT))
-        units.push({ index: units.length, document: doc.document, ...range });
       await log.info(`${doc.original_filename}: ${pages} page(s) to read${limit ? ` (${limit})` : ''}`);
+      for (const [n, range] of pageRanges(pages, LAYOUT_PAGES_PER_UNIT).entries()) {
+        const unit: LayoutUnit = { index: units.length, document: doc.document, ...range };
+        units.push(unit);
+        // The document is open here: its first unit is read now rather than opened again by a unit of its own.
+        if (n === 0) {
+          await putUnitLayouts(job, job.run_id as string, unit.index, await readPages(reader, unit));
+          unit.read_by_plan = true;
+        }
+      }
     } catch (err) {
       if (!(err instanceof PdfUnreadable)) throw err;
       documents.push({ document: doc.document, pages: 0, producer: null, failure: failureText(err), limit: null });
@@ -66,7 +76,16 @@ export async function planLayouts(ctx: StageContext): Promise<StageOutcome> {
     await ctx.heartbeat();
   }
   await putReadPlan(job.id, { run_id: job.run_id as string, documents, units });
-  return units.length > 0 ? { kind: 'fanout', units: units.length, concurrency: LAYOUT_CONCURRENCY } : { kind: 'next' };
+  return units.some((unit) => !unit.read_by_plan)
+    ? { kind: 'fanout', units: units.length, concurrency: LAYOUT_CONCURRENCY }
+    : { kind: 'next' };
+}
+
+/** The text and image placements of a unit's pages, in page order. */
+async function readPages(reader: PdfReader, unit: LayoutUnit): Promise<PdfPageLayout[]> {
+  const pages: PdfPageLayout[] = [];
+  for (let page = unit.first; page <= unit.last; page++) pages.push(await reader.pageLayout(page));
+  return pages;
 }
 
 /** One layout unit: its pages' text and image placements, kept in the bucket. */
@@ -75,11 +94,10 @@ export async function readLayoutUnit(ctx: StageContext, index: number): Promise<
   const runId = job.run_id as string;
   const unit = (await getReadPlan(job.id, runId)).units[index];
   if (!unit) throw new Error(`layout unit ${index} is outside the plan`);
+  if (unit.read_by_plan) return;
   const reader = await openDocument(job, unit.document);
   try {
-    const pages = [];
-    for (let page = unit.first; page <= unit.last; page++) pages.push(await reader.pageLayout(page));
-    await putUnitLayouts(job, runId, index, pages);
+    await putUnitLayouts(job, runId, index, await readPages(reader, unit));
   } finally {
     await reader.close();
   }

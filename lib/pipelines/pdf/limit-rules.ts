@@ -13,9 +13,11 @@ export const MAX_EXTRACTED_BYTES = 1024 ** 3;
 /**
  * Pages a layout unit reads. Each unit opens the whole document again, so
  * units are large: a page's text takes milliseconds, and a 2,000-page list
- * is still read by 14 units side by side, each well inside a minute.
+ * is still read by 7 units side by side, each well inside a minute. The
+ * first unit is read by the stage that opened the document to count its
+ * pages, so a list of up to this many pages is opened once.
  */
-export const LAYOUT_PAGES_PER_UNIT = 150;
+export const LAYOUT_PAGES_PER_UNIT = 300;
 /**
  * Embedded photos an extraction unit takes out: they are copied as stored,
  * so a unit's time is its bucket writes (BUCKET_WRITES_IN_FLIGHT at once),

@@ -30,6 +30,8 @@ export interface LayoutUnit {
   /** 1-based, inclusive. */
   first: number;
   last: number;
+  /** Read by the stage that planned it (the document was open there); its unit then has nothing to do. */
+  read_by_plan?: boolean;
 }
 
 export interface ReadPlanDocument {
