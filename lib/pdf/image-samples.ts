@@ -93,9 +93,12 @@ export async function storedImageJpeg(context: PDFContext, image: StoredImage): 
   }
   const channels = componentsOf(context, colorSpace);
   if (channels === null) return null;
-  let samples = decodePDFRawStream(stream).decode();
   const parms = context.lookup(dict.get(PDFName.of('DecodeParms')));
   const predictor = parms instanceof PDFDict ? (numberIn(context, parms, 'Predictor') ?? 1) : 1;
+  // Decoded no further than the declared size needs (PNG predictors add a byte per row): a stream that
+  // inflates to more (deflated zeros expand a thousandfold) is never held whole.
+  const needed = (width * channels + (predictor >= 10 ? 1 : 0)) * height;
+  let samples = decodePDFRawStream(stream).getBytes(needed) as Uint8Array;
   if (predictor >= 10) {
     const unpredicted = unpredictPng(samples, width * channels, channels, height);
     if (!unpredicted) return null;

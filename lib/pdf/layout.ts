@@ -53,7 +53,7 @@ export interface PdfPageLayout {
 }
 
 /** Why a file could not be read as a PDF at all. */
-export type PdfUnreadableKind = 'not_pdf' | 'corrupt' | 'encrypted' | 'empty';
+export type PdfUnreadableKind = 'not_pdf' | 'corrupt' | 'encrypted' | 'empty' | 'too_large';
 
 /** A rectangle on a page, in points (top-left origin). */
 export interface PdfBox {

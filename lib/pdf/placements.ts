@@ -19,6 +19,7 @@ import {
 } from 'pdf-lib';
 import { type Operand, scanContent } from './content-stream';
 import { IDENTITY, type Matrix, multiply } from './geometry';
+import { ContentBudget, checkImagePixels } from './reading-limits';
 
 /** Forms inside forms deeper than this are not followed (documents do not nest them this deep). */
 const MAX_FORM_DEPTH = 12;
@@ -89,6 +90,7 @@ export class ImageCatalog {
     const pixelWidth = numberIn(this.context, dict, 'Width') ?? 0;
     const pixelHeight = numberIn(this.context, dict, 'Height') ?? 0;
     if (pixelWidth <= 0 || pixelHeight <= 0) return null;
+    checkImagePixels(pixelWidth, pixelHeight);
     const filters = filtersOf(this.context, dict);
     return {
       id,
@@ -101,17 +103,40 @@ export class ImageCatalog {
   }
 }
 
-function streamBytes(stream: PDFObject | undefined): Uint8Array | null {
-  if (stream instanceof PDFRawStream) return decodePDFRawStream(stream).decode();
+/** Decoded bytes taken from a stream at a time, each counted against the page's budget before the next. */
+const DECODE_CHUNK = 64 * 1024;
+
+/** A content stream decoded, counted against the page's budget: decoding stops once the budget is spent. */
+function decodeContent(stream: PDFRawStream, budget: ContentBudget): Uint8Array {
+  const decoder = decodePDFRawStream(stream);
+  const parts: Uint8Array[] = [];
+  for (;;) {
+    const part = decoder.getBytes(DECODE_CHUNK) as Uint8Array; // plain bytes unless clamping is asked for
+    budget.take(part.length);
+    if (part.length > 0) parts.push(part);
+    if (part.length < DECODE_CHUNK) break;
+  }
+  if (parts.length === 1) return parts[0];
+  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    joined.set(part, offset);
+    offset += part.length;
+  }
+  return joined;
+}
+
+function streamBytes(stream: PDFObject | undefined, budget: ContentBudget): Uint8Array | null {
+  if (stream instanceof PDFRawStream) return decodeContent(stream, budget);
   if (stream instanceof PDFStream) return stream.getContents();
   return null;
 }
 
 /** A page's content: one stream or several, read as one (they split at token boundaries). */
-function pageContent(context: PDFContext, page: PDFPageLeaf): Uint8Array {
+function pageContent(context: PDFContext, page: PDFPageLeaf, budget: ContentBudget): Uint8Array {
   const contents = context.lookup(page.get(PDFName.of('Contents')));
-  if (!(contents instanceof PDFArray)) return streamBytes(contents) ?? new Uint8Array();
-  const parts = contents.asArray().map((ref) => streamBytes(context.lookup(ref)) ?? new Uint8Array());
+  if (!(contents instanceof PDFArray)) return streamBytes(contents, budget) ?? new Uint8Array();
+  const parts = contents.asArray().map((ref) => streamBytes(context.lookup(ref), budget) ?? new Uint8Array());
   const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length + 1, 0));
   let offset = 0;
   for (const part of parts) {
@@ -139,6 +164,7 @@ function walk(
   resources: PDFDict | undefined,
   start: Matrix,
   forms: Set<string>,
+  budget: ContentBudget,
   out: RawPlacement[],
 ): void {
   const xobjects = resources ? context.lookup(resources.get(PDFName.of('XObject'))) : undefined;
@@ -172,10 +198,11 @@ function walk(
       walk(
         context,
         catalog,
-        decodePDFRawStream(form).decode(),
+        decodeContent(form, budget),
         own instanceof PDFDict ? own : resources,
         multiply(matrixOf(context, form.dict), ctm),
         forms,
+        budget,
         out,
       );
       forms.delete(key);
@@ -183,12 +210,19 @@ function walk(
   });
 }
 
-/** Every drawing of an image XObject on the page, in drawing order. */
+/**
+ * Every drawing of an image XObject on the page, in drawing order. Throws
+ * PdfUnreadable('too_large') for a page whose content (forms included)
+ * decodes past MAX_PAGE_CONTENT_BYTES or that draws an image over
+ * MAX_IMAGE_PIXELS (./reading-limits.ts).
+ */
 export function findImagePlacements(context: PDFContext, catalog: ImageCatalog, page: PDFPageLeaf): RawPlacement[] {
   const out: RawPlacement[] = [];
+  const budget = new ContentBudget();
+  const content = pageContent(context, page, budget);
   const resources = page.Resources();
   const xobjects = resources ? context.lookup(resources.get(PDFName.of('XObject'))) : undefined;
   if (!(xobjects instanceof PDFDict)) return out;
-  walk(context, catalog, pageContent(context, page), resources, IDENTITY, new Set(), out);
+  walk(context, catalog, content, resources, IDENTITY, new Set(), budget, out);
   return out;
 }

@@ -17,6 +17,7 @@ import { keepsStoredJpeg, storedImageJpeg } from './image-samples';
 import type { PdfBox, PdfImagePlacement, PdfPageLayout, PdfText } from './layout';
 import { loadPdfjs, pdfjsDataDirs } from './pdfjs';
 import { findImagePlacements, ImageCatalog } from './placements';
+import { MAX_CANVAS_BYTES, MAX_IMAGE_PIXELS } from './reading-limits';
 import { renderBox } from './render';
 import { PdfUnreadable } from './unreadable';
 
@@ -76,6 +77,9 @@ async function loadRendering(bytes: Uint8Array): Promise<PDFDocumentProxy> {
     data: new Uint8Array(bytes),
     ...pdfjsDataDirs(),
     isEvalSupported: false,
+    // Images over the limit are not decoded, nor canvases made larger than one such image (./reading-limits.ts).
+    maxImageSize: MAX_IMAGE_PIXELS,
+    canvasMaxAreaInBytes: MAX_CANVAS_BYTES,
     verbosity: pdfjs.VerbosityLevel.ERRORS,
   });
   try {
@@ -175,11 +179,8 @@ class DocumentReader implements PdfReader {
     try {
       const viewport = proxy.getViewport({ scale: 1 });
       const view = viewport.transform as unknown as Matrix;
-      const content = await proxy.getTextContent();
-      const texts: PdfText[] = [];
-      for (const item of content.items) {
-        if ('str' in item && item.str.trim() !== '') texts.push(textOf(item, view));
-      }
+      // Placements first: they decode the page's content within its limits, so pdf.js never reads a page
+      // whose content is refused.
       const images = findImagePlacements(this.structure.context, this.catalog, this.pages[page - 1].node).map(
         ({ image, ctm }): PdfImagePlacement =>
           roundBox({
@@ -191,6 +192,11 @@ class DocumentReader implements PdfReader {
             jpegRange: keepsStoredJpeg(this.structure.context, image) ? this.rangeOf(image.stream.contents) : null,
           }),
       );
+      const content = await proxy.getTextContent();
+      const texts: PdfText[] = [];
+      for (const item of content.items) {
+        if ('str' in item && item.str.trim() !== '') texts.push(textOf(item, view));
+      }
       return { page, width: viewport.width, height: viewport.height, texts, images };
     } catch (error) {
       if (error instanceof PdfUnreadable) throw error;

@@ -22,6 +22,8 @@ import {
   scannedList,
   CARD_GRID_RECIPE,
 } from '../support/pdf-fixtures';
+import { hostilePdfs } from '../support/hostile-pdfs';
+import { flatJpeg } from '../support/pdf-drawing';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, postDocument, postToBucket, smallPng, type TestRoom } from '../support/uploads';
 
@@ -272,6 +274,25 @@ describe('other layouts', () => {
 });
 
 describe('documents that cannot be read', () => {
+  it('finishes documents made to exhaust the reader as failed, each with its reason, and reports them', async () => {
+    const hostile = hostilePdfs(await flatJpeg([10, 20, 30], 16, 16));
+    const cases = [
+      { bytes: hostile.contentBomb, reason: 'too large to read safely' },
+      { bytes: hostile.hugeImage, reason: 'too large to read safely' },
+      { bytes: hostile.deeplyNested, reason: 'damaged or incomplete' },
+    ];
+    await Promise.all(
+      cases.map(async ({ bytes, reason }) => {
+        const name = `hostile-${randomUUID().slice(0, 8)}.pdf`;
+        const job = await handedOn((await uploadWithPdf(bytes, 0, name)).job.id);
+        expect(job.pdf_documents[0]).toMatchObject({ state: 'failed', photos: 0 });
+        expect(job.pdf_documents[0].message).toContain(reason);
+        const report = await eventually(async () => (await mail.messages(name))[0] ?? null, 20_000);
+        expect(report.subject).toBe(`Contents list import needs a look: ${name}`);
+      }),
+    );
+  }, 120_000);
+
   it('hands the job on with the reason per document, and mails support a report with the PDF', async () => {
     const bad = await badPdfs();
     for (const file of [bad.truncated, bad.encrypted, bad.zeroPages, bad.jpegNamedPdf]) {

@@ -4,7 +4,8 @@
  * itself while it has the document open, and fans out only so the second unit
  * reads the rest; the first unit's message finds its pages read and does
  * nothing; the plan stage then gets every page once, in order, with each
- * stored JPEG's byte range in the document.
+ * stored JPEG's byte range in the document. A unit whose pages cannot be
+ * read records why, and the document fails with that reason.
  */
 import { randomUUID } from 'node:crypto';
 import { headObject } from '../../lib/blob/objects';
@@ -14,7 +15,14 @@ import { planLayouts, readLayoutUnit } from '../../lib/pipelines/pdf/layout-stag
 import { LAYOUT_PAGES_PER_UNIT } from '../../lib/pipelines/pdf/limit-rules';
 import { getReadPlan, getUnitLayouts } from '../../lib/pipelines/pdf/run-store';
 import type { StageContext } from '../../lib/orchestrator/pipeline';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import {
+  concatTransformationMatrix,
+  drawObject,
+  PDFDocument,
+  popGraphicsState,
+  pushGraphicsState,
+  StandardFonts,
+} from 'pdf-lib';
 import { flatJpeg, PAGE_HEIGHT, PAGE_WIDTH, photoColour } from '../support/pdf-drawing';
 import { cardGridPdfJob } from '../support/pdf-jobs';
 
@@ -58,10 +66,41 @@ it('reads the first unit while the document is open and fans out the rest', asyn
   await readLayoutUnit(ctx, 1);
   expect((await headObject(layoutKey(0)))?.size).toBe(before);
 
-  const pages = await getUnitLayouts(ctx.job, ctx.job.run_id as string, [0, 1]);
+  const { pages, failure } = await getUnitLayouts(ctx.job, ctx.job.run_id as string, [0, 1]);
+  expect(failure).toBeNull();
   expect(pages.map((p) => p.page)).toEqual(Array.from({ length: PAGES }, (_, i) => i + 1));
   expect(pages[0].texts.map((text) => text.str)).toEqual(['Page 1']);
   const [placed] = pages[PAGES - 1].images;
   const range = placed.jpegRange as { offset: number; length: number };
   expect(Buffer.compare(Buffer.from(bytes).subarray(range.offset, range.offset + range.length), photo)).toBe(0);
+}, 120_000);
+
+it("fails the document when a unit's pages cannot be read, with the reason", async () => {
+  // The same long list, its last page drawing an image declared 100,000 pixels square.
+  const doc = await PDFDocument.load(bytes);
+  const huge = doc.context.stream(photo, {
+    Type: 'XObject',
+    Subtype: 'Image',
+    Width: 100_000,
+    Height: 100_000,
+    ColorSpace: 'DeviceRGB',
+    BitsPerComponent: 8,
+    Filter: 'DCTDecode',
+  });
+  const last = doc.getPage(PAGES - 1);
+  const name = last.node.newXObject('Huge', doc.context.register(huge));
+  last.pushOperators(
+    pushGraphicsState(),
+    concatTransformationMatrix(100, 0, 0, 100, 300, 300),
+    drawObject(name),
+    popGraphicsState(),
+  );
+  const job = await cardGridPdfJob(await doc.save(), 'layout-unit-failure');
+  job.run_id = randomUUID();
+  const failing: StageContext = { job, log: new JobLog(job.id), heartbeat: async () => {} };
+  await planLayouts(failing);
+  await readLayoutUnit(failing, 1);
+  const { pages, failure } = await getUnitLayouts(job, job.run_id, [0, 1]);
+  expect(pages).toEqual([]);
+  expect(failure).toContain('too large to read safely');
 }, 120_000);

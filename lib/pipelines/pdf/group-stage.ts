@@ -73,7 +73,7 @@ export async function groupPhotos(ctx: StageContext): Promise<StageOutcome> {
     const limits = [read?.limit, reading?.limit, ...unitResults.map((r) => r.limit)].filter((l): l is string =>
       Boolean(l),
     );
-    const failure = read?.failure ?? null;
+    const failure = read?.failure ?? plan?.failures?.find((f) => f.document === doc.document)?.failure ?? null;
     documents.push({
       ...doc,
       state: failure ? 'failed' : 'read',

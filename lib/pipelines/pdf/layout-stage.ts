@@ -13,7 +13,14 @@ import type { PdfPageLayout } from '../../pdf/layout';
 import { type OpenOptions, openPdf, type PdfReader, PdfUnreadable } from '../../pdf/reader';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { LAYOUT_PAGES_PER_UNIT, pageRanges, pagesToRead } from './limit-rules';
-import { getReadPlan, type LayoutUnit, putReadPlan, putUnitLayouts, type ReadPlanDocument } from './run-store';
+import {
+  getReadPlan,
+  type LayoutUnit,
+  putReadPlan,
+  putUnitFailure,
+  putUnitLayouts,
+  type ReadPlanDocument,
+} from './run-store';
 
 /** Layout units read at once. */
 const LAYOUT_CONCURRENCY = 8;
@@ -55,17 +62,15 @@ export async function planLayouts(ctx: StageContext): Promise<StageOutcome> {
     try {
       reader = await openDocument(job, doc.document);
       const { pages, limit } = pagesToRead(reader.pageCount);
+      const own = pageRanges(pages, LAYOUT_PAGES_PER_UNIT).map(
+        (range, n): LayoutUnit => ({ index: units.length + n, document: doc.document, ...range }),
+      );
+      // The document is open here: its first unit is read now rather than opened again by a unit of its own.
+      await putUnitLayouts(job, job.run_id as string, own[0].index, await readPages(reader, own[0]));
+      own[0].read_by_plan = true;
+      units.push(...own);
       documents.push({ document: doc.document, pages, producer: reader.producer, failure: null, limit });
       await log.info(`${doc.original_filename}: ${pages} page(s) to read${limit ? ` (${limit})` : ''}`);
-      for (const [n, range] of pageRanges(pages, LAYOUT_PAGES_PER_UNIT).entries()) {
-        const unit: LayoutUnit = { index: units.length, document: doc.document, ...range };
-        units.push(unit);
-        // The document is open here: its first unit is read now rather than opened again by a unit of its own.
-        if (n === 0) {
-          await putUnitLayouts(job, job.run_id as string, unit.index, await readPages(reader, unit));
-          unit.read_by_plan = true;
-        }
-      }
     } catch (err) {
       if (!(err instanceof PdfUnreadable)) throw err;
       documents.push({ document: doc.document, pages: 0, producer: null, failure: failureText(err), limit: null });
@@ -95,10 +100,15 @@ export async function readLayoutUnit(ctx: StageContext, index: number): Promise<
   const unit = (await getReadPlan(job.id, runId)).units[index];
   if (!unit) throw new Error(`layout unit ${index} is outside the plan`);
   if (unit.read_by_plan) return;
-  const reader = await openDocument(job, unit.document);
+  let reader: PdfReader | null = null;
   try {
+    reader = await openDocument(job, unit.document);
     await putUnitLayouts(job, runId, index, await readPages(reader, unit));
+  } catch (err) {
+    // A page that cannot be read (damaged, or past a reading limit) fails its document, as an open would.
+    if (!(err instanceof PdfUnreadable)) throw err;
+    await putUnitFailure(job, runId, index, failureText(err));
   } finally {
-    await reader.close();
+    await reader?.close();
   }
 }

@@ -177,10 +177,16 @@ export async function planExtraction(ctx: StageContext): Promise<StageOutcome> {
     findings: PdfPhotoFinding[];
     pagesToMark: PdfPageLayout[];
   }[] = [];
+  const failures: { document: number; failure: string }[] = [];
   for (const doc of readPlan.documents) {
     if (doc.failure) continue;
     const units = readPlan.units.filter((u) => u.document === doc.document).map((u) => u.index);
-    const pages = await getUnitLayouts(job, runId, units);
+    const { pages, failure } = await getUnitLayouts(job, runId, units);
+    if (failure) {
+      failures.push({ document: doc.document, failure });
+      await log.warn(`Document ${doc.document + 1}: not read (${failure})`);
+      continue;
+    }
     const result = await planDocument(ctx, doc, pages);
     planned.push({ doc, pages, ...result });
     await log.info(
@@ -214,7 +220,7 @@ export async function planExtraction(ctx: StageContext): Promise<StageOutcome> {
     for (const tasks of [...inRuns(embedded, PHOTOS_PER_UNIT), ...inRuns(marked, RENDERED_PAGES_PER_UNIT)])
       units.push({ index: units.length, document: p.doc.document, tasks });
   }
-  await putExtractionPlan(job, { run_id: runId, readings: planned.map((p) => p.reading), units });
+  await putExtractionPlan(job, { run_id: runId, readings: planned.map((p) => p.reading), failures, units });
   return units.length > 0
     ? {
         kind: 'fanout',

@@ -81,6 +81,8 @@ export interface DocumentReading {
 export interface ExtractionPlan {
   run_id: string;
   readings: DocumentReading[];
+  /** Documents whose pages could not all be read (a layout unit failed): not read, with the reason. */
+  failures?: { document: number; failure: string }[];
   units: ExtractionUnit[];
 }
 
@@ -119,18 +121,31 @@ export async function getReadPlan(jobId: string, runId: string): Promise<ReadPla
   return plan;
 }
 
-export const putUnitLayouts = (job: JobPlace, runId: string, unit: number, pages: PdfPageLayout[]) =>
-  putJson(`${runPrefix(job, runId)}layouts/${String(unit).padStart(5, '0')}.json`, pages);
+const unitLayoutsKey = (job: JobPlace, runId: string, unit: number) =>
+  `${runPrefix(job, runId)}layouts/${String(unit).padStart(5, '0')}.json`;
 
-/** The pages of the given layout units, in unit order. */
-export async function getUnitLayouts(job: JobPlace, runId: string, units: number[]): Promise<PdfPageLayout[]> {
+export const putUnitLayouts = (job: JobPlace, runId: string, unit: number, pages: PdfPageLayout[]) =>
+  putJson(unitLayoutsKey(job, runId, unit), pages);
+
+/** Records that a unit's pages could not be read, and why (the user's message). */
+export const putUnitFailure = (job: JobPlace, runId: string, unit: number, failure: string) =>
+  putJson(unitLayoutsKey(job, runId, unit), { failure });
+
+/** The pages of the given layout units in unit order, or the first failure among them. */
+export async function getUnitLayouts(
+  job: JobPlace,
+  runId: string,
+  units: number[],
+): Promise<{ pages: PdfPageLayout[]; failure: string | null }> {
   const pages: PdfPageLayout[] = [];
   for (const unit of units) {
-    const stored = await readObject(`${runPrefix(job, runId)}layouts/${String(unit).padStart(5, '0')}.json`);
+    const stored = await readObject(unitLayoutsKey(job, runId, unit));
     if (!stored) throw new Error(`the pages of layout unit ${unit} are missing from storage`);
-    pages.push(...(JSON.parse(stored.body.toString('utf8')) as PdfPageLayout[]));
+    const kept = JSON.parse(stored.body.toString('utf8')) as PdfPageLayout[] | { failure: string };
+    if (!Array.isArray(kept)) return { pages: [], failure: kept.failure };
+    pages.push(...kept);
   }
-  return pages;
+  return { pages, failure: null };
 }
 
 export const putExtractionPlan = (job: JobPlace, plan: ExtractionPlan) =>

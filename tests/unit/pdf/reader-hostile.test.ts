@@ -1,0 +1,73 @@
+/**
+ * The PDF reader against documents made to exhaust it
+ * (tests/support/hostile-pdfs.ts): each is refused with a reason or read
+ * within bounds, never decoded past its limits. The process's memory before
+ * and after each case is printed with the results.
+ */
+import { openPdf } from '../../../lib/pdf/reader';
+import { MAX_PAGE_CONTENT_BYTES } from '../../../lib/pdf/reading-limits';
+import { hostilePdfs, type HostilePdfs } from '../../support/hostile-pdfs';
+import { flatJpeg } from '../../support/pdf-drawing';
+
+let files: HostilePdfs;
+const figures: string[] = [];
+const mb = (bytes: number) => `${Math.round(bytes / 1024 ** 2)} MB`;
+
+beforeAll(async () => {
+  files = hostilePdfs(await flatJpeg([10, 20, 30], 16, 16));
+});
+
+afterAll(() => {
+  process.stdout.write(`hostile PDFs, this process's resident memory:\n${figures.map((f) => `  ${f}\n`).join('')}`);
+});
+
+/** Reads the document's first page and its images; the outcome as the import would see it. */
+async function readFirstPage(bytes: Buffer): Promise<{ kind: string | null; message?: string; jpegs?: number[] }> {
+  const before = process.memoryUsage();
+  try {
+    const reader = await openPdf(bytes);
+    try {
+      const layout = await reader.pageLayout(1);
+      const jpegs: number[] = [];
+      for (const image of layout.images) jpegs.push((await reader.imageJpeg(1, image)).length);
+      return { kind: null, jpegs };
+    } finally {
+      await reader.close();
+    }
+  } catch (error) {
+    const { kind, message } = error as { kind?: string; message: string };
+    return { kind: kind ?? (error as Error).name, message };
+  } finally {
+    const after = process.memoryUsage();
+    figures.push(`${expect.getState().currentTestName}: RSS ${mb(before.rss)} → ${mb(after.rss)}`);
+  }
+}
+
+it('refuses a page whose content inflates past the page limit, before decoding the rest', async () => {
+  const before = process.memoryUsage().arrayBuffers;
+  const outcome = await readFirstPage(files.contentBomb);
+  expect(outcome).toMatchObject({ kind: 'too_large', message: expect.stringContaining('too large to read safely') });
+  // Decoding stopped at the limit: the 48 MiB of white space were never held whole.
+  expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(2 * MAX_PAGE_CONTENT_BYTES);
+});
+
+it('refuses an image declared larger than any photo, without decoding it', async () => {
+  expect(await readFirstPage(files.hugeImage)).toMatchObject({ kind: 'too_large' });
+});
+
+it("decodes an image's samples no further than its declared size needs", async () => {
+  const before = process.memoryUsage().arrayBuffers;
+  const outcome = await readFirstPage(files.imageBomb);
+  // 3 MB of samples taken out of a stream that inflates to 256 MiB, encoded as one small JPEG.
+  expect(outcome.kind).toBeNull();
+  expect(outcome.jpegs).toHaveLength(1);
+  expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 1024 ** 2);
+});
+
+it('refuses an object graph nested past any stack as damaged', async () => {
+  expect(await readFirstPage(files.deeplyNested)).toMatchObject({ kind: 'corrupt' });
+});
+
+it('refuses a page tree that lists itself as damaged', async () => {
+  expect(await readFirstPage(files.cyclicPageTree)).toMatchObject({ kind: 'corrupt' });
+});
