@@ -25,7 +25,23 @@ function localDefaults() {
   const settings = loadSettings({ overrides: defaults });
   if (settings.APP_ENV === 'local' && !settings.LOCAL_AUTH_USER_EMAIL)
     defaults.LOCAL_AUTH_USER_EMAIL = 'developer@localhost';
+  const captureHosts = localCaptureDownloadHosts(settings, loadTypeScript('lib/config/host-rules.ts'));
+  if (captureHosts) defaults.CAPTURE_SOURCE_DOWNLOAD_HOSTS = captureHosts;
   return defaults;
+}
+
+/**
+ * A local capture source on a loopback http origin (the demo fake of `npm run fakes`) serves its downloads from
+ * that origin over plain http, which only CAPTURE_SOURCE_DOWNLOAD_HOSTS can allow: a local start allows it unless
+ * the setting is given.
+ */
+function localCaptureDownloadHosts(settings, { parseHostRule }) {
+  if (settings.APP_ENV !== 'local' || settings.CAPTURE_SOURCE_DOWNLOAD_HOSTS.length) return undefined;
+  const api = settings.CAPTURE_SOURCE_API_BASE_URL.trim();
+  if (!/^http:\/\//i.test(api) || !URL.canParse(api)) return undefined;
+  const origin = new URL(api).origin;
+  // parseHostRule refuses plain http to anything but a loopback host.
+  return typeof parseHostRule(origin) === 'string' ? undefined : origin;
 }
 
 async function main() {

@@ -6,8 +6,8 @@ import {
   HeadObjectCommand,
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { Readable } from 'node:stream';
 import { mediaBucket, s3 } from './client';
 import { type ByteRange, cutRanges, spanRanges } from './range-rules';
 
@@ -96,20 +96,17 @@ export async function putBytes(key: string, body: Buffer, contentType: string): 
 }
 
 /**
- * A local file streamed into the bucket in one PUT (S3 takes up to 5 GB so):
- * its bytes are never all in memory.
+ * A stream of unknown length into the bucket as a multipart upload
+ * (lib-storage's Upload: 5 MiB parts, four in flight), so its bytes are never
+ * all in memory nor on disk. When the stream fails, the upload is aborted (no
+ * parts kept, no object written) and the stream's error is thrown.
  */
-export async function putFile(key: string, path: string, contentType: string): Promise<void> {
-  const { size } = await stat(path);
-  await s3().send(
-    new PutObjectCommand({
-      Bucket: mediaBucket(),
-      Key: key,
-      Body: createReadStream(path),
-      ContentLength: size,
-      ContentType: contentType,
-    }),
-  );
+export async function putStream(key: string, body: Readable, contentType: string): Promise<void> {
+  const upload = new Upload({
+    client: s3(),
+    params: { Bucket: mediaBucket(), Key: key, Body: body, ContentType: contentType },
+  });
+  await upload.done();
 }
 
 /** A small JSON document (per-team settings), replaced atomically like any PUT. */

@@ -3,7 +3,8 @@
  * and import job steps 1 and 3; Events > Inbound webhook from the capture
  * source, rule 1). Pure: what a manifest selects from an assignment's
  * media, where each selected item lands (room, job, photo number, group),
- * how the downloads are cut into units, and the webhook's signature check.
+ * how the downloads are cut into units and how many bytes each may bring,
+ * and the webhook's signature check.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -146,6 +147,45 @@ export function downloadUnits<T extends { size_bytes: number }>(items: T[], maxI
   }
   if (current.length) units.push(current);
   return units;
+}
+
+/** The upload limits a download is held to (spec: Limits), in bytes. */
+export interface DownloadLimits {
+  /** Single photo hard limit. */
+  photoBytes: number;
+  /** MAX_UPLOAD_SIZE_MB: video and audio. */
+  recordingBytes: number;
+}
+
+/** The most bytes a download may bring, and those bytes as a reason says them. */
+export interface ByteCap {
+  maxBytes: number;
+  words: string;
+}
+
+const megabytes = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+
+/** The upload limit of a media type (a photo's proxy is held to the photo limit). */
+export function uploadLimit(type: CaptureMediaType, limits: DownloadLimits): ByteCap {
+  if (type === 'photo')
+    return { maxBytes: limits.photoBytes, words: `the ${megabytes(limits.photoBytes)} limit for a single photo` };
+  return {
+    maxBytes: limits.recordingBytes,
+    words: `the ${megabytes(limits.recordingBytes)} limit for video and audio`,
+  };
+}
+
+/**
+ * Steps 4-5: what the download of one item may bring: no more than the
+ * capture source declared for it, and never more than its type's upload
+ * limit. An item declared over that limit is not downloaded at all: the
+ * reason is returned instead.
+ */
+export function downloadCap(media: Pick<SourceMedia, 'type' | 'size_bytes'>, limits: DownloadLimits): ByteCap | string {
+  const limit = uploadLimit(media.type, limits);
+  if (media.size_bytes > limit.maxBytes)
+    return `Not downloaded: the capture source declares ${media.size_bytes} bytes, over ${limit.words}.`;
+  return { maxBytes: media.size_bytes, words: `the ${media.size_bytes} bytes the capture source declared` };
 }
 
 /** The batch's status when a run ends (spec: States > ImportBatch). */

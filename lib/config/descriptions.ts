@@ -127,6 +127,12 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       CAPTURE_SOURCE_API_BASE_URL: 'Capture source API; empty disables the integration.',
       CAPTURE_SOURCE_WEBHOOK_SECRET: 'Capture source webhook HMAC secret; empty answers 503.',
       CAPTURE_SOURCE_IMPORT_CONCURRENCY: 'Parallel downloads during a capture import.',
+      CAPTURE_SOURCE_DOWNLOAD_HOSTS:
+        "Comma list of the hosts the capture source's download URLs (and their redirects) may point at: host, host:port or *.domain, over https; http://host:port allows plain http to a loopback test host. Empty: the API's own host only.",
+      CAPTURE_SOURCE_DOWNLOAD_STALL_SECONDS:
+        'Longest a capture download may wait for its next bytes before it fails as stalled.',
+      CAPTURE_SOURCE_DOWNLOAD_TIMEOUT_SECONDS:
+        "Longest one capture download may take, redirects and retries included (inside a worker's 15 minutes).",
       MAIL_API_KEY: 'Mail service key; empty turns sending off.',
       MAIL_DOMAIN: 'Mail sending domain.',
       MAIL_BASE_URL: 'Mail service API base URL (Mailgun US; EU sending domains use https://api.eu.mailgun.net).',

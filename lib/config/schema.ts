@@ -8,6 +8,7 @@
  * with a message naming the variable (see load.ts).
  */
 import * as z from 'zod';
+import { parseHostRule } from './host-rules';
 
 const num = (def: number) => z.coerce.number().refine(Number.isFinite, 'must be a finite number').default(def);
 const int = (def: number) => z.coerce.number().int('must be a whole number').default(def);
@@ -31,6 +32,15 @@ const list = (def: string) =>
         .map((s) => s.trim())
         .filter(Boolean),
     );
+
+/** Comma list of allowed hosts (./host-rules.ts), each entry checked. */
+const hostList = () =>
+  list('').superRefine((entries, ctx) => {
+    for (const entry of entries) {
+      const rule = parseHostRule(entry);
+      if (typeof rule === 'string') ctx.addIssue({ code: 'custom', message: rule });
+    }
+  });
 
 /**
  * The mail service sends only from its own domain: MAIL_FROM, a bare address
@@ -149,6 +159,9 @@ const settingFields = z.object({
   CAPTURE_SOURCE_API_BASE_URL: str(),
   CAPTURE_SOURCE_WEBHOOK_SECRET: str(),
   CAPTURE_SOURCE_IMPORT_CONCURRENCY: int(4),
+  CAPTURE_SOURCE_DOWNLOAD_HOSTS: hostList(),
+  CAPTURE_SOURCE_DOWNLOAD_STALL_SECONDS: num(30).refine((v) => v > 0, 'must be positive'),
+  CAPTURE_SOURCE_DOWNLOAD_TIMEOUT_SECONDS: num(600).refine((v) => v > 0, 'must be positive'),
   MAIL_API_KEY: str(),
   MAIL_DOMAIN: str(),
   MAIL_BASE_URL: str('https://api.mailgun.net'),

@@ -44,7 +44,10 @@
  *     200      {data: [{id, original_url, proxy_url, expires_at}]}
  *     Short-lived download URLs: the original bytes, and for photos a JPEG
  *     proxy (null otherwise) made by the capture source. Unknown ids, and
- *     media not synced yet, are left out of `data`.
+ *     media not synced yet, are left out of `data`. They are fetched without
+ *     the token, as guarded downloads (captureDownloadGuard below): https on
+ *     the capture source's download hosts only, redirects included, at most
+ *     the media's size_bytes.
  *
  *   Errors, any call:
  *     401 {error: 'invalid_token'}       missing, revoked or unknown org token
@@ -64,6 +67,8 @@
  * nothing), so failures that may pass are retried. The token is never logged.
  */
 import * as z from 'zod';
+import { baseUrl, type HostRule, hostRules, type Settings, settings } from '../config';
+import type { DownloadGuard } from './guarded-download';
 import { errorBodySpec, type JsonHttpOptions, type JsonHttpResult, JsonHttpClient, NOT_SENT } from './json-http';
 
 export interface CaptureSourceClientOptions extends JsonHttpOptions {
@@ -185,4 +190,34 @@ export class CaptureSourceClient extends JsonHttpClient {
       schema: signedAnswer,
     });
   }
+}
+
+type DownloadSettings = Pick<
+  Settings,
+  | 'CAPTURE_SOURCE_API_BASE_URL'
+  | 'CAPTURE_SOURCE_DOWNLOAD_HOSTS'
+  | 'CAPTURE_SOURCE_DOWNLOAD_STALL_SECONDS'
+  | 'CAPTURE_SOURCE_DOWNLOAD_TIMEOUT_SECONDS'
+>;
+
+/** Where media may be downloaded from: CAPTURE_SOURCE_DOWNLOAD_HOSTS, else the API's own host over https. */
+export function captureDownloadHosts(config: DownloadSettings): HostRule[] {
+  if (config.CAPTURE_SOURCE_DOWNLOAD_HOSTS.length) return hostRules(config.CAPTURE_SOURCE_DOWNLOAD_HOSTS);
+  const apiHost = /^https?:\/\/([^/?#]+)/i.exec(baseUrl(config.CAPTURE_SOURCE_API_BASE_URL))?.[1];
+  return apiHost ? hostRules([apiHost]) : [];
+}
+
+/** How one media download is guarded: the capture source's download hosts, the settings' timeouts, `cap` bytes. */
+export function captureDownloadGuard(
+  cap: { maxBytes: number; words: string },
+  config: DownloadSettings = settings(),
+): DownloadGuard {
+  return {
+    source: 'the capture source',
+    hosts: captureDownloadHosts(config),
+    maxBytes: cap.maxBytes,
+    maxBytesWords: cap.words,
+    stallTimeoutMs: config.CAPTURE_SOURCE_DOWNLOAD_STALL_SECONDS * 1000,
+    totalTimeoutMs: config.CAPTURE_SOURCE_DOWNLOAD_TIMEOUT_SECONDS * 1000,
+  };
 }

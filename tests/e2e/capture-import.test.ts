@@ -4,20 +4,29 @@
  * video into its own job, an unreadable original replaced by its proxy, an
  * unsynced and an excluded item left out, a failing download making the
  * batch partial, then a retry of only that one), a re-import skipping what
- * was imported, a room import filtered to videos, a bad manifest (422), and
+ * was imported, a room import filtered to videos, a bad manifest (422), the
+ * download guards (a URL off the capture source's download hosts or not
+ * https, a redirect off them, a body larger than declared, a stalled body:
+ * each a failed medium with its reason, nothing fetched elsewhere), and
  * the submission webhook: first and later submissions, redelivery, a new
  * event for the same submission, a forged signature, an unknown org, and no
  * secret configured.
  */
+import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
+import { mediaBucket, s3 } from '../../lib/blob/client';
+import { headObject } from '../../lib/blob/objects';
 import { settings } from '../../lib/config';
 import { getUploadRecord } from '../../lib/capture/import-store';
 import { ORG_TAKEN } from '../../lib/capture/service';
 import { handleCaptureEvent } from '../../lib/capture/webhook-service';
+import { getJob } from '../../lib/jobs/job-store';
+import { getImportPlan } from '../../lib/pipelines/capture/run-store';
+import { listenFake } from '../fakes/http';
 import { Client, eventually, serviceUrl } from '../support/api';
 import { fakeCaptureSource } from '../support/fake-capture-source';
 import { newTeamMember } from '../support/tokens';
@@ -148,6 +157,90 @@ describe('capture import', () => {
       skipped: 6,
       imported: 1,
     });
+  });
+
+  it('fails each download a guard stops, with its reason, and fetches nothing from a foreign host', async () => {
+    const photo = await jpeg(9);
+    const MIB = 1024 * 1024;
+    // A host off the allow-list on the fake's own loopback: it answers a photo, so a fetch there would import one.
+    const foreignHits: string[] = [];
+    const foreign = await listenFake((req, res) => {
+      foreignHits.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': photo.length });
+      res.end(photo);
+    });
+    try {
+      const { client, org, connectionId } = await connectedTeam();
+      const assignment = await assignmentOf(org.org_id, org.teams[0].id);
+      const [kitchen, garage] = assignment.locations;
+      const at = (filename: string) => ({ type: 'photo' as const, location_id: kitchen.id, filename, bytes: photo });
+      const media = await capture.seedMedia(org.org_id, assignment.id, [
+        at('fine.jpg'),
+        { ...at('loopback.jpg'), original_url: `${foreign.url}/loopback.jpg` },
+        { ...at('local-file.jpg'), original_url: 'file:///etc/passwd' },
+        { ...at('redirected.jpg'), redirect_to: `${foreign.url}/redirected.jpg` },
+        { ...at('understated.jpg'), declared_size_bytes: photo.length - 1 },
+        {
+          type: 'video',
+          location_id: garage.id,
+          filename: 'understated.mp4',
+          bytes: Buffer.alloc(64 * 1024),
+          declared_size_bytes: 1000,
+        },
+        // Past the first 5 MiB part of its multipart upload before it stalls.
+        {
+          type: 'video',
+          location_id: garage.id,
+          filename: 'stalled.mp4',
+          bytes: Buffer.alloc(7 * MIB),
+          stall_after_bytes: 6 * MIB,
+        },
+      ]);
+      const started = await client.post(`/api/integrations/connections/${connectionId}/import`, {
+        assignment_id: assignment.id,
+        target: { mode: 'new_claim' },
+      });
+      expect(started.status).toBe(201);
+      const batch = await finished(client, started.body.id);
+      expect(batch).toMatchObject({ status: 'partial', total: 7, imported: 1, failed: 6 });
+
+      // The runner's log names each failed medium and why.
+      const lines: { message: string }[] = (await client.get(`/api/jobs/${batch.read_job_id}/logs`)).body.lines;
+      const reasonOf = (filename: string) =>
+        lines.find((l) => l.message.startsWith(`${filename}: `))?.message.slice(filename.length + 2);
+      const notOurs = `${foreign.url} is not one of the capture source's download hosts`;
+      expect(Object.fromEntries(media.slice(1).map((m) => [m.filename, reasonOf(m.filename)]))).toEqual({
+        'loopback.jpg': `Download refused: ${notOurs}; nothing was fetched.`,
+        'local-file.jpg': 'Download refused: file:// is a file URL, not https; nothing was fetched.',
+        'redirected.jpg': `Download refused: a redirect was not followed: ${notOurs}.`,
+        'understated.jpg': `Download refused: its answer is ${photo.length} bytes, more than the ${photo.length - 1} bytes the capture source declared.`,
+        'understated.mp4':
+          'Download refused: its answer is 65536 bytes, more than the 1000 bytes the capture source declared.',
+        'stalled.mp4': 'Download stopped: no bytes for 3 s; the transfer stalled.',
+      });
+      expect(foreignHits).toEqual([]);
+      expect((await getUploadRecord(connectionId, media[0].id))?.status).toBe('ready');
+      for (const m of media.slice(1)) expect((await getUploadRecord(connectionId, m.id))?.status).toBe('failed');
+      // Each asked for once: a refusal is not retried.
+      const downloads = async (i: number) =>
+        (await capture.downloads({ media_id: media[i].id })).map((d) => [d.status, d.bytes]);
+      expect(await downloads(1)).toEqual([]);
+      expect(await downloads(3)).toEqual([[302, 0]]);
+      expect(await downloads(6)).toEqual([[200, 6 * MIB]]);
+
+      // The stopped recordings left nothing in the bucket: no object, no multipart upload's parts.
+      const reader = await getJob(batch.read_job_id);
+      const plan = await getImportPlan(reader!, reader!.run_id as string);
+      const keyOf = (i: number) => plan.media.find((m) => m.media_id === media[i].id)!.key;
+      expect(await headObject(keyOf(0))).not.toBeNull();
+      for (const i of [5, 6]) {
+        expect(await headObject(keyOf(i))).toBeNull();
+        const open = await s3().send(new ListMultipartUploadsCommand({ Bucket: mediaBucket(), Prefix: keyOf(i) }));
+        expect(open.Uploads ?? []).toEqual([]);
+      }
+    } finally {
+      await foreign.close();
+    }
   });
 
   it('imports into one room, filtered by type and to submitted media; refuses a bad manifest with per-field messages', async () => {

@@ -15,7 +15,7 @@
  * - State lives in memory per organisation, seeded through the control API:
  *   an org has one or more tokens, teams, assignments (each with its tree of
  *   locations and groups) and media whose original BYTES are given (base64),
- *   size_bytes being their length. A missing, unknown or revoked bearer token
+ *   size_bytes being their length (unless declared otherwise). A missing, unknown or revoked bearer token
  *   answers 401 {error: 'invalid_token'}, checked first; another org's team,
  *   assignment or media answers 404 {error: 'not_found'} like an unknown id
  *   (signing leaves it out, as it does unknown and unsynced media).
@@ -39,6 +39,13 @@
  *   proxy stays a valid JPEG), `slow_ms` (an original or proxy download sends
  *   its headers at once and its bytes spread over that many ms) and
  *   `fail_downloads` (the next N original or proxy downloads answer 503).
+ *   A capture source gone wrong, for the service's download guards:
+ *   `declared_size_bytes` (the size_bytes listed, default the bytes' length:
+ *   smaller means the body is larger than declared), `stall_after_bytes` (the
+ *   original sends its headers and that many bytes, then nothing until the
+ *   client hangs up), `redirect_to` (the original answers 302 to that URL)
+ *   and `original_url` (signing answers that URL, verbatim, as the original's:
+ *   another host, a file:// URL).
  * - failNext(mode, count, match?) makes the next `count` (matching) API
  *   requests fail: 401, 404, 422, 429 (Retry-After: 0), 500, 503, timeout
  *   (never answers), reset (socket destroyed), garbage (200, not JSON).
@@ -62,7 +69,8 @@
  *                                locations: [{id?, name, groups?: [{id?, name}]}]}   → the assignment with its ids
  *     POST  /__fake/media {org_id, assignment_id, items: [{type, location_id, group_id?, filename, content_type?,
  *                          bytes_base64, proxy_base64?, captured_at?, synced?, submitted?, submission_id?,
- *                          unreadable_original?, slow_ms?, fail_downloads?}]}          → the items with their ids
+ *                          unreadable_original?, slow_ms?, fail_downloads?, declared_size_bytes?,
+ *                          stall_after_bytes?, redirect_to?, original_url?}]}          → the items with their ids
  *     PATCH /__fake/media/{id} {any item field but type}                              → the media
  *     POST  /__fake/sign {media_id, kind?, ttl_seconds}   → {url, expires_at}: a download URL of any ttl
  *                                                    (negative: one already expired), whatever the media's state
@@ -233,6 +241,14 @@ export interface CaptureMediaSeed {
   slow_ms?: number;
   /** The next N original or proxy downloads answer 503. */
   fail_downloads?: number;
+  /** The size_bytes the API lists (default: the original's length). */
+  declared_size_bytes?: number | null;
+  /** The original download sends its headers and this many bytes, then stalls (null: it does not). */
+  stall_after_bytes?: number | null;
+  /** The original download answers 302 to this URL (null: it does not). */
+  redirect_to?: string | null;
+  /** Signing answers this as the original's URL instead of the fake's own (null: the fake's). */
+  original_url?: string | null;
 }
 
 /** A media item as the control API answers it (the API's fields, its place and its test behaviours). */
@@ -256,6 +272,10 @@ export interface FakeCaptureMedia {
   slow_ms: number;
   /** Original or proxy downloads still to answer 503. */
   fail_downloads: number;
+  declared_size_bytes: number | null;
+  stall_after_bytes: number | null;
+  redirect_to: string | null;
+  original_url: string | null;
 }
 
 /** PATCH /__fake/media/{id}: any seeded field but the type. */
@@ -370,6 +390,10 @@ interface MediaState {
   unreadable_original: boolean;
   slow_ms: number;
   fail_downloads: number;
+  declared_size_bytes: number | null;
+  stall_after_bytes: number | null;
+  redirect_to: string | null;
+  original_url: string | null;
 }
 
 interface PendingFailure {
@@ -440,6 +464,14 @@ function count(value: unknown, name: string): number {
   return value as number;
 }
 
+function optionalCount(value: unknown, name: string): number | null {
+  return value === undefined || value === null ? null : count(value, name);
+}
+
+function optionalText(value: unknown, name: string): string | null {
+  return value === undefined || value === null ? null : (optionalString(value, name) as string);
+}
+
 function flag(value: unknown, name: string, fallback: boolean): boolean {
   if (value === undefined) return fallback;
   if (typeof value !== 'boolean') throw new ControlError(`${name} must be a boolean`);
@@ -459,6 +491,9 @@ function garbageOf(length: number): Buffer {
   for (let at = 0; at < size; at += GARBAGE.length) GARBAGE.copy(out, at);
   return out;
 }
+
+/** The size_bytes the API lists: the declared one when seeded, else the original's length. */
+const listedSize = (m: MediaState) => m.declared_size_bytes ?? m.bytes.length;
 
 function contentTypeOf(filename: string, type: CaptureMediaType): string {
   const ext = /\.([^./]+)$/.exec(filename)?.[1]?.toLowerCase() ?? '';
@@ -614,7 +649,7 @@ export async function startFakeCaptureSource(options: { port?: number } = {}): P
       group_id: m.group_id,
       filename: m.filename,
       content_type: m.content_type,
-      size_bytes: m.bytes.length,
+      size_bytes: listedSize(m),
       captured_at: m.captured_at,
       synced: m.synced,
       submitted: m.submitted,
@@ -623,6 +658,10 @@ export async function startFakeCaptureSource(options: { port?: number } = {}): P
       unreadable_original: m.unreadable_original,
       slow_ms: m.slow_ms,
       fail_downloads: m.fail_downloads,
+      declared_size_bytes: m.declared_size_bytes,
+      stall_after_bytes: m.stall_after_bytes,
+      redirect_to: m.redirect_to,
+      original_url: m.original_url,
     };
   }
 
@@ -680,6 +719,10 @@ export async function startFakeCaptureSource(options: { port?: number } = {}): P
       unreadable_original: flag(item.unreadable_original, `${at}.unreadable_original`, false),
       slow_ms: count(item.slow_ms, `${at}.slow_ms`),
       fail_downloads: count(item.fail_downloads, `${at}.fail_downloads`),
+      declared_size_bytes: optionalCount(item.declared_size_bytes, `${at}.declared_size_bytes`),
+      stall_after_bytes: optionalCount(item.stall_after_bytes, `${at}.stall_after_bytes`),
+      redirect_to: optionalText(item.redirect_to, `${at}.redirect_to`),
+      original_url: optionalText(item.original_url, `${at}.original_url`),
     };
   }
 
@@ -721,6 +764,10 @@ export async function startFakeCaptureSource(options: { port?: number } = {}): P
       unreadable_original: current.unreadable_original,
       slow_ms: current.slow_ms,
       fail_downloads: current.fail_downloads,
+      declared_size_bytes: current.declared_size_bytes,
+      stall_after_bytes: current.stall_after_bytes,
+      redirect_to: current.redirect_to,
+      original_url: current.original_url,
       ...patch,
     };
     const updated = buildMedia(assignments.get(current.assignment_id)!, merged, 'patch', current);
@@ -881,6 +928,12 @@ export async function startFakeCaptureSource(options: { port?: number } = {}): P
       m.fail_downloads -= 1;
       return refuse(503, 'injected', 'service_unavailable (injected)');
     }
+    if (kind === 'original' && m.redirect_to !== null) {
+      record.status = 302;
+      res.writeHead(302, { location: m.redirect_to });
+      res.end();
+      return;
+    }
     const bytes =
       kind === 'original' ? (m.unreadable_original ? garbageOf(m.bytes.length) : m.bytes) : (m.proxy ?? SMALL_JPEG);
     record.status = 200;
@@ -889,7 +942,12 @@ export async function startFakeCaptureSource(options: { port?: number } = {}): P
       'content-type': kind === 'original' ? m.content_type : 'image/jpeg',
       'content-length': bytes.length,
     });
-    if (kind !== 'thumb' && m.slow_ms > 0) {
+    if (kind === 'original' && m.stall_after_bytes !== null) {
+      // The headers and the first bytes, then nothing: close() drops the answer.
+      record.bytes = Math.min(m.stall_after_bytes, bytes.length);
+      res.write(bytes.subarray(0, record.bytes));
+      server.hang(res);
+    } else if (kind !== 'thumb' && m.slow_ms > 0) {
       record.slow_ms = m.slow_ms;
       await trickle(res, bytes, m.slow_ms);
     } else res.end(bytes);
@@ -926,7 +984,7 @@ export async function startFakeCaptureSource(options: { port?: number } = {}): P
         group_id: m.group_id,
         filename: m.filename,
         content_type: m.content_type,
-        size_bytes: m.bytes.length,
+        size_bytes: listedSize(m),
         captured_at: m.captured_at,
         synced: m.synced,
         submitted: m.submitted,
@@ -951,7 +1009,7 @@ export async function startFakeCaptureSource(options: { port?: number } = {}): P
         const original = signedUrl('original', m.id, ttl as number);
         return {
           id: m.id,
-          original_url: original.url,
+          original_url: m.original_url ?? original.url,
           proxy_url: m.type === 'photo' ? signedUrl('proxy', m.id, ttl as number).url : null,
           expires_at: new Date(original.expires * 1000).toISOString(),
         };

@@ -234,6 +234,45 @@ it('serves the per-media test behaviours: unreadable original, failing and slow 
   expect(Date.now() - started).toBeGreaterThanOrEqual(350);
 });
 
+it('serves a capture source gone wrong: understated sizes, URLs elsewhere, redirects and stalled bodies', async () => {
+  const { token, org, assignment, kitchen } = await newOrg();
+  const bytes = await jpeg(20, 90, 90);
+  const [understated, elsewhere, redirected, stalled] = await fake().seedMedia(org.org_id, assignment.id, [
+    { type: 'photo', location_id: kitchen.id, filename: 'a.jpg', bytes, declared_size_bytes: 10 },
+    { type: 'photo', location_id: kitchen.id, filename: 'b.jpg', bytes, original_url: 'file:///etc/passwd' },
+    { type: 'photo', location_id: kitchen.id, filename: 'c.jpg', bytes, redirect_to: 'http://127.0.0.1:9/x' },
+    { type: 'video', location_id: kitchen.id, filename: 'd.mp4', bytes: Buffer.alloc(100), stall_after_bytes: 40 },
+  ]);
+  expect(understated).toMatchObject({ size_bytes: 10, declared_size_bytes: 10 });
+  const listed = ok(await client(token).media(assignment.id)).data;
+  expect(listed.find((m) => m.id === understated.id)?.size_bytes).toBe(10);
+  const [u, e, r, st] = ok(await client(token).sign([understated.id, elsewhere.id, redirected.id, stalled.id])).data;
+
+  expect((await get(u.original_url)).bytes.equals(bytes)).toBe(true);
+  expect(e.original_url).toBe('file:///etc/passwd');
+  expect(e.proxy_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/files\/proxy\//);
+  const moved = await fetch(r.original_url, { redirect: 'manual' });
+  expect([moved.status, moved.headers.get('location')]).toEqual([302, 'http://127.0.0.1:9/x']);
+
+  // The headers and the first 40 bytes, then nothing until the client hangs up.
+  const res = await fetch(st.original_url);
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  let received = 0;
+  const quiet = new Promise<'quiet'>((resolve) => setTimeout(resolve, 500, 'quiet'));
+  for (;;) {
+    const step = await Promise.race([reader.read(), quiet]);
+    if (step === 'quiet') break;
+    if (step.done) throw new Error('the stalled body ended');
+    received += step.value.byteLength;
+  }
+  expect(received).toBe(40);
+  await reader.cancel();
+  expect((await fake().downloads({ media_id: stalled.id })).map((d) => [d.status, d.bytes])).toEqual([[200, 40]]);
+  expect((await fake().downloads({ media_id: redirected.id })).map((d) => d.status)).toEqual([302]);
+  // Patched back, each behaves again.
+  expect(await fake().updateMedia(stalled.id, { stall_after_bytes: null })).toMatchObject({ stall_after_bytes: null });
+});
+
 it("answers 404 for another org's assignment and team, and leaves its media out of signing", async () => {
   const mine = await newOrg();
   const theirs = await newOrg();

@@ -16,7 +16,7 @@ import { startFakeOtlpCollector } from '../fakes/otlp-collector';
 import { startFakePostHog } from '../fakes/posthog-server';
 import { startFakeSentry } from '../fakes/sentry-server';
 import { startFakeSpeechServer } from '../fakes/speech-server';
-import { serviceEnv, TEST_MAIL_DOMAIN } from './service-env';
+import { captureDownloadHosts, serviceEnv, TEST_MAIL_DOMAIN } from './service-env';
 
 const { startLocalService } = require('../../localstack/service.js');
 const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators.js');
@@ -76,6 +76,7 @@ export default async function globalSetup(): Promise<void> {
       ESTIMATION_PLATFORM_BASE_URL: estimation.url,
       CLAIMS_PLATFORM_BASE_URL: claimsPlatform.url,
       CAPTURE_SOURCE_API_BASE_URL: captureSource.url,
+      CAPTURE_SOURCE_DOWNLOAD_HOSTS: captureDownloadHosts(captureSource.url),
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       POSTHOG_HOST: posthog.url,
       POSTHOG_API_KEY: posthog.apiKey,

@@ -38,6 +38,10 @@ export const serviceEnv: Record<string, string> = {
   MAIL_RETRY_BACKOFF_MS: '20',
   // Capture source webhooks in the tests are signed with it (the fake's sendWebhook, capture-source-server.ts).
   CAPTURE_SOURCE_WEBHOOK_SECRET: 'test-capture-webhook-secret',
+  // The fake capture source serves its downloads over plain http on 127.0.0.1 and a port of the run: global-setup.ts
+  // names it in CAPTURE_SOURCE_DOWNLOAD_HOSTS (captureDownloadHosts below). A stalled download fails after this
+  // (tests/e2e/capture-import.test.ts waits for one); the fake's slowest download pauses 40 ms between pieces.
+  CAPTURE_SOURCE_DOWNLOAD_STALL_SECONDS: '3',
   // Homeowner link ceilings small enough to reach at their edges (tests/e2e/insured-drafts.test.ts); reads per
   // token low enough to spend from two processes at once. Bad tokens from the one test IP are not limited here
   // (every suite shares 127.0.0.1); that limit is tested in-process with its own IP.
@@ -56,3 +60,6 @@ export const serviceEnv: Record<string, string> = {
   MACHINE_SETTINGS_FILE: '/nonexistent/contents-inventory-settings.env',
   DOTENV_FILE: '/nonexistent/.env',
 };
+
+/** CAPTURE_SOURCE_DOWNLOAD_HOSTS of the test stack: the fake capture source's origin, plain http being a loopback's. */
+export const captureDownloadHosts = (fakeCaptureSourceUrl: string) => new URL(fakeCaptureSourceUrl).origin;

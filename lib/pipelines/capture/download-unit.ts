@@ -2,60 +2,45 @@
  * One download unit of a capture import (spec: Capture source integration,
  * import job steps 4-6): its media's download URLs signed in one call just
  * before the downloads start (an hour's life), then CAPTURE_SOURCE_IMPORT_CONCURRENCY
- * downloads in flight. A photo is read and written as an upright JPEG where
- * its room job expects it; when its original cannot be read, the capture
- * source's proxy is used instead. A video or voice note streams through a
- * temporary file into the bucket (its bytes never all in memory). Each
+ * downloads in flight. Each download is guarded
+ * (lib/integrations/guarded-download.ts): the capture source's download hosts
+ * only, timeouts, and no more bytes than it declared for the item within the
+ * upload limits. A photo is read and written as an upright JPEG where its
+ * room job expects it; when its original cannot be read, the capture
+ * source's proxy is used instead. A video or voice note streams straight into
+ * the bucket (a multipart upload: its bytes never all in memory, never on
+ * disk). A download a guard stops fails that item with the reason. Each
  * item's sha256 and size go on its Upload record; the unit's results are
  * written once, so a unit that runs again does nothing.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import pLimit from 'p-limit';
-import { putFile, putJpeg } from '../../blob/objects';
+import { putJpeg, putStream } from '../../blob/objects';
+import { type DownloadLimits, downloadCap, uploadLimit } from '../../capture/import-rules';
 import { putUploadRecords } from '../../capture/import-store';
 import { addBatchProgress } from '../../imports/store';
 import { settings } from '../../config';
-import type { CaptureSignedMedia } from '../../integrations/capture-source';
+import { type CaptureSignedMedia, captureDownloadGuard } from '../../integrations/capture-source';
+import { downloadBytes, openDownload } from '../../integrations/guarded-download';
 import { normalizePhoto } from '../../media/normalize';
 import type { StageContext } from '../../orchestrator/pipeline';
-import { withRetry } from '../../retry';
+import { SINGLE_PHOTO_MAX_BYTES } from '../../photos/upload-rules';
+import { maxUploadBytes } from '../../uploads/rules';
 import { captureAnswer, runnerBatch } from './expand-stage';
 import { type DownloadResult, getImportPlan, getUnitResults, type PlannedMedia, putUnitResults } from './run-store';
 
-/** A download refused for good (403, 404): retrying cannot help. */
-class RefusedDownload extends Error {}
-
-const DOWNLOAD_ATTEMPTS = 3;
-
-/** GET of a signed URL with retries of what may pass (network, 5xx, 429); the response, body unread. */
-function download(url: string): Promise<Response> {
-  return withRetry(
-    async () => {
-      const res = await fetch(url);
-      if (res.ok && res.body) return res;
-      await res.body?.cancel();
-      if (res.status >= 500 || res.status === 429) throw new Error(`download failed: HTTP ${res.status}`);
-      throw new RefusedDownload(`download refused: HTTP ${res.status}`);
-    },
-    {
-      attempts: DOWNLOAD_ATTEMPTS,
-      backoffMs: 300,
-      jitter: true,
-      retryable: (err) => !(err instanceof RefusedDownload),
-    },
-  );
-}
-
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
+const limitsOf = (): DownloadLimits => ({
+  photoBytes: SINGLE_PHOTO_MAX_BYTES,
+  recordingBytes: maxUploadBytes(settings()),
+});
+
 async function photo(entry: PlannedMedia, signed: CaptureSignedMedia): Promise<DownloadResult> {
-  const original = Buffer.from(await (await download(signed.original_url)).arrayBuffer());
+  const cap = downloadCap(entry, limitsOf());
+  if (typeof cap === 'string') return failed(entry, cap);
+  const original = await downloadBytes(signed.original_url, captureDownloadGuard(cap));
   const base = {
     media_id: entry.media_id,
     ok: true,
@@ -69,47 +54,48 @@ async function photo(entry: PlannedMedia, signed: CaptureSignedMedia): Promise<D
     return { ...base, width, height, from_proxy: false };
   } catch (unreadable) {
     if (!signed.proxy_url) throw unreadable;
-    const proxy = Buffer.from(await (await download(signed.proxy_url)).arrayBuffer());
+    // The proxy's size is not declared: it is held to the photo limit.
+    const proxy = await downloadBytes(signed.proxy_url, captureDownloadGuard(uploadLimit('photo', limitsOf())));
     const { jpeg, width, height } = await normalizePhoto(proxy);
     await putJpeg(entry.key, jpeg);
     return { ...base, width, height, from_proxy: true };
   }
 }
 
-async function recording(entry: PlannedMedia, signed: CaptureSignedMedia): Promise<DownloadResult> {
-  const dir = join(tmpdir(), `capture-${randomUUID()}`);
-  await mkdir(dir, { recursive: true });
-  try {
-    const path = join(dir, 'media');
-    const hash = createHash('sha256');
-    let size = 0;
-    const res = await download(signed.original_url);
-    const counting = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        hash.update(chunk);
-        size += chunk.length;
-        done(null, chunk);
-      },
-    });
-    await pipeline(
-      Readable.fromWeb(res.body as import('node:stream/web').ReadableStream),
-      counting,
-      createWriteStream(path),
-    );
-    await putFile(entry.key, path, entry.content_type || 'application/octet-stream');
-    return {
-      media_id: entry.media_id,
-      ok: true,
-      sha256: hash.digest('hex'),
-      size_bytes: size,
-      width: null,
-      height: null,
-      from_proxy: false,
-      error: null,
-    };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+/** The bytes passing through, hashed and counted on the way. */
+async function* measured(body: AsyncIterable<Buffer>, sums: { hash: ReturnType<typeof createHash>; size: number }) {
+  for await (const piece of body) {
+    sums.hash.update(piece);
+    sums.size += piece.length;
+    yield piece;
   }
+}
+
+async function recording(entry: PlannedMedia, signed: CaptureSignedMedia): Promise<DownloadResult> {
+  const cap = downloadCap(entry, limitsOf());
+  if (typeof cap === 'string') return failed(entry, cap);
+  const { body } = await openDownload(signed.original_url, captureDownloadGuard(cap));
+  const sums = { hash: createHash('sha256'), size: 0 };
+  try {
+    await putStream(
+      entry.key,
+      Readable.from(measured(body, sums), { objectMode: false }),
+      entry.content_type || 'application/octet-stream',
+    );
+  } finally {
+    // An upload that failed on its own side stops the download too.
+    body.destroy();
+  }
+  return {
+    media_id: entry.media_id,
+    ok: true,
+    sha256: sums.hash.digest('hex'),
+    size_bytes: sums.size,
+    width: null,
+    height: null,
+    from_proxy: false,
+    error: null,
+  };
 }
 
 const failed = (entry: PlannedMedia, error: string): DownloadResult => ({

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import {
   captureSignatureValid,
   claimNumberOf,
+  downloadCap,
   downloadUnits,
   photoPlaces,
   roomNameOf,
@@ -10,6 +11,7 @@ import {
   settledGroups,
   type SourceMedia,
   UNSORTED_ROOM,
+  uploadLimit,
 } from '../../../lib/capture/import-rules';
 
 const media = (id: string, over: Partial<SourceMedia> = {}): SourceMedia => ({
@@ -110,6 +112,26 @@ describe('capture import rules', () => {
     const sizes = [5, 5, 5, 50, 1, 1, 1].map((size_bytes) => ({ size_bytes }));
     expect(downloadUnits(sizes, 3, 12).map((u) => u.map((x) => x.size_bytes))).toEqual([[5, 5], [5], [50], [1, 1, 1]]);
     expect(downloadUnits([], 3, 12)).toEqual([]);
+  });
+
+  it("holds a download to the bytes declared for it, within its type's upload limit", () => {
+    const MB = 1024 * 1024;
+    const limits = { photoBytes: 100 * MB, recordingBytes: 2000 * MB };
+    expect(downloadCap({ type: 'photo', size_bytes: 123_456 }, limits)).toEqual({
+      maxBytes: 123_456,
+      words: 'the 123456 bytes the capture source declared',
+    });
+    expect(downloadCap({ type: 'video', size_bytes: 2000 * MB }, limits)).toMatchObject({ maxBytes: 2000 * MB });
+    expect(downloadCap({ type: 'photo', size_bytes: 0 }, limits)).toMatchObject({ maxBytes: 0 });
+    // Declared over the limit: not downloaded at all.
+    expect(downloadCap({ type: 'photo', size_bytes: 100 * MB + 1 }, limits)).toBe(
+      'Not downloaded: the capture source declares 104857601 bytes, over the 100 MB limit for a single photo.',
+    );
+    expect(downloadCap({ type: 'audio', size_bytes: 2100 * MB }, { ...limits, recordingBytes: 1.5 * MB })).toBe(
+      'Not downloaded: the capture source declares 2202009600 bytes, over the 1.5 MB limit for video and audio.',
+    );
+    // A photo's proxy declares nothing: the photo limit holds it.
+    expect(uploadLimit('photo', limits)).toEqual({ maxBytes: 100 * MB, words: 'the 100 MB limit for a single photo' });
   });
 
   it('ends a run complete, partial or failed', () => {

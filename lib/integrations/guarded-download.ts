@@ -1,0 +1,262 @@
+/**
+ * Downloads of URLs another system hands us (the capture source's signed
+ * media URLs), guarded like every other outbound call and more, since the
+ * URL itself is not ours:
+ *  - only http(s) URLs on the allow-list's hosts (./download-rules.ts);
+ *    redirects are followed by hand, each checked before it is fetched;
+ *  - an answer within connectTimeoutMs (connecting and the headers), each
+ *    next piece of the body within stallTimeoutMs, the whole download
+ *    (redirects, retries and body) within totalTimeoutMs;
+ *  - at most maxBytes: a Content-Length above it is refused before a byte is
+ *    read, a body that runs past it is stopped there;
+ *  - network failures, timeouts before the answer, 5xx and 429 (Retry-After
+ *    honoured) are retried with jittered backoff (./http-failures.ts) while
+ *    the deadline allows; anything else is final.
+ * Every failure ends in DownloadFailed, whose message is a sentence for the
+ * user naming URLs by their origin only (a signed URL's query is a
+ * credential). The body is a byte stream, never buffered here, so a
+ * recording can go straight to the bucket.
+ */
+import { Readable } from 'node:stream';
+import type { ReadableStreamReadResult } from 'node:stream/web';
+import type { HostRule } from '../config';
+import { logger } from '../observability/logger';
+import { withRetry } from '../retry';
+import { checkedUrl, isRedirect, originOf, redirectTarget } from './download-rules';
+import { AttemptFailed, type AttemptFailure, attemptRetryPolicy, retryAfterMs } from './http-failures';
+import { networkCause } from './json-http';
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_ATTEMPTS = 3;
+const DEFAULT_BACKOFF_MS = 300;
+
+export interface DownloadGuard {
+  /** Who hands out the URLs, as reasons name it: "the capture source". */
+  source: string;
+  hosts: readonly HostRule[];
+  maxBytes: number;
+  /** maxBytes as a reason says it: "the 1234 bytes the capture source declared". */
+  maxBytesWords: string;
+  /** Until the answer's headers (default 10 s). */
+  connectTimeoutMs?: number;
+  /** Longest wait for the next piece of the body. */
+  stallTimeoutMs: number;
+  /** The whole download: redirects, retries, pauses and body. */
+  totalTimeoutMs: number;
+  /** Attempts in all (default 3). */
+  attempts?: number;
+  /** Pause before the first retry (default 300 ms); doubles per retry, jittered. */
+  backoffMs?: number;
+}
+
+/** A download that did not happen or was stopped; the message says why, for the user. */
+export class DownloadFailed extends Error {
+  override readonly name = 'DownloadFailed';
+}
+
+export interface Download {
+  contentType: string | null;
+  /** The body's bytes: it fails with DownloadFailed when a guard stops it. */
+  body: Readable;
+}
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+const final = (message: string, status: number | null = null) =>
+  new AttemptFailed({ kind: 'refused', status, message, retryable: false, retryAfterMs: null });
+
+/** The reason of a download that failed before its body: what the last attempt met, and the attempts made. */
+function failedSentence(failure: AttemptFailure, attempts: number): string {
+  if (failure.kind === 'refused') return `Download refused: ${failure.message}.`;
+  const tried = failure.retryable && attempts > 1 ? ` after ${attempts} attempts` : '';
+  return `Download failed: ${failure.message}${tried}.`;
+}
+
+/** One download: its deadline, the request in flight, and which timer stopped it. */
+class Transfer {
+  private readonly total = new AbortController();
+  private readonly totalTimer: NodeJS.Timeout;
+  private current = new AbortController();
+  private stopped: 'connect' | 'stall' | null = null;
+
+  constructor(private readonly guard: DownloadGuard) {
+    this.totalTimer = setTimeout(() => this.total.abort(), guard.totalTimeoutMs);
+    // A body never read must not keep the process alive.
+    this.totalTimer.unref();
+  }
+
+  end() {
+    clearTimeout(this.totalTimer);
+  }
+
+  private get tookTooLong() {
+    return `it took longer than ${seconds(this.guard.totalTimeoutMs)}`;
+  }
+
+  /** The first acceptable answer, retried and redirected as the guard allows; its body unread. */
+  async answer(first: URL): Promise<Response> {
+    const { guard } = this;
+    const policy = attemptRetryPolicy(guard.attempts ?? DEFAULT_ATTEMPTS, guard.backoffMs ?? DEFAULT_BACKOFF_MS);
+    let attempts = 0;
+    try {
+      return await withRetry(
+        (attempt) => {
+          attempts = attempt;
+          return this.follow(first);
+        },
+        {
+          ...policy,
+          retryable: (err) => policy.retryable(err) && !this.total.signal.aborted,
+          onRetry: (err, attempt) => {
+            const { kind, status, message } = (err as AttemptFailed).failure;
+            logger.warn(`${guard.source} download failed; retrying`, {
+              origin: originOf(first),
+              attempt,
+              kind,
+              status,
+              detail: message,
+            });
+          },
+        },
+      );
+    } catch (err) {
+      if (err instanceof AttemptFailed) throw new DownloadFailed(failedSentence(err.failure, attempts));
+      throw err;
+    }
+  }
+
+  /** One attempt: the URL and the redirects it leads to, each checked before it is fetched. */
+  private async follow(first: URL): Promise<Response> {
+    let url = first;
+    for (let hops = 0; ; hops++) {
+      const res = await this.request(url);
+      if (!isRedirect(res.status)) return this.accepted(res);
+      await res.body?.cancel().catch(() => undefined);
+      const next = redirectTarget(res.headers.get('location'), url, hops, this.guard.hosts, this.guard.source);
+      if (typeof next === 'string') throw final(next, res.status);
+      url = next;
+    }
+  }
+
+  /** One GET, its answer's headers within the connect timeout. */
+  private async request(url: URL): Promise<Response> {
+    const connectMs = this.guard.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.current = new AbortController();
+    this.stopped = null;
+    const own = this.current;
+    const timer = setTimeout(() => {
+      this.stopped = 'connect';
+      own.abort();
+    }, connectMs);
+    try {
+      return await fetch(url, { redirect: 'manual', signal: AbortSignal.any([own.signal, this.total.signal]) });
+    } catch (err) {
+      if (this.total.signal.aborted)
+        throw new AttemptFailed({
+          kind: 'timeout',
+          status: null,
+          message: this.tookTooLong,
+          retryable: false,
+          retryAfterMs: null,
+        });
+      if (this.stopped === 'connect')
+        throw new AttemptFailed({
+          kind: 'timeout',
+          status: null,
+          message: `${originOf(url)} did not answer within ${seconds(connectMs)}`,
+          retryable: true,
+          retryAfterMs: null,
+        });
+      const message = `${originOf(url)} could not be reached (${networkCause(err)})`;
+      throw new AttemptFailed({ kind: 'unreachable', status: null, message, retryable: true, retryAfterMs: null });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A 2xx whose declared length fits; anything else an AttemptFailed. */
+  private async accepted(res: Response): Promise<Response> {
+    const { maxBytes, maxBytesWords } = this.guard;
+    if (res.status >= 200 && res.status < 300) {
+      const length = Number(res.headers.get('content-length') ?? Number.NaN);
+      if (!(length > maxBytes)) return res;
+      await res.body?.cancel().catch(() => undefined);
+      throw final(`its answer is ${length} bytes, more than ${maxBytesWords}`, res.status);
+    }
+    await res.body?.cancel().catch(() => undefined);
+    throw new AttemptFailed({
+      kind: 'http',
+      status: res.status,
+      message: `HTTP ${res.status}`,
+      retryable: res.status >= 500 || res.status === 429,
+      retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
+    });
+  }
+
+  /** The body's pieces, each within the stall timeout and all within maxBytes and the deadline. */
+  async *chunks(res: Response): AsyncGenerator<Buffer> {
+    const { maxBytes, maxBytesWords, stallTimeoutMs } = this.guard;
+    const reader = res.body?.getReader();
+    const own = this.current;
+    let received = 0;
+    try {
+      while (reader) {
+        const stall = setTimeout(() => {
+          this.stopped = 'stall';
+          own.abort();
+        }, stallTimeoutMs);
+        let step: ReadableStreamReadResult<Uint8Array>;
+        try {
+          step = await reader.read();
+        } catch (err) {
+          if (this.total.signal.aborted) throw new DownloadFailed(`Download stopped: ${this.tookTooLong}.`);
+          if (this.stopped === 'stall')
+            throw new DownloadFailed(
+              `Download stopped: no bytes for ${seconds(stallTimeoutMs)}; the transfer stalled.`,
+            );
+          throw new DownloadFailed(`Download stopped: the connection failed (${networkCause(err)}).`);
+        } finally {
+          clearTimeout(stall);
+        }
+        if (step.done) return;
+        received += step.value.byteLength;
+        if (received > maxBytes) throw new DownloadFailed(`Download stopped: more than ${maxBytesWords} arrived.`);
+        yield Buffer.from(step.value.buffer, step.value.byteOffset, step.value.byteLength);
+      }
+    } finally {
+      this.end();
+      // Stopped early (a guard, or the reader gave up): the connection is dropped, nothing more is read.
+      await reader?.cancel().catch(() => undefined);
+    }
+  }
+}
+
+/**
+ * Opens a download: the URL checked, its answer awaited (retries and
+ * redirects within the guard), its body a guarded byte stream. Throws
+ * DownloadFailed when it cannot start; the body fails with it when a guard
+ * stops it.
+ */
+export async function openDownload(rawUrl: string, guard: DownloadGuard): Promise<Download> {
+  const first = checkedUrl(rawUrl, guard.hosts, guard.source);
+  if (typeof first === 'string') throw new DownloadFailed(`Download refused: ${first}; nothing was fetched.`);
+  const transfer = new Transfer(guard);
+  try {
+    const res = await transfer.answer(first);
+    return {
+      contentType: res.headers.get('content-type'),
+      body: Readable.from(transfer.chunks(res), { objectMode: false }),
+    };
+  } catch (err) {
+    transfer.end();
+    throw err;
+  }
+}
+
+/** A whole (small) download in memory, under the same guards. */
+export async function downloadBytes(url: string, guard: DownloadGuard): Promise<Buffer> {
+  const { body } = await openDownload(url, guard);
+  const pieces: Buffer[] = [];
+  for await (const piece of body) pieces.push(piece as Buffer);
+  return Buffer.concat(pieces);
+}
