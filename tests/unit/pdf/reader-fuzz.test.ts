@@ -1,0 +1,82 @@
+/**
+ * The PDF reader fuzzed with damaged documents: a small contents list (text,
+ * stored JPEGs and a Flate image) cut short, overwritten, with bytes spliced
+ * in or taken out, in a few hundred combinations fast-check draws (and
+ * shrinks on a failure). Whatever it meets, the reader either reads the
+ * pages and images or refuses the document as PdfUnreadable: no other error,
+ * no hang.
+ */
+import fc from 'fast-check';
+import { PDFDocument } from 'pdf-lib';
+import { openPdf, PdfUnreadable } from '../../../lib/pdf/reader';
+import { smallPng } from '../../support/uploads';
+import { cardGridList } from '../../support/pdf-fixtures';
+
+const RUNS = 200;
+
+let base: Buffer;
+
+beforeAll(async () => {
+  const list = await cardGridList({ pages: 2, photosPerPage: 2 });
+  const doc = await PDFDocument.load(list.bytes);
+  doc.getPage(1).drawImage(await doc.embedPng(await smallPng(3)), { x: 300, y: 40, width: 60, height: 45 });
+  // Without object streams, damage lands in page objects and streams as often as anywhere.
+  base = Buffer.from(await doc.save({ useObjectStreams: false }));
+});
+
+type Damage =
+  | { kind: 'overwrite'; at: number; bytes: number[] }
+  | { kind: 'cut'; at: number }
+  | { kind: 'splice'; at: number; bytes: number[] }
+  | { kind: 'remove'; at: number; length: number };
+
+/** Where in the document, as a fraction of its length; unbiased (fast-check favours the ends of a range). */
+const position = fc.noBias(fc.integer({ min: 0, max: 999_999 })).map((n) => n / 1_000_000);
+const someBytes = fc.array(fc.oneof(fc.integer({ min: 0, max: 255 }), fc.constantFrom(0x28, 0x5b, 0x3c, 0x2f, 0x30)), {
+  minLength: 1,
+  maxLength: 16,
+});
+const damage: fc.Arbitrary<Damage> = fc.oneof(
+  fc.record({ kind: fc.constant('overwrite' as const), at: position, bytes: someBytes }),
+  fc.record({ kind: fc.constant('cut' as const), at: position }),
+  fc.record({ kind: fc.constant('splice' as const), at: position, bytes: someBytes }),
+  fc.record({ kind: fc.constant('remove' as const), at: position, length: fc.integer({ min: 1, max: 4096 }) }),
+);
+
+function damaged(bytes: Buffer, damages: Damage[]): Buffer {
+  let out = Buffer.from(bytes);
+  for (const d of damages) {
+    const at = Math.floor(d.at * out.length);
+    if (d.kind === 'overwrite') d.bytes.forEach((b, i) => at + i < out.length && (out[at + i] = b));
+    else if (d.kind === 'cut') out = out.subarray(0, at);
+    else if (d.kind === 'splice') out = Buffer.concat([out.subarray(0, at), Buffer.from(d.bytes), out.subarray(at)]);
+    else out = Buffer.concat([out.subarray(0, at), out.subarray(at + d.length)]);
+  }
+  return out;
+}
+
+/** Everything the import asks of a document: every page's layout, then every image's JPEG. */
+async function readAll(bytes: Buffer): Promise<void> {
+  const reader = await openPdf(bytes);
+  try {
+    for (let page = 1; page <= reader.pageCount; page++) {
+      const layout = await reader.pageLayout(page);
+      for (const image of layout.images) await reader.imageJpeg(page, image);
+    }
+  } finally {
+    await reader.close();
+  }
+}
+
+it('reads a damaged document or refuses it as unreadable, never anything else', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(damage, { minLength: 1, maxLength: 3 }), async (damages) => {
+      try {
+        await readAll(damaged(base, damages));
+      } catch (error) {
+        if (!(error instanceof PdfUnreadable)) throw error;
+      }
+    }),
+    { numRuns: RUNS, interruptAfterTimeLimit: 50_000 },
+  );
+}, 60_000);
