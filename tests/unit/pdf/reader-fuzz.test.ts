@@ -47,7 +47,7 @@ function damaged(bytes: Buffer, damages: Damage[]): Buffer {
   let out = Buffer.from(bytes);
   for (const d of damages) {
     const at = Math.floor(d.at * out.length);
-    if (d.kind === 'overwrite') d.bytes.forEach((b, i) => at + i < out.length && (out[at + i] = b));
+    if (d.kind === 'overwrite') out.set(d.bytes.slice(0, Math.max(0, out.length - at)), at);
     else if (d.kind === 'cut') out = out.subarray(0, at);
     else if (d.kind === 'splice') out = Buffer.concat([out.subarray(0, at), Buffer.from(d.bytes), out.subarray(at)]);
     else out = Buffer.concat([out.subarray(0, at), out.subarray(at + d.length)]);
