@@ -8,7 +8,12 @@
  *   billing_rounds + 1, because an errored job processed again is charged
  *   again. A round charged and never started (billing_round_started false:
  *   the function died between the spend and the start write) is reused by the
- *   next start instead. The payer is the job's own team (loadJobPayer), also when
+ *   next start while its lease holds (settlement-rules.ts); once it has run
+ *   out the round is given back (by the billing sweep, or by this next start
+ *   before it charges) and the start charges a new round under a new
+ *   reference. A start's write holds only while its round is still charged,
+ *   not given back and not abandoned (chargedRoundStart), so a start and the
+ *   give-back never both win. The payer is the job's own team (loadJobPayer), also when
  *   an administrator acts on another team's job. The spend is the affordability gate; there is no local balance
  *   arithmetic. A flat refusal is HTTP 402 with the spec's body and writes
  *   nothing. Billing off, zero cost, a team with no external id, config gaps
@@ -36,12 +41,12 @@ import { logger } from '../observability/logger';
 import type { Identity } from '../auth/identity-rules';
 import { getTeam, type Team } from '../teams/store';
 import type { User } from '../users/store';
-import { completionBilling, recordChargeRound, recordCompletionBilling } from './charge-store';
+import { chargedRoundStart, completionBilling, recordChargeRound, recordCompletionBilling } from './charge-store';
 import { type JobCharge, insufficientCredits, prepaidMode } from './credit-rules';
 import { jobChargeReference, spendDescription } from './ledger-rules';
 import { type BillingDeps, createBillingClient, settleJobBilling } from './settlement-service';
-import { owesBilling, wholeRefund } from './settlement-rules';
-import { markRefundOwed } from './settlement-store';
+import { abandonedRoundRefund, owesBilling, unstartedRound, wholeRefund } from './settlement-rules';
+import { abandonRound } from './settlement-store';
 
 type UnchargedReason = 'billing_off' | 'config_gap' | 'zero_cost' | 'no_team_external_id' | 'unavailable';
 
@@ -71,13 +76,6 @@ export async function loadJobPayer(
   if (!team) throw new NotFoundError('Job not found');
   return { team, user: null };
 }
-
-/** The round is charged, not given back, and no run has started on it: the next start uses it. */
-const unstartedCharge = (job: Job) =>
-  job.billing_charged &&
-  !job.billing_refunded &&
-  job.billing_round_started === false &&
-  Boolean(job.billing_txn_id || job.billing_unconfirmed);
 
 /**
  * Spends the job's credits up front. Resolves with the (possibly updated) job
@@ -123,15 +121,18 @@ export async function chargeJobUpFront(
   // would reuse a spent (maybe refunded) reference and charge nothing.
   let stored = await getJob(job.id);
   if (!stored) throw new NotFoundError('Job not found');
-  // An earlier round still owing billing is settled before a new round starts (its spend state is per round).
-  if (owesBilling(stored)) stored = (await settleJobBilling(stored.id, deps)).job ?? stored;
+  // An earlier round still owing billing is settled before a new round starts (its spend state is per round),
+  // and an unstarted round whose lease has run out is given back first.
+  if (owesBilling(stored) || abandonedRoundRefund(stored))
+    stored = (await settleJobBilling(stored.id, deps)).job ?? stored;
   const previous = stored.billing_rounds ?? 0;
   const racingCharge =
     previous > (job.billing_rounds ?? 0) &&
     stored.billing_charged &&
     !stored.billing_refunded &&
+    !stored.billing_round_abandoned &&
     (stored.billing_txn_id || stored.billing_unconfirmed);
-  if (racingCharge || unstartedCharge(stored)) {
+  if (racingCharge || unstartedRound(stored)) {
     // A racing confirm charged the job after the caller read it, or an earlier
     // start charged it and died before the run began: that charge stands for
     // this start too (never two live charges for one run).
@@ -268,14 +269,20 @@ async function recordCharge(input: {
 }
 
 /**
- * Starts a run on a charge. A start that fails outright (its write or its first
- * dispatch threw) gives the charge back through the owed-refund record before
- * the error goes on, unless the job is running on it after all; a start that
- * never returns (the function died) leaves the round for the next start.
+ * Starts a run on a charge. `start` gets what its start write must set and
+ * require (chargedRoundStart: the round marked started, and still open). A
+ * start that fails outright (its write or its first dispatch threw) gives the
+ * charge back through the owed-refund record before the error goes on, unless
+ * the job is running on it after all; a start that never returns (the function
+ * died) leaves the round to the next start while its lease holds, and to the
+ * billing sweep's give-back after.
  */
-export async function startChargedRun<T>(charged: ChargeOutcome, start: () => Promise<T>): Promise<T> {
+export async function startChargedRun<T>(
+  charged: ChargeOutcome,
+  start: (write: ReturnType<typeof chargedRoundStart>) => Promise<T>,
+): Promise<T> {
   try {
-    return await start();
+    return await start(chargedRoundStart(charged.charged ? charged.job.billing_rounds : null));
   } catch (err) {
     if (charged.charged) {
       const now = await getJob(charged.job.id).catch(() => null);
@@ -292,9 +299,11 @@ export type RefundOutcome = {
 };
 
 /**
- * Gives back the job's current up-front charge: records the refund as owed on
- * the job (conditional on the round, so it survives an outage), then settles
- * it. Idempotent: only a charged, not yet refunded round is refunded, and the
+ * Gives back the job's current up-front charge when its run did not start:
+ * records the refund as owed on the job and the round as abandoned
+ * (conditional on the round not having started, so it survives an outage and
+ * never gives back the charge of a run that did start), then settles it.
+ * Idempotent: only a charged, not yet refunded round is refunded, and the
  * service refunds a reference once. `refunded` is true for the call that
  * recorded billing_refunded. A failed refund is logged and stays owed for the
  * billing sweep; it never raises.
@@ -307,7 +316,7 @@ export async function refundJob(job: Pick<Job, 'id'>, deps: BillingDeps = {}): P
     if (!owed)
       return { refunded: false, job: current, reason: current.billing_charged ? 'already_refunded' : 'not_charged' };
     if (!(current.refunds_owed ?? []).some((o) => o.reference === owed.reference)) {
-      const marked = await markRefundOwed(current, owed);
+      const marked = await abandonRound(current, owed);
       if (!marked) return { refunded: false, job: await getJob(current.id), reason: 'raced' };
     }
     const settled = await settleJobBilling(current.id, deps);

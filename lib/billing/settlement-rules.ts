@@ -7,6 +7,9 @@
  * - A completed run owes back what it spent up front and did not bill (a
  *   failed AI request is never billed), under its own reference
  *   job:<id>:<round>:adjust.
+ * - A round charged and never started owes its whole spend back once its
+ *   lease has run out (UNSTARTED_ROUND_LEASE_MS): the request that charged it
+ *   died between the spend and the start. Until then a start may still use it.
  */
 import type { Job, OwedRefund } from '../jobs/job-store';
 import { jobChargeReference, unbilledRefundReference } from './ledger-rules';
@@ -14,6 +17,24 @@ import { jobChargeReference, unbilledRefundReference } from './ledger-rules';
 type BillingState = Pick<
   Job,
   'id' | 'billing_charged' | 'billing_refunded' | 'billing_rounds' | 'billing_amount' | 'refunds_owed'
+>;
+
+/**
+ * How long a charged round may wait for its run to start. The request that
+ * charges a round starts its run in the same HTTP function, which runs at most
+ * 29 s (serverless.yml); twice that leaves room for a slow start write, so a
+ * round older than this with no run was left by a request that died.
+ */
+export const UNSTARTED_ROUND_LEASE_MS = 60_000;
+
+type RoundState = Pick<
+  Job,
+  | 'billing_charged'
+  | 'billing_refunded'
+  | 'billing_round_started'
+  | 'billing_round_abandoned'
+  | 'billing_txn_id'
+  | 'billing_unconfirmed'
 >;
 
 const owes = (job: Pick<Job, 'refunds_owed'>, round: number) => (job.refunds_owed ?? []).some((o) => o.round === round);
@@ -45,6 +66,33 @@ export function unbilledRefund(
     reference: unbilledRefundReference(job.id, round),
     amount: unbilled,
   };
+}
+
+/**
+ * The round is charged (or its spend's answer was lost), not given back, not
+ * abandoned, and no run has started on it: a start may still use it.
+ */
+export const unstartedRound = (job: RoundState) =>
+  Boolean(job.billing_charged) &&
+  !job.billing_refunded &&
+  job.billing_round_started === false &&
+  !job.billing_round_abandoned &&
+  Boolean(job.billing_txn_id || job.billing_unconfirmed);
+
+/**
+ * A round charged and never started whose lease has run out: its whole spend,
+ * owed back. Null while a start may still use it (or when it started, was
+ * given back or is not charged). A round charged before charge times were
+ * recorded counts from the job's last write.
+ */
+export function abandonedRoundRefund(
+  job: BillingState & RoundState & Pick<Job, 'billing_charged_at' | 'updated_at'>,
+  now = Date.now(),
+): OwedRefund | null {
+  if (!unstartedRound(job)) return null;
+  const chargedAt = Date.parse(job.billing_charged_at ?? job.updated_at);
+  if (!(now - chargedAt >= UNSTARTED_ROUND_LEASE_MS)) return null;
+  return wholeRefund(job);
 }
 
 /** The job owes the billing service something: refunds, or a spend whose answer was lost. */

@@ -64,6 +64,16 @@ export interface Job {
    * (the function died between the spend and the start) is the charge of the next start, never a second spend.
    */
   billing_round_started?: boolean;
+  /**
+   * When billing_rounds was charged: a round still not started UNSTARTED_ROUND_LEASE_MS later never will be by
+   * the request that charged it (lib/billing/settlement-rules.ts), and the billing sweep gives it back.
+   */
+  billing_charged_at?: string | null;
+  /**
+   * True once the whole spend of billing_rounds is owed back before any run started on it (its start failed, or
+   * its lease ran out): no run may start on it any more, and the next start charges a new round.
+   */
+  billing_round_abandoned?: boolean;
   /** Refunds owed to the team and not yet confirmed by the billing service. */
   refunds_owed?: OwedRefund[];
   /** 'pending' while a refund is owed, 'done' once the billing service confirmed every one. */

@@ -9,7 +9,9 @@ import { chargeJobUpFront, finalizeJobBilling, refundJob } from '../../lib/billi
 import { jobCharge } from '../../lib/billing/credit-rules';
 import { jobChargeReference } from '../../lib/billing/ledger-rules';
 import { settleJobBilling } from '../../lib/billing/settlement-service';
-import { unbilledRefund } from '../../lib/billing/settlement-rules';
+import { UNSTARTED_ROUND_LEASE_MS, unbilledRefund } from '../../lib/billing/settlement-rules';
+import { chargedRoundStart } from '../../lib/billing/charge-store';
+import { settlePendingEntry } from '../../lib/billing/sweep-service';
 import { owedFields } from '../../lib/billing/settlement-store';
 import { getBillingSummary, getTeamCreditsBalance } from '../../lib/billing/summary-service';
 import { archiveClaimRecord } from '../../lib/claims/service';
@@ -20,10 +22,12 @@ import { REFUND_PATH, SPEND_PATH } from '../../lib/integrations/billing-contract
 import { BillingServiceClient, DEFAULT_DEADLINE_MS } from '../../lib/integrations/billing-service';
 import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job-store';
 import { logger } from '../../lib/observability/logger';
+import { startJob } from '../../lib/orchestrator/engine';
+import { pipelineRefForSource } from '../../lib/pipelines/catalog';
 import { createTeam, type Team } from '../../lib/teams/store';
 import { createUser, type User } from '../../lib/users/store';
 import { startFakeBillingServer, type FailureMode, type FakeBillingServer } from '../fakes/billing-server';
-import { getRow } from '../support/aws';
+import { getRow, setFields } from '../support/aws';
 import { useOwnStage } from '../support/stage';
 
 const APP = 'contents-inventory-test';
@@ -283,8 +287,9 @@ describe('fail open', () => {
         billing_charged: true,
         billing_unconfirmed: false,
         billing_txn_id: expect.stringMatching(/^txn_/),
+        // Still listed: its round is charged and its run not started, so the sweep watches its lease.
+        archpk: 'BILLING#PENDING',
       });
-      expect(row).not.toHaveProperty('archpk');
     },
   );
 
@@ -591,6 +596,96 @@ describe('refunds owed', () => {
     await updateJob(job.id, { set: again.set, add: again.add });
     expect(await settleJobBilling(job.id)).toMatchObject({ state: 'settled' });
     expect(fake.balance(w.team.external_id!, APP)).toBe(39);
+  });
+});
+
+describe('a round charged and never started', () => {
+  const testPipeline = pipelineRefForSource('video')!;
+  /** What a request that died after the charge leaves once the round's lease has run out. */
+  const ageCharge = (jobId: string) =>
+    setFields(`JOB#${jobId}`, 'JOB', {
+      billing_charged_at: new Date(Date.now() - UNSTARTED_ROUND_LEASE_MS - 1000).toISOString(),
+    });
+
+  it('is listed from its charge, left alone while its lease holds, then given back once and taken off the index', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    expect(await jobRow(job.id)).toMatchObject({
+      billing_round_started: false,
+      billing_charged_at: expect.any(String),
+      archpk: 'BILLING#PENDING',
+    });
+    expect(await settlePendingEntry({ kind: 'job', jobId: job.id })).toBe('waiting');
+    expect(fake.requestsTo(REFUND_PATH)).toHaveLength(0);
+
+    await ageCharge(job.id);
+    await Promise.all([
+      settlePendingEntry({ kind: 'job', jobId: job.id }),
+      settlePendingEntry({ kind: 'job', jobId: job.id }),
+    ]);
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([
+      { reference: `job:${job.id}:1`, amount: 15, refunded: 15, refunds: [`job:${job.id}:1`] },
+    ]);
+    const row = await jobRow(job.id);
+    expect(row).toMatchObject({
+      status: 'awaiting_confirmation',
+      billing_refunded: true,
+      billing_round_abandoned: true,
+      refund_state: 'done',
+    });
+    expect(row).not.toHaveProperty('archpk');
+    expect(await settlePendingEntry({ kind: 'job', jobId: job.id })).toBe('none');
+    expect(fake.balance(w.team.external_id!, APP)).toBe(40);
+
+    // The next start charges a new round under a new reference.
+    const again = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    expect(again).toMatchObject({ charged: true, reference: jobChargeReference(job.id, 2) });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(25);
+  });
+
+  it('is given back by the next start once its lease has run out, which then charges a new round', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    await ageCharge(job.id);
+    const again = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    expect(again).toMatchObject({ charged: true, reference: jobChargeReference(job.id, 2) });
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([
+      { reference: `job:${job.id}:1`, amount: 15, refunded: 15, refunds: [`job:${job.id}:1`] },
+      { reference: `job:${job.id}:2`, amount: 15, refunded: 0, refunds: [] },
+    ]);
+  });
+
+  it('is never both started on and given back: the start write and the give-back race on the job row', async () => {
+    const w = await world({ balance: 40 });
+    // Given back first (its refund even still owed: billing is down for it): a start on it is refused.
+    const abandoned = await newJob(w);
+    const charged = await chargeJobUpFront({ job: abandoned, team: w.team, user: w.user, credits: 15 });
+    await ageCharge(abandoned.id);
+    fake.failNext('500', 3);
+    expect(await settleJobBilling(abandoned.id, { client: quickClient() })).toMatchObject({ state: 'pending' });
+    expect(await jobRow(abandoned.id)).toMatchObject({ billing_refunded: false, billing_round_abandoned: true });
+    const write = chargedRoundStart(charged.job.billing_rounds);
+    expect(await startJob(charged.job, testPipeline, write.set, write.guards)).toBeNull();
+    // Nor is the round used again by the next start: it charges round 2.
+    const next = await chargeJobUpFront({ job: abandoned, team: w.team, user: w.user, credits: 15 });
+    expect(next).toMatchObject({ charged: true, reference: jobChargeReference(abandoned.id, 2) });
+
+    // Started first: the give-back loses and nothing is refunded.
+    const started = await newJob(w);
+    const run = await chargeJobUpFront({ job: started, team: w.team, user: w.user, credits: 5 });
+    const start = chargedRoundStart(run.job.billing_rounds);
+    expect(await startJob(run.job, testPipeline, start.set, start.guards)).toMatchObject({ status: 'pending' });
+    await ageCharge(started.id);
+    expect(await settlePendingEntry({ kind: 'job', jobId: started.id })).toBe('none');
+    expect(await jobRow(started.id)).not.toHaveProperty('archpk');
+    expect(fake.spends(w.team.external_id!, APP).find((s) => s.reference === `job:${started.id}:1`)).toEqual({
+      reference: `job:${started.id}:1`,
+      amount: 5,
+      refunded: 0,
+      refunds: [],
+    });
   });
 });
 

@@ -79,13 +79,18 @@ export async function startReadTheRest(identity: Identity, jobId: string) {
     );
   const charge = await passCharge(job, groups.length);
   const charged = await chargeJobUpFront({ ...(await loadJobPayer(identity, job)), job, credits: charge.credits });
-  const started = await startChargedRun(charged, () =>
-    startJob(charged.job, PHOTO_READ_THE_REST, {
-      pass_charge_round: charged.charged ? charged.job.billing_rounds : null,
-      ...(charged.charged ? { billing_round_started: true } : {}),
-      last_pass_error: null,
-      pass_request_count: 0,
-    }),
+  const started = await startChargedRun(charged, (write) =>
+    startJob(
+      charged.job,
+      PHOTO_READ_THE_REST,
+      {
+        pass_charge_round: charged.charged ? charged.job.billing_rounds : null,
+        ...write.set,
+        last_pass_error: null,
+        pass_request_count: 0,
+      },
+      write.guards,
+    ),
   );
   if (!started) {
     // A racing request started the pass on the same charge round; refund only if nothing runs on it.
