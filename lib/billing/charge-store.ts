@@ -9,6 +9,50 @@ import { type Job, updateJob } from '../jobs/job-store';
 import type { JobCharge } from './credit-rules';
 import { pendingEntry } from './settlement-store';
 
+/** The condition that the job's charge round is still `previous` (a new job has none recorded). */
+const roundIs = (previous: number) => ({
+  condition:
+    previous === 0 ? 'attribute_not_exists(billing_rounds) OR billing_rounds = :prev' : 'billing_rounds = :prev',
+  values: { ':prev': previous } as Record<string, unknown>,
+});
+
+/**
+ * Records that the spend of `round` is about to be asked for (its credits, the
+ * time, the job listed for the billing sweep), conditional on the round the
+ * charge was computed from (`previous`). A request that dies during the call
+ * or before its answer is recorded leaves this behind, and the sweep gives
+ * back what the spend may have taken once the round's lease has run out.
+ * Null when the job is gone or another round was recorded meanwhile.
+ */
+export async function recordSpendRequest(
+  jobId: string,
+  spend: { previous: number; round: number; amount: number },
+  now = new Date(),
+): Promise<Job | null> {
+  const at = now.toISOString();
+  const round = roundIs(spend.previous);
+  return updateJob(jobId, {
+    set: {
+      billing_spend_round: spend.round,
+      billing_spend_amount: spend.amount,
+      billing_charged_at: at,
+      ...pendingEntry(jobId, at),
+    },
+    add: { billing_version: 1 },
+    condition: round.condition,
+    values: round.values,
+  });
+}
+
+/** Clears the request of a spend that cannot have charged (a flat refusal, a call that never reached the service). */
+export async function clearSpendRequest(jobId: string, round: number): Promise<void> {
+  await updateJob(jobId, {
+    set: { billing_spend_round: null, billing_spend_amount: null },
+    condition: 'billing_spend_round = :round',
+    values: { ':round': round },
+  });
+}
+
 /**
  * Records a round's charge, conditional on the round the charge was computed
  * from (`previous`), so two racing confirms record once. The round is listed
@@ -24,6 +68,7 @@ export async function recordChargeRound(
 ): Promise<Job | null> {
   const { previous, round, amount, transactionId } = charge;
   const at = now.toISOString();
+  const condition = roundIs(previous);
   return updateJob(jobId, {
     set: {
       billing_charged: true,
@@ -35,12 +80,13 @@ export async function recordChargeRound(
       billing_round_started: false,
       billing_round_abandoned: false,
       billing_charged_at: at,
+      billing_spend_round: null,
+      billing_spend_amount: null,
       ...pendingEntry(jobId, at),
     },
     add: { billing_version: 1 },
-    condition:
-      previous === 0 ? 'attribute_not_exists(billing_rounds) OR billing_rounds = :prev' : 'billing_rounds = :prev',
-    values: { ':prev': previous },
+    condition: condition.condition,
+    values: condition.values,
   });
 }
 

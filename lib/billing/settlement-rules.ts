@@ -10,6 +10,8 @@
  * - A round charged and never started owes its whole spend back once its
  *   lease has run out (UNSTARTED_ROUND_LEASE_MS): the request that charged it
  *   died between the spend and the start. Until then a start may still use it.
+ *   So does a spend asked for whose answer was never recorded (the request
+ *   died during the call or right after it): it may have been made.
  */
 import type { Job, OwedRefund } from '../jobs/job-store';
 import { jobChargeReference, unbilledRefundReference } from './ledger-rules';
@@ -94,6 +96,41 @@ export function abandonedRoundRefund(
   if (!(now - chargedAt >= UNSTARTED_ROUND_LEASE_MS)) return null;
   return wholeRefund(job);
 }
+
+type SpendRequest = Pick<
+  Job,
+  'billing_rounds' | 'billing_spend_round' | 'billing_spend_amount' | 'billing_charged_at' | 'updated_at'
+>;
+
+/** A spend was asked for and its answer is not recorded yet: its round is the one after billing_rounds. */
+export const spendInFlight = (job: Pick<Job, 'billing_rounds' | 'billing_spend_round'>) =>
+  Boolean(job.billing_spend_round) && job.billing_spend_round === (job.billing_rounds ?? 0) + 1;
+
+/**
+ * A spend asked for whose answer was never recorded, once its round's lease
+ * has run out (the request died during the call or before its record): the
+ * round and credits it may have taken, and their whole refund. Null while its
+ * request may still record it.
+ */
+export function unrecordedSpend(
+  job: Pick<Job, 'id'> & SpendRequest,
+  now = Date.now(),
+): { round: number; amount: number; refund: OwedRefund } | null {
+  if (!spendInFlight(job)) return null;
+  const askedAt = Date.parse(job.billing_charged_at ?? job.updated_at);
+  if (!(now - askedAt >= UNSTARTED_ROUND_LEASE_MS)) return null;
+  const round = job.billing_spend_round as number;
+  const reference = jobChargeReference(job.id, round);
+  return {
+    round,
+    amount: job.billing_spend_amount ?? 0,
+    refund: { round, spend_reference: reference, reference, amount: null },
+  };
+}
+
+/** The job waits on a round: one charged and not started yet, or a spend asked for and not recorded yet. */
+export const awaitsRound = (job: RoundState & Pick<Job, 'billing_rounds' | 'billing_spend_round'>) =>
+  unstartedRound(job) || spendInFlight(job);
 
 /** The job owes the billing service something: refunds, or a spend whose answer was lost. */
 export const owesBilling = (job: Pick<Job, 'refunds_owed' | 'billing_unconfirmed'>) =>

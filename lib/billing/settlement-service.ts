@@ -21,6 +21,11 @@
  *   that a start on it would have had to beat (settlement-store.ts,
  *   abandonRound), then settled like any refund. The job keeps its status, so
  *   the next Process click charges a new round under a new reference.
+ * - A spend asked for whose answer was never recorded (the request died during
+ *   the call or before its record) is listed from the request; once its lease
+ *   has run out its round is recorded as charged but unconfirmed and
+ *   abandoned, with its whole refund owed (abandonUnrecordedSpend): the
+ *   service is asked again under its reference, then gives back what it took.
  *
  * Every call is idempotent at the service, so a settlement that loses its
  * write to a newer one (billing_version) just reads the job again.
@@ -33,8 +38,8 @@ import { withRetry } from '../retry';
 import { getTeam } from '../teams/store';
 import { getUser } from '../users/store';
 import { jobChargeReference, spendDescription } from './ledger-rules';
-import { abandonedRoundRefund, owesBilling, unstartedRound } from './settlement-rules';
-import { abandonRound, recordSettlement } from './settlement-store';
+import { abandonedRoundRefund, awaitsRound, owesBilling, unrecordedSpend } from './settlement-rules';
+import { abandonRound, abandonUnrecordedSpend, recordSettlement } from './settlement-store';
 
 export interface BillingDeps {
   /** Defaults to a client built from the current settings. */
@@ -76,6 +81,21 @@ export async function settleJobBilling(jobId: string, deps: BillingDeps = {}): P
     return await withRetry(async () => {
       let job = await getJob(jobId);
       if (!job) return { state: 'none', refundedWhole: false, job };
+      const unrecorded = unrecordedSpend(job);
+      if (unrecorded) {
+        logger.warn(
+          'a spend was asked for and its answer never recorded within its lease; what it took is given back',
+          {
+            job_id: job.id,
+            team_id: job.team_id,
+            reference: unrecorded.refund.spend_reference,
+            asked_at: job.billing_charged_at ?? null,
+          },
+        );
+        // Lost: its request recorded it after all, or the round moved on. Read the job again.
+        job = await abandonUnrecordedSpend(job, unrecorded);
+        if (!job) throw new LostToNewerWrite(`abandoning the unrecorded spend of job ${jobId} lost to a newer write`);
+      }
       const abandoned = abandonedRoundRefund(job);
       if (abandoned) {
         logger.warn('a charged round never started within its lease; its spend is given back', {
@@ -88,7 +108,7 @@ export async function settleJobBilling(jobId: string, deps: BillingDeps = {}): P
         job = await abandonRound(job, abandoned);
         if (!job) throw new LostToNewerWrite(`abandoning the unstarted round of job ${jobId} lost to a newer write`);
       }
-      if (!owesBilling(job)) return { state: unstartedRound(job) ? 'waiting' : 'none', refundedWhole: false, job };
+      if (!owesBilling(job)) return { state: awaitsRound(job) ? 'waiting' : 'none', refundedWhole: false, job };
       const done = await settleOnce(job, deps);
       if (!done) throw new LostToNewerWrite(`billing settlement of job ${jobId} lost to a newer write`);
       return done;
@@ -206,9 +226,10 @@ async function record(
   refundedWhole: boolean,
 ): Promise<Settlement | null> {
   const pending = remaining.length > 0 || Boolean(changes.billing_unconfirmed ?? job.billing_unconfirmed);
-  // A round charged and not started stays listed after its earlier rounds are settled, so its lease is watched.
+  // A round charged and not started (or a spend not recorded yet) stays listed after its earlier rounds are
+  // settled, so its lease is watched.
   const after = { ...job, ...changes, ...(refundedWhole ? { billing_refunded: true } : {}) };
-  const listed = pending || unstartedRound(after);
+  const listed = pending || awaitsRound(after);
   const updated = await recordSettlement(job, { changes, remaining, refundedWhole, listed });
   return updated ? { state: pending ? 'pending' : 'settled', refundedWhole, job: updated } : null;
 }

@@ -1,9 +1,9 @@
 /**
  * The billing a job owes, as stored on the job row: refunds_owed, refund_state,
  * billing_unconfirmed and the sparse pending-billing index (BILLING#PENDING,
- * lib/db/keys.ts) that the billing sweep walks. A job is listed there from a
- * round's charge (so a round whose start never comes is found) and while it
- * owes anything. Every write is conditional, so a settlement that loses to a
+ * lib/db/keys.ts) that the billing sweep walks. A job is listed there from the
+ * moment a round's spend is asked for (so a round whose record or start never
+ * comes is found) and while it owes anything. Every write is conditional, so a settlement that loses to a
  * newer write (billing_version moved) changes nothing and reads the job again.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -51,6 +51,43 @@ export async function abandonRound(job: Pick<Job, 'id' | 'refunds_owed'>, owed: 
       'billing_charged = :true AND billing_refunded = :false AND billing_rounds = :round AND ' +
       '(attribute_not_exists(billing_round_started) OR billing_round_started = :false)',
     values: { ':true': true, ':false': false, ':round': owed.round },
+  });
+}
+
+/**
+ * Gives up a spend whose answer was never recorded: records its round as
+ * charged but unconfirmed (it may have been made), abandoned, with its whole
+ * refund owed, so the settlement asks the service again under its reference
+ * and gives back what it took. Conditional on the spend still being
+ * unrecorded; null when it lost (its request recorded it after all, or the
+ * round moved on).
+ */
+export async function abandonUnrecordedSpend(
+  job: Pick<Job, 'id' | 'refunds_owed'>,
+  spend: { round: number; amount: number; refund: OwedRefund },
+): Promise<Job | null> {
+  const fields = owedFields(job, [spend.refund]);
+  return updateJob(job.id, {
+    set: {
+      ...fields.set,
+      billing_charged: true,
+      billing_txn_id: null,
+      billing_amount: spend.amount,
+      billing_rounds: spend.round,
+      billing_refunded: false,
+      billing_unconfirmed: true,
+      billing_round_started: false,
+      billing_round_abandoned: true,
+      billing_spend_round: null,
+      billing_spend_amount: null,
+    },
+    add: fields.add,
+    condition:
+      'billing_spend_round = :round AND ' +
+      (spend.round === 1
+        ? '(attribute_not_exists(billing_rounds) OR billing_rounds = :prev)'
+        : 'billing_rounds = :prev'),
+    values: { ':round': spend.round, ':prev': spend.round - 1 },
   });
 }
 

@@ -85,9 +85,16 @@ export async function quoteJob(identity: Identity, jobId: string) {
 export const PHOTOS_BEING_SAVED =
   "A change to this job's photos is still being saved; process the job once it is done. Nothing was charged.";
 
+/** What a start's request does at its charge, in the order it does it (a process can die after each). */
+type StartStep = 'spent' | 'charged';
+
 export interface ProcessDeps {
-  /** Called once the charge is recorded, before the start; the fault tests throw from it to stand for a process that dies there. */
-  checkpoint?: (step: 'charged') => void;
+  /**
+   * Called as each step is done: `spent` once the spend has answered (before its answer is recorded), `charged`
+   * once the charge is recorded (before the start). The fault tests throw from it to stand for a process that dies
+   * there.
+   */
+  checkpoint?: (step: StartStep) => void;
 }
 
 /**
@@ -119,7 +126,12 @@ export async function processJob(identity: Identity, jobId: string, deps: Proces
     );
   requireMeasured(job);
   const charge = await chargeFor(job);
-  const charged = await chargeJobUpFront({ ...(await loadJobPayer(identity, job)), job, credits: charge.credits });
+  const charged = await chargeJobUpFront({
+    ...(await loadJobPayer(identity, job)),
+    job,
+    credits: charge.credits,
+    checkpoint: deps.checkpoint,
+  });
   deps.checkpoint?.('charged');
   // The lock is checked again in the start write itself: an edit that took it after the check above must not be
   // planned half-applied. So is the charged round: one the billing sweep gave back meanwhile is not started on.

@@ -5,12 +5,13 @@
  * against the embedded DynamoDB; only the billing service is a fake.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { chargeJobUpFront, finalizeJobBilling, refundJob } from '../../lib/billing/charge-service';
+import { chargeJobUpFront, refundJob } from '../../lib/billing/charge-service';
+import { finalizeJobBilling } from '../../lib/billing/finalize-service';
 import { jobCharge } from '../../lib/billing/credit-rules';
 import { jobChargeReference } from '../../lib/billing/ledger-rules';
 import { settleJobBilling } from '../../lib/billing/settlement-service';
 import { UNSTARTED_ROUND_LEASE_MS, unbilledRefund } from '../../lib/billing/settlement-rules';
-import { chargedRoundStart } from '../../lib/billing/charge-store';
+import { chargedRoundStart, recordSpendRequest } from '../../lib/billing/charge-store';
 import { settlePendingEntry } from '../../lib/billing/sweep-service';
 import { owedFields } from '../../lib/billing/settlement-store';
 import { getBillingSummary, getTeamCreditsBalance } from '../../lib/billing/summary-service';
@@ -92,6 +93,22 @@ async function newJob(
 
 const jobRow = (id: string) => getRow(`JOB#${id}`, 'JOB');
 
+/**
+ * What a row says about the job's charge. A spend asked for is recorded before the call (billing_spend_round), and
+ * one that cannot have charged (refused, never reached the service) clears it again: the charge fields are as before.
+ */
+const billingOf = (row: Record<string, any> | null) => ({
+  status: row?.status,
+  billing_charged: row?.billing_charged,
+  billing_txn_id: row?.billing_txn_id,
+  billing_amount: row?.billing_amount,
+  billing_rounds: row?.billing_rounds,
+  billing_refunded: row?.billing_refunded,
+  billing_unconfirmed: row?.billing_unconfirmed,
+  refunds_owed: row?.refunds_owed,
+  billing_spend_round: row?.billing_spend_round ?? null,
+});
+
 beforeAll(async () => {
   // Its own table: the local service's billing sweep settles pending jobs with the run's shared fake, which
   // holds none of this suite's spends and would drop their refunds mid-test.
@@ -146,7 +163,7 @@ describe('up-front charge', () => {
     });
   });
 
-  it('answers a flat refusal with 402 and the exact body, writing nothing on the job', async () => {
+  it('answers a flat refusal with 402 and the exact body, leaving the job uncharged', async () => {
     const w = await world({ balance: 4 });
     const job = await newJob(w);
     const before = await jobRow(job.id);
@@ -162,7 +179,7 @@ describe('up-front charge', () => {
       buy_url: fake.buyUrl,
     });
 
-    expect(await jobRow(job.id)).toStrictEqual(before);
+    expect(billingOf(await jobRow(job.id))).toStrictEqual(billingOf(before));
     expect(fake.balance(w.team.external_id!, APP)).toBe(4);
   });
 
@@ -305,7 +322,7 @@ describe('fail open', () => {
       expect.stringContaining('failing open'),
       expect.objectContaining({ job_id: job.id, reason: 'rejected' }),
     );
-    expect(await jobRow(job.id)).toStrictEqual(before);
+    expect(billingOf(await jobRow(job.id))).toStrictEqual(billingOf(before));
     expect(fake.balance(w.team.external_id!, APP)).toBe(100);
   });
 
@@ -686,6 +703,82 @@ describe('a round charged and never started', () => {
       refunded: 0,
       refunds: [],
     });
+  });
+});
+
+describe('a spend whose answer was never recorded', () => {
+  class Died extends Error {}
+  const dieOnceSpent = () => {
+    throw new Died('died after the spend, before its record');
+  };
+  const ageRequest = (jobId: string) =>
+    setFields(`JOB#${jobId}`, 'JOB', {
+      billing_charged_at: new Date(Date.now() - UNSTARTED_ROUND_LEASE_MS - 1000).toISOString(),
+    });
+
+  it('is asked again under the same reference by a charge within its lease: charged once', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    await expect(
+      chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15, checkpoint: dieOnceSpent }),
+    ).rejects.toThrow(Died);
+    expect(await jobRow(job.id)).toMatchObject({
+      billing_spend_round: 1,
+      billing_spend_amount: 15,
+      billing_charged: false,
+      archpk: 'BILLING#PENDING',
+    });
+    expect(await settlePendingEntry({ kind: 'job', jobId: job.id })).toBe('waiting');
+
+    const again = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    expect(again).toMatchObject({ charged: true, reference: jobChargeReference(job.id, 1) });
+    expect(await jobRow(job.id)).toMatchObject({ billing_rounds: 1, billing_charged: true, billing_spend_round: null });
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([
+      { reference: `job:${job.id}:1`, amount: 15, refunded: 0, refunds: [] },
+    ]);
+  });
+
+  it('is given back once its lease has run out, and the next charge is a new round', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    await expect(
+      chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15, checkpoint: dieOnceSpent }),
+    ).rejects.toThrow(Died);
+    await ageRequest(job.id);
+    await Promise.all([
+      settlePendingEntry({ kind: 'job', jobId: job.id }),
+      settlePendingEntry({ kind: 'job', jobId: job.id }),
+    ]);
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([
+      { reference: `job:${job.id}:1`, amount: 15, refunded: 15, refunds: [`job:${job.id}:1`] },
+    ]);
+    const row = await jobRow(job.id);
+    expect(row).toMatchObject({
+      billing_rounds: 1,
+      billing_refunded: true,
+      billing_round_abandoned: true,
+      billing_spend_round: null,
+      refund_state: 'done',
+    });
+    expect(row).not.toHaveProperty('archpk');
+    expect(fake.balance(w.team.external_id!, APP)).toBe(40);
+
+    const next = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    expect(next).toMatchObject({ charged: true, reference: jobChargeReference(job.id, 2) });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(25);
+  });
+
+  it('leaves the ledger even when the spend was never made: asked again, then given back whole', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    // The request recorded the spend it was about to ask for, then died before the call.
+    await recordSpendRequest(job.id, { previous: 0, round: 1, amount: 15 });
+    await ageRequest(job.id);
+    expect(await settlePendingEntry({ kind: 'job', jobId: job.id })).toBe('settled');
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([
+      { reference: `job:${job.id}:1`, amount: 15, refunded: 15, refunds: [`job:${job.id}:1`] },
+    ]);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(40);
   });
 });
 

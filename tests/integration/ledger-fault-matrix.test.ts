@@ -30,17 +30,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Identity } from '../../lib/auth/identity-rules';
-import { chargeJobUpFront } from '../../lib/billing/charge-service';
 import { settleSendRefund } from '../../lib/billing/send-charge-service';
 import { settleJobBilling } from '../../lib/billing/settlement-service';
 import { keys } from '../../lib/db/keys';
 import { getJob } from '../../lib/jobs/job-store';
 import { processJob } from '../../lib/jobs/service';
+import { startReadTheRest } from '../../lib/pipelines/photo-read-the-rest/service';
 import { submitToClaimsPlatform } from '../../lib/sends/claims-platform-service';
 import { submitToEstimationPlatform } from '../../lib/sends/estimation-service';
 import { getSubmission } from '../../lib/sends/submission-store';
 import { sweepExpiredSends } from '../../lib/sends/submission-sweep-service';
-import { getTeam } from '../../lib/teams/store';
 import { Client, eventually, jobInStatus } from '../support/api';
 import { getRow, setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
@@ -148,18 +147,6 @@ const onePhoto = (fails: boolean, name: string): ScriptedPass[] => [
   fails ? { items: [], fail: '400' } : { items: [modelItem(name)] },
 ];
 
-/** What a function that died right after the spend leaves: the next round charged, its run not started. */
-async function chargeWithoutStart(jobId: string) {
-  const job = await getJob(jobId);
-  const team = await getTeam(job?.team_id as string);
-  await chargeJobUpFront({
-    job: job as NonNullable<typeof job>,
-    team: team as NonNullable<typeof team>,
-    user: null,
-    credits: 1,
-  });
-}
-
 /** Billing is back: the job's refunds and unconfirmed charges are settled, as the billing sweep does. */
 async function settledJob(teamId: number, jobId: string) {
   await fakeBilling.recover(teamId);
@@ -187,9 +174,10 @@ function jobStartPath(name: string, ready: (fails: boolean) => Promise<JobAtProc
     async run(fault) {
       const fails = failsTheWork(fault);
       const { teamId, client, identity, jobId, credits } = await ready(fails);
-      // The click that charged dies before the start; the next click (below) starts on its charge.
+      // The click dies once the spend has answered, before its record; the next click (below) asks again under the
+      // same reference, gets the first answer and starts on it.
       if (fault === 'dies between the charge and its record')
-        await expect(processJob(identity, jobId, { checkpoint: dieAt('charged') })).rejects.toThrow(ProcessDied);
+        await expect(processJob(identity, jobId, { checkpoint: dieAt('spent') })).rejects.toThrow(ProcessDied);
       // 'dies before the charge' leaves nothing behind: the job waits for the next click, which is this one.
       // Billing faults are kept for the team's calls to one path: a refund outage does not touch the charge.
       await injectBillingFault(teamId, fault);
@@ -250,7 +238,7 @@ const readTheRestPath: ChargingPath = {
   async run(fault) {
     const fails = failsTheWork(fault);
     const books = Array.from({ length: 6 }, (_, i) => modelItem(`Book ${i + 1}`));
-    const { teamId, client, jobId } = await photoJobTeam('Library', 11, [
+    const { teamId, client, identity, jobId } = await photoJobTeam('Library', 11, [
       { items: books, cutShort: true },
       fails ? { items: [], fail: '400' } : { items: [modelItem('Mug')] },
     ]);
@@ -258,8 +246,9 @@ const readTheRestPath: ChargingPath = {
     const first = await jobInStatus(client, jobId);
     expect(first).toMatchObject({ status: 'complete', photos_with_more_items: 1 });
 
-    // The pass's round charged, its run never started: the next click starts it on that charge.
-    if (fault === 'dies between the charge and its record') await chargeWithoutStart(jobId);
+    // The pass's spend answered, its record never written: the next click asks again and starts on that charge.
+    if (fault === 'dies between the charge and its record')
+      await expect(startReadTheRest(identity, jobId, { checkpoint: dieAt('spent') })).rejects.toThrow(ProcessDied);
     await injectBillingFault(teamId, fault);
     expect((await client.post(`/api/jobs/${jobId}/read-the-rest`)).status).toBe(200);
     await eventually(async () => {

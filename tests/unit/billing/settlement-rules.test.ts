@@ -2,10 +2,13 @@
 import { chargedRoundStart } from '../../../lib/billing/charge-store';
 import {
   abandonedRoundRefund,
+  awaitsRound,
   owesBilling,
   UNSTARTED_ROUND_LEASE_MS,
   unbilledRefund,
+  unrecordedSpend,
   unstartedRound,
+  spendInFlight,
   wholeRefund,
 } from '../../../lib/billing/settlement-rules';
 import { owedFields } from '../../../lib/billing/settlement-store';
@@ -131,5 +134,57 @@ describe('a round charged and never started', () => {
     expect(start.guards[0].condition).toContain('billing_refunded = :startFalse');
     expect(start.guards[0].condition).toContain('billing_round_abandoned = :startFalse');
     expect(start.guards[0].values).toEqual({ ':startRound': 3, ':startFalse': false });
+  });
+});
+
+describe('a spend asked for and not recorded', () => {
+  const askedAt = '2030-01-01T00:00:00.000Z';
+  const at = (ms: number) => Date.parse(askedAt) + ms;
+  const asked = {
+    id: 'j2',
+    billing_rounds: 1,
+    billing_spend_round: 2,
+    billing_spend_amount: 4,
+    billing_charged_at: askedAt,
+    updated_at: askedAt,
+  };
+
+  it('is in flight while its round is the one after the job’s last', () => {
+    expect(spendInFlight(asked)).toBe(true);
+    expect(spendInFlight({ billing_rounds: 0, billing_spend_round: 1 })).toBe(true);
+    // A job charged before rounds were counted has none recorded.
+    expect(spendInFlight({ billing_rounds: undefined as unknown as number, billing_spend_round: 1 })).toBe(true);
+    expect(spendInFlight({ ...asked, billing_spend_round: null })).toBe(false);
+    expect(spendInFlight({ ...asked, billing_rounds: 2 })).toBe(false); // recorded since
+  });
+
+  it('is given back once its lease has run out, never before, whatever it may have taken', () => {
+    expect(unrecordedSpend(asked, at(UNSTARTED_ROUND_LEASE_MS - 1))).toBeNull();
+    expect(unrecordedSpend(asked, at(UNSTARTED_ROUND_LEASE_MS))).toEqual({
+      round: 2,
+      amount: 4,
+      refund: { round: 2, spend_reference: 'job:j2:2', reference: 'job:j2:2', amount: null },
+    });
+    expect(unrecordedSpend({ ...asked, billing_spend_amount: null }, at(UNSTARTED_ROUND_LEASE_MS))).toMatchObject({
+      amount: 0,
+    });
+    expect(unrecordedSpend({ ...asked, billing_rounds: 2 }, at(10 * UNSTARTED_ROUND_LEASE_MS))).toBeNull();
+    const legacy = { ...asked, billing_charged_at: null, updated_at: '2030-01-01T00:00:30.000Z' };
+    expect(unrecordedSpend(legacy, at(UNSTARTED_ROUND_LEASE_MS))).toBeNull();
+  });
+
+  it('keeps the job waiting on a round, as a charged round not started does', () => {
+    const none = {
+      billing_charged: false,
+      billing_refunded: false,
+      billing_txn_id: null,
+      billing_rounds: 1,
+      billing_spend_round: null,
+    };
+    expect(awaitsRound(none)).toBe(false);
+    expect(awaitsRound({ ...none, billing_spend_round: 2 })).toBe(true);
+    expect(awaitsRound({ ...none, billing_charged: true, billing_txn_id: 't', billing_round_started: false })).toBe(
+      true,
+    );
   });
 });
