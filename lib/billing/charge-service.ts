@@ -1,18 +1,29 @@
 /**
- * Up-front charge, refund and finalize for jobs (spec: Limits > Credit prices
- * and charging, rules 3-5; States and transitions, the process/402/refund
- * rows; Errors, fail-open rules; Processing rules 5 and 6).
+ * Up-front charge and refund for jobs (spec: Limits > Credit prices and
+ * charging, rules 4-5; States and transitions, the process/402/refund rows;
+ * Errors, fail-open rules; Processing rule 6). Finalize is in
+ * finalize-service.ts.
  *
  * - chargeJobUpFront spends through the billing service at confirm, keyed on
  *   the job id and the charge round: `job:<job_id>:<round>`, round =
  *   billing_rounds + 1, because an errored job processed again is charged
  *   again. A round charged and never started (billing_round_started false:
  *   the function died between the spend and the start write) is reused by the
- *   next start instead. The payer is the job's own team (loadJobPayer), also when
- *   an administrator acts on another team's job. The spend is the affordability gate; there is no local balance
- *   arithmetic. A flat refusal is HTTP 402 with the spec's body and writes
- *   nothing. Billing off, zero cost, a team with no external id, config gaps
- *   and an outage proceed uncharged (logged).
+ *   next start while its lease holds (settlement-rules.ts); once it has run
+ *   out the round is given back (by the billing sweep, or by this next start
+ *   before it charges) and the start charges a new round under a new
+ *   reference. A start's write holds only while its round is still charged,
+ *   not given back and not abandoned (chargedRoundStart), so a start and the
+ *   give-back never both win. The spend itself is recorded as asked for
+ *   before it is made (recordSpendRequest), so a request that dies during the
+ *   call or before its answer is recorded is found and given back the same
+ *   way; a start within the lease asks again under the same reference and gets
+ *   the first answer. The payer is the job's own team (loadJobPayer), also
+ *   when an administrator acts on another team's job. The spend is the
+ *   affordability gate; there is no local balance arithmetic. A flat refusal
+ *   is HTTP 402 with the spec's body and leaves the job uncharged (its spend
+ *   request cleared). Billing off, zero cost, a team with no external id,
+ *   config gaps and an outage proceed uncharged (logged).
  * - A spend whose answer was lost (a timeout, a dropped connection, a 5xx:
  *   the service may have charged) is not treated as uncharged: the job
  *   records the round as charged but unconfirmed and proceeds, and the
@@ -21,14 +32,8 @@
  * - refundJob owes the current round's spend back (durably, on the job) and
  *   settles it now; what the service does not confirm the billing sweep
  *   retries. It never raises.
- * - finalizeJobBilling records the billed credits once per job success and
- *   adds them to the claim's spend. The credits are computed by the caller at
- *   finalize time from the then-current prices (jobCharge), so a rate change
- *   applies only to jobs finalized after it, and a job that finished before
- *   billing existed is never finalized retroactively: it stays at 0.
  */
 import { settings as currentSettings } from '../config';
-import { addClaimSpend } from '../claims/store';
 import { ConflictError, NotFoundError } from '../errors';
 import { isProcessing } from '../jobs/job-rules';
 import { getJob, type Job } from '../jobs/job-store';
@@ -36,12 +41,12 @@ import { logger } from '../observability/logger';
 import type { Identity } from '../auth/identity-rules';
 import { getTeam, type Team } from '../teams/store';
 import type { User } from '../users/store';
-import { completionBilling, recordChargeRound, recordCompletionBilling } from './charge-store';
-import { type JobCharge, insufficientCredits, prepaidMode } from './credit-rules';
+import { chargedRoundStart, clearSpendRequest, recordChargeRound, recordSpendRequest } from './charge-store';
+import { insufficientCredits, prepaidMode } from './credit-rules';
 import { jobChargeReference, spendDescription } from './ledger-rules';
 import { type BillingDeps, createBillingClient, settleJobBilling } from './settlement-service';
-import { owesBilling, wholeRefund } from './settlement-rules';
-import { markRefundOwed } from './settlement-store';
+import { abandonedRoundRefund, owesBilling, unrecordedSpend, unstartedRound, wholeRefund } from './settlement-rules';
+import { abandonRound } from './settlement-store';
 
 type UnchargedReason = 'billing_off' | 'config_gap' | 'zero_cost' | 'no_team_external_id' | 'unavailable';
 
@@ -72,13 +77,6 @@ export async function loadJobPayer(
   return { team, user: null };
 }
 
-/** The round is charged, not given back, and no run has started on it: the next start uses it. */
-const unstartedCharge = (job: Job) =>
-  job.billing_charged &&
-  !job.billing_refunded &&
-  job.billing_round_started === false &&
-  Boolean(job.billing_txn_id || job.billing_unconfirmed);
-
 /**
  * Spends the job's credits up front. Resolves with the (possibly updated) job
  * and whether it was charged; throws InsufficientCreditsError (402) on a flat refusal. On a
@@ -92,6 +90,8 @@ export async function chargeJobUpFront(
     team: Pick<Team, 'id' | 'external_id'>;
     user: Pick<User, 'id' | 'external_id'> | null;
     credits: number;
+    /** Called once the spend has answered, before its answer is recorded; the fault tests throw from it. */
+    checkpoint?: (step: 'spent') => void;
   },
   deps: BillingDeps = {},
 ): Promise<ChargeOutcome> {
@@ -123,15 +123,18 @@ export async function chargeJobUpFront(
   // would reuse a spent (maybe refunded) reference and charge nothing.
   let stored = await getJob(job.id);
   if (!stored) throw new NotFoundError('Job not found');
-  // An earlier round still owing billing is settled before a new round starts (its spend state is per round).
-  if (owesBilling(stored)) stored = (await settleJobBilling(stored.id, deps)).job ?? stored;
+  // An earlier round still owing billing is settled before a new round starts (its spend state is per round),
+  // and an unstarted round (or an unrecorded spend) whose lease has run out is given back first.
+  if (owesBilling(stored) || abandonedRoundRefund(stored) || unrecordedSpend(stored))
+    stored = (await settleJobBilling(stored.id, deps)).job ?? stored;
   const previous = stored.billing_rounds ?? 0;
   const racingCharge =
     previous > (job.billing_rounds ?? 0) &&
     stored.billing_charged &&
     !stored.billing_refunded &&
+    !stored.billing_round_abandoned &&
     (stored.billing_txn_id || stored.billing_unconfirmed);
-  if (racingCharge || unstartedCharge(stored)) {
+  if (racingCharge || unstartedRound(stored)) {
     // A racing confirm charged the job after the caller read it, or an earlier
     // start charged it and died before the run began: that charge stands for
     // this start too (never two live charges for one run).
@@ -150,6 +153,9 @@ export async function chargeJobUpFront(
   const round = previous + 1;
   const reference = jobChargeReference(job.id, round);
   const amount = Math.ceil(credits);
+  // Recorded as asked for before it is made: a request that dies during the call or before the answer is
+  // recorded leaves it for the billing sweep, which gives back what it took once the round's lease has run out.
+  if (!(await recordSpendRequest(job.id, { previous, round, amount }))) return racingRound(job.id, round);
   const client = createBillingClient({ ...deps, config });
   const result = await client.spend({
     teamId: team.external_id,
@@ -158,8 +164,10 @@ export async function chargeJobUpFront(
     reference,
     description: spendDescription(stored, amount),
   });
+  input.checkpoint?.('spent');
 
   if (result.outcome === 'insufficient') {
+    await clearSpendRequest(job.id, round);
     logger.info('billing service refused the charge: insufficient credits', {
       ...context,
       reference,
@@ -187,6 +195,7 @@ export async function chargeJobUpFront(
     return recordCharge({ job, stored, round, amount, reference, transactionId: null, balance: null, team, client });
   }
   if (result.outcome === 'unavailable') {
+    await clearSpendRequest(job.id, round);
     logger.error('billing service unavailable; failing open, job proceeds uncharged', {
       ...context,
       reference,
@@ -208,6 +217,25 @@ export async function chargeJobUpFront(
     team,
     client,
   });
+}
+
+/**
+ * A racing confirm recorded the round this one was about to ask for: its
+ * charge stands for this start too. Anything else is a conflict.
+ */
+async function racingRound(jobId: string, round: number): Promise<ChargeOutcome> {
+  const current = await getJob(jobId);
+  if (current && current.billing_rounds === round && unstartedRound(current)) {
+    return {
+      charged: true,
+      job: current,
+      reference: jobChargeReference(jobId, round),
+      transactionId: current.billing_txn_id,
+      balance: null,
+      ...(current.billing_unconfirmed ? { unconfirmed: true } : {}),
+    };
+  }
+  throw new ConflictError('The job changed while it was being charged; try again.');
 }
 
 /**
@@ -268,14 +296,20 @@ async function recordCharge(input: {
 }
 
 /**
- * Starts a run on a charge. A start that fails outright (its write or its first
- * dispatch threw) gives the charge back through the owed-refund record before
- * the error goes on, unless the job is running on it after all; a start that
- * never returns (the function died) leaves the round for the next start.
+ * Starts a run on a charge. `start` gets what its start write must set and
+ * require (chargedRoundStart: the round marked started, and still open). A
+ * start that fails outright (its write or its first dispatch threw) gives the
+ * charge back through the owed-refund record before the error goes on, unless
+ * the job is running on it after all; a start that never returns (the function
+ * died) leaves the round to the next start while its lease holds, and to the
+ * billing sweep's give-back after.
  */
-export async function startChargedRun<T>(charged: ChargeOutcome, start: () => Promise<T>): Promise<T> {
+export async function startChargedRun<T>(
+  charged: ChargeOutcome,
+  start: (write: ReturnType<typeof chargedRoundStart>) => Promise<T>,
+): Promise<T> {
   try {
-    return await start();
+    return await start(chargedRoundStart(charged.charged ? charged.job.billing_rounds : null));
   } catch (err) {
     if (charged.charged) {
       const now = await getJob(charged.job.id).catch(() => null);
@@ -292,9 +326,11 @@ export type RefundOutcome = {
 };
 
 /**
- * Gives back the job's current up-front charge: records the refund as owed on
- * the job (conditional on the round, so it survives an outage), then settles
- * it. Idempotent: only a charged, not yet refunded round is refunded, and the
+ * Gives back the job's current up-front charge when its run did not start:
+ * records the refund as owed on the job and the round as abandoned
+ * (conditional on the round not having started, so it survives an outage and
+ * never gives back the charge of a run that did start), then settles it.
+ * Idempotent: only a charged, not yet refunded round is refunded, and the
  * service refunds a reference once. `refunded` is true for the call that
  * recorded billing_refunded. A failed refund is logged and stays owed for the
  * billing sweep; it never raises.
@@ -307,7 +343,7 @@ export async function refundJob(job: Pick<Job, 'id'>, deps: BillingDeps = {}): P
     if (!owed)
       return { refunded: false, job: current, reason: current.billing_charged ? 'already_refunded' : 'not_charged' };
     if (!(current.refunds_owed ?? []).some((o) => o.reference === owed.reference)) {
-      const marked = await markRefundOwed(current, owed);
+      const marked = await abandonRound(current, owed);
       if (!marked) return { refunded: false, job: await getJob(current.id), reason: 'raced' };
     }
     const settled = await settleJobBilling(current.id, deps);
@@ -318,45 +354,4 @@ export async function refundJob(job: Pick<Job, 'id'>, deps: BillingDeps = {}): P
     logger.error('refund failed', { job_id: job.id, error: err instanceof Error ? err.message : String(err) });
     return { refunded: false, job: null, reason: 'unavailable' };
   }
-}
-
-export type FinalizeOutcome = { finalized: boolean; job: Job | null };
-
-/** Adds finalized credits to the claim's spend; a claim deleted meanwhile keeps nothing to add to. */
-export async function addFinalizedSpend(job: Pick<Job, 'id' | 'claim_id'>, credits: number): Promise<void> {
-  // A crash between the job's write and this one would lose the claim's increment; the job's
-  // billed_cost_usd stays the record of truth.
-  if (!(await addClaimSpend(job.claim_id, credits))) {
-    logger.warn('claim gone at finalize; spend not added to it', { job_id: job.id, claim_id: job.claim_id });
-  }
-}
-
-/**
- * Records the billed credits exactly once per job success: the write is
- * conditional on billing_finalized_at being null, and only the call that wins
- * it adds the credits to the claim's spend. `charge` comes from jobCharge at
- * finalize time (current prices; 0 for enterprise and training). A pipeline's
- * completion makes the same write together with the status change
- * (lib/orchestrator/terminal.ts), so a complete job is never seen unbilled.
- */
-export async function finalizeJobBilling(
-  job: Pick<Job, 'id' | 'claim_id'>,
-  charge: JobCharge,
-  now = new Date(),
-): Promise<FinalizeOutcome> {
-  const billing = completionBilling(charge, now);
-  const updated = await recordCompletionBilling(job.id, billing, now);
-  if (!updated) {
-    logger.debug('billing already finalized (or job gone); nothing added', { job_id: job.id });
-    return { finalized: false, job: null };
-  }
-  await addFinalizedSpend({ id: job.id, claim_id: updated.claim_id ?? job.claim_id }, billing.credits);
-  logger.info('billing finalized', {
-    job_id: job.id,
-    claim_id: updated.claim_id,
-    credits: billing.credits,
-    blocks: charge.blocks,
-    minutes: charge.minutes,
-  });
-  return { finalized: true, job: updated };
 }

@@ -9,18 +9,66 @@ import { type Job, updateJob } from '../jobs/job-store';
 import type { JobCharge } from './credit-rules';
 import { pendingEntry } from './settlement-store';
 
+/** The condition that the job's charge round is still `previous` (a new job has none recorded). */
+const roundIs = (previous: number) => ({
+  condition:
+    previous === 0 ? 'attribute_not_exists(billing_rounds) OR billing_rounds = :prev' : 'billing_rounds = :prev',
+  values: { ':prev': previous } as Record<string, unknown>,
+});
+
+/**
+ * Records that the spend of `round` is about to be asked for (its credits, the
+ * time, the job listed for the billing sweep), conditional on the round the
+ * charge was computed from (`previous`). A request that dies during the call
+ * or before its answer is recorded leaves this behind, and the sweep gives
+ * back what the spend may have taken once the round's lease has run out.
+ * Null when the job is gone or another round was recorded meanwhile.
+ */
+export async function recordSpendRequest(
+  jobId: string,
+  spend: { previous: number; round: number; amount: number },
+  now = new Date(),
+): Promise<Job | null> {
+  const at = now.toISOString();
+  const round = roundIs(spend.previous);
+  return updateJob(jobId, {
+    set: {
+      billing_spend_round: spend.round,
+      billing_spend_amount: spend.amount,
+      billing_charged_at: at,
+      ...pendingEntry(jobId, at),
+    },
+    add: { billing_version: 1 },
+    condition: round.condition,
+    values: round.values,
+  });
+}
+
+/** Clears the request of a spend that cannot have charged (a flat refusal, a call that never reached the service). */
+export async function clearSpendRequest(jobId: string, round: number): Promise<void> {
+  await updateJob(jobId, {
+    set: { billing_spend_round: null, billing_spend_amount: null },
+    condition: 'billing_spend_round = :round',
+    values: { ':round': round },
+  });
+}
+
 /**
  * Records a round's charge, conditional on the round the charge was computed
- * from (`previous`), so two racing confirms record once. A null transaction id
- * records the charge as unconfirmed and lists the job for the billing sweep.
- * Null when the job is gone or another round was recorded meanwhile.
+ * from (`previous`), so two racing confirms record once. The round is listed
+ * for the billing sweep from its charge time, so a round whose start never
+ * comes is given back once its lease runs out; a null transaction id records
+ * the charge as unconfirmed, which the sweep confirms. Null when the job is
+ * gone or another round was recorded meanwhile.
  */
 export async function recordChargeRound(
   jobId: string,
   charge: { previous: number; round: number; amount: number; transactionId: string | null },
+  now = new Date(),
 ): Promise<Job | null> {
   const { previous, round, amount, transactionId } = charge;
-  const unconfirmed = transactionId === null;
+  const at = now.toISOString();
+  const condition = roundIs(previous);
   return updateJob(jobId, {
     set: {
       billing_charged: true,
@@ -28,15 +76,44 @@ export async function recordChargeRound(
       billing_amount: amount,
       billing_rounds: round,
       billing_refunded: false,
-      billing_unconfirmed: unconfirmed,
+      billing_unconfirmed: transactionId === null,
       billing_round_started: false,
-      ...(unconfirmed ? pendingEntry(jobId, new Date().toISOString()) : {}),
+      billing_round_abandoned: false,
+      billing_charged_at: at,
+      billing_spend_round: null,
+      billing_spend_amount: null,
+      ...pendingEntry(jobId, at),
     },
     add: { billing_version: 1 },
-    condition:
-      previous === 0 ? 'attribute_not_exists(billing_rounds) OR billing_rounds = :prev' : 'billing_rounds = :prev',
-    values: { ':prev': previous },
+    condition: condition.condition,
+    values: condition.values,
   });
+}
+
+/**
+ * What a start on a charged round writes and requires: the round marked
+ * started, in a write that holds only while the round is still the job's, not
+ * given back and not abandoned by the billing sweep (settlement-store.ts,
+ * abandonRound). A start and the sweep's abandonment race on the job row and
+ * exactly one wins. An uncharged start (fail open, billing off) writes and
+ * requires nothing.
+ */
+export function chargedRoundStart(round: number | null): {
+  set: Partial<Job>;
+  guards: { condition: string; values: Record<string, unknown> }[];
+} {
+  if (round === null) return { set: {}, guards: [] };
+  return {
+    set: { billing_round_started: true },
+    guards: [
+      {
+        condition:
+          'billing_rounds = :startRound AND billing_refunded = :startFalse AND ' +
+          '(attribute_not_exists(billing_round_abandoned) OR billing_round_abandoned = :startFalse)',
+        values: { ':startRound': round, ':startFalse': false },
+      },
+    ],
+  };
 }
 
 /** What a job's completing write records for billing: its billed credits, once (billing_finalized_at). */

@@ -7,6 +7,11 @@
  * - A completed run owes back what it spent up front and did not bill (a
  *   failed AI request is never billed), under its own reference
  *   job:<id>:<round>:adjust.
+ * - A round charged and never started owes its whole spend back once its
+ *   lease has run out (UNSTARTED_ROUND_LEASE_MS): the request that charged it
+ *   died between the spend and the start. Until then a start may still use it.
+ *   So does a spend asked for whose answer was never recorded (the request
+ *   died during the call or right after it): it may have been made.
  */
 import type { Job, OwedRefund } from '../jobs/job-store';
 import { jobChargeReference, unbilledRefundReference } from './ledger-rules';
@@ -14,6 +19,24 @@ import { jobChargeReference, unbilledRefundReference } from './ledger-rules';
 type BillingState = Pick<
   Job,
   'id' | 'billing_charged' | 'billing_refunded' | 'billing_rounds' | 'billing_amount' | 'refunds_owed'
+>;
+
+/**
+ * How long a charged round may wait for its run to start. The request that
+ * charges a round starts its run in the same HTTP function, which runs at most
+ * 29 s (serverless.yml); twice that leaves room for a slow start write, so a
+ * round older than this with no run was left by a request that died.
+ */
+export const UNSTARTED_ROUND_LEASE_MS = 60_000;
+
+type RoundState = Pick<
+  Job,
+  | 'billing_charged'
+  | 'billing_refunded'
+  | 'billing_round_started'
+  | 'billing_round_abandoned'
+  | 'billing_txn_id'
+  | 'billing_unconfirmed'
 >;
 
 const owes = (job: Pick<Job, 'refunds_owed'>, round: number) => (job.refunds_owed ?? []).some((o) => o.round === round);
@@ -46,6 +69,68 @@ export function unbilledRefund(
     amount: unbilled,
   };
 }
+
+/**
+ * The round is charged (or its spend's answer was lost), not given back, not
+ * abandoned, and no run has started on it: a start may still use it.
+ */
+export const unstartedRound = (job: RoundState) =>
+  Boolean(job.billing_charged) &&
+  !job.billing_refunded &&
+  job.billing_round_started === false &&
+  !job.billing_round_abandoned &&
+  Boolean(job.billing_txn_id || job.billing_unconfirmed);
+
+/**
+ * A round charged and never started whose lease has run out: its whole spend,
+ * owed back. Null while a start may still use it (or when it started, was
+ * given back or is not charged). A round charged before charge times were
+ * recorded counts from the job's last write.
+ */
+export function abandonedRoundRefund(
+  job: BillingState & RoundState & Pick<Job, 'billing_charged_at' | 'updated_at'>,
+  now = Date.now(),
+): OwedRefund | null {
+  if (!unstartedRound(job)) return null;
+  const chargedAt = Date.parse(job.billing_charged_at ?? job.updated_at);
+  if (!(now - chargedAt >= UNSTARTED_ROUND_LEASE_MS)) return null;
+  return wholeRefund(job);
+}
+
+type SpendRequest = Pick<
+  Job,
+  'billing_rounds' | 'billing_spend_round' | 'billing_spend_amount' | 'billing_charged_at' | 'updated_at'
+>;
+
+/** A spend was asked for and its answer is not recorded yet: its round is the one after billing_rounds. */
+export const spendInFlight = (job: Pick<Job, 'billing_rounds' | 'billing_spend_round'>) =>
+  Boolean(job.billing_spend_round) && job.billing_spend_round === (job.billing_rounds ?? 0) + 1;
+
+/**
+ * A spend asked for whose answer was never recorded, once its round's lease
+ * has run out (the request died during the call or before its record): the
+ * round and credits it may have taken, and their whole refund. Null while its
+ * request may still record it.
+ */
+export function unrecordedSpend(
+  job: Pick<Job, 'id'> & SpendRequest,
+  now = Date.now(),
+): { round: number; amount: number; refund: OwedRefund } | null {
+  if (!spendInFlight(job)) return null;
+  const askedAt = Date.parse(job.billing_charged_at ?? job.updated_at);
+  if (!(now - askedAt >= UNSTARTED_ROUND_LEASE_MS)) return null;
+  const round = job.billing_spend_round as number;
+  const reference = jobChargeReference(job.id, round);
+  return {
+    round,
+    amount: job.billing_spend_amount ?? 0,
+    refund: { round, spend_reference: reference, reference, amount: null },
+  };
+}
+
+/** The job waits on a round: one charged and not started yet, or a spend asked for and not recorded yet. */
+export const awaitsRound = (job: RoundState & Pick<Job, 'billing_rounds' | 'billing_spend_round'>) =>
+  unstartedRound(job) || spendInFlight(job);
 
 /** The job owes the billing service something: refunds, or a spend whose answer was lost. */
 export const owesBilling = (job: Pick<Job, 'refunds_owed' | 'billing_unconfirmed'>) =>

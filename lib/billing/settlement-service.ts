@@ -15,6 +15,17 @@
  *   again with the same reference: the service answers the first spend if it
  *   happened, or makes it now, so the run is charged exactly once either way.
  *   A flat refusal then means nothing is on the ledger, and nothing is owed back.
+ * - A round charged and never started (the request died between the spend
+ *   and the start write) is listed from its charge. Once its lease has run out
+ *   (settlement-rules.ts) it is abandoned: its whole refund is owed in a write
+ *   that a start on it would have had to beat (settlement-store.ts,
+ *   abandonRound), then settled like any refund. The job keeps its status, so
+ *   the next Process click charges a new round under a new reference.
+ * - A spend asked for whose answer was never recorded (the request died during
+ *   the call or before its record) is listed from the request; once its lease
+ *   has run out its round is recorded as charged but unconfirmed and
+ *   abandoned, with its whole refund owed (abandonUnrecordedSpend): the
+ *   service is asked again under its reference, then gives back what it took.
  *
  * Every call is idempotent at the service, so a settlement that loses its
  * write to a newer one (billing_version) just reads the job again.
@@ -27,8 +38,8 @@ import { withRetry } from '../retry';
 import { getTeam } from '../teams/store';
 import { getUser } from '../users/store';
 import { jobChargeReference, spendDescription } from './ledger-rules';
-import { owesBilling } from './settlement-rules';
-import { recordSettlement } from './settlement-store';
+import { abandonedRoundRefund, awaitsRound, owesBilling, unrecordedSpend } from './settlement-rules';
+import { abandonRound, abandonUnrecordedSpend, recordSettlement } from './settlement-store';
 
 export interface BillingDeps {
   /** Defaults to a client built from the current settings. */
@@ -42,8 +53,11 @@ export function createBillingClient(deps: BillingDeps = {}): BillingServiceClien
 }
 
 export interface Settlement {
-  /** none: nothing was owed. settled: nothing is owed any more. pending: something stays owed (the service did not answer). */
-  state: 'none' | 'settled' | 'pending';
+  /**
+   * none: nothing was owed. settled: nothing is owed any more. pending: something stays owed (the service did not
+   * answer). waiting: nothing is owed yet, but the round is charged and its run not started while its lease holds.
+   */
+  state: 'none' | 'settled' | 'pending' | 'waiting';
   /** This settlement gave back the whole spend of the job's current round (billing_refunded set). */
   refundedWhole: boolean;
   job: Job | null;
@@ -61,12 +75,40 @@ const SETTLE_RETRY = {
   retryable: (err: unknown) => err instanceof LostToNewerWrite,
 } as const;
 
-/** Settles what the job owes now; never raises. */
+/** Settles what the job owes now, an abandoned round's refund included; never raises. */
 export async function settleJobBilling(jobId: string, deps: BillingDeps = {}): Promise<Settlement> {
   try {
     return await withRetry(async () => {
-      const job = await getJob(jobId);
-      if (!job || !owesBilling(job)) return { state: 'none', refundedWhole: false, job };
+      let job = await getJob(jobId);
+      if (!job) return { state: 'none', refundedWhole: false, job };
+      const unrecorded = unrecordedSpend(job);
+      if (unrecorded) {
+        logger.warn(
+          'a spend was asked for and its answer never recorded within its lease; what it took is given back',
+          {
+            job_id: job.id,
+            team_id: job.team_id,
+            reference: unrecorded.refund.spend_reference,
+            asked_at: job.billing_charged_at ?? null,
+          },
+        );
+        // Lost: its request recorded it after all, or the round moved on. Read the job again.
+        job = await abandonUnrecordedSpend(job, unrecorded);
+        if (!job) throw new LostToNewerWrite(`abandoning the unrecorded spend of job ${jobId} lost to a newer write`);
+      }
+      const abandoned = abandonedRoundRefund(job);
+      if (abandoned) {
+        logger.warn('a charged round never started within its lease; its spend is given back', {
+          job_id: job.id,
+          team_id: job.team_id,
+          reference: abandoned.spend_reference,
+          charged_at: job.billing_charged_at ?? null,
+        });
+        // Lost: the run started on it after all, or the round moved on. Read the job again.
+        job = await abandonRound(job, abandoned);
+        if (!job) throw new LostToNewerWrite(`abandoning the unstarted round of job ${jobId} lost to a newer write`);
+      }
+      if (!owesBilling(job)) return { state: awaitsRound(job) ? 'waiting' : 'none', refundedWhole: false, job };
       const done = await settleOnce(job, deps);
       if (!done) throw new LostToNewerWrite(`billing settlement of job ${jobId} lost to a newer write`);
       return done;
@@ -184,6 +226,10 @@ async function record(
   refundedWhole: boolean,
 ): Promise<Settlement | null> {
   const pending = remaining.length > 0 || Boolean(changes.billing_unconfirmed ?? job.billing_unconfirmed);
-  const updated = await recordSettlement(job, { changes, remaining, refundedWhole, pending });
+  // A round charged and not started (or a spend not recorded yet) stays listed after its earlier rounds are
+  // settled, so its lease is watched.
+  const after = { ...job, ...changes, ...(refundedWhole ? { billing_refunded: true } : {}) };
+  const listed = pending || awaitsRound(after);
+  const updated = await recordSettlement(job, { changes, remaining, refundedWhole, listed });
   return updated ? { state: pending ? 'pending' : 'settled', refundedWhole, job: updated } : null;
 }

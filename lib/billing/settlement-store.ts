@@ -1,9 +1,10 @@
 /**
  * The billing a job owes, as stored on the job row: refunds_owed, refund_state,
  * billing_unconfirmed and the sparse pending-billing index (BILLING#PENDING,
- * lib/db/keys.ts) that the billing sweep walks. Every write is conditional, so
- * a settlement that loses to a newer write (billing_version moved) changes
- * nothing and reads the job again.
+ * lib/db/keys.ts) that the billing sweep walks. A job is listed there from the
+ * moment a round's spend is asked for (so a round whose record or start never
+ * comes is found) and while it owes anything. Every write is conditional, so a settlement that loses to a
+ * newer write (billing_version moved) changes nothing and reads the job again.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
@@ -34,16 +35,59 @@ export function owedFields(job: Pick<Job, 'id' | 'refunds_owed'>, owed: (OwedRef
 }
 
 /**
- * Records a round's whole refund as owed, while the round is still charged
- * and not given back; null when it no longer is (a racing refund or a new round).
+ * Gives up a round no run started on: records its whole refund as owed and
+ * marks it abandoned (billing_round_abandoned), so no start can use it any
+ * more. Conditional on the round still being the job's, charged, not given
+ * back and not started: a start and this write race on the job row, and
+ * exactly one of them wins. Null when it lost (the run started, a racing
+ * refund or a new round).
  */
-export async function markRefundOwed(job: Pick<Job, 'id' | 'refunds_owed'>, owed: OwedRefund): Promise<Job | null> {
+export async function abandonRound(job: Pick<Job, 'id' | 'refunds_owed'>, owed: OwedRefund): Promise<Job | null> {
   const fields = owedFields(job, [owed]);
   return updateJob(job.id, {
-    set: fields.set,
+    set: { ...fields.set, billing_round_abandoned: true },
     add: fields.add,
-    condition: 'billing_charged = :true AND billing_refunded = :false AND billing_rounds = :round',
+    condition:
+      'billing_charged = :true AND billing_refunded = :false AND billing_rounds = :round AND ' +
+      '(attribute_not_exists(billing_round_started) OR billing_round_started = :false)',
     values: { ':true': true, ':false': false, ':round': owed.round },
+  });
+}
+
+/**
+ * Gives up a spend whose answer was never recorded: records its round as
+ * charged but unconfirmed (it may have been made), abandoned, with its whole
+ * refund owed, so the settlement asks the service again under its reference
+ * and gives back what it took. Conditional on the spend still being
+ * unrecorded; null when it lost (its request recorded it after all, or the
+ * round moved on).
+ */
+export async function abandonUnrecordedSpend(
+  job: Pick<Job, 'id' | 'refunds_owed'>,
+  spend: { round: number; amount: number; refund: OwedRefund },
+): Promise<Job | null> {
+  const fields = owedFields(job, [spend.refund]);
+  return updateJob(job.id, {
+    set: {
+      ...fields.set,
+      billing_charged: true,
+      billing_txn_id: null,
+      billing_amount: spend.amount,
+      billing_rounds: spend.round,
+      billing_refunded: false,
+      billing_unconfirmed: true,
+      billing_round_started: false,
+      billing_round_abandoned: true,
+      billing_spend_round: null,
+      billing_spend_amount: null,
+    },
+    add: fields.add,
+    condition:
+      'billing_spend_round = :round AND ' +
+      (spend.round === 1
+        ? '(attribute_not_exists(billing_rounds) OR billing_rounds = :prev)'
+        : 'billing_rounds = :prev'),
+    values: { ':round': spend.round, ':prev': spend.round - 1 },
   });
 }
 
@@ -54,18 +98,18 @@ export interface SettlementRecord {
   remaining: OwedRefund[];
   /** The whole spend of the current round was given back (billing_refunded). */
   refundedWhole: boolean;
-  /** Something stays owed: the job stays in the index. */
-  pending: boolean;
+  /** The job stays in the index: something stays owed, or its round is charged and not started yet. */
+  listed: boolean;
 }
 
 /**
- * Records a settlement: what stays owed, and the index entry only while
- * something does. A job left owed moves to the back of the index, so jobs the
+ * Records a settlement: what stays owed, and the index entry only while the
+ * job is listed. A job left listed moves to the back of the index, so jobs the
  * service keeps refusing never hold up the others. Conditional on the
  * billing_version the settlement read; null when a newer write won.
  */
 export async function recordSettlement(job: Job, record: SettlementRecord): Promise<Job | null> {
-  const { changes, remaining, refundedWhole, pending } = record;
+  const { changes, remaining, refundedWhole, listed } = record;
   const hadRefunds = (job.refunds_owed ?? []).length > 0;
   const at = new Date().toISOString();
   const set = setClauses({
@@ -73,31 +117,63 @@ export async function recordSettlement(job: Job, record: SettlementRecord): Prom
     refunds_owed: remaining,
     ...(hadRefunds || job.refund_state ? { refund_state: remaining.length ? 'pending' : 'done' } : {}),
     ...(refundedWhole ? { billing_refunded: true } : {}),
-    ...(pending ? pendingEntry(job.id, at) : {}),
+    ...(listed ? pendingEntry(job.id, at) : {}),
     updated_at: at,
   });
-  const values: Record<string, unknown> = { ...set.values, ':one': 1 };
-  const names: Record<string, string> = { ...set.names, '#billing_version': 'billing_version' };
-  let condition = 'attribute_exists(pk) AND attribute_not_exists(#billing_version)';
-  if (job.billing_version !== undefined) {
-    condition = 'attribute_exists(pk) AND #billing_version = :seen';
-    values[':seen'] = job.billing_version;
-  }
+  const seen = versionSeen(job);
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.job(job.id),
-        UpdateExpression: `SET ${set.expression} ADD #billing_version :one${pending ? '' : ' REMOVE archpk, archsk'}`,
-        ConditionExpression: condition,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        UpdateExpression: `SET ${set.expression} ADD #billing_version :one${listed ? '' : ' REMOVE archpk, archsk'}`,
+        ConditionExpression: seen.condition,
+        ExpressionAttributeNames: { ...set.names, ...seen.names },
+        ExpressionAttributeValues: { ...set.values, ...seen.values, ':one': 1 },
         ReturnValues: 'ALL_NEW',
       }),
     );
     return withoutKeys(Attributes ?? {}) as unknown as Job;
   } catch (err) {
     if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
+/** The condition that the job row still holds the billing_version a settlement read. */
+function versionSeen(job: Pick<Job, 'billing_version'>) {
+  const names = { '#billing_version': 'billing_version' };
+  if (job.billing_version === undefined)
+    return { condition: 'attribute_exists(pk) AND attribute_not_exists(#billing_version)', names, values: {} };
+  return {
+    condition: 'attribute_exists(pk) AND #billing_version = :seen',
+    names,
+    values: { ':seen': job.billing_version } as Record<string, unknown>,
+  };
+}
+
+/**
+ * Takes a job that owes nothing and has no round waiting for its start off
+ * the index (a round is listed from its charge, and its start leaves it
+ * listed). Conditional on the billing_version read: a newer charge or refund
+ * keeps it listed. False when that write lost.
+ */
+export async function unlistSettledJob(job: Pick<Job, 'id' | 'billing_version'>): Promise<boolean> {
+  const seen = versionSeen(job);
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.job(job.id),
+        UpdateExpression: 'REMOVE archpk, archsk',
+        ConditionExpression: seen.condition,
+        ExpressionAttributeNames: seen.names,
+        ...(Object.keys(seen.values).length ? { ExpressionAttributeValues: seen.values } : {}),
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return false;
     throw err;
   }
 }

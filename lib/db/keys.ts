@@ -58,7 +58,8 @@
  * activepk=SUBMISSIONS#OPEN, activesk=<lease end>#<id> so the send sweep reads only
  * the sends whose lease ran out; estimation send records between a batch's record
  * and its end carry activepk=ESTSENDS#OPEN, activesk=<step written>#<claim_id>. Jobs owing billing work (a refund not yet
- * confirmed, a spend whose answer was lost) carry archpk=BILLING#PENDING,
+ * confirmed, a spend whose answer was lost) or holding a round (listed from the moment its spend is asked for,
+ * taken off by the sweep once its run started or its refund is settled) carry archpk=BILLING#PENDING,
  * archsk=<owed since>#<id> on the same sparse index, so the billing sweep reads only those;
  * so do the refunds of failed sends not yet confirmed (owed send refund rows).
  * Export rows and export request rows carry expires_at (TTL, a week after the

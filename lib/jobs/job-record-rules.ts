@@ -64,6 +64,24 @@ export interface Job {
    * (the function died between the spend and the start) is the charge of the next start, never a second spend.
    */
   billing_round_started?: boolean;
+  /**
+   * When billing_rounds was charged (or, while billing_spend_round is set, when that spend was asked for): a round
+   * still not started (or not recorded) UNSTARTED_ROUND_LEASE_MS later never will be by the request that charged
+   * it (lib/billing/settlement-rules.ts), and the billing sweep gives it back.
+   */
+  billing_charged_at?: string | null;
+  /**
+   * The round whose spend was asked for and whose answer is not recorded yet (billing_rounds + 1), and its
+   * credits: written just before the spend call, cleared by the write that records its answer. A request that
+   * died in between leaves it for the billing sweep, which gives back whatever that spend took.
+   */
+  billing_spend_round?: number | null;
+  billing_spend_amount?: number | null;
+  /**
+   * True once the whole spend of billing_rounds is owed back before any run started on it (its start failed, or
+   * its lease ran out): no run may start on it any more, and the next start charges a new round.
+   */
+  billing_round_abandoned?: boolean;
   /** Refunds owed to the team and not yet confirmed by the billing service. */
   refunds_owed?: OwedRefund[];
   /** 'pending' while a refund is owed, 'done' once the billing service confirmed every one. */

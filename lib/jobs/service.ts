@@ -85,6 +85,18 @@ export async function quoteJob(identity: Identity, jobId: string) {
 export const PHOTOS_BEING_SAVED =
   "A change to this job's photos is still being saved; process the job once it is done. Nothing was charged.";
 
+/** What a start's request does at its charge, in the order it does it (a process can die after each). */
+type StartStep = 'spent' | 'charged';
+
+export interface ProcessDeps {
+  /**
+   * Called as each step is done: `spent` once the spend has answered (before its answer is recorded), `charged`
+   * once the charge is recorded (before the start). The fault tests throw from it to stand for a process that dies
+   * there.
+   */
+  checkpoint?: (step: StartStep) => void;
+}
+
 /**
  * POST /api/jobs/{id}/process: from awaiting_grouping, awaiting_confirmation or
  * error (an errored job is charged again). Credits are spent up front — a flat
@@ -92,7 +104,7 @@ export const PHOTOS_BEING_SAVED =
  * A job whose photo-write lock is held (a grouping edit still committing) is
  * 409 and nothing is charged or started.
  */
-export async function processJob(identity: Identity, jobId: string) {
+export async function processJob(identity: Identity, jobId: string, deps: ProcessDeps = {}) {
   const job = await loadJobForTeam(identity, jobId);
   if (!STARTABLE_STATUSES.includes(job.status)) {
     throw new ConflictError(
@@ -114,10 +126,17 @@ export async function processJob(identity: Identity, jobId: string) {
     );
   requireMeasured(job);
   const charge = await chargeFor(job);
-  const charged = await chargeJobUpFront({ ...(await loadJobPayer(identity, job)), job, credits: charge.credits });
-  // The lock is checked again in the start write itself: an edit that took it after the check above must not be planned half-applied.
-  const started = await startChargedRun(charged, () =>
-    startJob(charged.job, pipeline, charged.charged ? { billing_round_started: true } : {}, photoWriteLockFree()),
+  const charged = await chargeJobUpFront({
+    ...(await loadJobPayer(identity, job)),
+    job,
+    credits: charge.credits,
+    checkpoint: deps.checkpoint,
+  });
+  deps.checkpoint?.('charged');
+  // The lock is checked again in the start write itself: an edit that took it after the check above must not be
+  // planned half-applied. So is the charged round: one the billing sweep gave back meanwhile is not started on.
+  const started = await startChargedRun(charged, (write) =>
+    startJob(charged.job, pipeline, write.set, [photoWriteLockFree(), ...write.guards]),
   );
   if (!started) {
     // Someone else started (or cancelled) it between our read and our write.

@@ -72,13 +72,16 @@ export async function startJob(
   job: Job,
   definition: PipelineDefinition | PipelineRef,
   extra: Partial<Job> = {},
-  /** A further condition the start write must meet (e.g. no photo edit under way); null result when it does not. */
-  guard: { condition: string; values: Record<string, unknown> } | null = null,
+  /**
+   * Further conditions the start write must meet (no photo edit under way, the charged round still open); null
+   * result when one does not. Their value placeholders must differ.
+   */
+  guards: readonly { condition: string; values: Record<string, unknown> }[] = [],
 ): Promise<Job | null> {
   const pipeline = refOf(definition);
   const now = new Date().toISOString();
   // A preparing run starts once per job (a restart after an interruption is recovery's, not a start).
-  const conditions = [guard, pipeline.preparation ? NO_RUN_YET : null].filter((c) => c !== null);
+  const conditions = [...guards, ...(pipeline.preparation ? [NO_RUN_YET] : [])];
   const started = await updateJob(job.id, {
     // A follow-up pass starts from a complete job and keeps its earlier stage timings.
     expectStatus: pipeline.followUp ? ['complete'] : pipeline.preparation ? PREPARING_STATUSES : STARTABLE_STATUSES,

@@ -11,7 +11,7 @@
  * what the billing service does not confirm the billing sweep retries.
  */
 import { revenueUsd } from '../billing/credit-rules';
-import { addFinalizedSpend } from '../billing/charge-service';
+import { addFinalizedSpend } from '../billing/finalize-service';
 import { completionBilling, passCompletionBilling } from '../billing/charge-store';
 import { settleJobBilling } from '../billing/settlement-service';
 import { owesBilling, unbilledRefund, wholeRefund } from '../billing/settlement-rules';

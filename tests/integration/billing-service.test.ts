@@ -5,11 +5,14 @@
  * against the embedded DynamoDB; only the billing service is a fake.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { chargeJobUpFront, finalizeJobBilling, refundJob } from '../../lib/billing/charge-service';
+import { chargeJobUpFront, refundJob } from '../../lib/billing/charge-service';
+import { finalizeJobBilling } from '../../lib/billing/finalize-service';
 import { jobCharge } from '../../lib/billing/credit-rules';
 import { jobChargeReference } from '../../lib/billing/ledger-rules';
 import { settleJobBilling } from '../../lib/billing/settlement-service';
-import { unbilledRefund } from '../../lib/billing/settlement-rules';
+import { UNSTARTED_ROUND_LEASE_MS, unbilledRefund } from '../../lib/billing/settlement-rules';
+import { chargedRoundStart, recordSpendRequest } from '../../lib/billing/charge-store';
+import { settlePendingEntry } from '../../lib/billing/sweep-service';
 import { owedFields } from '../../lib/billing/settlement-store';
 import { getBillingSummary, getTeamCreditsBalance } from '../../lib/billing/summary-service';
 import { archiveClaimRecord } from '../../lib/claims/service';
@@ -20,10 +23,12 @@ import { REFUND_PATH, SPEND_PATH } from '../../lib/integrations/billing-contract
 import { BillingServiceClient, DEFAULT_DEADLINE_MS } from '../../lib/integrations/billing-service';
 import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job-store';
 import { logger } from '../../lib/observability/logger';
+import { startJob } from '../../lib/orchestrator/engine';
+import { pipelineRefForSource } from '../../lib/pipelines/catalog';
 import { createTeam, type Team } from '../../lib/teams/store';
 import { createUser, type User } from '../../lib/users/store';
 import { startFakeBillingServer, type FailureMode, type FakeBillingServer } from '../fakes/billing-server';
-import { getRow } from '../support/aws';
+import { getRow, setFields } from '../support/aws';
 import { useOwnStage } from '../support/stage';
 
 const APP = 'contents-inventory-test';
@@ -88,6 +93,22 @@ async function newJob(
 
 const jobRow = (id: string) => getRow(`JOB#${id}`, 'JOB');
 
+/**
+ * What a row says about the job's charge. A spend asked for is recorded before the call (billing_spend_round), and
+ * one that cannot have charged (refused, never reached the service) clears it again: the charge fields are as before.
+ */
+const billingOf = (row: Record<string, any> | null) => ({
+  status: row?.status,
+  billing_charged: row?.billing_charged,
+  billing_txn_id: row?.billing_txn_id,
+  billing_amount: row?.billing_amount,
+  billing_rounds: row?.billing_rounds,
+  billing_refunded: row?.billing_refunded,
+  billing_unconfirmed: row?.billing_unconfirmed,
+  refunds_owed: row?.refunds_owed,
+  billing_spend_round: row?.billing_spend_round ?? null,
+});
+
 beforeAll(async () => {
   // Its own table: the local service's billing sweep settles pending jobs with the run's shared fake, which
   // holds none of this suite's spends and would drop their refunds mid-test.
@@ -142,7 +163,7 @@ describe('up-front charge', () => {
     });
   });
 
-  it('answers a flat refusal with 402 and the exact body, writing nothing on the job', async () => {
+  it('answers a flat refusal with 402 and the exact body, leaving the job uncharged', async () => {
     const w = await world({ balance: 4 });
     const job = await newJob(w);
     const before = await jobRow(job.id);
@@ -158,7 +179,7 @@ describe('up-front charge', () => {
       buy_url: fake.buyUrl,
     });
 
-    expect(await jobRow(job.id)).toStrictEqual(before);
+    expect(billingOf(await jobRow(job.id))).toStrictEqual(billingOf(before));
     expect(fake.balance(w.team.external_id!, APP)).toBe(4);
   });
 
@@ -283,8 +304,9 @@ describe('fail open', () => {
         billing_charged: true,
         billing_unconfirmed: false,
         billing_txn_id: expect.stringMatching(/^txn_/),
+        // Still listed: its round is charged and its run not started, so the sweep watches its lease.
+        archpk: 'BILLING#PENDING',
       });
-      expect(row).not.toHaveProperty('archpk');
     },
   );
 
@@ -300,7 +322,7 @@ describe('fail open', () => {
       expect.stringContaining('failing open'),
       expect.objectContaining({ job_id: job.id, reason: 'rejected' }),
     );
-    expect(await jobRow(job.id)).toStrictEqual(before);
+    expect(billingOf(await jobRow(job.id))).toStrictEqual(billingOf(before));
     expect(fake.balance(w.team.external_id!, APP)).toBe(100);
   });
 
@@ -591,6 +613,172 @@ describe('refunds owed', () => {
     await updateJob(job.id, { set: again.set, add: again.add });
     expect(await settleJobBilling(job.id)).toMatchObject({ state: 'settled' });
     expect(fake.balance(w.team.external_id!, APP)).toBe(39);
+  });
+});
+
+describe('a round charged and never started', () => {
+  const testPipeline = pipelineRefForSource('video')!;
+  /** What a request that died after the charge leaves once the round's lease has run out. */
+  const ageCharge = (jobId: string) =>
+    setFields(`JOB#${jobId}`, 'JOB', {
+      billing_charged_at: new Date(Date.now() - UNSTARTED_ROUND_LEASE_MS - 1000).toISOString(),
+    });
+
+  it('is listed from its charge, left alone while its lease holds, then given back once and taken off the index', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    expect(await jobRow(job.id)).toMatchObject({
+      billing_round_started: false,
+      billing_charged_at: expect.any(String),
+      archpk: 'BILLING#PENDING',
+    });
+    expect(await settlePendingEntry({ kind: 'job', jobId: job.id })).toBe('waiting');
+    expect(fake.requestsTo(REFUND_PATH)).toHaveLength(0);
+
+    await ageCharge(job.id);
+    await Promise.all([
+      settlePendingEntry({ kind: 'job', jobId: job.id }),
+      settlePendingEntry({ kind: 'job', jobId: job.id }),
+    ]);
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([
+      { reference: `job:${job.id}:1`, amount: 15, refunded: 15, refunds: [`job:${job.id}:1`] },
+    ]);
+    const row = await jobRow(job.id);
+    expect(row).toMatchObject({
+      status: 'awaiting_confirmation',
+      billing_refunded: true,
+      billing_round_abandoned: true,
+      refund_state: 'done',
+    });
+    expect(row).not.toHaveProperty('archpk');
+    expect(await settlePendingEntry({ kind: 'job', jobId: job.id })).toBe('none');
+    expect(fake.balance(w.team.external_id!, APP)).toBe(40);
+
+    // The next start charges a new round under a new reference.
+    const again = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    expect(again).toMatchObject({ charged: true, reference: jobChargeReference(job.id, 2) });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(25);
+  });
+
+  it('is given back by the next start once its lease has run out, which then charges a new round', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    await ageCharge(job.id);
+    const again = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    expect(again).toMatchObject({ charged: true, reference: jobChargeReference(job.id, 2) });
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([
+      { reference: `job:${job.id}:1`, amount: 15, refunded: 15, refunds: [`job:${job.id}:1`] },
+      { reference: `job:${job.id}:2`, amount: 15, refunded: 0, refunds: [] },
+    ]);
+  });
+
+  it('is never both started on and given back: the start write and the give-back race on the job row', async () => {
+    const w = await world({ balance: 40 });
+    // Given back first (its refund even still owed: billing is down for it): a start on it is refused.
+    const abandoned = await newJob(w);
+    const charged = await chargeJobUpFront({ job: abandoned, team: w.team, user: w.user, credits: 15 });
+    await ageCharge(abandoned.id);
+    fake.failNext('500', 3);
+    expect(await settleJobBilling(abandoned.id, { client: quickClient() })).toMatchObject({ state: 'pending' });
+    expect(await jobRow(abandoned.id)).toMatchObject({ billing_refunded: false, billing_round_abandoned: true });
+    const write = chargedRoundStart(charged.job.billing_rounds);
+    expect(await startJob(charged.job, testPipeline, write.set, write.guards)).toBeNull();
+    // Nor is the round used again by the next start: it charges round 2.
+    const next = await chargeJobUpFront({ job: abandoned, team: w.team, user: w.user, credits: 15 });
+    expect(next).toMatchObject({ charged: true, reference: jobChargeReference(abandoned.id, 2) });
+
+    // Started first: the give-back loses and nothing is refunded.
+    const started = await newJob(w);
+    const run = await chargeJobUpFront({ job: started, team: w.team, user: w.user, credits: 5 });
+    const start = chargedRoundStart(run.job.billing_rounds);
+    expect(await startJob(run.job, testPipeline, start.set, start.guards)).toMatchObject({ status: 'pending' });
+    await ageCharge(started.id);
+    expect(await settlePendingEntry({ kind: 'job', jobId: started.id })).toBe('none');
+    expect(await jobRow(started.id)).not.toHaveProperty('archpk');
+    expect(fake.spends(w.team.external_id!, APP).find((s) => s.reference === `job:${started.id}:1`)).toEqual({
+      reference: `job:${started.id}:1`,
+      amount: 5,
+      refunded: 0,
+      refunds: [],
+    });
+  });
+});
+
+describe('a spend whose answer was never recorded', () => {
+  class Died extends Error {}
+  const dieOnceSpent = () => {
+    throw new Died('died after the spend, before its record');
+  };
+  const ageRequest = (jobId: string) =>
+    setFields(`JOB#${jobId}`, 'JOB', {
+      billing_charged_at: new Date(Date.now() - UNSTARTED_ROUND_LEASE_MS - 1000).toISOString(),
+    });
+
+  it('is asked again under the same reference by a charge within its lease: charged once', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    await expect(
+      chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15, checkpoint: dieOnceSpent }),
+    ).rejects.toThrow(Died);
+    expect(await jobRow(job.id)).toMatchObject({
+      billing_spend_round: 1,
+      billing_spend_amount: 15,
+      billing_charged: false,
+      archpk: 'BILLING#PENDING',
+    });
+    expect(await settlePendingEntry({ kind: 'job', jobId: job.id })).toBe('waiting');
+
+    const again = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    expect(again).toMatchObject({ charged: true, reference: jobChargeReference(job.id, 1) });
+    expect(await jobRow(job.id)).toMatchObject({ billing_rounds: 1, billing_charged: true, billing_spend_round: null });
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([
+      { reference: `job:${job.id}:1`, amount: 15, refunded: 0, refunds: [] },
+    ]);
+  });
+
+  it('is given back once its lease has run out, and the next charge is a new round', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    await expect(
+      chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15, checkpoint: dieOnceSpent }),
+    ).rejects.toThrow(Died);
+    await ageRequest(job.id);
+    await Promise.all([
+      settlePendingEntry({ kind: 'job', jobId: job.id }),
+      settlePendingEntry({ kind: 'job', jobId: job.id }),
+    ]);
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([
+      { reference: `job:${job.id}:1`, amount: 15, refunded: 15, refunds: [`job:${job.id}:1`] },
+    ]);
+    const row = await jobRow(job.id);
+    expect(row).toMatchObject({
+      billing_rounds: 1,
+      billing_refunded: true,
+      billing_round_abandoned: true,
+      billing_spend_round: null,
+      refund_state: 'done',
+    });
+    expect(row).not.toHaveProperty('archpk');
+    expect(fake.balance(w.team.external_id!, APP)).toBe(40);
+
+    const next = await chargeJobUpFront({ job, team: w.team, user: w.user, credits: 15 });
+    expect(next).toMatchObject({ charged: true, reference: jobChargeReference(job.id, 2) });
+    expect(fake.balance(w.team.external_id!, APP)).toBe(25);
+  });
+
+  it('leaves the ledger even when the spend was never made: asked again, then given back whole', async () => {
+    const w = await world({ balance: 40 });
+    const job = await newJob(w);
+    // The request recorded the spend it was about to ask for, then died before the call.
+    await recordSpendRequest(job.id, { previous: 0, round: 1, amount: 15 });
+    await ageRequest(job.id);
+    expect(await settlePendingEntry({ kind: 'job', jobId: job.id })).toBe('settled');
+    expect(fake.spends(w.team.external_id!, APP)).toEqual([
+      { reference: `job:${job.id}:1`, amount: 15, refunded: 15, refunds: [`job:${job.id}:1`] },
+    ]);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(40);
   });
 });
 

@@ -6,10 +6,12 @@
  * failed work, each refund landed once (a spend is kept whole or given back
  * whole), and the team that owns the work charged.
  *
- * Paths: a photo job's Process click (every media job and every source of
- * one, a homeowner's upload or a capture import included, is charged by that
- * click), a read-the-rest pass over a photo whose answer was cut short, and
- * both sends, each as the claim's first send (create) and as a
+ * Paths: the Process click of a photo, video, audio and contents-list (PDF)
+ * job (every source of a job, a homeowner's upload or a capture import
+ * included, is charged by that click; each job is written in the state the
+ * click finds it in, and its run is the real pipeline on a clip of two seconds
+ * or one photo), a read-the-rest pass over a photo whose answer was cut
+ * short, and both sends, each as the claim's first send (create) and as a
  * later one (append). Faults: the process dies before the charge, or between
  * the charge and the write that records or starts the work; the work fails
  * (refunded); the work fails while the billing service is down for the refund
@@ -24,21 +26,27 @@
  * file runs; the README's Billing section has it too.
  */
 import { randomUUID } from 'node:crypto';
-import { chargeJobUpFront } from '../../lib/billing/charge-service';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Identity } from '../../lib/auth/identity-rules';
 import { settleSendRefund } from '../../lib/billing/send-charge-service';
 import { settleJobBilling } from '../../lib/billing/settlement-service';
 import { keys } from '../../lib/db/keys';
 import { getJob } from '../../lib/jobs/job-store';
+import { processJob } from '../../lib/jobs/service';
+import { startReadTheRest } from '../../lib/pipelines/photo-read-the-rest/service';
 import { submitToClaimsPlatform } from '../../lib/sends/claims-platform-service';
 import { submitToEstimationPlatform } from '../../lib/sends/estimation-service';
 import { getSubmission } from '../../lib/sends/submission-store';
 import { sweepExpiredSends } from '../../lib/sends/submission-sweep-service';
-import { getTeam } from '../../lib/teams/store';
 import { Client, eventually, jobInStatus } from '../support/api';
 import { getRow, setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway, modelItem, type ScriptedPass } from '../support/fake-gateway';
 import { texturedJpeg } from '../support/inventory';
+import { photoJobAtGrouping } from '../support/photo-jobs';
+import { recordingAtConfirmation, shortRecordings } from '../support/recording-jobs';
 import {
   addItem,
   claimsPlatform,
@@ -50,7 +58,7 @@ import {
   sendTeam,
 } from '../support/sends';
 import { newTeamMember } from '../support/tokens';
-import { newRoom, photoJob } from '../support/uploads';
+import { newRoom } from '../support/uploads';
 
 jest.setTimeout(180_000);
 
@@ -107,32 +115,37 @@ async function injectBillingFault(teamId: number, fault: Fault) {
   if (fault === 'billing down during the refund') await fakeBilling.failNext('500', 1000, teamId, REFUND);
 }
 
-// --- a photo job's Process click, and read-the-rest ------------------------------------------
+// --- the Process click of a photo, video, audio or contents-list job, and read-the-rest --------
 
-/** A team with 100 credits and a one-photo job in a new room, the photo answered with `passes`. */
-async function photoJobTeam(roomName: string, seed: number, passes: ScriptedPass[]) {
+/** A team with 100 credits and a new room, and the team member's Identity for the click run in this process. */
+async function jobTeam(roomName: string) {
   const member = newTeamMember();
   const teamId = member.current_team_id as number;
   const client = await Client.signIn(member);
   await fakeBilling.setBalance(teamId, 100);
   const room = await newRoom(client, roomName);
-  const photo = `matrix-${randomUUID().slice(0, 8)}.jpg`;
-  await gateway.script(photo, passes);
-  const { jobId } = await photoJob(client, room.id, [await texturedJpeg(seed)], [photo]);
-  return { teamId, client, jobId };
+  return { teamId, client, room, identity: await identityOfMember(member) };
 }
 
-/** What a function that died right after the spend leaves: the next round charged, its run not started. */
-async function chargeWithoutStart(jobId: string) {
-  const job = await getJob(jobId);
-  const team = await getTeam(job?.team_id as string);
-  await chargeJobUpFront({
-    job: job as NonNullable<typeof job>,
-    team: team as NonNullable<typeof team>,
-    user: null,
-    credits: 1,
+const unique = (extension: string) => `matrix-${randomUUID().slice(0, 8)}.${extension}`;
+
+/** A team with a one-photo job in a new room (uploaded, or taken out of a contents list), answered with `passes`. */
+async function photoJobTeam(roomName: string, seed: number, passes: ScriptedPass[], contentsList = false) {
+  const team = await jobTeam(roomName);
+  const filename = unique(contentsList ? 'pdf' : 'jpg');
+  await gateway.script(filename, passes);
+  const job = await photoJobAtGrouping(team.room, team.identity.user.id, {
+    filename,
+    jpeg: await texturedJpeg(seed),
+    contentsList,
   });
+  return { ...team, jobId: job.id };
 }
+
+/** The photo's one AI call answers an item, or fails (the run then ends in error, its charge given back). */
+const onePhoto = (fails: boolean, name: string): ScriptedPass[] => [
+  fails ? { items: [], fail: '400' } : { items: [modelItem(name)] },
+];
 
 /** Billing is back: the job's refunds and unconfirmed charges are settled, as the billing sweep does. */
 async function settledJob(teamId: number, jobId: string) {
@@ -145,29 +158,79 @@ async function refundOwed(jobId: string) {
   await eventually(async () => (await getRow(`JOB#${jobId}`, 'JOB'))?.refund_state === 'pending', 30_000);
 }
 
-const photoJobPath: ChargingPath = {
-  name: 'photo job start',
-  async run(fault) {
-    const fails = failsTheWork(fault);
-    const { teamId, client, jobId } = await photoJobTeam('Den', 7, [
-      fails ? { items: [], fail: '400' } : { items: [modelItem('Desk lamp')] },
-    ]);
-    if (fault === 'dies between the charge and its record') await chargeWithoutStart(jobId);
-    // 'dies before the charge' leaves nothing behind: the job waits for the next click, which is this one.
-    // Billing faults are kept for the team's calls to one path: a refund outage does not touch the charge.
-    await injectBillingFault(teamId, fault);
-    const processed = await client.post(`/api/jobs/${jobId}/process`);
-    expect(processed.status).toBe(200);
-    const done = await jobInStatus(client, jobId);
-    expect(done.status).toBe(fails ? 'error' : 'complete');
-    if (fault === 'billing down during the refund') await refundOwed(jobId);
-    await settledJob(teamId, jobId);
-    // Billing down at the charge: a 5xx may have been applied, so the job's charge is unconfirmed and the billing
-    // sweep asks again under the same reference once the service is back: the run that was done is paid once.
-    // (A send keeps an unconfirmed charge as it is, refunding it only if the send fails.)
-    return { teamId, prefix: `job:${jobId}:`, billed: fails ? 0 : 1 };
-  },
-};
+/** A job waiting for its Process click, and what its run is billed when it completes. */
+interface JobAtProcess {
+  teamId: number;
+  client: Client;
+  identity: Identity;
+  jobId: string;
+  credits: number;
+}
+
+/** The Process click of a job that `ready` writes in the state the click finds it in; `fails`: its run fails. */
+function jobStartPath(name: string, ready: (fails: boolean) => Promise<JobAtProcess>): ChargingPath {
+  return {
+    name,
+    async run(fault) {
+      const fails = failsTheWork(fault);
+      const { teamId, client, identity, jobId, credits } = await ready(fails);
+      // The click dies once the spend has answered, before its record; the next click (below) asks again under the
+      // same reference, gets the first answer and starts on it.
+      if (fault === 'dies between the charge and its record')
+        await expect(processJob(identity, jobId, { checkpoint: dieAt('spent') })).rejects.toThrow(ProcessDied);
+      // 'dies before the charge' leaves nothing behind: the job waits for the next click, which is this one.
+      // Billing faults are kept for the team's calls to one path: a refund outage does not touch the charge.
+      await injectBillingFault(teamId, fault);
+      const processed = await client.post(`/api/jobs/${jobId}/process`);
+      expect(processed.status).toBe(200);
+      const done = await jobInStatus(client, jobId);
+      expect(done.status).toBe(fails ? 'error' : 'complete');
+      if (fault === 'billing down during the refund') await refundOwed(jobId);
+      await settledJob(teamId, jobId);
+      // Billing down at the charge: a 5xx may have been applied, so the job's charge is unconfirmed and the billing
+      // sweep asks again under the same reference once the service is back: the run that was done is paid once.
+      // (A send keeps an unconfirmed charge as it is, refunding it only if the send fails.)
+      return { teamId, prefix: `job:${jobId}:`, billed: fails ? 0 : credits };
+    },
+  };
+}
+
+const photoJobPath = jobStartPath('photo job start', async (fails) => ({
+  ...(await photoJobTeam('Den', 7, onePhoto(fails, 'Desk lamp'))),
+  credits: 1,
+}));
+
+/** Two seconds of recording: one block, 3 credits of video or 1 of audio at the test service's prices. */
+const RECORDING_SECONDS = 2;
+let recordings: Record<'video' | 'audio', Buffer>;
+let mediaDir: string;
+beforeAll(() => {
+  mediaDir = mkdtempSync(join(tmpdir(), 'ledger-matrix-'));
+  recordings = shortRecordings(mediaDir, RECORDING_SECONDS);
+});
+afterAll(() => rmSync(mediaDir, { recursive: true, force: true }));
+
+function recordingPath(sourceType: 'video' | 'audio', credits: number): ChargingPath {
+  return jobStartPath(`${sourceType} job start`, async (fails) => {
+    const team = await jobTeam(sourceType === 'video' ? 'Garage' : 'Attic');
+    const filename = unique(sourceType === 'video' ? 'mp4' : 'm4a');
+    // Every AI call of the run fails: it ends in error, its charge given back.
+    if (fails) await gateway.script(filename, [{ items: [], fail: '400' }]);
+    const job = await recordingAtConfirmation(team.room, team.identity.user.id, {
+      sourceType,
+      bytes: recordings[sourceType],
+      filename,
+      seconds: RECORDING_SECONDS,
+    });
+    return { ...team, jobId: job.id, credits };
+  });
+}
+
+/** A photo job whose photo came out of a contents list (the list already read): one group, 1 credit. */
+const contentsListPath = jobStartPath('PDF (contents list) job start', async (fails) => ({
+  ...(await photoJobTeam('Study', 13, onePhoto(fails, 'Brass desk lamp'), true)),
+  credits: 1,
+}));
 
 /** Another pass over a photo whose answer was cut short. */
 const readTheRestPath: ChargingPath = {
@@ -175,7 +238,7 @@ const readTheRestPath: ChargingPath = {
   async run(fault) {
     const fails = failsTheWork(fault);
     const books = Array.from({ length: 6 }, (_, i) => modelItem(`Book ${i + 1}`));
-    const { teamId, client, jobId } = await photoJobTeam('Library', 11, [
+    const { teamId, client, identity, jobId } = await photoJobTeam('Library', 11, [
       { items: books, cutShort: true },
       fails ? { items: [], fail: '400' } : { items: [modelItem('Mug')] },
     ]);
@@ -183,8 +246,9 @@ const readTheRestPath: ChargingPath = {
     const first = await jobInStatus(client, jobId);
     expect(first).toMatchObject({ status: 'complete', photos_with_more_items: 1 });
 
-    // The pass's round charged, its run never started: the next click starts it on that charge.
-    if (fault === 'dies between the charge and its record') await chargeWithoutStart(jobId);
+    // The pass's spend answered, its record never written: the next click asks again and starts on that charge.
+    if (fault === 'dies between the charge and its record')
+      await expect(startReadTheRest(identity, jobId, { checkpoint: dieAt('spent') })).rejects.toThrow(ProcessDied);
     await injectBillingFault(teamId, fault);
     expect((await client.post(`/api/jobs/${jobId}/read-the-rest`)).status).toBe(200);
     await eventually(async () => {
@@ -293,6 +357,9 @@ function estimationPath(kind: 'create' | 'append'): ChargingPath {
 
 const PATHS: ChargingPath[] = [
   photoJobPath,
+  recordingPath('video', 3),
+  recordingPath('audio', 1),
+  contentsListPath,
   readTheRestPath,
   claimsPlatformPath('create'),
   claimsPlatformPath('append'),

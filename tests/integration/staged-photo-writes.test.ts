@@ -163,7 +163,7 @@ describe('a grouping edit of 150 photos', () => {
     });
     const job = (await getJob(jobId))!;
     // The lock was taken after the caller's check: the start write alone must refuse.
-    expect(await startJob(job, PHOTO_PIPELINE, {}, photoWriteLockFree())).toBeNull();
+    expect(await startJob(job, PHOTO_PIPELINE, {}, [photoWriteLockFree()])).toBeNull();
     expect(await getJob(jobId)).toEqual(job);
     // The same guard lets a write through once the lock has expired (its holder died).
     await setFields(`JOB#${jobId}`, 'JOB', { photo_write_lock_until: Date.now() - 1 });

@@ -16,6 +16,7 @@ import { settings } from '../../config';
 import { ConflictError } from '../../errors';
 import { getJob, type Job } from '../../jobs/job-store';
 import { isProcessing } from '../../jobs/job-rules';
+import type { ProcessDeps } from '../../jobs/service';
 import { jobView } from '../../jobs/view';
 import { startJob } from '../../orchestrator/engine';
 import { loadJobForTeam } from '../../tenancy/service';
@@ -61,7 +62,7 @@ export async function quoteReadTheRest(identity: Identity, jobId: string) {
 }
 
 /** POST /api/jobs/{id}/read-the-rest: a complete photo job with a group that has a pass left. 402 when the billing service refuses. */
-export async function startReadTheRest(identity: Identity, jobId: string) {
+export async function startReadTheRest(identity: Identity, jobId: string, deps: ProcessDeps = {}) {
   const job = await loadJobForTeam(identity, jobId);
   requirePhotoJob(job);
   if (job.status !== 'complete')
@@ -78,14 +79,25 @@ export async function startReadTheRest(identity: Identity, jobId: string) {
         : 'Every photo was read completely; there is nothing left to read.',
     );
   const charge = await passCharge(job, groups.length);
-  const charged = await chargeJobUpFront({ ...(await loadJobPayer(identity, job)), job, credits: charge.credits });
-  const started = await startChargedRun(charged, () =>
-    startJob(charged.job, PHOTO_READ_THE_REST, {
-      pass_charge_round: charged.charged ? charged.job.billing_rounds : null,
-      ...(charged.charged ? { billing_round_started: true } : {}),
-      last_pass_error: null,
-      pass_request_count: 0,
-    }),
+  const charged = await chargeJobUpFront({
+    ...(await loadJobPayer(identity, job)),
+    job,
+    credits: charge.credits,
+    checkpoint: deps.checkpoint,
+  });
+  deps.checkpoint?.('charged');
+  const started = await startChargedRun(charged, (write) =>
+    startJob(
+      charged.job,
+      PHOTO_READ_THE_REST,
+      {
+        pass_charge_round: charged.charged ? charged.job.billing_rounds : null,
+        ...write.set,
+        last_pass_error: null,
+        pass_request_count: 0,
+      },
+      write.guards,
+    ),
   );
   if (!started) {
     // A racing request started the pass on the same charge round; refund only if nothing runs on it.

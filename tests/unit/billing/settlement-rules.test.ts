@@ -1,5 +1,16 @@
-/** Covers: lib/billing/settlement-rules.ts, lib/billing/settlement-store.ts (owedFields) */
-import { owesBilling, unbilledRefund, wholeRefund } from '../../../lib/billing/settlement-rules';
+/** Covers: lib/billing/settlement-rules.ts, lib/billing/settlement-store.ts (owedFields), lib/billing/charge-store.ts (chargedRoundStart) */
+import { chargedRoundStart } from '../../../lib/billing/charge-store';
+import {
+  abandonedRoundRefund,
+  awaitsRound,
+  owesBilling,
+  UNSTARTED_ROUND_LEASE_MS,
+  unbilledRefund,
+  unrecordedSpend,
+  unstartedRound,
+  spendInFlight,
+  wholeRefund,
+} from '../../../lib/billing/settlement-rules';
 import { owedFields } from '../../../lib/billing/settlement-store';
 
 describe('refunds owed at the end of a run', () => {
@@ -57,5 +68,123 @@ describe('refunds owed at the end of a run', () => {
     expect(owesBilling({ refunds_owed: [], billing_unconfirmed: false })).toBe(false);
     expect(owesBilling({ refunds_owed: [wholeRefund(charged)!] })).toBe(true);
     expect(owesBilling({ refunds_owed: [], billing_unconfirmed: true })).toBe(true);
+  });
+});
+
+describe('a round charged and never started', () => {
+  const chargedAt = '2030-01-01T00:00:00.000Z';
+  const at = (ms: number) => Date.parse(chargedAt) + ms;
+  const round = {
+    id: 'j1',
+    billing_charged: true,
+    billing_refunded: false,
+    billing_rounds: 3,
+    billing_amount: 6,
+    refunds_owed: [],
+    billing_txn_id: 'txn-3',
+    billing_unconfirmed: false,
+    billing_round_started: false,
+    billing_round_abandoned: false,
+    billing_charged_at: chargedAt,
+    updated_at: '2030-01-01T00:00:05.000Z',
+  };
+
+  it('may still be started on while it is charged, not given back, not abandoned and not started', () => {
+    expect(unstartedRound(round)).toBe(true);
+    // A spend whose answer was lost counts as charged until settlement says otherwise.
+    expect(unstartedRound({ ...round, billing_txn_id: null, billing_unconfirmed: true })).toBe(true);
+    expect(unstartedRound({ ...round, billing_txn_id: null, billing_unconfirmed: false })).toBe(false);
+    expect(unstartedRound({ ...round, billing_round_started: true })).toBe(false);
+    // A round charged before the field existed is not known to be unstarted.
+    expect(unstartedRound({ ...round, billing_round_started: undefined })).toBe(false);
+    expect(unstartedRound({ ...round, billing_round_abandoned: true })).toBe(false);
+    expect(unstartedRound({ ...round, billing_refunded: true })).toBe(false);
+    expect(unstartedRound({ ...round, billing_charged: false })).toBe(false);
+  });
+
+  it('owes its whole spend back once its lease has run out, never before', () => {
+    expect(UNSTARTED_ROUND_LEASE_MS).toBeGreaterThan(29_000); // the HTTP function's limit
+    expect(abandonedRoundRefund(round, at(UNSTARTED_ROUND_LEASE_MS - 1))).toBeNull();
+    expect(abandonedRoundRefund(round, at(UNSTARTED_ROUND_LEASE_MS))).toEqual({
+      round: 3,
+      spend_reference: 'job:j1:3',
+      reference: 'job:j1:3',
+      amount: null,
+    });
+    expect(
+      abandonedRoundRefund({ ...round, billing_round_started: true }, at(10 * UNSTARTED_ROUND_LEASE_MS)),
+    ).toBeNull();
+    expect(
+      abandonedRoundRefund({ ...round, billing_round_abandoned: true }, at(10 * UNSTARTED_ROUND_LEASE_MS)),
+    ).toBeNull();
+  });
+
+  it('counts a round charged before charge times were recorded from the job’s last write', () => {
+    const legacy = { ...round, billing_charged_at: undefined };
+    expect(abandonedRoundRefund(legacy, at(UNSTARTED_ROUND_LEASE_MS))).toBeNull();
+    expect(abandonedRoundRefund(legacy, at(UNSTARTED_ROUND_LEASE_MS + 5000))).toMatchObject({ reference: 'job:j1:3' });
+  });
+
+  it('is started on only by a write that holds while the round is the job’s, not given back and not abandoned', () => {
+    expect(chargedRoundStart(null)).toEqual({ set: {}, guards: [] });
+    const start = chargedRoundStart(3);
+    expect(start.set).toEqual({ billing_round_started: true });
+    expect(start.guards).toHaveLength(1);
+    expect(start.guards[0].condition).toContain('billing_rounds = :startRound');
+    expect(start.guards[0].condition).toContain('billing_refunded = :startFalse');
+    expect(start.guards[0].condition).toContain('billing_round_abandoned = :startFalse');
+    expect(start.guards[0].values).toEqual({ ':startRound': 3, ':startFalse': false });
+  });
+});
+
+describe('a spend asked for and not recorded', () => {
+  const askedAt = '2030-01-01T00:00:00.000Z';
+  const at = (ms: number) => Date.parse(askedAt) + ms;
+  const asked = {
+    id: 'j2',
+    billing_rounds: 1,
+    billing_spend_round: 2,
+    billing_spend_amount: 4,
+    billing_charged_at: askedAt,
+    updated_at: askedAt,
+  };
+
+  it('is in flight while its round is the one after the job’s last', () => {
+    expect(spendInFlight(asked)).toBe(true);
+    expect(spendInFlight({ billing_rounds: 0, billing_spend_round: 1 })).toBe(true);
+    // A job charged before rounds were counted has none recorded.
+    expect(spendInFlight({ billing_rounds: undefined as unknown as number, billing_spend_round: 1 })).toBe(true);
+    expect(spendInFlight({ ...asked, billing_spend_round: null })).toBe(false);
+    expect(spendInFlight({ ...asked, billing_rounds: 2 })).toBe(false); // recorded since
+  });
+
+  it('is given back once its lease has run out, never before, whatever it may have taken', () => {
+    expect(unrecordedSpend(asked, at(UNSTARTED_ROUND_LEASE_MS - 1))).toBeNull();
+    expect(unrecordedSpend(asked, at(UNSTARTED_ROUND_LEASE_MS))).toEqual({
+      round: 2,
+      amount: 4,
+      refund: { round: 2, spend_reference: 'job:j2:2', reference: 'job:j2:2', amount: null },
+    });
+    expect(unrecordedSpend({ ...asked, billing_spend_amount: null }, at(UNSTARTED_ROUND_LEASE_MS))).toMatchObject({
+      amount: 0,
+    });
+    expect(unrecordedSpend({ ...asked, billing_rounds: 2 }, at(10 * UNSTARTED_ROUND_LEASE_MS))).toBeNull();
+    const legacy = { ...asked, billing_charged_at: null, updated_at: '2030-01-01T00:00:30.000Z' };
+    expect(unrecordedSpend(legacy, at(UNSTARTED_ROUND_LEASE_MS))).toBeNull();
+  });
+
+  it('keeps the job waiting on a round, as a charged round not started does', () => {
+    const none = {
+      billing_charged: false,
+      billing_refunded: false,
+      billing_txn_id: null,
+      billing_rounds: 1,
+      billing_spend_round: null,
+    };
+    expect(awaitsRound(none)).toBe(false);
+    expect(awaitsRound({ ...none, billing_spend_round: 2 })).toBe(true);
+    expect(awaitsRound({ ...none, billing_charged: true, billing_txn_id: 't', billing_round_started: false })).toBe(
+      true,
+    );
   });
 });

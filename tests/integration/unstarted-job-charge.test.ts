@@ -1,0 +1,112 @@
+/**
+ * A job round charged and never started (spec: Limits > Credit prices and
+ * charging, rules 3-5; Errors, a failed refund is never raised): the Process
+ * click's request dies between the spend and the start write (after the
+ * charge is recorded, or between the spend's answer and its record), and no
+ * click comes after it. The round is listed for the billing sweep from the
+ * moment its spend is asked for; once its lease has run out the sweep gives
+ * it back through the owed-refund record, exactly once, and the job waits for
+ * a Process click as before, which charges a new round under a new reference
+ * and starts.
+ *
+ * The click runs in this process so that it can die where a real one would
+ * (its checkpoint throws after the charge is recorded); the sweep's work is
+ * its own per-entry step on the entry it reads from the index. The ledger is
+ * the run's fake billing service's.
+ */
+import { randomUUID } from 'node:crypto';
+import { UNSTARTED_ROUND_LEASE_MS } from '../../lib/billing/settlement-rules';
+import { pendingBillingEntries } from '../../lib/billing/settlement-store';
+import { settlePendingEntry } from '../../lib/billing/sweep-service';
+import { getJob } from '../../lib/jobs/job-store';
+import { processJob } from '../../lib/jobs/service';
+import { Client, jobInStatus } from '../support/api';
+import { setFields } from '../support/aws';
+import { fakeBilling } from '../support/fake-billing';
+import { fakeGateway, modelItem } from '../support/fake-gateway';
+import { texturedJpeg } from '../support/inventory';
+import { identityOfMember } from '../support/sends';
+import { newTeamMember } from '../support/tokens';
+import { newRoom, photoJob } from '../support/uploads';
+
+jest.setTimeout(120_000);
+
+const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
+
+class ProcessDied extends Error {}
+
+/** A team with 10 credits and a one-photo job waiting to be processed, its photo answered with one item. */
+async function jobWaitingForProcess() {
+  const member = newTeamMember();
+  const teamId = member.current_team_id as number;
+  const client = await Client.signIn(member);
+  await fakeBilling.setBalance(teamId, 10);
+  const room = await newRoom(client, 'Hall');
+  const photo = `unstarted-${randomUUID().slice(0, 8)}.jpg`;
+  await gateway.script(photo, [{ items: [modelItem('Coat stand')] }]);
+  const { jobId } = await photoJob(client, room.id, [await texturedJpeg(5)], [photo]);
+  return { teamId, client, jobId, identity: await identityOfMember(member) };
+}
+
+/** The job's entry on the pending-billing index, as the billing sweep reads it; null when it is not listed. */
+async function sweepEntryOf(jobId: string) {
+  for await (const entry of pendingBillingEntries()) if (entry.kind === 'job' && entry.jobId === jobId) return entry;
+  return null;
+}
+
+/** What time does to the round: its lease runs out. */
+const leaseRunsOut = (jobId: string) =>
+  setFields(`JOB#${jobId}`, 'JOB', {
+    billing_charged_at: new Date(Date.now() - UNSTARTED_ROUND_LEASE_MS - 1000).toISOString(),
+  });
+
+const dieAt = (step: string) => (at: string) => {
+  if (at === step) throw new ProcessDied(`died after ${step}`);
+};
+
+it.each([
+  ['charged', 'after the charge is recorded', { billing_rounds: 1, billing_round_started: false }],
+  ['spent', 'after the spend answered, before its record', { billing_rounds: 0, billing_spend_round: 1 }],
+] as const)(
+  'gives back a round whose request died %s (%s) once its lease has run out, once; the next click charges a new round and starts',
+  async (step, _when, left) => {
+    const { teamId, client, jobId, identity } = await jobWaitingForProcess();
+    await expect(processJob(identity, jobId, { checkpoint: dieAt(step) })).rejects.toThrow(ProcessDied);
+    expect(await fakeBilling.spends(teamId)).toEqual([
+      { reference: `job:${jobId}:1`, amount: 1, refunded: 0, refunds: [] },
+    ]);
+    expect(await getJob(jobId)).toMatchObject({ status: 'awaiting_grouping', ...left });
+
+    // The sweep finds the round from its charge, and leaves it while a start could still come.
+    const entry = await sweepEntryOf(jobId);
+    expect(entry).toEqual({ kind: 'job', jobId });
+    expect(await settlePendingEntry(entry!)).toBe('waiting');
+    expect((await fakeBilling.spends(teamId))[0].refunded).toBe(0);
+
+    // No click came: once the lease has run out, the sweep gives the round back; a second sweep changes nothing.
+    await leaseRunsOut(jobId);
+    expect(await settlePendingEntry(entry!)).toBe('settled');
+    expect(await settlePendingEntry(entry!)).toBe('none');
+    expect(await fakeBilling.spends(teamId)).toEqual([
+      { reference: `job:${jobId}:1`, amount: 1, refunded: 1, refunds: [`job:${jobId}:1`] },
+    ]);
+    expect(await fakeBilling.balance(teamId)).toBe(10);
+    expect(await getJob(jobId)).toMatchObject({
+      status: 'awaiting_grouping',
+      billing_refunded: true,
+      refund_state: 'done',
+    });
+    expect(await sweepEntryOf(jobId)).toBeNull();
+
+    // The user clicks Process: a new round under a new reference, charged once, and the run starts and completes.
+    const processed = await client.post(`/api/jobs/${jobId}/process`);
+    expect(processed.status).toBe(200);
+    expect(await jobInStatus(client, jobId)).toMatchObject({ status: 'complete', billed_cost_usd: 1 });
+    expect(await fakeBilling.spends(teamId)).toEqual([
+      { reference: `job:${jobId}:1`, amount: 1, refunded: 1, refunds: [`job:${jobId}:1`] },
+      { reference: `job:${jobId}:2`, amount: 1, refunded: 0, refunds: [] },
+    ]);
+    expect(await fakeBilling.balance(teamId)).toBe(9);
+    expect(await getJob(jobId)).toMatchObject({ billing_rounds: 2, billing_round_started: true });
+  },
+);
