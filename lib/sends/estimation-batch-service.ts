@@ -300,7 +300,7 @@ async function stampSentItems(
   const done = await recordSendStep(
     claim.id,
     owner,
-    { state: 'done', round: record.round, result: stored, result_owner: owner },
+    { state: 'done', round: record.round, result: stored },
     { release: true },
   );
   // Only the writer of 'done' adds the spend, so a send finished twice adds it once.

@@ -78,7 +78,7 @@ export const estimationRoutes = {
       'Sends the claim’s unsent items (or the unsent ones among item_ids) to the estimation platform. The server picks the destination: the linked remote claim; else target_claim_key, which becomes the link; else a new remote claim (with the pricing choice). ' +
       'Charges the credits per item first (402 with the billing body when short; enterprise teams and training claims are free; a failed send is refunded), then stamps the items sent, which freezes them. Training claims are dry runs. ' +
       '400 when nothing new would travel; 409 without a configured platform or team key, for a key the platform refuses, for an append to a remote claim that is gone, and while another send of the claim runs for longer than a moment; 422 passes the platform’s validation detail through; 502 when it fails or cannot be reached. ' +
-      'A request made while a send of the claim runs (a double click) is answered with that send when it carried the items asked for: charged and sent once. A request after a send ended is a send of its own (400 when nothing new is left); a retry carrying the first request’s Idempotency-Key replays the first answer.',
+      'A repeated or concurrent request for the same items charges and sends once.',
     handler: 'api/sends/submit-to-estimation-platform',
     params: idParams,
     body: estimationSendBody,

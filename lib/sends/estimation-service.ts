@@ -6,13 +6,9 @@
  *  1. Refusals that need no network: the claim (403/404), the platform's base
  *     URL and the team's key (409), nothing new to send (400).
  *  2. The claim's send lease (estimation-store.ts): one send per claim at a
- *     time, taken with a conditional write. The record the request read first
- *     and the record that write replaced say which sends overlapped it: the
- *     one it found running, or one that took the claim after it read. When
- *     that send finished and carried what the request asked for, its result
- *     is the request's answer (a double click sends and charges once); a
- *     request that comes after a send ended is a send of its own. No clock
- *     decides it.
+ *     time. A request that arrives while another send of the claim runs waits
+ *     for it and, when that send carried what it asked for, answers with its
+ *     result (a double click sends and charges once).
  *  3. The batch and its charge reference are recorded before the spend, the
  *     spend is made (402 stops here, nothing sent), then the remote call.
  *  4. The remote's answer is recorded before the local stamps, then the items
@@ -62,6 +58,8 @@ const WAIT_STEP_MS = 250;
 
 export interface SendDeps {
   config?: Settings;
+  /** When the request reached the service (the gateway's receive time); default now. */
+  receivedAt?: Date;
   /**
    * Fault injection for tests: called at each step; whatever it throws stops
    * the send there as a dead process would (nothing more runs, the lease stays held).
@@ -92,16 +90,22 @@ export async function submitToEstimationPlatform(
   if (!dryRun && !config.ESTIMATION_PLATFORM_BASE_URL.trim()) throw new ConflictError(NOT_CONFIGURED);
   if (!dryRun && !team.estimation_platform_key) throw new ConflictError(NO_TEAM_KEY);
 
-  // Nothing new and no send of the claim running or left unfinished: refused before anything is written.
-  const seen = await getEstimationSend(claim.id);
-  const running = Boolean(seen && seen.lease_until > Date.now());
-  const unsettled = running || seen?.state === 'sending' || seen?.state === 'delivered';
+  const arrived = (deps.receivedAt ?? new Date()).toISOString();
+  // Nothing new and no send of the claim running, left unfinished or ended since this request
+  // arrived: refused before anything is written.
+  const existing = await getEstimationSend(claim.id);
+  const unsettled =
+    existing &&
+    (existing.lease_until > Date.now() ||
+      existing.state === 'sending' ||
+      existing.state === 'delivered' ||
+      (existing.result?.sent_at ?? '') >= arrived);
   if (!unsettled && itemsToSend(await listActiveClaimItems(claim.id), body.item_ids).length === 0) {
     throw new InvalidRequestError(NOTHING_NEW);
   }
 
   const owner = randomUUID();
-  const lease = await acquireOrWait(claim, owner, body, { seen, running });
+  const lease = await acquireOrWait(claim, owner, body, arrived);
   if ('replay' in lease) return withDeepLink(lease.replay, config);
   let released = false;
   const checkpoint: Checkpoint = (step) => {
@@ -153,27 +157,26 @@ export async function submitToEstimationPlatform(
 }
 
 /**
- * Takes the claim's lease, waiting for a running send to end. The send the
- * lease was taken from overlapped this request when this request found it
- * running, or when it took the claim after this request read the record (its
- * owner is not the one read). When that send ended with a result of its own
- * and carried every item this request names (or the request names none), its
- * result is the answer: a double click sends and charges once.
+ * Takes the claim's lease, waiting for a running send to end. When a send
+ * that overlapped this request (it held the lease meanwhile or ended after the
+ * request arrived) carried every item this request names (or the request names
+ * none), its result is the answer: a double click sends and charges once.
  */
 async function acquireOrWait(
   claim: Claim,
   owner: string,
   body: SendBody,
-  read: { seen: EstimationSend | null; running: boolean },
+  arrived: string,
 ): Promise<{ previous: EstimationSend | null } | { replay: SendResult }> {
   const deadline = Date.now() + WAIT_FOR_RUNNING_SEND_MS;
+  let waited = false;
   for (;;) {
     const now = Date.now();
     const lease = await acquireSendLease(claim, owner, now, now + LEASE_MS);
     if (!lease.busy) {
       const previous = lease.previous;
-      const overlapped = previous && (read.running || previous.owner !== read.seen?.owner);
-      if (overlapped && previous.state === 'done' && previous.result && previous.result_owner === previous.owner) {
+      // A send that ended after this request arrived overlapped it (a double click that lost the race).
+      if (previous?.state === 'done' && previous.result && (waited || previous.result.sent_at >= arrived)) {
         const sent = await batchItemIds(previous);
         const asked = body.item_ids?.length ? body.item_ids : sent;
         if (coveredBy(asked, sent)) {
@@ -184,6 +187,7 @@ async function acquireOrWait(
       return { previous };
     }
     if (Date.now() >= deadline) throw new ConflictError(SEND_IN_PROGRESS);
+    waited = true;
     await sleep(WAIT_STEP_MS);
   }
 }

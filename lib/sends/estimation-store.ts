@@ -76,11 +76,6 @@ export interface EstimationSend {
   remote: RemoteOutcome | null;
   /** The finished send's response, without its item ids (those are the batch's rows). */
   result: StoredSendResult | null;
-  /**
-   * The lease owner whose request wrote `result` (its answer). A request that overlapped that owner's send answers
-   * with it; a lease released without a result (a refused request) leaves an earlier send's result, not its own.
-   */
-  result_owner?: string | null;
   updated_at: string;
 }
 

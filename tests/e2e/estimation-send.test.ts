@@ -2,48 +2,17 @@
  * The estimation platform send over HTTP, against the run's fake estimation
  * platform (tests/fakes/estimation-platform-server.ts) and fake billing
  * service: destination rule, payload and item mapping, charges, the error
- * mapping, the freeze and its admin unlock, and exactly-once under repeats
- * (one case calls the route's handler in this process, to set the gateway's
- * receive time).
+ * mapping, the freeze and its admin unlock, and exactly-once under repeats.
  */
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { handler as submitHandler } from '../../functions/api/sends/submit-to-estimation-platform';
 import { Client } from '../support/api';
 import { invokeFunction } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { jobWithItems } from '../support/inventory';
-import { addItem, fake, PUBLIC_BASE_URL, type SendTeam, sendTeam, spendsOf, submit } from '../support/sends';
+import { addItem, fake, PUBLIC_BASE_URL, sendTeam, spendsOf, submit } from '../support/sends';
 import { TEST_ADMIN_EXTERNAL_IDS } from '../support/service-env';
 import { newTeamMember } from '../support/tokens';
 import { newRoom } from '../support/uploads';
-
-/** The send route's handler called in this process as the gateway calls it, with the gateway's receive time. */
-async function submitThroughHandler(t: SendTeam, timeEpoch: number): Promise<{ status: number; body: any }> {
-  const template = '/api/claims/{id}/submit-to-estimation-platform';
-  const path = template.replace('{id}', t.claimId);
-  const event = {
-    version: '2.0',
-    routeKey: `POST ${template}`,
-    rawPath: path,
-    rawQueryString: '',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.client.token}` },
-    pathParameters: { id: t.claimId },
-    body: '{}',
-    isBase64Encoded: false,
-    requestContext: {
-      http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'jest' },
-      requestId: `late-click-${randomUUID()}`,
-      routeKey: `POST ${template}`,
-      stage: '$default',
-      timeEpoch,
-    },
-  } as unknown as APIGatewayProxyEventV2;
-  const answer = (await submitHandler(event, {
-    awsRequestId: 'late-click',
-  } as Context)) as APIGatewayProxyStructuredResultV2;
-  return { status: answer.statusCode as number, body: JSON.parse(String(answer.body)) };
-}
 
 describe('submit-to-estimation-platform', () => {
   it('creates the remote claim with the mapped payload, charges per item and stamps the items', async () => {
@@ -204,27 +173,6 @@ describe('submit-to-estimation-platform', () => {
     expect(a.body.claim_key).toBe(b.body.claim_key);
     expect(await fake().requests({ key: t.key, match: 'POST /intake/contents-inventory' })).toHaveLength(1);
     expect((await spendsOf(t)).map((s: any) => s.amount)).toEqual([2]);
-  });
-
-  it('sends what is new for a click after a send ended, whatever receive time the gateway stamped on it', async () => {
-    const t = await sendTeam();
-    const first = await submit(t);
-    expect(first.status).toBe(200);
-    await addItem(t, 'Rug');
-    // The gateway's clock runs behind the function's (or the request waited there): its receive time is before the
-    // first send ended. Which send a request answers is decided by the claim's send record, not by that time.
-    const late = await submitThroughHandler(t, Date.parse(first.body.sent_at) - 5000);
-    expect(late.status).toBe(200);
-    expect(late.body).toMatchObject({ items_sent: 1, credits_charged: 1, claim_key: first.body.claim_key });
-    const listed = await t.client.get(`/api/claims/${t.claimId}/estimation-platform-items`);
-    expect(listed.body.unsent_item_count).toBe(0);
-    expect((await spendsOf(t)).map((s: any) => [s.reference.split(':')[0], s.amount, s.refunded])).toEqual([
-      ['ce-send', 2, 0],
-      ['ce-add', 1, 0],
-    ]);
-    // Nothing new is left: the next click is refused, charging nothing.
-    expect((await submitThroughHandler(t, Date.now())).status).toBe(400);
-    expect(await spendsOf(t)).toHaveLength(2);
   });
 
   it('replays the first answer for a retry carrying the same Idempotency-Key', async () => {
