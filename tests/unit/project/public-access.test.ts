@@ -26,8 +26,7 @@ const bundle = [
 ].join('\n');
 const sources = {
   'lib/db/keys.ts': 'export const keys = { team: (id) => ({ pk: "TEAM#" + id }) };',
-  'lib/insured/file-service.ts':
-    `const folder = \`\${blobKeys.claimPrefix(link.team_id, link.claim_id)}insured/\${link.id}/\`;`,
+  'lib/insured/file-service.ts': `const folder = \`\${blobKeys.claimPrefix(link.team_id, link.claim_id)}insured/\${link.id}/\`;`,
 };
 
 describe('public function access', () => {
