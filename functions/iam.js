@@ -11,6 +11,8 @@
  *    No statement has a wildcard in a service, region, account or resource
  *    name; only object keys (bucket/*), table indexes (index/*) and log
  *    streams of a named log group (…:log-group:<name>:*) are open-ended.
+ *  - One role per public route (auth 'none' or 'capability'), scoped to the
+ *    rows, objects and queues its own code uses (publicRoleStatements).
  *  - One CloudWatch alarm per dead-letter queue (any queue another queue's
  *    RedrivePolicy names, plus the schedules' failure destination), firing as
  *    soon as one message is visible there.
@@ -69,8 +71,7 @@ function roleStatements({ service, stage, members, profiles, secretNames, schedu
     .sort();
   const functionArn = (name) =>
     sub(`arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:${service}-${stage}-${name}`);
-  const parameterArn = (suffix) =>
-    sub(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${service}/${stage}${suffix}`);
+  const parameterArn = parameterArnOf(service, stage);
 
   const statements = [];
   if (uses(DYNAMODB_PACKAGES)) {
@@ -104,15 +105,89 @@ function roleStatements({ service, stage, members, profiles, secretNames, schedu
   if (members.some((name) => profiles[name].kind === 'schedule')) {
     statements.push(allow('sqs:SendMessage', getAtt(scheduleFailuresQueue, 'Arn')));
   }
-  if (members.some((name) => profiles[name].readsSecrets)) {
-    statements.push(allow('ssm:GetParametersByPath', parameterArn('')));
+  if (members.some((name) => profiles[name].readsSecrets))
+    statements.push(...secretStatements(parameterArn, secretNames));
+  return statements;
+}
+
+/** Reading this stage's secret parameters (lib/config/secrets.ts loads them by path). */
+function secretStatements(parameterArn, secretNames) {
+  return [
+    allow('ssm:GetParametersByPath', parameterArn('')),
+    allow(
+      ['ssm:GetParameter', 'ssm:GetParameters'],
+      secretNames.map((name) => parameterArn(`/${name}`)),
+    ),
+  ];
+}
+
+const parameterArnOf = (service, stage) => (suffix) =>
+  sub(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${service}/${stage}${suffix}`);
+
+/**
+ * The statements of a public function's own role, from its access
+ * (functions/public-access.js). Table rows only under the partition key
+ * prefixes its code builds (dynamodb:LeadingKeys); index queries on the
+ * indexes it names, unconditioned, because LeadingKeys is evaluated against
+ * the table's partition key, which an index query does not carry; media
+ * objects only under the folders of a claim or job its code builds keys
+ * for; and only the queues it dispatches to, with their workers for the
+ * queue-outage fallback.
+ *
+ * The key design has no team in a partition key (CLAIM#<id>, INSUREDLINK#<id>)
+ * or a way for a role to know the team a token resolves to, so no role can
+ * stop one team's link from naming another team's rows or objects: that
+ * rests on the token lookup (lib/insured/access-service.ts) and the key
+ * checks before signing (lib/jobs/media-service.ts). The role bounds what
+ * kind of row and object a public function can reach at all.
+ */
+function publicRoleStatements({ service, stage, profile, profiles, secretNames }) {
+  const { access } = profile;
+  const functionArn = (name) =>
+    sub(`arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:${service}-${stage}-${name}`);
+  const statements = [];
+  if (access.table) {
+    statements.push({
+      ...allow(access.table.actions, getAtt('Table', 'Arn')),
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': access.table.partitions } },
+    });
+  }
+  if (access.indexes) {
     statements.push(
       allow(
-        ['ssm:GetParameter', 'ssm:GetParameters'],
-        secretNames.map((name) => parameterArn(`/${name}`)),
+        'dynamodb:Query',
+        access.indexes.map((index) => ({ 'Fn::Join': ['/', [getAtt('Table', 'Arn'), 'index', index]] })),
       ),
     );
   }
+  if (access.objects) {
+    statements.push(
+      allow(
+        access.objects.actions,
+        access.objects.patterns.map((pattern) => ({ 'Fn::Join': ['/', [getAtt('MediaBucket', 'Arn'), pattern]] })),
+      ),
+    );
+  }
+  if (access.bucketList) {
+    statements.push({
+      ...allow('s3:ListBucket', getAtt('MediaBucket', 'Arn')),
+      Condition: { StringLike: { 's3:prefix': access.bucketList } },
+    });
+  }
+  if (access.queues.length) {
+    const workers = Object.keys(profiles).filter((name) => access.queues.includes(profiles[name].queue));
+    for (const queue of access.queues)
+      if (!workers.some((name) => profiles[name].queue === queue))
+        throw new Error(`functions/iam.js: a public function dispatches to queue ${queue}, which no worker consumes`);
+    statements.push(
+      allow(
+        ['sqs:SendMessage', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes'],
+        access.queues.map((q) => getAtt(queueLogicalId(q), 'Arn')),
+      ),
+    );
+    statements.push(allow('lambda:InvokeFunction', workers.sort().map(functionArn)));
+  }
+  if (profile.readsSecrets) statements.push(...secretStatements(parameterArnOf(service, stage), secretNames));
   return statements;
 }
 
@@ -163,7 +238,12 @@ function roles({ service, stage, profiles, secretNames, scheduleFailuresQueue })
     members.sort();
     const logs = logPolicies({ service, stage, role, members });
     Object.assign(resources, logs);
-    const statements = roleStatements({ service, stage, members, profiles, secretNames, scheduleFailuresQueue });
+    // A public function's role is its own (manifest.js names it after the function).
+    const { access } = profiles[members[0]];
+    const statements = access
+      ? publicRoleStatements({ service, stage, profile: profiles[members[0]], profiles, secretNames })
+      : roleStatements({ service, stage, members, profiles, secretNames, scheduleFailuresQueue });
+    if (access && members.length > 1) throw new Error(`functions/iam.js: public role ${role} is shared`);
     resources[role] = {
       Type: 'AWS::IAM::Role',
       Properties: {

@@ -22,6 +22,7 @@ const path = require('node:path');
 const Module = require('node:module');
 const { buildSync } = require('esbuild');
 const { LAYERS, layerLogicalId } = require('./layers');
+const { bundleFacts, isPublicRoute, publicAccess } = require('./public-access');
 const { sourceFingerprint } = require('./source-fingerprint');
 
 const root = path.join(__dirname, '..');
@@ -104,6 +105,16 @@ function analyseHandlers(handlers, settingNames) {
     );
 
   const textByOutput = new Map(result.outputFiles.map((f) => [path.relative(root, f.path), f.text]));
+  const sourceCache = new Map();
+  const sourcesOf = (meta) =>
+    Object.fromEntries(
+      Object.keys(meta.inputs)
+        .filter((file) => file.startsWith('lib/'))
+        .map((file) => {
+          if (!sourceCache.has(file)) sourceCache.set(file, fs.readFileSync(path.join(root, file), 'utf8'));
+          return [file, sourceCache.get(file)];
+        }),
+    );
   const byHandler = new Map();
   for (const [output, meta] of Object.entries(result.metafile.outputs)) {
     if (!meta.entryPoint) continue;
@@ -112,6 +123,7 @@ function analyseHandlers(handlers, settingNames) {
     byHandler.set(handler, {
       settings: new Set(settingNames.filter((name) => new RegExp(`\\b${name}\\b`).test(text))),
       packages: new Set(meta.imports.filter((i) => i.external && !i.path.startsWith('.')).map((i) => i.path)),
+      facts: bundleFacts(text, sourcesOf(meta)),
     });
   }
   return byHandler;
@@ -124,9 +136,9 @@ function cachedAnalysis(handlers, settingNames) {
     const cached = JSON.parse(fs.readFileSync(ANALYSIS_CACHE, 'utf8'));
     if (cached.hash === hash)
       return new Map(
-        Object.entries(cached.byHandler).map(([handler, { settings, packages }]) => [
+        Object.entries(cached.byHandler).map(([handler, { settings, packages, facts }]) => [
           handler,
-          { settings: new Set(settings), packages: new Set(packages) },
+          { settings: new Set(settings), packages: new Set(packages), facts },
         ]),
       );
   } catch {
@@ -134,9 +146,9 @@ function cachedAnalysis(handlers, settingNames) {
   }
   const analysis = analyseHandlers(handlers, settingNames);
   const byHandler = Object.fromEntries(
-    [...analysis].map(([handler, { settings, packages }]) => [
+    [...analysis].map(([handler, { settings, packages, facts }]) => [
       handler,
-      { settings: [...settings], packages: [...packages] },
+      { settings: [...settings], packages: [...packages], facts },
     ]),
   );
   try {
@@ -169,8 +181,13 @@ function nonDefaultSettings(config) {
   return { values, settings };
 }
 
-/** The role a function runs with: one per group (HTTP API, each worker kind, schedules, the stream). */
+/**
+ * The role a function runs with: one per group (HTTP API, each worker kind,
+ * schedules, the stream), and one of its own for each public route, scoped
+ * to what that route's code touches (functions/public-access.js).
+ */
 function roleOf(kind, fn) {
+  if (kind === 'http' && isPublicRoute(fn)) return `Public${fn.name[0].toUpperCase()}${fn.name.slice(1)}Role`;
   if (kind === 'http') return 'HttpApiRole';
   if (fn.kind === 'queue') return `${queueLogicalId(fn.queue).replace(/Queue$/, '')}WorkerRole`;
   if (fn.kind === 'schedule') return 'SchedulesRole';
@@ -179,6 +196,7 @@ function roleOf(kind, fn) {
 
 function build() {
   const config = loadTypeScript('lib/config/index.ts');
+  const tableKeys = loadTypeScript('lib/db/keys.ts');
   const { routeTable } = loadTypeScript('lib/api/route-table.ts');
   const { backgroundFunctions } = loadTypeScript('lib/background/functions.ts');
   const { values, settings } = nonDefaultSettings(config);
@@ -187,12 +205,12 @@ function build() {
     [...config.SETTING_NAMES],
   );
 
-  /** name → { role, readsSecrets, packages, layers, queue? } for the IAM roles and the package-time checks. */
+  /** name → { role, readsSecrets, packages, layers, queue?, access? } for the IAM roles and the package-time checks (access: public routes only). */
   const profiles = {};
   const functions = {};
   const describe = (name, kind, declaration) => {
     if (functions[name]) throw new Error(`Duplicate function name ${name}`);
-    const { settings: reads, packages } = analysis.get(declaration.handler);
+    const { settings: reads, packages, facts } = analysis.get(declaration.handler);
     const environment = {};
     for (const setting of [...reads].sort()) if (setting in values) environment[setting] = values[setting];
     profiles[name] = {
@@ -203,6 +221,14 @@ function build() {
       kind: kind === 'http' ? 'http' : declaration.kind,
       layers: declaration.layers ?? [],
     };
+    if (kind === 'http' && isPublicRoute(declaration))
+      profiles[name].access = publicAccess({
+        handler: declaration.handler,
+        facts,
+        packages: profiles[name].packages,
+        keys: tableKeys.keys,
+        indexes: tableKeys.indexes,
+      });
     for (const layer of profiles[name].layers)
       if (!LAYERS[layer])
         throw new Error(`functions/manifest.js: ${name} asks for media layer ${layer}, which does not exist`);

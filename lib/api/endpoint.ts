@@ -16,8 +16,7 @@ import {
 } from '../http/endpoint';
 import type { RouteContract } from '../http/route';
 
-export { clientIp, type HttpHandler, rawBody } from '../http/endpoint';
-export { headerValue } from '../http/csrf';
+export type { HttpHandler } from '../http/endpoint';
 
 /**
  * get_current_user, or require_admin on admin routes. Their NotSignedInError

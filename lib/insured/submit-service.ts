@@ -92,11 +92,14 @@ async function stagedCopies(
   fields: (file: DraftFile, index: number) => Partial<StagedPhoto>,
 ): Promise<StagedPhoto[]> {
   const prefix = blobKeys.jobPrefix(job.team_id, job.claim_id, job.id);
+  // Copies read only the claim's homeowner folder: the route's role reads nothing else (functions/public-access.js).
+  const homeownerFolder = `${blobKeys.claimPrefix(job.team_id, job.claim_id)}insured/`;
   const limit = pLimit(COPIES_IN_FLIGHT);
   return Promise.all(
     files.map((file, index) =>
       limit(async () => {
         const { filename, key, incomingKey } = photoObjectKeys(prefix, index);
+        if (!file.key.startsWith(homeownerFolder)) throw new Error(`homeowner file ${file.id} is outside its claim`);
         if (!(await copyObject(file.key, incomingKey)))
           throw new Error(`homeowner file ${file.id} is missing from storage`);
         const row = newStagedPhoto({

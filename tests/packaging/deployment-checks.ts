@@ -68,8 +68,8 @@ const getAttId = (value: unknown): string | undefined => {
  * The wildcard rule for IAM resources. Not allowed: "*" as a resource, and a
  * "*" in an ARN's partition, service, region, account or resource name.
  * Allowed, because they only select parts of one named resource:
- *   - the objects of the media bucket:   <MediaBucket.Arn>/*
- *   - the indexes of the table:          <Table.Arn>/index/*
+ *   - the objects of the media bucket:   <MediaBucket.Arn>/* or a key pattern below it
+ *   - the indexes of the table:          <Table.Arn>/index/* or index/<name>
  *   - the log streams of a named group:  arn:…:logs:…:log-group:/aws/lambda/<function>:*
  */
 function wildcardProblem(resource: unknown): string | undefined {
@@ -80,8 +80,8 @@ function wildcardProblem(resource: unknown): string | undefined {
     const [separator, parts] = obj['Fn::Join'] as [string, unknown[]];
     const base = getAttId(parts[0]);
     const rest = parts.slice(1).join(separator);
-    if (base === 'MediaBucket' && rest === '*') return undefined;
-    if (base === 'Table' && rest === 'index/*') return undefined;
+    if (base === 'MediaBucket' && /^[\w*/-]+$/.test(rest)) return undefined;
+    if (base === 'Table' && /^index\/(\*|\w+)$/.test(rest)) return undefined;
     return `Fn::Join ${JSON.stringify(obj)}`;
   }
   if ('Fn::Sub' in obj) {
@@ -110,9 +110,63 @@ interface Statement {
   Effect: string;
   Action: string | string[];
   Resource: unknown;
+  Condition?: Record<string, Record<string, string | string[]>>;
+}
+
+/** Rows of these partitions belong to a team or a user whatever the caller: no public role may name them. */
+const SIGNED_IN_PARTITIONS = ['TEAM#', 'TEAMTOKEN#', 'TEAMEXT#', 'USER#', 'USEREXT#', 'USEREMAIL#', 'COMPONENTS'];
+
+/**
+ * What a public function's role could reach in another team's data by role alone, statement by statement:
+ *  - table rows without a dynamodb:LeadingKeys condition, a condition that lets every key through,
+ *    or one that names team or user rows; a Scan of anything;
+ *  - media objects of the whole bucket, of all teams (teams/*), of whole claims (teams/*\/claims/*), or of team
+ *    settings (team_settings/); listing the bucket without an s3:prefix condition;
+ *  - any queue receive or delete.
+ */
+function publicRoleProblems(role: string, statements: Statement[]): string[] {
+  const problems: string[] = [];
+  for (const statement of statements) {
+    const actions = list(statement.Action);
+    for (const resource of list(statement.Resource)) {
+      const join = (resource as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+      const base = getAttId(join ? join[1][0] : resource);
+      const rest = join ? join[1].slice(1).join(join[0]) : '';
+      if (actions.some((a) => a === 'dynamodb:Scan')) problems.push(`${role}: dynamodb:Scan`);
+      if (base === 'Table' && !join) {
+        const leading = list(statement.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? []);
+        if (!leading.length) problems.push(`${role}: table rows without LeadingKeys (${actions.join(',')})`);
+        for (const key of leading) {
+          if (key === '*' || key.startsWith('*')) problems.push(`${role}: LeadingKeys ${key}`);
+          if (SIGNED_IN_PARTITIONS.some((p) => key === `${p}*` || key === p))
+            problems.push(`${role}: team or user rows ${key}`);
+        }
+      }
+      if (base === 'MediaBucket' && join) {
+        if (['*', 'teams/*', 'teams/*/claims/*'].includes(rest) || rest.startsWith('team_settings'))
+          problems.push(`${role}: objects ${rest} (${actions.join(',')})`);
+        if (!/^teams\/\*\/claims\/\*\/[a-z_-]+\//.test(rest))
+          problems.push(`${role}: objects outside a claim's folder: ${rest}`);
+      }
+      if (
+        base === 'MediaBucket' &&
+        !join &&
+        actions.includes('s3:ListBucket') &&
+        !statement.Condition?.StringLike?.['s3:prefix']
+      )
+        problems.push(`${role}: lists the whole bucket`);
+      if (actions.some((a) => a === 'sqs:ReceiveMessage' || a === 'sqs:DeleteMessage'))
+        problems.push(`${role}: consumes a queue`);
+    }
+  }
+  return problems;
 }
 
 const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+/** The route contracts, read the way the manifest reads them: which routes are public is their `auth`. */
+const routeTable = (): { name: string; auth: string }[] =>
+  require('../../functions/manifest').loadTypeScript('lib/api/route-table.ts').routeTable;
 
 export function describeDeploymentSafety(get: () => Packaged): void {
   const all = () => [get().root, ...get().nested];
@@ -244,6 +298,59 @@ export function describeDeploymentSafety(get: () => Packaged): void {
       expect(grants('HttpApiRole', 'sqs:ReceiveMessage')).toEqual([]);
       expect(grants('JobStreamRole', 'sqs:SendMessage')).toEqual([]);
       expect(grants('SchedulesRole', 'sqs:SendMessage')).toContain('ScheduleFailuresQueue');
+    });
+
+    it('gives every public route (auth none or capability) a role of its own that cannot reach another team by role alone', () => {
+      const publicRoutes = routeTable()
+        .filter((route) => route.auth === 'none' || route.auth === 'capability')
+        .map((route) => route.name);
+      // The homeowner link, the webhooks, the certificate check and the capability URLs.
+      for (const name of [
+        'insuredWizardState',
+        'insuredSubmit',
+        'insuredUploadInit',
+        'insuredMailEvents',
+        'captureSourceWebhook',
+        'verifyTrainingCertificate',
+        'getPhoto',
+        'jobVideo',
+      ])
+        expect(publicRoutes).toContain(name);
+      const problems: string[] = [];
+      const roleIds = new Set<string>();
+      for (const name of publicRoutes) {
+        const role = roleOfFunction(name) as string;
+        if (role === 'HttpApiRole' || roleIds.has(role)) problems.push(`${name}: shares ${role}`);
+        roleIds.add(role);
+        problems.push(...publicRoleProblems(role, statementsOf(rootResource(role) as Resource)));
+      }
+      expect(problems).toEqual([]);
+    });
+
+    it('gives the homeowner routes the rows, objects and queues their code uses, and no more', () => {
+      const statements = (name: string) => statementsOf(rootResource(roleOfFunction(name) as string) as Resource);
+      const leadingKeys = (name: string) =>
+        statements(name).flatMap((s) => list(s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? []));
+      const objects = (name: string) =>
+        statements(name).flatMap((s) =>
+          list(s.Resource)
+            .map((r) => (r as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'])
+            .filter((j) => j && getAttId(j[1][0]) === 'MediaBucket')
+            .map((j) => (j as [string, unknown[]])[1].slice(1).join('/')),
+        );
+      const queues = (name: string) =>
+        statements(name)
+          .filter((s) => list(s.Action).includes('sqs:SendMessage'))
+          .flatMap((s) => list(s.Resource).map(getAttId));
+      expect(leadingKeys('insuredWizardState')).toEqual(
+        expect.arrayContaining(['INSUREDTOKEN#*', 'INSUREDLINK#*', 'CLAIM#*']),
+      );
+      expect(objects('insuredUploadInit')).toEqual(['teams/*/claims/*/insured/*']);
+      expect(objects('insuredSubmit')).toEqual(expect.arrayContaining(['teams/*/claims/*/insured/*']));
+      expect(queues('insuredSubmit').sort()).toEqual(['PhotosQueue', 'ProbeQueue']);
+      expect(queues('insuredWizardState')).toEqual([]);
+      expect(objects('verifyTrainingCertificate')).toEqual([]);
+      expect(leadingKeys('verifyTrainingCertificate')).toContain('CERTIFICATE#*');
     });
 
     it('lets roles read the secret parameters of this stage only, and keeps each role policy within the IAM size limit', () => {

@@ -1,5 +1,5 @@
 import { authRoutes } from '../../../lib/auth/routes';
 import { getAuthConfig } from '../../../lib/auth/session-service';
-import { httpEndpoint } from '../../../lib/api/endpoint';
+import { publicEndpoint } from '../../../lib/api/public-endpoint';
 
-export const handler = httpEndpoint(authRoutes.config, async () => getAuthConfig());
+export const handler = publicEndpoint(authRoutes.config, async () => getAuthConfig());

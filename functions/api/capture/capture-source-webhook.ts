@@ -1,8 +1,8 @@
-import { headerValue, httpEndpoint, rawBody } from '../../../lib/api/endpoint';
+import { headerValue, publicEndpoint, rawBody } from '../../../lib/api/public-endpoint';
 import { captureRoutes } from '../../../lib/capture/routes';
 import { handleCaptureEvent } from '../../../lib/capture/webhook-service';
 
-export const handler = httpEndpoint(captureRoutes.webhook, ({ event }) =>
+export const handler = publicEndpoint(captureRoutes.webhook, ({ event }) =>
   handleCaptureEvent({
     rawBody: rawBody(event),
     signature: headerValue(event, 'x-capture-signature'),

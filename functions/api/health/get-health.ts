@@ -1,8 +1,8 @@
 import { settings } from '../../../lib/config';
 import { healthRoutes } from '../../../lib/health/routes';
-import { httpEndpoint } from '../../../lib/api/endpoint';
+import { publicEndpoint } from '../../../lib/api/public-endpoint';
 
-export const handler = httpEndpoint(healthRoutes.health, async () => ({
+export const handler = publicEndpoint(healthRoutes.health, async () => ({
   status: 'ok' as const,
   model: settings().OPENROUTER_MODEL,
 }));

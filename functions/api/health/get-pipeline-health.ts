@@ -1,5 +1,5 @@
 import { getPipelineHealth } from '../../../lib/health/service';
 import { healthRoutes } from '../../../lib/health/routes';
-import { httpEndpoint } from '../../../lib/api/endpoint';
+import { publicEndpoint } from '../../../lib/api/public-endpoint';
 
-export const handler = httpEndpoint(healthRoutes.pipeline, () => getPipelineHealth());
+export const handler = publicEndpoint(healthRoutes.pipeline, () => getPipelineHealth());

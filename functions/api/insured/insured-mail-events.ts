@@ -1,5 +1,5 @@
-import { httpEndpoint } from '../../../lib/api/endpoint';
+import { publicEndpoint } from '../../../lib/api/public-endpoint';
 import { insuredRoutes } from '../../../lib/insured/routes';
 import { recordMailEvent } from '../../../lib/insured/service';
 
-export const handler = httpEndpoint(insuredRoutes.mailEvents, ({ body }) => recordMailEvent(body));
+export const handler = publicEndpoint(insuredRoutes.mailEvents, ({ body }) => recordMailEvent(body));

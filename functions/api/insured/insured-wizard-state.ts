@@ -1,7 +1,7 @@
-import { clientIp, httpEndpoint } from '../../../lib/api/endpoint';
+import { clientIp, publicEndpoint } from '../../../lib/api/public-endpoint';
 import { insuredRoutes } from '../../../lib/insured/routes';
 import { showInsuredWizard } from '../../../lib/insured/service';
 
-export const handler = httpEndpoint(insuredRoutes.wizard, ({ params, event }) =>
+export const handler = publicEndpoint(insuredRoutes.wizard, ({ params, event }) =>
   showInsuredWizard(params.token, { ip: clientIp(event) }),
 );

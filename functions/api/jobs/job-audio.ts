@@ -1,5 +1,5 @@
-import { httpEndpoint } from '../../../lib/api/endpoint';
+import { publicEndpoint } from '../../../lib/api/public-endpoint';
 import { redirectToJobMedia } from '../../../lib/jobs/media-service';
 import { jobRoutes } from '../../../lib/jobs/routes';
 
-export const handler = httpEndpoint(jobRoutes.audio, ({ params }) => redirectToJobMedia(params.id, 'audio'));
+export const handler = publicEndpoint(jobRoutes.audio, ({ params }) => redirectToJobMedia(params.id, 'audio'));

@@ -1,5 +1,5 @@
-import { httpEndpoint } from '../../../lib/api/endpoint';
+import { publicEndpoint } from '../../../lib/api/public-endpoint';
 import { redirectToFrame } from '../../../lib/jobs/media-service';
 import { jobRoutes } from '../../../lib/jobs/routes';
 
-export const handler = httpEndpoint(jobRoutes.frame, ({ params }) => redirectToFrame(params.id, params.name));
+export const handler = publicEndpoint(jobRoutes.frame, ({ params }) => redirectToFrame(params.id, params.name));

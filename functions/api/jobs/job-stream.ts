@@ -1,5 +1,5 @@
-import { httpEndpoint } from '../../../lib/api/endpoint';
+import { publicEndpoint } from '../../../lib/api/public-endpoint';
 import { redirectToStream } from '../../../lib/jobs/media-service';
 import { jobRoutes } from '../../../lib/jobs/routes';
 
-export const handler = httpEndpoint(jobRoutes.stream, ({ params }) => redirectToStream(params.id));
+export const handler = publicEndpoint(jobRoutes.stream, ({ params }) => redirectToStream(params.id));

@@ -1,5 +1,5 @@
-import { httpEndpoint } from '../../../lib/api/endpoint';
+import { publicEndpoint } from '../../../lib/api/public-endpoint';
 import { redirectToJobMedia } from '../../../lib/jobs/media-service';
 import { jobRoutes } from '../../../lib/jobs/routes';
 
-export const handler = httpEndpoint(jobRoutes.video, ({ params }) => redirectToJobMedia(params.id, 'video'));
+export const handler = publicEndpoint(jobRoutes.video, ({ params }) => redirectToJobMedia(params.id, 'video'));

@@ -1,5 +1,5 @@
-import { httpEndpoint } from '../../../lib/api/endpoint';
+import { publicEndpoint } from '../../../lib/api/public-endpoint';
 import { photoRoutes } from '../../../lib/photos/routes';
 import { redirectToPhoto } from '../../../lib/photos/photo-service';
 
-export const handler = httpEndpoint(photoRoutes.get, ({ params }) => redirectToPhoto(params.job_id, params.filename));
+export const handler = publicEndpoint(photoRoutes.get, ({ params }) => redirectToPhoto(params.job_id, params.filename));

@@ -1,5 +1,5 @@
-import { httpEndpoint } from '../../../lib/api/endpoint';
+import { publicEndpoint } from '../../../lib/api/public-endpoint';
 import { trainingRoutes } from '../../../lib/training/routes';
 import { verifyCertificate } from '../../../lib/training/service';
 
-export const handler = httpEndpoint(trainingRoutes.verify, ({ params }) => verifyCertificate(params.code));
+export const handler = publicEndpoint(trainingRoutes.verify, ({ params }) => verifyCertificate(params.code));

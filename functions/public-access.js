@@ -1,0 +1,201 @@
+/**
+ * What a public function (a route with auth 'none' or 'capability': the
+ * homeowner link, the webhooks, certificates, capability URLs, health) may
+ * touch, read from its own bundle, so its role (functions/iam.js) follows the
+ * code instead of a list kept by hand:
+ *
+ *  - table rows: the partition key prefixes of the keys its code builds
+ *    (keys.<name>(…) and indexes.<name>(…) of lib/db/keys.ts, and literal
+ *    `pk: 'X#…'` keys), for the DynamoDB calls its code makes;
+ *  - media objects: the prefixes below a claim or a job its code builds keys
+ *    under (blobKeys.claimPrefix(…)}insured/ → teams/*\/claims/*\/insured/*),
+ *    for the S3 calls it makes;
+ *  - queues: the purposes it dispatches to, and the workers of those queues
+ *    (the queue-outage fallback invokes them directly).
+ *
+ * Everything is an over-approximation of one request (a module bundled for
+ * the handler counts whole), never an under-approximation: a handler whose
+ * S3 calls name no key prefix fails the build instead of getting the bucket.
+ */
+const PUBLIC_AUTH = new Set(['none', 'capability']);
+
+/** Key builders whose output is not a row or object key of this handler (their module is dropped before reading). */
+const KEY_MODULES = ['lib/db/keys.ts', 'lib/blob/keys.ts'];
+
+/** DynamoDB commands (lib-dynamodb and client-dynamodb names) → the IAM actions they need. */
+const TABLE_COMMANDS = {
+  Get: ['dynamodb:GetItem'],
+  GetItem: ['dynamodb:GetItem'],
+  Put: ['dynamodb:PutItem'],
+  PutItem: ['dynamodb:PutItem'],
+  Update: ['dynamodb:UpdateItem'],
+  UpdateItem: ['dynamodb:UpdateItem'],
+  Delete: ['dynamodb:DeleteItem'],
+  DeleteItem: ['dynamodb:DeleteItem'],
+  Query: ['dynamodb:Query'],
+  BatchGet: ['dynamodb:BatchGetItem'],
+  BatchGetItem: ['dynamodb:BatchGetItem'],
+  BatchWrite: ['dynamodb:BatchWriteItem'],
+  BatchWriteItem: ['dynamodb:BatchWriteItem'],
+  // A transaction is authorised per item as well as as a whole.
+  TransactWrite: [
+    'dynamodb:TransactWriteItems',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:ConditionCheckItem',
+  ],
+  TransactWriteItems: [
+    'dynamodb:TransactWriteItems',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:ConditionCheckItem',
+  ],
+  TransactGet: ['dynamodb:TransactGetItems', 'dynamodb:GetItem'],
+  TransactGetItems: ['dynamodb:TransactGetItems', 'dynamodb:GetItem'],
+};
+
+/** S3 commands → object actions (a presigned URL is signed for the command it wraps). */
+const OBJECT_COMMANDS = {
+  GetObject: ['s3:GetObject'],
+  HeadObject: ['s3:GetObject'],
+  CopyObject: ['s3:GetObject', 's3:PutObject'],
+  PutObject: ['s3:PutObject'],
+  CreateMultipartUpload: ['s3:PutObject'],
+  UploadPart: ['s3:PutObject'],
+  CompleteMultipartUpload: ['s3:PutObject'],
+  AbortMultipartUpload: ['s3:AbortMultipartUpload'],
+  ListParts: ['s3:ListMultipartUploadParts'],
+  DeleteObject: ['s3:DeleteObject'],
+  DeleteObjects: ['s3:DeleteObject'],
+  // @aws-sdk/lib-storage's multipart writer, and a presigned POST form.
+  Upload: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+  createPresignedPost: ['s3:PutObject'],
+};
+const BUCKET_COMMANDS = { ListObjectsV2: ['s3:ListBucket'] };
+
+/**
+ * Powertools' idempotency layer calls DynamoDB itself, so its calls are not
+ * in the handler's text: get, put, update and delete of the record row
+ * (lib/http/idempotency.ts; keys.idempotency names the partition).
+ */
+const IDEMPOTENCY_PACKAGE = '@aws-lambda-powertools/idempotency';
+const IDEMPOTENCY_ACTIONS = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+
+const CLAIM_OBJECTS = 'teams/*/claims/*/';
+const JOB_OBJECTS = `${CLAIM_OBJECTS}jobs/*/`;
+
+const isPublicRoute = (route) => PUBLIC_AUTH.has(route.auth);
+
+/** The bundle's text without the key-builder modules (they name every key shape). */
+function ownText(bundleText) {
+  const parts = bundleText.split(/^\/\/ (\S+)$/m);
+  let text = parts[0];
+  for (let i = 1; i < parts.length; i += 2) if (!KEY_MODULES.includes(parts[i])) text += parts[i + 1];
+  return text;
+}
+
+const matches = (text, pattern) => [...new Set([...text.matchAll(pattern)].map((m) => m.slice(1).join('|')))].sort();
+
+/**
+ * The facts of one handler's bundle that its public role is derived from
+ * (cached with the analysis). Object key prefixes are read from the whole
+ * source of every module bundled (`sources`: path → text), not the
+ * tree-shaken bundle: a stored key (file.key) was built by a function of the
+ * same module that the handler itself may not call.
+ */
+function bundleFacts(bundleText, sources) {
+  const text = ownText(bundleText);
+  const sourceText = Object.entries(sources)
+    .filter(([file]) => !KEY_MODULES.includes(file))
+    .map(([, source]) => source)
+    .join('\n');
+  return {
+    keyBuilders: matches(text, /\bkeys\d*\.(\w+)\(/g),
+    indexBuilders: matches(text, /\bindexes\d*\.(\w+)\(/g),
+    literalPartitions: matches(text, /\bpk: [`'"]([A-Z][A-Z0-9_]*(?:#|(?=['"])))/g),
+    literalIndexes: matches(text, /\bindex: ['"](\w+)['"]/g),
+    commands: [
+      ...matches(text, /\b(\w+?)Command\b/g),
+      ...matches(text, /\bnew (?:\w+\.)?(Upload)\(/g),
+      ...matches(text, /\b(createPresignedPost)\(/g),
+    ],
+    // A prefix builder and the literal folder written right after it in a template, if any.
+    objectKeys: matches(sourceText, /\bblobKeys\d*\.(\w+)\([^()]*\)(?:\}([a-z_-]+\/))?/g),
+    queues: matches(text, /\b(?:dispatch|dispatchAll|sendToQueue|sendBatchToQueue)\d*\(\s*['"]([a-z-]+)['"]/g),
+  };
+}
+
+/** Stands for every argument of a key builder, to find where its fixed part ends. */
+const PLACEHOLDER = '\u0001';
+
+/** 'INSUREDLINK#*' from keys.insuredLink: the part of a built key before its first argument. */
+function partitionPattern(pk) {
+  const at = pk.indexOf(PLACEHOLDER);
+  return at === -1 ? pk : `${pk.slice(0, at)}*`;
+}
+
+/** The object key patterns (below the bucket) of the prefixes a handler builds keys under. */
+function objectPatterns(objectKeys, handler) {
+  const patterns = objectKeys.map((entry) => {
+    const [builder, folder = ''] = entry.split('|');
+    if (builder === 'claimPrefix') return `${CLAIM_OBJECTS}${folder}*`;
+    if (builder === 'jobPrefix') return `${JOB_OBJECTS}${folder}*`;
+    if (builder === 'claimExport') return `${CLAIM_OBJECTS}exports/*`;
+    if (builder === 'teamSettings') return 'team_settings/*';
+    throw new Error(`functions/public-access.js: ${handler} builds object keys with blobKeys.${builder}, unknown here`);
+  });
+  // teams/*/claims/*/jobs/* covers teams/*/claims/*/jobs/*/photos/*.
+  return [...new Set(patterns)].filter((p) => !patterns.some((q) => q !== p && p.startsWith(q.slice(0, -1)))).sort();
+}
+
+/**
+ * The access of a public function: { table?, indexes?, objects?, bucketList?, queues }.
+ * `keys` and `indexes` are lib/db/keys.ts's builders.
+ */
+function publicAccess({ handler, facts, packages, keys, indexes }) {
+  const callArgs = (fn) => Array.from({ length: Math.max(fn.length, 1) }, () => PLACEHOLDER);
+  const partitions = new Set(facts.literalPartitions.map((p) => (p.endsWith('#') ? `${p}*` : p)));
+  for (const name of facts.keyBuilders) {
+    if (typeof keys[name] !== 'function')
+      throw new Error(`functions/public-access.js: ${handler} calls keys.${name}, which lib/db/keys.ts lacks`);
+    partitions.add(partitionPattern(keys[name](...callArgs(keys[name])).pk));
+  }
+  const indexNames = new Set(facts.literalIndexes);
+  for (const name of facts.indexBuilders) {
+    if (typeof indexes[name] !== 'function')
+      throw new Error(`functions/public-access.js: ${handler} calls indexes.${name}, which lib/db/keys.ts lacks`);
+    indexNames.add(indexes[name](...callArgs(indexes[name])).index);
+  }
+
+  const tableActions = new Set();
+  const objectActions = new Set();
+  const bucketActions = new Set();
+  for (const command of facts.commands) {
+    for (const a of TABLE_COMMANDS[command] ?? []) tableActions.add(a);
+    for (const a of OBJECT_COMMANDS[command] ?? []) objectActions.add(a);
+    for (const a of BUCKET_COMMANDS[command] ?? []) bucketActions.add(a);
+  }
+  if (packages.includes(IDEMPOTENCY_PACKAGE)) for (const a of IDEMPOTENCY_ACTIONS) tableActions.add(a);
+  const usesTable = packages.some((p) => p.includes('dynamodb') || p.includes('idempotency'));
+  const usesS3 = packages.some((p) => p.startsWith('@aws-sdk/client-s3') || p.startsWith('@aws-sdk/s3-'));
+
+  const access = { queues: facts.queues };
+  if (usesTable && tableActions.size) {
+    access.table = { actions: [...tableActions].sort(), partitions: [...partitions].sort() };
+    if (tableActions.has('dynamodb:Query') && indexNames.size) access.indexes = [...indexNames].sort();
+  }
+  if (usesS3 && (objectActions.size || bucketActions.size)) {
+    const objects = objectPatterns(facts.objectKeys, handler);
+    if (!objects.length)
+      throw new Error(
+        `functions/public-access.js: ${handler} calls S3 but builds no key with lib/blob/keys.ts; a public function gets no object it cannot name`,
+      );
+    access.objects = { actions: [...objectActions].sort(), patterns: objects };
+    if (bucketActions.size) access.bucketList = objects;
+  }
+  return access;
+}
+
+module.exports = { isPublicRoute, bundleFacts, publicAccess };
