@@ -98,7 +98,7 @@ it('answers malformed and oversized bodies and ids on every import and capture w
         return res.status < 500;
       },
     ),
-    { numRuns: 150, interruptAfterTimeLimit: 100_000 },
+    { numRuns: 100, interruptAfterTimeLimit: 100_000 },
   );
   expect(fails).toEqual([]);
 }, 120_000);
@@ -176,7 +176,7 @@ it('ends every capture import of a hostile manifest, each medium imported or fai
         );
         expect(batch.imported + batch.failed + batch.skipped).toBe(batch.total);
       }),
-      { numRuns: 3 },
+      { numRuns: 2 },
     );
     expect(foreignHits).toEqual([]);
   } finally {
