@@ -58,6 +58,12 @@ const SUBMIT_LEASE_MS = 60_000;
 /** How long a submit waits for one already running before answering 409. */
 const WAIT_FOR_RUNNING_MS = 25_000;
 const COPIES_IN_FLIGHT = 16;
+/**
+ * Rows marked for a round at once. Each is its own conditional write (a row is taken by one round only); one
+ * after another, the round trips of a draft at the spec's ceilings (thousands of rows) add up inside the API's
+ * 29 s.
+ */
+const MARKS_IN_FLIGHT = 16;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -236,10 +242,15 @@ async function markRound(link: InsuredLink, round: number, files: DraftFile[], i
   const freshItems = items.filter((i) => i.round === null);
   // This round's rows: those already in it (a resumed round) and those it takes now.
   const inRound = new Set(items.filter((i) => i.round === round).map((i) => i.id));
-  for (const item of freshItems)
-    if (await markDraftRowRound(keys.insuredItem(link.id, item.id), round)) inRound.add(item.id);
+  const limit = pLimit(MARKS_IN_FLIGHT);
+  const taken = await Promise.all(
+    freshItems.map((item) => limit(() => markDraftRowRound(keys.insuredItem(link.id, item.id), round))),
+  );
+  freshItems.forEach((item, i) => taken[i] && inRound.add(item.id));
   const photos = awaitingSubmit(files.filter((f) => f.item_id && inRound.has(f.item_id)));
-  for (const file of [...fresh, ...photos]) await markDraftRowRound(keys.insuredFile(link.id, file.id), round);
+  await Promise.all(
+    [...fresh, ...photos].map((file) => limit(() => markDraftRowRound(keys.insuredFile(link.id, file.id), round))),
+  );
 }
 
 async function waitForLease(link: InsuredLink, now: () => Date): Promise<void> {
