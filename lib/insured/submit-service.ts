@@ -246,7 +246,7 @@ async function markRound(link: InsuredLink, round: number, files: DraftFile[], i
   const taken = await Promise.all(
     freshItems.map((item) => limit(() => markDraftRowRound(keys.insuredItem(link.id, item.id), round))),
   );
-  freshItems.forEach((item, i) => taken[i] && inRound.add(item.id));
+  for (const [i, item] of freshItems.entries()) if (taken[i]) inRound.add(item.id);
   const photos = awaitingSubmit(files.filter((f) => f.item_id && inRound.has(f.item_id)));
   await Promise.all(
     [...fresh, ...photos].map((file) => limit(() => markDraftRowRound(keys.insuredFile(link.id, file.id), round))),
