@@ -16,7 +16,7 @@ export const MAX_IMAGE_PIXELS = MAX_INPUT_PIXELS;
  * the forms it draws, together). A dense vector page is a few hundred KB;
  * the message in ./unreadable.ts names this figure.
  */
-export const MAX_PAGE_CONTENT_BYTES = 32 * 1024 ** 2;
+const MAX_PAGE_CONTENT_BYTES = 32 * 1024 ** 2;
 
 /** The bytes pdf.js may give one canvas (a rendered page or region): a 100-megapixel RGBA canvas. */
 export const MAX_CANVAS_BYTES = MAX_IMAGE_PIXELS * 4;
