@@ -112,6 +112,12 @@ export async function handOverImport(ctx: StageContext): Promise<StageOutcome> {
   // A retry adds to what earlier runs imported; its failures replace theirs.
   const imported = (batch.imported_before ?? 0) + arrived.length;
   const status = runStatus({ imported, failed: failedMedia.length });
+  // Logged before the batch shows its end, so a batch that has ended has its reasons in the log.
+  for (const m of failedMedia.slice(0, 20))
+    await log.warn(`${m.filename}: ${results.get(m.media_id)?.error ?? 'not downloaded (its unit gave up)'}`);
+  await log.info(
+    `Capture import ${status}: ${plural(arrived.length, 'item')} imported, ${failedMedia.length} failed, ${plan.skipped} skipped`,
+  );
   await updateImportBatch(
     batch.id,
     { status: 'importing', readJobId: job.id },
@@ -124,11 +130,6 @@ export async function handOverImport(ctx: StageContext): Promise<StageOutcome> {
       status,
       finished_at: new Date().toISOString(),
     },
-  );
-  for (const m of failedMedia.slice(0, 20))
-    await log.warn(`${m.filename}: ${results.get(m.media_id)?.error ?? 'not downloaded (its unit gave up)'}`);
-  await log.info(
-    `Capture import ${status}: ${plural(arrived.length, 'item')} imported, ${failedMedia.length} failed, ${plan.skipped} skipped`,
   );
   return { kind: 'next', set: { items_found: arrived.length } };
 }
