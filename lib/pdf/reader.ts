@@ -221,7 +221,13 @@ class DocumentReader implements PdfReader {
     const jpeg = await storedImageJpeg(this.structure.context, stored).catch(() => null);
     if (jpeg) return jpeg;
     const edge = Math.min(MAX_RENDERED_IMAGE_EDGE, Math.max(stored.pixelWidth, stored.pixelHeight));
-    return this.renderRegion(page, image, edge);
+    try {
+      return await this.renderRegion(page, image, edge);
+    } catch (error) {
+      // Drawn where nothing of it shows (found by fuzzing a damaged list): there is no region to render.
+      if (error instanceof RangeError) throw new PdfUnreadable('corrupt', { cause: error });
+      throw error;
+    }
   }
 
   async renderPage(page: number, longEdge: number): Promise<Buffer> {

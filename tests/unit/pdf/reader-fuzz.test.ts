@@ -80,3 +80,11 @@ it('reads a damaged document or refuses it as unreadable, never anything else', 
     { numRuns: RUNS, interruptAfterTimeLimit: 50_000 },
   );
 }, 60_000);
+
+it('refuses the damaged list fuzzing once found: an image to render that lies outside its page', async () => {
+  const found: Damage[] = [
+    { kind: 'splice', at: 0.882546, bytes: [40] },
+    { kind: 'overwrite', at: 0.56578, bytes: [136] },
+  ];
+  await expect(readAll(damaged(base, found))).rejects.toBeInstanceOf(PdfUnreadable);
+});
