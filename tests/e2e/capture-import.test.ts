@@ -26,9 +26,8 @@ import { ORG_TAKEN } from '../../lib/capture/service';
 import { handleCaptureEvent } from '../../lib/capture/webhook-service';
 import { getJob } from '../../lib/jobs/job-store';
 import { getImportPlan } from '../../lib/pipelines/capture/run-store';
-import { listenFake } from '../fakes/http';
 import { Client, eventually, serviceUrl } from '../support/api';
-import { fakeCaptureSource } from '../support/fake-capture-source';
+import { fakeCaptureSource, foreignPhotoHost } from '../support/fake-capture-source';
 import { newTeamMember } from '../support/tokens';
 import { makeVideo } from '../support/uploads';
 
@@ -163,12 +162,8 @@ describe('capture import', () => {
     const photo = await jpeg(9);
     const MIB = 1024 * 1024;
     // A host off the allow-list on the fake's own loopback: it answers a photo, so a fetch there would import one.
-    const foreignHits: string[] = [];
-    const foreign = await listenFake((req, res) => {
-      foreignHits.push(`${req.method} ${req.url}`);
-      res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': photo.length });
-      res.end(photo);
-    });
+    const foreign = await foreignPhotoHost(photo);
+    const foreignHits = foreign.hits;
     try {
       const { client, org, connectionId } = await connectedTeam();
       const assignment = await assignmentOf(org.org_id, org.teams[0].id);

@@ -15,9 +15,8 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import sharp from 'sharp';
 import { routeTable } from '../../lib/api/route-table';
-import { listenFake } from '../fakes/http';
 import { Client, eventually, request } from '../support/api';
-import { fakeCaptureSource } from '../support/fake-capture-source';
+import { fakeCaptureSource, foreignPhotoHost } from '../support/fake-capture-source';
 import { newTeamMember } from '../support/tokens';
 
 const capture = fakeCaptureSource(process.env.TEST_FAKE_CAPTURE_SOURCE_URL as string);
@@ -125,12 +124,8 @@ it('ends every capture import of a hostile manifest, each medium imported or fai
   const photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 90, g: 60, b: 30 } } })
     .jpeg()
     .toBuffer();
-  const foreignHits: string[] = [];
-  const foreign = await listenFake((req, res) => {
-    foreignHits.push(`${req.method} ${req.url}`);
-    res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': photo.length });
-    res.end(photo);
-  });
+  const foreign = await foreignPhotoHost(photo);
+  const foreignHits = foreign.hits;
   try {
     const team = await Client.signIn(newTeamMember());
     const org = await capture.seedOrg({ teams: [{ name: 'Crew' }] });

@@ -5,6 +5,7 @@
  * with no id makes a new one, with a token of its own) and scope reads and
  * failures by token or a match unique to it, rather than reset().
  */
+import { listenFake } from '../fakes/http';
 import type {
   CaptureAssignmentSeed,
   CaptureDownloadKind,
@@ -101,4 +102,18 @@ export function fakeCaptureSource(url: string): FakeCaptureSourceControl {
     sendWebhook: (send) => call('POST', '/__fake/webhook', send),
     reset: async (all = false) => void (await call('POST', '/__fake/reset', all ? { all: true } : {})),
   };
+}
+
+/**
+ * A host off the capture source's download allow-list, on this machine's loopback, answering `photo` to any
+ * request: a download guard that let a URL through would import it. `hits` lists what it was asked for.
+ */
+export async function foreignPhotoHost(photo: Buffer) {
+  const hits: string[] = [];
+  const server = await listenFake((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { 'content-type': 'image/jpeg', 'content-length': photo.length });
+    res.end(photo);
+  });
+  return { url: server.url, hits, close: () => server.close() };
 }
