@@ -29,6 +29,25 @@ const common = {
   testEnvironmentOptions: { globalsCleanup: 'off' },
 };
 
+const PROJECTS = ['unit', 'service', 'packaging'];
+
+// `--selectProjects` takes every argument after it, so `jest --selectProjects service tests/x.test.ts` would
+// silently run the whole service project with 'tests/x.test.ts' taken as a project name. Refuse that.
+const selectAt = process.argv.indexOf('--selectProjects');
+if (selectAt >= 0) {
+  const named = [];
+  for (const arg of process.argv.slice(selectAt + 1)) {
+    if (arg.startsWith('-')) break;
+    named.push(arg);
+  }
+  const unknown = named.filter((name) => !PROJECTS.includes(name));
+  if (unknown.length > 0)
+    throw new Error(
+      `--selectProjects got ${unknown.join(', ')}, which is no project (${PROJECTS.join(', ')}): ` +
+        'put test paths before --selectProjects, e.g. jest tests/e2e/x.test.ts --selectProjects service',
+    );
+}
+
 /** @type {import('jest').Config} */
 module.exports = {
   testTimeout: 60000,
