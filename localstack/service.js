@@ -91,7 +91,13 @@ async function startLocalService({
     });
     stops.push(() => offline.stop());
 
-    emulators = await startEmulators({ dataDir, ports: emulatorPorts, quiet: true });
+    // A throwaway stack's tables need not outlive it: DynamoDB keeps them in memory.
+    emulators = await startEmulators({
+      dataDir,
+      ports: emulatorPorts,
+      quiet: true,
+      dynamoDbInMemory: Boolean(dataDir && removeDataDirOnStop),
+    });
     log(
       `embedded AWS stack: DynamoDB ${emulators.endpoints.dynamodb}, S3 ${emulators.endpoints.s3}, SQS ${emulators.endpoints.sqs}`,
     );
