@@ -52,7 +52,7 @@ if (selectAt >= 0) {
 module.exports = {
   testTimeout: 60000,
   maxWorkers: 3,
-  // The 20 slowest test files and their times, after the summary (the README's Tests section lists them).
+  // The 20 slowest test files and their times, after the summary (docs/testing.md, "Where the time goes", lists them).
   reporters: ['default', '<rootDir>/tests/support/slowest-suites-reporter.js'],
   // Longest files first by their recorded times, so a fresh machine (no jest cache) packs its three workers well.
   testSequencer: '<rootDir>/tests/support/duration-sequencer.js',

@@ -92,7 +92,7 @@ export async function provisionLocalUser(email: string): Promise<{ team: Team; u
       existing ??
       (await createUser({ external_id: null, name: email.split('@')[0] || email, email, team_id: team.id }));
     await touchLastSeen(user).catch((err) => logger.warn('last_seen_at stamp failed', { error: String(err) }));
-    // What a login token would carry for the team, so the sends can be tried locally (README: local demo).
+    // What a login token would carry for the team, so the sends can be tried locally (docs/local-demos.md).
     const config = settings();
     const synced = await syncTeam(team, {
       team_token: config.LOCAL_AUTH_TEAM_TOKEN || undefined,

@@ -1,6 +1,6 @@
 /**
- * One line per setting, for .env.example and the README's configuration
- * table. tests/unit/config/docs.test.ts checks that every setting has exactly
+ * One line per setting, for .env.example and the configuration table of
+ * docs/configuration.md. tests/unit/config/docs.test.ts checks that every setting has exactly
  * one line here and that both documents match what renders from it.
  */
 import type { Settings } from './schema';

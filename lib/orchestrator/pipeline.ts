@@ -2,7 +2,7 @@
  * Pipelines are declarations: an ordered list of stages, each with the job
  * status it runs under and the progress range it covers. The engine
  * (engine.ts) runs them one SQS message at a time. How to add one:
- * lib/pipelines/README.md.
+ * docs/orchestrator.md.
  */
 import type { Job } from '../jobs/job-store';
 import { type JobStatus, PREPARING_STATUSES, type SourceType } from '../jobs/job-rules';

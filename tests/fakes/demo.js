@@ -1,7 +1,7 @@
 /**
  * `npm run fakes`: the fake estimation platform and claims platform on fixed
  * ports, with one key and one token registered, for trying the sends on
- * `npm start` (README: Local demo of the sends and the capture source), and the fake capture source
+ * `npm start` (docs/local-demos.md: Local demo of the sends and the capture source), and the fake capture source
  * with one organisation (its token printed), one team and one assignment of
  * two rooms with a few photos, for connecting and browsing. Ctrl-C stops them.
  */

@@ -23,7 +23,7 @@
  * run is paid once).
  *
  * The matrix (path × fault → ledger as expected or not) is printed after the
- * file runs; the README's Billing section has it too.
+ * file runs; the Billing entry of docs/architecture.md has it too.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

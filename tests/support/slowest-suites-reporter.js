@@ -1,6 +1,6 @@
 /**
  * Jest reporter: after a run, prints the 20 slowest test files with their
- * wall times (the README's Tests section lists them), so where a run's time
+ * wall times (docs/testing.md, "Where the time goes", lists them), so where a run's time
  * goes is in every CI log. With JEST_RECORD_DURATIONS=1 it also records every
  * file's time in tests/support/test-durations.json, which the duration
  * sequencer orders the next runs by (longest first).

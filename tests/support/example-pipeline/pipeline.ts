@@ -1,6 +1,6 @@
 /**
- * A minimal pipeline, walked through by the pipeline guide
- * (lib/pipelines/README.md) and run by the orchestrator suite: it counts the
+ * A minimal pipeline, walked through by the orchestrator guide
+ * (docs/orchestrator.md) and run by the orchestrator suite: it counts the
  * words of a text in chunks.
  *
  *   split (extracting):   cut the text into chunks, one unit per chunk

@@ -1,9 +1,12 @@
-/** Covers: lib/config/docs.ts, lib/config/descriptions.ts (.env.example and the README table stay generated). */
+/**
+ * Covers: lib/config/docs.ts, lib/config/descriptions.ts (.env.example stays generated; docs/configuration.md is
+ * checked with the other pages in tests/unit/docs/docs.test.ts).
+ */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SETTING_NAMES } from '../../../lib/config';
 import { SETTING_GROUPS } from '../../../lib/config/descriptions';
-import { readmeWithTable, renderEnvExample } from '../../../lib/config/docs';
+import { renderEnvExample } from '../../../lib/config/docs';
 
 const root = join(__dirname, '..', '..', '..');
 
@@ -16,10 +19,5 @@ describe('configuration documents', () => {
 
   it('.env.example is what the schema renders (run `npm run config:docs` after changing a setting)', () => {
     expect(readFileSync(join(root, '.env.example'), 'utf8')).toBe(renderEnvExample());
-  });
-
-  it("README's configuration table is what the schema renders", () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    expect(readme).toBe(readmeWithTable(readme));
   });
 });

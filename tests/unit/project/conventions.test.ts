@@ -1,6 +1,6 @@
 /**
- * Project conventions that keep handlers thin, bundles small and domain folders readable (README: file roles in a
- * domain folder, store modules, domain errors). Each check is a function of the file list, so it is also run on a
+ * Project conventions that keep handlers thin, bundles small and domain folders readable (docs/architecture.md: file
+ * roles in a domain folder, store modules, domain errors). Each check is a function of the file list, so it is also run on a
  * made-up list that must be reported: an empty list on the tree means a clean tree, not a scanner that saw nothing.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -82,7 +82,7 @@ function httpErrorsOutsideEdge(files: Source[]): string[] {
 }
 
 /**
- * The verbs use cases start with (README: a use case is named verb first after the action). A new verb is added
+ * The verbs use cases start with (docs/architecture.md: a use case is named verb first after the action). A new verb is added
  * here on purpose; a noun-first name (`teamCreditsBalance`) or a suffix for the caller (`getJobFor`) is not.
  */
 const USE_CASE_VERBS = new Set(
