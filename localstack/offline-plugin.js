@@ -10,10 +10,32 @@
  * next call of each function runs the new code.
  */
 const fs = require('node:fs');
+const http = require('node:http');
 const path = require('node:path');
 const { ensureHandlerBuild } = require('./handler-build');
 
 const WATCHED = ['functions', 'lib'];
+/**
+ * How long the local HTTP servers keep an idle connection (API Gateway keeps one far longer than Node's 5 s). With
+ * 5 s, a client whose event loop stalls for a moment (a test file making a video while three share two cores)
+ * reused a connection the server had just closed and got "other side closed"; clients retire theirs before the
+ * server's advertised Keep-Alive timeout, so a long one makes that race rare.
+ */
+const IDLE_CONNECTION_MS = 65_000;
+
+/** Every HTTP server of this process (serverless offline's API, Lambda endpoint and streams) keeps idle connections. */
+function keepIdleConnections() {
+  const { Server } = http;
+  if (Server.prototype.listen.keepsIdleConnections) return;
+  const listen = Server.prototype.listen;
+  Server.prototype.listen = function listenKeepingIdleConnections(...args) {
+    this.keepAliveTimeout = IDLE_CONNECTION_MS;
+    // Node closes a connection whose next request's headers take longer than this: keep it above the idle time.
+    this.headersTimeout = IDLE_CONNECTION_MS + 1_000;
+    return listen.apply(this, args);
+  };
+  Server.prototype.listen.keepsIdleConnections = true;
+}
 const REBUILD_DELAY_MS = 300;
 
 class LocalHandlerBuild {
@@ -24,6 +46,7 @@ class LocalHandlerBuild {
   }
 
   useSharedBuild() {
+    keepIdleConnections();
     const serviceDir = this.serverless.serviceDir ?? this.serverless.config.servicePath;
     // localstack/offline.js has normally built already; this only checks the stamp.
     const watching = process.env.LOCAL_WATCH_SOURCES === 'true';
