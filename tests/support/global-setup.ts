@@ -109,7 +109,7 @@ export default async function globalSetup(): Promise<void> {
     // late while three test files and the stack share two cores: a 1 s bound there dropped error reports the
     // tests wait for, and on a machine busy with other work so did 5 s (this process also runs the S3 and SQS
     // emulators). The stack keeps the service's 1 s bound (the observability tests time it).
-    SIGNALS_TIMEOUT_MS: '15000',
+    SIGNALS_TIMEOUT_MS: '10000',
   });
   process.stdout.write(`\nlocal service ready at ${service.url} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
 }
