@@ -64,6 +64,9 @@ export default async function globalSetup(): Promise<void> {
     ports: { http: await freePort(), lambda: await freePort(), stream: await freePort() },
     env: {
       ...serviceEnv,
+      // serverless offline's own notices (a line per request and per invocation, tens of thousands a run) are not
+      // read by anyone here; warnings and the functions' own log lines still come through.
+      SLS_LOG_LEVEL: 'warning',
       OPENROUTER_BASE_URL: gateway.url,
       OPENROUTER_API_KEY: gateway.apiKey,
       ENABLE_BILLING: 'true',
