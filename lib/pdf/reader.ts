@@ -190,6 +190,8 @@ class DocumentReader implements PdfReader {
             pixelHeight: image.pixelHeight,
             jpeg: image.jpeg,
             jpegRange: keepsStoredJpeg(this.structure.context, image) ? this.rangeOf(image.stream.contents) : null,
+            contentHash: this.catalog.contentHash(image),
+            storedBytes: image.stream.contents.length,
           }),
       );
       const content = await proxy.getTextContent();

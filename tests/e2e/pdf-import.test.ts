@@ -247,6 +247,24 @@ describe('other layouts', () => {
     expect([...pages].sort()).toEqual([2, 3, 4]);
   }, 120_000);
 
+  it('stages every item photo and never the logo a writer embedded anew on every page', async () => {
+    const tag = randomUUID().slice(0, 6);
+    const fixture = await cardGridList({
+      pages: 3,
+      header: header(tag),
+      footerLines: footer(tag),
+      // Over min_image_px, its own object on each page: only its bytes tell it repeats.
+      logo: { embedding: 'every-page', px: [160, 80] },
+    });
+    const name = `logo-${tag}.pdf`;
+    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
+    const job = await handedOn((await uploadWithPdf(fixture.bytes, 0, name)).job.id);
+    expect(job.pdf_documents[0]).toMatchObject({ state: 'read', photos: fixture.expected.photos.length });
+    const staged = await stagedPhotos(job.id);
+    expect(staged).toHaveLength(fixture.expected.photos.length);
+    expect(staged.every((p) => p.width === 320 && p.height === 240)).toBe(true);
+  }, 120_000);
+
   it('reads a scanned list page by page: boxes the AI marks are cut out, a page it cannot read is kept whole', async () => {
     const fixture = await scannedList();
     const name = `scan-${randomUUID().slice(0, 8)}.pdf`;
