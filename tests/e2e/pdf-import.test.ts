@@ -23,6 +23,7 @@ import {
   CARD_GRID_RECIPE,
 } from '../support/pdf-fixtures';
 import { hostilePdfs } from '../support/hostile-pdfs';
+import { restrictedList } from '../support/restricted-pdfs';
 import { flatJpeg } from '../support/pdf-drawing';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, postDocument, postToBucket, smallPng, type TestRoom } from '../support/uploads';
@@ -288,6 +289,29 @@ describe('other layouts', () => {
     // Page 1: its four photos; page 2: dropped (no photo marked); page 3: kept whole (no answer).
     expect(staged.map((p) => /page (\d+)$/.exec(p.original_filename)?.[1])).toEqual(['1', '1', '1', '1', '3']);
     expect(staged.slice(0, 4).map((p) => p.source_item_key !== null)).toEqual([true, true, true, true]);
+  }, 120_000);
+});
+
+describe('documents with owner restrictions', () => {
+  it('reads a list encrypted with owner restrictions only; refuses one that needs a password', async () => {
+    const tag = randomUUID().slice(0, 6);
+    const list = await restrictedList({ encryption: 'aes-128', header: header(tag) });
+    const name = `restricted-${tag}.pdf`;
+    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
+    const job = await handedOn((await uploadWithPdf(list.bytes, 0, name)).job.id);
+    expect(job.pdf_documents[0]).toMatchObject({ state: 'read', pages: 2, photos: list.photos.length });
+    const staged = (await stagedPhotos(job.id)).sort((a, b) => a.index - b.index);
+    expect(staged.map((p) => p.source_item_key !== null)).toEqual(list.photos.map(() => true));
+    for (const [i, photo] of staged.entries()) {
+      const served = await fetch(`${process.env.TEST_SERVICE_URL}${photo.url}`);
+      expect(Buffer.from(await served.arrayBuffer()).equals(list.photos[i].jpeg)).toBe(true);
+    }
+
+    const locked = await restrictedList({ encryption: 'aes-128', userPassword: 'secret', header: header(tag) });
+    const lockedName = `locked-${tag}.pdf`;
+    const refused = await handedOn((await uploadWithPdf(locked.bytes, 0, lockedName)).job.id);
+    expect(refused.pdf_documents[0]).toMatchObject({ state: 'failed', photos: 0 });
+    expect(refused.pdf_documents[0].message).toMatch(/^This PDF is password-protected or encrypted/);
   }, 120_000);
 });
 
