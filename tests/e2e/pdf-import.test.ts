@@ -24,7 +24,8 @@ import {
 } from '../support/pdf-fixtures';
 import { hostilePdfs } from '../support/hostile-pdfs';
 import { restrictedList } from '../support/restricted-pdfs';
-import { flatJpeg } from '../support/pdf-drawing';
+import { vectorList } from '../support/vector-pdfs';
+import { flatJpeg, photoIndexOf } from '../support/pdf-drawing';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, postDocument, postToBucket, smallPng, type TestRoom } from '../support/uploads';
 
@@ -264,6 +265,37 @@ describe('other layouts', () => {
     const staged = await stagedPhotos(job.id);
     expect(staged).toHaveLength(fixture.expected.photos.length);
     expect(staged.every((p) => p.width === 320 && p.height === 240)).toBe(true);
+  }, 120_000);
+
+  it('renders a list whose pictures are vector drawings, and keeps the photos the AI marks on its pages', async () => {
+    const tag = randomUUID().slice(0, 6);
+    const list = await vectorList({ header: header(tag) });
+    const name = `vector-${tag}.pdf`;
+    // The recipe reads a card grid; with no embedded image to take out, the pages are rendered and marked.
+    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
+    for (const page of [1, 2]) {
+      const photos = list.pictures
+        .filter((p) => p.page === page)
+        .map((p) => ({
+          x: p.box.x / 612,
+          y: p.box.y / 792,
+          width: p.box.width / 612,
+          height: p.box.height / 792,
+          label: p.label,
+          description: p.caption,
+        }));
+      await gateway.script(`Page ${page} of the contents list "${name}"`, [{ items: [], content: { photos } }]);
+    }
+    const job = await handedOn((await uploadWithPdf(list.bytes, 0, name)).job.id);
+    expect(job.pdf_documents[0]).toMatchObject({ state: 'read', pages: 2, photos: list.pictures.length });
+    const staged = (await stagedPhotos(job.id)).sort((a, b) => a.index - b.index);
+    expect(staged.map((p) => p.source_description)).toEqual(list.pictures.map((p) => p.caption));
+    for (const [i, photo] of staged.entries()) {
+      const served = await fetch(`${process.env.TEST_SERVICE_URL}${photo.url}`);
+      expect(await photoIndexOf(Buffer.from(await served.arrayBuffer()))).toBe(list.pictures[i].index);
+    }
+    // Photos were found on the pages (none kept whole): not a poor read.
+    expect(await mail.messages(name)).toEqual([]);
   }, 120_000);
 
   it('reads a scanned list page by page: boxes the AI marks are cut out, a page it cannot read is kept whole', async () => {
