@@ -122,7 +122,8 @@ export async function decryptedStructure(bytes: Uint8Array): Promise<PDFDocument
   const survey = await parse(bytes, { decryption: null, encrypt: null });
   const { Encrypt, ID } = survey.trailerInfo;
   const dict = survey.lookup(Encrypt);
-  if (!(dict instanceof PDFDict)) throw new NeedsPassword('no encryption dictionary');
+  // Named but missing: the document is damaged, not locked.
+  if (!(dict instanceof PDFDict)) throw new Error('the encryption dictionary is missing');
   const decryption = standardDecryption(survey, dict, survey.lookup(ID));
   if (!decryption) throw new NeedsPassword('a password is needed');
   const context = await parse(bytes, { decryption, encrypt: Encrypt instanceof PDFRef ? Encrypt : null });
