@@ -22,6 +22,7 @@ import {
   scannedList,
   CARD_GRID_RECIPE,
 } from '../support/pdf-fixtures';
+import { damagedImageList } from '../support/damaged-images';
 import { hostilePdfs } from '../support/hostile-pdfs';
 import { restrictedList } from '../support/restricted-pdfs';
 import { vectorList } from '../support/vector-pdfs';
@@ -365,6 +366,25 @@ describe('documents that cannot be read', () => {
         expect(report.subject).toBe(`Contents list import needs a look: ${name}`);
       }),
     );
+  }, 120_000);
+
+  it('leaves out a photo whose image is damaged, keeps the others and says so on the job and in the report', async () => {
+    const tag = randomUUID().slice(0, 6);
+    const list = await damagedImageList({ header: header(tag), footerLines: footer(tag) });
+    const name = `damaged-${tag}.pdf`;
+    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
+    const job = await handedOn((await uploadWithPdf(list.bytes, 0, name)).job.id);
+    expect(job.pdf_documents[0]).toMatchObject({ state: 'read', photos: list.found - 2 });
+    expect(job.pdf_documents[0].message).toBe('2 photos could not be read and were left out (pages 1, 2).');
+    const staged = (await stagedPhotos(job.id)).sort((a, b) => a.index - b.index);
+    expect(staged).toHaveLength(list.intact.length);
+    for (const [i, photo] of staged.entries()) {
+      const served = await fetch(`${process.env.TEST_SERVICE_URL}${photo.url}`);
+      expect(Buffer.from(await served.arrayBuffer()).equals(list.intact[i])).toBe(true);
+    }
+    const report = await eventually(async () => (await mail.messages(name))[0] ?? null, 20_000);
+    expect(report.subject).toBe(`Contents list import needs a look: ${name}`);
+    expect(report.text).toContain('2 photos could not be read and were left out (pages 1, 2).');
   }, 120_000);
 
   it('hands the job on with the reason per document, and mails support a report with the PDF', async () => {
