@@ -40,6 +40,14 @@ export interface PdfImagePlacement {
    * any other image (and absent on layouts recorded before it existed).
    */
   jpegRange?: { offset: number; length: number } | null;
+  /**
+   * SHA-256 (base64url) of the image's stream as stored (not decoded): the
+   * same picture embedded anew on every page has the same hash under
+   * different ids. Absent on layouts recorded before it existed.
+   */
+  contentHash?: string;
+  /** Length of the image's stream as stored, in bytes (absent on layouts recorded before it existed). */
+  storedBytes?: number;
 }
 
 export interface PdfPageLayout {

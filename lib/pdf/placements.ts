@@ -4,6 +4,7 @@
  * transformation matrix at each `Do` of an image maps the unit square to the
  * image's box in the page's user space.
  */
+import { createHash } from 'node:crypto';
 import {
   decodePDFRawStream,
   PDFArray,
@@ -63,6 +64,7 @@ export function numberIn(context: PDFContext, dict: PDFDict, key: string): numbe
 /** The document's image XObjects, read once each. */
 export class ImageCatalog {
   private readonly images = new Map<string, StoredImage | null>();
+  private readonly hashes = new Map<string, string>();
 
   constructor(private readonly context: PDFContext) {}
 
@@ -80,6 +82,19 @@ export class ImageCatalog {
   imageById(id: string): StoredImage | null {
     const match = /^(\d+) (\d+) R$/.exec(id);
     return match ? this.imageAt(PDFRef.of(Number(match[1]), Number(match[2]))) : null;
+  }
+
+  /**
+   * SHA-256 (base64url) of the image's stream as stored, taken once per image: its bytes are already in
+   * memory, and nothing is decoded.
+   */
+  contentHash(image: StoredImage): string {
+    let hash = this.hashes.get(image.id);
+    if (hash === undefined) {
+      hash = createHash('sha256').update(image.stream.contents).digest('base64url');
+      this.hashes.set(image.id, hash);
+    }
+    return hash;
   }
 
   private read(id: string, object: PDFObject | undefined): StoredImage | null {

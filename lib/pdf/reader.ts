@@ -9,9 +9,14 @@
  * and nothing per page is kept. Coordinates follow ./layout.ts: points, origin
  * at the top-left corner of the page as displayed (crop box and /Rotate
  * applied through pdf.js's viewport).
+ *
+ * A document encrypted with owner restrictions only (it opens without a
+ * password) is parsed decrypted (./decrypted-structure.ts): its streams are
+ * then copies, so no stored JPEG gets a byte range in the document.
  */
 import { ParseSpeeds, PDFDocument, type PDFPage } from 'pdf-lib';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { decryptedStructure, mentionsEncryption, NeedsPassword } from './decrypted-structure';
 import { boundsOf, type Matrix, multiply, roundBox, UNIT_SQUARE } from './geometry';
 import { keepsStoredJpeg, storedImageJpeg } from './image-samples';
 import type { PdfBox, PdfImagePlacement, PdfPageLayout, PdfText } from './layout';
@@ -51,6 +56,19 @@ function looksLikePdf(bytes: Uint8Array): boolean {
   return head.includes('%PDF-');
 }
 
+/**
+ * An encrypted document that opens without a password (owner restrictions only), decrypted; one that
+ * needs a password is refused as encrypted.
+ */
+async function loadDecrypted(bytes: Uint8Array, cause?: unknown): Promise<PDFDocument> {
+  try {
+    return await decryptedStructure(bytes);
+  } catch (error) {
+    if (error instanceof NeedsPassword) throw new PdfUnreadable('encrypted', { cause: error });
+    throw new PdfUnreadable('corrupt', { cause: cause ?? error });
+  }
+}
+
 async function loadStructure(bytes: Uint8Array): Promise<PDFDocument> {
   let structure: PDFDocument;
   try {
@@ -62,10 +80,12 @@ async function loadStructure(bytes: Uint8Array): Promise<PDFDocument> {
       throwOnInvalidObject: true,
     });
   } catch (error) {
+    // Encrypted object streams are ciphertext to pdf-lib: such a document only parses decrypted.
+    if (mentionsEncryption(bytes)) return loadDecrypted(bytes, error);
     throw new PdfUnreadable('corrupt', { cause: error });
   }
-  // Its streams (images included) would be ciphertext, even when no password is needed to view it.
-  if (structure.isEncrypted) throw new PdfUnreadable('encrypted');
+  // Its streams (images included) are ciphertext to pdf-lib, even when no password is needed to view it.
+  if (structure.isEncrypted) return loadDecrypted(bytes);
   return structure;
 }
 
@@ -99,7 +119,10 @@ export interface OpenOptions {
   checkRendering?: boolean;
 }
 
-/** Opens a PDF, or throws PdfUnreadable (not a PDF, damaged, encrypted, no pages). */
+/**
+ * Opens a PDF, or throws PdfUnreadable (not a PDF, damaged, needs a password, no pages). A document encrypted
+ * with owner restrictions only (it opens without a password) is read decrypted.
+ */
 export async function openPdf(data: Uint8Array, options: OpenOptions = {}): Promise<PdfReader> {
   // As a Buffer (a view, not a copy), pdf-lib's streams share the document's bytes (see rangeOf).
   const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
@@ -190,6 +213,8 @@ class DocumentReader implements PdfReader {
             pixelHeight: image.pixelHeight,
             jpeg: image.jpeg,
             jpegRange: keepsStoredJpeg(this.structure.context, image) ? this.rangeOf(image.stream.contents) : null,
+            contentHash: this.catalog.contentHash(image),
+            storedBytes: image.stream.contents.length,
           }),
       );
       const content = await proxy.getTextContent();

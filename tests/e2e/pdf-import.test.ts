@@ -22,8 +22,11 @@ import {
   scannedList,
   CARD_GRID_RECIPE,
 } from '../support/pdf-fixtures';
+import { damagedImageList } from '../support/damaged-images';
 import { hostilePdfs } from '../support/hostile-pdfs';
-import { flatJpeg } from '../support/pdf-drawing';
+import { restrictedList } from '../support/restricted-pdfs';
+import { vectorList } from '../support/vector-pdfs';
+import { flatJpeg, photoIndexOf } from '../support/pdf-drawing';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, postDocument, postToBucket, smallPng, type TestRoom } from '../support/uploads';
 
@@ -247,6 +250,55 @@ describe('other layouts', () => {
     expect([...pages].sort()).toEqual([2, 3, 4]);
   }, 120_000);
 
+  it('stages every item photo and never the logo a writer embedded anew on every page', async () => {
+    const tag = randomUUID().slice(0, 6);
+    const fixture = await cardGridList({
+      pages: 3,
+      header: header(tag),
+      footerLines: footer(tag),
+      // Over min_image_px, its own object on each page: only its bytes tell it repeats.
+      logo: { embedding: 'every-page', px: [160, 80] },
+    });
+    const name = `logo-${tag}.pdf`;
+    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
+    const job = await handedOn((await uploadWithPdf(fixture.bytes, 0, name)).job.id);
+    expect(job.pdf_documents[0]).toMatchObject({ state: 'read', photos: fixture.expected.photos.length });
+    const staged = await stagedPhotos(job.id);
+    expect(staged).toHaveLength(fixture.expected.photos.length);
+    expect(staged.every((p) => p.width === 320 && p.height === 240)).toBe(true);
+  }, 120_000);
+
+  it('renders a list whose pictures are vector drawings, and keeps the photos the AI marks on its pages', async () => {
+    const tag = randomUUID().slice(0, 6);
+    const list = await vectorList({ header: header(tag) });
+    const name = `vector-${tag}.pdf`;
+    // The recipe reads a card grid; with no embedded image to take out, the pages are rendered and marked.
+    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
+    for (const page of [1, 2]) {
+      const photos = list.pictures
+        .filter((p) => p.page === page)
+        .map((p) => ({
+          x: p.box.x / 612,
+          y: p.box.y / 792,
+          width: p.box.width / 612,
+          height: p.box.height / 792,
+          label: p.label,
+          description: p.caption,
+        }));
+      await gateway.script(`Page ${page} of the contents list "${name}"`, [{ items: [], content: { photos } }]);
+    }
+    const job = await handedOn((await uploadWithPdf(list.bytes, 0, name)).job.id);
+    expect(job.pdf_documents[0]).toMatchObject({ state: 'read', pages: 2, photos: list.pictures.length });
+    const staged = (await stagedPhotos(job.id)).sort((a, b) => a.index - b.index);
+    expect(staged.map((p) => p.source_description)).toEqual(list.pictures.map((p) => p.caption));
+    for (const [i, photo] of staged.entries()) {
+      const served = await fetch(`${process.env.TEST_SERVICE_URL}${photo.url}`);
+      expect(await photoIndexOf(Buffer.from(await served.arrayBuffer()))).toBe(list.pictures[i].index);
+    }
+    // Photos were found on the pages (none kept whole): not a poor read.
+    expect(await mail.messages(name)).toEqual([]);
+  }, 120_000);
+
   it('reads a scanned list page by page: boxes the AI marks are cut out, a page it cannot read is kept whole', async () => {
     const fixture = await scannedList();
     const name = `scan-${randomUUID().slice(0, 8)}.pdf`;
@@ -273,6 +325,29 @@ describe('other layouts', () => {
   }, 120_000);
 });
 
+describe('documents with owner restrictions', () => {
+  it('reads a list encrypted with owner restrictions only; refuses one that needs a password', async () => {
+    const tag = randomUUID().slice(0, 6);
+    const list = await restrictedList({ encryption: 'aes-128', header: header(tag) });
+    const name = `restricted-${tag}.pdf`;
+    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
+    const job = await handedOn((await uploadWithPdf(list.bytes, 0, name)).job.id);
+    expect(job.pdf_documents[0]).toMatchObject({ state: 'read', pages: 2, photos: list.photos.length });
+    const staged = (await stagedPhotos(job.id)).sort((a, b) => a.index - b.index);
+    expect(staged.map((p) => p.source_item_key !== null)).toEqual(list.photos.map(() => true));
+    for (const [i, photo] of staged.entries()) {
+      const served = await fetch(`${process.env.TEST_SERVICE_URL}${photo.url}`);
+      expect(Buffer.from(await served.arrayBuffer()).equals(list.photos[i].jpeg)).toBe(true);
+    }
+
+    const locked = await restrictedList({ encryption: 'aes-128', userPassword: 'secret', header: header(tag) });
+    const lockedName = `locked-${tag}.pdf`;
+    const refused = await handedOn((await uploadWithPdf(locked.bytes, 0, lockedName)).job.id);
+    expect(refused.pdf_documents[0]).toMatchObject({ state: 'failed', photos: 0 });
+    expect(refused.pdf_documents[0].message).toMatch(/^This PDF is password-protected or encrypted/);
+  }, 120_000);
+});
+
 describe('documents that cannot be read', () => {
   it('finishes documents made to exhaust the reader as failed, each with its reason, and reports them', async () => {
     const hostile = hostilePdfs(await flatJpeg([10, 20, 30], 16, 16));
@@ -291,6 +366,25 @@ describe('documents that cannot be read', () => {
         expect(report.subject).toBe(`Contents list import needs a look: ${name}`);
       }),
     );
+  }, 120_000);
+
+  it('leaves out a photo whose image is damaged, keeps the others and says so on the job and in the report', async () => {
+    const tag = randomUUID().slice(0, 6);
+    const list = await damagedImageList({ header: header(tag), footerLines: footer(tag) });
+    const name = `damaged-${tag}.pdf`;
+    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
+    const job = await handedOn((await uploadWithPdf(list.bytes, 0, name)).job.id);
+    expect(job.pdf_documents[0]).toMatchObject({ state: 'read', photos: list.found - 2 });
+    expect(job.pdf_documents[0].message).toBe('2 photos could not be read and were left out (pages 1, 2).');
+    const staged = (await stagedPhotos(job.id)).sort((a, b) => a.index - b.index);
+    expect(staged).toHaveLength(list.intact.length);
+    for (const [i, photo] of staged.entries()) {
+      const served = await fetch(`${process.env.TEST_SERVICE_URL}${photo.url}`);
+      expect(Buffer.from(await served.arrayBuffer()).equals(list.intact[i])).toBe(true);
+    }
+    const report = await eventually(async () => (await mail.messages(name))[0] ?? null, 20_000);
+    expect(report.subject).toBe(`Contents list import needs a look: ${name}`);
+    expect(report.text).toContain('2 photos could not be read and were left out (pages 1, 2).');
   }, 120_000);
 
   it('hands the job on with the reason per document, and mails support a report with the PDF', async () => {

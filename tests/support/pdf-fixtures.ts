@@ -4,8 +4,8 @@
  *
  *  - cardGridList: 2×3 photo cards per page, label just under each photo,
  *    caption lines under the label; a repeated header naming the insured and
- *    the claim, "Page N of M" footers, a small logo on every page; optional
- *    "Room: X" headings.
+ *    the claim, "Page N of M" footers, a logo on every page (small and drawn
+ *    once unless `logo` says otherwise); optional "Room: X" headings.
  *  - headerRunsList: "Item N - Name" headings, each owning the photos below it
  *    until the next heading (across page breaks); photos before the first heading.
  *  - scannedList: each page one full-page JPEG of a card layout, no text layer.
@@ -23,7 +23,7 @@
  * (a leading "N x" kept), `quantity` comes from that "N x" (null without
  * one), `capturedAt` is the printed "Photographed" date normalised.
  */
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument, type PDFImage } from 'pdf-lib';
 import PDFKit from 'pdfkit';
 import sharp from 'sharp';
 import type { PdfBox, PdfUnreadableKind } from '../../lib/pdf/layout';
@@ -150,6 +150,20 @@ export interface CardGridOptions {
   header?: string;
   /** More lines printed at the foot of every page, above the page number (default none). */
   footerLines?: string[];
+  /** The logo in every page's corner (default: LOGO_PX, embedded once). */
+  logo?: LogoOptions;
+}
+
+/**
+ * How the logo is stored: one image drawn on every page; a copy of the same bytes embedded for each page
+ * (its own object each time); or each page's copy re-encoded from the previous one (the bytes differ).
+ */
+export type LogoEmbedding = 'once' | 'every-page' | 're-encoded';
+
+interface LogoOptions {
+  embedding: LogoEmbedding;
+  /** Its pixel size (default 96×48, under the recipe's min_image_px). */
+  px?: readonly [number, number];
 }
 
 interface CardGridDraw {
@@ -161,13 +175,46 @@ interface CardGridDraw {
   totalPages: number;
   header: string;
   footerLines: string[];
+  logo?: LogoOptions;
 }
 
 const LOGO_PX: readonly [number, number] = [96, 48];
 const LOGO_BOX: PdfBox = { x: 516, y: 12, width: 64, height: 32 };
 
+/** A logo with edges (a disc and a word), so a JPEG re-encoded from it differs from it. */
+function logoJpeg(width: number, height: number): Promise<Buffer> {
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">` +
+    `<rect width="100%" height="100%" fill="#ffffff"/>` +
+    `<circle cx="${height / 2}" cy="${height / 2}" r="${height * 0.4}" fill="#c03020"/>` +
+    `<text x="${height}" y="${height * 0.65}" font-family="sans-serif" font-size="${height * 0.35}" font-weight="bold" fill="#203080">ACME</text>` +
+    '</svg>';
+  return sharp(Buffer.from(svg)).jpeg({ quality: 85 }).toBuffer();
+}
+
+/** The logo image for each page, as `logo` says it is stored. */
+function logoSource(doc: PDFDocument, logo: LogoOptions | undefined) {
+  const [width, height] = logo?.px ?? LOGO_PX;
+  const first = logo ? logoJpeg(width, height) : flatJpeg([250, 250, 250], width, height);
+  let shared: Promise<PDFImage> | null = null;
+  let previous: Promise<Buffer> = first;
+  return {
+    px: [width, height] as const,
+    async forPage(): Promise<PDFImage> {
+      if (!logo || logo.embedding === 'once') {
+        shared ??= first.then((jpeg) => doc.embedJpg(jpeg));
+        return shared;
+      }
+      if (logo.embedding === 'every-page') return doc.embedJpg(await first);
+      const jpeg = await previous;
+      previous = sharp(jpeg).jpeg({ quality: 85 }).toBuffer();
+      return doc.embedJpg(jpeg);
+    },
+  };
+}
+
 async function drawCardGrid(doc: PDFDocument, answer: Answer, fonts: Fonts, draw: CardGridDraw): Promise<void> {
-  const logo = await doc.embedJpg(await flatJpeg([250, 250, 250], ...LOGO_PX));
+  const logo = logoSource(doc, draw.logo);
   // Rooms change every few pages, never between pages 1 and 2 (the carried-over caption).
   const perRoom = Math.max(2, Math.ceil(draw.pages / CARD_GRID_ROOMS.length));
   const opening = draw.pages > 1 && draw.photosPerPage > 1;
@@ -183,8 +230,8 @@ async function drawCardGrid(doc: PDFDocument, answer: Answer, fonts: Fonts, draw
     const room = draw.rooms ? CARD_GRID_ROOMS[Math.floor(p / perRoom) % CARD_GRID_ROOMS.length] : null;
     sheet.text(draw.header, 40, 28, 9, fonts.regular);
     for (const [i, line] of draw.footerLines.entries()) sheet.text(line, 40, 742 + 9 * i, 7, fonts.regular);
-    sheet.image(logo, LOGO_BOX);
-    answer.decorations.push({ page: number, box: LOGO_BOX, pixelWidth: LOGO_PX[0], pixelHeight: LOGO_PX[1] });
+    sheet.image(await logo.forPage(), LOGO_BOX);
+    answer.decorations.push({ page: number, box: LOGO_BOX, pixelWidth: logo.px[0], pixelHeight: logo.px[1] });
     if (room) sheet.text(`Room: ${room}`, 40, 52, 12, fonts.bold);
     sheet.text(`Page ${number} of ${draw.totalPages}`, 270, 770, 9, fonts.regular);
     if (state.item && state.item.room !== room) state.left = 0; // a new room starts a new item
@@ -231,6 +278,7 @@ export async function cardGridList(options: CardGridOptions = {}): Promise<PdfFi
     totalPages: pages,
     header: options.header ?? CARD_GRID_HEADER,
     footerLines: options.footerLines ?? [],
+    logo: options.logo,
   });
   return {
     bytes: await doc.save(),

@@ -18,6 +18,16 @@ export interface ExtractionSummary {
   hasTextLayer: boolean;
   /** Photos with neither a label nor a description. */
   unlabeledPhotos: number;
+  /** Photos left out because their image could not be read (damaged). */
+  skipped?: readonly { page: number }[];
+}
+
+/** What the user and support are told of photos left out as damaged; null when none was. */
+export function leftOutPhotos(skipped: readonly { page: number }[]): string | null {
+  if (skipped.length === 0) return null;
+  const pages = [...new Set(skipped.map((s) => s.page))].sort((a, b) => a - b);
+  const were = skipped.length === 1 ? 'was' : 'were';
+  return `${plural(skipped.length, 'photo')} could not be read and ${were} left out (${pages.length === 1 ? 'page' : 'pages'} ${pages.join(', ')}).`;
 }
 
 /** More than this share of photos with neither label nor description is a poor read. */
@@ -28,9 +38,10 @@ const MAX_ERROR_CHARS = 500;
 
 /**
  * Why the read needs a look, or null when it went well. In order: the read
- * raised; no photo was found; every photo is a whole page although the
- * document has text to read a layout from; more than UNLABELED_SHARE of the
- * photos carry neither a label nor a description.
+ * raised; photos were left out because their images could not be read (the
+ * read raised on them); no photo was found; every photo is a whole page
+ * although the document has text to read a layout from; more than
+ * UNLABELED_SHARE of the photos carry neither a label nor a description.
  */
 export function assessExtraction(summary: ExtractionSummary): { reason: string } | null {
   if (summary.error !== undefined) {
@@ -40,6 +51,8 @@ export function assessExtraction(summary: ExtractionSummary): { reason: string }
       reason: `The read stopped on an error after ${plural(summary.pagesRead, 'page')} and ${plural(summary.photos, 'photo')}: ${quoted}`,
     };
   }
+  const leftOut = leftOutPhotos(summary.skipped ?? []);
+  if (leftOut) return { reason: leftOut };
   if (summary.photos === 0) {
     return { reason: `No photos were found in ${plural(summary.pagesRead, 'page')} read.` };
   }

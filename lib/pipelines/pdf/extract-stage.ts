@@ -8,7 +8,9 @@
  * the page (no box: the page is dropped; no answer: the whole page is kept).
  * Each photo is written as photos/pdf_####.jpg against the document's
  * extracted-bytes budget, and the unit's result is recorded for the group
- * stage.
+ * stage. A damaged image (its stored bytes are no image, or it must be
+ * rendered and cannot be) leaves out its photo only: the unit goes on, and
+ * the photo is recorded as skipped, for the log, the job and the report.
  */
 import pLimit from 'p-limit';
 import sharp from 'sharp';
@@ -17,7 +19,7 @@ import { putJpeg, readObjectRanges } from '../../blob/objects';
 import type { ByteRange } from '../../blob/range-rules';
 import type { StageContext } from '../../orchestrator/pipeline';
 import { pdfFilename } from '../../photos/rules';
-import type { PdfReader } from '../../pdf/reader';
+import { type PdfReader, PdfUnreadable } from '../../pdf/reader';
 import type { PdfPhotoFinding } from './finding';
 import { documentKey, documentName, missingDocument, openDocument } from './layout-stage';
 import { BYTES_LIMIT_REACHED, MAX_REGIONS_PER_PAGE } from './limit-rules';
@@ -70,19 +72,50 @@ export const pdfPhotoKey = (job: StageContext['job'], index: number) =>
 
 class BudgetReached extends Error {}
 
+/**
+ * What `read` gives, or null when the document is damaged there (PdfUnreadable). Only the document's damage
+ * is caught: the document was opened whole by the layout stage, so it is one image or page that fails.
+ */
+async function damagedAsNull<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof PdfUnreadable) return null;
+    throw err;
+  }
+}
+
 export async function extractUnit(ctx: StageContext, index: number): Promise<void> {
   const { job } = ctx;
   const runId = job.run_id as string;
   const unit = (await getExtractionPlan(job, runId)).units[index];
   if (!unit) throw new Error(`extraction unit ${index} is outside the plan`);
-  const result: ExtractionResult = { unit: index, photos: [], whole_pages: 0, dropped_pages: 0, limit: null };
+  const result: ExtractionResult = {
+    unit: index,
+    photos: [],
+    skipped: [],
+    whole_pages: 0,
+    dropped_pages: 0,
+    limit: null,
+  };
+  const skip = async (page: number, reason: string) => {
+    result.skipped?.push({ page, reason });
+    await ctx.log.warn(
+      `${documentName(job, unit.document)}, page ${page}: a photo could not be read and was left out (${reason})`,
+    );
+  };
 
   // Bytes already counted against the budget (a batch of embedded photos, reserved in one write).
   let prepaid = 0;
   const write = async (photoIndex: number, finding: PdfPhotoFinding, jpeg: Buffer) => {
+    // Stored bytes that are no image (a damaged stream) are left out before anything is counted or written.
+    const size = await sharp(jpeg)
+      .metadata()
+      .catch(() => null);
+    if (!size) return skip(finding.page, 'its stored bytes are not an image');
     if (prepaid >= jpeg.length) prepaid -= jpeg.length;
     else if (!(await reserveExtractedBytes(job.id, runId, unit.document, jpeg.length))) throw new BudgetReached();
-    const { width, height } = await sharp(jpeg).metadata();
+    const { width, height } = size;
     await putJpeg(pdfPhotoKey(job, photoIndex), jpeg);
     const photo: ExtractedPhoto = {
       index: photoIndex,
@@ -117,9 +150,17 @@ export async function extractUnit(ctx: StageContext, index: number): Promise<voi
     for (const task of unit.tasks) {
       if (task.kind !== 'embedded') continue;
       const range = task.placement.jpegRange;
-      const entry: BatchEntry = range
-        ? { task, range }
-        : { task, jpeg: await (await opened()).imageJpeg(task.finding.page, task.placement) };
+      let entry: BatchEntry;
+      if (range) entry = { task, range };
+      else {
+        const reader = await opened();
+        const jpeg = await damagedAsNull(() => reader.imageJpeg(task.finding.page, task.placement));
+        if (!jpeg) {
+          await skip(task.finding.page, 'its image is damaged');
+          continue;
+        }
+        entry = { task, jpeg };
+      }
       batch.push(entry);
       bytes += entry.range?.length ?? entry.jpeg?.length ?? 0;
       if (bytes < BATCH_BYTES) continue;
@@ -131,7 +172,11 @@ export async function extractUnit(ctx: StageContext, index: number): Promise<voi
     // A rendered page is an AI call: the heartbeat after each one shows the unit is moving.
     for (const task of unit.tasks) {
       if (task.kind !== 'page') continue;
-      await markPage(ctx, unit.document, await opened(), task, write, result);
+      const document = await opened();
+      const marked = await damagedAsNull(() =>
+        markPage(ctx, unit.document, document, task, write, result).then(() => true),
+      );
+      if (!marked) await skip(task.page, 'the page cannot be rendered');
       await ctx.heartbeat();
     }
   } catch (err) {

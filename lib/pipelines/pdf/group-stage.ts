@@ -12,7 +12,7 @@ import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { pdfFilename } from '../../photos/rules';
 import { getStagedPhotos, insertStagedPhotos, newStagedPhoto, type StagedPhoto } from '../../photos/staged-photo-store';
 import { plural } from '../../text';
-import { assessExtraction } from './assessment-rules';
+import { assessExtraction, leftOutPhotos } from './assessment-rules';
 import { pdfPhotoKey } from './extract-stage';
 import { reportPoorRead } from './failure-report';
 import { groupFindings } from './grouping-rules';
@@ -70,8 +70,10 @@ export async function groupPhotos(ctx: StageContext): Promise<StageOutcome> {
     nextGroup = grouped.reduce((n, g) => Math.max(n, g.groupIndex + 1), nextGroup);
     rows.push(...own.map((photo, i) => rowOf(job, doc, photo, grouped[i])));
 
-    const limits = [read?.limit, reading?.limit, ...unitResults.map((r) => r.limit)].filter((l): l is string =>
-      Boolean(l),
+    const skipped = unitResults.flatMap((r) => r.skipped ?? []);
+    // What the user is told besides the photos: limits reached, photos left out as damaged.
+    const notes = [read?.limit, reading?.limit, ...unitResults.map((r) => r.limit), leftOutPhotos(skipped)].filter(
+      (l): l is string => Boolean(l),
     );
     const failure = read?.failure ?? plan?.failures?.find((f) => f.document === doc.document)?.failure ?? null;
     documents.push({
@@ -79,7 +81,7 @@ export async function groupPhotos(ctx: StageContext): Promise<StageOutcome> {
       state: failure ? 'failed' : 'read',
       pages: read?.pages ?? null,
       photos: own.length,
-      message: failure ?? ([...new Set(limits)].join(' ') || (own.length === 0 ? 'No photos were found in it.' : null)),
+      message: failure ?? ([...new Set(notes)].join(' ') || (own.length === 0 ? 'No photos were found in it.' : null)),
     });
     await log.info(
       failure
@@ -93,6 +95,7 @@ export async function groupPhotos(ctx: StageContext): Promise<StageOutcome> {
       wholePageImages: unitResults.reduce((n, r) => n + r.whole_pages, 0),
       hasTextLayer: reading?.has_text_layer ?? false,
       unlabeledPhotos: own.filter((p) => !p.finding.label && !p.finding.description).length,
+      skipped,
     });
     if (assessment)
       await reportPoorRead(

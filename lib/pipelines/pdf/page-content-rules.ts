@@ -6,6 +6,7 @@
  */
 import type { PdfBox, PdfPageLayout } from '../../pdf/layout';
 import type { Recipe } from './recipe';
+import { repeatedImages } from './repeated-image-rules';
 import { type PdfLine, textLines } from './text-line-rules';
 
 /** An embedded image that is a photo, where it is drawn. */
@@ -65,27 +66,15 @@ export function inReadingOrder<T extends PdfBox>(boxes: readonly T[]): T[] {
 }
 
 /**
- * Ids of images drawn on more than half of the pages (and on at least two):
- * logos, letterheads, stamps. They are the document's furniture, not photos.
- */
-export function repeatedImageIds(pages: readonly PdfPageLayout[]): Set<string> {
-  const pagesOf = new Map<string, number>();
-  for (const page of pages) {
-    for (const id of new Set(page.images.map((i) => i.id))) pagesOf.set(id, (pagesOf.get(id) ?? 0) + 1);
-  }
-  return new Set([...pagesOf].filter(([, count]) => count >= 2 && count > pages.length / 2).map(([id]) => id));
-}
-
-/**
  * Each page's photos, lines and room headings under the recipe. A photo is
  * an embedded image at least min_image_px pixels on both edges, drawn in a
- * box of some size, that is not one of the repeated images. A line matching
- * an ignore pattern is dropped; a line matching room_pattern is a room
- * heading (group 1 is the name; the whole match without a group) and never
- * a label or a caption.
+ * box of some size, that does not repeat on most pages
+ * (repeated-image-rules.ts). A line matching an ignore pattern is dropped; a
+ * line matching room_pattern is a room heading (group 1 is the name; the
+ * whole match without a group) and never a label or a caption.
  */
 export function readPages(pages: readonly PdfPageLayout[], recipe: Recipe): PageContent[] {
-  const repeated = repeatedImageIds(pages);
+  const repeated = repeatedImages(pages);
   const ignore = recipe.ignore_patterns.map(compilePattern).filter((p): p is RegExp => p !== null);
   const room = compilePattern(recipe.room_pattern);
   return pages.map((page) => {
@@ -96,7 +85,7 @@ export function readPages(pages: readonly PdfPageLayout[], recipe: Recipe): Page
           i.pixelHeight >= recipe.min_image_px &&
           i.width > 0 &&
           i.height > 0 &&
-          !repeated.has(i.id),
+          !repeated.has(i),
       )
       .map(({ id, x, y, width, height }) => ({ imageId: id, x, y, width, height }));
     const lines: PdfLine[] = [];

@@ -14,16 +14,15 @@ import { PipelineFailure } from '../../orchestrator/terminal';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { raisePhotoNextIndex, takePhotoIndices } from '../../photos/photo-job-store';
 import { MAX_PHOTO_INDEX } from '../../photos/rules';
-import { readCardGrid } from './card-grid-rules';
 import type { PdfPhotoFinding } from './finding';
 import { documentFingerprint } from './fingerprint-rules';
-import { readHeaderRuns } from './header-runs-rules';
 import { documentName, openDocument } from './layout-stage';
 import { imagesToTake, inRuns, MAX_REGIONS_PER_PAGE, PHOTOS_PER_UNIT, RENDERED_PAGES_PER_UNIT } from './limit-rules';
 import { inventoryPageRange } from './page-range-rules';
 import { DEFAULT_RECIPE, type Recipe } from './recipe';
 import { askForRecipe } from './recipe-call';
 import { samplePages } from './recipe-prompt-rules';
+import { applyRecipe } from './strategy-rules';
 import {
   type DocumentReading,
   type ExtractionTask,
@@ -42,32 +41,6 @@ const EXTRACTION_CONCURRENCY = 8;
 const SAMPLE_RENDER_LONG_EDGE = 1200;
 /** Sample pages per recipe call. */
 const RECIPE_SAMPLE_PAGES = 3;
-
-/** What a recipe finds: embedded photos with what the page says of them, or pages to render and have marked. */
-interface Reading {
-  findings: PdfPhotoFinding[];
-  pagesToMark: PdfPageLayout[];
-  strategy: string;
-}
-
-/**
- * The recipe applied. header_runs that finds nothing falls back to card_grid,
- * then to page images; so does the fallback recipe used when no recipe could
- * be had (a document the default card grid cannot read is still read as
- * pages).
- */
-function applyRecipe(recipe: Recipe, pages: PdfPageLayout[], fallback: boolean): Reading {
-  if (recipe.strategy === 'page_image') return { findings: [], pagesToMark: pages, strategy: 'page_image' };
-  if (recipe.strategy === 'header_runs') {
-    const runs = readHeaderRuns(pages, recipe);
-    if (runs.length > 0) return { findings: runs, pagesToMark: [], strategy: 'header_runs' };
-  }
-  const grid = readCardGrid(pages, recipe);
-  if (grid.length > 0) return { findings: grid, pagesToMark: [], strategy: 'card_grid' };
-  if (recipe.strategy === 'header_runs' || fallback)
-    return { findings: [], pagesToMark: pages, strategy: 'page_image' };
-  return { findings: [], pagesToMark: [], strategy: 'card_grid' };
-}
 
 /** The recipe of a document's layout: stored, asked for (and filed), or the fallback. */
 async function recipeFor(
@@ -130,7 +103,7 @@ async function planDocument(
   const inventory = pages.filter((page) => page.page >= range.first && page.page <= range.last);
   const hasTextLayer = pages.some((page) => page.texts.length > 0);
   const { recipe, source } = await recipeFor(ctx, doc, inventory, hasTextLayer);
-  const read = applyRecipe(recipe, inventory, source === 'fallback');
+  const read = applyRecipe(recipe, inventory);
   const { take, limit } = imagesToTake(read.findings.length);
   const pagesToMark = read.pagesToMark.slice(0, Math.floor(imagesToTake(read.pagesToMark.length).take));
   return {

@@ -96,9 +96,18 @@ export interface ExtractedPhoto {
   height: number;
 }
 
+/** A photo left out because its image (or the page it is cut from) could not be read. */
+interface SkippedPhoto {
+  page: number;
+  /** Why, for the log. */
+  reason: string;
+}
+
 export interface ExtractionResult {
   unit: number;
   photos: ExtractedPhoto[];
+  /** Photos left out, damaged (absent on results recorded before it existed). */
+  skipped?: SkippedPhoto[];
   /** Pages page_image kept whole because the AI could not be asked. */
   whole_pages: number;
   /** Pages page_image dropped (the AI found no photo on them). */

@@ -2,7 +2,8 @@
  * The PDF reader fuzzed with damaged documents: a small contents list (text,
  * stored JPEGs and a Flate image) cut short, overwritten, with bytes spliced
  * in or taken out, in a few hundred combinations fast-check draws (and
- * shrinks on a failure). Whatever it meets, the reader either reads the
+ * shrinks on a failure), and the same for a list encrypted with owner
+ * restrictions only. Whatever it meets, the reader either reads the
  * pages and images or refuses the document as PdfUnreadable: no other error,
  * no hang.
  */
@@ -11,6 +12,7 @@ import { PDFDocument } from 'pdf-lib';
 import { openPdf, PdfUnreadable } from '../../../lib/pdf/reader';
 import { smallPng } from '../../support/uploads';
 import { cardGridList } from '../../support/pdf-fixtures';
+import { restrictedList } from '../../support/restricted-pdfs';
 
 const RUNS = 200;
 
@@ -80,6 +82,20 @@ it('reads a damaged document or refuses it as unreadable, never anything else', 
     { numRuns: RUNS, interruptAfterTimeLimit: 50_000 },
   );
 }, 60_000);
+
+it('reads a damaged list encrypted with owner restrictions only or refuses it as unreadable', async () => {
+  const encrypted = (await restrictedList({ encryption: 'aes-128' })).bytes;
+  await fc.assert(
+    fc.asyncProperty(fc.array(damage, { minLength: 1, maxLength: 3 }), async (damages) => {
+      try {
+        await readAll(damaged(encrypted, damages));
+      } catch (error) {
+        if (!(error instanceof PdfUnreadable)) throw error;
+      }
+    }),
+    { numRuns: RUNS / 2, interruptAfterTimeLimit: 25_000 },
+  );
+}, 40_000);
 
 it('refuses the damaged list fuzzing once found: an image to render that lies outside its page', async () => {
   const found: Damage[] = [

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import type { PdfBox, PdfImagePlacement, PdfPageLayout } from '../../../lib/pdf/layout';
 import { openPdf, type PdfReader } from '../../../lib/pdf/reader';
@@ -85,6 +86,14 @@ describe('openPdf on a card grid', () => {
     for (const [photo, image] of found) {
       const range = image.jpegRange as { offset: number; length: number };
       expect(Buffer.compare(document.subarray(range.offset, range.offset + range.length), photo.jpeg)).toBe(0);
+    }
+  });
+
+  it("records each image's stored length and the hash of its stored bytes", async () => {
+    const found = await expectPlacements(reader, expected);
+    for (const [photo, image] of found) {
+      expect(image.storedBytes).toBe(photo.jpeg.length);
+      expect(image.contentHash).toBe(createHash('sha256').update(photo.jpeg).digest('base64url'));
     }
   });
 

@@ -48,6 +48,17 @@ describe('assessExtraction', () => {
     expect(assessExtraction({ ...whole, photos: 21, unlabeledPhotos: 0 })).toBeNull();
   });
 
+  it('reports photos left out because their images could not be read, with the pages', () => {
+    expect(assessExtraction({ ...good, skipped: [{ page: 3 }] })).toEqual({
+      reason: '1 photo could not be read and was left out (page 3).',
+    });
+    const many = [7, 2, 7, 9].map((page) => ({ page }));
+    expect(assessExtraction({ ...good, photos: 0, skipped: many })?.reason).toBe(
+      '4 photos could not be read and were left out (pages 2, 7, 9).',
+    );
+    expect(assessExtraction({ ...good, skipped: [] })).toBeNull();
+  });
+
   it('reports more than 80% of photos with neither label nor description', () => {
     expect(assessExtraction({ ...good, photos: 10, unlabeledPhotos: 9 })).toEqual({
       reason: 'Most photos (9 of 10) have neither a label nor a description.',

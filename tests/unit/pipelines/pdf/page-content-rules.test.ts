@@ -2,7 +2,6 @@ import {
   compilePattern,
   inReadingOrder,
   readPages,
-  repeatedImageIds,
   roomAfter,
   roomAt,
 } from '../../../../lib/pipelines/pdf/page-content-rules';
@@ -15,22 +14,6 @@ describe('compilePattern', () => {
     expect(compilePattern(null)).toBeNull();
     expect(compilePattern('')).toBeNull();
     expect(compilePattern('([a-')).toBeNull();
-  });
-});
-
-describe('repeatedImageIds', () => {
-  const withImages = (n: number, ids: string[]) => page(n, { images: ids.map((id) => image(id, 0, 0, 10, 10)) });
-
-  it('takes images drawn on more than half of the pages, and on at least two', () => {
-    expect(repeatedImageIds([withImages(1, ['logo', 'logo', 'a'])])).toEqual(new Set());
-    expect(repeatedImageIds([withImages(1, ['logo']), withImages(2, ['logo'])])).toEqual(new Set(['logo']));
-    const four = [
-      withImages(1, ['logo', 'half']),
-      withImages(2, ['logo', 'half']),
-      withImages(3, ['logo']),
-      withImages(4, []),
-    ];
-    expect(repeatedImageIds(four)).toEqual(new Set(['logo']));
   });
 });
 
