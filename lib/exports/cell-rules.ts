@@ -1,15 +1,16 @@
 /**
- * What goes into a cell of an export. A text that starts with a formula
- * trigger is neutralised with a leading quote, so a spreadsheet opening the
- * CSV or workbook shows it as text instead of running what a model or a
- * homeowner wrote. Sheet names follow Excel's rules, and PDF text keeps to
- * what the report's standard font can show.
+ * What goes into a cell of an export. In the CSV a text that starts with a
+ * formula trigger is neutralised with a leading quote (a CSV has no cell
+ * types), so a spreadsheet opening it shows text instead of running what a
+ * model or a homeowner wrote; the workbook keeps the text exact in text
+ * cells instead (workbook-view). Sheet names follow Excel's rules, and PDF
+ * text keeps to what the report's standard font can show.
  */
 
 /** Characters a spreadsheet may read as the start of a formula (or that hide one behind whitespace). */
 const FORMULA_TRIGGERS = new Set(['=', '+', '-', '@', '\t', '\r']);
 
-/** A text cell starting with a formula trigger gets a leading quote; numbers, booleans and null stay as they are. */
+/** A CSV text starting with a formula trigger gets a leading quote; numbers, booleans and null stay as they are. */
 export function neutralizeCell<T>(value: T): T | string {
   if (typeof value !== 'string' || value.length === 0) return value;
   return FORMULA_TRIGGERS.has(value[0]) ? `'${value}` : value;

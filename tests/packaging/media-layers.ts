@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { kib, type PackageRun, type TemplateFile, table } from '../support/packaging';
-import { extractZip, readZipEntry, unzippedSize, zipEntries } from './zip-entries';
+import { extractZip, readZipEntry, unzippedSize, zipEntries } from '../support/zip-entries';
 
 /** Lambda: a function's code plus all its layers, unzipped. */
 const LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024;
