@@ -244,6 +244,28 @@ describe('PDF report', () => {
     expect(text).toContain('$505.00');
     expect(execFileSync('pdfinfo', [file]).toString()).toMatch(/Pages:\s+1\n/);
   });
+
+  it('prints names in any script with the fonts the worker reads from its packages, an emoji as a placeholder', async () => {
+    const items = (await alice.get(`/api/inventory/${denJob}`)).body as any[];
+    const armchair = items.find((i) => i.name === 'Armchair');
+    const names = { item: 'Кресло Πολυθρόνα 椅子 의자 😀', room: 'Гостиная 客厅 غرفة' };
+    expect((await alice.put(`/api/inventory/item/${armchair.id}`, { name: names.item })).status).toBe(200);
+    expect((await alice.put(`/api/rooms/${den.id}`, { name: names.room })).status).toBe(200);
+    try {
+      const file = join(work, 'report-scripts.pdf');
+      writeFileSync(file, (await exported(alice, `/api/claims/${kitchen.claim_id}/report.pdf`)).bytes);
+      // pdftotext marks right-to-left words with direction marks.
+      const text = execFileSync('pdftotext', [file, '-'])
+        .toString()
+        .replace(/[\u202a-\u202e]/g, '');
+      expect(text).toContain('Кресло Πολυθρόνα 椅子 의자 \uFFFD');
+      expect(text).toContain(names.room);
+      expect(text).not.toContain('?');
+    } finally {
+      expect((await alice.put(`/api/inventory/item/${armchair.id}`, { name: 'Armchair' })).status).toBe(200);
+      expect((await alice.put(`/api/rooms/${den.id}`, { name: 'Den: upstairs?' })).status).toBe(200);
+    }
+  });
 });
 
 describe('requests', () => {
