@@ -6,7 +6,8 @@
  *   ffmpeg   bin/ffmpeg                 @ffmpeg-installer/linux-arm64 (static build)
  *   ffprobe  bin/ffprobe                @ffprobe-installer/linux-arm64 (static build)
  *   sharp    nodejs/node_modules/sharp  with @img/sharp-linux-arm64 and @img/sharp-libvips-linux-arm64
- *   pdfkit   nodejs/node_modules/pdfkit with its dependencies and standard font data
+ *   pdfkit   nodejs/node_modules/pdfkit with its dependencies and standard font data, fontkit,
+ *            and the report's Noto fonts (@embedpdf/fonts-*: the two files of each it reads)
  *   pdfjs    nodejs/node_modules/pdfjs-dist (its legacy build and data only) and
  *            @napi-rs/canvas with @napi-rs/canvas-linux-arm64-gnu
  *
@@ -39,6 +40,14 @@ const path = require('node:path');
 const { zipDirectory } = require('./zip-directory');
 
 const PLATFORM = { os: 'linux', cpu: 'arm64', libc: 'glibc' };
+/** The font files the PDF report embeds, by package: REPORT_FONTS of lib/exports/report-fonts.ts (the packaging tests compare). */
+const REPORT_FONT_FILES = {
+  '@embedpdf/fonts-latin': ['NotoSans-Regular.ttf', 'NotoSans-Bold.ttf'],
+  '@embedpdf/fonts-arabic': ['NotoNaskhArabic-Regular.ttf', 'NotoNaskhArabic-Bold.ttf'],
+  '@embedpdf/fonts-hebrew': ['NotoSansHebrew-Regular.ttf', 'NotoSansHebrew-Bold.ttf'],
+  '@embedpdf/fonts-sc': ['NotoSansHans-Regular.otf', 'NotoSansHans-Bold.otf'],
+  '@embedpdf/fonts-kr': ['NotoSansKR-Regular.otf', 'NotoSansKR-Bold.otf'],
+};
 /** Bump when the layout of a layer changes, to rebuild every cached one. */
 const LAYOUT_VERSION = 2;
 const LAYERS_DIR = '.layers';
@@ -66,7 +75,17 @@ const LAYERS = {
     modules: ['sharp'],
     native: { of: 'sharp', package: '@img/sharp-linux-arm64', file: (v) => `lib/sharp-linux-arm64-${v}.node` },
   },
-  pdfkit: { modules: ['pdfkit'] },
+  pdfkit: {
+    modules: ['pdfkit', 'fontkit', ...Object.keys(REPORT_FONT_FILES)],
+    // The report reads a regular and a bold face of each (lib/exports/report-fonts.ts); the other weights
+    // (about 80 of their 90 MB) never load. Each package's index stays: the report finds the files beside it.
+    keep: Object.fromEntries(
+      Object.entries(REPORT_FONT_FILES).map(([pkg, files]) => [
+        pkg,
+        ['package.json', 'LICENSE', 'dist/index.cjs', ...files.map((file) => `fonts/${file}`)],
+      ]),
+    ),
+  },
   pdfjs: {
     modules: ['pdfjs-dist', '@napi-rs/canvas'],
     // lib/pdf/pdfjs.ts loads the legacy build with its worker in the same thread and reads the data directories;

@@ -3,19 +3,19 @@
  * per room a table of item number, thumbnail, name, quantity, condition,
  * estimated price and line value, with the room's total; the claim total
  * closes the report. Tables continue across pages with their header
- * repeated, and every page is numbered. Text uses the PDF standard fonts, so
- * any reader (poppler's pdftotext included) extracts the item names.
+ * repeated, and every page is numbered. Every text is drawn with embedded
+ * Noto fonts (report-fonts), so names in any script print, and any reader
+ * (poppler's pdftotext included) extracts them.
  */
 import PDFDocument from 'pdfkit';
-import { formatMoney, pdfText } from './cell-rules';
+import { formatMoney } from './cell-rules';
+import { writeText } from './report-fonts';
 import { contentItems, type ExportContent, exportTotals, lineValue, type RoomGroup } from './selection-rules';
 import type { Thumbnail } from './thumbnail-service';
 
 const MARGIN = 40;
 const ROW_HEIGHT = 44;
 const THUMB_BOX = 38;
-const FONT = 'Helvetica';
-const FONT_BOLD = 'Helvetica-Bold';
 
 /** Table columns: x offset from the left margin and width, in points (the page is 612 wide, 532 usable). */
 const COLUMNS = {
@@ -33,7 +33,8 @@ export async function reportFile(content: ExportContent, thumbnails: Map<string,
     size: 'LETTER',
     margin: MARGIN,
     bufferPages: true,
-    info: { Title: pdfText(`Contents inventory - claim ${content.claim.claim_number}`), Creator: 'Contents Inventory' },
+    // pdfkit writes a non-ASCII title as UTF-16, so the claim number stays as it is.
+    info: { Title: `Contents inventory - claim ${content.claim.claim_number}`, Creator: 'Contents Inventory' },
   });
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -61,7 +62,7 @@ function ensureSpace(doc: PDFKit.PDFDocument, height: number, onNewPage?: () => 
 
 function header(doc: PDFKit.PDFDocument, content: ExportContent): void {
   const totals = exportTotals(contentItems(content));
-  doc.font(FONT_BOLD).fontSize(18).text('Contents Inventory Report');
+  writeText(doc.fontSize(18), 'Contents Inventory Report', 'bold', MARGIN, doc.y);
   doc.moveDown(0.5);
   const lines: [string, string][] = [
     ['Claim number', content.claim.claim_number],
@@ -79,16 +80,17 @@ function header(doc: PDFKit.PDFDocument, content: ExportContent): void {
   doc.fontSize(10);
   for (const [label, value] of lines) {
     const y = doc.y;
-    doc.font(FONT_BOLD).text(label, MARGIN, y, { width: 130 });
-    doc.font(FONT).text(pdfText(value) || '-', MARGIN + 140, y, { width: 390 });
+    writeText(doc, label, 'bold', MARGIN, y, { width: 130 });
+    writeText(doc, value || '-', 'regular', MARGIN + 140, y, { width: 390 });
   }
   doc.moveDown(1);
 }
 
 function tableHeader(doc: PDFKit.PDFDocument): void {
   const y = doc.y;
-  doc.font(FONT_BOLD).fontSize(9);
-  for (const c of Object.values(COLUMNS)) doc.text(c.title, MARGIN + c.x, y, { width: c.width, lineBreak: false });
+  doc.fontSize(9);
+  for (const c of Object.values(COLUMNS))
+    writeText(doc, c.title, 'bold', MARGIN + c.x, y, { width: c.width, lineBreak: false });
   doc
     .moveTo(MARGIN, y + 12)
     .lineTo(doc.page.width - MARGIN, y + 12)
@@ -103,38 +105,35 @@ function roomTable(
   thumbnails: Map<string, Thumbnail>,
 ): void {
   ensureSpace(doc, 40 + ROW_HEIGHT);
-  doc.font(FONT_BOLD).fontSize(13).text(pdfText(room.name), MARGIN, doc.y);
+  writeText(doc.fontSize(13), room.name, 'bold', MARGIN, doc.y);
   doc.moveDown(0.3);
   tableHeader(doc);
   const continued = () => {
-    doc
-      .font(FONT_BOLD)
-      .fontSize(11)
-      .text(`${pdfText(room.name)} (continued)`, MARGIN, doc.y);
+    writeText(doc.fontSize(11), `${room.name} (continued)`, 'bold', MARGIN, doc.y);
     doc.moveDown(0.3);
     tableHeader(doc);
   };
   if (room.items.length === 0) {
-    doc.font(FONT).fontSize(9).text('No items.', MARGIN, doc.y);
+    writeText(doc.fontSize(9), 'No items.', 'regular', MARGIN, doc.y);
     doc.moveDown(0.5);
   }
   for (const item of room.items) {
     ensureSpace(doc, ROW_HEIGHT, continued);
     const y = doc.y;
     const text = (value: string, column: keyof typeof COLUMNS, align: 'left' | 'right' = 'left') =>
-      doc.text(value, MARGIN + COLUMNS[column].x, y + 2, {
+      writeText(doc, value, 'regular', MARGIN + COLUMNS[column].x, y + 2, {
         width: COLUMNS[column].width,
         height: ROW_HEIGHT - 4,
         ellipsis: true,
         align,
       });
-    doc.font(FONT).fontSize(9);
+    doc.fontSize(9);
     text(String(item.item_number), 'number');
     const thumb = thumbnails.get(item.id);
     if (thumb) doc.image(thumb.jpeg, MARGIN + COLUMNS.photo.x, y + 2, { fit: [THUMB_BOX, THUMB_BOX] });
-    text(pdfText(item.name), 'name');
+    text(item.name, 'name');
     text(String(item.quantity), 'quantity', 'right');
-    text(pdfText(item.condition ?? ''), 'condition');
+    text(item.condition ?? '', 'condition');
     text(formatMoney(item.estimated_price), 'price', 'right');
     text(formatMoney(lineValue(item)), 'value', 'right');
     doc.y = y + ROW_HEIGHT;
@@ -142,13 +141,10 @@ function roomTable(
   const totals = exportTotals(room.items);
   ensureSpace(doc, 30);
   const y = doc.y;
-  doc.font(FONT_BOLD).fontSize(9);
-  doc.text(`${pdfText(room.name)} total: ${totals.items} item lines, quantity ${totals.quantity}`, MARGIN, y + 4, {
-    width: 380,
-    lineBreak: false,
-    ellipsis: true,
-  });
-  doc.text(formatMoney(totals.value), MARGIN + COLUMNS.value.x - 40, y + 4, {
+  doc.fontSize(9);
+  const label = `${room.name} total: ${totals.items} item lines, quantity ${totals.quantity}`;
+  writeText(doc, label, 'bold', MARGIN, y + 4, { width: 380, lineBreak: false, ellipsis: true });
+  writeText(doc, formatMoney(totals.value), 'bold', MARGIN + COLUMNS.value.x - 40, y + 4, {
     width: COLUMNS.value.width + 40,
     align: 'right',
   });
@@ -164,14 +160,10 @@ function claimTotal(doc: PDFKit.PDFDocument, content: ExportContent): void {
     .lineTo(doc.page.width - MARGIN, y)
     .lineWidth(1)
     .stroke();
-  doc.font(FONT_BOLD).fontSize(11);
-  doc.text(
-    `Claim total: ${totals.items} item lines in ${content.rooms.length} rooms, quantity ${totals.quantity}`,
-    MARGIN,
-    y + 6,
-    { width: 380, lineBreak: false },
-  );
-  doc.text(formatMoney(totals.value), MARGIN + COLUMNS.value.x - 60, y + 6, {
+  doc.fontSize(11);
+  const label = `Claim total: ${totals.items} item lines in ${content.rooms.length} rooms, quantity ${totals.quantity}`;
+  writeText(doc, label, 'bold', MARGIN, y + 6, { width: 380, lineBreak: false });
+  writeText(doc, formatMoney(totals.value), 'bold', MARGIN + COLUMNS.value.x - 60, y + 6, {
     width: COLUMNS.value.width + 60,
     align: 'right',
   });
@@ -184,14 +176,11 @@ function numberPages(doc: PDFKit.PDFDocument): void {
     // Writing in the bottom margin must not open a new page.
     const margin = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
-    doc
-      .font(FONT)
-      .fontSize(8)
-      .text(`Page ${i + 1} of ${range.count}`, MARGIN, doc.page.height - MARGIN + 10, {
-        width: doc.page.width - 2 * MARGIN,
-        align: 'center',
-        lineBreak: false,
-      });
+    writeText(doc.fontSize(8), `Page ${i + 1} of ${range.count}`, 'regular', MARGIN, doc.page.height - MARGIN + 10, {
+      width: doc.page.width - 2 * MARGIN,
+      align: 'center',
+      lineBreak: false,
+    });
     doc.page.margins.bottom = margin;
   }
 }

@@ -5,7 +5,6 @@
  * room sheet of the workbook.
  */
 import type { InventoryItem } from '../inventory/item-store';
-import { neutralizeCell } from './cell-rules';
 
 /** The item fields an export reads. */
 export type ExportItem = Pick<
@@ -71,9 +70,9 @@ export const EXPORT_COLUMNS: Column[] = [
 /** Where the item name sits in a row (the cell that links to the item's photo). */
 export const NAME_COLUMN = EXPORT_COLUMNS.findIndex((c) => c.header === 'Name');
 
-/** One item's cells, in column order, every text neutralised. */
+/** One item's cells, in column order, texts exactly as written (each file keeps them from being run as formulas). */
 export function itemCells(item: ExportItem, roomName: string): Cell[] {
-  return EXPORT_COLUMNS.map((column) => neutralizeCell(column.value(item, roomName)));
+  return EXPORT_COLUMNS.map((column) => column.value(item, roomName));
 }
 
 /** Quantity times estimated price, or null when the item has no price. */

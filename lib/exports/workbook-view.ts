@@ -5,9 +5,15 @@
  * name links to its row of the Photos sheet: an internal link keeps the
  * workbook self-contained (it opens offline, and no link expires the way a
  * presigned photo URL would).
+ *
+ * Every text is written exactly as it is, in a cell formatted as text ('@'):
+ * Excel shows a name such as "=HYPERLINK(...)" as typed and never evaluates
+ * it, not even when someone edits the cell, and the sheet holds no formula.
+ * (exceljs does not write the quotePrefix style, the other way Excel marks a
+ * text cell.)
  */
 import ExcelJS from 'exceljs';
-import { neutralizeCell, sheetCellRef, sheetNames } from './cell-rules';
+import { sheetCellRef, sheetNames } from './cell-rules';
 import {
   contentItems,
   EXPORT_COLUMNS,
@@ -25,6 +31,8 @@ const PHOTOS_SHEET = 'Photos';
 const PHOTO_ROW_POINTS = 75;
 const PHOTO_BOX_PX = 96;
 const PRICE_FORMAT = '"$"#,##0.00';
+/** Excel's built-in Text number format. */
+const TEXT_FORMAT = '@';
 
 const bold = { bold: true };
 
@@ -59,7 +67,20 @@ export async function workbookFile(content: ExportContent, thumbnails: Map<strin
     }
     sheet.getColumn(EXPORT_COLUMNS.findIndex((c) => c.header === 'Estimated price') + 1).numFmt = PRICE_FORMAT;
   });
+  formatTextsAsText(workbook);
   return Buffer.from(await workbook.xlsx.writeBuffer());
+}
+
+/** Formats every text cell (hyperlinked names included) as text, once all are written. */
+function formatTextsAsText(workbook: ExcelJS.Workbook): void {
+  workbook.eachSheet((sheet) =>
+    sheet.eachRow((row) =>
+      row.eachCell((cell) => {
+        if (cell.type === ExcelJS.ValueType.String || cell.type === ExcelJS.ValueType.Hyperlink)
+          cell.numFmt = TEXT_FORMAT;
+      }),
+    ),
+  );
 }
 
 function fillSummary(sheet: ExcelJS.Worksheet, content: ExportContent, names: string[]): void {
@@ -79,7 +100,7 @@ function fillSummary(sheet: ExcelJS.Worksheet, content: ExportContent, names: st
     ['Total estimated value', totals.value],
   ];
   for (const [label, value] of header) {
-    const row = sheet.addRow([label, neutralizeCell(value)]);
+    const row = sheet.addRow([label, value]);
     row.getCell(1).font = bold;
   }
   sheet.getCell(`B${header.length}`).numFmt = PRICE_FORMAT;
@@ -88,8 +109,8 @@ function fillSummary(sheet: ExcelJS.Worksheet, content: ExportContent, names: st
   tableHeader.font = bold;
   content.rooms.forEach((room, i) => {
     const t = exportTotals(room.items);
-    const row = sheet.addRow([neutralizeCell(room.name), t.items, t.quantity, t.value]);
-    row.getCell(1).value = { text: String(neutralizeCell(room.name)), hyperlink: sheetCellRef(names[i], 'A', 1) };
+    const row = sheet.addRow([null, t.items, t.quantity, t.value]);
+    row.getCell(1).value = { text: room.name, hyperlink: sheetCellRef(names[i], 'A', 1) };
     row.getCell(4).numFmt = PRICE_FORMAT;
   });
   const total = sheet.addRow(['Total', totals.items, totals.quantity, totals.value]);
@@ -117,7 +138,7 @@ function fillPhotos(
     for (const item of room.items) {
       const thumb = thumbnails.get(item.id);
       if (!thumb) continue;
-      const row = sheet.addRow([item.item_number, neutralizeCell(room.name), neutralizeCell(item.name)]);
+      const row = sheet.addRow([item.item_number, room.name, item.name]);
       row.height = PHOTO_ROW_POINTS;
       row.alignment = { vertical: 'top' };
       const scale = Math.min(1, PHOTO_BOX_PX / Math.max(thumb.width, thumb.height));

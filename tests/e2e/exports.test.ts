@@ -1,7 +1,8 @@
 /**
  * Exports over real HTTP: Excel, CSV and the PDF report of a job, a room and a
  * whole claim. Items come from the real photo pipeline (fake AI gateway), one
- * of them named like a formula. Each export is requested (202), polled until
+ * of them named like a formula (the CSV quotes it, the workbook keeps it exact
+ * in a text cell). Each export is requested (202), polled until
  * ready, downloaded through its presigned link and read back with a real
  * parser: exceljs for the workbook, csv-parse for the CSV, poppler's
  * pdftotext and pdfinfo for the report. Another team gets 404 everywhere.
@@ -206,7 +207,10 @@ describe('Excel', () => {
     const sheet = workbook.getWorksheet('Kitchen')!;
     expect((sheet.getRow(1).values as unknown[]).slice(1)).toEqual(HEADERS);
     const name = sheet.getRow(3).getCell(3).value as { text: string; hyperlink: string };
-    expect(name.text).toBe(`'=HYPERLINK("http://evil.example","click")`);
+    // Exactly as named, in a text cell: Excel shows it as typed and never evaluates it.
+    expect(name.text).toBe(`=HYPERLINK("http://evil.example","click")`);
+    expect(sheet.getRow(3).getCell(3).numFmt).toBe('@');
+    expect(sheet.getRow(3).getCell(13).value).toBe('@SUM(1)');
     expect(name.hyperlink).toMatch(/^'Photos'!A\d+$/);
     expect(sheet.getRow(2).getCell(11).value).toBe(80);
 
@@ -239,6 +243,28 @@ describe('PDF report', () => {
       expect(text).toContain(name);
     expect(text).toContain('$505.00');
     expect(execFileSync('pdfinfo', [file]).toString()).toMatch(/Pages:\s+1\n/);
+  });
+
+  it('prints names in any script with the fonts the worker reads from its packages, an emoji as a placeholder', async () => {
+    const items = (await alice.get(`/api/inventory/${denJob}`)).body as any[];
+    const armchair = items.find((i) => i.name === 'Armchair');
+    const names = { item: 'Кресло Πολυθρόνα 椅子 의자 😀', room: 'Гостиная 客厅 غرفة' };
+    expect((await alice.put(`/api/inventory/item/${armchair.id}`, { name: names.item })).status).toBe(200);
+    expect((await alice.put(`/api/rooms/${den.id}`, { name: names.room })).status).toBe(200);
+    try {
+      const file = join(work, 'report-scripts.pdf');
+      writeFileSync(file, (await exported(alice, `/api/claims/${kitchen.claim_id}/report.pdf`)).bytes);
+      // pdftotext marks right-to-left words with direction marks.
+      const text = execFileSync('pdftotext', [file, '-'])
+        .toString()
+        .replace(/[\u202a-\u202e]/g, '');
+      expect(text).toContain('Кресло Πολυθρόνα 椅子 의자 \uFFFD');
+      expect(text).toContain(names.room);
+      expect(text).not.toContain('?');
+    } finally {
+      expect((await alice.put(`/api/inventory/item/${armchair.id}`, { name: 'Armchair' })).status).toBe(200);
+      expect((await alice.put(`/api/rooms/${den.id}`, { name: 'Den: upstairs?' })).status).toBe(200);
+    }
   });
 });
 

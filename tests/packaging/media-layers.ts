@@ -3,7 +3,8 @@
  * serverless.yml declares them), checked on the one `serverless package` run
  * of packaging.test.ts: what each layer zip holds (linux-arm64 binaries with
  * their executable bit, sharp's and @napi-rs/canvas's native builds, pdfkit
- * with its fonts, pdf.js's legacy build with its data, laid out where Lambda
+ * with its fonts and the report's Noto fonts (the report made from the layer
+ * as Lambda loads it), pdf.js's legacy build with its data, laid out where Lambda
  * looks), which functions carry which layer, and Lambda's limits for a
  * function with its layers.
  */
@@ -11,9 +12,24 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { buildSync } from 'esbuild';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { loadServerlessConfig } from '../../localstack/provision';
+import { fontFile, REPORT_FONTS } from '../../lib/exports/report-fonts';
 import { kib, type PackageRun, type TemplateFile, table } from '../support/packaging';
-import { extractZip, readZipEntry, unzippedSize, zipEntries } from './zip-entries';
+import { extractZip, readZipEntry, unzippedSize, zipEntries } from '../support/zip-entries';
+
+const repoModules = path.join(__dirname, '..', '..', 'node_modules');
+/** A report face's file, relative to node_modules (@embedpdf/fonts-latin/fonts/NotoSans-Regular.ttf). */
+function fontPath(face: (typeof REPORT_FONTS)[number], weight: 'regular' | 'bold'): string {
+  return path
+    .relative(fs.realpathSync(repoModules), fs.realpathSync(fontFile(face, weight)))
+    .split(path.sep)
+    .join('/');
+}
+function fontPackage(face: (typeof REPORT_FONTS)[number]): string {
+  return fontPath(face, 'regular').split('/').slice(0, 2).join('/');
+}
 
 /** Lambda: a function's code plus all its layers, unzipped. */
 const LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024;
@@ -41,6 +57,8 @@ const EXPECTED_LAYERS: Record<string, string[]> = {
 const LAYER_OF_MODULE: Record<string, string> = {
   sharp: 'sharp',
   pdfkit: 'pdfkit',
+  fontkit: 'pdfkit',
+  ...Object.fromEntries(REPORT_FONTS.map((face) => [fontPackage(face), 'pdfkit'])),
   '@napi-rs/canvas': 'pdfjs',
   'pdfjs-dist': 'pdfjs',
 };
@@ -58,7 +76,6 @@ const NAMES_WITHOUT_LOADING: Record<string, string[]> = {
   watchdog: ['sharp', 'pdfjs'],
 };
 
-const repoModules = path.join(__dirname, '..', '..', 'node_modules');
 const installedVersion = (pkg: string): string =>
   JSON.parse(fs.readFileSync(path.join(repoModules, pkg, 'package.json'), 'utf8')).version;
 
@@ -212,6 +229,59 @@ export function describeMediaLayers(get: () => Packaged): void {
         const { resolved, head } = JSON.parse(out) as { resolved: string[]; head: string };
         expect(head).toBe('%PDF-');
         for (const file of resolved) expect(file.startsWith(path.join(opt, 'nodejs', 'node_modules'))).toBe(true);
+      } finally {
+        fs.rmSync(opt, { recursive: true, force: true });
+      }
+    });
+
+    it('ships the fonts the report reads, and only those, where it finds them in Lambda', () => {
+      const names = zipEntries(zip('pdfkit')).map((e) => e.name);
+      const files = REPORT_FONTS.flatMap((face) => [fontPath(face, 'regular'), fontPath(face, 'bold')]);
+      for (const file of files) expect([file, names.includes(`nodejs/node_modules/${file}`)]).toEqual([file, true]);
+      const shipped = names.filter((n) => /\.(ttf|otf)$/.test(n) && n.startsWith('nodejs/node_modules/@embedpdf/'));
+      expect(shipped.sort()).toEqual(files.map((file) => `nodejs/node_modules/${file}`).sort());
+      expect(entry('pdfkit', 'nodejs/node_modules/fontkit/package.json')).toBeDefined();
+    });
+
+    it('makes a report with names in every script from the pdfkit layer through NODE_PATH (as in Lambda)', () => {
+      const opt = fs.mkdtempSync(path.join(os.tmpdir(), 'media-layer-opt-'));
+      try {
+        extractZip(zip('pdfkit'), opt);
+        // The report's code bundled as the package hook bundles a function (custom.esbuild), outside the checkout.
+        const { external, mainFields, target } = loadServerlessConfig().custom.esbuild;
+        buildSync({
+          entryPoints: [path.join(__dirname, '..', '..', 'lib', 'exports', 'report-view.ts')],
+          outfile: path.join(opt, 'report.js'),
+          bundle: true,
+          platform: 'node',
+          format: 'cjs',
+          target,
+          mainFields,
+          external,
+          logLevel: 'error',
+        });
+        const names = ['Диван', 'Καναπές', 'طاولة خشبية', 'שולחן', '台灯 デスクランプ', '냉장고', 'Café Ñandú'];
+        const script = `
+          const { reportFile } = require('./report.js');
+          const items = ${JSON.stringify(names)}.map((name, i) => ({ id: 'i' + i, item_number: i + 1, name, quantity: 1,
+            condition: null, estimated_price: 1 }));
+          const content = { claim: { claim_number: 'T-1', insured_name: null, adjuster_name: null, loss_type: null },
+            scopeLabel: 'Whole claim', approvedOnly: false, generatedAt: new Date(), rooms: [{ roomId: 'r', name: 'Кухня 厨房', items }] };
+          reportFile(content, new Map()).then((pdf) => {
+            require('node:fs').writeFileSync('report.pdf', pdf);
+            console.log(JSON.stringify(['pdfkit', 'fontkit', '@embedpdf/fonts-sc'].map((m) => require.resolve(m))));
+          });`;
+        const out = execFileSync(process.execPath, ['-e', script], {
+          cwd: opt,
+          env: { PATH: process.env.PATH, NODE_PATH: path.join(opt, 'nodejs', 'node_modules') },
+          encoding: 'utf8',
+        });
+        for (const file of JSON.parse(out) as string[])
+          expect(file.startsWith(path.join(opt, 'nodejs', 'node_modules'))).toBe(true);
+        const text = execFileSync('pdftotext', [path.join(opt, 'report.pdf'), '-'])
+          .toString()
+          .replace(/[\u202a-\u202e]/g, '');
+        for (const name of [...names, 'Кухня 厨房']) expect([name, text.includes(name)]).toEqual([name, true]);
       } finally {
         fs.rmSync(opt, { recursive: true, force: true });
       }

@@ -1,7 +1,9 @@
 import {
+  fontRuns,
   formatMoney,
+  MISSING_GLYPH,
   neutralizeCell,
-  pdfText,
+  numbersLeftToRight,
   SHEET_NAME_MAX,
   sheetCellRef,
   sheetNames,
@@ -63,11 +65,70 @@ it('quotes sheet references, doubling quotes in the name', () => {
   expect(sheetCellRef("Bob's room", 'B', 2)).toBe("'Bob''s room'!B2");
 });
 
-describe('pdfText', () => {
-  it('keeps Latin-1 and the WinAnsi extras, replaces the rest', () => {
-    expect(pdfText('Café — “quoted” €5 ™')).toBe('Café — “quoted” €5 ™');
-    expect(pdfText('Sofa 🛋 中文')).toBe('Sofa ? ??');
-    expect(pdfText('a\tb\nc\u0085d')).toBe('a b c d');
+describe('fontRuns', () => {
+  // Three fonts by the characters they have: a Latin one (with the replacement character), an Arabic
+  // one with its own space and digits, and a CJK one with Latin letters and a space too.
+  const chars = (text: string) => new Set([...text].map((c) => c.codePointAt(0) as number));
+  const fonts = {
+    latin: chars(`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZéÑú\u0301 .,–-0123456789${MISSING_GLYPH}`),
+    arabic: chars('طاولةخشبية 0123456789'),
+    cjk: chars('東京台灯デスクランプ abcdefghijklmnopqrstuvwxyz'),
+  };
+  const order = ['latin', 'arabic', 'cjk'] as const;
+  const runs = (text: string) =>
+    fontRuns(text, [...order], (font, codePoint) => fonts[font].has(codePoint)).map((r) => [r.font, r.text]);
+
+  it('keeps a text one font has in one run of the first font that has it', () => {
+    expect(runs('Toaster, 2 slots')).toEqual([['latin', 'Toaster, 2 slots']]);
+    expect(runs('Café Ñandú')).toEqual([['latin', 'Café Ñandú']]);
+    expect(runs('طاولة خشبية')).toEqual([['arabic', 'طاولة خشبية']]);
+    expect(runs('')).toEqual([]);
+  });
+
+  it('switches fonts where the script changes, spaces and digits staying with the run before them', () => {
+    expect(runs('Café – 東京 Ñandú')).toEqual([
+      ['latin', 'Café – '],
+      ['cjk', '東京 '],
+      ['latin', 'Ñandú'],
+    ]);
+    expect(runs('طاولة 2 lamp')).toEqual([
+      ['arabic', 'طاولة 2 '],
+      ['latin', 'lamp'],
+    ]);
+    // A space the current font lacks goes to the first font that has it.
+    expect(runs('台灯, desk')).toEqual([
+      ['cjk', '台灯'],
+      ['latin', ', desk'],
+    ]);
+  });
+
+  it('keeps a letter with its combining mark together, in a font that has both', () => {
+    expect(runs('Cafe\u0301 東京')).toEqual([
+      ['latin', 'Cafe\u0301 '],
+      ['cjk', '東京'],
+    ]);
+  });
+
+  it('shows a character no font has (an emoji, a whole emoji sequence) as one replacement character in the first font', () => {
+    expect(runs('Sofa 😀')).toEqual([['latin', `Sofa ${MISSING_GLYPH}`]]);
+    expect(runs('東京👨‍👩‍👧')).toEqual([
+      ['cjk', '東京'],
+      ['latin', MISSING_GLYPH],
+    ]);
+    expect(runs('ZZ\u{1F44D}\u{1F3FD}')).toEqual([['latin', `ZZ${MISSING_GLYPH}`]]);
+  });
+
+  it('draws tabs, line breaks and other control characters as spaces', () => {
+    expect(runs('a\tb\nc\u0085d\u2028e')).toEqual([['latin', 'a b c d e']]);
+  });
+});
+
+describe('numbersLeftToRight', () => {
+  it('reverses each number, separators included, and nothing else', () => {
+    expect(numbersLeftToRight('تلفزيون 65 بوصة')).toBe('تلفزيون 56 بوصة');
+    expect(numbersLeftToRight('سعر 1,299.50 و 12')).toBe('سعر 05.992,1 و 21');
+    expect(numbersLeftToRight('غرفة ١٢')).toBe('غرفة ٢١');
+    expect(numbersLeftToRight('no digits')).toBe('no digits');
   });
 });
 

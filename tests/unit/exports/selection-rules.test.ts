@@ -77,12 +77,12 @@ describe('itemCells', () => {
     expect(cells[NAME_COLUMN]).toBe('Sofa');
   });
 
-  it('neutralises formula texts in every text column and keeps nulls', () => {
+  it('keeps formula-like texts exactly as written (each file guards them its own way) and keeps nulls', () => {
     const cells = itemCells(item(1, { name: '=1+1', notes: '@SUM(A1)', brand: '-x' }), '+Room');
-    expect(cells[NAME_COLUMN]).toBe("'=1+1");
-    expect(cells).toContain("'@SUM(A1)");
-    expect(cells).toContain("'-x");
-    expect(cells[1]).toBe("'+Room");
+    expect(cells[NAME_COLUMN]).toBe('=1+1');
+    expect(cells).toContain('@SUM(A1)');
+    expect(cells).toContain('-x');
+    expect(cells[1]).toBe('+Room');
     expect(cells[EXPORT_COLUMNS.findIndex((c) => c.header === 'Estimated price')]).toBeNull();
     expect(cells[EXPORT_COLUMNS.findIndex((c) => c.header === 'Approved')]).toBe('No');
   });

@@ -1,7 +1,8 @@
 /**
  * Reads a zip's central directory (names, sizes, unix modes) and single
- * entries, enough to check what `serverless package` wrote without an unzip
- * tool on the machine. No ZIP64: Lambda artifacts stay far below 4 GB.
+ * entries, enough to check what `serverless package` wrote, or the parts of
+ * an xlsx, without an unzip tool on the machine. No ZIP64: Lambda artifacts
+ * stay far below 4 GB.
  */
 import fs from 'node:fs';
 import path from 'node:path';
