@@ -91,7 +91,7 @@ const LAYERS = {
       file: () => 'skia.linux-arm64-gnu.node',
     },
   },
-  // lib/http/api-reference.ts serves the browser bundle and stylesheet from the package directory; the other
+  // lib/http/api-reference-assets.ts serves the browser bundle and stylesheet from the package directory; the other
   // builds and the source maps (about 9 of its 11 MB) are never served.
   swaggerUi: {
     modules: ['swagger-ui-dist'],

@@ -14,19 +14,9 @@
  * ES module of 2.3 MB; Scalar's sets inline styles too and is 4.9 MB (1.4 MB
  * gzipped), close to Lambda's 6 MB answer limit before compression.
  *
- * A function's zip holds its handler's bundle only (functions/package-bundles.js),
- * so the files are read from the swagger-ui-dist package at run time: the
- * assets route carries the swaggerUi layer (functions/layers.js), whose
- * package Lambda resolves through NODE_PATH as the local stack resolves it
- * from node_modules. Each file is answered gzip-compressed when the client
- * accepts it; compressed or not, every answer stays under Lambda's 6 MB
- * (tests/unit/http/api-reference.test.ts).
+ * The assets are lib/http/api-reference-assets.ts, kept apart so the page's
+ * function carries none of their code.
  */
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import { NotFoundError } from '../errors';
 import { docsRoutes, serviceApi } from './docs-routes';
 import { HttpResponse } from './response';
 
@@ -46,30 +36,8 @@ export const REFERENCE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-const assetUrl = (name: string) => docsRoutes.referenceAsset.path.replace('{name}', name);
-
-/**
- * Starts Swagger UI on the document, its tags folded (the service has some 170 operations: the page opens on the
- * list of tags and what each groups; a link to an operation opens it). "Try it out" calls this origin (the document's server is `/`), where the
- * login cookie goes along by itself; a write signed in by the cookie needs `X-Requested-With` (the cross-site
- * check, lib/http/csrf.ts), which this same-origin page may send. No call to Swagger's public validator.
- */
-const START_SCRIPT = `'use strict';
-window.ui = SwaggerUIBundle({
-  url: ${JSON.stringify(docsRoutes.openapi.path)},
-  dom_id: '#swagger-ui',
-  deepLinking: true,
-  docExpansion: 'none',
-  validatorUrl: null,
-  displayOperationId: true,
-  showExtensions: true,
-  filter: true,
-  requestInterceptor: function (request) {
-    request.headers['X-Requested-With'] = 'XMLHttpRequest';
-    return request;
-  },
-});
-`;
+/** Where the page loads one of its files (GET /api/docs/assets/{name}). */
+const referenceAssetUrl = (name: string) => docsRoutes.referenceAsset.path.replace('{name}', name);
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -82,18 +50,18 @@ const PAGE = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(serviceApi.title)}: API reference</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="${assetUrl('swagger-ui.css')}">
+<link rel="stylesheet" href="${referenceAssetUrl('swagger-ui.css')}">
 </head>
 <body>
 <div id="swagger-ui"></div>
-<script src="${assetUrl('swagger-ui-bundle.js')}"></script>
-<script src="${assetUrl('reference.js')}"></script>
+<script src="${referenceAssetUrl('swagger-ui-bundle.js')}"></script>
+<script src="${referenceAssetUrl('reference.js')}"></script>
 </body>
 </html>
 `;
 
 /** Headers of every answer of the reference: no content sniffing, no referrer to the links it shows. */
-const COMMON_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+export const COMMON_HEADERS = { 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
 
 /** The page: static HTML under the CSP above. */
 export function referencePage(): HttpResponse {
@@ -102,74 +70,5 @@ export function referencePage(): HttpResponse {
     'content-type': 'text/html; charset=utf-8',
     'content-security-policy': REFERENCE_CSP,
     'cache-control': 'no-cache',
-  });
-}
-
-const swaggerUiFile = (file: string) => () =>
-  readFileSync(join(dirname(require.resolve('swagger-ui-dist/package.json')), file));
-
-/** What GET /api/docs/assets/{name} serves: name → content type and where its bytes come from. */
-const ASSETS: Record<string, { type: string; read: () => Buffer }> = {
-  'swagger-ui-bundle.js': { type: 'text/javascript; charset=utf-8', read: swaggerUiFile('swagger-ui-bundle.js') },
-  'swagger-ui.css': { type: 'text/css; charset=utf-8', read: swaggerUiFile('swagger-ui.css') },
-  'reference.js': { type: 'text/javascript; charset=utf-8', read: () => Buffer.from(START_SCRIPT) },
-};
-
-export const REFERENCE_ASSET_NAMES = Object.keys(ASSETS);
-
-interface Encoded {
-  identity: Buffer;
-  gzip: Buffer;
-  /** Of the bytes as sent: one per encoding. */
-  etags: { identity: string; gzip: string };
-}
-
-/** Read and compressed once per container (~0.1 s for the bundle), then served from memory. */
-const encoded = new Map<string, Encoded>();
-
-function encode(name: string): Encoded {
-  let found = encoded.get(name);
-  if (!found) {
-    const identity = ASSETS[name].read();
-    const hash = createHash('sha256').update(identity).digest('base64url').slice(0, 22);
-    found = {
-      identity,
-      gzip: gzipSync(identity, { level: 9 }),
-      etags: { identity: `"${hash}"`, gzip: `"${hash}-gz"` },
-    };
-    encoded.set(name, found);
-  }
-  return found;
-}
-
-/** Whether an Accept-Encoding header takes gzip (named or `*`, with a q above 0). */
-export function acceptsGzip(acceptEncoding: string | undefined): boolean {
-  return (acceptEncoding ?? '').split(',').some((part) => {
-    const [coding, ...params] = part.split(';').map((p) => p.trim().toLowerCase());
-    if (coding !== 'gzip' && coding !== '*') return false;
-    const q = params.find((p) => p.startsWith('q='));
-    return q === undefined || Number(q.slice(2)) > 0;
-  });
-}
-
-/**
- * One asset, gzip-compressed when the client accepts it. Browsers revalidate it on each load (no-cache) and get a
- * 304 while its ETag holds, so a new release's files are never mixed with a cached old one.
- */
-export function referenceAsset(
-  name: string,
-  request: { acceptEncoding?: string; ifNoneMatch?: string } = {},
-): HttpResponse {
-  if (!Object.hasOwn(ASSETS, name)) throw new NotFoundError(`No asset ${name}`);
-  const { identity, gzip, etags } = encode(name);
-  const compressed = acceptsGzip(request.acceptEncoding);
-  const etag = compressed ? etags.gzip : etags.identity;
-  const headers = { ...COMMON_HEADERS, 'cache-control': 'no-cache', etag, vary: 'accept-encoding' };
-  const known = (request.ifNoneMatch ?? '').split(',').map((tag) => tag.trim().replace(/^W\//, ''));
-  if (known.includes(etag) || known.includes('*')) return new HttpResponse(304, undefined, headers);
-  return new HttpResponse(200, compressed ? gzip : identity, {
-    ...headers,
-    'content-type': ASSETS[name].type,
-    ...(compressed ? { 'content-encoding': 'gzip' } : {}),
   });
 }

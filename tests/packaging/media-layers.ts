@@ -36,7 +36,7 @@ const EXPECTED_LAYERS: Record<string, string[]> = {
   exportWorker: ['sharp', 'pdfkit'],
   // The one HTTP route that decodes images: a homeowner photo's 640 px thumbnail, made on first request.
   insuredFileThumb: ['sharp'],
-  // The API reference's script and stylesheet, read from swagger-ui-dist (lib/http/api-reference.ts).
+  // The API reference's script and stylesheet, read from swagger-ui-dist (lib/http/api-reference-assets.ts).
   apiReferenceAsset: ['swaggerUi'],
 };
 
@@ -51,7 +51,7 @@ const LAYER_OF_MODULE: Record<string, string> = {
 
 /**
  * Modules loaded by a resolved path, which esbuild does not record as an import: a bundle naming the path loads
- * the module (lib/pdf/pdfjs.ts imports pdf.js so; lib/http/api-reference.ts reads Swagger UI's files).
+ * the module (lib/pdf/pdfjs.ts imports pdf.js so; lib/http/api-reference-assets.ts reads Swagger UI's files so).
  */
 const RESOLVED_IN_BUNDLE: Record<string, string> = {
   'pdfjs-dist/legacy/build/pdf': 'pdfjs-dist',
@@ -335,7 +335,7 @@ export function describeMediaLayers(get: () => Packaged): void {
       const opt = fs.mkdtempSync(path.join(os.tmpdir(), 'media-layer-opt-'));
       try {
         extractZip(zip('swaggerUi'), opt);
-        // As lib/http/api-reference.ts finds the files.
+        // As lib/http/api-reference-assets.ts finds the files.
         const script = `
           const path = require('node:path');
           const fs = require('node:fs');

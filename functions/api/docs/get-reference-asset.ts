@@ -1,5 +1,5 @@
 import { headerValue, publicEndpoint } from '../../../lib/api/public-endpoint';
-import { referenceAsset } from '../../../lib/http/api-reference';
+import { referenceAsset } from '../../../lib/http/api-reference-assets';
 import { docsRoutes } from '../../../lib/http/docs-routes';
 
 export const handler = publicEndpoint(docsRoutes.referenceAsset, async ({ params, event }) =>

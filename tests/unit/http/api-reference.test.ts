@@ -1,17 +1,13 @@
 /**
- * Covers: lib/http/api-reference.ts (the API reference page and its assets), as the handlers answer them
- * (lib/http/response.ts turns a Buffer body into base64 for API Gateway). The service itself answers them in
- * tests/e2e/api-reference.test.ts, and a browser renders the page in tests/e2e/api-reference-browser.test.ts.
+ * Covers: lib/http/api-reference.ts and lib/http/api-reference-assets.ts (the API reference page and its assets),
+ * as the handlers answer them (lib/http/response.ts turns a Buffer body into base64 for API Gateway). The service
+ * itself answers them in tests/e2e/api-reference.test.ts, and a browser renders the page in
+ * tests/e2e/api-reference-browser.test.ts.
  */
 import { gunzipSync } from 'node:zlib';
 import { NotFoundError } from '../../../lib/errors';
-import {
-  acceptsGzip,
-  REFERENCE_ASSET_NAMES,
-  REFERENCE_CSP,
-  referenceAsset,
-  referencePage,
-} from '../../../lib/http/api-reference';
+import { REFERENCE_CSP, referencePage } from '../../../lib/http/api-reference';
+import { acceptsGzip, REFERENCE_ASSET_NAMES, referenceAsset } from '../../../lib/http/api-reference-assets';
 import { toResult } from '../../../lib/http/response';
 
 /** Lambda's limit on a synchronous invocation's answer, which carries the (base64) body. */
