@@ -1,7 +1,8 @@
 /**
  * The media layers (serverless.yml `layers:`): ffmpeg, ffprobe, sharp, pdfkit
- * and pdf.js for the workers that need them, built from npm registry packages
- * for Lambda's platform (linux, arm64, glibc), never this machine's:
+ * and pdf.js for the workers that need them, and Swagger UI's files for the
+ * API reference's assets route, built from npm registry packages for Lambda's
+ * platform (linux, arm64, glibc), never this machine's:
  *
  *   ffmpeg   bin/ffmpeg                 @ffmpeg-installer/linux-arm64 (static build)
  *   ffprobe  bin/ffprobe                @ffprobe-installer/linux-arm64 (static build)
@@ -10,6 +11,7 @@
  *            and the report's Noto fonts (@embedpdf/fonts-*: the two files of each it reads)
  *   pdfjs    nodejs/node_modules/pdfjs-dist (its legacy build and data only) and
  *            @napi-rs/canvas with @napi-rs/canvas-linux-arm64-gnu
+ *   swaggerUi nodejs/node_modules/swagger-ui-dist (its browser bundle and stylesheet only)
  *
  * Lambda extracts a function's layers into /opt: /opt/bin is on PATH and
  * /opt/nodejs/node_modules on NODE_PATH, so the bundles' `require('sharp')`
@@ -107,6 +109,12 @@ const LAYERS = {
       package: '@napi-rs/canvas-linux-arm64-gnu',
       file: () => 'skia.linux-arm64-gnu.node',
     },
+  },
+  // lib/http/api-reference-assets.ts serves the browser bundle and stylesheet from the package directory; the other
+  // builds and the source maps (about 9 of its 11 MB) are never served.
+  swaggerUi: {
+    modules: ['swagger-ui-dist'],
+    keep: { 'swagger-ui-dist': ['package.json', 'LICENSE', 'NOTICE', 'swagger-ui-bundle.js', 'swagger-ui.css'] },
   },
 };
 

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { defineRoute } from '../http/route';
 import { importBatchResponse } from '../imports/schemas';
+import { captureImportExamples } from './examples';
 import {
   assignmentParams,
   assignmentsResponse,
@@ -121,6 +122,7 @@ export const captureRoutes = {
     params: connectionParams,
     body: importBody,
     response: importBatchResponse,
+    examples: captureImportExamples,
     successStatus: 201,
     errors: [404, 409, 503],
     idempotent: true,

@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import type { ApiDescription } from './openapi';
 import { defineRoute } from './route';
 
@@ -10,6 +11,35 @@ export const docsRoutes = {
     tag: 'docs',
     summary: 'This OpenAPI 3.1 document, generated from the validation schemas.',
     handler: 'api/docs/get-openapi',
+  }),
+  // The same document for people (lib/http/api-reference.ts): a page and the files it loads, all from this host.
+  reference: defineRoute({
+    name: 'apiReference',
+    method: 'GET',
+    path: '/api/docs',
+    auth: 'none',
+    tag: 'docs',
+    summary:
+      'The API reference: this document as a page to read, with its examples and "Try it out" against this host (Swagger UI).',
+    handler: 'api/docs/get-reference',
+    produces: ['text/html'],
+  }),
+  referenceAsset: defineRoute({
+    name: 'apiReferenceAsset',
+    method: 'GET',
+    path: '/api/docs/assets/{name}',
+    auth: 'none',
+    tag: 'docs',
+    summary:
+      'A script or stylesheet of the API reference page, gzip-compressed when `Accept-Encoding` allows; 304 when `If-None-Match` has its ETag.',
+    handler: 'api/docs/get-reference-asset',
+    params: z.object({
+      name: z.string().max(100).describe('The file: `swagger-ui-bundle.js`, `swagger-ui.css` or `reference.js`.'),
+    }),
+    produces: ['text/javascript', 'text/css'],
+    errors: [404],
+    // The swagger-ui-dist files are read at run time; a zip holds the handler's bundle only.
+    layers: ['swaggerUi'],
   }),
 };
 
@@ -27,7 +57,7 @@ export const serviceApi: ApiDescription = {
   contact: { name: 'Contents Inventory Service maintainers' },
   tags: {
     health: 'Liveness and pipeline readiness.',
-    docs: 'This API document.',
+    docs: 'This API document, as JSON and as a page to read (GET /api/docs).',
     auth: 'The signed-in user, sign-in configuration and hand-offs to the estimation platform.',
     claims: 'Insurance claims: create, list, rename, archive and delete.',
     rooms: 'Rooms of a claim, which jobs and items belong to.',

@@ -10,7 +10,7 @@
 import * as z from 'zod';
 import { isStateChanging } from './csrf';
 import { IDEMPOTENCY_HEADER } from './idempotency';
-import type { RouteAuth, RouteContract } from './route';
+import type { RouteAuth, RouteContract, RouteExample } from './route';
 import { insufficientCreditsBody } from './schemas';
 
 /** What the document says about the service as a whole (lib/http/docs-routes.ts has the service's own). */
@@ -178,15 +178,35 @@ function errorResponse(status: number, why: string[]) {
   };
 }
 
+/** A media type object's `examples` (OpenAPI's named Example objects) from a contract's named examples. */
+const examplesOf = (examples: Record<string, RouteExample> | undefined) =>
+  examples && Object.keys(examples).length
+    ? {
+        examples: Object.fromEntries(
+          Object.entries(examples).map(([name, { summary, value }]) => [name, { summary, value }]),
+        ),
+      }
+    : {};
+
+/** The success body: JSON with the response schema, or the media types of a body that is not JSON (a page). */
+function successContent(route: RouteContract) {
+  if (route.produces) return Object.fromEntries(route.produces.map((type) => [type, { schema: { type: 'string' } }]));
+  if (!route.response) return undefined;
+  return {
+    'application/json': { schema: schemaOf(route.response, 'output'), ...examplesOf(route.examples?.response) },
+  };
+}
+
 function successResponse(route: RouteContract) {
   const status = route.successStatus ?? 200;
   const redirect = status >= 300 && status < 400;
+  const content = successContent(route);
   return {
     description: SUCCESS_TEXT[status] ?? 'Success',
     ...(redirect
       ? { headers: { Location: { description: 'Where to go next.', required: true, schema: { type: 'string' } } } }
       : {}),
-    ...(route.response ? { content: { 'application/json': { schema: schemaOf(route.response, 'output') } } } : {}),
+    ...(content ? { content } : {}),
   };
 }
 
@@ -227,7 +247,12 @@ export function openApiDocument(routes: RouteContract[], api: ApiDescription) {
       parameters: parametersOf(route),
       ...(route.body
         ? {
-            requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } },
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': { schema: schemaOf(route.body, 'input'), ...examplesOf(route.examples?.body) },
+              },
+            },
           }
         : {}),
       responses,

@@ -2,6 +2,7 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 export class HttpResponse {
+  /** A Buffer body is sent as it is (base64 to API Gateway), with the content type its headers name. */
   constructor(
     readonly statusCode: number,
     readonly body?: unknown,
@@ -18,6 +19,14 @@ export class HttpResponse {
 }
 
 export function toResult(value: unknown, successStatus = 200): APIGatewayProxyStructuredResultV2 {
+  if (value instanceof HttpResponse && Buffer.isBuffer(value.body)) {
+    return {
+      statusCode: value.statusCode,
+      headers: value.headers,
+      body: value.body.toString('base64'),
+      isBase64Encoded: true,
+    };
+  }
   if (value instanceof HttpResponse) {
     const hasBody = value.body !== undefined;
     return {

@@ -31,6 +31,17 @@ export interface RouteContract {
   body?: z.ZodType;
   /** Documented success response (not validated at run time). */
   response?: z.ZodType;
+  /**
+   * Media types of a success body that is not JSON (the API reference page and its assets); the OpenAPI
+   * document lists them instead of application/json.
+   */
+  produces?: readonly string[];
+  /**
+   * Named examples of a request body and a success answer, for what a schema alone does not show a client
+   * (the OpenAPI document lists them beside the schema; tests/unit/api/route-examples.test.ts parses each
+   * with its schema: `body` as the handler validates it, `response` as the answer is documented).
+   */
+  examples?: { body?: Record<string, RouteExample>; response?: Record<string, RouteExample> };
   /** Status of a successful answer; 200 unless stated. */
   successStatus?: number;
   /** Documented error statuses besides 401/422 which every authenticated route has. */
@@ -42,9 +53,28 @@ export interface RouteContract {
   idempotent?: true;
   /** Per-function overrides for serverless.yml (timeout, memory). */
   lambda?: { timeout?: number; memorySize?: number };
-  /** Media layers the handler loads at run time (functions/layers.js; e.g. 'sharp' for a thumbnail route). */
+  /** Layers whose modules the handler loads at run time (functions/layers.js; e.g. 'sharp' for a thumbnail route). */
   layers?: readonly string[];
 }
+
+/** One example of a route's request body or answer: what it shows, and the value. */
+export interface RouteExample {
+  summary: string;
+  value: unknown;
+}
+
+/** A request body example, typed by the schema the handler validates it with (z.input). */
+export const bodyExample = <T extends z.ZodType>(_schema: T, summary: string, value: z.input<T>): RouteExample => ({
+  summary,
+  value,
+});
+
+/** An answer example, typed by the route's documented response schema (z.output). */
+export const responseExample = <T extends z.ZodType>(
+  _schema: T,
+  summary: string,
+  value: z.output<T>,
+): RouteExample => ({ summary, value });
 
 /**
  * Declares a route contract, keeping its literal types (method, auth, the

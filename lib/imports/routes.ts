@@ -1,5 +1,6 @@
 import { defineRoute } from '../http/route';
 import { idParams } from '../http/schemas';
+import { confirmImportExamples, importContentsListExamples } from './examples';
 import {
   batchParams,
   confirmImportBody,
@@ -23,6 +24,7 @@ export const importRoutes = {
     params: idParams,
     body: importContentsListBody,
     response: startImportResponse,
+    examples: importContentsListExamples,
     successStatus: 201,
     errors: [400, 404, 413],
     idempotent: true,
@@ -40,6 +42,7 @@ export const importRoutes = {
     params: batchParams,
     body: confirmImportBody,
     response: importBatchResponse,
+    examples: confirmImportExamples,
     errors: [400, 404, 409],
   }),
   get: defineRoute({

@@ -25,6 +25,13 @@ import {
   submitResponse,
   uploadParams,
 } from './draft-schemas';
+import {
+  addItemExamples,
+  addRoomFileExamples,
+  editItemExamples,
+  insuredUploadInitExamples,
+  submitExamples,
+} from './examples';
 import { tokenParams } from './schemas';
 
 const PUBLIC =
@@ -49,6 +56,7 @@ export const insuredDraftRoutes = {
     params: roomParams,
     body: roomPhotoBody,
     response: photoUploadResponse,
+    examples: addRoomFileExamples,
     successStatus: 201,
     errors: [404, 409, 413, 415, 429],
   }),
@@ -114,6 +122,7 @@ export const insuredDraftRoutes = {
     params: roomParams,
     body: draftItemBody,
     response: draftItemResponse,
+    examples: addItemExamples,
     successStatus: 201,
     errors: [404, 413, 429],
   }),
@@ -128,6 +137,7 @@ export const insuredDraftRoutes = {
     params: itemParams,
     body: draftItemPatchBody,
     response: draftItemResponse,
+    examples: editItemExamples,
     errors: [404, 409, 429],
   }),
   removeItem: defineRoute({
@@ -167,6 +177,7 @@ export const insuredDraftRoutes = {
     params: tokenParams,
     body: insuredUploadInitBody,
     response: uploadInitResponse,
+    examples: insuredUploadInitExamples,
     successStatus: 201,
     errors: [404, 413, 415, 429],
   }),
@@ -234,6 +245,7 @@ export const insuredDraftRoutes = {
     handler: 'api/insured/insured-submit',
     params: tokenParams,
     response: submitResponse,
+    examples: submitExamples,
     errors: [404, 409, 429],
   }),
 };

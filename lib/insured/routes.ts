@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { defineRoute } from '../http/route';
+import { addRoomExamples, identifyExamples, wizardStateExamples } from './examples';
 import {
   identifyBody,
   insuredLinksResponse,
@@ -82,6 +83,7 @@ export const insuredRoutes = {
     handler: 'api/insured/insured-wizard-state',
     params: tokenParams,
     response: wizardStateResponse,
+    examples: wizardStateExamples,
     errors: [404],
   }),
   identify: defineRoute({
@@ -96,6 +98,7 @@ export const insuredRoutes = {
     params: tokenParams,
     body: identifyBody,
     response: wizardStateResponse,
+    examples: identifyExamples,
     errors: [404],
   }),
   addRoom: defineRoute({
@@ -110,6 +113,7 @@ export const insuredRoutes = {
     params: tokenParams,
     body: insuredRoomBody,
     response: insuredRoomResponse,
+    examples: addRoomExamples,
     errors: [404],
   }),
   mailEvents: defineRoute({

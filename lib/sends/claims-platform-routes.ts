@@ -8,6 +8,7 @@ import {
   submissionResponse,
   submissionsResponse,
 } from './claims-platform-schemas';
+import { claimsPlatformQuoteExamples, claimsPlatformSendExamples } from './examples';
 
 export const claimsPlatformRoutes = {
   profiles: defineRoute({
@@ -35,6 +36,7 @@ export const claimsPlatformRoutes = {
     params: idParams,
     body: claimsPlatformQuoteBody,
     response: claimsPlatformQuoteResponse,
+    examples: claimsPlatformQuoteExamples,
     errors: [404],
   }),
   submit: defineRoute({
@@ -53,6 +55,7 @@ export const claimsPlatformRoutes = {
     params: idParams,
     body: claimsPlatformSendBody,
     response: submissionResponse,
+    examples: claimsPlatformSendExamples,
     errors: [400, 402, 404, 409, 502],
     idempotent: true,
   }),

@@ -11,6 +11,7 @@ import {
   estimationSendBody,
   estimationSendResponse,
 } from './estimation-schemas';
+import { estimationSendExamples } from './examples';
 
 export const estimationRoutes = {
   quote: defineRoute({
@@ -83,6 +84,7 @@ export const estimationRoutes = {
     params: idParams,
     body: estimationSendBody,
     response: estimationSendResponse,
+    examples: estimationSendExamples,
     errors: [400, 402, 404, 409, 502],
     idempotent: true,
   }),

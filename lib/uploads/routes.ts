@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { defineRoute } from '../http/route';
+import { partUrlsExamples, uploadCompleteExamples, uploadInitExamples } from './examples';
 import type { UploadKind } from './rules';
 import {
   partUrlsBody,
@@ -47,6 +48,7 @@ export const uploadRoutes = {
     handler: 'api/uploads/init-upload',
     body: uploadInitBody,
     response: uploadInitResponse,
+    examples: uploadInitExamples,
     successStatus: 201,
     errors: [400, 404, 413],
     idempotent: true,
@@ -91,6 +93,7 @@ export const uploadRoutes = {
     params: uploadParams,
     body: partUrlsBody,
     response: partUrlsResponse,
+    examples: partUrlsExamples,
     errors: [404, 409],
   }),
   status: defineRoute({
@@ -116,6 +119,7 @@ export const uploadRoutes = {
     handler: 'api/uploads/complete-upload',
     params: uploadParams,
     response: uploadCompleteResponse,
+    examples: uploadCompleteExamples,
     successStatus: 201,
     errors: [400, 404, 409],
   }),

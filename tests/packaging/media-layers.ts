@@ -5,8 +5,8 @@
  * their executable bit, sharp's and @napi-rs/canvas's native builds, pdfkit
  * with its fonts and the report's Noto fonts (the report made from the layer
  * as Lambda loads it), pdf.js's legacy build with its data, laid out where Lambda
- * looks), which functions carry which layer, and Lambda's limits for a
- * function with its layers.
+ * looks), Swagger UI's files for the API reference, which functions carry
+ * which layer, and Lambda's limits for a function with its layers.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -40,6 +40,7 @@ const LAYER_IDS: Record<string, string> = {
   sharp: 'SharpLambdaLayer',
   pdfkit: 'PdfkitLambdaLayer',
   pdfjs: 'PdfjsLambdaLayer',
+  swaggerUi: 'SwaggerUiLambdaLayer',
 };
 
 /** What each media worker runs: ffmpeg/ffprobe as processes, sharp, pdfkit and pdf.js as modules. */
@@ -51,6 +52,8 @@ const EXPECTED_LAYERS: Record<string, string[]> = {
   exportWorker: ['sharp', 'pdfkit'],
   // The one HTTP route that decodes images: a homeowner photo's 640 px thumbnail, made on first request.
   insuredFileThumb: ['sharp'],
+  // The API reference's script and stylesheet, read from swagger-ui-dist (lib/http/api-reference-assets.ts).
+  apiReferenceAsset: ['swaggerUi'],
 };
 
 /** The layer that provides each module the bundles leave out (custom.esbuild.external). */
@@ -61,13 +64,17 @@ const LAYER_OF_MODULE: Record<string, string> = {
   ...Object.fromEntries(REPORT_FONTS.map((face) => [fontPackage(face), 'pdfkit'])),
   '@napi-rs/canvas': 'pdfjs',
   'pdfjs-dist': 'pdfjs',
+  'swagger-ui-dist': 'swaggerUi',
 };
 
 /**
- * lib/pdf/pdfjs.ts imports pdf.js by a resolved path, which esbuild does not record as an import: a bundle
- * naming these paths loads it.
+ * Modules loaded by a resolved path, which esbuild does not record as an import: a bundle naming the path loads
+ * the module (lib/pdf/pdfjs.ts imports pdf.js so; lib/http/api-reference-assets.ts reads Swagger UI's files so).
  */
-const PDFJS_IN_BUNDLE = 'pdfjs-dist/legacy/build/pdf';
+const RESOLVED_IN_BUNDLE: Record<string, string> = {
+  'pdfjs-dist/legacy/build/pdf': 'pdfjs-dist',
+  'swagger-ui-dist/package.json': 'swagger-ui-dist',
+};
 
 /** Functions whose bundle names a layer's modules without ever loading them, each with the reason. */
 const NAMES_WITHOUT_LOADING: Record<string, string[]> = {
@@ -387,6 +394,40 @@ export function describeMediaLayers(get: () => Packaged): void {
       }
     });
 
+    it("puts Swagger UI's bundle and stylesheet at this checkout's version, and only those, where a require through NODE_PATH finds them", () => {
+      const modules = 'nodejs/node_modules/swagger-ui-dist';
+      const names = zipEntries(zip('swaggerUi'))
+        .map((e) => e.name)
+        .filter((n) => n.startsWith(`${modules}/`))
+        .map((n) => n.slice(modules.length + 1))
+        .sort();
+      expect(names).toEqual(['LICENSE', 'NOTICE', 'package.json', 'swagger-ui-bundle.js', 'swagger-ui.css']);
+      const opt = fs.mkdtempSync(path.join(os.tmpdir(), 'media-layer-opt-'));
+      try {
+        extractZip(zip('swaggerUi'), opt);
+        // As lib/http/api-reference-assets.ts finds the files.
+        const script = `
+          const path = require('node:path');
+          const fs = require('node:fs');
+          const root = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+          const { version } = require(path.join(root, 'package.json'));
+          const bundle = fs.readFileSync(path.join(root, 'swagger-ui-bundle.js'), 'utf8');
+          console.log(JSON.stringify({ root, version, bundle: bundle.includes('SwaggerUIBundle') }));`;
+        const out = execFileSync(process.execPath, ['-e', script], {
+          cwd: opt,
+          env: { PATH: process.env.PATH, NODE_PATH: path.join(opt, 'nodejs', 'node_modules') },
+          encoding: 'utf8',
+        });
+        expect(JSON.parse(out)).toEqual({
+          root: path.join(opt, 'nodejs', 'node_modules', 'swagger-ui-dist'),
+          version: installedVersion('swagger-ui-dist'),
+          bundle: true,
+        });
+      } finally {
+        fs.rmSync(opt, { recursive: true, force: true });
+      }
+    });
+
     it('gives each media worker exactly the layers it needs, with the binary paths, and no other function any', () => {
       const actual = layersByFunction();
       expect(actual.size).toBe(Object.keys(get().manifest).length);
@@ -406,7 +447,7 @@ export function describeMediaLayers(get: () => Packaged): void {
         expect([name, actual.get(name)?.layers]).toEqual([name, [...(EXPECTED_LAYERS[name] ?? [])].sort()]);
     });
 
-    it('gives a layer to every function whose code loads sharp, pdfkit, pdf.js or @napi-rs/canvas', () => {
+    it('gives a layer to every function whose code loads sharp, pdfkit, pdf.js, @napi-rs/canvas or Swagger UI', () => {
       const { profiles } = require(path.join(get().run.serviceDir, 'functions', 'manifest.js')) as {
         profiles: Record<string, { packages: string[] }>;
       };
@@ -419,7 +460,9 @@ export function describeMediaLayers(get: () => Packaged): void {
           .join('\n');
         const named = [
           ...packages.filter((pkg) => LAYER_OF_MODULE[pkg]),
-          ...(bundle.includes(PDFJS_IN_BUNDLE) ? ['pdfjs-dist'] : []),
+          ...Object.entries(RESOLVED_IN_BUNDLE)
+            .filter(([resolved]) => bundle.includes(resolved))
+            .map(([, module]) => module),
         ];
         for (const module of named) {
           const layer = LAYER_OF_MODULE[module];

@@ -48,8 +48,8 @@ const NOT_DOMAINS = [
   'api',
 ];
 const DOMAIN_FILE = [
-  /^(routes|schemas|rules|store|view|service)\.ts$/,
-  /^[a-z0-9-]+-(routes|schemas|rules|store|view|service)\.ts$/,
+  /^(routes|schemas|examples|rules|store|view|service)\.ts$/,
+  /^[a-z0-9-]+-(routes|schemas|examples|rules|store|view|service)\.ts$/,
 ];
 
 /** Files outside lib/db that import the DynamoDB document client without being a store module. */
@@ -127,7 +127,7 @@ describe('conventions', () => {
     expect(dynamoDbOutsideStores(read([...lib, ...functions]))).toEqual([]);
   });
 
-  it('names every file of a domain folder after its role (routes, schemas, rules, store, view, service)', () => {
+  it('names every file of a domain folder after its role (routes, schemas, examples, rules, store, view, service)', () => {
     expect(domainFilesWithoutRole(lib)).toEqual([]);
   });
 
@@ -169,6 +169,7 @@ describe('conventions', () => {
         'lib/photos/grouping-rules.ts',
         'lib/photos/staged-photo-view.ts',
         'lib/jobs/ai-request-schemas.ts',
+        'lib/uploads/examples.ts',
         'lib/claims/claim.ts',
         'lib/claims/index.ts',
         'lib/claims/utils.ts',
