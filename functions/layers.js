@@ -42,7 +42,7 @@ const path = require('node:path');
 const { zipDirectory } = require('./zip-directory');
 
 const PLATFORM = { os: 'linux', cpu: 'arm64', libc: 'glibc' };
-/** The font files the PDF report embeds, by package: REPORT_FONTS of lib/exports/report-fonts.ts (the packaging tests compare). */
+/** The font files the PDF report embeds, by package: REPORT_FONTS of lib/exports/report-fonts-view.ts (the packaging tests compare). */
 const REPORT_FONT_FILES = {
   '@embedpdf/fonts-latin': ['NotoSans-Regular.ttf', 'NotoSans-Bold.ttf'],
   '@embedpdf/fonts-arabic': ['NotoNaskhArabic-Regular.ttf', 'NotoNaskhArabic-Bold.ttf'],
@@ -79,7 +79,7 @@ const LAYERS = {
   },
   pdfkit: {
     modules: ['pdfkit', 'fontkit', ...Object.keys(REPORT_FONT_FILES)],
-    // The report reads a regular and a bold face of each (lib/exports/report-fonts.ts); the other weights
+    // The report reads a regular and a bold face of each (lib/exports/report-fonts-view.ts); the other weights
     // (about 80 of their 90 MB) never load. Each package's index stays: the report finds the files beside it.
     keep: Object.fromEntries(
       Object.entries(REPORT_FONT_FILES).map(([pkg, files]) => [

@@ -4,12 +4,12 @@
  * estimated price and line value, with the room's total; the claim total
  * closes the report. Tables continue across pages with their header
  * repeated, and every page is numbered. Every text is drawn with embedded
- * Noto fonts (report-fonts), so names in any script print, and any reader
+ * Noto fonts (report-fonts-view.ts), so names in any script print, and any reader
  * (poppler's pdftotext included) extracts them.
  */
 import PDFDocument from 'pdfkit';
 import { formatMoney } from './cell-rules';
-import { writeText } from './report-fonts';
+import { writeText } from './report-fonts-view';
 import { contentItems, type ExportContent, exportTotals, lineValue, type RoomGroup } from './selection-rules';
 import type { Thumbnail } from './thumbnail-service';
 

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { buildSync } from 'esbuild';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import { loadServerlessConfig } from '../../localstack/provision';
-import { fontFile, REPORT_FONTS } from '../../lib/exports/report-fonts';
+import { fontFile, REPORT_FONTS } from '../../lib/exports/report-fonts-view';
 import { kib, type PackageRun, type TemplateFile, table } from '../support/packaging';
 import { extractZip, readZipEntry, unzippedSize, zipEntries } from '../support/zip-entries';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { MISSING_GLYPH } from '../../../lib/exports/cell-rules';
-import { fontFile, REPORT_FONTS } from '../../../lib/exports/report-fonts';
+import { fontFile, REPORT_FONTS } from '../../../lib/exports/report-fonts-view';
 import { reportFile } from '../../../lib/exports/report-view';
 import type { ExportContent } from '../../../lib/exports/selection-rules';
 import type { Thumbnail } from '../../../lib/exports/thumbnail-service';

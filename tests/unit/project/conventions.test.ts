@@ -65,6 +65,8 @@ function domainFilesWithoutRole(paths: string[]): string[] {
   return paths.filter((path) => {
     const [top, folder, ...rest] = path.split('/');
     if (top !== 'lib' || rest.length === 0 || NOT_DOMAINS.includes(folder)) return false;
+    // A declaration of an untyped package's types (lib/exports/fontkit.d.ts) is no module of the domain.
+    if (path.endsWith('.d.ts')) return false;
     return !DOMAIN_FILE.some((role) => role.test(posix.basename(path)));
   });
 }
