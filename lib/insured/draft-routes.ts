@@ -7,10 +7,12 @@
  */
 import * as z from 'zod';
 import { defineRoute } from '../http/route';
-import { partUrlsBody, partUrlsResponse, uploadInitResponse, uploadStatusResponse } from '../uploads/schemas';
+import { partUrlsBody, partUrlsResponse, uploadInitResponse } from '../uploads/schemas';
 import {
   deletedResponse,
   draftFileResponse,
+  insuredUploadCompleteResponse,
+  insuredUploadStatusResponse,
   draftItemBody,
   draftItemPatchBody,
   draftItemResponse,
@@ -29,7 +31,9 @@ import {
   addItemExamples,
   addRoomFileExamples,
   editItemExamples,
+  insuredUploadCompleteExamples,
   insuredUploadInitExamples,
+  insuredUploadPartUrlsExamples,
   submitExamples,
 } from './examples';
 import { tokenParams } from './schemas';
@@ -192,6 +196,7 @@ export const insuredDraftRoutes = {
     params: uploadParams,
     body: partUrlsBody,
     response: partUrlsResponse,
+    examples: insuredUploadPartUrlsExamples,
     errors: [404, 409, 429],
   }),
   uploadStatus: defineRoute({
@@ -203,7 +208,7 @@ export const insuredDraftRoutes = {
     summary: `The parts that arrived and the upload’s status; file_id once completed.${PUBLIC}`,
     handler: 'api/insured/insured-upload-status',
     params: uploadParams,
-    response: uploadStatusResponse.omit({ job_id: true }).extend({ file_id: z.string().nullable() }),
+    response: insuredUploadStatusResponse,
     errors: [404, 429],
   }),
   uploadComplete: defineRoute({
@@ -215,9 +220,8 @@ export const insuredDraftRoutes = {
     summary: `Assembles the parts (400 unless they are the gap-free run 0..n-1 adding up to total_size) and the file is ready in its room. Repeating it answers the same file.${PUBLIC}`,
     handler: 'api/insured/insured-upload-complete',
     params: uploadParams,
-    response: uploadStatusResponse
-      .omit({ job_id: true })
-      .extend({ file_id: z.string().nullable(), file: draftFileResponse }),
+    response: insuredUploadCompleteResponse,
+    examples: insuredUploadCompleteExamples,
     errors: [400, 404, 409, 429],
   }),
   uploadAbort: defineRoute({

@@ -1,7 +1,7 @@
 /** Request and answer shapes of the homeowner's draft routes (spec: Insured link, public). */
 import * as z from 'zod';
 import { credentialParam } from '../http/route';
-import { uploadInitBody } from '../uploads/schemas';
+import { uploadInitBody, uploadStatusResponse } from '../uploads/schemas';
 
 const optionalText = (max: number, what: string) =>
   z
@@ -131,3 +131,10 @@ export const submitResponse = z.object({
   items: z.number().int().describe('Typed rows that became inventory items.'),
   pending_files: z.number().int().describe('Files whose bytes never arrived: not sent; finish or remove them.'),
 });
+
+/** An upload of the wizard's chunked path: its parts, and the file once completed. */
+export const insuredUploadStatusResponse = uploadStatusResponse
+  .omit({ job_id: true })
+  .extend({ file_id: z.string().nullable() });
+
+export const insuredUploadCompleteResponse = insuredUploadStatusResponse.extend({ file: draftFileResponse });

@@ -6,12 +6,13 @@
  */
 import type * as z from 'zod';
 import { bodyExample, responseExample } from '../http/route';
-import { uploadInitResponse } from '../uploads/schemas';
+import { partUrlsBody, partUrlsResponse, uploadInitResponse } from '../uploads/schemas';
 import {
   type draftFileResponse,
   draftItemBody,
   draftItemPatchBody,
   draftItemResponse,
+  insuredUploadCompleteResponse,
   insuredUploadInitBody,
   photoUploadResponse,
   roomPhotoBody,
@@ -202,6 +203,52 @@ export const insuredUploadInitExamples = {
       chunk_size: 16 * 1024 * 1024,
       part_count: 12,
       received: [],
+    }),
+  },
+};
+
+const UPLOAD_ID = '9b1d3f5a-7c9e-4b2d-8f4a-6c8e0a2c4e6a';
+const VIDEO_ID = '2e4a6c8e-0b2d-4f6a-8c1e-3a5c7e9b1d3f';
+const MIB = 1024 * 1024;
+const VIDEO_BYTES = 180 * MIB;
+const partUrl = (index: number) =>
+  `https://media-bucket.s3.us-east-1.amazonaws.com/teams/team-7/claims/5b0e7c1a-3d2f-4a8b-9c6e-1f2a3b4c5d6e/insured/${VIDEO_ID}?partNumber=${index + 1}&uploadId=2~kQ…&X-Amz-Signature=9c4e…`;
+
+export const insuredUploadPartUrlsExamples = {
+  body: {
+    firstParts: bodyExample(partUrlsBody, 'URLs for the first three parts of the video', { parts: [0, 1, 2] }),
+  },
+  response: {
+    urls: responseExample(partUrlsResponse, 'PUT each part’s bytes to its URL, exactly its size', {
+      urls: [0, 1, 2].map((index) => ({
+        index,
+        url: partUrl(index),
+        size: 16 * MIB,
+        expires_at: '2025-06-03T10:15:02Z',
+      })),
+    }),
+  },
+};
+
+export const insuredUploadCompleteExamples = {
+  response: {
+    ready: responseExample(insuredUploadCompleteResponse, 'All 12 parts arrived: the video is a file of its room', {
+      upload_id: UPLOAD_ID,
+      status: 'completed',
+      chunk_size: 16 * MIB,
+      part_count: 12,
+      received: Array.from({ length: 12 }, (_, i) => i),
+      file_id: VIDEO_ID,
+      file: {
+        ...pendingPhoto,
+        id: VIDEO_ID,
+        kind: 'video',
+        filename: 'kitchen.mov',
+        size_bytes: VIDEO_BYTES,
+        note: null,
+        status: 'ready',
+        content_url: `${PUBLIC}/files/${VIDEO_ID}/content`,
+      },
     }),
   },
 };

@@ -36,6 +36,8 @@ const MUST_HAVE_EXAMPLES = [
   'insuredAddItem',
   'insuredEditItem',
   'insuredUploadInit',
+  'insuredUploadPartUrls',
+  'insuredUploadComplete',
   'insuredSubmit',
 ];
 
