@@ -107,3 +107,21 @@ export const uploadCompleteExamples = {
     }),
   },
 };
+
+/** The one-request routes (POST /api/upload, /api/upload-audio): the same opening, the kind taken from the path. */
+export const uploadVideoExamples = {
+  body: { video: uploadInitExamples.body.video },
+  response: uploadInitExamples.response,
+};
+
+export const uploadAudioExamples = {
+  body: { voiceNote: uploadInitExamples.body.voiceNote },
+  response: {
+    opened: responseExample(uploadInitResponse, 'Opened: one part (a voice note is smaller than a part)', {
+      upload_id: 'd3b8f0a2-5c7e-4f9b-b2d4-6e8a0c3f5d7b',
+      chunk_size: CHUNK,
+      part_count: 1,
+      received: [],
+    }),
+  },
+};

@@ -1,6 +1,12 @@
 import * as z from 'zod';
 import { defineRoute } from '../http/route';
-import { partUrlsExamples, uploadCompleteExamples, uploadInitExamples } from './examples';
+import {
+  partUrlsExamples,
+  uploadAudioExamples,
+  uploadCompleteExamples,
+  uploadInitExamples,
+  uploadVideoExamples,
+} from './examples';
 import type { UploadKind } from './rules';
 import {
   partUrlsBody,
@@ -63,6 +69,7 @@ export const uploadRoutes = {
     handler: 'api/uploads/upload-video',
     body: fixedKindInitBody('video'),
     response: uploadInitResponse,
+    examples: uploadVideoExamples,
     successStatus: 201,
     errors: [400, 404, 413],
     idempotent: true,
@@ -77,6 +84,7 @@ export const uploadRoutes = {
     handler: 'api/uploads/upload-audio',
     body: fixedKindInitBody('audio'),
     response: uploadInitResponse,
+    examples: uploadAudioExamples,
     successStatus: 201,
     errors: [400, 404, 413],
     idempotent: true,

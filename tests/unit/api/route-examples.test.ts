@@ -21,6 +21,8 @@ const examplesOf = (which: 'body' | 'response') =>
 /** The routes a client cannot call right from the schema alone: uploads, sends, imports, the homeowner wizard. */
 const MUST_HAVE_EXAMPLES = [
   'initUpload',
+  'uploadVideo',
+  'uploadAudio',
   'uploadPartUrls',
   'completeUpload',
   'claimsPlatformQuote',
