@@ -27,6 +27,7 @@ import { hostilePdfs } from '../support/hostile-pdfs';
 import { restrictedList } from '../support/restricted-pdfs';
 import { vectorList } from '../support/vector-pdfs';
 import { flatJpeg, photoIndexOf } from '../support/pdf-drawing';
+import type { PdfBox } from '../../lib/pdf/layout';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, postDocument, postToBucket, smallPng, type TestRoom } from '../support/uploads';
 
@@ -104,6 +105,16 @@ const recipeCalls = async (filename: string) =>
   (await gateway.requests(`Sample pages of the contents list "${filename}"`)).filter((r) =>
     JSON.stringify(r.response_format).includes('contents_list_recipe'),
   );
+
+/** A photo box as the AI marks it on a rendered page: fractions of the 612 × 792 pt page. */
+const markedPhoto = (box: PdfBox, label: string, description: string | null) => ({
+  x: box.x / 612,
+  y: box.y / 792,
+  width: box.width / 612,
+  height: box.height / 792,
+  label,
+  description,
+});
 
 describe('a card-grid contents list with loose photos', () => {
   const tag = randomUUID().slice(0, 6);
@@ -275,16 +286,7 @@ describe('other layouts', () => {
     // The recipe reads a card grid; with no embedded image to take out, the pages are rendered and marked.
     await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
     for (const page of [1, 2]) {
-      const photos = list.pictures
-        .filter((p) => p.page === page)
-        .map((p) => ({
-          x: p.box.x / 612,
-          y: p.box.y / 792,
-          width: p.box.width / 612,
-          height: p.box.height / 792,
-          label: p.label,
-          description: p.caption,
-        }));
+      const photos = list.pictures.filter((p) => p.page === page).map((p) => markedPhoto(p.box, p.label, p.caption));
       await gateway.script(`Page ${page} of the contents list "${name}"`, [{ items: [], content: { photos } }]);
     }
     const job = await handedOn((await uploadWithPdf(list.bytes, 0, name)).job.id);
@@ -304,16 +306,7 @@ describe('other layouts', () => {
     const name = `scan-${randomUUID().slice(0, 8)}.pdf`;
     await gateway.script(recipeMatch(name), [{ items: [], content: { ...CARD_GRID_RECIPE, strategy: 'page_image' } }]);
     const boxes = (page: number) =>
-      fixture.expected.photos
-        .filter((p) => p.page === page)
-        .map((p) => ({
-          x: p.box.x / 612,
-          y: p.box.y / 792,
-          width: p.box.width / 612,
-          height: p.box.height / 792,
-          label: p.label,
-          description: null,
-        }));
+      fixture.expected.photos.filter((p) => p.page === page).map((p) => markedPhoto(p.box, p.label, null));
     await gateway.script(`Page 1 of the contents list "${name}"`, [{ items: [], content: { photos: boxes(1) } }]);
     await gateway.script(`Page 2 of the contents list "${name}"`, [{ items: [], content: { photos: [] } }]);
     await gateway.script(`Page 3 of the contents list "${name}"`, [{ items: [], fail: 'garbage' }]);

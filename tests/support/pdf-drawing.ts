@@ -4,6 +4,7 @@
  * are drawn.
  */
 import { type PDFDocument, type PDFFont, type PDFImage, type PDFPage, rgb, StandardFonts } from 'pdf-lib';
+import PDFKit from 'pdfkit';
 import sharp from 'sharp';
 import type { PdfBox } from '../../lib/pdf/layout';
 
@@ -176,4 +177,20 @@ export class Answer {
     entry.photos.push(index);
     if (!entry.pages.includes(sheet.number)) entry.pages.push(sheet.number);
   }
+}
+
+/** The bytes of a PDF pdfkit writes with `options`, its pages drawn by `draw`. */
+export function pdfkitBytes(
+  options: PDFKit.PDFDocumentOptions,
+  draw: (doc: PDFKit.PDFDocument) => void,
+): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const doc = new PDFKit(options);
+    const chunks: Buffer[] = [];
+    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+    draw(doc);
+    doc.end();
+  });
 }

@@ -24,7 +24,6 @@
  * one), `capturedAt` is the printed "Photographed" date normalised.
  */
 import { PDFDocument, type PDFImage } from 'pdf-lib';
-import PDFKit from 'pdfkit';
 import sharp from 'sharp';
 import type { PdfBox, PdfUnreadableKind } from '../../lib/pdf/layout';
 import {
@@ -36,6 +35,7 @@ import {
   PAGE_HEIGHT,
   PAGE_WIDTH,
   type PdfFixture,
+  pdfkitBytes,
   photoColour,
   type Rgb,
   Sheet,
@@ -506,18 +506,6 @@ export interface BadFile {
   bytes: Uint8Array;
   /** What lib/pdf's openPdf says of the bytes; null: they are a readable PDF (named as a photo). */
   kind: PdfUnreadableKind | null;
-}
-
-function pdfkitBytes(options: PDFKit.PDFDocumentOptions, draw: (doc: PDFKit.PDFDocument) => void): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const doc = new PDFKit(options);
-    const chunks: Buffer[] = [];
-    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-    draw(doc);
-    doc.end();
-  });
 }
 
 /** A truncated PDF, an encrypted one, one without pages, a PDF named .jpg and a JPEG named .pdf. */

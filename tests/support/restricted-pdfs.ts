@@ -16,9 +16,8 @@
  * photos are flat colours (photoColour) embedded as the JPEG bytes given.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import PDFKit from 'pdfkit';
 import type { PdfBox } from '../../lib/pdf/layout';
-import { flatJpeg, photoColour } from './pdf-drawing';
+import { flatJpeg, pdfkitBytes, photoColour } from './pdf-drawing';
 
 export type Encryption = 'rc4-40' | 'rc4-128' | 'aes-128' | 'aes-256' | 'aes-256-r6';
 
@@ -52,18 +51,6 @@ const SLOTS: PdfBox[] = [
   { x: 40, y: 80, width: 240, height: 180 },
   { x: 320, y: 80, width: 240, height: 180 },
 ];
-
-function written(options: PDFKit.PDFDocumentOptions, draw: (doc: PDFKit.PDFDocument) => void): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const doc = new PDFKit(options);
-    const chunks: Buffer[] = [];
-    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-    draw(doc);
-    doc.end();
-  });
-}
 
 const hexEntry = (text: string, key: string): Buffer => {
   const match = new RegExp(`/${key} <([0-9a-fA-F]+)>`).exec(text);
@@ -191,7 +178,7 @@ export async function restrictedList(options: {
       photos.push({ page, box, label: `Item ${index + 1}`, jpeg: await flatJpeg(photoColour(index), 320, 240) });
     }
   }
-  let bytes = await written(
+  let bytes = await pdfkitBytes(
     {
       size: 'LETTER',
       pdfVersion: PDF_VERSION[options.encryption],

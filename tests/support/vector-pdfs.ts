@@ -4,9 +4,8 @@
  * shape (photoColour(index), so a crop of it tells which picture it is) with
  * its label and caption printed under it, and a header line on every page.
  */
-import PDFKit from 'pdfkit';
 import type { PdfBox } from '../../lib/pdf/layout';
-import { PAGE_HEIGHT, PAGE_WIDTH, photoColour } from './pdf-drawing';
+import { PAGE_HEIGHT, PAGE_WIDTH, pdfkitBytes, photoColour } from './pdf-drawing';
 
 export interface VectorPicture {
   index: number;
@@ -38,12 +37,7 @@ export async function vectorList(options: { header: string; pages?: number }): P
       pictures.push({ index, page, box, label: `Drawn item ${index + 1}`, caption: 'Sketched by the packer' });
     }
   }
-  const bytes = await new Promise<Buffer>((resolve, reject) => {
-    const doc = new PDFKit({ size: [PAGE_WIDTH, PAGE_HEIGHT], autoFirstPage: false });
-    const chunks: Buffer[] = [];
-    doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
+  const bytes = await pdfkitBytes({ size: [PAGE_WIDTH, PAGE_HEIGHT], autoFirstPage: false }, (doc) => {
     for (let page = 1; page <= pages; page++) {
       doc.addPage({ size: [PAGE_WIDTH, PAGE_HEIGHT], margin: 0 });
       doc.font('Helvetica').fontSize(9).fillColor('black').text(options.header, 40, 30, { lineBreak: false });
@@ -62,7 +56,6 @@ export async function vectorList(options: { header: string; pages?: number }): P
       }
       doc.fontSize(9).text(`Page ${page} of ${pages}`, 270, 760, { lineBreak: false });
     }
-    doc.end();
   });
   return { bytes, pictures };
 }
