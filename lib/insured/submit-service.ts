@@ -21,7 +21,6 @@
  */
 import pLimit from 'p-limit';
 import { blobKeys } from '../blob/keys';
-import { copyObject } from '../blob/objects';
 import { settings as currentSettings } from '../config';
 import { ConflictError } from '../errors';
 import { derivedId } from '../inventory/item-rules';
@@ -30,7 +29,7 @@ import { getJob, type Job, newJobRecord, putJobOnce } from '../jobs/job-store';
 import { JobLog } from '../jobs/log-store';
 import { photoObjectKeys } from '../photos/rules';
 import { listStagedPhotos, newStagedPhoto, putStagedPhotoRows, type StagedPhoto } from '../photos/staged-photo-store';
-import { dispatch } from '../queue/dispatch';
+import { dispatch, dispatchAll } from '../queue/dispatch';
 import { listClaimRooms, putRoomOnce, type Room } from '../rooms/store';
 import { keys } from '../db/keys';
 import { openLink, type PublicCaller } from './access-service';
@@ -57,11 +56,10 @@ import {
 const SUBMIT_LEASE_MS = 60_000;
 /** How long a submit waits for one already running before answering 409. */
 const WAIT_FOR_RUNNING_MS = 25_000;
-const COPIES_IN_FLIGHT = 16;
 /**
- * Rows marked for a round at once. Each is its own conditional write (a row is taken by one round only); one
- * after another, the round trips of a draft at the spec's ceilings (thousands of rows) add up inside the API's
- * 29 s.
+ * Row writes in flight at once (marking a row for a round, recording where it went). Marking is one conditional
+ * write per row (a row is taken by one round only); one after another, the round trips of a draft at the spec's
+ * ceilings (thousands of rows) add up inside the API's 29 s.
  */
 const MARKS_IN_FLIGHT = 16;
 
@@ -81,47 +79,42 @@ async function claimRoomFor(link: InsuredLink, draft: InsuredRoom, rooms: Room[]
   return room;
 }
 
-/** Queues the re-encode of a job's photos that have none yet (the worker is idempotent). */
+/** Queues the re-encode of a job's photos that have none yet, ten to a call (the worker is idempotent). */
 async function queueReencodes(jobId: string, rows?: StagedPhoto[]): Promise<void> {
   const photos = rows ?? (await listStagedPhotos(jobId));
-  await Promise.all(
-    photos
-      .filter((p) => !p.normalized && !p.unreadable_reason)
-      .map((p) => dispatch('photos', { job_id: jobId, index: p.index })),
+  await dispatchAll(
+    'photos',
+    photos.filter((p) => !p.normalized && !p.unreadable_reason).map((p) => ({ job_id: jobId, index: p.index })),
   );
 }
 
-/** The homeowner's files copied into the job's photos, as staged-photo rows (not written). */
-async function stagedCopies(
+/**
+ * The homeowner's files as the job's staged photos (rows, not written), each original used where it lies: nothing
+ * is copied (at the link's ceiling that was 2,000 copies inside the API's 29 s). The re-encode worker reads the
+ * original and writes the job's upright JPEG; the original stays the link's file (`original_kept`).
+ */
+function stagedInPlace(
   job: Pick<Job, 'id' | 'team_id' | 'claim_id'>,
   files: DraftFile[],
   fields: (file: DraftFile, index: number) => Partial<StagedPhoto>,
-): Promise<StagedPhoto[]> {
+): StagedPhoto[] {
   const prefix = blobKeys.jobPrefix(job.team_id, job.claim_id, job.id);
-  // Copies read only the claim's homeowner folder: the route's role reads nothing else (functions/public-access.js).
   const homeownerFolder = `${blobKeys.claimPrefix(job.team_id, job.claim_id)}insured/`;
-  const limit = pLimit(COPIES_IN_FLIGHT);
-  return Promise.all(
-    files.map((file, index) =>
-      limit(async () => {
-        const { filename, key, incomingKey } = photoObjectKeys(prefix, index);
-        if (!file.key.startsWith(homeownerFolder)) throw new Error(`homeowner file ${file.id} is outside its claim`);
-        if (!(await copyObject(file.key, incomingKey)))
-          throw new Error(`homeowner file ${file.id} is missing from storage`);
-        const row = newStagedPhoto({
-          jobId: job.id,
-          index,
-          filename,
-          key,
-          incomingKey,
-          originalFilename: file.filename,
-          capturedAt: null,
-          sizeBytes: file.size_bytes,
-        });
-        return { ...row, id: derivedId('insured-photo', job.id, file.id), ...fields(file, index) };
-      }),
-    ),
-  );
+  return files.map((file, index) => {
+    if (!file.key.startsWith(homeownerFolder)) throw new Error(`homeowner file ${file.id} is outside its claim`);
+    const { filename, key } = photoObjectKeys(prefix, index);
+    const row = newStagedPhoto({
+      jobId: job.id,
+      index,
+      filename,
+      key,
+      incomingKey: file.key,
+      originalFilename: file.filename,
+      capturedAt: null,
+      sizeBytes: file.size_bytes,
+    });
+    return { ...row, id: derivedId('insured-photo', job.id, file.id), original_kept: true, ...fields(file, index) };
+  });
 }
 
 /** A room's photos → one awaiting_grouping job, notes as source notes, grouped by note. */
@@ -140,7 +133,7 @@ async function submitRoomPhotos(link: InsuredLink, room: Room, round: number, dr
     status: 'awaiting_grouping',
     fileSizeBytes: files.reduce((n, f) => n + f.size_bytes, 0),
   });
-  const rows = await stagedCopies(job, files, (file, index) => ({
+  const rows = stagedInPlace(job, files, (file, index) => ({
     group_index: groups[index],
     source_description: file.note,
   }));
@@ -201,7 +194,7 @@ async function submitTypedRows(
   if (!existing) {
     const photoFiles = items.flatMap((item) => photosOf.get(item.id) ?? []);
     // Photos of rows are shown with their items only: never one of the job's source photos.
-    const rows = await stagedCopies(job, photoFiles, () => ({ deleted: true }));
+    const rows = stagedInPlace(job, photoFiles, () => ({ deleted: true }));
     await putStagedPhotoRows(rows);
     const photoOf = new Map(photoFiles.map((f, i) => [f.id, rows[i]]));
     const drafts: ItemDraft[] = items.map((item) => ({
@@ -226,12 +219,15 @@ async function submitTypedRows(
     await new JobLog(job.id).info(`${items.length} item(s) typed by the homeowner; nothing billed`);
   }
   await queueReencodes(job.id);
+  const limit = pLimit(MARKS_IN_FLIGHT);
   await Promise.all(
     items.map((item, i) =>
-      recordDraftRowSubmitted(keys.insuredItem(link.id, item.id), {
-        inventory_item_id: derivedId(job.id, batchKey, i),
-        job_id: job.id,
-      }),
+      limit(() =>
+        recordDraftRowSubmitted(keys.insuredItem(link.id, item.id), {
+          inventory_item_id: derivedId(job.id, batchKey, i),
+          job_id: job.id,
+        }),
+      ),
     ),
   );
 }

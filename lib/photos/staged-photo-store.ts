@@ -32,6 +32,11 @@ export interface StagedPhoto {
   key: string;
   /** Object key the browser uploaded the original to (deleted once re-encoded). A segment has no upload: its own key. */
   incoming_key: string;
+  /**
+   * The original is someone else's object, used where it lies: a homeowner's upload a submit staged without
+   * copying it (lib/insured/submit-service.ts). It is the link's file, so it is never deleted with the photo.
+   */
+  original_kept?: boolean;
   /** The real name behind the synthetic one. */
   original_filename: string;
   /** 'YYYY-MM-DDTHH:MM:SS': EXIF date once re-encoded, the browser's date until then (or when EXIF has none). */

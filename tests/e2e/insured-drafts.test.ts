@@ -136,6 +136,31 @@ describe('the homeowner link, end to end', () => {
     expect(staged[2].group_index).not.toBe(staged[0].group_index);
     expect(staged.map((s) => s.source_description)).toEqual([note, `${note.toUpperCase()}`, 'Brass floor lamp']);
 
+    // The submit copied nothing: each job photo's original is the homeowner's file where it was put. The re-encode
+    // writes the job's own JPEG from it and leaves the file to the link; the photo is served before and after.
+    const photoRows = await Promise.all(
+      staged.map((s) => getRow(`JOB#${photoJob.id}`, `PHOTO#${String(s.index).padStart(6, '0')}`)),
+    );
+    const kitchenKeys = await Promise.all(
+      [sofa1, lamp].map(async (f) => (await getRow(`INSUREDLINK#${linkId}`, `FILE#${f.id}`))!.key as string),
+    );
+    for (const row of photoRows) {
+      expect(row).toMatchObject({ original_kept: true, incoming_key: expect.stringContaining(`/insured/${linkId}/`) });
+    }
+    expect(photoRows.map((r) => r!.incoming_key)).toEqual(expect.arrayContaining(kitchenKeys));
+    expect((await adjuster.get(staged[0].url)).status).toBe(302);
+    await eventually(async () => {
+      const now = (await adjuster.get(`/api/jobs/${photoJob.id}/staged-photos`)).body as any[];
+      return now.every((s) => s.normalized);
+    }, 30_000);
+    for (const row of photoRows) {
+      expect(await objectExists(row!.incoming_key as string)).toBe(true);
+      expect(await objectExists(row!.key as string)).toBe(true);
+    }
+    const served = await adjuster.get(staged[0].url);
+    expect(served.status).toBe(302);
+    expect(served.headers.get('location')).toContain(String(photoRows[0]!.key).split('/').pop());
+
     await gateway.script(note, [{ items: [modelItem('Red sofa')] }]);
     const processed = await adjuster.post(`/api/jobs/${photoJob.id}/process`);
     expect(processed.status).toBe(200);

@@ -346,7 +346,10 @@ export function describeDeploymentSafety(get: () => Packaged): void {
         expect.arrayContaining(['INSUREDTOKEN#*', 'INSUREDLINK#*', 'CLAIM#*']),
       );
       expect(objects('insuredUploadInit')).toEqual(['teams/*/claims/*/insured/*']);
-      expect(objects('insuredSubmit')).toEqual(expect.arrayContaining(['teams/*/claims/*/insured/*']));
+      // The submit stages the homeowner's files where they lie: it reads and writes no object.
+      expect(objects('insuredSubmit')).toEqual([]);
+      // A staged homeowner original is served from the claim's homeowner folder until it is re-encoded.
+      expect(objects('getPhoto')).toEqual(expect.arrayContaining(['teams/*/claims/*/insured/*']));
       expect(queues('insuredSubmit').sort()).toEqual(['PhotosQueue', 'ProbeQueue']);
       expect(queues('insuredWizardState')).toEqual([]);
       expect(objects('verifyTrainingCertificate')).toEqual([]);
