@@ -10,7 +10,7 @@ import { HttpResponse } from '../http/response';
 import type { Identity } from '../auth/identity-rules';
 import { loadJobForTeam } from '../tenancy/service';
 import { frameNames, frameObjectKey } from '../pipelines/video/frame-packs';
-import { isJobObjectKey } from './job-objects';
+import { isJobObjectKey } from './job-object-rules';
 import { getJob } from './job-store';
 
 /** GET /api/jobs/{id}/video and /audio. */

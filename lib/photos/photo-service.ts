@@ -13,7 +13,7 @@ import { settings } from '../config';
 import { NotFoundError } from '../errors';
 import { HttpResponse } from '../http/response';
 import { SNIFF_HEAD_BYTES, sniffImage } from '../media/sniff';
-import { isJobObjectKey } from '../jobs/job-objects';
+import { isJobObjectKey } from '../jobs/job-object-rules';
 import { getJob } from '../jobs/job-store';
 import { loadJobForTeam } from '../tenancy/service';
 import { aiGroups } from './grouping-rules';

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
-import { deleteKeys, getRows, putRows } from '../db/batch';
+import { deleteKeys, getRows, putRowsInTransactions } from '../db/batch';
 import { partitionRows } from '../db/query';
 import { segmentFilename } from './rules';
 
@@ -224,11 +224,12 @@ export async function insertStagedPhotos(
 
 /**
  * Writes whole photo rows of a job that is not visible yet (a contents-list
- * import fills a room's new job before the job row exists): unconditional,
+ * import fills a room's new job before the job row exists; a homeowner's
+ * submit, up to thousands of photos inside the API's 29 s): unconditional,
  * so a repeated write of the same rows is the same write.
  */
 export async function putStagedPhotoRows(photos: StagedPhoto[]): Promise<void> {
-  await putRows(photos.map(stagedPhotoItem));
+  await putRowsInTransactions(photos.map(stagedPhotoItem));
 }
 
 export async function getStagedPhoto(jobId: string, index: number): Promise<StagedPhoto | null> {

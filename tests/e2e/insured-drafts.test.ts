@@ -128,6 +128,10 @@ describe('the homeowner link, end to end', () => {
     expect(bicycle).toMatchObject({ name: 'Bicycle', quantity: 2, brand: 'Trek', estimated_price: 900 });
     expect(bicycle.photos).toHaveLength(1);
     expect(await getRow(`JOB#${rowsJob.id}`, 'JOB')).toMatchObject({ billed_cost_usd: 0, billing_charged: false });
+    // Each draft row was marked with its round and the job it went to.
+    expect(await getRow(`INSUREDLINK#${linkId}`, `ITEM#${bike.id}`)).toMatchObject({ round: 1, job_id: rowsJob.id });
+    expect(await getRow(`INSUREDLINK#${linkId}`, `FILE#${sofa1.id}`)).toMatchObject({ round: 1, job_id: photoJob.id });
+    expect(await getRow(`INSUREDLINK#${linkId}`, `FILE#${video.id}`)).toMatchObject({ round: 1, job_id: videoJob.id });
 
     // Grouping: the photos sharing a note are one group; the notes are the source notes.
     const staged = (await adjuster.get(`/api/jobs/${photoJob.id}/staged-photos`)).body as any[];
