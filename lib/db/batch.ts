@@ -1,8 +1,7 @@
 /** Bulk reads and writes by key, with DynamoDB's unprocessed-item retries. */
-import { BatchGetCommand, BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import pLimit from 'p-limit';
+import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { withRetry } from '../retry';
-import { db, isConditionRace, isThrottledTransaction, tableName } from './client';
+import { db, tableName } from './client';
 import { partitionRows } from './query';
 
 export type RowKey = { pk: string; sk: string };
@@ -81,54 +80,6 @@ export async function putRows(rows: Record<string, unknown>[]): Promise<void> {
 
 /** Rows one transaction takes (DynamoDB's ceiling). */
 export const ROWS_PER_TRANSACTION = 100;
-/** Bytes one transaction's rows may add up to: DynamoDB takes 4 MB; their JSON is a little over their stored size. */
-const BYTES_PER_TRANSACTION = 3_500_000;
-/** Transactions of putRowsInTransactions in flight at once. */
-const TRANSACTIONS_IN_FLIGHT = 4;
-/** A transaction that collided with another on one of its rows, or was throttled, is sent again (jittered). */
-const TRANSACTION_RETRY = { attempts: 6, backoffMs: 100, maxBackoffMs: 2000, jitter: true } as const;
-
-/**
- * Puts whole rows as putRows does (unconditional), 100 to a transaction, a
- * few transactions at once: a quarter of putRows' round trips, for the
- * thousands of rows one API request may write (the homeowner's submit, inside
- * the API's 29 s). Each run of 100 lands whole. DynamoDB Local commits a
- * transaction at once but a batch row by row: there, this is about three
- * times as fast as putRows. A transaction costs twice the write units of a
- * batch.
- */
-export async function putRowsInTransactions(rows: Record<string, unknown>[]): Promise<void> {
-  const limit = pLimit(TRANSACTIONS_IN_FLIGHT);
-  const runs: Record<string, unknown>[][] = [];
-  let size = 0;
-  for (const row of rows) {
-    const bytes = Buffer.byteLength(JSON.stringify(row));
-    const last = runs[runs.length - 1];
-    if (!last || last.length >= ROWS_PER_TRANSACTION || size + bytes > BYTES_PER_TRANSACTION) {
-      runs.push([row]);
-      size = bytes;
-    } else {
-      last.push(row);
-      size += bytes;
-    }
-  }
-  await Promise.all(
-    runs.map((run) =>
-      limit(() =>
-        withRetry(
-          () =>
-            db().send(
-              new TransactWriteCommand({
-                TransactItems: run.map((Item) => ({ Put: { TableName: tableName(), Item } })),
-              }),
-            ),
-          // Unconditional puts lose only to a concurrent transaction on a row, or to the partition's throughput.
-          { ...TRANSACTION_RETRY, retryable: (err) => isConditionRace(err) || isThrottledTransaction(err) },
-        ),
-      ),
-    ),
-  );
-}
 
 /** Every row under one partition key. */
 export async function partitionKeys(pk: string): Promise<RowKey[]> {

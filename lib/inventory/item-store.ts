@@ -13,7 +13,7 @@
  *   revision the action left it at, so it never overwrites newer work.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { deleteKeys, getRows, partitionKeys, putRowsInTransactions } from '../db/batch';
+import { deleteKeys, getRows, partitionKeys, putRows } from '../db/batch';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { queryAll, queryPartition } from '../db/query';
@@ -181,9 +181,8 @@ export async function saveItemBatch(
       const built = drafts.map((draft, i) =>
         newItem(draft, { id: ids[i], job, roomName, itemNumber: numbers[i], pass }, now),
       );
-      // Photo rows are written for every item: a crash may have left an item row without them. 100 rows to a
-      // round trip: a homeowner's submit writes up to thousands inside the API's 29 s.
-      await putRowsInTransactions(
+      // Photo rows are written for every item: a crash may have left an item row without them.
+      await putRows(
         built.flatMap(({ item, photos }) => [
           ...(written.has(item.id) ? [] : [itemRowOf(item)]),
           ...photos.map(photoRowOf),

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
-import { deleteKeys, getRows, putRowsInTransactions } from '../db/batch';
+import { deleteKeys, getRows, putRows } from '../db/batch';
 import { partitionRows } from '../db/query';
 import { segmentFilename } from './rules';
 
@@ -34,7 +34,7 @@ export interface StagedPhoto {
   incoming_key: string;
   /**
    * The original is someone else's object, used where it lies: a homeowner's upload a submit staged without
-   * copying it (lib/insured/submit-service.ts). It is the link's file, so it is never deleted with the photo.
+   * copying it (lib/insured/submit-round-service.ts). It is the link's file, so it is never deleted with the photo.
    */
   original_kept?: boolean;
   /** The real name behind the synthetic one. */
@@ -224,12 +224,12 @@ export async function insertStagedPhotos(
 
 /**
  * Writes whole photo rows of a job that is not visible yet (a contents-list
- * import fills a room's new job before the job row exists; a homeowner's
- * submit, up to thousands of photos inside the API's 29 s): unconditional,
+ * import fills a room's new job before the job row exists, as does a
+ * homeowner's submit round): unconditional,
  * so a repeated write of the same rows is the same write.
  */
 export async function putStagedPhotoRows(photos: StagedPhoto[]): Promise<void> {
-  await putRowsInTransactions(photos.map(stagedPhotoItem));
+  await putRows(photos.map(stagedPhotoItem));
 }
 
 export async function getStagedPhoto(jobId: string, index: number): Promise<StagedPhoto | null> {

@@ -14,7 +14,7 @@ import pLimit from 'p-limit';
 import { settings } from '../config';
 
 /** Every queue the service sends to; each has a -dlq twin in serverless.yml. */
-const QUEUE_PURPOSES = ['purge', 'stages', 'units', 'probe', 'photos', 'exports', 'submissions'] as const;
+const QUEUE_PURPOSES = ['purge', 'stages', 'units', 'probe', 'photos', 'exports', 'submissions', 'insured'] as const;
 export type QueuePurpose = (typeof QUEUE_PURPOSES)[number];
 
 /** How long a send may take before the queue counts as unreachable (spec: ~3 s). */

@@ -4,22 +4,9 @@
  * unprocessed fails the call after UNPROCESSED_RETRY.attempts instead of
  * looping until the function times out.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  DynamoDBDocumentClient,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import {
-  deleteKeys,
-  getRows,
-  putRows,
-  putRowsInTransactions,
-  UNPROCESSED_RETRY,
-  UnprocessedItems,
-} from '../../../lib/db/batch';
+import { deleteKeys, getRows, putRows, UNPROCESSED_RETRY, UnprocessedItems } from '../../../lib/db/batch';
 import { loadSettings, resetSettings } from '../../../lib/config';
 
 const TABLE = 'unit-batch-table';
@@ -116,57 +103,5 @@ describe('batch reads', () => {
   it('sends nothing for no keys', async () => {
     expect(await getRows([])).toEqual([]);
     expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(0);
-  });
-});
-
-describe('puts in transactions', () => {
-  const rows = (n: number, pad = '') => Array.from({ length: n }, (_, i) => ({ pk: 'P', sk: `S${i}`, pad }));
-  const sentSks = () =>
-    ddb
-      .commandCalls(TransactWriteCommand)
-      .map((call) => (call.args[0].input.TransactItems ?? []).map((t) => String(t.Put?.Item?.sk)));
-  const canceled = (codes: string[]) =>
-    new TransactionCanceledException({
-      message: 'Transaction cancelled',
-      $metadata: {},
-      CancellationReasons: codes.map((Code) => ({ Code })),
-    });
-
-  it('puts every row once, 100 to a transaction, unconditionally', async () => {
-    ddb.on(TransactWriteCommand).resolves({});
-    const all = rows(250);
-    await putRowsInTransactions(all);
-    const sent = sentSks();
-    expect(sent.map((run) => run.length).sort((a, b) => b - a)).toEqual([100, 100, 50]);
-    expect(sent.flat().sort()).toEqual(all.map((r) => r.sk).sort());
-    const first = ddb.commandCalls(TransactWriteCommand)[0].args[0].input.TransactItems?.[0].Put;
-    expect(first).toMatchObject({ TableName: TABLE });
-    expect(first?.ConditionExpression).toBeUndefined();
-  });
-
-  it('starts a new transaction before the rows pass 3.5 MB', async () => {
-    ddb.on(TransactWriteCommand).resolves({});
-    await putRowsInTransactions(rows(10, 'x'.repeat(1_000_000)));
-    expect(sentSks().map((run) => run.length)).toEqual([3, 3, 3, 1]);
-  });
-
-  it('sends a transaction again when it collided with another or was throttled, and rethrows anything else', async () => {
-    ddb
-      .on(TransactWriteCommand)
-      .rejectsOnce(canceled(['None', 'TransactionConflict']))
-      .rejectsOnce(canceled(['ThrottlingError', 'None']))
-      .resolves({});
-    await putRowsInTransactions(rows(2));
-    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(3);
-
-    ddb.reset();
-    ddb.on(TransactWriteCommand).rejects(canceled(['ValidationError']));
-    await expect(putRowsInTransactions(rows(2))).rejects.toThrow('Transaction cancelled');
-    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(1);
-  });
-
-  it('sends nothing for no rows', async () => {
-    await putRowsInTransactions([]);
-    expect(ddb.commandCalls(TransactWriteCommand)).toHaveLength(0);
   });
 });
