@@ -138,7 +138,7 @@ const parameterArnOf = (service, stage) => (suffix) =>
  * or a way for a role to know the team a token resolves to, so no role can
  * stop one team's link from naming another team's rows or objects: that
  * rests on the token lookup (lib/insured/access-service.ts) and the key
- * checks before signing (lib/jobs/media-service.ts). The role bounds what
+ * checks before signing (lib/jobs/job-object-rules.ts). The role bounds what
  * kind of row and object a public function can reach at all.
  */
 function publicRoleStatements({ service, stage, profile, profiles, secretNames }) {

@@ -1,5 +1,6 @@
 import '../../lib/pipelines'; // recovery restarts and fails jobs through their pipeline's declaration
 import { loadSecrets } from '../../lib/config';
+import { sweepStaleSubmitRounds } from '../../lib/insured/submit-service';
 import { withSignalsFlushed } from '../../lib/observability/flush';
 import { runWatchdog } from '../../lib/orchestrator/recovery';
 import { sweepInterruptedEstimationSends } from '../../lib/sends/estimation-sweep-service';
@@ -9,5 +10,6 @@ export const handler = withSignalsFlushed(async () => {
   await loadSecrets();
   const report = await runWatchdog();
   const sends = await sweepExpiredSends();
-  return { ...report, sends, estimation_sends: await sweepInterruptedEstimationSends() };
+  const estimationSends = await sweepInterruptedEstimationSends();
+  return { ...report, sends, estimation_sends: estimationSends, insured_submits: await sweepStaleSubmitRounds() };
 });

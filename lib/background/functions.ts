@@ -127,6 +127,17 @@ export const backgroundFunctions: BackgroundFunction[] = [
     timeout: 120,
     maximumConcurrency: 5,
   },
+  // Homeowner submit rounds too large to make inside the submit request (lib/insured/submit-service.ts): marks
+  // the rows a round takes and makes its jobs, up to 7,000 rows and 2,000 photos at a link's ceilings.
+  {
+    kind: 'queue',
+    name: 'insuredWorker',
+    handler: 'workers/insured',
+    queue: 'insured',
+    batchSize: 1,
+    timeout: 300,
+    maximumConcurrency: 2,
+  },
   // Job events (server-sent events): ~10 minutes of polling per connection.
   { kind: 'stream', name: 'jobStream', handler: 'streams/job-stream', timeout: 660 },
   { kind: 'schedule', name: 'watchdog', handler: 'schedules/watchdog', rate: 'rate(1 minute)', timeout: 300 },

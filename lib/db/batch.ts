@@ -78,6 +78,9 @@ export async function putRows(rows: Record<string, unknown>[]): Promise<void> {
   await batchWrite(rows.map((Item) => ({ PutRequest: { Item } })));
 }
 
+/** Rows one transaction takes (DynamoDB's ceiling). */
+export const ROWS_PER_TRANSACTION = 100;
+
 /** Every row under one partition key. */
 export async function partitionKeys(pk: string): Promise<RowKey[]> {
   const out: RowKey[] = [];

@@ -46,6 +46,19 @@ export function isConditionRace(err: unknown): boolean {
   );
 }
 
+const THROTTLE_CODES = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+
+/**
+ * True when a transaction was cancelled because the table or a partition was
+ * over its throughput (the SDK retries a throttled single write, not a
+ * cancelled transaction): worth another try after a pause.
+ */
+export function isThrottledTransaction(err: unknown): boolean {
+  if (!isTransactionCanceled(err)) return false;
+  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.some((r) => THROTTLE_CODES.has(r.Code ?? ''));
+}
+
 /**
  * True when a transaction was cancelled because one of its own conditions
  * did not hold; false for a collision with another transaction (which a retry

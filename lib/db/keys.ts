@@ -209,6 +209,8 @@ export const indexes = {
   activeJobs: () => ({ index: 'active', pk: 'ACTIVE' }),
   openSubmissions: () => ({ index: 'active', pk: 'SUBMISSIONS#OPEN' }),
   openEstimationSends: () => ({ index: 'active', pk: 'ESTSENDS#OPEN' }),
+  /** Homeowner submits started and not yet made (activesk=<started at>#<link id>): the watchdog hands on a lost one. */
+  openInsuredSubmits: () => ({ index: 'active', pk: 'INSUREDSUBMITS#OPEN' }),
   pendingBilling: () => ({ index: 'archived', pk: 'BILLING#PENDING' }),
   allJobs: () => ({ index: 'jobs', pk: 'JOBS' }),
 } as const;

@@ -244,7 +244,8 @@ export const insuredDraftRoutes = {
     tag: 'insured',
     summary:
       'Hands the draft to the adjuster, spending nothing and starting no AI: each room’s photos become a job waiting to be grouped (notes as source notes; photos sharing a note grouped together), each video or voice note a job waiting for confirmation (probed for its length), typed rows items on a complete job billed nothing. ' +
-      'Rooms join the claim’s room of the same name, or are created. Only what earlier submits did not take is sent: submitting twice never duplicates anything (nothing_new). The link stays open for more.' +
+      'Rooms join the claim’s room of the same name, or are created. Only what earlier submits did not take is sent: submitting twice never duplicates anything (nothing_new). The link stays open for more. ' +
+      'A draft of more than 300 rows (files and typed rows) is handed over in the background: the answer says processing, and the jobs appear within minutes; a submit meanwhile answers that round.' +
       PUBLIC,
     handler: 'api/insured/insured-submit',
     params: tokenParams,

@@ -125,6 +125,11 @@ export const submitResponse = z.object({
   submitted_at: z.string(),
   round: z.number().int().describe('How many submits have sent something (this one included).'),
   nothing_new: z.boolean().describe('True when there was nothing new to send: earlier submits already took it all.'),
+  processing: z
+    .boolean()
+    .describe(
+      'True while the round is still being handed over (a large draft is handed over in the background, within minutes; a submit meanwhile answers the same round). The counts are then what the round takes as the submit counted it.',
+    ),
   photo_jobs: z.number().int().describe('Rooms whose photos now wait for the adjuster to group them.'),
   photos: z.number().int(),
   media_jobs: z.number().int().describe('Videos and voice notes now waiting for the adjuster to confirm them.'),
@@ -138,3 +143,7 @@ export const insuredUploadStatusResponse = uploadStatusResponse
   .extend({ file_id: z.string().nullable() });
 
 export const insuredUploadCompleteResponse = insuredUploadStatusResponse.extend({ file: draftFileResponse });
+
+/** The insured worker's message (functions/workers/insured.ts): a started homeowner submit round to make. */
+export const insuredRoundMessage = z.object({ link_id: z.string().min(1), round: z.number().int().min(1) });
+export type InsuredRoundMessage = z.output<typeof insuredRoundMessage>;

@@ -9,8 +9,9 @@
  * requests can never pass a ceiling together.
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
+import { db, isConditionalCheckFailed, isConditionRace, isThrottledTransaction, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
+import { ROWS_PER_TRANSACTION } from '../db/batch';
 import { queryPartition } from '../db/query';
 import { setClauses } from '../db/update';
 import type { DraftFileKind } from './draft-rules';
@@ -62,8 +63,8 @@ export interface DraftItem {
   estimated_price: number | null;
   notes: string | null;
   round: number | null;
-  /** The inventory item it became. */
-  inventory_item_id: string | null;
+  /** The job it went to at submit (its items are the round's rows of its room, in the order they were typed). */
+  job_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -319,20 +320,30 @@ export function closeDraftUpload(file: Pick<DraftFile, 'link_id' | 'id'>, status
   );
 }
 
+const roundCondition = {
+  ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#round) OR #round = :none)',
+  ExpressionAttributeNames: { '#round': 'round', '#job': 'job_id' },
+  UpdateExpression: 'SET #round = :round, #job = :job',
+};
+
+/** A row a submit takes, and the job it goes to (ids are derived: known before the job is made). */
+export interface RoundRow {
+  key: { pk: string; sk: string };
+  jobId: string;
+}
+
 /**
  * Marks a row as taken by submit `round`, unless an earlier submit took it
  * (then it keeps its round). True when the row is in `round` now.
  */
-export async function markDraftRowRound(key: { pk: string; sk: string }, round: number): Promise<boolean> {
+async function markDraftRowRound({ key, jobId }: RoundRow, round: number): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression: 'SET #round = :round',
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#round) OR #round = :none)',
-        ExpressionAttributeNames: { '#round': 'round' },
-        ExpressionAttributeValues: { ':round': round, ':none': null },
+        ...roundCondition,
+        ExpressionAttributeValues: { ':round': round, ':job': jobId, ':none': null },
       }),
     );
     return true;
@@ -343,16 +354,36 @@ export async function markDraftRowRound(key: { pk: string; sk: string }, round: 
   }
 }
 
-/** Records where a submitted row went (job, inventory item). */
-export async function recordDraftRowSubmitted(key: { pk: string; sk: string }, fields: Record<string, string>) {
-  const set = setClauses(fields);
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: key,
-      UpdateExpression: `SET ${set.expression}`,
-      ExpressionAttributeNames: set.names,
-      ExpressionAttributeValues: set.values,
-    }),
-  );
+/**
+ * Marks up to 100 rows for submit `round` in one transaction, each with the
+ * job it goes to: at a link's ceilings (7,000 rows) one round trip per row
+ * does not fit in the API's 29 s. A transaction is cancelled whole when one
+ * of its rows was removed, taken or edited meanwhile, or when it was
+ * throttled; its rows are then marked one by one. Whether each row is in
+ * `round` now, in order.
+ */
+export async function markDraftRowsRound(rows: RoundRow[], round: number): Promise<boolean[]> {
+  if (rows.length > ROWS_PER_TRANSACTION) throw new RangeError(`at most ${ROWS_PER_TRANSACTION} rows per mark`);
+  if (rows.length === 0) return [];
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: rows.map(({ key, jobId }) => ({
+          Update: {
+            TableName: tableName(),
+            Key: key,
+            ...roundCondition,
+            ExpressionAttributeValues: { ':round': round, ':job': jobId, ':none': null },
+          },
+        })),
+      }),
+    );
+    return rows.map(() => true);
+  } catch (err) {
+    // One by one, a throttled write is retried by the SDK (all 7,000 rows of a link share one partition).
+    if (!isConditionRace(err) && !isThrottledTransaction(err)) throw err;
+    const taken: boolean[] = [];
+    for (const row of rows) taken.push(await markDraftRowRound(row, round));
+    return taken;
+  }
 }

@@ -52,7 +52,7 @@ export async function addDraftItem(token: string, roomId: string, body: DraftIte
     estimated_price: body.estimated_price ?? null,
     notes: body.notes ?? null,
     round: null,
-    inventory_item_id: null,
+    job_id: null,
     created_at: now,
     updated_at: now,
   };

@@ -9,7 +9,7 @@ import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aw
 import { deleteKeys, partitionKeys } from '../db/batch';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
-import { queryAll, queryPartition } from '../db/query';
+import { indexRows, queryAll, queryPartition } from '../db/query';
 import { setClauses, uniqueRowPut } from '../db/update';
 
 export interface InsuredLink {
@@ -40,9 +40,22 @@ export interface InsuredLink {
   /** The homeowner's files and typed rows held now. */
   files_count?: number;
   items_count?: number;
+  /** The last submit round started; a round is being made while it is above submitted_round. */
   submit_round?: number;
   submitted_round?: number;
+  /** When the last round started, and what the submit that started it counted (answered to a submit meanwhile). */
+  submit_started_at?: string | null;
+  submit_summary?: SubmitRoundSummary | null;
   submit_lease_until?: string | null;
+}
+
+/** What a round sends, as the submit that started it counted the draft. */
+export interface SubmitRoundSummary {
+  photo_jobs: number;
+  photos: number;
+  media_jobs: number;
+  items: number;
+  pending_files: number;
 }
 
 const asLink = (row: Record<string, unknown>) => withoutKeys(row) as unknown as InsuredLink;
@@ -312,22 +325,64 @@ export async function takeSubmitLease(linkId: string, now: Date, ms: number): Pr
   }
 }
 
-/** Records that submit `round` started (its rows are marked with it). */
-export async function startSubmitRound(linkId: string, round: number): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.insuredLink(linkId),
-      UpdateExpression: 'SET submit_round = :round',
-      ExpressionAttributeValues: { ':round': round },
-    }),
-  );
+/**
+ * Starts submit `round` (the one after `previous`) with what it will send,
+ * unless a round is already being made or another submit started this one
+ * first: true when this call started it. The link joins the open-submits
+ * index until the round is made (endSubmit), so a round whose maker was lost
+ * is handed on by the watchdog.
+ */
+export async function startSubmitRound(
+  linkId: string,
+  previous: number,
+  summary: SubmitRoundSummary,
+  now: Date,
+): Promise<boolean> {
+  const at = now.toISOString();
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.insuredLink(linkId),
+        UpdateExpression:
+          'SET submit_round = :round, submit_started_at = :at, submit_summary = :summary, activepk = :open, activesk = :sk',
+        // Nothing started yet, or the last round started is made: no two rounds at once.
+        ConditionExpression:
+          previous === 0
+            ? 'attribute_exists(pk) AND (attribute_not_exists(submit_round) OR submit_round = :previous)'
+            : 'submit_round = :previous AND submitted_round = :previous',
+        ExpressionAttributeValues: {
+          ':round': previous + 1,
+          ':previous': previous,
+          ':at': at,
+          ':summary': summary,
+          ':open': indexes.openInsuredSubmits().pk,
+          ':sk': `${at}#${linkId}`,
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return false;
+    throw err;
+  }
+}
+
+/** The links whose last submit round was started before `before` and is not made yet, oldest first. */
+export async function listStaleSubmitLinkIds(before: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const row of indexRows(indexes.openInsuredSubmits(), {
+    KeyConditionExpression: '#pk = :pk AND activesk < :before',
+    ExpressionAttributeValues: { ':before': before },
+  }))
+    ids.push(String(row.activesk).slice(String(row.activesk).indexOf('#') + 1));
+  return ids;
 }
 
 /** Ends a submit: the round is finished (when one ran) and the lease is given back. */
 export async function endSubmit(linkId: string, finished: { round: number; at: string } | null): Promise<void> {
   const set = finished
-    ? 'SET submitted_round = :round, submitted_at = :at, submit_lease_until = :none, updated_at = :at'
+    ? 'SET submitted_round = :round, submitted_at = :at, submit_lease_until = :none, updated_at = :at REMOVE activepk, activesk'
     : 'SET submit_lease_until = :none';
   await db().send(
     new UpdateCommand({

@@ -1,330 +1,144 @@
 /**
  * The homeowner's submit (spec: Insured link, public: submit; Limits:
- * insured-link media is charged at the adjuster's confirm). It hands the
- * draft to the adjuster and spends nothing, starts no AI:
+ * insured-link media is charged at the adjuster's confirm): hands the draft
+ * to the adjuster, spending nothing and starting no AI. Making the round's
+ * jobs is lib/insured/submit-round-service.ts; this module decides when and
+ * by whom.
  *
- *   - a room's photos → one photo job of the matching claim room (created
- *     when the claim has none of that name), waiting in awaiting_grouping,
- *     each photo's note as its source note; photos sharing a note form one
- *     group, cut with the balanced split past MAX_PHOTOS_PER_ITEM;
- *   - each video or voice note → a job waiting in awaiting_confirmation,
- *     queued for its probe (its length prices the confirm);
- *   - typed rows → items, with their photos, on a job that is already
- *     complete and billed nothing.
- *
- * Exactly once: one submit at a time holds the link's lease. A submit first
- * marks the rows it takes with its round number, then records the round
- * started; everything it makes has ids derived from the link, the round and
- * the room, so a submit that died is finished by the next one with the same
- * jobs, and a row is never taken twice. A second submit with nothing new
- * answers nothing_new.
+ * The submit counts what is ready and not yet submitted, then starts the
+ * next round with a conditional write on the link (one round at a time: a
+ * second submit meanwhile answers the running round). A round of up to
+ * INLINE_ROUND_ROWS rows is made in the request, so the homeowner sees it
+ * submitted at once; a larger one (a link at its ceilings holds 7,000 rows,
+ * more writes than fit in API Gateway's 29 s) is handed to the insured worker
+ * and answered with `processing: true`. A round whose maker was lost (the
+ * request died after starting it, or its message was dead-lettered) is handed
+ * to the worker again by the next submit or by the watchdog.
  */
-import pLimit from 'p-limit';
-import { blobKeys } from '../blob/keys';
-import { copyObject } from '../blob/objects';
-import { settings as currentSettings } from '../config';
-import { ConflictError } from '../errors';
-import { derivedId } from '../inventory/item-rules';
-import { type ItemDraft, saveItemBatch } from '../inventory/item-store';
-import { getJob, type Job, newJobRecord, putJobOnce } from '../jobs/job-store';
-import { JobLog } from '../jobs/log-store';
-import { photoObjectKeys } from '../photos/rules';
-import { listStagedPhotos, newStagedPhoto, putStagedPhotoRows, type StagedPhoto } from '../photos/staged-photo-store';
 import { dispatch } from '../queue/dispatch';
-import { listClaimRooms, putRoomOnce, type Room } from '../rooms/store';
-import { keys } from '../db/keys';
+import { logger } from '../observability/logger';
 import { openLink, type PublicCaller } from './access-service';
-import { awaitingSubmit, homeownerPhotoGroups, typedRowFields } from './draft-rules';
+import { awaitingSubmit } from './draft-rules';
+import type { DraftFile, DraftItem } from './draft-store';
+import type { InsuredRoundMessage } from './draft-schemas';
+import { listDraft, completeSubmitRound } from './submit-round-service';
 import {
-  type DraftFile,
-  type DraftItem,
-  listDraftFiles,
-  listDraftItems,
-  markDraftRowRound,
-  recordDraftRowSubmitted,
-} from './draft-store';
-import {
-  endSubmit,
   getInsuredLink,
   type InsuredLink,
-  type InsuredRoom,
-  listInsuredRooms,
+  listStaleSubmitLinkIds,
   startSubmitRound,
-  takeSubmitLease,
+  type SubmitRoundSummary,
 } from './store';
 
-/** How long a submit may hold the link before another may take over (a dead one's lease runs out). */
-const SUBMIT_LEASE_MS = 60_000;
-/** How long a submit waits for one already running before answering 409. */
-const WAIT_FOR_RUNNING_MS = 25_000;
-const COPIES_IN_FLIGHT = 16;
-/**
- * Rows marked for a round at once. Each is its own conditional write (a row is taken by one round only); one
- * after another, the round trips of a draft at the spec's ceilings (thousands of rows) add up inside the API's
- * 29 s.
- */
-const MARKS_IN_FLIGHT = 16;
+/** Rows a round may take and still be made inside the submit request (a second or two on the local stack). */
+export const INLINE_ROUND_ROWS = 300;
+/** The lease of a round made in the request: longer than the API's 29 s, so a request that died frees it soon. */
+const INLINE_LEASE_MS = 60_000;
+/** The lease of a round made by the worker: longer than the worker's timeout (lib/background/functions.ts). */
+const WORKER_LEASE_MS = 330_000;
+/** A round started this long ago and not made has lost its maker, or soon will: it is handed to the worker again. */
+export const STALE_ROUND_MS = 60_000;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The claim room a draft room lands in: the claim's room of that name (any case), else a new one. */
-async function claimRoomFor(link: InsuredLink, draft: InsuredRoom, rooms: Room[]): Promise<Room> {
-  const name = draft.name.trim();
-  const existing = rooms.find((r) => r.name.trim().toLowerCase() === name.toLowerCase());
-  if (existing) return existing;
-  const room = await putRoomOnce(
-    { id: link.claim_id, team_id: link.team_id },
-    name,
-    derivedId('insured-room', link.id, name.toLowerCase()),
-  );
-  rooms.push(room);
-  return room;
+/** What a round will take, counted on the draft: the rows the maker will mark, unless edited meanwhile. */
+function countRound(files: DraftFile[], items: DraftItem[]): SubmitRoundSummary & { rows: number } {
+  const roomFiles = awaitingSubmit(files.filter((f) => f.room_id));
+  const photos = roomFiles.filter((f) => f.kind === 'photo');
+  const freshItems = new Set(items.filter((i) => i.round === null).map((i) => i.id));
+  const rowPhotos = awaitingSubmit(files.filter((f) => f.item_id && freshItems.has(f.item_id)));
+  return {
+    photo_jobs: new Set(photos.map((f) => f.room_id)).size,
+    photos: photos.length,
+    media_jobs: roomFiles.length - photos.length,
+    items: freshItems.size,
+    pending_files: files.filter((f) => f.round === null && ['pending', 'open', 'completing'].includes(f.status)).length,
+    rows: roomFiles.length + freshItems.size + rowPhotos.length,
+  };
 }
 
-/** Queues the re-encode of a job's photos that have none yet (the worker is idempotent). */
-async function queueReencodes(jobId: string, rows?: StagedPhoto[]): Promise<void> {
-  const photos = rows ?? (await listStagedPhotos(jobId));
-  await Promise.all(
-    photos
-      .filter((p) => !p.normalized && !p.unreadable_reason)
-      .map((p) => dispatch('photos', { job_id: jobId, index: p.index })),
-  );
+function roundAnswer(round: number, at: string, summary: SubmitRoundSummary, processing: boolean) {
+  const { photo_jobs, photos, media_jobs, items, pending_files } = summary;
+  return {
+    submitted_at: at,
+    round,
+    nothing_new: false,
+    processing,
+    photo_jobs,
+    photos,
+    media_jobs,
+    items,
+    pending_files,
+  };
 }
 
-/** The homeowner's files copied into the job's photos, as staged-photo rows (not written). */
-async function stagedCopies(
-  job: Pick<Job, 'id' | 'team_id' | 'claim_id'>,
-  files: DraftFile[],
-  fields: (file: DraftFile, index: number) => Partial<StagedPhoto>,
-): Promise<StagedPhoto[]> {
-  const prefix = blobKeys.jobPrefix(job.team_id, job.claim_id, job.id);
-  // Copies read only the claim's homeowner folder: the route's role reads nothing else (functions/public-access.js).
-  const homeownerFolder = `${blobKeys.claimPrefix(job.team_id, job.claim_id)}insured/`;
-  const limit = pLimit(COPIES_IN_FLIGHT);
-  return Promise.all(
-    files.map((file, index) =>
-      limit(async () => {
-        const { filename, key, incomingKey } = photoObjectKeys(prefix, index);
-        if (!file.key.startsWith(homeownerFolder)) throw new Error(`homeowner file ${file.id} is outside its claim`);
-        if (!(await copyObject(file.key, incomingKey)))
-          throw new Error(`homeowner file ${file.id} is missing from storage`);
-        const row = newStagedPhoto({
-          jobId: job.id,
-          index,
-          filename,
-          key,
-          incomingKey,
-          originalFilename: file.filename,
-          capturedAt: null,
-          sizeBytes: file.size_bytes,
-        });
-        return { ...row, id: derivedId('insured-photo', job.id, file.id), ...fields(file, index) };
-      }),
-    ),
-  );
+/** Hands a started round to the insured worker (a duplicate message finds it made, or waits for its maker). */
+async function queueSubmitRound(linkId: string, round: number): Promise<void> {
+  const message: InsuredRoundMessage = { link_id: linkId, round };
+  await dispatch('insured', message);
 }
 
-/** A room's photos → one awaiting_grouping job, notes as source notes, grouped by note. */
-async function submitRoomPhotos(link: InsuredLink, room: Room, round: number, draftRoomId: string, files: DraftFile[]) {
-  const jobId = derivedId('insured-photos', link.id, round, draftRoomId);
-  if (await getJob(jobId, true)) return queueReencodes(jobId);
-  const groups = homeownerPhotoGroups(
-    files.map((f) => f.note),
-    currentSettings().MAX_PHOTOS_PER_ITEM,
-  );
-  const job = newJobRecord({
-    id: jobId,
-    room,
-    userId: link.invited_by_user_id,
-    sourceType: 'photo',
-    status: 'awaiting_grouping',
-    fileSizeBytes: files.reduce((n, f) => n + f.size_bytes, 0),
-  });
-  const rows = await stagedCopies(job, files, (file, index) => ({
-    group_index: groups[index],
-    source_description: file.note,
-  }));
-  // The rows before the job: a half-filled job is never seen.
-  await putStagedPhotoRows(rows);
-  job.photo_next_index = rows.length;
-  job.photo_count_hint = 0;
-  await putJobOnce(job);
-  await new JobLog(job.id).info(`${rows.length} photo(s) from the homeowner’s link, waiting to be grouped`);
-  await queueReencodes(job.id, rows);
-}
-
-/** A video or voice note → a job waiting for the adjuster's confirm, probed for its length. */
-async function submitMedia(link: InsuredLink, room: Room, file: DraftFile) {
-  const job = newJobRecord({
-    id: derivedId('insured-media', file.id),
-    room,
-    userId: link.invited_by_user_id,
-    sourceType: file.kind === 'audio' ? 'audio' : 'video',
-    status: 'awaiting_confirmation',
-    // The bytes stay where the homeowner put them (under the claim): a 1.5 GB copy gains nothing.
-    mediaKey: file.key,
-    originalFilename: file.filename,
-    fileSizeBytes: file.size_bytes,
-  });
-  const fresh = !(await getJob(job.id, true));
-  const saved = await putJobOnce(job);
-  if (fresh) await new JobLog(saved.id).info(`${file.filename} from the homeowner’s link, waiting for confirmation`);
-  await dispatch('probe', { job_id: saved.id });
-  return saved;
-}
-
-/** A room's typed rows → items on a complete job that is billed nothing; their photos go with them. */
-async function submitTypedRows(
-  link: InsuredLink,
-  room: Room,
-  round: number,
-  draftRoomId: string,
-  items: DraftItem[],
-  photosOf: Map<string, DraftFile[]>,
-) {
-  const jobId = derivedId('insured-rows', link.id, round, draftRoomId);
-  const batchKey = `insured-round-${round}`;
-  const existing = await getJob(jobId, true);
-  const now = new Date();
-  const job =
-    existing ??
-    newJobRecord(
-      {
-        id: jobId,
-        room,
-        userId: link.invited_by_user_id,
-        sourceType: 'photo',
-        status: 'complete',
-      },
-      now,
-    );
-  if (!existing) {
-    const photoFiles = items.flatMap((item) => photosOf.get(item.id) ?? []);
-    // Photos of rows are shown with their items only: never one of the job's source photos.
-    const rows = await stagedCopies(job, photoFiles, () => ({ deleted: true }));
-    await putStagedPhotoRows(rows);
-    const photoOf = new Map(photoFiles.map((f, i) => [f.id, rows[i]]));
-    const drafts: ItemDraft[] = items.map((item) => ({
-      ...typedRowFields(item),
-      confidence: 1,
-      evidence: null,
-      source_group_index: null,
-      photos: (photosOf.get(item.id) ?? []).map((f) => {
-        const row = photoOf.get(f.id) as StagedPhoto;
-        return { filename: row.filename, key: row.key };
-      }),
-    }));
-    await saveItemBatch(job, room.name, batchKey, 0, drafts, now);
-    Object.assign(job, {
-      progress_pct: 100,
-      items_found: items.length,
-      photo_next_index: rows.length,
-      photo_count_hint: 0,
-      billing_finalized_at: now.toISOString(),
-    });
-    await putJobOnce(job);
-    await new JobLog(job.id).info(`${items.length} item(s) typed by the homeowner; nothing billed`);
-  }
-  await queueReencodes(job.id);
-  await Promise.all(
-    items.map((item, i) =>
-      recordDraftRowSubmitted(keys.insuredItem(link.id, item.id), {
-        inventory_item_id: derivedId(job.id, batchKey, i),
-        job_id: job.id,
-      }),
-    ),
-  );
-}
-
-/** Marks the rows this round takes: ready room files, typed rows, and those rows' ready photos. */
-async function markRound(link: InsuredLink, round: number, files: DraftFile[], items: DraftItem[]) {
-  const fresh = awaitingSubmit(files.filter((f) => f.room_id));
-  const freshItems = items.filter((i) => i.round === null);
-  // This round's rows: those already in it (a resumed round) and those it takes now.
-  const inRound = new Set(items.filter((i) => i.round === round).map((i) => i.id));
-  const limit = pLimit(MARKS_IN_FLIGHT);
-  const taken = await Promise.all(
-    freshItems.map((item) => limit(() => markDraftRowRound(keys.insuredItem(link.id, item.id), round))),
-  );
-  for (const [i, item] of freshItems.entries()) if (taken[i]) inRound.add(item.id);
-  const photos = awaitingSubmit(files.filter((f) => f.item_id && inRound.has(f.item_id)));
-  await Promise.all(
-    [...fresh, ...photos].map((file) => limit(() => markDraftRowRound(keys.insuredFile(link.id, file.id), round))),
-  );
-}
-
-async function waitForLease(link: InsuredLink, now: () => Date): Promise<void> {
-  const until = Date.now() + WAIT_FOR_RUNNING_MS;
-  while (!(await takeSubmitLease(link.id, now(), SUBMIT_LEASE_MS))) {
-    if (Date.now() > until) throw new ConflictError('A submit of this link is still running; try again in a moment.');
-    await sleep(250);
-  }
+/** The answer to a submit while a round is being made: that round; handed on again when its maker looks lost. */
+async function answerRunningRound(link: InsuredLink, now: Date) {
+  const round = link.submit_round ?? 0;
+  const startedAt = link.submit_started_at ?? null;
+  if (!startedAt || now.getTime() - Date.parse(startedAt) > STALE_ROUND_MS) await queueSubmitRound(link.id, round);
+  const summary = link.submit_summary ?? { photo_jobs: 0, photos: 0, media_jobs: 0, items: 0, pending_files: 0 };
+  return roundAnswer(round, startedAt ?? now.toISOString(), summary, true);
 }
 
 /** POST .../{token}/submit. */
 export async function submitInsuredDraft(token: string, caller: PublicCaller = {}) {
-  const link = await openLink(token, 'write', caller);
-  await waitForLease(link, () => new Date());
-  let finished: { round: number; at: string } | null = null;
-  try {
-    const current = (await getInsuredLink(link.id)) ?? link;
-    const started = current.submit_round ?? 0;
-    const resuming = (current.submitted_round ?? 0) < started;
-    const round = resuming ? started : started + 1;
-    await markRound(link, round, await listDraftFiles(link.id), await listDraftItems(link.id));
-    const allFiles = await listDraftFiles(link.id);
-    const files = allFiles.filter((f) => f.round === round);
-    const items = (await listDraftItems(link.id)).filter((i) => i.round === round);
-    const pendingFiles = allFiles.filter(
-      (f) => f.round === null && ['pending', 'open', 'completing'].includes(f.status),
-    ).length;
-    if (!files.length && !items.length) {
-      return {
-        submitted_at: current.submitted_at ?? new Date().toISOString(),
-        round: current.submitted_round ?? 0,
-        nothing_new: true,
-        photo_jobs: 0,
-        photos: 0,
-        media_jobs: 0,
-        items: 0,
-        pending_files: pendingFiles,
-      };
-    }
-    if (!resuming) await startSubmitRound(link.id, round);
+  const opened = await openLink(token, 'write', caller);
+  const now = new Date();
+  const link = (await getInsuredLink(opened.id)) ?? opened;
+  const previous = link.submit_round ?? 0;
+  if ((link.submitted_round ?? 0) < previous) return answerRunningRound(link, now);
 
-    const claimRooms = await listClaimRooms(link.claim_id, false);
-    const photosOf = new Map<string, DraftFile[]>();
-    for (const f of files) if (f.item_id) photosOf.set(f.item_id, [...(photosOf.get(f.item_id) ?? []), f]);
-    let photoJobs = 0;
-    let mediaJobs = 0;
-    for (const draft of await listInsuredRooms(link.id)) {
-      const roomFiles = files.filter((f) => f.room_id === draft.id);
-      const roomItems = items.filter((i) => i.room_id === draft.id);
-      if (!roomFiles.length && !roomItems.length) continue;
-      const room = await claimRoomFor(link, draft, claimRooms);
-      const photos = roomFiles.filter((f) => f.kind === 'photo');
-      if (photos.length) {
-        await submitRoomPhotos(link, room, round, draft.id, photos);
-        photoJobs += 1;
-      }
-      for (const media of roomFiles.filter((f) => f.kind !== 'photo')) {
-        await submitMedia(link, room, media);
-        mediaJobs += 1;
-      }
-      if (roomItems.length) await submitTypedRows(link, room, round, draft.id, roomItems, photosOf);
-    }
-    finished = { round, at: new Date().toISOString() };
+  const { rows, ...summary } = countRound(...(await listDraft(link.id)));
+  if (rows === 0) {
     return {
-      submitted_at: finished.at,
-      round,
-      nothing_new: false,
-      photo_jobs: photoJobs,
-      photos: files.filter((f) => f.room_id && f.kind === 'photo').length,
-      media_jobs: mediaJobs,
-      items: items.length,
-      pending_files: pendingFiles,
+      submitted_at: link.submitted_at ?? now.toISOString(),
+      round: link.submitted_round ?? 0,
+      nothing_new: true,
+      processing: false,
+      photo_jobs: 0,
+      photos: 0,
+      media_jobs: 0,
+      items: 0,
+      pending_files: summary.pending_files,
     };
-  } finally {
-    await endSubmit(link.id, finished);
   }
+  if (!(await startSubmitRound(link.id, previous, summary, now))) {
+    // Another submit started a round first: answer that one.
+    const current = await getInsuredLink(link.id);
+    return answerRunningRound(current ?? link, now);
+  }
+  const round = previous + 1;
+  if (rows <= INLINE_ROUND_ROWS) {
+    const made = await completeSubmitRound(link.id, round, INLINE_LEASE_MS);
+    if (typeof made === 'object') return roundAnswer(round, made.submitted_at, made, false);
+  }
+  await queueSubmitRound(link.id, round);
+  return roundAnswer(round, now.toISOString(), summary, true);
+}
+
+/** The insured worker's message: make this round (lib/insured/draft-schemas.ts insuredRoundMessage). */
+export async function handleInsuredRoundMessage(message: InsuredRoundMessage): Promise<void> {
+  const made = await completeSubmitRound(message.link_id, message.round, WORKER_LEASE_MS);
+  // Another maker holds the round: fail this delivery, so the queue brings it back once that one is done or gone.
+  if (made === 'busy') throw new Error(`submit round ${message.round} of link ${message.link_id} is being made`);
+}
+
+/** The watchdog's part: rounds started over STALE_ROUND_MS ago and not made go to the worker again. */
+export async function sweepStaleSubmitRounds(now = new Date()): Promise<number> {
+  const ids = await listStaleSubmitLinkIds(new Date(now.getTime() - STALE_ROUND_MS).toISOString());
+  for (const id of ids) {
+    const link = await getInsuredLink(id);
+    if (!link || (link.submitted_round ?? 0) >= (link.submit_round ?? 0)) continue;
+    logger.warn('homeowner submit round not made in time: handing it to the worker again', {
+      link_id: id,
+      round: link.submit_round,
+    });
+    await queueSubmitRound(id, link.submit_round ?? 0);
+  }
+  return ids.length;
 }

@@ -4,29 +4,19 @@
  * answer is a 302 to a short-lived presigned GET so S3 serves Range requests.
  */
 import { isSafeFileName, presignedGet } from '../blob/client';
-import { blobKeys } from '../blob/keys';
 import { baseUrl, settings } from '../config';
 import { NotFoundError, UnavailableError } from '../errors';
 import { HttpResponse } from '../http/response';
 import type { Identity } from '../auth/identity-rules';
 import { loadJobForTeam } from '../tenancy/service';
 import { frameNames, frameObjectKey } from '../pipelines/video/frame-packs';
-import { getJob, type Job } from './job-store';
-
-/**
- * Where a job's recording may be: its own folder, or the homeowner's file it
- * was made from. Checked before signing, so a record can never lend this
- * public route another claim's object, and the route's role is scoped to
- * exactly these prefixes (functions/public-access.js reads them from here).
- */
-const isJobMediaKey = (job: Job, key: string) =>
-  key.startsWith(blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)) ||
-  key.startsWith(`${blobKeys.claimPrefix(job.team_id, job.claim_id)}insured/`);
+import { isJobObjectKey } from './job-object-rules';
+import { getJob } from './job-store';
 
 /** GET /api/jobs/{id}/video and /audio. */
 export async function redirectToJobMedia(jobId: string, kind: 'video' | 'audio'): Promise<HttpResponse> {
   const job = await getJob(jobId, false);
-  if (!job || job.source_type !== kind || !job.media_key || !isJobMediaKey(job, job.media_key))
+  if (!job || job.source_type !== kind || !job.media_key || !isJobObjectKey(job, job.media_key))
     throw new NotFoundError(`No ${kind} for this job`);
   return HttpResponse.redirect(await presignedGet(job.media_key));
 }

@@ -17,7 +17,7 @@ import { normalizePhoto, UnreadableImageError } from '../media/images';
 import { logger } from '../observability/logger';
 import { deleteObject, putJpeg, readObject } from '../blob/objects';
 import type { NormalizeMessage } from './queue-schemas';
-import { getStagedPhoto, updateStagedPhoto } from './staged-photo-store';
+import { getStagedPhoto, type StagedPhoto, updateStagedPhoto } from './staged-photo-store';
 
 export type NormalizeOutcome = 'normalized' | 'already-done' | 'unreadable' | 'missing-row' | 'missing-original';
 
@@ -46,7 +46,7 @@ export async function normalizeStagedPhoto(message: NormalizeMessage): Promise<N
   } catch (err) {
     if (!(err instanceof UnreadableImageError)) throw err;
     await markUnreadable(photo.job_id, photo.index, photo.original_filename, err.message);
-    await deleteObject(photo.incoming_key);
+    await deleteUpload(photo);
     return 'unreadable';
   }
 
@@ -58,8 +58,13 @@ export async function normalizeStagedPhoto(message: NormalizeMessage): Promise<N
     size_bytes: result.jpeg.length,
     captured_at: result.capturedAt ?? photo.captured_at,
   });
-  await deleteObject(photo.incoming_key);
+  await deleteUpload(photo);
   return 'normalized';
+}
+
+/** The upload is done with once re-encoded or refused; a kept original (a homeowner's file) stays. */
+async function deleteUpload(photo: StagedPhoto): Promise<void> {
+  if (!photo.original_kept) await deleteObject(photo.incoming_key);
 }
 
 async function markUnreadable(jobId: string, index: number, originalFilename: string, reason: string) {

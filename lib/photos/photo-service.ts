@@ -13,6 +13,7 @@ import { settings } from '../config';
 import { NotFoundError } from '../errors';
 import { HttpResponse } from '../http/response';
 import { SNIFF_HEAD_BYTES, sniffImage } from '../media/sniff';
+import { isJobObjectKey } from '../jobs/job-object-rules';
 import { getJob } from '../jobs/job-store';
 import { loadJobForTeam } from '../tenancy/service';
 import { aiGroups } from './grouping-rules';
@@ -73,6 +74,11 @@ export async function redirectToPhoto(jobId: string, filename: string): Promise<
   const photo = await findPhoto(jobId, filename);
   if (!photo || photo.unreadable_reason) throw new NotFoundError(PHOTO_NOT_FOUND);
   let key = photo.normalized ? photo.key : photo.incoming_key;
+  // A kept original (a homeowner's file, staged where it lies) is signed only when it is one of the job's objects.
+  if (!photo.normalized && photo.original_kept) {
+    const job = await getJob(jobId, false);
+    if (!job || !isJobObjectKey(job, key)) throw new NotFoundError(PHOTO_NOT_FOUND);
+  }
   let contentType = photo.normalized ? 'image/jpeg' : await verifiedContentType(key);
   if (!contentType && !photo.normalized) {
     // The re-encode may have written the JPEG and removed the upload between the row's read and the upload's.

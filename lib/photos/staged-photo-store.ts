@@ -32,6 +32,11 @@ export interface StagedPhoto {
   key: string;
   /** Object key the browser uploaded the original to (deleted once re-encoded). A segment has no upload: its own key. */
   incoming_key: string;
+  /**
+   * The original is someone else's object, used where it lies: a homeowner's upload a submit staged without
+   * copying it (lib/insured/submit-round-service.ts). It is the link's file, so it is never deleted with the photo.
+   */
+  original_kept?: boolean;
   /** The real name behind the synthetic one. */
   original_filename: string;
   /** 'YYYY-MM-DDTHH:MM:SS': EXIF date once re-encoded, the browser's date until then (or when EXIF has none). */
@@ -219,7 +224,8 @@ export async function insertStagedPhotos(
 
 /**
  * Writes whole photo rows of a job that is not visible yet (a contents-list
- * import fills a room's new job before the job row exists): unconditional,
+ * import fills a room's new job before the job row exists, as does a
+ * homeowner's submit round): unconditional,
  * so a repeated write of the same rows is the same write.
  */
 export async function putStagedPhotoRows(photos: StagedPhoto[]): Promise<void> {

@@ -19,6 +19,7 @@ const WORKER_FOR_QUEUE: Record<QueuePurpose, string> = {
   photos: 'photoWorker',
   exports: 'exportWorker',
   submissions: 'submissionWorker',
+  insured: 'insuredWorker',
 };
 
 /** The receipt handle of a message handed over by direct invoke (it is on no queue). */

@@ -10,10 +10,11 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import pLimit from 'p-limit';
 import { settings } from '../config';
 
 /** Every queue the service sends to; each has a -dlq twin in serverless.yml. */
-const QUEUE_PURPOSES = ['purge', 'stages', 'units', 'probe', 'photos', 'exports', 'submissions'] as const;
+const QUEUE_PURPOSES = ['purge', 'stages', 'units', 'probe', 'photos', 'exports', 'submissions', 'insured'] as const;
 export type QueuePurpose = (typeof QUEUE_PURPOSES)[number];
 
 /** How long a send may take before the queue counts as unreachable (spec: ~3 s). */
@@ -66,30 +67,37 @@ export async function sendToQueue(
 
 /** SQS's most messages in one SendMessageBatch call. */
 const BATCH_SIZE = 10;
+/** SendMessageBatch calls in flight at once: a homeowner's submit queues up to 2,000 re-encodes inside the API's 29 s. */
+const BATCHES_IN_FLIGHT = 8;
 
 /**
- * Sends many messages, ten to a SendMessageBatch call. Answers the messages
- * SQS did not take (a failed entry, or a call that threw), for the caller to
- * send another way.
+ * Sends many messages, ten to a SendMessageBatch call, a few calls at once.
+ * Answers the messages SQS did not take (a failed entry, or a call that
+ * threw), for the caller to send another way.
  */
 export async function sendBatchToQueue(purpose: QueuePurpose, messages: unknown[]): Promise<unknown[]> {
-  const left: unknown[] = [];
-  for (let i = 0; i < messages.length; i += BATCH_SIZE) {
-    const chunk = messages.slice(i, i + BATCH_SIZE);
-    try {
-      const { Failed } = await sqs().send(
-        new SendMessageBatchCommand({
-          QueueUrl: await queueUrl(purpose),
-          Entries: chunk.map((message, n) => ({ Id: String(n), MessageBody: JSON.stringify(message) })),
-        }),
-        { abortSignal: AbortSignal.timeout(QUEUE_CONNECT_TIMEOUT_MS) },
-      );
-      for (const failed of Failed ?? []) left.push(chunk[Number(failed.Id)]);
-    } catch {
-      left.push(...chunk);
-    }
-  }
-  return left;
+  const limit = pLimit(BATCHES_IN_FLIGHT);
+  const chunks: unknown[][] = [];
+  for (let i = 0; i < messages.length; i += BATCH_SIZE) chunks.push(messages.slice(i, i + BATCH_SIZE));
+  const left = await Promise.all(
+    chunks.map((chunk) =>
+      limit(async () => {
+        try {
+          const { Failed } = await sqs().send(
+            new SendMessageBatchCommand({
+              QueueUrl: await queueUrl(purpose),
+              Entries: chunk.map((message, n) => ({ Id: String(n), MessageBody: JSON.stringify(message) })),
+            }),
+            { abortSignal: AbortSignal.timeout(QUEUE_CONNECT_TIMEOUT_MS) },
+          );
+          return (Failed ?? []).map((failed) => chunk[Number(failed.Id)]);
+        } catch {
+          return chunk;
+        }
+      }),
+    ),
+  );
+  return left.flat();
 }
 
 /** SQS's ceiling for a message's visibility timeout (12 hours). */

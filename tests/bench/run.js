@@ -6,7 +6,7 @@
  * Exits non-zero when a benchmark fails its bound or errors.
  *
  *   npm run bench                       # all benchmarks
- *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator, photos, photo-memory, exports, video, pdf, admin, start)
+ *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator, photos, photo-memory, exports, video, pdf, admin, start, insured-submit)
  *
  * A standalone entry (start) runs first and starts what it measures itself;
  * the shared stack starts only when another entry is selected.
@@ -42,6 +42,7 @@ const BENCHMARKS = [
   { id: 'pdf', entry: 'pdf.ts', title: '(g) PDF import 300-page contents list' },
   { id: 'admin', entry: 'admin.ts', title: '(h) admin overview over 20,000 jobs' },
   { id: 'start', entry: 'start.ts', title: '(i) local start', standalone: true },
+  { id: 'insured-submit', entry: 'insured-submit.ts', title: '(j) homeowner submit at ceilings' },
 ];
 
 function freePort() {

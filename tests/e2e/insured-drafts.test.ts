@@ -17,7 +17,9 @@ import { eventually } from '../support/api';
 import { getRow, objectExists, setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway, modelItem } from '../support/fake-gateway';
-import { addPhoto, addVideo, homeowner, invitedLink, photo } from '../support/insured';
+import { addPhoto, addVideo, homeowner, invitedLink, photo, seedTypedRows } from '../support/insured';
+import { INLINE_ROUND_ROWS, STALE_ROUND_MS, sweepStaleSubmitRounds } from '../../lib/insured/submit-service';
+import { startSubmitRound } from '../../lib/insured/store';
 import { makeVideo, waitForDuration } from '../support/uploads';
 
 const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
@@ -96,6 +98,7 @@ describe('the homeowner link, end to end', () => {
     expect(submitted.status).toBe(200);
     expect(submitted.body).toMatchObject({
       nothing_new: false,
+      processing: false,
       round: 1,
       photo_jobs: 1,
       photos: 3,
@@ -128,6 +131,10 @@ describe('the homeowner link, end to end', () => {
     expect(bicycle).toMatchObject({ name: 'Bicycle', quantity: 2, brand: 'Trek', estimated_price: 900 });
     expect(bicycle.photos).toHaveLength(1);
     expect(await getRow(`JOB#${rowsJob.id}`, 'JOB')).toMatchObject({ billed_cost_usd: 0, billing_charged: false });
+    // Each draft row was marked with its round and the job it went to.
+    expect(await getRow(`INSUREDLINK#${linkId}`, `ITEM#${bike.id}`)).toMatchObject({ round: 1, job_id: rowsJob.id });
+    expect(await getRow(`INSUREDLINK#${linkId}`, `FILE#${sofa1.id}`)).toMatchObject({ round: 1, job_id: photoJob.id });
+    expect(await getRow(`INSUREDLINK#${linkId}`, `FILE#${video.id}`)).toMatchObject({ round: 1, job_id: videoJob.id });
 
     // Grouping: the photos sharing a note are one group; the notes are the source notes.
     const staged = (await adjuster.get(`/api/jobs/${photoJob.id}/staged-photos`)).body as any[];
@@ -135,6 +142,31 @@ describe('the homeowner link, end to end', () => {
     expect(staged[0].group_index).toBe(staged[1].group_index);
     expect(staged[2].group_index).not.toBe(staged[0].group_index);
     expect(staged.map((s) => s.source_description)).toEqual([note, `${note.toUpperCase()}`, 'Brass floor lamp']);
+
+    // The submit copied nothing: each job photo's original is the homeowner's file where it was put. The re-encode
+    // writes the job's own JPEG from it and leaves the file to the link; the photo is served before and after.
+    const photoRows = await Promise.all(
+      staged.map((s) => getRow(`JOB#${photoJob.id}`, `PHOTO#${String(s.index).padStart(6, '0')}`)),
+    );
+    const kitchenKeys = await Promise.all(
+      [sofa1, lamp].map(async (f) => (await getRow(`INSUREDLINK#${linkId}`, `FILE#${f.id}`))!.key as string),
+    );
+    for (const row of photoRows) {
+      expect(row).toMatchObject({ original_kept: true, incoming_key: expect.stringContaining(`/insured/${linkId}/`) });
+    }
+    expect(photoRows.map((r) => r!.incoming_key)).toEqual(expect.arrayContaining(kitchenKeys));
+    expect((await adjuster.get(staged[0].url)).status).toBe(302);
+    await eventually(async () => {
+      const now = (await adjuster.get(`/api/jobs/${photoJob.id}/staged-photos`)).body as any[];
+      return now.every((s) => s.normalized);
+    }, 30_000);
+    for (const row of photoRows) {
+      expect(await objectExists(row!.incoming_key as string)).toBe(true);
+      expect(await objectExists(row!.key as string)).toBe(true);
+    }
+    const served = await adjuster.get(staged[0].url);
+    expect(served.status).toBe(302);
+    expect(served.headers.get('location')).toContain(String(photoRows[0]!.key).split('/').pop());
 
     await gateway.script(note, [{ items: [modelItem('Red sofa')] }]);
     const processed = await adjuster.post(`/api/jobs/${photoJob.id}/process`);
@@ -150,6 +182,10 @@ describe('the homeowner link, end to end', () => {
   });
 });
 
+/** Waits until the link records submit `round` made (the worker's part is over). */
+const roundMade = (linkId: string, round: number) =>
+  eventually(async () => ((await getRow(`INSUREDLINK#${linkId}`, 'LINK'))?.submitted_round ?? 0) >= round, 60_000);
+
 describe('homeowner submit, exactly once', () => {
   it('makes one set of jobs from two submits at once, and finishes a submit that died after marking its rows', async () => {
     const { adjuster, claimId, linkId, token } = await invitedLink();
@@ -159,24 +195,73 @@ describe('homeowner submit, exactly once', () => {
     await h.post(`/rooms/${porch.id}/items`, { name: 'Planter' });
     const both = await Promise.all([h.post('/submit'), h.post('/submit')]);
     expect(both.map((r) => r.status)).toEqual([200, 200]);
-    expect(both.map((r) => r.body.nothing_new).sort()).toEqual([false, true]);
+    // One made the round; the other answered that round (still being made) or found nothing new (already made).
+    const [first, second] = [...both].sort(
+      (a, b) => Number(a.body.nothing_new || a.body.processing) - Number(b.body.nothing_new || b.body.processing),
+    );
+    expect(first.body).toMatchObject({ round: 1, nothing_new: false, processing: false, photos: 1, items: 1 });
+    expect(second.body.round).toBe(1);
+    expect(second.body.nothing_new || second.body.processing).toBe(true);
     const roomId = ((await adjuster.get(`/api/claims/${claimId}/rooms`)).body as any[]).find(
       (r) => r.name === 'Porch',
     ).id;
     expect((await adjuster.get(`/api/rooms/${roomId}/jobs`)).body).toHaveLength(2);
 
-    // A second round that died after marking its rows (round 2 started, never finished): the next submit finishes it.
+    // Round 2 started, one of its rows marked, and the request died: the next submit answers that round and hands
+    // it to the worker, which makes it; the row typed meanwhile goes with it (it was ready when the round was made).
     const shed = (await h.post('/rooms', { name: 'Shed' })).body;
     const mower = (await h.post(`/rooms/${shed.id}/items`, { name: 'Mower' })).body;
+    const summary = { photo_jobs: 0, photos: 0, media_jobs: 0, items: 1, pending_files: 0 };
+    expect(await startSubmitRound(linkId, 1, summary, new Date(Date.now() - 2 * STALE_ROUND_MS))).toBe(true);
     await setFields(`INSUREDLINK#${linkId}`, `ITEM#${mower.id}`, { round: 2 });
-    await setFields(`INSUREDLINK#${linkId}`, 'LINK', { submit_round: 2 });
+    await h.post(`/rooms/${shed.id}/items`, { name: 'Rake' });
     const resumed = await h.post('/submit');
-    expect(resumed.body).toMatchObject({ nothing_new: false, round: 2, items: 1 });
+    expect(resumed.body).toMatchObject({ nothing_new: false, processing: true, round: 2, items: 1 });
+    await roundMade(linkId, 2);
     expect((await h.post('/submit')).body).toMatchObject({ nothing_new: true, round: 2 });
     const shedId = ((await adjuster.get(`/api/claims/${claimId}/rooms`)).body as any[]).find(
       (r) => r.name === 'Shed',
     ).id;
     const [rowsJob] = (await adjuster.get(`/api/rooms/${shedId}/jobs`)).body;
-    expect((await adjuster.get(`/api/inventory/${rowsJob.id}`)).body.map((i: any) => i.name)).toEqual(['Mower']);
+    const names = (await adjuster.get(`/api/inventory/${rowsJob.id}`)).body.map((i: any) => i.name);
+    expect(names.sort()).toEqual(['Mower', 'Rake']);
+  });
+
+  it('hands a round larger than the request can make to the worker, and the watchdog hands on a lost one', async () => {
+    const { adjuster, claimId, linkId, token } = await invitedLink();
+    const h = homeowner(token);
+    const attic = (await h.post('/rooms', { name: 'Attic' })).body;
+    const rows = INLINE_ROUND_ROWS + 20;
+    await seedTypedRows(linkId, attic.id, rows);
+
+    const submitted = await h.post('/submit');
+    expect(submitted.status).toBe(200);
+    expect(submitted.body).toMatchObject({ nothing_new: false, processing: true, round: 1, items: rows });
+    // A submit while the worker makes it answers the same round, or (once made) nothing new: never a second round.
+    const again = await h.post('/submit');
+    expect(again.body.round).toBe(1);
+    const atticJobs = async () => {
+      const rooms = (await adjuster.get(`/api/claims/${claimId}/rooms`)).body as any[];
+      const room = rooms.find((r) => r.name === 'Attic');
+      return room ? ((await adjuster.get(`/api/rooms/${room.id}/jobs`)).body as any[]) : [];
+    };
+    const [rowsJob] = await eventually(async () => {
+      const jobs = await atticJobs();
+      return jobs.length ? jobs : null;
+    }, 60_000);
+    expect(rowsJob).toMatchObject({ source_type: 'photo', status: 'complete' });
+    expect((await adjuster.get(`/api/inventory/${rowsJob.id}`)).body).toHaveLength(rows);
+    await roundMade(linkId, 1);
+    expect((await h.post('/submit')).body).toMatchObject({ nothing_new: true, round: 1 });
+
+    // A round whose submit died right after starting it (nothing marked, no message sent), and nobody submits
+    // again: the watchdog's sweep hands it to the worker.
+    await seedTypedRows(linkId, attic.id, 3);
+    const summary = { photo_jobs: 0, photos: 0, media_jobs: 0, items: 3, pending_files: 0 };
+    expect(await startSubmitRound(linkId, 1, summary, new Date(Date.now() - 2 * STALE_ROUND_MS))).toBe(true);
+    expect(await sweepStaleSubmitRounds()).toBeGreaterThanOrEqual(1);
+    await roundMade(linkId, 2);
+    expect(await atticJobs()).toHaveLength(2);
+    expect((await getRow(`INSUREDLINK#${linkId}`, 'LINK'))?.activepk).toBeUndefined();
   });
 });

@@ -247,6 +247,7 @@ export function describeDeploymentSafety(get: () => Packaged): void {
         probeWorker: 'ProbeWorkerRole',
         photoWorker: 'PhotosWorkerRole',
         purgeWorker: 'PurgeWorkerRole',
+        insuredWorker: 'InsuredWorkerRole',
         watchdog: 'SchedulesRole',
         dailyPurge: 'SchedulesRole',
         uploadSweep: 'SchedulesRole',
@@ -291,6 +292,7 @@ export function describeDeploymentSafety(get: () => Packaged): void {
         ['ProbeWorkerRole', 'ProbeQueue'],
         ['PhotosWorkerRole', 'PhotosQueue'],
         ['PurgeWorkerRole', 'PurgeQueue'],
+        ['InsuredWorkerRole', 'InsuredQueue'],
       ]) {
         for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage'])
           expect([role, action, grants(role, action)]).toEqual([role, action, [queue]]);
@@ -346,8 +348,12 @@ export function describeDeploymentSafety(get: () => Packaged): void {
         expect.arrayContaining(['INSUREDTOKEN#*', 'INSUREDLINK#*', 'CLAIM#*']),
       );
       expect(objects('insuredUploadInit')).toEqual(['teams/*/claims/*/insured/*']);
-      expect(objects('insuredSubmit')).toEqual(expect.arrayContaining(['teams/*/claims/*/insured/*']));
-      expect(queues('insuredSubmit').sort()).toEqual(['PhotosQueue', 'ProbeQueue']);
+      // The submit stages the homeowner's files where they lie: it reads and writes no object.
+      expect(objects('insuredSubmit')).toEqual([]);
+      // A staged homeowner original is served from the claim's homeowner folder until it is re-encoded.
+      expect(objects('getPhoto')).toEqual(expect.arrayContaining(['teams/*/claims/*/insured/*']));
+      // A round too large for the request goes to the insured worker.
+      expect(queues('insuredSubmit').sort()).toEqual(['InsuredQueue', 'PhotosQueue', 'ProbeQueue']);
       expect(queues('insuredWizardState')).toEqual([]);
       expect(objects('verifyTrainingCertificate')).toEqual([]);
       expect(leadingKeys('verifyTrainingCertificate')).toContain('CERTIFICATE#*');
@@ -417,8 +423,9 @@ export function describeDeploymentSafety(get: () => Packaged): void {
           ?.deadLetterTargetArn;
         if (r.Type === 'AWS::SQS::Queue' && target) deadLetterQueues.add(getAttId(target) as string);
       }
-      // exports, photos, probe, purge, stages, submissions, units dead-letter queues, and the schedules' failures queue.
-      expect(deadLetterQueues.size).toBe(8);
+      // exports, insured, photos, probe, purge, stages, submissions, units dead-letter queues, and the schedules'
+      // failures queue.
+      expect(deadLetterQueues.size).toBe(9);
       const alarmed = new Map<string, Record<string, unknown>>();
       for (const { resource } of resourcesOfType('AWS::CloudWatch::Alarm')) {
         const props = resource.Properties as Record<string, any>;

@@ -26,7 +26,10 @@ async function prepareFirstRun(ctx: StageContext): Promise<StageOutcome> {
   const segmentSources = new Set(photos.filter((p) => p.is_segment && !p.deleted).map((p) => p.segment_of));
   const removed = photos.filter((p) => p.deleted && (p.is_segment || !segmentSources.has(p.index)));
   if (removed.length) {
-    await Promise.all(removed.flatMap((p) => [deleteObject(p.key), deleteObject(p.incoming_key)]));
+    // A kept original (a homeowner's file) is the link's, not the job's.
+    await Promise.all(
+      removed.flatMap((p) => [deleteObject(p.key), ...(p.original_kept ? [] : [deleteObject(p.incoming_key)])]),
+    );
     await deleteStagedPhotos(
       job.id,
       removed.map((p) => p.index),
