@@ -72,6 +72,7 @@ const wizardState = (insuredName: string | null): z.output<typeof wizardStateRes
   insured_name: insuredName,
   expires_at: '2025-06-17T09:00:00Z',
   submitted_at: null,
+  submit_processing: false,
   rooms: [
     {
       id: ROOM_ID,

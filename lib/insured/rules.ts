@@ -89,3 +89,7 @@ export function mailEventSignatureValid(
 
 /** The mail service's message id without its angle brackets (events carry it bare). */
 export const bareMessageId = (id: string) => id.trim().replace(/^<|>$/g, '');
+
+/** True while a submit round is being handed over (started, its jobs not all made yet). */
+export const submitProcessing = (link: { submit_round?: number; submitted_round?: number }) =>
+  (link.submitted_round ?? 0) < (link.submit_round ?? 0);

@@ -31,6 +31,11 @@ const linkResponse = z.object({
     failed_at: z.string().nullable(),
   }),
   submitted_at: z.string().nullable(),
+  submit_processing: z
+    .boolean()
+    .describe(
+      'True while a submit is still being handed over (a large draft is handed over in the background, within minutes).',
+    ),
   progress: z
     .object({
       files: z.number().int().describe('Photos, videos and voice notes the homeowner holds now.'),
@@ -62,6 +67,11 @@ export const wizardStateResponse = z.object({
   insured_name: z.string().nullable(),
   expires_at: z.string(),
   submitted_at: z.string().nullable(),
+  submit_processing: z
+    .boolean()
+    .describe(
+      'True while a submit is still being handed over (a large draft is handed over in the background, within minutes).',
+    ),
   rooms: z.array(
     z.object({
       id: z.string(),

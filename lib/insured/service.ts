@@ -32,6 +32,7 @@ import {
   mailEventKind,
   mailEventSignatureValid,
   normalizeEmail,
+  submitProcessing,
 } from './rules';
 import type { mailEventBody } from './schemas';
 import {
@@ -218,6 +219,7 @@ async function wizardState(
     insured_name: link.insured_name,
     expires_at: link.expires_at,
     submitted_at: link.submitted_at,
+    submit_processing: submitProcessing(link),
     rooms: rooms.map((r) => ({
       id: r.id,
       name: r.name,

@@ -1,6 +1,6 @@
 /** Insured links as the adjuster and the homeowner see them (spec: Insured link). */
 import { typedRowFields } from './draft-rules';
-import { linkState } from './rules';
+import { linkState, submitProcessing } from './rules';
 import type { DraftFile, DraftItem } from './draft-store';
 import type { InsuredLink } from './store';
 
@@ -26,6 +26,7 @@ export function insuredLinkView(link: InsuredLink, now = new Date()) {
       failed_at: link.mail_failed_at,
     },
     submitted_at: link.submitted_at,
+    submit_processing: submitProcessing(link),
     progress: {
       files: link.files_count ?? 0,
       items: link.items_count ?? 0,

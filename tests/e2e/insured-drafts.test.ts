@@ -215,9 +215,15 @@ describe('homeowner submit, exactly once', () => {
     expect(await startSubmitRound(linkId, 1, summary, new Date(Date.now() - 2 * STALE_ROUND_MS))).toBe(true);
     await setFields(`INSUREDLINK#${linkId}`, `ITEM#${mower.id}`, { round: 2 });
     await h.post(`/rooms/${shed.id}/items`, { name: 'Rake' });
+    // Both sides see the round still being handed over.
+    expect((await h.get()).body.submit_processing).toBe(true);
+    const listedLinks = async () => (await adjuster.get(`/api/claims/${claimId}/insured-links`)).body.links;
+    expect((await listedLinks())[0].submit_processing).toBe(true);
     const resumed = await h.post('/submit');
     expect(resumed.body).toMatchObject({ nothing_new: false, processing: true, round: 2, items: 1 });
     await roundMade(linkId, 2);
+    expect((await h.get()).body.submit_processing).toBe(false);
+    expect((await listedLinks())[0]).toMatchObject({ submit_processing: false, progress: { submits: 2 } });
     expect((await h.post('/submit')).body).toMatchObject({ nothing_new: true, round: 2 });
     const shedId = ((await adjuster.get(`/api/claims/${claimId}/rooms`)).body as any[]).find(
       (r) => r.name === 'Shed',

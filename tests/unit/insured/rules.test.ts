@@ -11,6 +11,7 @@ import {
   mailEventKind,
   mailEventSignatureValid,
   normalizeEmail,
+  submitProcessing,
 } from '../../../lib/insured/rules';
 import { recordMailEvent } from '../../../lib/insured/service';
 
@@ -81,5 +82,14 @@ describe('insured link rules', () => {
       'event-data': { event: 'delivered' },
     };
     await expect(recordMailEvent(body, { config })).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('submitProcessing', () => {
+  it('is true only while the last round started is not made yet', () => {
+    expect(submitProcessing({})).toBe(false);
+    expect(submitProcessing({ submit_round: 1 })).toBe(true);
+    expect(submitProcessing({ submit_round: 2, submitted_round: 1 })).toBe(true);
+    expect(submitProcessing({ submit_round: 2, submitted_round: 2 })).toBe(false);
   });
 });
