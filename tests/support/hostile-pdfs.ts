@@ -100,6 +100,8 @@ export interface HostilePdfs {
   fontProgramBomb: Buffer;
   /** The same font drawn from inside a form on the page (the font in the form's own resources). */
   fontBombInForm: Buffer;
+  /** The same font selected by a graphics state (gs) rather than Tf. */
+  fontBombInGraphicsState: Buffer;
   /** Helvetica with a ToUnicode CMap that inflates to 256 MiB of zeros (white space to a CMap parser). */
   toUnicodeBomb: Buffer;
   /** A Type0 font whose embedded encoding CMap inflates to 256 MiB. */
@@ -154,6 +156,12 @@ export function hostilePdfs(tinyJpeg: Buffer): HostilePdfs {
       },
       { body: type1WithProgram('7 0 R') },
       { body: descriptor('/FontFile3 8 0 R') },
+      { body: '<< /Subtype /Type1C /Filter /FlateDecode >>', stream: bomb },
+    ]),
+    fontBombInGraphicsState: onePage('/Resources << /ExtGState << /GS0 << /Font [5 0 R 12] >> >> >> /Contents 4 0 R', [
+      { body: '<< >>', stream: text('BT /GS0 gs 72 700 Td (Hello) Tj ET\n') },
+      { body: type1WithProgram('6 0 R') },
+      { body: descriptor('/FontFile3 7 0 R') },
       { body: '<< /Subtype /Type1C /Filter /FlateDecode >>', stream: bomb },
     ]),
     toUnicodeBomb: textInFont('(Hello)', [

@@ -69,6 +69,7 @@ it("decodes an image's samples no further than its declared size needs", async (
 it.each<[string, keyof HostilePdfs]>([
   ['a font program that inflates past the font limit', 'fontProgramBomb'],
   ['such a font drawn from inside a form', 'fontBombInForm'],
+  ['such a font selected by a graphics state', 'fontBombInGraphicsState'],
   ['a ToUnicode map that inflates past the font limit', 'toUnicodeBomb'],
   ['an encoding CMap that inflates past the font limit', 'encodingCMapBomb'],
   ['a CIDToGIDMap that inflates past the font limit', 'cidToGidBomb'],
