@@ -1,18 +1,19 @@
 /**
  * A minimal reader of page content streams: it reports the operators that
- * place images (q, Q, cm, Do) with their operands and skips everything else
- * without building it (strings, arrays, dictionaries, inline image data).
- * Enough to find where each image XObject is drawn without pdf.js, whose
- * operator list decodes every image on the page.
+ * place images and forms (q, Q, cm, Do) and select fonts (Tf, gs) with their
+ * operands and skips everything else without building it (strings, arrays,
+ * dictionaries, inline image data). Enough to find where each image XObject
+ * is drawn, and which fonts the text uses, without pdf.js, whose operator
+ * list decodes every image on the page and whose text decodes every font.
  */
 
 /** The operators ./placements.ts acts on. */
-export type PlacementOperator = 'q' | 'Q' | 'cm' | 'Do';
+export type DrawingOperator = 'q' | 'Q' | 'cm' | 'Do' | 'Tf' | 'gs';
 
 /** Numbers and names are kept as operands; anything else is a placeholder. */
 export type Operand = number | { name: string } | null;
 
-const WANTED = new Set<string>(['q', 'Q', 'cm', 'Do']);
+const WANTED = new Set<string>(['q', 'Q', 'cm', 'Do', 'Tf', 'gs']);
 
 const isWhite = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
 const isDelimiter = (c: number) =>
@@ -63,8 +64,8 @@ function skipInlineImageData(bytes: Uint8Array, i: number): number {
   return bytes.length;
 }
 
-/** Calls `onOperator` for each q, Q, cm and Do in the content, in order, with the operands before it. */
-export function scanContent(bytes: Uint8Array, onOperator: (op: PlacementOperator, operands: Operand[]) => void): void {
+/** Calls `onOperator` for each q, Q, cm, Do, Tf and gs in the content, in order, with the operands before it. */
+export function scanContent(bytes: Uint8Array, onOperator: (op: DrawingOperator, operands: Operand[]) => void): void {
   const operands: Operand[] = [];
   let nesting = 0; // inside an array or dictionary: its items are not operands of their own
   let i = 0;
@@ -117,7 +118,7 @@ export function scanContent(bytes: Uint8Array, onOperator: (op: PlacementOperato
       if (op === 'ID') {
         i = skipInlineImageData(bytes, i);
       } else if (WANTED.has(op)) {
-        onOperator(op as PlacementOperator, operands);
+        onOperator(op as DrawingOperator, operands);
       }
       operands.length = 0;
     }

@@ -2,11 +2,11 @@
  * Where each image XObject is drawn on a page, read from the content stream
  * and its Form XObjects with pdf-lib (no image is decoded): the current
  * transformation matrix at each `Do` of an image maps the unit square to the
- * image's box in the page's user space.
+ * image's box in the page's user space. The same walk finds the fonts the
+ * page's text selects, for their limits (./font-limits.ts).
  */
 import { createHash } from 'node:crypto';
 import {
-  decodePDFRawStream,
   PDFArray,
   type PDFContext,
   PDFDict,
@@ -16,11 +16,10 @@ import {
   type PDFPageLeaf,
   PDFRawStream,
   PDFRef,
-  PDFStream,
 } from 'pdf-lib';
 import { type Operand, scanContent } from './content-stream';
 import { IDENTITY, type Matrix, multiply } from './geometry';
-import { ContentBudget, checkImagePixels } from './reading-limits';
+import { checkImagePixels, DecodeBudget, decodeWithin } from './reading-limits';
 
 /** Forms inside forms deeper than this are not followed (documents do not nest them this deep). */
 const MAX_FORM_DEPTH = 12;
@@ -38,7 +37,7 @@ export interface StoredImage {
 }
 
 /** One drawing of an image, in the page's user space. */
-export interface RawPlacement {
+interface RawPlacement {
   image: StoredImage;
   /** Maps the unit square to the image's box. */
   ctm: Matrix;
@@ -118,40 +117,11 @@ export class ImageCatalog {
   }
 }
 
-/** Decoded bytes taken from a stream at a time, each counted against the page's budget before the next. */
-const DECODE_CHUNK = 64 * 1024;
-
-/** A content stream decoded, counted against the page's budget: decoding stops once the budget is spent. */
-function decodeContent(stream: PDFRawStream, budget: ContentBudget): Uint8Array {
-  const decoder = decodePDFRawStream(stream);
-  const parts: Uint8Array[] = [];
-  for (;;) {
-    const part = decoder.getBytes(DECODE_CHUNK) as Uint8Array; // plain bytes unless clamping is asked for
-    budget.take(part.length);
-    if (part.length > 0) parts.push(part);
-    if (part.length < DECODE_CHUNK) break;
-  }
-  if (parts.length === 1) return parts[0];
-  const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    joined.set(part, offset);
-    offset += part.length;
-  }
-  return joined;
-}
-
-function streamBytes(stream: PDFObject | undefined, budget: ContentBudget): Uint8Array | null {
-  if (stream instanceof PDFRawStream) return decodeContent(stream, budget);
-  if (stream instanceof PDFStream) return stream.getContents();
-  return null;
-}
-
 /** A page's content: one stream or several, read as one (they split at token boundaries). */
-function pageContent(context: PDFContext, page: PDFPageLeaf, budget: ContentBudget): Uint8Array {
+function pageContent(context: PDFContext, page: PDFPageLeaf, budget: DecodeBudget): Uint8Array {
   const contents = context.lookup(page.get(PDFName.of('Contents')));
-  if (!(contents instanceof PDFArray)) return streamBytes(contents, budget) ?? new Uint8Array();
-  const parts = contents.asArray().map((ref) => streamBytes(context.lookup(ref), budget) ?? new Uint8Array());
+  if (!(contents instanceof PDFArray)) return decodeWithin(contents, budget) ?? new Uint8Array();
+  const parts = contents.asArray().map((ref) => decodeWithin(context.lookup(ref), budget) ?? new Uint8Array());
   const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length + 1, 0));
   let offset = 0;
   for (const part of parts) {
@@ -172,6 +142,21 @@ function matrixOf(context: PDFContext, dict: PDFDict): Matrix {
   return values as unknown as Matrix;
 }
 
+/**
+ * A font the text selects (Tf, or an ExtGState's Font), with the resources in force where it is selected: a
+ * Type3 font without resources of its own draws its glyphs with them.
+ */
+export interface FontUse {
+  font: PDFDict;
+  resources: PDFDict | undefined;
+}
+
+/** What a walk of drawing instructions reports as it meets it. */
+export interface DrawingVisitor {
+  image?(image: StoredImage, ctm: Matrix): void;
+  font(use: FontUse): void;
+}
+
 function walk(
   context: PDFContext,
   catalog: ImageCatalog,
@@ -179,11 +164,21 @@ function walk(
   resources: PDFDict | undefined,
   start: Matrix,
   forms: Set<string>,
-  budget: ContentBudget,
-  out: RawPlacement[],
+  budget: DecodeBudget,
+  visitor: DrawingVisitor,
 ): void {
-  const xobjects = resources ? context.lookup(resources.get(PDFName.of('XObject'))) : undefined;
-  if (!(xobjects instanceof PDFDict)) return; // nothing to place (inline images are not looked at)
+  const dictIn = (key: string) => {
+    const dict = resources ? context.lookup(resources.get(PDFName.of(key))) : undefined;
+    return dict instanceof PDFDict ? dict : undefined;
+  };
+  const xobjects = dictIn('XObject');
+  const fonts = dictIn('Font');
+  const states = dictIn('ExtGState');
+  if (!xobjects && !fonts && !states) return; // nothing to place or load (inline images are not looked at)
+  const useFont = (object: PDFObject | undefined) => {
+    const font = context.lookup(object);
+    if (font instanceof PDFDict) visitor.font({ font, resources });
+  };
   const stack: Matrix[] = [];
   let ctm = start;
   scanContent(content, (op, operands: Operand[]) => {
@@ -194,14 +189,24 @@ function walk(
     } else if (op === 'cm') {
       const m = operands.slice(-6);
       if (m.length === 6 && m.every((v) => typeof v === 'number')) ctm = multiply(m as unknown as Matrix, ctm);
+    } else if (op === 'Tf') {
+      // Its two operands are the font's name and size.
+      const operand = operands[operands.length - 2];
+      if (fonts && operand && typeof operand === 'object') useFont(fonts.get(PDFName.of(operand.name)));
+    } else if (op === 'gs') {
+      const operand = operands[operands.length - 1];
+      if (!states || !operand || typeof operand !== 'object') return;
+      const state = context.lookup(states.get(PDFName.of(operand.name)));
+      const font = state instanceof PDFDict ? context.lookup(state.get(PDFName.of('Font'))) : undefined;
+      if (font instanceof PDFArray && font.size() > 0) useFont(font.get(0));
     } else {
       const operand = operands[operands.length - 1];
-      if (!operand || typeof operand !== 'object') return;
+      if (!xobjects || !operand || typeof operand !== 'object') return;
       const ref = xobjects.get(PDFName.of(operand.name));
       if (!(ref instanceof PDFRef)) return;
       const image = catalog.imageAt(ref);
       if (image) {
-        out.push({ image, ctm });
+        visitor.image?.(image, ctm);
         return;
       }
       const form = context.lookup(ref);
@@ -213,12 +218,12 @@ function walk(
       walk(
         context,
         catalog,
-        decodeContent(form, budget),
+        decodeWithin(form, budget) ?? new Uint8Array(),
         own instanceof PDFDict ? own : resources,
         multiply(matrixOf(context, form.dict), ctm),
         forms,
         budget,
-        out,
+        visitor,
       );
       forms.delete(key);
     }
@@ -226,18 +231,45 @@ function walk(
 }
 
 /**
- * Every drawing of an image XObject on the page, in drawing order. Throws
+ * Walks drawing instructions (a page's, a form's, a glyph procedure's) and
+ * the forms they draw, which are decoded against `budget`: each image drawn
+ * and each font selected is reported to `visitor`. Throws
+ * PdfUnreadable('too_large') past the budget or for an image over
+ * MAX_IMAGE_PIXELS (./reading-limits.ts).
+ */
+export function walkDrawing(
+  context: PDFContext,
+  catalog: ImageCatalog,
+  content: Uint8Array,
+  resources: PDFDict | undefined,
+  budget: DecodeBudget,
+  visitor: DrawingVisitor,
+): void {
+  walk(context, catalog, content, resources, IDENTITY, new Set(), budget, visitor);
+}
+
+/** What a page draws: its image placements in drawing order, and the fonts its text selects (each once). */
+export interface PageDrawing {
+  placements: RawPlacement[];
+  fonts: FontUse[];
+}
+
+/**
+ * A page's drawing, read from its content and the forms it draws. Throws
  * PdfUnreadable('too_large') for a page whose content (forms included)
  * decodes past MAX_PAGE_CONTENT_BYTES or that draws an image over
  * MAX_IMAGE_PIXELS (./reading-limits.ts).
  */
-export function findImagePlacements(context: PDFContext, catalog: ImageCatalog, page: PDFPageLeaf): RawPlacement[] {
-  const out: RawPlacement[] = [];
-  const budget = new ContentBudget();
+export function readPageDrawing(context: PDFContext, catalog: ImageCatalog, page: PDFPageLeaf): PageDrawing {
+  const placements: RawPlacement[] = [];
+  const fonts = new Map<PDFDict, FontUse>();
+  const budget = DecodeBudget.pageContent();
   const content = pageContent(context, page, budget);
-  const resources = page.Resources();
-  const xobjects = resources ? context.lookup(resources.get(PDFName.of('XObject'))) : undefined;
-  if (!(xobjects instanceof PDFDict)) return out;
-  walk(context, catalog, content, resources, IDENTITY, new Set(), budget, out);
-  return out;
+  walkDrawing(context, catalog, content, page.Resources(), budget, {
+    image: (image, ctm) => placements.push({ image, ctm }),
+    font: (use) => {
+      if (!fonts.has(use.font)) fonts.set(use.font, use);
+    },
+  });
+  return { placements, fonts: [...fonts.values()] };
 }

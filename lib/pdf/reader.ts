@@ -21,7 +21,8 @@ import { boundsOf, type Matrix, multiply, roundBox, UNIT_SQUARE } from './geomet
 import { keepsStoredJpeg, storedImageJpeg } from './image-samples';
 import type { PdfBox, PdfImagePlacement, PdfPageLayout, PdfText } from './layout';
 import { loadPdfjs, pdfjsDataDirs } from './pdfjs';
-import { findImagePlacements, ImageCatalog } from './placements';
+import { FontLimits } from './font-limits';
+import { ImageCatalog, readPageDrawing } from './placements';
 import { MAX_CANVAS_BYTES, MAX_IMAGE_PIXELS } from './reading-limits';
 import { renderBox } from './render';
 import { PdfUnreadable } from './unreadable';
@@ -162,6 +163,7 @@ class DocumentReader implements PdfReader {
   readonly pageCount: number;
   readonly producer: string | null;
   private readonly catalog: ImageCatalog;
+  private readonly fonts: FontLimits;
 
   private loaded: Promise<PDFDocumentProxy> | null = null;
 
@@ -173,6 +175,7 @@ class DocumentReader implements PdfReader {
     this.pageCount = pages.length;
     this.producer = structure.getProducer()?.trim() || null;
     this.catalog = new ImageCatalog(structure.context);
+    this.fonts = new FontLimits(structure.context, this.catalog);
   }
 
   /** pdf.js's copy of the document, loaded once, checked to read the same pages as pdf-lib. */
@@ -202,9 +205,11 @@ class DocumentReader implements PdfReader {
     try {
       const viewport = proxy.getViewport({ scale: 1 });
       const view = viewport.transform as unknown as Matrix;
-      // Placements first: they decode the page's content within its limits, so pdf.js never reads a page
-      // whose content is refused.
-      const images = findImagePlacements(this.structure.context, this.catalog, this.pages[page - 1].node).map(
+      // The drawing and its fonts first: they decode the page's content and the fonts its text uses within
+      // their limits, so pdf.js never reads a page refused for either.
+      const drawing = readPageDrawing(this.structure.context, this.catalog, this.pages[page - 1].node);
+      this.fonts.checkPage(drawing.fonts);
+      const images = drawing.placements.map(
         ({ image, ctm }): PdfImagePlacement =>
           roundBox({
             id: image.id,

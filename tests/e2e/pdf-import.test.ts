@@ -347,6 +347,7 @@ describe('documents that cannot be read', () => {
     const cases = [
       { bytes: hostile.contentBomb, reason: 'too large to read safely' },
       { bytes: hostile.hugeImage, reason: 'too large to read safely' },
+      { bytes: hostile.fontProgramBomb, reason: 'too large to read safely' },
       { bytes: hostile.deeplyNested, reason: 'damaged or incomplete' },
     ];
     await Promise.all(

@@ -17,6 +17,13 @@ describe('scanContent', () => {
     ]);
   });
 
+  it('reports the fonts text selects: Tf, and gs (a graphics state may carry a font)', () => {
+    expect(scan('BT /F#201 9.5 Tf (x) Tj /GS0 gs ET')).toEqual([
+      ['Tf', [{ name: 'F 1' }, 9.5]],
+      ['gs', [{ name: 'GS0' }]],
+    ]);
+  });
+
   it('skips strings, arrays, dictionaries and comments, even when they spell operators', () => {
     const content = [
       'BT /F1 12 Tf (a \\) q cm \\(Do) Tj [(x) -20 (Q)] TJ <4463> Tj ET % 1 0 0 1 0 0 cm',
@@ -24,6 +31,7 @@ describe('scanContent', () => {
       'q 1 0 0 1 5 6 cm /X Do Q',
     ].join('\n');
     expect(scan(content)).toEqual([
+      ['Tf', [{ name: 'F1' }, 12]],
       ['q', []],
       ['cm', [1, 0, 0, 1, 5, 6]],
       ['Do', [{ name: 'X' }]],

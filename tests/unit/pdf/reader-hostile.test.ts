@@ -5,7 +5,7 @@
  * and after each case is printed with the results.
  */
 import { openPdf } from '../../../lib/pdf/reader';
-import { hostilePdfs, type HostilePdfs } from '../../support/hostile-pdfs';
+import { FLOOD_GLYPHS, hostilePdfs, type HostilePdfs } from '../../support/hostile-pdfs';
 import { flatJpeg } from '../../support/pdf-drawing';
 
 let files: HostilePdfs;
@@ -23,6 +23,7 @@ afterAll(() => {
 /** Reads the document's first page and its images; the outcome as the import would see it. */
 async function readFirstPage(bytes: Buffer): Promise<{ kind: string | null; message?: string; jpegs?: number[] }> {
   const before = process.memoryUsage();
+  const started = performance.now();
   try {
     const reader = await openPdf(bytes);
     try {
@@ -38,7 +39,8 @@ async function readFirstPage(bytes: Buffer): Promise<{ kind: string | null; mess
     return { kind: kind ?? (error as Error).name, message };
   } finally {
     const after = process.memoryUsage();
-    figures.push(`${expect.getState().currentTestName}: RSS ${mb(before.rss)} → ${mb(after.rss)}`);
+    const ms = Math.round(performance.now() - started);
+    figures.push(`${expect.getState().currentTestName}: RSS ${mb(before.rss)} → ${mb(after.rss)}, ${ms} ms`);
   }
 }
 
@@ -60,6 +62,22 @@ it("decodes an image's samples no further than its declared size needs", async (
   // Fully inflated, the stream alone would hold 256 MiB; the bound leaves room for whatever else this process
   // (a jest worker that ran other files) allocates meanwhile.
   expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(128 * 1024 ** 2);
+});
+
+// Each of these is a font pdf.js would load for the page's text: it decodes the whole stream (a bomb of 256 MiB
+// costs it gigabytes and seconds) or runs every glyph procedure of a Type3 font.
+it.each<[string, keyof HostilePdfs]>([
+  ['a font program that inflates past the font limit', 'fontProgramBomb'],
+  ['such a font drawn from inside a form', 'fontBombInForm'],
+  ['such a font selected by a graphics state', 'fontBombInGraphicsState'],
+  ['a ToUnicode map that inflates past the font limit', 'toUnicodeBomb'],
+  ['an encoding CMap that inflates past the font limit', 'encodingCMapBomb'],
+  ['a CIDToGIDMap that inflates past the font limit', 'cidToGidBomb'],
+  ['a Type3 glyph procedure that inflates past the font limit', 'type3GlyphBomb'],
+  [`a Type3 font of ${FLOOD_GLYPHS} glyph procedures (it can draw 256)`, 'type3GlyphFlood'],
+])('refuses a page whose text uses %s', async (_, file) => {
+  const outcome = await readFirstPage(files[file]);
+  expect(outcome).toMatchObject({ kind: 'too_large', message: expect.stringContaining('fonts that expand past') });
 });
 
 it('refuses an object graph nested past any stack as damaged', async () => {

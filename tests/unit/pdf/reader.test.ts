@@ -3,6 +3,14 @@ import sharp from 'sharp';
 import type { PdfBox, PdfImagePlacement, PdfPageLayout } from '../../../lib/pdf/layout';
 import { openPdf, type PdfReader } from '../../../lib/pdf/reader';
 import {
+  MULTI_SCRIPT_LINES,
+  multiScriptPdf,
+  TYPE3_WORD,
+  type3Pdf,
+  WHOLE_FONT_TEXT,
+  wholeFontPdf,
+} from '../../support/font-pdfs';
+import {
   CARD_GRID_HEADER,
   CARD_GRID_ROOMS,
   cardGridList,
@@ -211,5 +219,29 @@ describe('openPdf on the other layouts', () => {
     } finally {
       await reader.close();
     }
+  });
+});
+
+describe('openPdf on embedded fonts (within the font limits)', () => {
+  /** The text runs of the document's only page. */
+  async function pageText(bytes: Uint8Array): Promise<string[]> {
+    const reader = await openPdf(bytes);
+    try {
+      return (await reader.pageLayout(1)).texts.map((text) => text.str);
+    } finally {
+      await reader.close();
+    }
+  }
+
+  it('reads text set in subsets of Latin, Arabic, Hebrew, Chinese and Korean fonts', async () => {
+    expect(await pageText(await multiScriptPdf())).toEqual(MULTI_SCRIPT_LINES);
+  });
+
+  it('reads text set in a whole Chinese font (8 MB of font program)', async () => {
+    expect(await pageText(wholeFontPdf())).toEqual([WHOLE_FONT_TEXT]);
+  });
+
+  it('reads text set in a Type3 font', async () => {
+    expect(await pageText(type3Pdf())).toEqual([TYPE3_WORD]);
   });
 });
