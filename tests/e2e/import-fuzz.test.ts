@@ -7,11 +7,18 @@
  *  - capture imports of manifests the remote system made hostile (foreign,
  *    file and metadata-service URLs, redirects off the allow-list, declared
  *    sizes that lie, garbage bytes, stalls): every import ends, each medium
- *    imported or failed, and nothing is fetched from a foreign host.
+ *    imported or failed, and nothing is fetched from a foreign host;
+ *  - nothing is left in the service's temporary directory (the one the local
+ *    service gives its functions): every entry made there while this file
+ *    ran is gone at its end, except the work directories of transcription,
+ *    which other test files' audio jobs make at the same time and which no
+ *    import or capture path makes.
  * Damaged PDFs are fuzzed against the reader itself in
  * tests/unit/pdf/reader-fuzz.test.ts.
  */
 import { randomUUID } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import sharp from 'sharp';
 import { routeTable } from '../../lib/api/route-table';
@@ -25,11 +32,36 @@ const capture = fakeCaptureSource(process.env.TEST_FAKE_CAPTURE_SOURCE_URL as st
 const IMPORT_PATHS = /upload-photos|import-contents-list|\/integrations\//;
 const routes = routeTable.filter((r) => IMPORT_PATHS.test(r.path) && ['POST', 'PUT', 'PATCH'].includes(r.method));
 
+/** The temporary directory the local service gives its functions (localstack/offline.js privateTempDir). */
+const serviceTempDir = process.env.TEST_SERVICE_TMPDIR as string;
+
+/** Entries of the service's temp directory, each with when it was made (birth time, else last change). */
+function tempEntries(): Map<string, number> {
+  const dir = serviceTempDir;
+  const out = new Map<string, number>();
+  for (const entry of readdirSync(dir)) {
+    try {
+      const stat = statSync(join(dir, entry));
+      out.set(entry, stat.birthtimeMs || stat.ctimeMs);
+    } catch {
+      // Removed between the listing and the stat: gone, as it should be.
+    }
+  }
+  return out;
+}
+
+/** Transcription's work directories (lib/pipelines/transcribe.ts): other files' audio jobs, never an import. */
+const TRANSCRIPTION_WORK = /^transcribe-/;
+
 let client: Client;
+let startedAt: number;
+let entriesBefore: Map<string, number>;
 /** Real ids of this team's claim, room and photo job, so some cases get past the lookups. */
 const real: Record<string, string> = {};
 
 beforeAll(async () => {
+  startedAt = Date.now();
+  entriesBefore = tempEntries();
   client = await Client.signIn(newTeamMember());
   const claim = await client.post('/api/claims', { claim_number: `FUZZ-${randomUUID().slice(0, 8)}` });
   const room = await client.post(`/api/claims/${claim.body.id}/rooms`, { name: 'Kitchen' });
@@ -178,3 +210,10 @@ it('ends every capture import of a hostile manifest, each medium imported or fai
     await foreign.close();
   }
 }, 300_000);
+
+it("leaves nothing in the service's temporary directory", () => {
+  const left = [...tempEntries()].filter(
+    ([entry, madeAt]) => !entriesBefore.has(entry) && madeAt >= startedAt - 1000 && !TRANSCRIPTION_WORK.test(entry),
+  );
+  expect(left.map(([entry]) => entry)).toEqual([]);
+});

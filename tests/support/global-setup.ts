@@ -98,6 +98,8 @@ export default async function globalSetup(): Promise<void> {
     TEST_LAMBDA_ENDPOINT: service.lambdaEndpoint,
     TEST_FUNCTION_PREFIX: service.functionPrefix,
     TEST_DATA_DIR: dataDir,
+    // The temporary directory the local service gives its functions (checked for leftovers by the import fuzz).
+    TEST_SERVICE_TMPDIR: service.offlineTempDir,
     TEST_FAKE_GATEWAY_URL: gateway.url,
     TEST_FAKE_BILLING_URL: billing.url,
     TEST_FAKE_SPEECH_URL: speech.url,
