@@ -157,7 +157,13 @@ export function clientIp(event: APIGatewayProxyEventV2): string | null {
   return event.requestContext?.http?.sourceIp || null;
 }
 
-/** The request's body as the client sent it, byte for byte (what a signature is computed on). */
+/**
+ * The request's body as the client sent it, byte for byte (what a signature is computed on). API Gateway always
+ * hands it over as text; serverless offline hands a JSON body of `false` or `0` over as that value, whose text it
+ * is (Buffer.from(false) would throw).
+ */
 export function rawBody(event: APIGatewayProxyEventV2): Buffer {
-  return Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8');
+  const body: unknown = event.body;
+  const text = typeof body === 'string' ? body : body === undefined || body === null ? '' : String(body);
+  return Buffer.from(text, event.isBase64Encoded ? 'base64' : 'utf8');
 }

@@ -26,7 +26,7 @@ import { ORG_TAKEN } from '../../lib/capture/service';
 import { handleCaptureEvent } from '../../lib/capture/webhook-service';
 import { getJob } from '../../lib/jobs/job-store';
 import { getImportPlan } from '../../lib/pipelines/capture/run-store';
-import { Client, eventually, serviceUrl } from '../support/api';
+import { Client, eventually, request, serviceUrl } from '../support/api';
 import { fakeCaptureSource, foreignPhotoHost } from '../support/fake-capture-source';
 import { newTeamMember } from '../support/tokens';
 import { makeVideo } from '../support/uploads';
@@ -420,6 +420,9 @@ describe('capture source webhook', () => {
       event: { type: 'submission.created', org_id: 'any', data: {} },
     });
     expect(forged.status).toBe(401);
+    // Found by the import fuzz: a body of false or 0 (falsy JSON) answered 500 on the local stack.
+    for (const body of [false, 0])
+      expect((await request('POST', '/api/integrations/capture-source/webhook', { body })).status).toBe(401);
     const unknown: { status: number; body: any } = await capture.sendWebhook({
       url: url(),
       secret: SECRET,

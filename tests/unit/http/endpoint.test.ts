@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { loadSettings, resetSettings } from '../../../lib/config';
 import { httpEndpoint, type HttpHandler } from '../../../lib/api/endpoint';
 import { decodeCursor } from '../../../lib/db/pagination';
-import { buildEndpoint } from '../../../lib/http/endpoint';
+import { buildEndpoint, rawBody } from '../../../lib/http/endpoint';
 import { NotFoundError } from '../../../lib/errors';
 import { HttpError } from '../../../lib/http/errors';
 import { HttpResponse } from '../../../lib/http/response';
@@ -415,5 +415,22 @@ describe('httpEndpoint lower-layer errors', () => {
       errors: [{ field: 'query.cursor', message: expect.any(String) }],
     });
     expect(errorSpy).not.toHaveBeenCalled();
+  });
+});
+
+describe('rawBody', () => {
+  const withBody = (body: unknown, isBase64Encoded = false) =>
+    ({ body, isBase64Encoded }) as unknown as APIGatewayProxyEventV2;
+
+  it('is the body as sent, decoded from base64 when it came so, and empty when there is none', () => {
+    expect(rawBody(withBody('{"a":1}')).toString()).toBe('{"a":1}');
+    expect(rawBody(withBody(Buffer.from('héllo').toString('base64'), true)).toString()).toBe('héllo');
+    expect(rawBody(withBody(undefined)).length).toBe(0);
+    expect(rawBody(withBody(null)).length).toBe(0);
+  });
+
+  it('takes a JSON false or 0 the local emulator handed over as a value as its text, not a crash', () => {
+    expect(rawBody(withBody(false)).toString()).toBe('false');
+    expect(rawBody(withBody(0)).toString()).toBe('0');
   });
 });
