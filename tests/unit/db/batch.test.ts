@@ -7,22 +7,12 @@
 import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { deleteKeys, getRows, putRows, UNPROCESSED_RETRY, UnprocessedItems } from '../../../lib/db/batch';
-import { loadSettings, resetSettings } from '../../../lib/config';
+import { useIsolatedSettings } from '../../support/unit-settings';
 
 const TABLE = 'unit-batch-table';
 const ddb = mockClient(DynamoDBDocumentClient);
 
-beforeAll(() =>
-  resetSettings(
-    loadSettings({
-      env: {},
-      overrides: { TABLE_NAME: TABLE },
-      dotenvPath: '/nonexistent',
-      machineFilePath: '/nonexistent',
-    }),
-  ),
-);
-afterAll(() => resetSettings());
+useIsolatedSettings({ TABLE_NAME: TABLE });
 beforeEach(() => ddb.reset());
 
 const sentKeys = (call: number) =>

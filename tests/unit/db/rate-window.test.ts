@@ -7,8 +7,8 @@
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { loadSettings, resetSettings } from '../../../lib/config';
 import { takeRateSlot } from '../../../lib/db/rate-window';
+import { useIsolatedSettings } from '../../support/unit-settings';
 
 const TABLE = 'unit-rate-table';
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -20,17 +20,7 @@ const at = (secondsIntoMinute: number) => new Date((MINUTE_START_S + secondsInto
 const conditionFailed = () =>
   new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
 
-beforeAll(() =>
-  resetSettings(
-    loadSettings({
-      env: {},
-      overrides: { TABLE_NAME: TABLE },
-      dotenvPath: '/nonexistent',
-      machineFilePath: '/nonexistent',
-    }),
-  ),
-);
-afterAll(() => resetSettings());
+useIsolatedSettings({ TABLE_NAME: TABLE });
 beforeEach(() => ddb.reset());
 
 const sentUpdate = () => {

@@ -8,23 +8,13 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { loadSettings, resetSettings } from '../../../lib/config';
 import { markDraftRowsRound } from '../../../lib/insured/draft-store';
+import { useIsolatedSettings } from '../../support/unit-settings';
 
 const TABLE = 'unit-draft-table';
 const ddb = mockClient(DynamoDBDocumentClient);
 
-beforeAll(() =>
-  resetSettings(
-    loadSettings({
-      env: {},
-      overrides: { TABLE_NAME: TABLE },
-      dotenvPath: '/nonexistent',
-      machineFilePath: '/nonexistent',
-    }),
-  ),
-);
-afterAll(() => resetSettings());
+useIsolatedSettings({ TABLE_NAME: TABLE });
 beforeEach(() => ddb.reset());
 
 const row = (n: number) => ({ key: { pk: 'INSUREDLINK#l', sk: `ITEM#${n}` }, jobId: `job-${n % 2}` });

@@ -5,23 +5,13 @@
  */
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { loadSettings, resetSettings } from '../../../lib/config';
 import { PhotoChangeTooLarge, writeItemPhotoChanges } from '../../../lib/inventory/item-photo-store';
 import type { ItemPhoto } from '../../../lib/inventory/item-store';
+import { useIsolatedSettings } from '../../support/unit-settings';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 
-beforeAll(() =>
-  resetSettings(
-    loadSettings({
-      env: {},
-      overrides: { TABLE_NAME: 'unit-item-photos' },
-      dotenvPath: '/nonexistent',
-      machineFilePath: '/nonexistent',
-    }),
-  ),
-);
-afterAll(() => resetSettings());
+useIsolatedSettings({ TABLE_NAME: 'unit-item-photos' });
 beforeEach(() => ddb.reset());
 
 const photos = (count: number): ItemPhoto[] =>

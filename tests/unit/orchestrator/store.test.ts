@@ -14,26 +14,16 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
-import { loadSettings, resetSettings } from '../../../lib/config';
 import { unitRetryDelaySeconds, UNIT_RETRY_MAX_SECONDS } from '../../../lib/orchestrator/engine';
 import { finishAndCount } from '../../../lib/orchestrator/store';
 import type { Job } from '../../../lib/jobs/job-store';
+import { useIsolatedSettings } from '../../support/unit-settings';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const JOB_ID = '3f1c9a4e-8a51-4f7c-9a59-0d6a7c0b2e11';
 let jobRow: Partial<Job>;
 
-beforeAll(() =>
-  resetSettings(
-    loadSettings({
-      env: {},
-      overrides: { TABLE_NAME: 'unit-orchestrator-store' },
-      dotenvPath: '/nonexistent',
-      machineFilePath: '/nonexistent',
-    }),
-  ),
-);
-afterAll(() => resetSettings());
+useIsolatedSettings({ TABLE_NAME: 'unit-orchestrator-store' });
 
 beforeEach(() => {
   ddb.reset();

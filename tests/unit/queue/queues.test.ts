@@ -5,23 +5,13 @@
  */
 import { GetQueueUrlCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { loadSettings, resetSettings } from '../../../lib/config';
 import { sendBatchToQueue } from '../../../lib/queue/queues';
+import { useIsolatedSettings } from '../../support/unit-settings';
 
 const sqs = mockClient(SQSClient);
 const URL = 'https://sqs.test/unit-photos';
 
-beforeAll(() =>
-  resetSettings(
-    loadSettings({
-      env: {},
-      overrides: { QUEUE_NAME_PREFIX: 'unit-' },
-      dotenvPath: '/nonexistent',
-      machineFilePath: '/nonexistent',
-    }),
-  ),
-);
-afterAll(() => resetSettings());
+useIsolatedSettings({ QUEUE_NAME_PREFIX: 'unit-' });
 beforeEach(() => {
   sqs.reset();
   sqs.on(GetQueueUrlCommand).resolves({ QueueUrl: URL });
