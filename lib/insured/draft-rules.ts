@@ -175,6 +175,11 @@ export function homeownerPhotoGroups(notes: (string | null)[], maxPerItem: numbe
   return out;
 }
 
+/** Files a submit leaves behind because their bytes have not all arrived (not yet taken by an earlier submit). */
+export function stillUploading<T extends { status: string; round: number | null }>(files: T[]): T[] {
+  return files.filter((f) => f.round === null && ['pending', 'open', 'completing'].includes(f.status));
+}
+
 /** The draft's rows a submit takes: ready, not yet taken by an earlier submit. */
 export function awaitingSubmit<T extends { status: string; round: number | null }>(rows: T[]): T[] {
   return rows.filter((r) => r.status === 'ready' && r.round === null);

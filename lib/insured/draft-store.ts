@@ -356,8 +356,8 @@ async function markDraftRowRound({ key, jobId }: RoundRow, round: number): Promi
 
 /**
  * Marks up to 100 rows for submit `round` in one transaction, each with the
- * job it goes to: at a link's ceilings (7,000 rows) one round trip per row
- * does not fit in the API's 29 s. A transaction is cancelled whole when one
+ * job it goes to: at a link's ceilings (7,000 rows, all in the link's
+ * partition) one round trip per row took over a minute. A transaction is cancelled whole when one
  * of its rows was removed, taken or edited meanwhile, or when it was
  * throttled; its rows are then marked one by one. Whether each row is in
  * `round` now, in order.

@@ -34,7 +34,7 @@ import { photoObjectKeys } from '../photos/rules';
 import { listStagedPhotos, newStagedPhoto, putStagedPhotoRows, type StagedPhoto } from '../photos/staged-photo-store';
 import { dispatch, dispatchAll } from '../queue/dispatch';
 import { listClaimRooms, putRoomOnce, type Room } from '../rooms/store';
-import { awaitingSubmit, homeownerPhotoGroups, typedRowFields } from './draft-rules';
+import { awaitingSubmit, homeownerPhotoGroups, stillUploading, typedRowFields } from './draft-rules';
 import {
   type DraftFile,
   type DraftItem,
@@ -328,8 +328,7 @@ export async function completeSubmitRound(
       photos: files.filter((f) => f.room_id && f.kind === 'photo').length,
       media_jobs: mediaJobs,
       items: items.length,
-      pending_files: allFiles.filter((f) => f.round === null && ['pending', 'open', 'completing'].includes(f.status))
-        .length,
+      pending_files: stillUploading(allFiles).length,
     };
   } finally {
     await endSubmit(link.id, finished);

@@ -18,7 +18,7 @@
 import { dispatch } from '../queue/dispatch';
 import { logger } from '../observability/logger';
 import { openLink, type PublicCaller } from './access-service';
-import { awaitingSubmit } from './draft-rules';
+import { awaitingSubmit, stillUploading } from './draft-rules';
 import type { DraftFile, DraftItem } from './draft-store';
 import type { InsuredRoundMessage } from './draft-schemas';
 import { listDraft, completeSubmitRound } from './submit-round-service';
@@ -50,7 +50,7 @@ function countRound(files: DraftFile[], items: DraftItem[]): SubmitRoundSummary 
     photos: photos.length,
     media_jobs: roomFiles.length - photos.length,
     items: freshItems.size,
-    pending_files: files.filter((f) => f.round === null && ['pending', 'open', 'completing'].includes(f.status)).length,
+    pending_files: stillUploading(files).length,
     rows: roomFiles.length + freshItems.size + rowPhotos.length,
   };
 }

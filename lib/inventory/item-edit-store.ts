@@ -5,10 +5,8 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionRace } from '../db/client';
+import { ROWS_PER_TRANSACTION } from '../db/batch';
 import { itemRevisionUpdate, type ItemFields } from './item-store';
-
-/** DynamoDB's limit of items per transaction. */
-const TRANSACTION_ITEMS = 100;
 
 export interface ItemRevisionWrite {
   id: string;
@@ -24,8 +22,8 @@ export interface ItemRevisionWrite {
  * concurrent transaction held an item).
  */
 export async function updateItemsAtRevisions(writes: ItemRevisionWrite[], now = new Date()): Promise<boolean> {
-  for (let start = 0; start < writes.length; start += TRANSACTION_ITEMS) {
-    const chunk = writes.slice(start, start + TRANSACTION_ITEMS);
+  for (let start = 0; start < writes.length; start += ROWS_PER_TRANSACTION) {
+    const chunk = writes.slice(start, start + ROWS_PER_TRANSACTION);
     try {
       await db().send(
         new TransactWriteCommand({

@@ -10,6 +10,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
 import { keys } from '../db/keys';
+import { ROWS_PER_TRANSACTION } from '../db/batch';
 import { type StagedPhoto, stagedPhotoItem } from '../photos/staged-photo-store';
 import { type ItemPhoto, itemRevisionUpdate, photoRowOf } from './item-store';
 
@@ -21,9 +22,6 @@ export interface ItemPhotoChange {
   put: ItemPhoto[];
   remove: Pick<ItemPhoto, 'item_id' | 'id'>[];
 }
-
-/** DynamoDB's limit on the elements of one transaction. */
-const MAX_TRANSACTION_ITEMS = 100;
 
 /** A photo change that would not fit one transaction (an item with close to 100 photos). */
 export class PhotoChangeTooLarge extends Error {}
@@ -56,7 +54,7 @@ export async function writeItemPhotoChanges(
         ]
       : []),
   ];
-  if (items.length > MAX_TRANSACTION_ITEMS)
+  if (items.length > ROWS_PER_TRANSACTION)
     throw new PhotoChangeTooLarge(`an item photo change of ${items.length} rows exceeds one transaction`);
   await db().send(new TransactWriteCommand({ TransactItems: items }));
 }

@@ -67,7 +67,7 @@ export async function sendToQueue(
 
 /** SQS's most messages in one SendMessageBatch call. */
 const BATCH_SIZE = 10;
-/** SendMessageBatch calls in flight at once: a homeowner's submit queues up to 2,000 re-encodes inside the API's 29 s. */
+/** SendMessageBatch calls in flight at once: a homeowner's submit round queues up to 2,000 re-encodes. */
 const BATCHES_IN_FLIGHT = 8;
 
 /**

@@ -1,6 +1,7 @@
 import { settings } from '../../../lib/config';
 import {
   awaitingSubmit,
+  stillUploading,
   boundBefore,
   fileCeilingProblem,
   homeownerPhotoGroups,
@@ -107,6 +108,18 @@ describe('homeowner draft rules', () => {
       { id: 'c', status: 'ready', round: 1 },
     ];
     expect(awaitingSubmit(rows).map((r) => r.id)).toEqual(['a']);
+  });
+
+  it('leaves behind the files whose bytes are still arriving', () => {
+    const files = [
+      { id: 'a', status: 'ready', round: null },
+      { id: 'b', status: 'pending', round: null },
+      { id: 'c', status: 'open', round: null },
+      { id: 'd', status: 'completing', round: null },
+      { id: 'e', status: 'aborted', round: null },
+      { id: 'f', status: 'open', round: 1 },
+    ];
+    expect(stillUploading(files).map((f) => f.id)).toEqual(['b', 'c', 'd']);
   });
 
   it('takes a typed row’s own fields for its item, nothing else', () => {
