@@ -1,53 +1,165 @@
 /**
  * The admin's job lists across teams (spec: Admin): GET /api/admin/logs,
- * /api/admin/active-jobs and /api/admin/api-requests. Lists read the slim
- * all-jobs index (a few hundred bytes a job), filter it, count the matches
- * and read only the page's jobs in full.
+ * /api/admin/active-jobs, /api/admin/api-requests (and /api/admin/media).
+ * Lists walk the slim jobs index a UTC day at a time, newest first
+ * (lib/admin/job-page-rules.ts), filter it, and read only the page's jobs in
+ * full; a page ends with a cursor where it stopped. A call reads the days its
+ * page needs (at most MAX_DAYS_PER_PAGE), never the whole index.
  */
 import { listAiRequests } from '../jobs/ai-request-store';
 import type { Job } from '../jobs/job-store';
-import { type JobFilter, type JobIndexRow, jobMatches, pageOf, USER_SEARCH_CAP } from './rules';
-import { getJobsInOrder, getUsersById, listAllTeams, listJobIndexRows, listRunningJobIds } from './store';
+import type { User } from '../users/store';
+import {
+  dayOf,
+  decodeJobCursor,
+  encodeJobCursor,
+  type JobPosition,
+  MAX_DAYS_AT_ONCE,
+  MAX_DAYS_PER_PAGE,
+  MAX_TEAM_ROWS_PER_PAGE,
+  previousDay,
+} from './job-page-rules';
+import { type JobFilter, type JobIndexRow, jobMatches } from './rules';
+import {
+  getJobsInOrder,
+  getOldestTeamDay,
+  getUsersById,
+  listAllTeams,
+  listJobIndexRowsOfDay,
+  listRunningJobIds,
+  listTeamJobIndexRows,
+  listTeamUsersById,
+} from './store';
 import { adminJobView, namesOf } from './view';
 
-type Page = { limit: number; offset: number };
+type Page = { limit: number; cursor?: string };
 
-/** The jobs matching the filter as the slim index holds them, newest first, and every team. */
-export async function listMatchingJobs(filter: JobFilter) {
-  const [rows, teams] = await Promise.all([listJobIndexRows(), listAllTeams()]);
+/**
+ * One page of the jobs matching the filter, newest first, as the slim index
+ * holds them, from where the cursor stopped (the newest job when none), and
+ * the cursor of the next page (null when there is none). `until` (an ISO
+ * instant) ends the walk at jobs created before it.
+ */
+export async function listMatchingJobs(filter: JobFilter, page: Page, now = new Date(), until?: string) {
+  const start = decodeJobCursor(page.cursor, dayOf(now.toISOString()));
+  const teams = await listAllTeams();
   const teamNames = new Map(teams.map((team) => [team.id, team.name]));
-  // The creators' names are read only when the text filter needs them.
-  const users = filter.q?.trim() ? await getUsersById(rows.map((row) => row.created_by_user_id)) : new Map();
-  const matched = rows.filter((row) =>
+  const { matched, position } = filter.team_id
+    ? await listTeamMatchingJobs(filter.team_id, filter, page.limit, start, teamNames)
+    : await listDayMatchingJobs(filter, page.limit, start, teamNames, until);
+  return {
+    matched: matched.map(({ jobssk, ...row }) => {
+      void jobssk;
+      return row as JobIndexRow;
+    }),
+    teams,
+    next_cursor: position ? encodeJobCursor(position) : null,
+  };
+}
+
+type Walked = { matched: Array<JobIndexRow & { jobssk: string }>; position: JobPosition | null };
+
+function matcherOf(filter: JobFilter, teamNames: Map<string, string>, users: Map<string, User>) {
+  return (row: JobIndexRow) =>
     jobMatches(row, filter, {
       teamName: (id) => teamNames.get(id),
       userText: (id) => [users.get(id)?.name, users.get(id)?.email],
-    }),
-  );
-  return { matched, teams };
+    });
 }
 
-/** One page of matching jobs read in full, with their teams' and creators' names. */
-export async function listJobPage(rows: readonly JobIndexRow[], page: Page) {
-  const { total, rows: pageRows } = pageOf(rows, page);
-  const jobs = await getJobsInOrder(pageRows.map((row) => row.id));
-  return { total, jobs, names: await namesOf(jobs) };
+/**
+ * A team's page: its own jobs index, newest first, from the cursor's
+ * position; a page reads at most MAX_TEAM_ROWS_PER_PAGE of the team's jobs
+ * (a filter that matches rarely answers a short page with a cursor).
+ */
+async function listTeamMatchingJobs(
+  teamId: string,
+  filter: JobFilter,
+  limit: number,
+  start: JobPosition,
+  teamNames: Map<string, string>,
+): Promise<Walked> {
+  // The whole of the cursor's day when it names no job: 'U' sorts after every <day>T… key.
+  const before = start.after ?? `${start.day}U`;
+  const users = filter.q?.trim() ? await listTeamUsersById(teamId) : new Map<string, User>();
+  const matches = matcherOf(filter, teamNames, users);
+  const matched: Walked['matched'] = [];
+  let read = 0;
+  for await (const row of listTeamJobIndexRows(teamId, before)) {
+    read += 1;
+    if (matches(row)) matched.push(row);
+    if (matched.length >= limit || read >= MAX_TEAM_ROWS_PER_PAGE)
+      return { matched, position: { day: dayOf(row.jobssk), after: row.jobssk } };
+  }
+  return { matched, position: null };
 }
 
-/** GET /api/admin/logs: jobs of every team with the filters' choices (teams; the matching jobs' creators). */
+/** A page of every team's jobs: the day buckets, newest first, from the cursor's position back to the floor. */
+async function listDayMatchingJobs(
+  filter: JobFilter,
+  limit: number,
+  start: JobPosition,
+  teamNames: Map<string, string>,
+  until?: string,
+): Promise<Walked> {
+  let position: JobPosition | null = start;
+  const oldestDay = await getOldestTeamDay();
+  const floor = [oldestDay ?? position.day, until ? dayOf(until) : ''].sort().at(-1) as string;
+  const matched: Walked['matched'] = [];
+  let daysRead = 0;
+  let atOnce = 1;
+  while (position && matched.length < limit && daysRead < MAX_DAYS_PER_PAGE) {
+    // The next days, read at once (1, 2, 4, ... of them): a filtered walk crosses quiet days quickly.
+    const days: JobPosition[] = [position];
+    while (days.length < Math.min(atOnce, MAX_DAYS_PER_PAGE - daysRead) && days.at(-1)!.day > floor)
+      days.push({ day: previousDay(days.at(-1)!.day), after: null });
+    atOnce = Math.min(atOnce * 2, MAX_DAYS_AT_ONCE);
+    const read = await Promise.all(days.map((day) => listJobIndexRowsOfDay(day.day, day.after)));
+    const users = filter.q?.trim()
+      ? await getUsersById(read.flat().map((row) => row.created_by_user_id))
+      : new Map<string, User>();
+    const matches = matcherOf(filter, teamNames, users);
+    position = null;
+    for (const [i, rows] of read.entries()) {
+      daysRead += 1;
+      const last = rows.findIndex((row) => {
+        if (until && row.jobssk < until) return true;
+        if (matches(row)) matched.push(row);
+        return matched.length >= limit;
+      });
+      if (last >= 0) {
+        const stop = rows[last];
+        position = until && stop.jobssk < until ? null : { day: days[i].day, after: stop.jobssk };
+        break;
+      }
+      position = days[i].day > floor ? { day: previousDay(days[i].day), after: null } : null;
+    }
+  }
+  return { matched, position };
+}
+
+/** The page's jobs read in full, with their teams' and creators' names. */
+export async function listJobPage(rows: readonly JobIndexRow[]) {
+  const jobs = await getJobsInOrder(rows.map((row) => row.id));
+  return { jobs, names: await namesOf(jobs) };
+}
+
+/** The ids of the newest media jobs created since `start` (all when null), newest first: the overview's last jobs. */
+export async function listNewestJobIds(start: string | null, limit: number, now = new Date()): Promise<string[]> {
+  const { matched } = await listMatchingJobs({}, { limit }, now, start ?? undefined);
+  return matched.map((row) => row.id);
+}
+
+/** GET /api/admin/logs: a page of jobs of every team with the filters' choices (teams; the page's creators). */
 export async function listJobLogs(filter: JobFilter & Page) {
-  const { matched, teams } = await listMatchingJobs(filter);
-  const { total, jobs, names } = await listJobPage(matched, filter);
-  const creators = await getUsersById(
-    [...new Set(matched.map((row) => row.created_by_user_id))].slice(0, USER_SEARCH_CAP),
-  );
+  const { matched, teams, next_cursor } = await listMatchingJobs(filter, filter);
+  const { jobs, names } = await listJobPage(matched);
   return {
-    total,
     limit: filter.limit,
-    offset: filter.offset,
+    next_cursor,
     jobs: jobs.map((job) => adminJobView(job, names)),
     teams: teams.map((team) => ({ id: team.id, name: team.name })).sort((a, b) => a.name.localeCompare(b.name)),
-    users: [...creators.values()]
+    users: [...names.users.values()]
       .map((user) => ({ id: user.id, name: user.name, team_id: user.team_id }))
       .sort((a, b) => a.name.localeCompare(b.name)),
   };
@@ -66,8 +178,8 @@ export async function countActiveJobs() {
 
 /** GET /api/admin/api-requests: the AI calls of the matching jobs, grouped by job with per-job totals. */
 export async function listApiRequests(filter: Pick<JobFilter, 'team_id' | 'user_id' | 'q'> & Page) {
-  const { matched } = await listMatchingJobs({ ...filter, with_ai_calls: true });
-  const { total, jobs, names } = await listJobPage(matched, filter);
+  const { matched, next_cursor } = await listMatchingJobs({ ...filter, with_ai_calls: true }, filter);
+  const { jobs, names } = await listJobPage(matched);
   const groups = await Promise.all(
     jobs.map(async (job) => {
       const records = await listAiRequests(job.id);
@@ -89,5 +201,5 @@ export async function listApiRequests(filter: Pick<JobFilter, 'team_id' | 'user_
       };
     }),
   );
-  return { total, limit: filter.limit, offset: filter.offset, jobs: groups };
+  return { limit: filter.limit, next_cursor, jobs: groups };
 }

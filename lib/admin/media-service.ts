@@ -53,14 +53,13 @@ export async function listMedia(filter: {
   team_id?: string;
   q?: string;
   limit: number;
-  offset: number;
+  cursor?: string;
 }) {
-  const { matched } = await listMatchingJobs(filter);
-  const { total, jobs, names } = await listJobPage(matched, filter);
+  const { matched, next_cursor } = await listMatchingJobs(filter, filter);
+  const { jobs, names } = await listJobPage(matched);
   return {
-    total,
     limit: filter.limit,
-    offset: filter.offset,
+    next_cursor,
     items: await Promise.all(jobs.map((job) => mediaView(job, names))),
   };
 }

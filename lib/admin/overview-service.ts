@@ -9,9 +9,9 @@ import type { ActivityEntry } from '../activity/store';
 import type { Claim } from '../claims/store';
 import { MEDIA_COUNTERS, parseRange, qualityAverages, rangeBuckets, sumUsage, usageByTeam } from '../stats/rules';
 import { countActiveUsers, listFailureEntries, readUsageRows } from '../stats/store';
-import { listRunningJobs } from './job-list-service';
+import { listNewestJobIds, listRunningJobs } from './job-list-service';
 import { LEADERBOARD_SIZE, OVERVIEW_LIST_SIZE } from './rules';
-import { getJobsInOrder, getTeamsById, listNewestFeedRows, listNewestJobIds } from './store';
+import { getJobsInOrder, getTeamsById, listNewestFeedRows } from './store';
 import { adminJobView, namesOf } from './view';
 
 const pick = <T extends object, K extends keyof T>(row: T, names: readonly K[]) =>
@@ -26,7 +26,7 @@ export async function showOverview(rangeParam: string | undefined, now = new Dat
     countActiveUsers(now),
     listRunningJobs(),
     listNewestFeedRows<Claim>('CLAIMS', start, OVERVIEW_LIST_SIZE),
-    listNewestJobIds(start, OVERVIEW_LIST_SIZE),
+    listNewestJobIds(start, OVERVIEW_LIST_SIZE, now),
     listNewestFeedRows<ActivityEntry>('ACTIVITY', start, OVERVIEW_LIST_SIZE),
   ]);
   const totals = sumUsage(rows);

@@ -29,7 +29,7 @@ export function matchesQuery(
   return fields.some((field) => field !== null && field !== undefined && String(field).toLowerCase().includes(needle));
 }
 
-/** A job as the slim all-jobs index holds it. */
+/** A job as the slim jobs index holds it (lib/db/keys.ts). */
 export interface JobIndexRow {
   id: string;
   team_id: string;
@@ -77,11 +77,6 @@ export function jobMatches(job: JobIndexRow, filter: JobFilter, names: JobNames)
     names.teamName(job.team_id),
     ...names.userText(job.created_by_user_id),
   ]);
-}
-
-/** One page of a filtered list, and how many there are in all. */
-export function pageOf<T>(rows: readonly T[], page: { offset: number; limit: number }) {
-  return { total: rows.length, rows: rows.slice(page.offset, page.offset + page.limit) };
 }
 
 /** The claims of a login token that signs an admin in as another user (lib/auth/login-token-rules.ts reads them). */

@@ -13,6 +13,17 @@ const offsetPage = {
   limit: z.coerce.number().int().min(1).max(200).default(DEFAULT_PAGE_SIZE),
   offset: z.coerce.number().int().min(0).default(0),
 };
+/** The job lists page by cursor: they walk the jobs a day at a time (lib/admin/job-page-rules.ts). */
+const cursorPage = {
+  limit: z.coerce.number().int().min(1).max(200).default(DEFAULT_PAGE_SIZE),
+  cursor: z.string().max(2000).optional().describe('next_cursor of the previous page; absent for the first.'),
+};
+const nextCursor = z
+  .string()
+  .nullable()
+  .describe(
+    'Pass as `cursor` for the next page; null when there is none. A page may hold fewer jobs than the limit (a filtered walk reads at most 62 days a call) and still have a cursor.',
+  );
 
 export const overviewQuery = z.object({
   range: z
@@ -31,11 +42,11 @@ export const logsQuery = z.object({
     .optional()
     .describe("A job status, or 'active' for the jobs running now."),
   q,
-  ...offsetPage,
+  ...cursorPage,
 });
 export const activityQuery = z.object({ team_id: id.optional(), q, ...offsetPage });
-export const mediaQuery = z.object({ type: z.enum(MEDIA_TYPES).optional(), team_id: id.optional(), q, ...offsetPage });
-export const apiRequestsQuery = z.object({ team_id: id.optional(), user_id: id.optional(), q, ...offsetPage });
+export const mediaQuery = z.object({ type: z.enum(MEDIA_TYPES).optional(), team_id: id.optional(), q, ...cursorPage });
+export const apiRequestsQuery = z.object({ team_id: id.optional(), user_id: id.optional(), q, ...cursorPage });
 
 const componentName = z.enum(Object.keys(COMPONENT_DEFAULTS) as [keyof typeof COMPONENT_DEFAULTS]);
 export const componentBody = z.strictObject({
@@ -164,12 +175,11 @@ export const activeJobsResponse = z.object({ active_jobs: z.number().int() });
 const teamRef = z.object({ id: z.string(), name: z.string() });
 const userRef = z.object({ id: z.string(), name: z.string(), team_id: z.string() });
 export const logsResponse = z.object({
-  total: z.number().int(),
   limit: z.number().int(),
-  offset: z.number().int(),
+  next_cursor: nextCursor,
   jobs: z.array(adminJob),
   teams: z.array(teamRef).describe('Every team, by name: the team filter’s choices.'),
-  users: z.array(userRef).describe('The creators of the matching jobs (at most 200): the user filter’s choices.'),
+  users: z.array(userRef).describe('The creators of the page’s jobs: the user filter’s choices.'),
 });
 
 export const activityResponse = z.object({
@@ -180,9 +190,8 @@ export const activityResponse = z.object({
 });
 
 export const mediaResponse = z.object({
-  total: z.number().int(),
   limit: z.number().int(),
-  offset: z.number().int(),
+  next_cursor: nextCursor,
   items: z.array(
     adminJob.extend({
       media_url: z.string().nullable().describe('Capability URL of the video or audio; null for photo jobs.'),
@@ -219,9 +228,8 @@ const aiRequest = z.object({
 });
 
 export const apiRequestsResponse = z.object({
-  total: z.number().int(),
   limit: z.number().int(),
-  offset: z.number().int(),
+  next_cursor: nextCursor,
   jobs: z.array(
     z.object({
       job: adminJob,

@@ -1,11 +1,11 @@
 /**
- * What the admin dashboard reads across every team: the slim all-jobs index,
+ * What the admin dashboard reads across every team: the slim jobs index (a day at a time),
  * teams, users, the newest claims and activity, the running jobs. Each read
  * is an index partition newest first, never a table scan.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getRows } from '../db/batch';
-import { db, tableName } from '../db/client';
+import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { indexRows, queryAll } from '../db/query';
 import type { Job } from '../jobs/job-store';
@@ -13,28 +13,91 @@ import type { Team } from '../teams/store';
 import type { User } from '../users/store';
 import type { JobIndexRow } from './rules';
 
-/** Every media job as the slim index holds it, newest first (a few hundred bytes each). */
-export async function listJobIndexRows(): Promise<JobIndexRow[]> {
-  return queryAll<JobIndexRow>(indexes.allJobs(), { ScanIndexForward: false });
-}
-
-/** The newest media jobs created since `start` (all when null), newest first. */
-export async function listNewestJobIds(start: string | null, limit: number): Promise<string[]> {
-  const out: string[] = [];
-  for await (const row of indexRows(indexes.allJobs(), {
+/**
+ * The media jobs created on one UTC day as the slim index holds them, newest
+ * first; only those before `after` (a jobssk) when given. `jobssk` is kept:
+ * it is where a page that stops at the row goes on.
+ */
+export async function listJobIndexRowsOfDay(
+  day: string,
+  after: string | null,
+): Promise<Array<JobIndexRow & { jobssk: string }>> {
+  const out: Array<JobIndexRow & { jobssk: string }> = [];
+  for await (const row of indexRows(indexes.jobsOfDay(day), {
     ScanIndexForward: false,
-    ...(start
-      ? {
-          KeyConditionExpression: '#pk = :pk AND jobssk >= :start',
-          ExpressionAttributeValues: { ':start': start },
-        }
+    ...(after
+      ? { KeyConditionExpression: '#pk = :pk AND jobssk < :after', ExpressionAttributeValues: { ':after': after } }
       : {}),
-    Limit: limit,
   })) {
-    out.push(row.id as string);
-    if (out.length >= limit) break;
+    const { jobssk, ...rest } = row;
+    out.push({ ...(withoutKeys(rest) as unknown as JobIndexRow), jobssk: jobssk as string });
   }
   return out;
+}
+
+/**
+ * One team's media jobs created before `before` (a <created_at>#<id> sort
+ * key), newest first, from the team's own jobs index (gsi2, the same sort
+ * key as the day buckets), a page at a time: a team's list reads only its
+ * jobs. `jobssk` is the sort key, where a page that stops at the row goes on.
+ */
+export async function* listTeamJobIndexRows(
+  teamId: string,
+  before: string,
+): AsyncGenerator<JobIndexRow & { jobssk: string }> {
+  for await (const row of indexRows(indexes.teamJobs(teamId), {
+    ScanIndexForward: false,
+    KeyConditionExpression: '#pk = :pk AND gsi2sk < :before',
+    ExpressionAttributeValues: { ':before': before },
+    // The slim index's attributes only (the team's index holds whole jobs).
+    ProjectionExpression:
+      'id, team_id, created_by_user_id, #status, source_type, original_filename, error_message, ai_api_calls, gsi2sk',
+    ExpressionAttributeNames: { '#status': 'status' },
+    Limit: 200,
+  }))
+    yield { ...(withoutKeys(row) as unknown as JobIndexRow), jobssk: row.gsi2sk as string };
+}
+
+/**
+ * The day the oldest team was created (null: no team): no job is older than
+ * its team, so the job lists' walk back through the days ends there. One row
+ * read (the teams' partition in created_at order).
+ */
+export async function getOldestTeamDay(): Promise<string | null> {
+  for await (const row of indexRows({ index: 'gsi1', pk: 'TEAMS' }, { ScanIndexForward: true, Limit: 1 }))
+    return String(row.created_at).slice(0, 10);
+  return null;
+}
+
+/**
+ * Moves up to `limit` job rows still in the single all-jobs partition (written
+ * before the day buckets) to the partition of their created_at day; answers
+ * how many moved. Conditional on the row still being there, so two runs at
+ * once move each row once.
+ */
+export async function moveLegacyJobIndexRows(limit: number): Promise<number> {
+  let moved = 0;
+  for await (const row of indexRows(indexes.legacyAllJobs(), { Limit: limit })) {
+    try {
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: { pk: row.pk, sk: row.sk },
+          UpdateExpression: 'SET jobspk = :day',
+          ConditionExpression: 'jobspk = :legacy',
+          ExpressionAttributeValues: {
+            ':day': indexes.jobsOfDay(String(row.jobssk).slice(0, 10)).pk,
+            ':legacy': indexes.legacyAllJobs().pk,
+          },
+        }),
+      );
+      moved += 1;
+    } catch (err) {
+      if (!isConditionalCheckFailed(err)) throw err;
+    }
+    if (moved >= limit) break;
+  }
+  return moved;
 }
 
 /** Jobs by id, in the order asked (ids with no job left out). */
@@ -63,6 +126,12 @@ export async function listAllUsers(): Promise<User[]> {
 export async function getTeamsById(ids: readonly string[]): Promise<Map<string, Team>> {
   const rows = await getRows([...new Set(ids)].map((id) => keys.team(id)));
   return new Map(rows.map((row) => [row.id as string, withoutKeys(row) as unknown as Team]));
+}
+
+/** A team's users by id (its users' partition): the text filter of a team's job list. */
+export async function listTeamUsersById(teamId: string): Promise<Map<string, User>> {
+  const users = await queryAll<User>(indexes.teamUsers(teamId));
+  return new Map(users.map((user) => [user.id, user]));
 }
 
 export async function getUsersById(ids: readonly string[]): Promise<Map<string, User>> {

@@ -68,8 +68,11 @@
  * Rate window rows (lib/db/rate-window.ts) carry expires_at a little after
  * their minute ends: a window is never read again once it is over.
  * Media jobs (not a contents-list reader or a capture runner) also carry
- * jobspk=JOBS, jobssk=<created_at>#<id> on the `jobs` index, which projects a
- * few attributes only: the admin lists read and filter it.
+ * jobspk=JOBS#<UTC day of created_at>, jobssk=<created_at>#<id> on the `jobs`
+ * index, which projects a few attributes only: the admin lists read and filter
+ * it a day at a time, newest first (lib/admin/job-page-rules.ts). Rows written
+ * before the day buckets carry jobspk=JOBS; `npm run migrate:job-days` moves
+ * them to their day (lib/admin/migration-service.ts).
  * Usage counters (lib/stats) are added to as jobs, charges, claims and sends
  * are written, one row per team and bucket (HOUR#<yyyy-mm-ddThh>,
  * DAY#<yyyy-mm-dd>, MONTH#<yyyy-mm>, ALL), so the admin overview sums a few
@@ -212,7 +215,10 @@ export const indexes = {
   /** Homeowner submits started and not yet made (activesk=<started at>#<link id>): the watchdog hands on a lost one. */
   openInsuredSubmits: () => ({ index: 'active', pk: 'INSUREDSUBMITS#OPEN' }),
   pendingBilling: () => ({ index: 'archived', pk: 'BILLING#PENDING' }),
-  allJobs: () => ({ index: 'jobs', pk: 'JOBS' }),
+  /** The media jobs created on one UTC day (yyyy-mm-dd). */
+  jobsOfDay: (day: string) => ({ index: 'jobs', pk: `JOBS#${day}` }),
+  /** The single all-jobs partition rows written before the day buckets still carry, until migrated. */
+  legacyAllJobs: () => ({ index: 'jobs', pk: 'JOBS' }),
 } as const;
 
 /** Strips the key attributes before a row is shaped for a response. */

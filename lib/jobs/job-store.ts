@@ -31,7 +31,8 @@ function jobIndexAttributes(
     gsi1sk: `${job.created_at}#${job.id}`,
     gsi2pk: indexes.teamJobs(job.team_id).pk,
     gsi2sk: `${job.created_at}#${job.id}`,
-    jobspk: indexes.allJobs().pk,
+    // The admin lists' day bucket, from created_at: every write of the row carries it (lib/admin/job-page-rules.ts).
+    jobspk: indexes.jobsOfDay(job.created_at.slice(0, 10)).pk,
     jobssk: `${job.created_at}#${job.id}`,
   };
 }

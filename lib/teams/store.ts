@@ -46,13 +46,16 @@ export async function findTeamByExternalId(externalId: number): Promise<Team | n
  * requests racing each other cannot create two teams; the loser's transaction
  * is cancelled and it reads the winner's team.
  */
-export async function createTeam(input: {
-  external_id: number | null;
-  name: string;
-  team_token: string | null;
-  estimation_platform_key: string | null;
-}): Promise<Team> {
-  const now = new Date().toISOString();
+export async function createTeam(
+  input: {
+    external_id: number | null;
+    name: string;
+    team_token: string | null;
+    estimation_platform_key: string | null;
+  },
+  at = new Date(),
+): Promise<Team> {
+  const now = at.toISOString();
   const team: Team = { id: randomUUID(), credit_rate: null, created_at: now, updated_at: now, ...input };
   const items: { Put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string } }[] = [
     {
