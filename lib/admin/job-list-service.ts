@@ -42,7 +42,8 @@ type Page = { limit: number; cursor?: string };
  */
 export async function listMatchingJobs(filter: JobFilter, page: Page, now = new Date(), until?: string) {
   const start = decodeJobCursor(page.cursor, dayOf(now.toISOString()));
-  const teams = await listAllTeams();
+  // Team names are read only when the text filter needs them (the logs read the teams for their choices).
+  const teams = filter.q?.trim() ? await listAllTeams() : [];
   const teamNames = new Map(teams.map((team) => [team.id, team.name]));
   const { matched, position } = filter.team_id
     ? await listTeamMatchingJobs(filter.team_id, filter, page.limit, start, teamNames)
@@ -52,7 +53,6 @@ export async function listMatchingJobs(filter: JobFilter, page: Page, now = new 
       void jobssk;
       return row as JobIndexRow;
     }),
-    teams,
     next_cursor: position ? encodeJobCursor(position) : null,
   };
 }
@@ -152,7 +152,7 @@ export async function listNewestJobIds(start: string | null, limit: number, now 
 
 /** GET /api/admin/logs: a page of jobs of every team with the filters' choices (teams; the page's creators). */
 export async function listJobLogs(filter: JobFilter & Page) {
-  const { matched, teams, next_cursor } = await listMatchingJobs(filter, filter);
+  const [{ matched, next_cursor }, teams] = await Promise.all([listMatchingJobs(filter, filter), listAllTeams()]);
   const { jobs, names } = await listJobPage(matched);
   return {
     limit: filter.limit,
