@@ -3,12 +3,16 @@
  * /api/admin/active-jobs, /api/admin/api-requests (and /api/admin/media).
  * Lists walk the slim jobs index a UTC day at a time, newest first
  * (lib/admin/job-page-rules.ts), filter it, and read only the page's jobs in
- * full; a page ends with a cursor where it stopped. A call reads the days its
- * page needs (at most MAX_DAYS_PER_PAGE), never the whole index.
+ * full; a page starts `offset` matches from the newest or where a cursor
+ * stopped, and ends with a cursor where it stopped. A call reads the days its
+ * page needs (at most MAX_DAYS_PER_PAGE), never the whole index; the total is
+ * counted beside it (./job-count-service.ts).
  */
 import { listAiRequests } from '../jobs/ai-request-store';
 import type { Job } from '../jobs/job-store';
 import type { User } from '../users/store';
+import { countMatchingJobs } from './job-count-service';
+import { jobFilterExpression } from './job-filter-rules';
 import {
   dayOf,
   decodeJobCursor,
@@ -19,7 +23,7 @@ import {
   MAX_TEAM_ROWS_PER_PAGE,
   previousDay,
 } from './job-page-rules';
-import { type JobFilter, type JobIndexRow, jobMatches } from './rules';
+import { type JobFilter, type JobIndexRow, jobMatches, jobNamesOf } from './rules';
 import {
   getJobsInOrder,
   getOldestTeamDay,
@@ -32,16 +36,17 @@ import {
 } from './store';
 import { adminJobView, namesOf } from './view';
 
-type Page = { limit: number; cursor?: string };
+/** Where a page starts: `offset` matches from the newest, or where `cursor` stopped (the route refuses both). */
+type Page = { limit: number; offset?: number; cursor?: string };
 
 /**
  * One page of the jobs matching the filter, newest first, as the slim index
- * holds them, from where the cursor stopped (the newest job when none), and
- * the cursor of the next page (null when there is none). `until` (an ISO
- * instant) ends the walk at jobs created before it.
+ * holds them: from where the cursor stopped, else `offset` matches from the
+ * newest; and the cursor of the next page (null when there is none). `until`
+ * (an ISO instant) ends the walk at jobs created before it.
  */
 export async function listMatchingJobs(filter: JobFilter, page: Page, now = new Date(), until?: string) {
-  const start = decodeJobCursor(page.cursor, dayOf(now.toISOString()));
+  const start = decodeJobCursor(page.cursor, dayOf(now.toISOString()), page.offset ?? 0);
   // Team names are read only when the text filter needs them (the logs read the teams for their choices).
   const teams = filter.q?.trim() ? await listAllTeams() : [];
   const teamNames = new Map(teams.map((team) => [team.id, team.name]));
@@ -57,20 +62,35 @@ export async function listMatchingJobs(filter: JobFilter, page: Page, now = new 
   };
 }
 
-type Walked = { matched: Array<JobIndexRow & { jobssk: string }>; position: JobPosition | null };
+type Row = JobIndexRow & { jobssk: string };
+type Walked = { matched: Row[]; position: JobPosition | null };
 
 function matcherOf(filter: JobFilter, teamNames: Map<string, string>, users: Map<string, User>) {
-  return (row: JobIndexRow) =>
-    jobMatches(row, filter, {
-      teamName: (id) => teamNames.get(id),
-      userText: (id) => [users.get(id)?.name, users.get(id)?.email],
-    });
+  const names = jobNamesOf(teamNames, users);
+  return (row: JobIndexRow) => jobMatches(row, filter, names);
+}
+
+/** A page being filled: the first `skip` matches are passed over, the next `limit` kept. */
+function pageOf(limit: number, skip: number) {
+  const matched: Row[] = [];
+  let left = skip;
+  return {
+    matched,
+    /** Takes a match; true once the page is full. */
+    take(row: Row): boolean {
+      if (left > 0) left -= 1;
+      else matched.push(row);
+      return matched.length >= limit;
+    },
+    full: () => matched.length >= limit,
+    skipLeft: () => left,
+  };
 }
 
 /**
- * A team's page: its own jobs index, newest first, from the cursor's
- * position; a page reads at most MAX_TEAM_ROWS_PER_PAGE of the team's jobs
- * (a filter that matches rarely answers a short page with a cursor).
+ * A team's page: its own jobs index, newest first, from the start position;
+ * a page reads at most MAX_TEAM_ROWS_PER_PAGE of the team's jobs (a filter
+ * that matches rarely, or a large offset, answers a short page with a cursor).
  */
 async function listTeamMatchingJobs(
   teamId: string,
@@ -79,22 +99,25 @@ async function listTeamMatchingJobs(
   start: JobPosition,
   teamNames: Map<string, string>,
 ): Promise<Walked> {
-  // The whole of the cursor's day when it names no job: 'U' sorts after every <day>T… key.
+  // The whole of the start day when no job on it was passed yet: 'U' sorts after every <day>T… key.
   const before = start.after ?? `${start.day}U`;
   const users = filter.q?.trim() ? await listTeamUsersById(teamId) : new Map<string, User>();
   const matches = matcherOf(filter, teamNames, users);
-  const matched: Walked['matched'] = [];
+  const page = pageOf(limit, start.skip);
   let read = 0;
   for await (const row of listTeamJobIndexRows(teamId, before)) {
     read += 1;
-    if (matches(row)) matched.push(row);
-    if (matched.length >= limit || read >= MAX_TEAM_ROWS_PER_PAGE)
-      return { matched, position: { day: dayOf(row.jobssk), after: row.jobssk } };
+    if ((matches(row) && page.take(row)) || read >= MAX_TEAM_ROWS_PER_PAGE)
+      return { matched: page.matched, position: { day: dayOf(row.jobssk), after: row.jobssk, skip: page.skipLeft() } };
   }
-  return { matched, position: null };
+  return { matched: page.matched, position: null };
 }
 
-/** A page of every team's jobs: the day buckets, newest first, from the cursor's position back to the floor. */
+/**
+ * A page of every team's jobs: the day buckets, newest first, from the start
+ * position back to the floor, DynamoDB dropping what the structured filters
+ * do not match before rows come back.
+ */
 async function listDayMatchingJobs(
   filter: JobFilter,
   limit: number,
@@ -105,16 +128,17 @@ async function listDayMatchingJobs(
   let position: JobPosition | null = start;
   const oldestDay = await getOldestTeamDay();
   const floor = [oldestDay ?? position.day, until ? dayOf(until) : ''].sort().at(-1) as string;
-  const matched: Walked['matched'] = [];
+  const expression = jobFilterExpression(filter);
+  const page = pageOf(limit, start.skip);
   let daysRead = 0;
   let atOnce = 1;
-  while (position && matched.length < limit && daysRead < MAX_DAYS_PER_PAGE) {
+  while (position && !page.full() && daysRead < MAX_DAYS_PER_PAGE) {
     // The next days, read at once (1, 2, 4, ... of them): a filtered walk crosses quiet days quickly.
-    const days: JobPosition[] = [position];
+    const days: Array<{ day: string; after: string | null }> = [position];
     while (days.length < Math.min(atOnce, MAX_DAYS_PER_PAGE - daysRead) && days.at(-1)!.day > floor)
       days.push({ day: previousDay(days.at(-1)!.day), after: null });
     atOnce = Math.min(atOnce * 2, MAX_DAYS_AT_ONCE);
-    const read = await Promise.all(days.map((day) => listJobIndexRowsOfDay(day.day, day.after)));
+    const read = await Promise.all(days.map((day) => listJobIndexRowsOfDay(day.day, day.after, expression)));
     const users = filter.q?.trim()
       ? await getUsersById(read.flat().map((row) => row.created_by_user_id))
       : new Map<string, User>();
@@ -122,20 +146,16 @@ async function listDayMatchingJobs(
     position = null;
     for (const [i, rows] of read.entries()) {
       daysRead += 1;
-      const last = rows.findIndex((row) => {
-        if (until && row.jobssk < until) return true;
-        if (matches(row)) matched.push(row);
-        return matched.length >= limit;
-      });
+      const last = rows.findIndex((row) => (until && row.jobssk < until) || (matches(row) && page.take(row)));
       if (last >= 0) {
         const stop = rows[last];
-        position = until && stop.jobssk < until ? null : { day: days[i].day, after: stop.jobssk };
+        position = until && stop.jobssk < until ? null : { day: days[i].day, after: stop.jobssk, skip: 0 };
         break;
       }
-      position = days[i].day > floor ? { day: previousDay(days[i].day), after: null } : null;
+      position = days[i].day > floor ? { day: previousDay(days[i].day), after: null, skip: page.skipLeft() } : null;
     }
   }
-  return { matched, position };
+  return { matched: page.matched, position };
 }
 
 /** The page's jobs read in full, with their teams' and creators' names. */
@@ -150,12 +170,18 @@ export async function listNewestJobIds(start: string | null, limit: number, now 
   return matched.map((row) => row.id);
 }
 
-/** GET /api/admin/logs: a page of jobs of every team with the filters' choices (teams; the page's creators). */
+/** GET /api/admin/logs: a page of jobs of every team, how many match, and the filters' choices (teams; the page's creators). */
 export async function listJobLogs(filter: JobFilter & Page) {
-  const [{ matched, next_cursor }, teams] = await Promise.all([listMatchingJobs(filter, filter), listAllTeams()]);
+  const [{ matched, next_cursor }, total, teams] = await Promise.all([
+    listMatchingJobs(filter, filter),
+    countMatchingJobs(filter),
+    listAllTeams(),
+  ]);
   const { jobs, names } = await listJobPage(matched);
   return {
+    total,
     limit: filter.limit,
+    offset: filter.offset ?? 0,
     next_cursor,
     jobs: jobs.map((job) => adminJobView(job, names)),
     teams: teams.map((team) => ({ id: team.id, name: team.name })).sort((a, b) => a.name.localeCompare(b.name)),
@@ -178,7 +204,11 @@ export async function countActiveJobs() {
 
 /** GET /api/admin/api-requests: the AI calls of the matching jobs, grouped by job with per-job totals. */
 export async function listApiRequests(filter: Pick<JobFilter, 'team_id' | 'user_id' | 'q'> & Page) {
-  const { matched, next_cursor } = await listMatchingJobs({ ...filter, with_ai_calls: true }, filter);
+  const withCalls = { ...filter, with_ai_calls: true };
+  const [{ matched, next_cursor }, total] = await Promise.all([
+    listMatchingJobs(withCalls, filter),
+    countMatchingJobs(withCalls),
+  ]);
   const { jobs, names } = await listJobPage(matched);
   const groups = await Promise.all(
     jobs.map(async (job) => {
@@ -201,5 +231,5 @@ export async function listApiRequests(filter: Pick<JobFilter, 'team_id' | 'user_
       };
     }),
   );
-  return { limit: filter.limit, next_cursor, jobs: groups };
+  return { total, limit: filter.limit, offset: filter.offset ?? 0, next_cursor, jobs: groups };
 }

@@ -13,11 +13,13 @@
  * only that day's job writes, where the old single JOBS partition took every
  * job write and was read whole on every call.
  *
- * A cursor says where the previous page stopped: the day, and the sort key
+ * A page starts at the newest job, `offset` matching jobs further on, or where
+ * a cursor says the previous page stopped: the day, the sort key
  * (<created_at>#<id>) of the last job it showed (null: the day from its
- * newest). It is base64url JSON, checked before any read; anything this
- * service could not have issued is an InvalidCursorError (422, naming
- * query.cursor), never a server error.
+ * newest) and how many matching jobs are still to be skipped (a page that
+ * reached its read bound before its offset; 0 otherwise). It is base64url
+ * JSON, checked before any read; anything this service could not have issued
+ * is an InvalidCursorError (422, naming query.cursor), never a server error.
  */
 import { InvalidCursorError } from '../db/pagination';
 
@@ -27,11 +29,18 @@ export const MAX_DAYS_PER_PAGE = 62;
 export const MAX_TEAM_ROWS_PER_PAGE = 2000;
 /** Days read at once grow 1, 2, 4, ... up to this (the first page of an unfiltered list reads one day). */
 export const MAX_DAYS_AT_ONCE = 16;
+/** A total counts this many day partitions at once (DynamoDB counts; no row comes back). */
+export const COUNT_DAYS_AT_ONCE = 16;
 
-/** Where a walk starts or goes on: a day, and the sort key of the last job already shown on it (null: none). */
+/**
+ * Where a walk starts or goes on: a day, the sort key of the last job already
+ * passed on it (null: none), and how many matching jobs are still to be
+ * skipped before the page's first.
+ */
 export interface JobPosition {
   day: string;
   after: string | null;
+  skip: number;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -44,6 +53,13 @@ export function previousDay(day: string): string {
   return new Date(Date.parse(`${day}T00:00:00.000Z`) - 86_400_000).toISOString().slice(0, 10);
 }
 
+/** Every day from `newest` back to `oldest`, newest first; `newest` alone when `oldest` is not before it. */
+export function daysFrom(newest: string, oldest: string): string[] {
+  const days = [newest];
+  while (days.at(-1)! > oldest) days.push(previousDay(days.at(-1)!));
+  return days;
+}
+
 function isDay(value: unknown): value is string {
   if (typeof value !== 'string' || !DAY.test(value)) return false;
   const at = Date.parse(`${value}T00:00:00.000Z`);
@@ -52,24 +68,26 @@ function isDay(value: unknown): value is string {
 }
 
 export function encodeJobCursor(position: JobPosition): string {
-  return Buffer.from(JSON.stringify({ day: position.day, after: position.after })).toString('base64url');
+  const { day, after, skip } = position;
+  return Buffer.from(JSON.stringify(skip > 0 ? { day, after, skip } : { day, after })).toString('base64url');
 }
 
-/** The position a cursor names; the newest day (`today`) from its top when there is none. */
-export function decodeJobCursor(cursor: string | undefined, today: string): JobPosition {
-  if (!cursor) return { day: today, after: null };
+const NOT_OURS = 'not a cursor of this list (pass next_cursor back unchanged)';
+
+/** The position a cursor names; the newest day (`today`) from its top, skipping `offset` matches, when there is none. */
+export function decodeJobCursor(cursor: string | undefined, today: string, offset = 0): JobPosition {
+  if (!cursor) return { day: today, after: null, skip: offset };
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw new InvalidCursorError('not a cursor of this list (pass next_cursor back unchanged)');
+    throw new InvalidCursorError(NOT_OURS);
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value))
-    throw new InvalidCursorError('not a cursor of this list (pass next_cursor back unchanged)');
-  const { day, after, ...rest } = value as Record<string, unknown>;
-  if (Object.keys(rest).length > 0 || !isDay(day) || day > today)
-    throw new InvalidCursorError('not a cursor of this list (pass next_cursor back unchanged)');
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new InvalidCursorError(NOT_OURS);
+  const { day, after, skip = 0, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0 || !isDay(day) || day > today) throw new InvalidCursorError(NOT_OURS);
   if (after !== null && (typeof after !== 'string' || after.length > 200 || !after.startsWith(`${day}T`)))
-    throw new InvalidCursorError('not a cursor of this list (pass next_cursor back unchanged)');
-  return { day, after };
+    throw new InvalidCursorError(NOT_OURS);
+  if (typeof skip !== 'number' || !Number.isSafeInteger(skip) || skip < 0) throw new InvalidCursorError(NOT_OURS);
+  return { day, after, skip };
 }

@@ -9,6 +9,7 @@ import { headObject } from '../blob/objects';
 import type { Job } from '../jobs/job-store';
 import { listStagedPhotos } from '../photos/staged-photo-store';
 import { frameNames } from '../pipelines/video/frame-packs';
+import { countMatchingJobs } from './job-count-service';
 import { listJobPage, listMatchingJobs } from './job-list-service';
 import { MEDIA_PHOTOS_PER_JOB } from './rules';
 import { adminJobView, type Names } from './view';
@@ -53,12 +54,18 @@ export async function listMedia(filter: {
   team_id?: string;
   q?: string;
   limit: number;
+  offset?: number;
   cursor?: string;
 }) {
-  const { matched, next_cursor } = await listMatchingJobs(filter, filter);
+  const [{ matched, next_cursor }, total] = await Promise.all([
+    listMatchingJobs(filter, filter),
+    countMatchingJobs(filter),
+  ]);
   const { jobs, names } = await listJobPage(matched);
   return {
+    total,
     limit: filter.limit,
+    offset: filter.offset ?? 0,
     next_cursor,
     items: await Promise.all(jobs.map((job) => mediaView(job, names))),
   };

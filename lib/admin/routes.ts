@@ -1,4 +1,5 @@
 import { defineRoute } from '../http/route';
+import { apiRequestsExamples, logsExamples, mediaExamples } from './examples';
 import {
   activeJobsResponse,
   activityQuery,
@@ -72,10 +73,11 @@ export const adminRoutes = {
     path: '/api/admin/logs',
     auth: 'admin',
     tag: 'admin',
-    summary: `Jobs of every team, newest first, filtered by team, user, status (or 'active') and text, paged by limit and cursor (one UTC day of jobs read at a time); with the filters' choices. Each job links to its log lines.${ADMIN}`,
+    summary: `Jobs of every team, newest first, filtered by team, user, status (or 'active') and text; \`total\` is how many match. Paged by limit and offset, or by the \`next_cursor\` a page answers (where it stopped); with the filters' choices. Each job links to its log lines.${ADMIN}`,
     handler: 'api/admin/admin-logs',
     query: logsQuery,
     response: logsResponse,
+    examples: logsExamples,
   }),
   activity: defineRoute({
     name: 'adminActivity',
@@ -94,10 +96,11 @@ export const adminRoutes = {
     path: '/api/admin/media',
     auth: 'admin',
     tag: 'admin',
-    summary: `Media jobs of every team, newest first, filtered by type, team and text: capability URLs, a thumbnail, up to 12 photos (photo_count holds the total) and whether the file is still stored; paged by limit and cursor.${ADMIN}`,
+    summary: `Media jobs of every team, newest first, filtered by type, team and text: capability URLs, a thumbnail, up to 12 photos (photo_count holds the total) and whether the file is still stored; \`total\` is how many match. Paged by limit and offset, or by the \`next_cursor\` a page answers.${ADMIN}`,
     handler: 'api/admin/admin-media',
     query: mediaQuery,
     response: mediaResponse,
+    examples: mediaExamples,
   }),
   components: defineRoute({
     name: 'adminComponents',
@@ -127,9 +130,10 @@ export const adminRoutes = {
     path: '/api/admin/api-requests',
     auth: 'admin',
     tag: 'admin',
-    summary: `Outbound AI calls grouped by job, with per-job totals and the requests (images only as label, size and hash), filtered by team, user and text, newest first, paged by limit and cursor.${ADMIN}`,
+    summary: `Outbound AI calls grouped by job, with per-job totals and the requests (images only as label, size and hash), filtered by team, user and text, newest first; \`total\` is how many jobs with AI calls match. Paged by limit and offset, or by the \`next_cursor\` a page answers.${ADMIN}`,
     handler: 'api/admin/admin-api-requests',
     query: apiRequestsQuery,
     response: apiRequestsResponse,
+    examples: apiRequestsExamples,
   }),
 };

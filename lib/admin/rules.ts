@@ -59,6 +59,17 @@ export interface JobNames {
   userText: (userId: string) => ReadonlyArray<string | null | undefined>;
 }
 
+/** The names a job is matched by: its team's (teams' names by id) and its creator's (creators by id). */
+export function jobNamesOf(
+  teamNames: ReadonlyMap<string, string>,
+  users: ReadonlyMap<string, { name: string; email?: string | null }>,
+): JobNames {
+  return {
+    teamName: (id) => teamNames.get(id),
+    userText: (id) => [users.get(id)?.name, users.get(id)?.email],
+  };
+}
+
 export function jobMatches(job: JobIndexRow, filter: JobFilter, names: JobNames): boolean {
   if (filter.team_id && job.team_id !== filter.team_id) return false;
   if (filter.user_id && job.created_by_user_id !== filter.user_id) return false;

@@ -5,6 +5,7 @@ import { COMPONENT_DEFAULTS } from '../features/rules';
 import { uuid } from '../http/schemas';
 import { JOB_STATUSES } from '../jobs/job-rules';
 import { MEDIA_TYPES, OVERVIEW_RANGES } from '../stats/rules';
+import { MAX_DAYS_PER_PAGE, MAX_TEAM_ROWS_PER_PAGE } from './job-page-rules';
 import { DEFAULT_PAGE_SIZE } from './rules';
 
 const id = z.string().max(100);
@@ -13,17 +14,58 @@ const offsetPage = {
   limit: z.coerce.number().int().min(1).max(200).default(DEFAULT_PAGE_SIZE),
   offset: z.coerce.number().int().min(0).default(0),
 };
-/** The job lists page by cursor: they walk the jobs a day at a time (lib/admin/job-page-rules.ts). */
-const cursorPage = {
-  limit: z.coerce.number().int().min(1).max(200).default(DEFAULT_PAGE_SIZE),
-  cursor: z.string().max(2000).optional().describe('next_cursor of the previous page; absent for the first.'),
+/**
+ * The job lists page by limit and offset (spec: Admin), or by the cursor a
+ * page answers, which goes on where it stopped without walking the skipped
+ * jobs again (lib/admin/job-page-rules.ts). Not both at once.
+ */
+const jobPage = {
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(200)
+    .default(DEFAULT_PAGE_SIZE)
+    .describe('Most jobs on the page (1 to 200).'),
+  offset: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      `Matching jobs to skip, from the newest. Not with \`cursor\`, which already says where the page starts (both: 422 on \`query.offset\`). A call reads at most ${MAX_DAYS_PER_PAGE} days of jobs (a team's list at most ${MAX_TEAM_ROWS_PER_PAGE} of the team's jobs): a page that reaches that bound first ends early, even empty, with \`next_cursor\` to go on.`,
+    ),
+  cursor: z
+    .string()
+    .max(2000)
+    .optional()
+    .describe(
+      '`next_cursor` of the previous page, unchanged: the page goes on where that one stopped. Absent for the first page or when paging by `offset`.',
+    ),
 };
+/** The job lists' filters (lib/admin/rules.ts jobMatches). */
+const jobTeam = id.optional().describe('Only the jobs of this team (its id).');
+const jobUser = id.optional().describe('Only the jobs this user (their id) created.');
+const jobText = z
+  .string()
+  .max(200)
+  .optional()
+  .describe(
+    "Case-insensitive text found in the job's id, status, type, file name or error, its team's name, or its creator's name or email.",
+  );
+/** A cursor already says where the page starts: an offset beside it would be ignored, so it is refused. */
+const oneStart: [(query: { offset: number; cursor?: string }) => boolean, { path: string[]; message: string }] = [
+  (query) => !(query.cursor && query.offset > 0),
+  { path: ['offset'], message: 'offset cannot be used with cursor: pass one or the other' },
+];
 const nextCursor = z
   .string()
   .nullable()
   .describe(
-    'Pass as `cursor` for the next page; null when there is none. A page may hold fewer jobs than the limit (a filtered walk reads at most 62 days a call) and still have a cursor.',
+    `Pass as \`cursor\` for the page after this one; null when no job is left. A page may hold fewer jobs than \`limit\` and still have a cursor: a call reads at most ${MAX_DAYS_PER_PAGE} days (a team's list ${MAX_TEAM_ROWS_PER_PAGE} jobs), so a filter that matches rarely, or a large offset, ends the page early.`,
   );
+const total = z.number().int().describe('How many jobs match the filters, over every page (not only this one).');
+const offsetEcho = z.number().int().describe('The offset asked for (0 when paging by cursor).');
 
 export const overviewQuery = z.object({
   range: z
@@ -34,19 +76,30 @@ export const overviewQuery = z.object({
 });
 export const usersQuery = z.object({ search: z.string().max(200).optional().describe('Name, email or external id.') });
 export const userParams = z.object({ user_id: uuid() });
-export const logsQuery = z.object({
-  team_id: id.optional(),
-  user_id: id.optional(),
-  status: z
-    .enum([...JOB_STATUSES, 'active'])
-    .optional()
-    .describe("A job status, or 'active' for the jobs running now."),
-  q,
-  ...cursorPage,
-});
+export const logsQuery = z
+  .object({
+    team_id: jobTeam,
+    user_id: jobUser,
+    status: z
+      .enum([...JOB_STATUSES, 'active'])
+      .optional()
+      .describe("A job status, or 'active' for the jobs running now (a photo job awaiting grouping is not)."),
+    q: jobText,
+    ...jobPage,
+  })
+  .refine(...oneStart);
 export const activityQuery = z.object({ team_id: id.optional(), q, ...offsetPage });
-export const mediaQuery = z.object({ type: z.enum(MEDIA_TYPES).optional(), team_id: id.optional(), q, ...cursorPage });
-export const apiRequestsQuery = z.object({ team_id: id.optional(), user_id: id.optional(), q, ...cursorPage });
+export const mediaQuery = z
+  .object({
+    type: z.enum(MEDIA_TYPES).optional().describe('Only jobs of this media type: video, photo or audio.'),
+    team_id: jobTeam,
+    q: jobText,
+    ...jobPage,
+  })
+  .refine(...oneStart);
+export const apiRequestsQuery = z
+  .object({ team_id: jobTeam, user_id: jobUser, q: jobText, ...jobPage })
+  .refine(...oneStart);
 
 const componentName = z.enum(Object.keys(COMPONENT_DEFAULTS) as [keyof typeof COMPONENT_DEFAULTS]);
 export const componentBody = z.strictObject({
@@ -175,7 +228,9 @@ export const activeJobsResponse = z.object({ active_jobs: z.number().int() });
 const teamRef = z.object({ id: z.string(), name: z.string() });
 const userRef = z.object({ id: z.string(), name: z.string(), team_id: z.string() });
 export const logsResponse = z.object({
+  total,
   limit: z.number().int(),
+  offset: offsetEcho,
   next_cursor: nextCursor,
   jobs: z.array(adminJob),
   teams: z.array(teamRef).describe('Every team, by name: the team filter’s choices.'),
@@ -190,7 +245,9 @@ export const activityResponse = z.object({
 });
 
 export const mediaResponse = z.object({
+  total,
   limit: z.number().int(),
+  offset: offsetEcho,
   next_cursor: nextCursor,
   items: z.array(
     adminJob.extend({
@@ -228,7 +285,9 @@ const aiRequest = z.object({
 });
 
 export const apiRequestsResponse = z.object({
+  total: total.describe('How many jobs with AI calls match the filters, over every page (not only this one).'),
   limit: z.number().int(),
+  offset: offsetEcho,
   next_cursor: nextCursor,
   jobs: z.array(
     z.object({

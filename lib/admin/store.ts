@@ -7,27 +7,34 @@ import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getRows } from '../db/batch';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
-import { indexRows, queryAll } from '../db/query';
+import { countIndexRows, indexRows, queryAll } from '../db/query';
 import type { Job } from '../jobs/job-store';
 import type { Team } from '../teams/store';
 import type { User } from '../users/store';
+import type { JobFilterExpression } from './job-filter-rules';
 import type { JobIndexRow } from './rules';
+
+/** A filter expression's parts as query options (none when null), merged with the key condition's by indexRows. */
+const filterOptions = (filter: JobFilterExpression | null) => (filter ? { ...filter } : {});
 
 /**
  * The media jobs created on one UTC day as the slim index holds them, newest
- * first; only those before `after` (a jobssk) when given. `jobssk` is kept:
- * it is where a page that stops at the row goes on.
+ * first; only those before `after` (a jobssk) when given, and only those the
+ * filter expression keeps when given. `jobssk` is kept: it is where a page
+ * that stops at the row goes on.
  */
 export async function listJobIndexRowsOfDay(
   day: string,
   after: string | null,
+  filter: JobFilterExpression | null = null,
 ): Promise<Array<JobIndexRow & { jobssk: string }>> {
   const out: Array<JobIndexRow & { jobssk: string }> = [];
   for await (const row of indexRows(indexes.jobsOfDay(day), {
     ScanIndexForward: false,
-    ...(after
-      ? { KeyConditionExpression: '#pk = :pk AND jobssk < :after', ExpressionAttributeValues: { ':after': after } }
-      : {}),
+    ...(after ? { KeyConditionExpression: '#pk = :pk AND jobssk < :after' } : {}),
+    FilterExpression: filter?.FilterExpression,
+    ExpressionAttributeNames: filter?.ExpressionAttributeNames,
+    ExpressionAttributeValues: { ...filter?.ExpressionAttributeValues, ...(after ? { ':after': after } : {}) },
   })) {
     const { jobssk, ...rest } = row;
     out.push({ ...(withoutKeys(rest) as unknown as JobIndexRow), jobssk: jobssk as string });
@@ -35,20 +42,32 @@ export async function listJobIndexRowsOfDay(
   return out;
 }
 
+/** How many of one UTC day's media jobs the filter expression keeps (all when null); DynamoDB counts them. */
+export function countJobIndexRowsOfDay(day: string, filter: JobFilterExpression | null): Promise<number> {
+  return countIndexRows(indexes.jobsOfDay(day), filterOptions(filter));
+}
+
+/** How many of a team's media jobs (its own jobs index) the filter expression keeps; DynamoDB counts them. */
+export function countTeamJobIndexRows(teamId: string, filter: JobFilterExpression | null): Promise<number> {
+  return countIndexRows(indexes.teamJobs(teamId), filterOptions(filter));
+}
+
 /**
  * One team's media jobs created before `before` (a <created_at>#<id> sort
- * key), newest first, from the team's own jobs index (gsi2, the same sort
- * key as the day buckets), a page at a time: a team's list reads only its
- * jobs. `jobssk` is the sort key, where a page that stops at the row goes on.
+ * key; every job when null), newest first, from the team's own jobs index
+ * (gsi2, the same sort key as the day buckets), a page at a time: a team's
+ * list reads only its jobs. `jobssk` is the sort key, where a page that stops
+ * at the row goes on.
  */
 export async function* listTeamJobIndexRows(
   teamId: string,
-  before: string,
+  before: string | null,
 ): AsyncGenerator<JobIndexRow & { jobssk: string }> {
   for await (const row of indexRows(indexes.teamJobs(teamId), {
     ScanIndexForward: false,
-    KeyConditionExpression: '#pk = :pk AND gsi2sk < :before',
-    ExpressionAttributeValues: { ':before': before },
+    ...(before
+      ? { KeyConditionExpression: '#pk = :pk AND gsi2sk < :before', ExpressionAttributeValues: { ':before': before } }
+      : {}),
     // The slim index's attributes only (the team's index holds whole jobs).
     ProjectionExpression:
       'id, team_id, created_by_user_id, #status, source_type, original_filename, error_message, ai_api_calls, gsi2sk',

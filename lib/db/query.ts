@@ -21,22 +21,50 @@ export async function* indexRows(
   options: Partial<QueryCommandInput> = {},
 ): AsyncGenerator<Record<string, unknown>> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
-  const pkName = { archived: 'archpk', active: 'activepk' }[index.index] ?? `${index.index}pk`;
   do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: index.index,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': pkName, ...(options.ExpressionAttributeNames ?? {}) },
-        ExpressionAttributeValues: { ':pk': index.pk, ...(options.ExpressionAttributeValues ?? {}) },
-        ExclusiveStartKey,
-        ...withoutExpressions(options),
-      }),
-    );
+    const page = await db().send(new QueryCommand(indexQuery(index, options, ExclusiveStartKey)));
     yield* page.Items ?? [];
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
+}
+
+/**
+ * How many rows of one index partition pass the options' FilterExpression
+ * (all when none): DynamoDB counts (Select COUNT), page by page, and no row
+ * comes back.
+ */
+export async function countIndexRows(
+  index: { index: string; pk: string },
+  options: Partial<QueryCommandInput> = {},
+): Promise<number> {
+  let count = 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({ ...indexQuery(index, options, ExclusiveStartKey), Select: 'COUNT' }),
+    );
+    count += page.Count ?? 0;
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return count;
+}
+
+/** A query of one index partition: the partition's key condition (or the options' own), the options' names and values added. */
+function indexQuery(
+  index: { index: string; pk: string },
+  options: Partial<QueryCommandInput>,
+  ExclusiveStartKey: Record<string, unknown> | undefined,
+): QueryCommandInput {
+  const pkName = { archived: 'archpk', active: 'activepk' }[index.index] ?? `${index.index}pk`;
+  return {
+    TableName: tableName(),
+    IndexName: index.index,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': pkName, ...(options.ExpressionAttributeNames ?? {}) },
+    ExpressionAttributeValues: { ':pk': index.pk, ...(options.ExpressionAttributeValues ?? {}) },
+    ExclusiveStartKey,
+    ...withoutExpressions(options),
+  };
 }
 
 function withoutExpressions(options: Partial<QueryCommandInput>) {

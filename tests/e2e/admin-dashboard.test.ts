@@ -12,8 +12,8 @@
  * its lists and its active figures; users search and its cap; impersonation
  * (the token signs in as the user, is short-lived, and the activity of the
  * session records the admin); logs, activity, media and api-requests filters
- * and paging (cursor paging across days: admin-job-lists.test.ts); component
- * overrides per team.
+ * and paging (totals across days and teams, cursors: admin-job-lists.test.ts);
+ * component overrides per team.
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
@@ -256,11 +256,10 @@ describe('POST /api/admin/impersonate/{user_id}', () => {
 });
 
 describe('GET /api/admin/logs', () => {
-  it('filters by team, user, status and text, with the filter choices', async () => {
+  it('filters by team, user, status and text, with the total and the filter choices', async () => {
     const byTeam = await admin.get(`/api/admin/logs?team_id=${a.teamId}`);
     expect(byTeam.status).toBe(200);
-    expect(byTeam.body).toMatchObject({ limit: 50 });
-    expect(byTeam.body.jobs).toHaveLength(1);
+    expect(byTeam.body).toMatchObject({ total: 1, limit: 50, offset: 0 });
     expect(byTeam.body.jobs[0]).toMatchObject({
       id: aJob.id,
       team_name: `Alpha ${tag}`,
@@ -274,29 +273,25 @@ describe('GET /api/admin/logs', () => {
     expect(
       (await admin.get(`/api/admin/logs?team_id=${b.teamId}&status=error`)).body.jobs.map((j: any) => j.id),
     ).toEqual([bJobId]);
-    expect((await admin.get(`/api/admin/logs?team_id=${c.teamId}&status=active`)).body.jobs).toHaveLength(0);
-    expect((await admin.get(`/api/admin/logs?team_id=${c.teamId}&status=awaiting_grouping`)).body.jobs).toHaveLength(3);
-    expect((await admin.get(`/api/admin/logs?user_id=${b.userId}`)).body.jobs).toHaveLength(1);
+    expect((await admin.get(`/api/admin/logs?team_id=${c.teamId}&status=active`)).body.total).toBe(0);
+    expect((await admin.get(`/api/admin/logs?team_id=${c.teamId}&status=awaiting_grouping`)).body.total).toBe(3);
+    expect((await admin.get(`/api/admin/logs?user_id=${b.userId}`)).body.total).toBe(1);
     expect(
       (await admin.get(`/api/admin/logs?q=${encodeURIComponent(`ALPHA USER ${tag}`)}`)).body.jobs.map((j: any) => j.id),
     ).toEqual([aJob.id]);
     // The team's name finds its jobs too.
-    expect((await admin.get(`/api/admin/logs?q=${encodeURIComponent(`Charlie ${tag}`)}`)).body.jobs).toHaveLength(3);
+    expect((await admin.get(`/api/admin/logs?q=${encodeURIComponent(`Charlie ${tag}`)}`)).body.total).toBe(3);
     expect((await admin.get('/api/admin/logs?status=nope')).status).toBe(422);
   });
 
-  it('pages by limit and cursor, newest first', async () => {
-    const page = async (cursor?: string) =>
-      (
-        await admin.get(
-          `/api/admin/logs?team_id=${c.teamId}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
-        )
-      ).body;
-    const first = await page();
-    const second = await page(first.next_cursor);
-    expect(first.jobs).toHaveLength(2);
+  it('pages by limit and offset, newest first', async () => {
+    const page = async (offset: number) =>
+      (await admin.get(`/api/admin/logs?team_id=${c.teamId}&limit=2&offset=${offset}`)).body;
+    const first = await page(0);
+    const second = await page(2);
+    expect(first.total).toBe(3);
     expect([...first.jobs, ...second.jobs].map((j: any) => j.id)).toEqual([...cJobs].reverse());
-    expect(second.next_cursor).toBeNull();
+    expect((await page(3)).jobs).toEqual([]);
   });
 });
 
@@ -324,7 +319,7 @@ describe('GET /api/admin/media', () => {
     await Promise.all(keys.map((Key) => s3.send(new DeleteObjectCommand({ Bucket: bucket(), Key }))));
     const res = await admin.get(`/api/admin/media?type=photo&team_id=${c.teamId}`);
     expect(res.status).toBe(200);
-    expect(res.body.items).toHaveLength(3);
+    expect(res.body.total).toBe(3);
     const byId = Object.fromEntries(res.body.items.map((item: any) => [item.id, item]));
     const big = byId[cJobs[0]];
     expect(big.photos).toHaveLength(12);
@@ -336,7 +331,7 @@ describe('GET /api/admin/media', () => {
     // The photo URLs are capability URLs: they answer without a header.
     const photo = await fetch(`${serviceUrl()}${big.photos[0].url}`, { redirect: 'manual' });
     expect(photo.status).toBe(302);
-    expect((await admin.get(`/api/admin/media?type=video&team_id=${c.teamId}`)).body.items).toHaveLength(0);
+    expect((await admin.get(`/api/admin/media?type=video&team_id=${c.teamId}`)).body.total).toBe(0);
     expect((await admin.get(`/api/admin/media?q=${cJobs[1]}`)).body.items.map((i: any) => i.id)).toEqual([cJobs[1]]);
   });
 });
@@ -345,7 +340,7 @@ describe('GET /api/admin/api-requests', () => {
   it('groups the AI calls by job with totals, images only as label, size and hash', async () => {
     const res = await admin.get(`/api/admin/api-requests?team_id=${a.teamId}`);
     expect(res.status).toBe(200);
-    expect(res.body.jobs).toHaveLength(1);
+    expect(res.body.total).toBe(1);
     const [group] = res.body.jobs;
     expect(group.job.id).toBe(aJob.id);
     expect(group.totals).toMatchObject({ calls: aJob.ai_api_calls, cost_usd: aJob.ai_cost_usd });
@@ -360,11 +355,11 @@ describe('GET /api/admin/api-requests', () => {
         });
     expect(JSON.stringify(res.body)).not.toMatch(/data:image|base64,/);
     // Team C made no AI call.
-    expect((await admin.get(`/api/admin/api-requests?team_id=${c.teamId}`)).body.jobs).toHaveLength(0);
+    expect((await admin.get(`/api/admin/api-requests?team_id=${c.teamId}`)).body.total).toBe(0);
     expect(
       (await admin.get(`/api/admin/api-requests?user_id=${a.userId}&q=${encodeURIComponent(`Alpha ${tag}`)}`)).body
-        .jobs,
-    ).toHaveLength(1);
+        .total,
+    ).toBe(1);
   });
 });
 

@@ -18,7 +18,7 @@ const examplesOf = (which: 'body' | 'response') =>
     ),
   );
 
-/** The routes a client cannot call right from the schema alone: uploads, sends, imports, the homeowner wizard. */
+/** The routes a client cannot call right from the schema alone: uploads, sends, imports, the homeowner wizard, the admin job lists' paging. */
 const MUST_HAVE_EXAMPLES = [
   'initUpload',
   'uploadVideo',
@@ -41,6 +41,9 @@ const MUST_HAVE_EXAMPLES = [
   'insuredUploadPartUrls',
   'insuredUploadComplete',
   'insuredSubmit',
+  'adminJobLogs',
+  'adminMedia',
+  'adminApiRequests',
 ];
 
 describe('route examples', () => {
