@@ -127,10 +127,18 @@ function emptyTotals(): UsageTotals {
   return totals;
 }
 
+/** Every counter, and each media type's attribute names, built once: a row is summed for every range read. */
+const ALL_COUNTERS: readonly Counter[] = [...MEDIA_COUNTERS, ...TEAM_COUNTERS];
+const MEDIA_ATTRIBUTES = MEDIA_TYPES.map(
+  (media) => [media, MEDIA_COUNTERS.map((counter) => [counter, mediaAttribute(counter, media)] as const)] as const,
+);
+
 function addRow(totals: UsageTotals, row: UsageRow): void {
-  for (const counter of [...MEDIA_COUNTERS, ...TEAM_COUNTERS]) totals[counter] += num(row[counter]);
-  for (const media of MEDIA_TYPES)
-    for (const counter of MEDIA_COUNTERS) totals.by_media[media][counter] += num(row[mediaAttribute(counter, media)]);
+  for (const counter of ALL_COUNTERS) totals[counter] += num(row[counter]);
+  for (const [media, attributes] of MEDIA_ATTRIBUTES) {
+    const sums = totals.by_media[media];
+    for (const [counter, attribute] of attributes) sums[counter] += num(row[attribute]);
+  }
 }
 
 function rounded(totals: UsageTotals): UsageTotals {
