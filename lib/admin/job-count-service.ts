@@ -1,18 +1,24 @@
 /**
  * The admin job lists' `total` (spec: Admin): exactly how many jobs match the
- * filter, over every page. DynamoDB counts (Select COUNT with the filter's
- * FilterExpression, ./job-filter-rules.ts), so no row comes into the
- * function: a team's filter counts the team's own jobs index, any other
- * counts the day partitions from today back to the oldest team's day
- * (COUNT_DAYS_AT_ONCE at once). Only the free text `q` cannot be counted so:
- * it matches team and creator names, which the slim rows do not hold, so its
- * rows (those the other filters keep) are read and matched here.
+ * filter, over every page.
+ *  - Every team's jobs, or those of one media type, or those with AI calls:
+ *    the job totals kept as jobs are written (lib/jobs/job-totals-rules.ts),
+ *    16 rows whatever the number of jobs.
+ *  - A team's filter: DynamoDB counts the team's own jobs index (Select
+ *    COUNT with the filter's FilterExpression, ./job-filter-rules.ts).
+ *  - A status (or 'active') or a user of every team: DynamoDB counts the day
+ *    partitions from today back to the oldest team's day (COUNT_DAYS_AT_ONCE
+ *    at once), a cost that grows with the days the service has run.
+ * Only the free text `q` cannot be counted by DynamoDB: it matches team and
+ * creator names, which the slim rows do not hold, so its rows (those the
+ * other filters keep) are read and matched here.
  */
 import pLimit from 'p-limit';
 import type { User } from '../users/store';
 import { isExpressible, jobFilterExpression } from './job-filter-rules';
 import { COUNT_DAYS_AT_ONCE, dayOf, daysFrom } from './job-page-rules';
-import { type JobFilter, type JobIndexRow, jobMatches, jobNamesOf } from './rules';
+import { readJobTotals } from '../jobs/job-totals-store';
+import { type JobFilter, type JobIndexRow, jobMatches, jobNamesOf, keptTotalOf } from './rules';
 import {
   countJobIndexRowsOfDay,
   countTeamJobIndexRows,
@@ -26,6 +32,8 @@ import {
 
 /** How many media jobs of every team (or the filter's team) match the filter. */
 export async function countMatchingJobs(filter: JobFilter, now = new Date()): Promise<number> {
+  const kept = keptTotalOf(filter);
+  if (kept) return (await readJobTotals())[kept];
   const expression = jobFilterExpression(filter);
   if (filter.team_id && isExpressible(filter)) return countTeamJobIndexRows(filter.team_id, expression);
   if (filter.team_id) {

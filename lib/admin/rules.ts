@@ -5,6 +5,7 @@
  */
 import { SignJWT } from 'jose';
 import { type JobStatus, RUNNING_STATUSES } from '../jobs/job-rules';
+import { type JobTotal, typeTotal } from '../jobs/job-totals-rules';
 
 /** GET /api/admin/users answers at most this many users. */
 export const USER_SEARCH_CAP = 200;
@@ -51,6 +52,18 @@ export interface JobFilter {
   q?: string;
   /** Only jobs that made AI calls. */
   with_ai_calls?: boolean;
+}
+
+/**
+ * The job total (lib/jobs/job-totals-rules.ts) that is exactly this filter's
+ * count, when one is: every team's jobs, of one media type or with AI calls
+ * (not both); null when the filter needs counting.
+ */
+export function keptTotalOf(filter: JobFilter): JobTotal | null {
+  if (filter.team_id || filter.user_id || filter.status || filter.q?.trim()) return null;
+  if (filter.type && filter.with_ai_calls) return null;
+  if (filter.type) return typeTotal(filter.type);
+  return filter.with_ai_calls ? 'jobs_with_ai_calls' : 'jobs';
 }
 
 /** Names the query also matches a job by: its team's and its creator's. */

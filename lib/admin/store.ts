@@ -3,12 +3,12 @@
  * teams, users, the newest claims and activity, the running jobs. Each read
  * is an index partition newest first, never a table scan.
  */
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getRows } from '../db/batch';
-import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { db, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { countIndexRows, indexRows, queryAll } from '../db/query';
-import type { Job } from '../jobs/job-store';
+import { countJobInTotals, type Job } from '../jobs/job-store';
 import type { Team } from '../teams/store';
 import type { User } from '../users/store';
 import type { JobFilterExpression } from './job-filter-rules';
@@ -90,30 +90,20 @@ export async function getOldestTeamDay(): Promise<string | null> {
 
 /**
  * Moves up to `limit` job rows still in the single all-jobs partition (written
- * before the day buckets) to the partition of their created_at day; answers
- * how many moved. Conditional on the row still being there, so two runs at
- * once move each row once.
+ * before the day buckets) to the partition of their created_at day, counting
+ * each in the job totals as it goes (rows of that time were never counted);
+ * answers how many moved. Conditional on the row still being there and
+ * uncounted, so two runs at once move and count each row once.
  */
 export async function moveLegacyJobIndexRows(limit: number): Promise<number> {
   let moved = 0;
   for await (const row of indexRows(indexes.legacyAllJobs(), { Limit: limit })) {
-    try {
-      await db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: { pk: row.pk, sk: row.sk },
-          UpdateExpression: 'SET jobspk = :day',
-          ConditionExpression: 'jobspk = :legacy',
-          ExpressionAttributeValues: {
-            ':day': indexes.jobsOfDay(String(row.jobssk).slice(0, 10)).pk,
-            ':legacy': indexes.legacyAllJobs().pk,
-          },
-        }),
-      );
-      moved += 1;
-    } catch (err) {
-      if (!isConditionalCheckFailed(err)) throw err;
-    }
+    const done = await countJobInTotals(
+      String(row.id),
+      { jobspk: indexes.jobsOfDay(String(row.jobssk).slice(0, 10)).pk },
+      { expression: 'jobspk = :legacy', values: { ':legacy': indexes.legacyAllJobs().pk } },
+    );
+    if (done) moved += 1;
     if (moved >= limit) break;
   }
   return moved;

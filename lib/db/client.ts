@@ -46,6 +46,18 @@ export function isConditionRace(err: unknown): boolean {
   );
 }
 
+/**
+ * True when a transaction collided with another one on a row (cancelled with
+ * TransactionConflict, or refused as TransactionConflictException): nothing
+ * was written and the same transaction may be sent again.
+ */
+export function isTransactionCollision(err: unknown): boolean {
+  if ((err as { name?: string } | undefined)?.name === 'TransactionConflictException') return true;
+  if (!isTransactionCanceled(err)) return false;
+  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.some((r) => r.Code === 'TransactionConflict');
+}
+
 const THROTTLE_CODES = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
 /**

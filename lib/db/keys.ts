@@ -73,6 +73,9 @@
  * it a day at a time, newest first (lib/admin/job-page-rules.ts). Rows written
  * before the day buckets carry jobspk=JOBS; `npm run migrate:job-days` moves
  * them to their day (lib/admin/migration-service.ts).
+ * The media job totals (JOBTOTALS#<0..15>, lib/jobs/job-totals-rules.ts) are
+ * added to in the same transaction that writes or deletes a media job row, a
+ * shard chosen by the job's id: the admin lists' `total` reads 16 rows.
  * Usage counters (lib/stats) are added to as jobs, charges, claims and sends
  * are written, one row per team and bucket (HOUR#<yyyy-mm-ddThh>,
  * DAY#<yyyy-mm-dd>, MONTH#<yyyy-mm>, ALL), so the admin overview sums a few
@@ -92,6 +95,8 @@ export const keys = {
   claim: (id: string) => ({ pk: `CLAIM#${id}`, sk: 'CLAIM' }),
   room: (id: string) => ({ pk: `ROOM#${id}`, sk: 'ROOM' }),
   job: (id: string) => ({ pk: `JOB#${id}`, sk: 'JOB' }),
+  /** One shard of the media job totals (lib/jobs/job-totals-rules.ts): its own partition, so no one row takes every job's write. */
+  jobTotalsShard: (shard: number) => ({ pk: `JOBTOTALS#${shard}`, sk: 'JOBTOTALS' }),
   item: (id: string) => ({ pk: `ITEM#${id}`, sk: 'ITEM' }),
   itemPhoto: (itemId: string, photoId: string) => ({ pk: `ITEM#${itemId}`, sk: `PHOTO#${photoId}` }),
   activity: (id: string) => ({ pk: `ACTIVITY#${id}`, sk: 'ACTIVITY' }),

@@ -2,7 +2,9 @@
  * What every AI gateway call leaves behind (spec: ProcessingJob ai_cost_usd,
  * ai_input_tokens, ai_output_tokens, ai_api_calls: internal AI spend):
  *
- *  - the job's counters, added atomically: ai_api_calls by the HTTP attempts
+ *  - the job's counters, added atomically (the first call with attempts also
+ *    counts a media job among the jobs with AI calls: job-totals-rules.ts):
+ *    ai_api_calls by the HTTP attempts
  *    made (failed ones too: each was a request), tokens and cost by the usage
  *    of the attempts that came back with usage;
  *  - one redacted request record per call (ai-request-store.ts).
@@ -13,7 +15,7 @@ import type { AiCallRecord } from '../integrations/ai-call';
 import { logger } from '../observability/logger';
 import { recordAiSpend } from '../stats/service';
 import { aiRequestRecord, putAiRequest } from './ai-request-store';
-import { updateJob } from './job-store';
+import { addJobAiSpend } from './job-store';
 
 async function addSpendToJob(call: AiCallRecord): Promise<void> {
   const { attempts, usage } = call;
@@ -22,13 +24,11 @@ async function addSpendToJob(call: AiCallRecord): Promise<void> {
     (attempts === 0 && usage.inputTokens === 0 && usage.outputTokens === 0 && usage.costUsd === 0)
   )
     return;
-  const job = await updateJob(call.context.jobId, {
-    add: {
-      ai_api_calls: attempts,
-      ai_input_tokens: usage.inputTokens,
-      ai_output_tokens: usage.outputTokens,
-      ai_cost_usd: usage.costUsd,
-    },
+  const job = await addJobAiSpend(call.context.jobId, {
+    ai_api_calls: attempts,
+    ai_input_tokens: usage.inputTokens,
+    ai_output_tokens: usage.outputTokens,
+    ai_cost_usd: usage.costUsd,
   });
   if (!job) {
     logger.warn('AI spend not added: job not found', { job_id: call.context.jobId, purpose: call.context.purpose });

@@ -6,12 +6,14 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteKeys, partitionKeys, type RowKey } from '../db/batch';
-import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { db, isConditionalCheckFailed, isConditionCancellation, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { setClauses } from '../db/update';
 import { queryAll } from '../db/query';
 import type { Job } from './job-record-rules';
 import { isRunning, type JobStatus } from './job-rules';
+import { isTotalledJob, type JobTotalsFlags, totalsOf } from './job-totals-rules';
+import { totalsChange, writeWithTotals } from './job-totals-store';
 import { recordJobCreated } from '../stats/service';
 
 export type { BranchRun, Job, OwedRefund, PdfDocument, TruncatedGroup } from './job-record-rules';
@@ -48,12 +50,23 @@ export function jobRowOf(job: Job) {
   };
 }
 
+/**
+ * Puts a new job; fails with a condition error when one with its id exists. A
+ * media job is added to the job totals in the same transaction (its row says
+ * so: in_job_totals), so a repeated put never counts it twice.
+ */
 export async function putNewJob(job: Job): Promise<Job> {
-  await db().send(
-    new PutCommand({ TableName: tableName(), Item: jobRowOf(job), ConditionExpression: 'attribute_not_exists(pk)' }),
-  );
+  const put = { TableName: tableName(), Item: jobRowOf(job), ConditionExpression: 'attribute_not_exists(pk)' };
+  if (isTotalledJob(job)) {
+    await writeWithTotals([
+      { Put: { ...put, Item: { ...put.Item, in_job_totals: true } } },
+      totalsChange(job.id, totalsOf({ ...job, in_job_totals: true })),
+    ]);
+  } else {
+    await db().send(new PutCommand(put));
+  }
   // Only media jobs count: a contents-list reader or a capture runner is listed nowhere.
-  if (!job.reads_batch_id) await recordJobCreated(job);
+  if (isTotalledJob(job)) await recordJobCreated(job);
   return job;
 }
 
@@ -62,7 +75,7 @@ export async function putJobOnce(job: Job): Promise<Job> {
   try {
     return await putNewJob(job);
   } catch (err) {
-    if (!isConditionalCheckFailed(err)) throw err;
+    if (!isConditionalCheckFailed(err) && !isConditionCancellation(err)) throw err;
     const existing = await getJob(job.id);
     if (!existing) throw err;
     return existing;
@@ -196,27 +209,140 @@ export async function jobRowKeys(jobId: string): Promise<RowKey[]> {
   return partitions.flat();
 }
 
+type RowGuard = { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+
+/** The condition that the row's totals flags are still as read (they are only ever set, never cleared). */
+function flagsAsRead(row: JobTotalsFlags): string {
+  const state = (name: keyof JobTotalsFlags) =>
+    row[name] ? `attribute_exists(${name})` : `attribute_not_exists(${name})`;
+  return `${state('in_job_totals')} AND ${state('with_ai_calls_counted')}`;
+}
+
+/**
+ * Deletes a job's own row when `guard` holds (any time when none), taking it
+ * out of the job totals in the same transaction; false when the guard did not
+ * hold or the row is gone. The row is read first for what it counts in; a
+ * first AI call that marked it meanwhile makes the write try again.
+ */
+async function deleteJobRow(jobId: string, guard?: RowGuard): Promise<boolean> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const row = (await getJob(jobId)) as (Job & JobTotalsFlags) | null;
+    if (!row) return false;
+    const del = {
+      TableName: tableName(),
+      Key: keys.job(jobId),
+      ConditionExpression: ['attribute_exists(pk)', flagsAsRead(row), guard ? `(${guard.expression})` : '']
+        .filter(Boolean)
+        .join(' AND '),
+      ...(guard?.names ? { ExpressionAttributeNames: guard.names } : {}),
+      ...(guard?.values ? { ExpressionAttributeValues: guard.values } : {}),
+    };
+    const counted = totalsOf(row);
+    try {
+      if (counted.jobs) await writeWithTotals([{ Delete: del }, totalsChange(jobId, counted, -1)]);
+      else await db().send(new DeleteCommand(del));
+      return true;
+    } catch (err) {
+      if (!isConditionalCheckFailed(err) && !isConditionCancellation(err)) throw err;
+      // The guard, or flags set since the read: read again, and stop if the flags were not what changed.
+      const now = (await getJob(jobId)) as (Job & JobTotalsFlags) | null;
+      if (!now || (now.in_job_totals === row.in_job_totals && now.with_ai_calls_counted === row.with_ai_calls_counted))
+        return false;
+    }
+  }
+  return false;
+}
+
 /**
  * Deletes a job and everything keyed to it. The job row goes first, in a
  * write conditional on its status, so a job that started meanwhile is kept;
  * returns false then.
  */
 export async function deleteJobRows(job: Pick<Job, 'id'>, guard: { expectStatus: JobStatus }): Promise<boolean> {
-  try {
-    await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.job(job.id),
-        ConditionExpression:
-          '#status = :status AND (attribute_not_exists(billing_charged) OR billing_charged = :false)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':status': guard.expectStatus, ':false': false },
-      }),
-    );
-  } catch (err) {
-    if (isConditionalCheckFailed(err)) return false;
-    throw err;
-  }
+  const deleted = await deleteJobRow(job.id, {
+    expression: '#status = :status AND (attribute_not_exists(billing_charged) OR billing_charged = :false)',
+    names: { '#status': 'status' },
+    values: { ':status': guard.expectStatus, ':false': false },
+  });
+  if (!deleted) return false;
   await deleteKeys(await jobRowKeys(job.id));
   return true;
+}
+
+/**
+ * Deletes a job and everything keyed to it whatever its state (a purged room
+ * or claim), the job row first and out of the totals with it. Safe to repeat:
+ * a job already gone is not taken from the totals again.
+ */
+export async function purgeJobRows(jobId: string): Promise<void> {
+  await deleteJobRow(jobId);
+  await deleteKeys(await jobRowKeys(jobId));
+}
+
+/**
+ * Adds an AI call's spend to its job; returns the job after it (null: no such
+ * job). A media job's first call (calls > 0) also counts it in
+ * jobs_with_ai_calls, in one transaction with its with_ai_calls_counted flag;
+ * a later call finds the flag set and adds its spend alone.
+ */
+export async function addJobAiSpend(
+  jobId: string,
+  add: Pick<Job, 'ai_api_calls' | 'ai_input_tokens' | 'ai_output_tokens' | 'ai_cost_usd'>,
+): Promise<Job | null> {
+  if (add.ai_api_calls > 0) {
+    const first = jobUpdateInput(jobId, {
+      add,
+      set: { with_ai_calls_counted: true },
+      condition: 'attribute_exists(in_job_totals) AND attribute_not_exists(with_ai_calls_counted)',
+    });
+    try {
+      await writeWithTotals([{ Update: first }, totalsChange(jobId, { jobs_with_ai_calls: 1 })]);
+      return getJob(jobId);
+    } catch (err) {
+      // Counted already, not a media job, or gone: the spend alone, below.
+      if (!isConditionCancellation(err)) throw err;
+    }
+  }
+  return updateJob(jobId, { add });
+}
+
+/**
+ * Counts a media job written before the job totals (its row has no
+ * in_job_totals) and sets `set` on its row, in one transaction conditional on
+ * the row being uncounted, its AI calls as read and `guard`: two runs at once
+ * count it once. Answers false when there was nothing to do (counted already,
+ * not a media job, gone, or the guard did not hold).
+ */
+export async function countJobInTotals(jobId: string, set: Record<string, string>, guard: RowGuard): Promise<boolean> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const row = (await getJob(jobId)) as (Job & JobTotalsFlags) | null;
+    if (!row || row.in_job_totals || !isTotalledJob(row)) return false;
+    const calls = Number(row.ai_api_calls ?? 0);
+    const flags: JobTotalsFlags = { in_job_totals: true, ...(calls > 0 ? { with_ai_calls_counted: true } : {}) };
+    const fields = setClauses({ ...set, ...flags });
+    try {
+      await writeWithTotals([
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.job(jobId),
+            UpdateExpression: `SET ${fields.expression}`,
+            ConditionExpression: `attribute_not_exists(in_job_totals) AND ${
+              calls > 0 ? '#calls = :calls' : '(attribute_not_exists(#calls) OR #calls = :calls)'
+            } AND (${guard.expression})`,
+            ExpressionAttributeNames: { ...fields.names, ...guard.names, '#calls': 'ai_api_calls' },
+            ExpressionAttributeValues: { ...fields.values, ...guard.values, ':calls': calls },
+          },
+        },
+        totalsChange(jobId, totalsOf({ ...row, ...flags })),
+      ]);
+      return true;
+    } catch (err) {
+      if (!isConditionCancellation(err)) throw err;
+      // Counted meanwhile, the guard, or a new AI call: only the last is worth another try.
+      const now = (await getJob(jobId)) as (Job & JobTotalsFlags) | null;
+      if (!now || now.in_job_totals || Number(now.ai_api_calls ?? 0) === calls) return false;
+    }
+  }
+  return false;
 }

@@ -15,7 +15,7 @@ import { deleteEstimationSend } from '../sends/estimation-store';
 import { deleteClaimSubmissions } from '../sends/submission-store';
 import { settings } from '../config';
 import { deleteKeys } from '../db/batch';
-import { jobRowKeys } from '../jobs/job-store';
+import { jobRowKeys, purgeJobRows } from '../jobs/job-store';
 import { logger } from '../observability/logger';
 import { sendToQueue } from '../queue/queues';
 import { deleteArchivedItemRow, deletePhotoRows, listItemPhotoRows, objectKeysInUse } from './item-store';
@@ -31,7 +31,8 @@ async function purgeRoomRows(roomId: string, teamId: string, claimId: string): P
   const rows = [...itemRows];
   for (const jobId of jobIds) {
     await deletePrefix(blobKeys.jobPrefix(teamId, claimId, jobId));
-    rows.push(...(await jobRowKeys(jobId)));
+    // The job and its rows go here, the job out of the admin lists' totals with it.
+    await purgeJobRows(jobId);
   }
   return deleteRoomAndRows(roomId, rows);
 }

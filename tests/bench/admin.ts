@@ -21,7 +21,8 @@ import { putRows } from '../../lib/db/batch';
 import { type InventoryItem, itemRowOf } from '../../lib/inventory/item-store';
 import { buildItem } from '../../lib/inventory/item-rules';
 import { keys } from '../../lib/db/keys';
-import { jobRowOf, newJobRecord } from '../../lib/jobs/job-store';
+import { type Job, newJobRecord } from '../../lib/jobs/job-store';
+import { putCountedJobRows } from '../support/job-rows';
 import { bucketsAt, OVERVIEW_RANGES, type UsageEvent, usageIncrements } from '../../lib/stats/rules';
 import { createTeam } from '../../lib/teams/store';
 import { createUser } from '../../lib/users/store';
@@ -101,7 +102,7 @@ async function seed(): Promise<string> {
 
   t = performance.now();
   const now = Date.now();
-  const jobRows: Record<string, unknown>[] = [];
+  const jobs: Job[] = [];
   const itemRows: Record<string, unknown>[] = [];
   const failureRows: Record<string, unknown>[] = [];
   const usage = new Map<string, Record<string, number>>();
@@ -136,7 +137,7 @@ async function seed(): Promise<string> {
       ai_api_calls: 4,
       ai_cost_usd: 0.02,
     });
-    jobRows.push(jobRowOf(job));
+    jobs.push(job);
     countInto(usage, team.id, created, { media, counts: { jobs: 1, ai_calls: 4, ai_tokens: 4000, ai_cost_usd: 0.02 } });
     if (failed) {
       countInto(usage, team.id, finished, { media, counts: { failed: 1 } });
@@ -162,11 +163,14 @@ async function seed(): Promise<string> {
     const [bucket, teamId] = key.split('|');
     return { ...keys.usage(bucket, teamId), entity: 'Usage', team_id: teamId, bucket, ...counters };
   });
+  const chunksOf = <T>(rows: T[]) =>
+    Array.from({ length: Math.ceil(rows.length / 500) }, (_, i) => rows.slice(i * 500, i * 500 + 500));
   const write = async (rows: Record<string, unknown>[]) => {
-    const chunks = Array.from({ length: Math.ceil(rows.length / 500) }, (_, i) => rows.slice(i * 500, i * 500 + 500));
-    await Promise.all(chunks.map((chunk) => limit(() => putRows(chunk))));
+    await Promise.all(chunksOf(rows).map((chunk) => limit(() => putRows(chunk))));
   };
-  await write([...jobRows, ...usageRows, ...failureRows]);
+  // The jobs as the job store writes them, counted in the job totals the lists' `total` reads.
+  await Promise.all(chunksOf(jobs).map((chunk) => limit(() => putCountedJobRows(chunk))));
+  await write([...usageRows, ...failureRows]);
   process.stdout.write(
     `  ${JOBS} jobs over ${DAYS} days, ${usageRows.length} counter rows, ${failureRows.length} failures in ${seconds((performance.now() - t) / 1000)}\n`,
   );

@@ -3,11 +3,12 @@
  * /api/admin/media) over HTTP, paged by limit and offset or by cursor from
  * the day-bucketed jobs index, with their totals. Two teams created ten days
  * ago get jobs minutes, hours and days old in several statuses (written
- * through the job store's rows; the running ones without the watchdog's
- * index, so no schedule moves them during the test); other suites write jobs
- * at the same time, so every list is filtered to the teams, users or text
- * made here (a total without any filter is exact in
- * tests/integration/admin-job-totals.test.ts, on a table of its own).
+ * through the job store's rows and counted in the job totals; the running
+ * ones without the watchdog's index, so no schedule moves them during the
+ * test); other suites write jobs at the same time, so every list is
+ * filtered to the teams, users or text made here (a total without any filter
+ * is exact in tests/integration/admin-job-totals.test.ts and
+ * job-totals.test.ts, on tables of their own).
  *
  * Covered: pages newest first across day and hour boundaries, each at most
  * the limit, until next_cursor is null; pages by offset are the pages by
@@ -28,6 +29,7 @@ import type { JobStatus } from '../../lib/jobs/job-rules';
 import { type Job, jobRowOf, newJobRecord } from '../../lib/jobs/job-store';
 import { createTeam } from '../../lib/teams/store';
 import { createUser, type User } from '../../lib/users/store';
+import { putCountedJobRows } from '../support/job-rows';
 import { type ApiResponse, Client, request } from '../support/api';
 import { TEST_ADMIN_EXTERNAL_IDS } from '../support/service-env';
 import { newTeamMember } from '../support/tokens';
@@ -62,14 +64,6 @@ function newJob(team: string, userId: string, ageMs: number, aiCalls = 0, status
     new Date(Date.now() - ageMs),
   );
   return { ...job, ai_api_calls: aiCalls };
-}
-
-/** The job store's row, without the watchdog's index (no schedule may move a running job during the test). */
-function rowOf(job: Job) {
-  const { activepk, activesk, ...row } = jobRowOf(job) as Record<string, unknown>;
-  void activepk;
-  void activesk;
-  return row;
 }
 
 /** Every page of a list, following next_cursor from the first. */
@@ -116,7 +110,7 @@ beforeAll(async () => {
   ];
   const made = plan.map(([age, calls, status, user]) => newJob(teamId, user.id, age, calls, status));
   const madeOther = plan.map(([age, calls, status]) => newJob(otherTeamId, otherUser.id, age - 1000, calls, status));
-  await putRows([...made, ...madeOther].map(rowOf));
+  await putCountedJobRows([...made, ...madeOther]);
   const newestFirst = (a: Job, b: Job) => b.created_at.localeCompare(a.created_at);
   expected = made.sort(newestFirst);
   others = madeOther.sort(newestFirst);

@@ -4,6 +4,7 @@ import {
   impersonationClaims,
   type JobIndexRow,
   jobMatches,
+  keptTotalOf,
   matchesQuery,
   signImpersonationToken,
 } from '../../../lib/admin/rules';
@@ -59,6 +60,28 @@ describe('job filter', () => {
     expect(jobMatches(job, { q: 'acme' }, names)).toBe(true);
     expect(jobMatches(job, { q: 'dana@' }, names)).toBe(true);
     expect(jobMatches(job, { q: 'nothing like it' }, names)).toBe(false);
+  });
+});
+
+describe('the job total a filter reads', () => {
+  it('is a kept total for every team’s jobs, of a type or with AI calls', () => {
+    expect(keptTotalOf({})).toBe('jobs');
+    expect(keptTotalOf({ q: '  ' })).toBe('jobs');
+    expect(keptTotalOf({ with_ai_calls: true })).toBe('jobs_with_ai_calls');
+    expect(keptTotalOf({ type: 'audio' })).toBe('jobs__audio');
+  });
+
+  it('is none when the filter needs counting', () => {
+    for (const filter of [
+      { team_id: 't' },
+      { user_id: 'u' },
+      { status: 'error' },
+      { status: 'active' },
+      { q: 'acme' },
+      { type: 'video', with_ai_calls: true },
+      { type: 'pdf' },
+    ])
+      expect([filter, keptTotalOf(filter)]).toEqual([filter, null]);
   });
 });
 
