@@ -1,14 +1,16 @@
 /**
  * GET /api/admin/overview (spec: Admin). The figures come from the usage
  * counters kept as jobs, charges, claims and sends are written (lib/stats):
- * a range sums a handful of counter partitions, and the short lists read
+ * a range sums a handful of counter partitions (the year's settled months as
+ * one rollup, made the first time a month's year range is read), and the
+ * short lists read
  * the newest rows of their feeds since the range's start. Nothing here reads
  * a team's jobs or items, so the answer costs the same with 20 or 20,000 jobs.
  */
 import type { ActivityEntry } from '../activity/store';
 import type { Claim } from '../claims/store';
 import { MEDIA_COUNTERS, parseRange, qualityAverages, rangeBuckets, sumUsage, usageByTeam } from '../stats/rules';
-import { countActiveUsers, listFailureEntries, readUsageRows } from '../stats/store';
+import { countActiveUsers, listFailureEntries, readRollupRows, readUsageRows } from '../stats/store';
 import { listNewestJobIds, listRunningJobs } from './job-list-service';
 import { LEADERBOARD_SIZE, OVERVIEW_LIST_SIZE } from './rules';
 import { getJobsInOrder, getTeamsById, listNewestFeedRows } from './store';
@@ -19,9 +21,10 @@ const pick = <T extends object, K extends keyof T>(row: T, names: readonly K[]) 
 
 export async function showOverview(rangeParam: string | undefined, now = new Date()) {
   const range = parseRange(rangeParam);
-  const { buckets, start } = rangeBuckets(range, now);
-  const [rows, failures, activeUsers, running, claims, lastJobIds, activity] = await Promise.all([
+  const { buckets, start, rollup } = rangeBuckets(range, now);
+  const [rows, rolledUp, failures, activeUsers, running, claims, lastJobIds, activity] = await Promise.all([
     readUsageRows(buckets),
+    rollup ? readRollupRows(rollup, now) : [],
     listFailureEntries(start, OVERVIEW_LIST_SIZE),
     countActiveUsers(now),
     listRunningJobs(),
@@ -29,8 +32,9 @@ export async function showOverview(rangeParam: string | undefined, now = new Dat
     listNewestJobIds(start, OVERVIEW_LIST_SIZE, now),
     listNewestFeedRows<ActivityEntry>('ACTIVITY', start, OVERVIEW_LIST_SIZE),
   ]);
-  const totals = sumUsage(rows);
-  const leaders = usageByTeam(rows, LEADERBOARD_SIZE);
+  const counted = [...rows, ...rolledUp];
+  const totals = sumUsage(counted);
+  const leaders = usageByTeam(counted, LEADERBOARD_SIZE);
   const lastJobs = await getJobsInOrder(lastJobIds);
   const [names, teams] = await Promise.all([
     namesOf([...lastJobs, ...running]),

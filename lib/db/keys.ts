@@ -192,6 +192,8 @@ export const keys = {
   }),
   /** One team's usage counters in one time bucket (lib/stats/rules.ts names the buckets). */
   usage: (bucket: string, teamId: string) => ({ pk: `STATS#${bucket}`, sk: `TEAM#${teamId}` }),
+  /** Written after a rollup bucket's team rows (lib/stats/rules.ts, Rollup): they are all there. */
+  usageRollupDone: (bucket: string) => ({ pk: `STATS#${bucket}`, sk: 'COMPLETE' }),
   /** A job failure, newest last: the overview's recent failures. */
   failure: (failedAt: string, jobId: string) => ({ pk: 'FAILURES', sk: `${failedAt}#${jobId}` }),
   /** A user seen in one minute (UTC, yyyy-mm-ddThh:mm): the overview's active users. */

@@ -9,7 +9,8 @@
  *   24h    the current hour and the 23 before it;
  *   week   today and the 6 days before it;
  *   30d    today and the 29 days before it;
- *   year   the current month and the 11 before it;
+ *   year   the current month and the 11 before it: the last two as
+ *          months, the 10 before them as one rollup (below);
  *   all    the all-time bucket.
  */
 
@@ -79,11 +80,45 @@ const startOfMonth = (at: Date, monthsBack: number) =>
   new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() - monthsBack, 1));
 
 /**
+ * A rollup: per team, the sum of its rows of some months, kept as a bucket of
+ * its own (named for the months it sums) so a range reads one row per team
+ * instead of one per team and month. Only settled months are rolled up: an
+ * event is counted at its own time, at most days late (a message delivered
+ * again), so a month that ended a month ago is never added to again.
+ */
+export interface Rollup {
+  bucket: string;
+  months: string[];
+}
+
+/** The rollup of these month buckets (in order): MONTHS#<first>..<last>. */
+export function monthsRollup(months: readonly string[]): Rollup {
+  const month = (bucket: string) => bucket.slice('MONTH#'.length);
+  return { bucket: `MONTHS#${month(months[0])}..${month(months[months.length - 1])}`, months: [...months] };
+}
+
+/** Per team, the sum of every counter of its rows (a rollup's rows). */
+export function rollUp(rows: readonly UsageRow[]): UsageRow[] {
+  const byTeam = new Map<string, UsageRow>();
+  for (const row of rows) {
+    const sums = byTeam.get(row.team_id) ?? { team_id: row.team_id };
+    for (const [name, value] of Object.entries(row))
+      if (typeof value === 'number' && Number.isFinite(value) && name !== 'expires_at')
+        sums[name] = num(sums[name]) + value;
+    byTeam.set(row.team_id, sums);
+  }
+  return [...byTeam.values()];
+}
+
+/**
  * The buckets a range sums and the instant it starts (null for all time):
  * the lists of the overview (latest claims, jobs, failures, activity) start
  * at the same instant, so they agree with the counters.
  */
-export function rangeBuckets(range: OverviewRange, now: Date): { buckets: string[]; start: string | null } {
+export function rangeBuckets(
+  range: OverviewRange,
+  now: Date,
+): { buckets: string[]; start: string | null; rollup?: Rollup } {
   const hours = (n: number) => Array.from({ length: n }, (_, i) => new Date(now.getTime() - (n - 1 - i) * HOUR_MS));
   const days = (n: number) => Array.from({ length: n }, (_, i) => new Date(now.getTime() - (n - 1 - i) * DAY_MS));
   switch (range) {
@@ -100,7 +135,9 @@ export function rangeBuckets(range: OverviewRange, now: Date): { buckets: string
     }
     case 'year': {
       const at = Array.from({ length: 12 }, (_, i) => startOfMonth(now, 11 - i));
-      return { buckets: at.map(monthBucket), start: iso(at[0]) };
+      const months = at.map(monthBucket);
+      // This month and the last are still being added to; the 10 before them are settled.
+      return { buckets: months.slice(10), start: iso(at[0]), rollup: monthsRollup(months.slice(0, 10)) };
     }
     default:
       return { buckets: [ALL_BUCKET], start: null };

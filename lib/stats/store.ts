@@ -3,11 +3,12 @@
  * keys.failure, keys.presence): usage counters added to as things happen,
  * the failure feed and the minute-by-minute presence of users.
  */
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { putRows } from '../db/batch';
 import { db, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
 import { queryPartition } from '../db/query';
-import { ACTIVE_USER_WINDOW_MS, bucketsAt, presenceMinutes, type UsageRow } from './rules';
+import { ACTIVE_USER_WINDOW_MS, bucketsAt, presenceMinutes, type Rollup, rollUp, type UsageRow } from './rules';
 
 /** Adds `increments` to the team's rows of every bucket `at` falls in (atomic ADDs, one row each). */
 export async function addUsageRows(teamId: string, at: Date, increments: Record<string, number>): Promise<void> {
@@ -32,8 +33,41 @@ export async function addUsageRows(teamId: string, at: Date, increments: Record<
 
 /** Every team's row of every bucket named, read side by side. */
 export async function readUsageRows(buckets: readonly string[]): Promise<UsageRow[]> {
-  const parts = await Promise.all(buckets.map((bucket) => queryPartition<UsageRow>(keys.usage(bucket, '').pk)));
+  const parts = await Promise.all(
+    buckets.map((bucket) => queryPartition<UsageRow>(keys.usage(bucket, '').pk, 'TEAM#')),
+  );
   return parts.flat();
+}
+
+/** A rollup's rows outlive the month whose ranges read it. */
+const ROLLUP_KEEP_SECONDS = 62 * 24 * 3600;
+
+/**
+ * Every team's row of a rollup (the sum of its rows of the rollup's months).
+ * Made from the months the first time it is read, then read as it is: its
+ * months are settled, so it never changes, and two first reads at once write
+ * the same rows. Its completion row is written last, so a read that finds it
+ * finds every team's row.
+ */
+export async function readRollupRows(rollup: Rollup, now = new Date()): Promise<UsageRow[]> {
+  const [done, rows] = await Promise.all([
+    db().send(new GetCommand({ TableName: tableName(), Key: keys.usageRollupDone(rollup.bucket) })),
+    readUsageRows([rollup.bucket]),
+  ]);
+  if (done.Item) return rows;
+  const summed = rollUp(await readUsageRows(rollup.months));
+  const expires_at = Math.floor(now.getTime() / 1000) + ROLLUP_KEEP_SECONDS;
+  await putRows([
+    ...summed.map((row) => ({
+      ...row,
+      ...keys.usage(rollup.bucket, row.team_id),
+      entity: 'Usage',
+      bucket: rollup.bucket,
+      expires_at,
+    })),
+    { ...keys.usageRollupDone(rollup.bucket), entity: 'UsageRollup', months: rollup.months, expires_at },
+  ]);
+  return summed;
 }
 
 export interface FailureEntry {

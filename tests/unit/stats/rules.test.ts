@@ -12,6 +12,7 @@ import {
   processingSeconds,
   qualityAverages,
   rangeBuckets,
+  rollUp,
   sumUsage,
   TEAM_COUNTERS,
   usageByTeam,
@@ -64,23 +65,43 @@ describe('ranges', () => {
     expect(month.start).toBe('2026-10-27T00:00:00.000Z');
   });
 
-  it('reads year as the current month and the 11 before it, across the new year', () => {
-    const { buckets, start } = rangeBuckets('year', new Date('2027-02-03T10:00:00Z'));
-    expect(buckets).toEqual([
-      'MONTH#2026-03',
-      'MONTH#2026-04',
-      'MONTH#2026-05',
-      'MONTH#2026-06',
-      'MONTH#2026-07',
-      'MONTH#2026-08',
-      'MONTH#2026-09',
-      'MONTH#2026-10',
-      'MONTH#2026-11',
-      'MONTH#2026-12',
-      'MONTH#2027-01',
-      'MONTH#2027-02',
-    ]);
+  it('reads year as the current month and the 11 before it, across the new year: the 10 settled ones as a rollup', () => {
+    const { buckets, start, rollup } = rangeBuckets('year', new Date('2027-02-03T10:00:00Z'));
+    expect(buckets).toEqual(['MONTH#2027-01', 'MONTH#2027-02']);
+    expect(rollup).toEqual({
+      bucket: 'MONTHS#2026-03..2026-12',
+      months: [
+        'MONTH#2026-03',
+        'MONTH#2026-04',
+        'MONTH#2026-05',
+        'MONTH#2026-06',
+        'MONTH#2026-07',
+        'MONTH#2026-08',
+        'MONTH#2026-09',
+        'MONTH#2026-10',
+        'MONTH#2026-11',
+        'MONTH#2026-12',
+      ],
+    });
     expect(start).toBe('2026-03-01T00:00:00.000Z');
+    // Every other range reads its buckets as they are.
+    for (const range of OVERVIEW_RANGES.filter((r) => r !== 'year'))
+      expect(rangeBuckets(range, now).rollup).toBeUndefined();
+  });
+
+  it('rolls rows up per team, every counter summed, and sums the same as the rows themselves', () => {
+    const rows = [
+      { team_id: 'a', bucket: 'MONTH#2026-03', jobs: 2, credits: 6, ai_cost_usd: 0.1, jobs__video: 2 },
+      { team_id: 'b', bucket: 'MONTH#2026-03', jobs: 1, claims: 3 },
+      { team_id: 'a', bucket: 'MONTH#2026-04', jobs: 1, credits: 3, ai_cost_usd: 0.2, expires_at: 1_900_000_000 },
+    ];
+    const rolled = rollUp(rows);
+    expect(rolled).toEqual([
+      { team_id: 'a', jobs: 3, credits: 9, ai_cost_usd: 0.30000000000000004, jobs__video: 2 },
+      { team_id: 'b', jobs: 1, claims: 3 },
+    ]);
+    expect(sumUsage(rolled)).toEqual(sumUsage(rows));
+    expect(usageByTeam(rolled, 5)).toEqual(usageByTeam(rows, 5));
   });
 
   it('reads all as the all-time bucket with no start', () => {
