@@ -83,8 +83,8 @@ const startOfMonth = (at: Date, monthsBack: number) =>
  * A rollup: per team, the sum of its rows of some months, kept as a bucket of
  * its own (named for the months it sums) so a range reads one row per team
  * instead of one per team and month. Only settled months are rolled up: an
- * event is counted at its own time, at most days late (a message delivered
- * again), so a month that ended a month ago is never added to again.
+ * event is counted as it happens, in the bucket of its own time, so a month
+ * that ended a month ago is never added to again.
  */
 export interface Rollup {
   bucket: string;
