@@ -164,6 +164,7 @@ export const apiRequestsExamples = {
               created_at: '2026-03-14T09:12:31.870Z',
             },
           ],
+          requests_truncated: false,
         },
       ],
     }),

@@ -14,6 +14,7 @@ import type { User } from '../users/store';
 import { countMatchingJobs } from './job-count-service';
 import { jobFilterExpression } from './job-filter-rules';
 import {
+  afterJob,
   dayOf,
   decodeJobCursor,
   encodeJobCursor,
@@ -23,7 +24,14 @@ import {
   MAX_TEAM_ROWS_PER_PAGE,
   previousDay,
 } from './job-page-rules';
-import { type JobFilter, type JobIndexRow, jobMatches, jobNamesOf } from './rules';
+import {
+  API_REQUESTS_PAGE_BYTES,
+  fitRequestsPage,
+  type JobFilter,
+  type JobIndexRow,
+  jobMatches,
+  jobNamesOf,
+} from './rules';
 import {
   getJobsInOrder,
   getOldestTeamDay,
@@ -202,34 +210,53 @@ export async function countActiveJobs() {
   return { active_jobs: (await listRunningJobs()).length };
 }
 
-/** GET /api/admin/api-requests: the AI calls of the matching jobs, grouped by job with per-job totals. */
-export async function listApiRequests(filter: Pick<JobFilter, 'team_id' | 'user_id' | 'q'> & Page) {
+/**
+ * GET /api/admin/api-requests: the AI calls of the matching jobs, grouped by
+ * job with per-job totals. A page ends early, with a cursor after its last
+ * job, when its requests would pass `budget` bytes (Lambda answers at most
+ * 6 MB); a job whose requests alone pass it shows the first ones.
+ */
+export async function listApiRequests(
+  filter: Pick<JobFilter, 'team_id' | 'user_id' | 'q'> & Page,
+  budget = API_REQUESTS_PAGE_BYTES,
+) {
   const withCalls = { ...filter, with_ai_calls: true };
   const [{ matched, next_cursor }, total] = await Promise.all([
     listMatchingJobs(withCalls, filter),
     countMatchingJobs(withCalls),
   ]);
-  const { jobs, names } = await listJobPage(matched);
-  const groups = await Promise.all(
-    jobs.map(async (job) => {
-      const records = await listAiRequests(job.id);
-      return {
-        job: adminJobView(job, names),
-        totals: {
-          requests: records.length,
-          calls: job.ai_api_calls,
-          input_tokens: job.ai_input_tokens,
-          output_tokens: job.ai_output_tokens,
-          cost_usd: job.ai_cost_usd,
-        },
-        // Stored redacted (lib/jobs/ai-request-store.ts): images as label, size and hash; no key.
-        requests: records.map(({ job_id, team_id, ...record }) => {
-          void job_id;
-          void team_id;
-          return record;
-        }),
-      };
-    }),
-  );
-  return { total, limit: filter.limit, offset: filter.offset ?? 0, next_cursor, jobs: groups };
+  // The records are read beside the jobs: both need only the page's ids.
+  const [{ jobs, names }, records] = await Promise.all([
+    listJobPage(matched),
+    Promise.all(matched.map((row) => listAiRequests(row.id))),
+  ]);
+  const recordsOf = new Map(matched.map((row, i) => [row.id, records[i]]));
+  const groups = jobs.map((job) => {
+    const requests = recordsOf.get(job.id) ?? [];
+    return {
+      job: adminJobView(job, names),
+      totals: {
+        requests: requests.length,
+        calls: job.ai_api_calls,
+        input_tokens: job.ai_input_tokens,
+        output_tokens: job.ai_output_tokens,
+        cost_usd: job.ai_cost_usd,
+      },
+      // Stored redacted (lib/jobs/ai-request-store.ts): images as label, size and hash; no key.
+      requests: requests.map(({ job_id, team_id, ...record }) => {
+        void job_id;
+        void team_id;
+        return record;
+      }),
+    };
+  });
+  const { kept, cut } = fitRequestsPage(groups, budget);
+  const last = jobs[kept.length - 1];
+  return {
+    total,
+    limit: filter.limit,
+    offset: filter.offset ?? 0,
+    next_cursor: cut && last ? encodeJobCursor(afterJob(last)) : next_cursor,
+    jobs: kept,
+  };
 }

@@ -67,6 +67,11 @@ function isDay(value: unknown): value is string {
   return !Number.isNaN(at) && new Date(at).toISOString().startsWith(value);
 }
 
+/** Where a walk goes on after this job: its day, from just past it, nothing left to skip. */
+export function afterJob(job: { created_at: string; id: string }): JobPosition {
+  return { day: dayOf(job.created_at), after: `${job.created_at}#${job.id}`, skip: 0 };
+}
+
 export function encodeJobCursor(position: JobPosition): string {
   const { day, after, skip } = position;
   return Buffer.from(JSON.stringify(skip > 0 ? { day, after, skip } : { day, after })).toString('base64url');

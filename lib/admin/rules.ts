@@ -13,6 +13,13 @@ export const USER_SEARCH_CAP = 200;
 export const MEDIA_PHOTOS_PER_JOB = 12;
 /** The default page of the admin lists (the most recent jobs). */
 export const DEFAULT_PAGE_SIZE = 50;
+/**
+ * GET /api/admin/api-requests shows fewer jobs by default: each carries every
+ * request its job made, and a request keeps up to 60 KB of prompt and answer.
+ */
+export const API_REQUESTS_PAGE_SIZE = 10;
+/** An api-requests page holds at most this many bytes of jobs and requests: Lambda answers at most 6 MB. */
+export const API_REQUESTS_PAGE_BYTES = 4 * 1024 * 1024;
 /** The overview's short lists (latest claims, last jobs, recent failures, activity). */
 export const OVERVIEW_LIST_SIZE = 10;
 /** The overview's per-team leaderboard. */
@@ -151,4 +158,42 @@ export async function signImpersonationToken(
     .setExpirationTime(expiresAt)
     .sign(new TextEncoder().encode(secret));
   return { token, expires_at: new Date(expiresAt * 1000).toISOString() };
+}
+
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+/**
+ * The jobs of an api-requests page that fit in `budget` bytes of JSON, in
+ * order: whole jobs while they fit, and the first job always, its requests
+ * cut to what fits (requests_truncated says so). `cut` is true when jobs
+ * were left for the next page.
+ */
+export function fitRequestsPage<G extends { requests: unknown[] }>(
+  groups: readonly G[],
+  budget: number,
+): { kept: Array<G & { requests_truncated: boolean }>; cut: boolean } {
+  const kept: Array<G & { requests_truncated: boolean }> = [];
+  let used = 0;
+  for (const group of groups) {
+    const whole = { ...group, requests_truncated: false };
+    const size = jsonBytes(whole);
+    if (used + size <= budget) {
+      kept.push(whole);
+      used += size;
+      continue;
+    }
+    if (kept.length > 0) return { kept, cut: true };
+    // One job's requests alone are over the budget: as many as fit, oldest first.
+    let left = budget - jsonBytes({ ...group, requests: [], requests_truncated: true });
+    const requests: unknown[] = [];
+    for (const request of group.requests) {
+      const bytes = jsonBytes(request) + 1;
+      if (bytes > left) break;
+      requests.push(request);
+      left -= bytes;
+    }
+    kept.push({ ...group, requests, requests_truncated: true });
+    return { kept, cut: groups.length > 1 };
+  }
+  return { kept, cut: false };
 }

@@ -6,7 +6,7 @@ import { uuid } from '../http/schemas';
 import { JOB_STATUSES } from '../jobs/job-rules';
 import { MEDIA_TYPES, OVERVIEW_RANGES } from '../stats/rules';
 import { MAX_DAYS_PER_PAGE, MAX_TEAM_ROWS_PER_PAGE } from './job-page-rules';
-import { DEFAULT_PAGE_SIZE } from './rules';
+import { API_REQUESTS_PAGE_BYTES, API_REQUESTS_PAGE_SIZE, DEFAULT_PAGE_SIZE } from './rules';
 
 const id = z.string().max(100);
 const q = z.string().max(200).optional().describe('Case-insensitive text to look for.');
@@ -19,14 +19,16 @@ const offsetPage = {
  * page answers, which goes on where it stopped without walking the skipped
  * jobs again (lib/admin/job-page-rules.ts). Not both at once.
  */
-const jobPage = {
-  limit: z.coerce
+const pageLimit = (size: number) =>
+  z.coerce
     .number()
     .int()
     .min(1)
     .max(200)
-    .default(DEFAULT_PAGE_SIZE)
-    .describe('Most jobs on the page (1 to 200).'),
+    .default(size)
+    .describe(`Most jobs on the page (1 to 200; ${size} when absent).`);
+const jobPage = {
+  limit: pageLimit(DEFAULT_PAGE_SIZE),
   offset: z.coerce
     .number()
     .int()
@@ -98,7 +100,7 @@ export const mediaQuery = z
   })
   .refine(...oneStart);
 export const apiRequestsQuery = z
-  .object({ team_id: jobTeam, user_id: jobUser, q: jobText, ...jobPage })
+  .object({ team_id: jobTeam, user_id: jobUser, q: jobText, ...jobPage, limit: pageLimit(API_REQUESTS_PAGE_SIZE) })
   .refine(...oneStart);
 
 const componentName = z.enum(Object.keys(COMPONENT_DEFAULTS) as [keyof typeof COMPONENT_DEFAULTS]);
@@ -300,6 +302,11 @@ export const apiRequestsResponse = z.object({
         cost_usd: z.number(),
       }),
       requests: z.array(aiRequest),
+      requests_truncated: z
+        .boolean()
+        .describe(
+          `True when this job's requests alone are more than a page holds (${API_REQUESTS_PAGE_BYTES / 1024 / 1024} MB of JSON): the first ones are listed, totals.requests counts them all.`,
+        ),
     }),
   ),
 });

@@ -16,10 +16,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { countMatchingJobs } from '../../lib/admin/job-count-service';
-import { listMatchingJobs } from '../../lib/admin/job-list-service';
+import { listApiRequests, listMatchingJobs } from '../../lib/admin/job-list-service';
 import { MAX_DAYS_PER_PAGE } from '../../lib/admin/job-page-rules';
 import { type JobFilter, jobMatches, jobNamesOf } from '../../lib/admin/rules';
 import { resetSettings } from '../../lib/config';
+import { putRows } from '../../lib/db/batch';
+import { keys } from '../../lib/db/keys';
 import { type Job, newJobRecord } from '../../lib/jobs/job-store';
 import type { JobStatus } from '../../lib/jobs/job-rules';
 import { createTeam, type Team } from '../../lib/teams/store';
@@ -193,5 +195,53 @@ describe('paging by offset', () => {
     // A team's list reads the team's own index, where the bound is rows, not days: it gets there at once.
     const team = await listMatchingJobs({ ...filter, team_id: rare.team_id }, { limit: 2, offset: 3 }, now);
     expect(team.matched.map((row) => row.id)).toEqual(all.slice(3, 5));
+  });
+});
+
+describe('an api-requests page', () => {
+  it('ends early at its byte budget, with a cursor that goes on after its last job', async () => {
+    const team = teams[0].id;
+    const withCalls = jobs.filter((job) => job.team_id === team && job.ai_api_calls > 0).slice(0, 3);
+    // Three requests of about 4 KB for each of the team's three newest jobs with AI calls.
+    await putRows(
+      withCalls.flatMap((job) =>
+        [0, 1, 2].map((n) => {
+          const created_at = new Date(Date.parse(job.created_at) + n * 1000).toISOString();
+          const id = randomUUID();
+          return {
+            ...keys.aiRequest(job.id, created_at, id),
+            id,
+            job_id: job.id,
+            team_id: team,
+            content: 'x'.repeat(4000),
+            created_at,
+          };
+        }),
+      ),
+    );
+    const first = await listApiRequests({ team_id: team, limit: 3 });
+    expect(first.jobs.map((group) => group.job.id)).toEqual(withCalls.map((job) => job.id));
+    expect(first.jobs.map((group) => [group.requests.length, group.requests_truncated])).toEqual([
+      [3, false],
+      [3, false],
+      [3, false],
+    ]);
+    const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+    const [size] = first.jobs.map(bytes);
+    // Room for a job and a half: one job, and a cursor after it that the next page follows.
+    const small = await listApiRequests({ team_id: team, limit: 3 }, Math.round(size * 1.5));
+    expect(small.jobs.map((group) => [group.job.id, group.requests.length, group.requests_truncated])).toEqual([
+      [withCalls[0].id, 3, false],
+    ]);
+    const next = await listApiRequests({ team_id: team, limit: 3, cursor: small.next_cursor! }, Math.round(size * 1.5));
+    expect(next.jobs.map((group) => group.job.id)).toEqual([withCalls[1].id]);
+    // Room for the job and one of its requests: that one, marked.
+    const oneRequest =
+      bytes({ ...first.jobs[0], requests: [], requests_truncated: true }) + bytes(first.jobs[0].requests[0]) + 10;
+    const tiny = await listApiRequests({ team_id: team, limit: 3 }, oneRequest);
+    expect(tiny.jobs.map((group) => [group.job.id, group.requests.length, group.requests_truncated])).toEqual([
+      [withCalls[0].id, 1, true],
+    ]);
+    expect(tiny.jobs[0].totals.requests).toBe(3);
   });
 });

@@ -3,6 +3,7 @@ import {
   IMPERSONATION_TOKEN_SECONDS,
   impersonationClaims,
   type JobIndexRow,
+  fitRequestsPage,
   jobMatches,
   keptTotalOf,
   matchesQuery,
@@ -82,6 +83,43 @@ describe('the job total a filter reads', () => {
       { type: 'pdf' },
     ])
       expect([filter, keptTotalOf(filter)]).toEqual([filter, null]);
+  });
+});
+
+describe('an api-requests page', () => {
+  const request = (n: number, chars: number) => ({ id: `r${n}`, content: 'x'.repeat(chars) });
+  const group = (id: string, requests: unknown[]) => ({ job: { id }, requests });
+  const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+  it('keeps every job that fits, untouched', () => {
+    const groups = [group('a', [request(1, 100)]), group('b', [request(2, 100)])];
+    const { kept, cut } = fitRequestsPage(groups, 10_000);
+    expect(cut).toBe(false);
+    expect(kept).toEqual(groups.map((g) => ({ ...g, requests_truncated: false })));
+  });
+
+  it('ends before the first job that does not fit, within the budget', () => {
+    const groups = ['a', 'b', 'c', 'd'].map((id, n) => group(id, [request(n, 1_000)]));
+    const { kept, cut } = fitRequestsPage(groups, 2_500);
+    expect(cut).toBe(true);
+    expect(kept.map((g) => g.job.id)).toEqual(['a', 'b']);
+    expect(bytes(kept)).toBeLessThanOrEqual(2_500);
+  });
+
+  it('shows the first requests of a first job over the budget alone, and says so', () => {
+    const big = group(
+      'a',
+      Array.from({ length: 10 }, (_, n) => request(n, 1_000)),
+    );
+    const alone = fitRequestsPage([big], 3_500);
+    expect(alone.cut).toBe(false);
+    expect(alone.kept[0].requests_truncated).toBe(true);
+    expect(alone.kept[0].requests).toEqual(big.requests.slice(0, 3));
+    expect(bytes(alone.kept)).toBeLessThanOrEqual(3_500);
+    const withNext = fitRequestsPage([big, group('b', [])], 3_500);
+    expect([withNext.cut, withNext.kept.map((g) => g.job.id)]).toEqual([true, ['a']]);
+    // A budget too small for one request still shows the job.
+    expect(fitRequestsPage([big], 10).kept[0].requests).toEqual([]);
   });
 });
 
