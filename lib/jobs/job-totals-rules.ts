@@ -21,7 +21,7 @@ import type { Job } from './job-record-rules';
 
 export const JOB_TOTAL_SHARDS = 16;
 
-export const JOB_TOTALS = ['jobs', 'jobs_with_ai_calls', 'jobs__video', 'jobs__photo', 'jobs__audio'] as const;
+const JOB_TOTALS = ['jobs', 'jobs_with_ai_calls', 'jobs__video', 'jobs__photo', 'jobs__audio'] as const;
 export type JobTotal = (typeof JOB_TOTALS)[number];
 export type JobTotals = Record<JobTotal, number>;
 

@@ -92,7 +92,7 @@ export interface Rollup {
 }
 
 /** The rollup of these month buckets (in order): MONTHS#<first>..<last>. */
-export function monthsRollup(months: readonly string[]): Rollup {
+function monthsRollup(months: readonly string[]): Rollup {
   const month = (bucket: string) => bucket.slice('MONTH#'.length);
   return { bucket: `MONTHS#${month(months[0])}..${month(months[months.length - 1])}`, months: [...months] };
 }
