@@ -59,7 +59,7 @@ export interface DownloadGuard {
   resolve?: Resolve;
 }
 
-export type Resolve = (hostname: string) => Promise<{ address: string; family: number }[]>;
+type Resolve = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
 const systemResolve: Resolve = (hostname) => dnsLookup(hostname, { all: true });
 
