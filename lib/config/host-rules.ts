@@ -20,7 +20,7 @@ export interface HostRule {
 const DEFAULT_PORTS: Record<string, number> = { 'https:': 443, 'http:': 80 };
 
 /** Hosts that never leave the machine: the only ones plain http may reach. */
-function isLoopbackHost(hostname: string): boolean {
+export function isLoopbackHost(hostname: string): boolean {
   return (
     hostname === 'localhost' ||
     hostname.endsWith('.localhost') ||

@@ -11,7 +11,7 @@ export { loadSettings, layeredValues, ConfigError } from './load';
 // isSecretSetting is read by functions/manifest.js, which loads this module with esbuild.
 export { SECRET_SETTING_NAMES, isSecretSetting } from './secrets';
 export { settingsSchema, SETTING_NAMES } from './schema';
-export { type HostRule, hostAllowed, hostRules } from './host-rules';
+export { type HostRule, hostAllowed, hostRules, isLoopbackHost } from './host-rules';
 export type { Settings, SettingsInput } from './schema';
 
 let current: Settings | undefined;

@@ -4,6 +4,10 @@
  * URL itself is not ours:
  *  - only http(s) URLs on the allow-list's hosts (./download-rules.ts);
  *    redirects are followed by hand, each checked before it is fetched;
+ *  - only public addresses (./address-rules.ts): every address a name
+ *    resolves to is checked as the connection is made, with the very answer
+ *    it connects to, so a name cannot pass the check and then resolve
+ *    elsewhere;
  *  - an answer within connectTimeoutMs (connecting and the headers), each
  *    next piece of the body within stallTimeoutMs, the whole download
  *    (redirects, retries and body) within totalTimeoutMs;
@@ -17,11 +21,15 @@
  * credential). The body is a byte stream, never buffered here, so a
  * recording can go straight to the bucket.
  */
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ReadableStreamReadResult } from 'node:stream/web';
+import { Agent, fetch, type Response } from 'undici';
 import type { HostRule } from '../config';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
+import { addressProblem } from './address-rules';
 import { checkedUrl, isRedirect, originOf, redirectTarget } from './download-rules';
 import { AttemptFailed, type AttemptFailure, attemptRetryPolicy, retryAfterMs } from './http-failures';
 import { networkCause } from './json-http';
@@ -47,6 +55,60 @@ export interface DownloadGuard {
   attempts?: number;
   /** Pause before the first retry (default 300 ms); doubles per retry, jittered. */
   backoffMs?: number;
+  /** Name resolution: the system's by default (tests answer the addresses they need). */
+  resolve?: Resolve;
+}
+
+type Resolve = (hostname: string) => Promise<{ address: string; family: number }[]>;
+
+const systemResolve: Resolve = (hostname) => dnsLookup(hostname, { all: true });
+
+/** A connection refused for the address its host resolved to: nothing was sent. */
+class AddressRefused extends Error {
+  override readonly name = 'AddressRefused';
+}
+
+/**
+ * The lookup a connection makes: the name resolved, and refused when any of
+ * its addresses may not be reached (one bad answer among good ones is
+ * enough to distrust the name).
+ */
+function checkedLookup(resolve: Resolve): LookupFunction {
+  return (hostname, options, callback) => {
+    const answer = callback as (err: Error | null, address?: unknown, family?: number) => void;
+    resolve(hostname).then(
+      (all) => {
+        const problem = all.map(({ address }) => addressProblem(hostname, address)).find(Boolean);
+        if (problem) return answer(new AddressRefused(problem));
+        const usable = options.family ? all.filter((a) => a.family === options.family) : all;
+        if (usable.length === 0)
+          return answer(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }));
+        if (options.all) return answer(null, usable);
+        return answer(null, usable[0].address, usable[0].family);
+      },
+      (err: Error) => answer(err),
+    );
+  };
+}
+
+/** One connection pool per resolver (in the service, one: the system's). */
+const agents = new Map<Resolve, Agent>();
+function agentFor(resolve: Resolve): Agent {
+  let agent = agents.get(resolve);
+  if (!agent) {
+    agent = new Agent({ connect: { lookup: checkedLookup(resolve) } });
+    agents.set(resolve, agent);
+  }
+  return agent;
+}
+
+/** The refusal a failed fetch carries in its causes, if an address was refused. */
+function addressRefusalOf(err: unknown): AddressRefused | null {
+  for (let cause = err, depth = 0; cause && depth < 5; depth++) {
+    if (cause instanceof AddressRefused) return cause;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return null;
 }
 
 /** A download that did not happen or was stopped; the message says why, for the user. */
@@ -149,8 +211,14 @@ class Transfer {
       own.abort();
     }, connectMs);
     try {
-      return await fetch(url, { redirect: 'manual', signal: AbortSignal.any([own.signal, this.total.signal]) });
+      return await fetch(url, {
+        redirect: 'manual',
+        signal: AbortSignal.any([own.signal, this.total.signal]),
+        dispatcher: agentFor(this.guard.resolve ?? systemResolve),
+      });
     } catch (err) {
+      const refused = addressRefusalOf(err);
+      if (refused) throw final(refused.message);
       if (this.total.signal.aborted)
         throw new AttemptFailed({
           kind: 'timeout',

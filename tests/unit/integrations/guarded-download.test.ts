@@ -41,6 +41,9 @@ function serveAllowed(req: IncomingMessage, res: ServerResponse) {
       return redirect(`${foreign.url}/stolen`);
     case '/redirect-file':
       return redirect('file:///etc/passwd');
+    case '/redirect-rebound':
+      // To an allowed name whose DNS answers a private address.
+      return redirect('https://files.capture.example/photo.jpg');
     case '/redirect-loop':
       return redirect('/redirect-loop');
     case '/redirect-nowhere':
@@ -160,6 +163,62 @@ describe('guarded download', () => {
       `Download refused: ${allowed.url} is plain http; the capture source's downloads are https only; nothing was fetched.`,
     );
     expect(hits.allowed).toEqual([]);
+  });
+
+  it('connects to no allowed name that resolves to an address off the internet, first or by redirect, once asked', async () => {
+    const asked: string[] = [];
+    const answers: Record<string, string[]> = {
+      'files.capture.example': ['10.0.0.5'],
+      'cdn.capture.example': ['93.184.215.14', '169.254.169.254'],
+      'v6.capture.example': ['fd00::7'],
+    };
+    const resolve = async (hostname: string) => {
+      asked.push(hostname);
+      return (answers[hostname] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    };
+    const hosts = hostRules(['*.capture.example', allowed.url]);
+    expect(await reason('https://files.capture.example/photo.jpg', { hosts, resolve })).toBe(
+      'Download refused: files.capture.example resolves to 10.0.0.5, which is not a public address.',
+    );
+    // One bad address among good ones is enough: the cloud's metadata service never gets a request.
+    expect(await reason('https://cdn.capture.example/photo.jpg', { hosts, resolve })).toBe(
+      'Download refused: cdn.capture.example resolves to 169.254.169.254, which is not a public address.',
+    );
+    expect(await reason('https://v6.capture.example/photo.jpg', { hosts, resolve })).toBe(
+      'Download refused: v6.capture.example resolves to fd00::7, which is not a public address.',
+    );
+    expect(await reason(`${allowed.url}/redirect-rebound`, { hosts, resolve })).toBe(
+      'Download refused: files.capture.example resolves to 10.0.0.5, which is not a public address.',
+    );
+    // A refusal is final: each name was asked once, never retried.
+    expect(asked).toEqual([
+      'files.capture.example',
+      'cdn.capture.example',
+      'v6.capture.example',
+      'files.capture.example',
+    ]);
+    expect(hits.allowed).toEqual(['GET /redirect-rebound']);
+  });
+
+  it('refuses an allowed address in the URL itself that is off the internet, before any connection', async () => {
+    expect(await reason('https://10.0.0.5/photo.jpg', { hosts: hostRules(['10.0.0.5']) })).toBe(
+      'Download refused: 10.0.0.5 is not a public address; nothing was fetched.',
+    );
+    expect(await reason('https://[fd00::1]/photo.jpg', { hosts: hostRules(['[fd00::1]']) })).toBe(
+      'Download refused: [fd00::1] is not a public address; nothing was fetched.',
+    );
+  });
+
+  it('lets a loopback test host reach this machine, and nothing else', async () => {
+    const { port } = new URL(allowed.url);
+    const local = `http://localhost:${port}`;
+    const hosts = hostRules([local]);
+    expect((await downloadBytes(`${local}/ok`, guard({ hosts }))).toString()).toBe('hello world');
+    const elsewhere = async () => [{ address: '10.0.0.1', family: 4 }];
+    expect(await reason(`${local}/ok`, { hosts, resolve: elsewhere })).toBe(
+      'Download refused: localhost resolves to 10.0.0.1, which is not this machine.',
+    );
+    expect(hits.allowed).toEqual(['GET /ok']);
   });
 
   it('does not follow a redirect off the allowed hosts, to another scheme, in circles or to nowhere', async () => {

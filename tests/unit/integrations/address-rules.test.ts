@@ -1,0 +1,65 @@
+import { addressProblem, isLoopbackAddress, isPublicAddress } from '../../../lib/integrations/address-rules';
+
+describe('address rules', () => {
+  it('take public unicast addresses as public, in either family and IPv4-mapped', () => {
+    for (const address of [
+      '8.8.8.8',
+      '93.184.215.14',
+      '2606:4700::1111',
+      '::ffff:8.8.8.8',
+      '172.32.0.1',
+      '100.128.0.1',
+    ])
+      expect([address, isPublicAddress(address)]).toEqual([address, true]);
+  });
+
+  it('take private, loopback, link-local, shared, multicast, reserved and documentation ranges as not public', () => {
+    for (const address of [
+      '0.0.0.0',
+      '10.1.2.3',
+      '100.64.0.1',
+      '127.0.0.1',
+      '169.254.169.254',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.0.2.1',
+      '192.168.1.1',
+      '198.18.0.1',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::',
+      '::1',
+      'fc00::1',
+      'fd12:3456::1',
+      'fe80::1',
+      'ff02::1',
+      '2001:db8::1',
+      '64:ff9b::a00:1',
+      '::ffff:10.0.0.1',
+      '::ffff:a9fe:a9fe',
+      'not an address',
+    ])
+      expect([address, isPublicAddress(address)]).toEqual([address, false]);
+  });
+
+  it('know this machine’s addresses', () => {
+    for (const address of ['127.0.0.1', '127.5.6.7', '::1', '::ffff:127.0.0.1'])
+      expect([address, isLoopbackAddress(address)]).toEqual([address, true]);
+    for (const address of ['10.0.0.1', '::2', 'localhost'])
+      expect([address, isLoopbackAddress(address)]).toEqual([address, false]);
+  });
+
+  it('let a loopback host reach this machine only, and any other host only the internet', () => {
+    expect(addressProblem('localhost', '127.0.0.1')).toBeNull();
+    expect(addressProblem('[::1]', '::1')).toBeNull();
+    expect(addressProblem('localhost', '192.168.0.2')).toBe(
+      'localhost resolves to 192.168.0.2, which is not this machine',
+    );
+    expect(addressProblem('files.example.com', '93.184.215.14')).toBeNull();
+    expect(addressProblem('files.example.com', '127.0.0.1')).toBe(
+      'files.example.com resolves to 127.0.0.1, which is not a public address',
+    );
+    expect(addressProblem('10.0.0.5', '10.0.0.5')).toBe('10.0.0.5 is not a public address');
+    expect(addressProblem('[fd00::1]', 'fd00::1')).toBe('[fd00::1] is not a public address');
+  });
+});
