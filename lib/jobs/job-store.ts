@@ -289,7 +289,7 @@ export async function addJobAiSpend(
   jobId: string,
   add: Pick<Job, 'ai_api_calls' | 'ai_input_tokens' | 'ai_output_tokens' | 'ai_cost_usd'>,
 ): Promise<Job | null> {
-  if (add.ai_api_calls > 0) {
+  if (add.ai_api_calls > 0 && !settledAiCount.has(jobId)) {
     const first = jobUpdateInput(jobId, {
       add,
       set: { with_ai_calls_counted: true },
@@ -297,13 +297,28 @@ export async function addJobAiSpend(
     });
     try {
       await writeWithTotals([{ Update: first }, totalsChange(jobId, { jobs_with_ai_calls: 1 })]);
+      rememberSettled(jobId);
       return getJob(jobId);
     } catch (err) {
       // Counted already, not a media job, or gone: the spend alone, below.
       if (!isConditionCancellation(err)) throw err;
+      rememberSettled(jobId);
     }
   }
   return updateJob(jobId, { add });
+}
+
+/**
+ * Jobs this process has seen counted among the jobs with AI calls (or that
+ * never will be: not a media job, or gone), so the many later calls of a job
+ * skip the transaction that would fail on its flag. A job's calls are made by
+ * its workers one after another, often in the same process.
+ */
+const settledAiCount = new Set<string>();
+const SETTLED_REMEMBERED = 10_000;
+function rememberSettled(jobId: string) {
+  if (settledAiCount.size >= SETTLED_REMEMBERED) settledAiCount.clear();
+  settledAiCount.add(jobId);
 }
 
 /**
