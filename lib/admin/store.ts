@@ -14,9 +14,6 @@ import type { User } from '../users/store';
 import type { JobFilterExpression } from './job-filter-rules';
 import type { JobIndexRow } from './rules';
 
-/** A filter expression's parts as query options (none when null), merged with the key condition's by indexRows. */
-const filterOptions = (filter: JobFilterExpression | null) => (filter ? { ...filter } : {});
-
 /**
  * The media jobs created on one UTC day as the slim index holds them, newest
  * first; only those before `after` (a jobssk) when given, and only those the
@@ -44,12 +41,12 @@ export async function listJobIndexRowsOfDay(
 
 /** How many of one UTC day's media jobs the filter expression keeps (all when null); DynamoDB counts them. */
 export function countJobIndexRowsOfDay(day: string, filter: JobFilterExpression | null): Promise<number> {
-  return countIndexRows(indexes.jobsOfDay(day), filterOptions(filter));
+  return countIndexRows(indexes.jobsOfDay(day), { ...filter });
 }
 
 /** How many of a team's media jobs (its own jobs index) the filter expression keeps; DynamoDB counts them. */
 export function countTeamJobIndexRows(teamId: string, filter: JobFilterExpression | null): Promise<number> {
-  return countIndexRows(indexes.teamJobs(teamId), filterOptions(filter));
+  return countIndexRows(indexes.teamJobs(teamId), { ...filter });
 }
 
 /**

@@ -209,6 +209,9 @@ export async function jobRowKeys(jobId: string): Promise<RowKey[]> {
   return partitions.flat();
 }
 
+/** The job with the flags of the totals it is counted in. */
+const getCountedJob = (jobId: string) => getJob(jobId) as Promise<(Job & JobTotalsFlags) | null>;
+
 type RowGuard = { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
 
 /** The condition that the row's totals flags are still as read (they are only ever set, never cleared). */
@@ -226,7 +229,7 @@ function flagsAsRead(row: JobTotalsFlags): string {
  */
 async function deleteJobRow(jobId: string, guard?: RowGuard): Promise<boolean> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const row = (await getJob(jobId)) as (Job & JobTotalsFlags) | null;
+    const row = await getCountedJob(jobId);
     if (!row) return false;
     const del = {
       TableName: tableName(),
@@ -245,7 +248,7 @@ async function deleteJobRow(jobId: string, guard?: RowGuard): Promise<boolean> {
     } catch (err) {
       if (!isConditionalCheckFailed(err) && !isConditionCancellation(err)) throw err;
       // The guard, or flags set since the read: read again, and stop if the flags were not what changed.
-      const now = (await getJob(jobId)) as (Job & JobTotalsFlags) | null;
+      const now = await getCountedJob(jobId);
       if (!now || (now.in_job_totals === row.in_job_totals && now.with_ai_calls_counted === row.with_ai_calls_counted))
         return false;
     }
@@ -330,7 +333,7 @@ function rememberSettled(jobId: string) {
  */
 export async function countJobInTotals(jobId: string, set: Record<string, string>, guard: RowGuard): Promise<boolean> {
   for (let attempt = 0; attempt < 5; attempt++) {
-    const row = (await getJob(jobId)) as (Job & JobTotalsFlags) | null;
+    const row = await getCountedJob(jobId);
     if (!row || row.in_job_totals || !isTotalledJob(row)) return false;
     const calls = Number(row.ai_api_calls ?? 0);
     const flags: JobTotalsFlags = { in_job_totals: true, ...(calls > 0 ? { with_ai_calls_counted: true } : {}) };
@@ -355,7 +358,7 @@ export async function countJobInTotals(jobId: string, set: Record<string, string
     } catch (err) {
       if (!isConditionCancellation(err)) throw err;
       // Counted meanwhile, the guard, or a new AI call: only the last is worth another try.
-      const now = (await getJob(jobId)) as (Job & JobTotalsFlags) | null;
+      const now = await getCountedJob(jobId);
       if (!now || now.in_job_totals || Number(now.ai_api_calls ?? 0) === calls) return false;
     }
   }

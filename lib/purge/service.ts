@@ -28,13 +28,12 @@ export async function requestPurge(request: PurgeRequest): Promise<void> {
 
 async function purgeRoomRows(roomId: string, teamId: string, claimId: string): Promise<number> {
   const { jobIds, itemRows } = await listRoomChildren(roomId);
-  const rows = [...itemRows];
   for (const jobId of jobIds) {
     await deletePrefix(blobKeys.jobPrefix(teamId, claimId, jobId));
     // The job and its rows go here, the job out of the admin lists' totals with it.
     await purgeJobRows(jobId);
   }
-  return deleteRoomAndRows(roomId, rows);
+  return deleteRoomAndRows(roomId, itemRows);
 }
 
 /**
