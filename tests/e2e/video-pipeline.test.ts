@@ -120,15 +120,24 @@ async function startProcessing(client: Client, jobId: string) {
   return res.body;
 }
 
-/** Polls the job until it ends, recording every (status, progress) it was seen in. */
-async function finish(client: Client, jobId: string, timeoutMs = 120_000) {
+/**
+ * Polls the job until it ends, recording every (status, progress) it was seen
+ * in; `onStatus` hears each new one.
+ */
+async function finish(
+  client: Client,
+  jobId: string,
+  { timeoutMs = 120_000, onStatus }: { timeoutMs?: number; onStatus?: (status: string) => Promise<void> } = {},
+) {
   const seen: { status: string; progress: number }[] = [];
   const job = await eventually(
     async () => {
       const res = await client.get(`/api/jobs/${jobId}`);
       const last = seen[seen.length - 1];
-      if (!last || last.status !== res.body.status || last.progress !== res.body.progress_pct)
+      if (!last || last.status !== res.body.status || last.progress !== res.body.progress_pct) {
         seen.push({ status: res.body.status, progress: res.body.progress_pct });
+        await onStatus?.(res.body.status);
+      }
       return ['complete', 'error'].includes(res.body.status) ? res.body : null;
     },
     timeoutMs,
@@ -183,15 +192,20 @@ describe('video pipeline: a walkthrough into items', () => {
     filename = `walkthrough-${tag()}.mp4`;
     jobId = await upload(client, room, clips.walkthrough, filename, 'video');
     await speech.script(['Television.', 'Piano.'], jobId);
-    // The transcript comes well after the frames: the job shows transcribing while it waits for it.
-    await speech.setLatency(4000);
+    // The transcript is held back until the job is seen waiting for it (transcribing), for 8 s at most: under
+    // the tests' 10 s transcription timeout, so it stays one request.
+    await speech.hold(jobId, 8000);
     try {
       const started = await startProcessing(client, jobId);
       // 75 s is 4 blocks of 20 s at 3 credits, spent up front.
       expect(started).toMatchObject({ status: 'pending', billing_charged: true, billing_amount: 12 });
-      ({ job, seen } = await finish(client, jobId));
+      ({ job, seen } = await finish(client, jobId, {
+        onStatus: async (status) => {
+          if (status === 'transcribing') await speech.release(jobId);
+        },
+      }));
     } finally {
-      await speech.setLatency(0);
+      await speech.release(jobId);
     }
   }, 240_000);
 

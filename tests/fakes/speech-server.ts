@@ -25,7 +25,11 @@
  * - Control API for other processes (tests/support/fake-speech.ts):
  *     POST /__fake/script {match?, words}    POST /__fake/fail {mode, count?, match?}
  *     POST /__fake/latency {ms}              GET  /__fake/requests?match=...
+ *     POST /__fake/hold {match, ms?}         POST /__fake/release {match}
  *     POST /__fake/reset
+ * - hold(match, ms) keeps matching requests unanswered until release(match)
+ *   or for `ms` at most (a minute by default), so a test can see the state a
+ *   job is in while it waits.
  */
 import { execFile } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
@@ -48,6 +52,8 @@ const MIN_BURST_SECONDS = 0.04;
 const WORD_CONFIDENCE = 0.98;
 const DEFAULT_WORDS = ['sofa', 'lamp', 'television', 'table', 'chair', 'bookshelf', 'rug', 'mirror'];
 const MODEL_UUID = '00000000-0000-4000-8000-000000000003';
+/** A held request is answered after this even if never released, so a failed test cannot wedge a job. */
+const DEFAULT_HOLD_MS = 60_000;
 
 export interface RecordedSpeechRequest {
   /** Path and query, e.g. /v1/listen?model=nova-3&smart_format=true&punctuate=true&tag=job-1. */
@@ -72,6 +78,9 @@ export interface FakeSpeechServer {
   script(words: string[], match?: string): void;
   failNext(mode: SpeechFailureMode, count?: number, match?: string): void;
   setLatency(ms: number): void;
+  /** Keep requests whose URL holds `match` unanswered until release(match), for `ms` at most. */
+  hold(match: string, ms?: number): void;
+  release(match: string): void;
   /** Forget recorded requests, scripts and pending failures; latency back to the start value. */
   reset(): void;
   stop(): Promise<void>;
@@ -187,6 +196,32 @@ export async function startFakeSpeechServer(
   const scripts: { match?: string; words: string[] }[] = [];
   const failures: PendingFailure[] = [];
   const requests: RecordedSpeechRequest[] = [];
+  const holds = new Map<string, { released: Promise<void>; release: () => void; ms: number }>();
+
+  function hold(match: string, ms = DEFAULT_HOLD_MS) {
+    if (typeof match !== 'string' || !match) throw new Error('match must be a non-empty string');
+    if (!(typeof ms === 'number' && ms > 0)) throw new Error('ms must be a number > 0');
+    release(match);
+    let done = () => {};
+    const released = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    holds.set(match, { released, release: done, ms });
+  }
+
+  function release(match: string) {
+    holds.get(match)?.release();
+    holds.delete(match);
+  }
+
+  /** Waits while a hold matches the URL (for its `ms` at most). */
+  async function heldBack(url: string) {
+    const held = [...holds.entries()].find(([match]) => url.includes(match))?.[1];
+    if (!held) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([held.released, new Promise((r) => (timer = setTimeout(r, held.ms)))]);
+    clearTimeout(timer);
+  }
 
   function script(words: string[], match?: string) {
     if (!Array.isArray(words) || words.length === 0 || !words.every((w) => typeof w === 'string' && w.trim()))
@@ -213,6 +248,7 @@ export async function startFakeSpeechServer(
     requests.length = 0;
     scripts.length = 0;
     failures.length = 0;
+    for (const match of [...holds.keys()]) release(match);
     latencyMs = startLatency;
   }
 
@@ -268,6 +304,7 @@ export async function startFakeSpeechServer(
     requests.push(record);
     const injected = takeFailure(record.url);
     if (injected !== 'timeout' && latencyMs > 0) await sleep(latencyMs);
+    if (injected !== 'timeout') await heldBack(record.url);
     if (injected) {
       record.answered = injected;
       fail(injected, req, res, audio);
@@ -314,6 +351,12 @@ export async function startFakeSpeechServer(
         setLatency(body.ms as number);
         return sendJson(res, 200, { ok: true });
       }
+      if (method === 'POST' && (path === '/__fake/hold' || path === '/__fake/release')) {
+        if (typeof body.match !== 'string' || !body.match) throw new Error('match must be a non-empty string');
+        if (path === '/__fake/hold') hold(body.match, body.ms === undefined ? undefined : (body.ms as number));
+        else release(body.match);
+        return sendJson(res, 200, { ok: true });
+      }
       if (method === 'GET' && path === '/__fake/requests') {
         const match = query.get('match');
         return sendJson(res, 200, match ? requests.filter((r) => r.url.includes(match)) : requests);
@@ -353,6 +396,8 @@ export async function startFakeSpeechServer(
     script,
     failNext,
     setLatency,
+    hold,
+    release,
     reset,
     stop: () => server.close(),
   };

@@ -197,6 +197,29 @@ describe('speech-to-text client against the fake provider', () => {
     expect(elapsed).toBeLessThan(2500);
   });
 
+  it('waits while the fake holds its answer, and gets it once released (or when the hold runs out)', async () => {
+    const tag = uniqueTag();
+    await speech.hold(tag, 20_000);
+    let answered = false;
+    const pending = client()
+      .transcribe({ audio: wav, contentType: 'audio/wav', tag })
+      .then((result) => {
+        answered = true;
+        return result;
+      });
+    // The request has reached the fake (it is recorded on arrival) and stays unanswered.
+    while ((await speech.requests(tag)).length === 0) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 500));
+    expect(answered).toBe(false);
+    await speech.release(tag);
+    expectBurstTimings(transcriptOf(await pending));
+
+    const other = uniqueTag();
+    await speech.hold(other, 300);
+    expectBurstTimings(transcriptOf(await client().transcribe({ audio: wav, contentType: 'audio/wav', tag: other })));
+    expect(await speech.requests(other)).toHaveLength(1);
+  });
+
   it('answers "not configured" without a key, and sends nothing', async () => {
     const tag = uniqueTag();
     const unconfigured = SpeechToTextClient.fromSettings(loadSettings({ overrides: { TRANSCRIPTION_API_KEY: '' } }));

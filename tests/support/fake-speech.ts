@@ -16,6 +16,9 @@ export interface FakeSpeechControl {
   script(words: string[], match?: string): Promise<void>;
   failNext(mode: SpeechFailureMode, count?: number, match?: string): Promise<void>;
   setLatency(ms: number): Promise<void>;
+  /** Keep matching requests unanswered until release(match), for `ms` at most. */
+  hold(match: string, ms?: number): Promise<void>;
+  release(match: string): Promise<void>;
   requests(match?: string): Promise<RecordedSpeechRequest[]>;
   reset(): Promise<void>;
 }
@@ -31,6 +34,8 @@ export function fakeSpeech(url: string): FakeSpeechControl {
     failNext: async (mode, count = 1, match) =>
       void (await call('POST', '/__fake/fail', { mode, count, ...(match ? { match } : {}) })),
     setLatency: async (ms) => void (await call('POST', '/__fake/latency', { ms })),
+    hold: async (match, ms) => void (await call('POST', '/__fake/hold', { match, ...(ms ? { ms } : {}) })),
+    release: async (match) => void (await call('POST', '/__fake/release', { match })),
     requests: (match) =>
       call<RecordedSpeechRequest[]>('GET', `/__fake/requests${match ? `?match=${encodeURIComponent(match)}` : ''}`),
     reset: async () => void (await call('POST', '/__fake/reset')),
