@@ -79,19 +79,7 @@ function startQueueDelivery({ consumers, invoke, sqsEndpoint, log = () => {} }) 
   const loops = [];
 
   for (const consumer of consumers) {
-    for (let i = 0; i < consumer.concurrency; i++) {
-      loops.push(
-        pollLoop({
-          sqs,
-          invoke,
-          queueUrl: consumer.queueUrl,
-          name: consumer.name,
-          batchSize: consumer.batchSize,
-          signal: controller.signal,
-          log,
-        }),
-      );
-    }
+    loops.push(consumeQueue({ sqs, invoke, ...consumer, signal: controller.signal, log }));
     log(`delivering ${consumer.queueUrl.split('/').pop()} → ${consumer.name} (${consumer.concurrency} in parallel)`);
   }
 
@@ -125,18 +113,31 @@ function startQueueDelivery({ consumers, invoke, sqsEndpoint, log = () => {} }) 
   };
 }
 
-async function pollLoop({ sqs, invoke, queueUrl, name, batchSize, signal, log }) {
+/**
+ * One long-poll loop per queue, which hands what it receives to at most
+ * `concurrency` invocations of `batchSize` messages at a time (as the event
+ * source mapping scales its pollers): it asks only for as many messages as
+ * free invocations can take, and waits for one to finish when all are busy.
+ * One loop per queue rather than one per invocation slot: an idle stack keeps
+ * eight long polls open, not one per slot (57 with today's workers).
+ */
+async function consumeQueue({ sqs, invoke, queueUrl, name, batchSize, concurrency, signal, log }) {
+  const running = new Set();
   // Stopping waits for the current 1-second poll instead of aborting it: an
   // aborted long poll can still be handed a message by the server, which then
   // stays invisible for the whole visibility timeout. Whatever a last poll
   // receives is delivered before the loop ends.
   while (!signal.aborted) {
+    if (running.size >= concurrency) {
+      await Promise.race(running);
+      continue;
+    }
     let messages;
     try {
       ({ Messages: messages = [] } = await sqs.send(
         new ReceiveMessageCommand({
           QueueUrl: queueUrl,
-          MaxNumberOfMessages: Math.min(10, batchSize),
+          MaxNumberOfMessages: Math.min(10, (concurrency - running.size) * batchSize),
           WaitTimeSeconds: 1,
           AttributeNames: ['All'],
           MessageSystemAttributeNames: ['All'],
@@ -144,26 +145,35 @@ async function pollLoop({ sqs, invoke, queueUrl, name, batchSize, signal, log })
         }),
       ));
     } catch (err) {
-      if (signal.aborted) return;
+      if (signal.aborted) break;
       log(`receive from ${queueUrl} failed: ${err.message}`);
       await sleep(1000);
       continue;
     }
-    if (messages.length === 0) continue;
-    const failed = await deliver({ invoke, name, queueUrl, messages, log });
-    const succeeded = messages.filter((m) => !failed.has(m.MessageId));
-    if (succeeded.length > 0) {
-      await sqs
-        .send(
-          new DeleteMessageBatchCommand({
-            QueueUrl: queueUrl,
-            Entries: succeeded.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })),
-          }),
-        )
-        .catch((err) => log(`delete failed: ${err.message}`));
+    for (let first = 0; first < messages.length; first += batchSize) {
+      const batch = messages.slice(first, first + batchSize);
+      const delivery = deliverAndDelete({ sqs, invoke, name, queueUrl, messages: batch, log }).finally(() =>
+        running.delete(delivery),
+      );
+      running.add(delivery);
     }
-    // Failed messages are left to their visibility timeout (see the top of this file).
   }
+  await Promise.allSettled(running);
+}
+
+/** Delivers one batch and deletes what succeeded; failed messages are left to their visibility timeout. */
+async function deliverAndDelete({ sqs, invoke, name, queueUrl, messages, log }) {
+  const failed = await deliver({ invoke, name, queueUrl, messages, log });
+  const succeeded = messages.filter((m) => !failed.has(m.MessageId));
+  if (succeeded.length === 0) return;
+  await sqs
+    .send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: queueUrl,
+        Entries: succeeded.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })),
+      }),
+    )
+    .catch((err) => log(`delete failed: ${err.message}`));
 }
 
 /** Invokes the worker; returns the ids of messages that failed (left on the queue). */
