@@ -570,6 +570,38 @@ describe('fault injection: the engine cannot lose work', () => {
 });
 
 describe('local queue delivery', () => {
+  it('hands batches of the batch size to at most the concurrency of invocations, each message once', async () => {
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `delivery-${randomUUID()}` }));
+    const seen: string[] = [];
+    const batchSizes: number[] = [];
+    let running = 0;
+    let mostAtOnce = 0;
+    const delivery = startQueueDelivery({
+      consumers: [{ name: 'slow', queueUrl: QueueUrl, batchSize: 2, concurrency: 3 }],
+      invoke: async (_name: string, event: { Records: { body: string }[] }) => {
+        running++;
+        mostAtOnce = Math.max(mostAtOnce, running);
+        batchSizes.push(event.Records.length);
+        seen.push(...event.Records.map((r) => JSON.parse(r.body).n));
+        await new Promise((r) => setTimeout(r, 300));
+        running--;
+        return { payload: { batchItemFailures: [] } };
+      },
+      sqsEndpoint: process.env.AWS_ENDPOINT_URL_SQS,
+    });
+    try {
+      await Promise.all(Array.from({ length: 12 }, (_, n) => sendRaw(QueueUrl as string, { n: String(n) })));
+      await eventually(async () => seen.length >= 12 && (await delivery.pending()) === 0, 20_000, 100);
+    } finally {
+      await delivery.stop();
+    }
+    expect([...seen].sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 12 }, (_, n) => String(n)));
+    expect(mostAtOnce).toBeGreaterThan(1);
+    expect(mostAtOnce).toBeLessThanOrEqual(3);
+    expect(Math.max(...batchSizes)).toBeLessThanOrEqual(2);
+    await sqs.send(new DeleteQueueCommand({ QueueUrl }));
+  }, 30_000);
+
   it('leaves a failed message hidden for its visibility timeout, as SQS does', async () => {
     const { QueueUrl } = await sqs.send(
       new CreateQueueCommand({ QueueName: `delivery-${randomUUID()}`, Attributes: { VisibilityTimeout: '600' } }),
