@@ -67,6 +67,12 @@ export function isLoopbackAddress(address: string): boolean {
   return isIP(address) !== 0 && loopback.check(address, familyOf(address));
 }
 
+/** The IP address a URL's hostname is written as (IPv6 without its brackets); null for a name. */
+export function literalAddress(hostname: string): string | null {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  return isIP(bare) ? bare : null;
+}
+
 /**
  * Why a connection to `address` for `hostname` (a URL's hostname, IPv6 in
  * brackets) may not be made, in words ending a sentence; null when it may.
@@ -75,6 +81,6 @@ export function addressProblem(hostname: string, address: string): string | null
   if (isLoopbackHost(hostname))
     return isLoopbackAddress(address) ? null : `${hostname} resolves to ${address}, which is not this machine`;
   if (isPublicAddress(address)) return null;
-  const named = hostname.replace(/^\[|\]$/g, '') === address ? hostname : `${hostname} resolves to ${address}, which`;
+  const named = literalAddress(hostname) === address ? hostname : `${hostname} resolves to ${address}, which`;
   return `${named} is not a public address`;
 }

@@ -6,9 +6,8 @@
  * A URL appears in a reason by its origin only: a signed URL's query is a
  * credential.
  */
-import { isIP } from 'node:net';
 import { type HostRule, hostAllowed } from '../config';
-import { addressProblem } from './address-rules';
+import { addressProblem, literalAddress } from './address-rules';
 
 /** Redirects followed before a download is refused. */
 const MAX_REDIRECTS = 5;
@@ -28,8 +27,8 @@ function urlProblem(url: URL, hosts: readonly HostRule[], source: string): strin
     return `${originOf(url)} is a ${url.protocol.slice(0, -1)} URL, not https`;
   if (hostAllowed(url, hosts)) {
     // An address in the URL itself is checked here: a connection to it looks no name up (./address-rules.ts).
-    const address = url.hostname.replace(/^\[|\]$/g, '');
-    return isIP(address) ? addressProblem(url.hostname, address) : null;
+    const address = literalAddress(url.hostname);
+    return address ? addressProblem(url.hostname, address) : null;
   }
   if (url.protocol === 'http:' && hostAllowed(new URL(url.href.replace(/^http:/, 'https:')), hosts))
     return `${originOf(url)} is plain http; ${source}'s downloads are https only`;

@@ -351,10 +351,12 @@ export async function startFakeSpeechServer(
         setLatency(body.ms as number);
         return sendJson(res, 200, { ok: true });
       }
-      if (method === 'POST' && (path === '/__fake/hold' || path === '/__fake/release')) {
-        if (typeof body.match !== 'string' || !body.match) throw new Error('match must be a non-empty string');
-        if (path === '/__fake/hold') hold(body.match, body.ms === undefined ? undefined : (body.ms as number));
-        else release(body.match);
+      if (method === 'POST' && path === '/__fake/hold') {
+        hold(body.match as string, body.ms as number | undefined);
+        return sendJson(res, 200, { ok: true });
+      }
+      if (method === 'POST' && path === '/__fake/release') {
+        release(body.match as string);
         return sendJson(res, 200, { ok: true });
       }
       if (method === 'GET' && path === '/__fake/requests') {

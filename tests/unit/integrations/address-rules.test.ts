@@ -1,4 +1,9 @@
-import { addressProblem, isLoopbackAddress, isPublicAddress } from '../../../lib/integrations/address-rules';
+import {
+  addressProblem,
+  isLoopbackAddress,
+  isPublicAddress,
+  literalAddress,
+} from '../../../lib/integrations/address-rules';
 
 describe('address rules', () => {
   it('take public unicast addresses as public, in either family and IPv4-mapped', () => {
@@ -40,6 +45,16 @@ describe('address rules', () => {
       'not an address',
     ])
       expect([address, isPublicAddress(address)]).toEqual([address, false]);
+  });
+
+  it('read the IP address a URL hostname is written as, brackets off; none for a name', () => {
+    expect(['10.0.0.5', '[::1]', '[fd00::2]', 'example.com', 'localhost'].map(literalAddress)).toEqual([
+      '10.0.0.5',
+      '::1',
+      'fd00::2',
+      null,
+      null,
+    ]);
   });
 
   it('know this machine’s addresses', () => {
