@@ -21,6 +21,7 @@ import {
   verifyLoginToken,
 } from './login-token-rules';
 import { provisionLocalUser, provisionTeam, provisionUser } from './provisioning-service';
+import { readSignedInRows } from './signed-in-rows-store';
 
 /** get_current_user: NotSignedInError (401) without a valid token (or the local bypass). */
 export async function resolveIdentity(event: Pick<APIGatewayProxyEventV2, 'headers' | 'cookies'>): Promise<Identity> {
@@ -41,8 +42,9 @@ export async function resolveIdentity(event: Pick<APIGatewayProxyEventV2, 'heade
     throw err;
   }
   const { claims, raw } = verified;
-  const team = await provisionTeam(claims);
-  const user = await provisionUser(claims, team);
+  const known = await readSignedInRows(claims.current_team_token || null, claims.user_id);
+  const team = await provisionTeam(claims, known.team);
+  const user = await provisionUser(claims, team, known.user);
   return identityOf(user, team, { authMode: 'jwt', tokenVia: found.via, rawClaims: raw });
 }
 

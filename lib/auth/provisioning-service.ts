@@ -22,10 +22,16 @@ const RACE_ATTEMPTS = 4;
 const retryOnRace = <T>(work: () => Promise<T>): Promise<T> =>
   withRetry(work, { attempts: RACE_ATTEMPTS, backoffMs: 0, retryable: isConditionRace });
 
-export async function provisionTeam(claims: LoginClaims): Promise<Team> {
+/**
+ * `known`: the team already read for the token (lib/auth/signed-in-rows-store.ts; null when it found none),
+ * used on the first attempt only: an attempt after a lost race reads again.
+ */
+export async function provisionTeam(claims: LoginClaims, known?: Team | null): Promise<Team> {
+  let prefetched = known;
   return retryOnRace(async () => {
     const token = claims.current_team_token || null;
-    let team = token ? await findTeamByToken(token) : null;
+    let team = prefetched !== undefined ? prefetched : token ? await findTeamByToken(token) : null;
+    prefetched = undefined;
     team ??= await findTeamByExternalId(claims.current_team_id);
     if (!team) {
       return createTeam({
@@ -44,9 +50,12 @@ export async function provisionTeam(claims: LoginClaims): Promise<Team> {
   });
 }
 
-export async function provisionUser(claims: LoginClaims, team: Team): Promise<User> {
+/** `known`: the user already read for the external id (null when none was found), used on the first attempt only. */
+export async function provisionUser(claims: LoginClaims, team: Team, known?: User | null): Promise<User> {
+  let prefetched = known;
   const user = await retryOnRace(async () => {
-    const existing = await findUserByExternalId(claims.user_id);
+    const existing = prefetched !== undefined ? prefetched : await findUserByExternalId(claims.user_id);
+    prefetched = undefined;
     if (existing) return syncUser(existing, { team_id: team.id, name: claims.user_name || undefined });
     const emailOwner = claims.email ? await findUserByEmail(claims.email) : null;
     // The email is a fallback key for users who have no external id yet

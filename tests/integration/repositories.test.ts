@@ -8,6 +8,7 @@ import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamod
 import { recordActivity } from '../../lib/activity/service';
 import { getActivity, listTeamActivity, markRestored } from '../../lib/activity/store';
 import { provisionTeam, provisionUser } from '../../lib/auth/provisioning-service';
+import { readSignedInRows } from '../../lib/auth/signed-in-rows-store';
 import { archiveClaimRecord, unarchiveClaimRecord } from '../../lib/claims/service';
 import { addClaimSpend, getClaim, putNewClaim } from '../../lib/claims/store';
 import { isConditionRace } from '../../lib/db/client';
@@ -58,6 +59,25 @@ describe('teams and users', () => {
     expect(new Set(teams.map((t) => t.id)).size).toBe(1);
     const users = await Promise.all(Array.from({ length: 6 }, () => provisionUser(claims, teams[0])));
     expect(new Set(users.map((u) => u.id)).size).toBe(1);
+  });
+
+  it('reads the team of a login token and its user in two batches, null for what is not known', async () => {
+    const claims = loginClaims();
+    const team = await provisionTeam(claims);
+    const user = await provisionUser(claims, team);
+    const token = claims.current_team_token as string;
+    const both = await readSignedInRows(token, claims.user_id);
+    expect(both.team).toMatchObject(team);
+    expect(both.user).toMatchObject({ id: user.id, external_id: claims.user_id, team_id: team.id });
+    expect(await readSignedInRows(`unknown-${randomUUID()}`, claims.user_id)).toMatchObject({
+      team: null,
+      user: { id: user.id },
+    });
+    expect(await readSignedInRows(null, claims.user_id)).toMatchObject({ team: null, user: { id: user.id } });
+    expect(await readSignedInRows(token, `unknown-${randomUUID()}`)).toMatchObject({
+      team: { id: team.id },
+      user: null,
+    });
   });
 
   it('stamps last_seen_at at most once a minute', async () => {

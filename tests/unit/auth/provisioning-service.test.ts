@@ -286,6 +286,29 @@ describe('provisionTeam', () => {
     expect(ddb).not.toHaveReceivedCommand(UpdateCommand);
   });
 
+  it('starts from a team already read for the token: no lookup of its own', async () => {
+    seedTeam(team());
+    await expect(provisionTeam(claims(), team())).resolves.toEqual(team());
+    expect(ddb).not.toHaveReceivedCommand(GetCommand);
+  });
+
+  it('with the token already known to name no team, looks it up by external id only', async () => {
+    await provisionTeam(claims(), null);
+    const gets = ddb.commandCalls(GetCommand).map((c) => (c.args[0].input as GetCommandInput).Key);
+    expect(gets).toEqual([{ pk: 'TEAMEXT#42', sk: 'UNIQUE' }]);
+  });
+
+  it('(e) after a lost creation race, reads again instead of trusting what was read before it', async () => {
+    const winner = team({ id: 'team-winner' });
+    ddb.on(TransactWriteCommand).callsFakeOnce(() => {
+      seedTeam(winner);
+      throw raceError(['ConditionalCheckFailed', 'ConditionalCheckFailed', 'ConditionalCheckFailed']);
+    });
+    await expect(provisionTeam(claims(), null)).resolves.toMatchObject({ id: 'team-winner' });
+    const gets = ddb.commandCalls(GetCommand).map((c) => String((c.args[0].input as GetCommandInput).Key!.pk));
+    expect(gets).toEqual(['TEAMEXT#42', `TEAMTOKEN#${teamTokenHash('tok-current')}`, 'TEAM#team-winner']);
+  });
+
   it('(e) a bare ConditionalCheckFailedException is a race too', async () => {
     const winner = team({ id: 'team-winner' });
     ddb.on(TransactWriteCommand).callsFakeOnce(() => {
@@ -409,6 +432,25 @@ describe('provisionUser', () => {
       gsi1pk: 'TEAM#team-now#USERS',
       external_id: 'b1c2d3e4-0000-4000-8000-000000000001',
     });
+  });
+
+  it('starts from a user already read for the external id: no lookup of its own', async () => {
+    const known = user({ team_id: 'team-now' });
+    seedUser(known);
+    await expect(provisionUser(claims(), currentTeam, known)).resolves.toEqual(known);
+    expect(ddb).not.toHaveReceivedCommand(GetCommand);
+    expect(ddb).not.toHaveReceivedCommand(TransactWriteCommand);
+  });
+
+  it('(f) after a lost creation race with no user read before, reads again and returns the winner', async () => {
+    const winner = user({ id: 'user-winner', team_id: 'team-now' });
+    ddb.on(TransactWriteCommand).callsFakeOnce(() => {
+      seedUser(winner);
+      throw raceError(['ConditionalCheckFailed', 'ConditionalCheckFailed', 'None']);
+    });
+    await expect(provisionUser(claims(), currentTeam, null)).resolves.toMatchObject({ id: 'user-winner' });
+    const gets = ddb.commandCalls(GetCommand).map((c) => String((c.args[0].input as GetCommandInput).Key!.pk));
+    expect(gets).toEqual(['USEREMAIL#ada@example.com', 'USEREXT#101', 'USER#user-winner']);
   });
 
   it('(f) a lost user-creation race retries and returns the winner', async () => {
