@@ -4,7 +4,6 @@
  * and for checking what was written.
  */
 import { randomUUID } from 'node:crypto';
-import { LambdaClient, InvokeCommand } from '@aws-sdk/client-lambda';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -126,6 +125,8 @@ export async function objectExists(key: string): Promise<boolean> {
 
 /** Invokes a function of the running service through serverless-offline's Lambda endpoint. */
 export async function invokeFunction(name: string, event: unknown = {}) {
+  // Loaded here, not at the top: most files that import these helpers never invoke a function.
+  const { InvokeCommand, LambdaClient } = await import('@aws-sdk/client-lambda');
   const lambda = new LambdaClient({ endpoint: process.env.TEST_LAMBDA_ENDPOINT, maxAttempts: 1 });
   const result = await lambda.send(
     new InvokeCommand({
