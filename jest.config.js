@@ -27,6 +27,8 @@ const common = {
   // jest warned about), and in runs with that warning an error report sent from a test's own process sometimes
   // never reached the fake. Those instances are meant to live for the process.
   testEnvironmentOptions: { globalsCleanup: 'off' },
+  // Jest's runtime with V8's code cache kept across a worker's test files (see the file).
+  runtime: '<rootDir>/tests/support/code-cache-runtime.js',
 };
 
 const PROJECTS = ['unit', 'service', 'packaging'];
