@@ -6,12 +6,17 @@
  * - mode: 'up' (default) hands a delivery to the fake; 'refusing' answers
  *   503; 'down' drops the connection without an answer; 'hanging' never
  *   answers. Deliveries that arrive while not up are counted, not recorded.
+ *   With a `match` the mode holds only for deliveries whose body (unzipped)
+ *   contains it, and the others are taken as usual: the fakes serve every
+ *   test file of the run at once, and an outage one test stages must not
+ *   swallow the signals another test is waiting for.
  * - Control API for other processes:
  *     GET /__fake/<list>?...   each fake's own lists
  *     GET /__fake/stats        {mode, received: {<kind>: count}}
- *     POST /__fake/mode {mode} POST /__fake/reset (forget everything, mode up)
+ *     POST /__fake/mode {mode, match?} POST /__fake/reset (forget everything, mode up)
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { controlBody, listenFake, readBytes, sendJson } from './http';
 
 const SINK_MODES = ['up', 'refusing', 'down', 'hanging'] as const;
@@ -19,6 +24,7 @@ export type SinkMode = (typeof SINK_MODES)[number];
 
 export interface SinkStats<K extends string> {
   mode: SinkMode;
+  match: string | null;
   received: Record<K, number>;
 }
 
@@ -40,7 +46,7 @@ export interface SignalSinkSpec<K extends string> {
 
 export interface SignalSink {
   url: string;
-  setMode(mode: SinkMode): void;
+  setMode(mode: SinkMode, match?: string | null): void;
   reset(): void;
   stop(): Promise<void>;
 }
@@ -48,16 +54,33 @@ export interface SignalSink {
 export async function startSignalSink<K extends string>(spec: SignalSinkSpec<K>): Promise<SignalSink> {
   const received = Object.fromEntries(spec.kinds.map((kind) => [kind, 0])) as Record<K, number>;
   let mode: SinkMode = 'up';
+  /** The deliveries the mode holds for (those whose body contains it); every one when null. */
+  let modeMatch: string | null = null;
 
-  function setMode(next: SinkMode) {
+  function setMode(next: SinkMode, match: unknown = null) {
     if (!SINK_MODES.includes(next)) throw new Error(`mode must be one of ${SINK_MODES.join(', ')}`);
+    if (match !== null && (typeof match !== 'string' || !match)) throw new Error('match must be a non-empty string');
     mode = next;
+    modeMatch = next === 'up' ? null : match;
+  }
+
+  /** Whether the mode holds for this delivery. */
+  function modeHolds(req: IncomingMessage, raw: Buffer): boolean {
+    if (mode === 'up') return false;
+    if (modeMatch === null) return true;
+    try {
+      const bytes = /gzip/i.test(req.headers['content-encoding'] ?? '') ? gunzipSync(raw) : raw;
+      return bytes.toString('utf8').includes(modeMatch);
+    } catch {
+      return false;
+    }
   }
 
   function reset() {
     spec.clear();
     for (const kind of spec.kinds) received[kind] = 0;
     mode = 'up';
+    modeMatch = null;
   }
 
   function control(path: string, method: string, query: URLSearchParams, raw: string, res: ServerResponse) {
@@ -65,10 +88,10 @@ export async function startSignalSink<K extends string>(spec: SignalSinkSpec<K>)
     if (!body) return sendJson(res, 400, { error: 'body must be JSON' });
     const list = spec.lists[path.slice('/__fake/'.length)];
     if (method === 'GET' && list) return sendJson(res, 200, list(query));
-    if (method === 'GET' && path === '/__fake/stats') return sendJson(res, 200, { mode, received });
+    if (method === 'GET' && path === '/__fake/stats') return sendJson(res, 200, { mode, match: modeMatch, received });
     if (method === 'POST' && path === '/__fake/mode') {
       try {
-        setMode(body.mode as SinkMode);
+        setMode(body.mode as SinkMode, body.match ?? null);
       } catch (err) {
         return sendJson(res, 400, { error: (err as Error).message });
       }
@@ -92,9 +115,11 @@ export async function startSignalSink<K extends string>(spec: SignalSinkSpec<K>)
       const kind = spec.route(req.method ?? 'GET', url);
       if (kind === null) return void sendJson(res, 404, spec.notFound);
       received[kind] += 1;
-      if (mode === 'refusing') return void sendJson(res, 503, spec.refusal);
-      if (mode === 'down') return req.socket.destroy();
-      if (mode === 'hanging') return server.hang(res);
+      if (modeHolds(req, raw)) {
+        if (mode === 'refusing') return void sendJson(res, 503, spec.refusal);
+        if (mode === 'down') return req.socket.destroy();
+        if (mode === 'hanging') return server.hang(res);
+      }
       spec.accept(kind, url, req, res, raw);
     } catch (err) {
       if (!res.headersSent) sendJson(res, 500, { detail: String(err) });

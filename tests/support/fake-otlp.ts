@@ -19,7 +19,8 @@ export interface FakeOtlpControl {
   logs(match?: string): Promise<RecordedLog[]>;
   metrics(name?: string): Promise<RecordedMetricPoint[]>;
   stats(): Promise<CollectorStats>;
-  setMode(mode: CollectorMode): Promise<void>;
+  /** `match`: the mode holds only for deliveries that contain it (the fake serves the whole run at once). */
+  setMode(mode: CollectorMode, match?: string): Promise<void>;
 }
 
 const query = (name: string, value?: string) => (value ? `?${name}=${encodeURIComponent(value)}` : '');
@@ -33,6 +34,6 @@ export function fakeOtlp(url: string): FakeOtlpControl {
     logs: (match) => call<RecordedLog[]>('GET', `/__fake/logs${query('match', match)}`),
     metrics: (name) => call<RecordedMetricPoint[]>('GET', `/__fake/metrics${query('name', name)}`),
     stats: () => call<CollectorStats>('GET', '/__fake/stats'),
-    setMode: async (mode) => void (await call('POST', '/__fake/mode', { mode })),
+    setMode: async (mode, match) => void (await call('POST', '/__fake/mode', { mode, match })),
   };
 }

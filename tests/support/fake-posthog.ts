@@ -12,7 +12,8 @@ export interface FakePostHogControl {
   origin: string;
   events(match?: string): Promise<RecordedEvent[]>;
   stats(): Promise<SinkStats<'capture'>>;
-  setMode(mode: AnalyticsMode): Promise<void>;
+  /** `match`: the mode holds only for deliveries that contain it (the fake serves the whole run at once). */
+  setMode(mode: AnalyticsMode, match?: string): Promise<void>;
 }
 
 export function fakePostHog(url: string): FakePostHogControl {
@@ -23,6 +24,6 @@ export function fakePostHog(url: string): FakePostHogControl {
     events: (match) =>
       call<RecordedEvent[]>('GET', `/__fake/events${match ? `?match=${encodeURIComponent(match)}` : ''}`),
     stats: () => call('GET', '/__fake/stats'),
-    setMode: async (mode) => void (await call('POST', '/__fake/mode', { mode })),
+    setMode: async (mode, match) => void (await call('POST', '/__fake/mode', { mode, match })),
   };
 }

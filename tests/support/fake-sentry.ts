@@ -14,7 +14,8 @@ export interface FakeSentryControl {
   /** The event of each matching envelope (what a report says: level, tags, extra, exception or message). */
   events(match?: string): Promise<Record<string, any>[]>;
   stats(): Promise<SinkStats<'envelope'>>;
-  setMode(mode: ErrorTrackingMode): Promise<void>;
+  /** `match`: the mode holds only for deliveries that contain it (the fake serves the whole run at once). */
+  setMode(mode: ErrorTrackingMode, match?: string): Promise<void>;
 }
 
 export function fakeSentry(url: string): FakeSentryControl {
@@ -30,6 +31,6 @@ export function fakeSentry(url: string): FakeSentryControl {
         envelope.items.filter((i) => i.header.type === 'event').map((i) => i.payload as Record<string, any>),
       ),
     stats: () => call('GET', '/__fake/stats'),
-    setMode: async (mode) => void (await call('POST', '/__fake/mode', { mode })),
+    setMode: async (mode, match) => void (await call('POST', '/__fake/mode', { mode, match })),
   };
 }
