@@ -18,7 +18,6 @@
  *   `match` is looked for in the record's JSON (e.g. a job id in its attributes).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { gunzipSync } from 'node:zlib';
 import { isRecord, sendJson } from './http';
 import { type SignalSink, type SinkMode, type SinkStats, startSignalSink } from './signal-sink';
 
@@ -168,12 +167,11 @@ export async function startFakeOtlpCollector(options: { port?: number } = {}): P
   const matching = <T>(records: T[], match: string | null) =>
     match ? records.filter((r) => JSON.stringify(r).includes(match)) : records;
 
-  function exported(signal: Signal, req: IncomingMessage, res: ServerResponse, raw: Buffer) {
+  function exported(signal: Signal, req: IncomingMessage, res: ServerResponse, bytes: Buffer | null) {
     if (!/json/i.test(req.headers['content-type'] ?? '')) return sendJson(res, 415, { message: 'JSON only' });
     let body: unknown;
     try {
-      const bytes = /gzip/i.test(req.headers['content-encoding'] ?? '') ? gunzipSync(raw) : raw;
-      body = JSON.parse(bytes.toString('utf8'));
+      body = JSON.parse(bytes?.toString('utf8') ?? ''); // null (it did not unzip) is malformed too
     } catch {
       return sendJson(res, 400, { message: 'not OTLP JSON' });
     }
@@ -188,7 +186,7 @@ export async function startFakeOtlpCollector(options: { port?: number } = {}): P
     port: options.port,
     kinds: ['traces', 'metrics', 'logs'],
     route: (method, url) => (method === 'POST' ? (SIGNALS[url.pathname as keyof typeof SIGNALS] ?? null) : null),
-    accept: (signal, _url, req, res, raw) => exported(signal, req, res, raw),
+    accept: (signal, _url, req, res, bytes) => exported(signal, req, res, bytes),
     lists: {
       spans: (query) => matching(spans, query.get('match')),
       logs: (query) => matching(logs, query.get('match')),

@@ -15,7 +15,6 @@
  *   `match` is looked for in the event's JSON (e.g. a job or user id).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { gunzipSync } from 'node:zlib';
 import { isRecord, sendJson } from './http';
 import { type SignalSink, type SinkMode, startSignalSink } from './signal-sink';
 
@@ -42,11 +41,10 @@ export async function startFakePostHog(options: { apiKey?: string; port?: number
   const apiKey = options.apiKey ?? 'phc_fake_project_key';
   const events: RecordedEvent[] = [];
 
-  function capture(path: string, req: IncomingMessage, res: ServerResponse, raw: Buffer) {
+  function capture(path: string, req: IncomingMessage, res: ServerResponse, bytes: Buffer | null) {
     let body: unknown;
     try {
-      const bytes = /gzip/i.test(req.headers['content-encoding'] ?? '') ? gunzipSync(raw) : raw;
-      body = JSON.parse(bytes.toString('utf8'));
+      body = JSON.parse(bytes?.toString('utf8') ?? ''); // null (it did not unzip) is malformed too
     } catch {
       return sendJson(res, 400, { type: 'validation_error', detail: 'Malformed request data' });
     }
@@ -75,7 +73,7 @@ export async function startFakePostHog(options: { apiKey?: string; port?: number
     port: options.port,
     kinds: ['capture'],
     route: (method, url) => (method === 'POST' && CAPTURE_PATHS.has(url.pathname) ? 'capture' : null),
-    accept: (_kind, url, req, res, raw) => capture(url.pathname, req, res, raw),
+    accept: (_kind, url, req, res, bytes) => capture(url.pathname, req, res, bytes),
     lists: {
       events: (query) => {
         const match = query.get('match');

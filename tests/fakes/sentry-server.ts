@@ -18,7 +18,6 @@
  *   `match` is looked for in the envelope's raw text (e.g. a job id in a tag).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { gunzipSync } from 'node:zlib';
 import { isRecord, sendJson } from './http';
 import { type SignalSink, type SinkMode, startSignalSink } from './signal-sink';
 
@@ -102,16 +101,11 @@ export async function startFakeSentry(
     query: URLSearchParams,
     req: IncomingMessage,
     res: ServerResponse,
-    raw: Buffer,
+    bytes: Buffer | null,
   ) {
     if (pathProject !== project) return sendJson(res, 404, { detail: 'project not found' });
     if (keyOf(req, query) !== key) return sendJson(res, 401, { detail: 'invalid api key' });
-    let bytes: Buffer;
-    try {
-      bytes = /gzip/i.test(req.headers['content-encoding'] ?? '') ? gunzipSync(raw) : raw;
-    } catch {
-      return sendJson(res, 400, { detail: 'bad compression' });
-    }
+    if (!bytes) return sendJson(res, 400, { detail: 'bad compression' });
     const parsed = parseEnvelope(bytes);
     if (!parsed) return sendJson(res, 400, { detail: 'invalid envelope' });
     envelopes.push({ project: pathProject, raw: bytes.toString('utf8'), ...parsed, at: new Date().toISOString() });
@@ -122,8 +116,8 @@ export async function startFakeSentry(
     port: options.port,
     kinds: ['envelope'],
     route: (method, url) => (method === 'POST' && ENVELOPE_PATH.test(url.pathname) ? 'envelope' : null),
-    accept: (_kind, url, req, res, raw) =>
-      envelope(decodeURIComponent(ENVELOPE_PATH.exec(url.pathname)?.[1] ?? ''), url.searchParams, req, res, raw),
+    accept: (_kind, url, req, res, bytes) =>
+      envelope(decodeURIComponent(ENVELOPE_PATH.exec(url.pathname)?.[1] ?? ''), url.searchParams, req, res, bytes),
     lists: {
       envelopes: (query) => {
         const match = query.get('match');

@@ -33,8 +33,11 @@ export interface SignalSinkSpec<K extends string> {
   kinds: readonly K[];
   /** Which kind of delivery a request is, or null when it is not one of the sink's routes (404). */
   route: (method: string, url: URL) => K | null;
-  /** Takes one delivery while the sink is up, and answers it. */
-  accept: (kind: K, url: URL, req: IncomingMessage, res: ServerResponse, raw: Buffer) => void;
+  /**
+   * Takes one delivery while the sink is up, and answers it. `body`: the request's bytes, unzipped when sent
+   * gzipped; null when they do not unzip (the fake answers that as its provider does).
+   */
+  accept: (kind: K, url: URL, req: IncomingMessage, res: ServerResponse, body: Buffer | null) => void;
   /** GET /__fake/<name> answers lists[name](query). */
   lists: Record<string, (query: URLSearchParams) => unknown>;
   /** Forgets what was recorded. */
@@ -64,16 +67,10 @@ export async function startSignalSink<K extends string>(spec: SignalSinkSpec<K>)
     modeMatch = next === 'up' ? null : match;
   }
 
-  /** Whether the mode holds for this delivery. */
-  function modeHolds(req: IncomingMessage, raw: Buffer): boolean {
+  /** Whether the mode holds for this delivery (its body unzipped). */
+  function modeHolds(body: Buffer | null): boolean {
     if (mode === 'up') return false;
-    if (modeMatch === null) return true;
-    try {
-      const bytes = /gzip/i.test(req.headers['content-encoding'] ?? '') ? gunzipSync(raw) : raw;
-      return bytes.toString('utf8').includes(modeMatch);
-    } catch {
-      return false;
-    }
+    return modeMatch === null || Boolean(body?.toString('utf8').includes(modeMatch));
   }
 
   function reset() {
@@ -115,16 +112,27 @@ export async function startSignalSink<K extends string>(spec: SignalSinkSpec<K>)
       const kind = spec.route(req.method ?? 'GET', url);
       if (kind === null) return void sendJson(res, 404, spec.notFound);
       received[kind] += 1;
-      if (modeHolds(req, raw)) {
+      const body = unzipped(req, raw);
+      if (modeHolds(body)) {
         if (mode === 'refusing') return void sendJson(res, 503, spec.refusal);
         if (mode === 'down') return req.socket.destroy();
         if (mode === 'hanging') return server.hang(res);
       }
-      spec.accept(kind, url, req, res, raw);
+      spec.accept(kind, url, req, res, body);
     } catch (err) {
       if (!res.headersSent) sendJson(res, 500, { detail: String(err) });
     }
   }, spec.port);
 
   return { url: server.url, setMode, reset, stop: () => server.close() };
+}
+
+/** A delivery's bytes, unzipped when sent gzipped (the SDKs may compress); null when they do not unzip. */
+function unzipped(req: IncomingMessage, raw: Buffer): Buffer | null {
+  if (!/gzip/i.test(req.headers['content-encoding'] ?? '')) return raw;
+  try {
+    return gunzipSync(raw);
+  } catch {
+    return null;
+  }
 }
