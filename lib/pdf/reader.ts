@@ -14,7 +14,7 @@
  * password) is parsed decrypted (./decrypted-structure.ts): its streams are
  * then copies, so no stored JPEG gets a byte range in the document.
  */
-import { ParseSpeeds, PDFDocument, type PDFPage } from 'pdf-lib';
+import { ParseSpeeds, PDFDict, PDFDocument, PDFHexString, PDFName, type PDFPage, PDFString } from 'pdf-lib';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { decryptedStructure, mentionsEncryption, NeedsPassword } from './decrypted-structure';
 import { boundsOf, type Matrix, multiply, roundBox, UNIT_SQUARE } from './geometry';
@@ -141,6 +141,14 @@ export async function openPdf(data: Uint8Array, options: OpenOptions = {}): Prom
   return reader;
 }
 
+/** The document's Producer as text; an entry that is not a string (a damaged Info dictionary) counts as absent. */
+function producerOf(structure: PDFDocument): string | null {
+  const info = structure.context.lookup(structure.context.trailerInfo.Info);
+  const entry = info instanceof PDFDict ? info.lookup(PDFName.of('Producer')) : undefined;
+  const text = entry instanceof PDFString || entry instanceof PDFHexString ? entry.decodeText() : '';
+  return text.trim() || null;
+}
+
 function textOf(item: { str: string; transform: number[]; width: number; height: number }, view: Matrix): PdfText {
   const [a, b, c, d, e, f] = item.transform;
   // The run's box in user space: along its baseline by its width, up by its height, from its origin.
@@ -173,7 +181,7 @@ class DocumentReader implements PdfReader {
     private readonly bytes: Uint8Array,
   ) {
     this.pageCount = pages.length;
-    this.producer = structure.getProducer()?.trim() || null;
+    this.producer = producerOf(structure);
     this.catalog = new ImageCatalog(structure.context);
     this.fonts = new FontLimits(structure.context, this.catalog);
   }

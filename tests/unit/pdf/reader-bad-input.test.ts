@@ -1,3 +1,4 @@
+import { PDFDict, PDFDocument, PDFName } from 'pdf-lib';
 import { openPdf, PdfUnreadable } from '../../../lib/pdf/reader';
 import { badPdfs, cardGridList } from '../../support/pdf-fixtures';
 
@@ -54,5 +55,14 @@ describe('openPdf on files it cannot read', () => {
     for (const share of [0.2, 0.5, 0.8, 0.95]) {
       expect((await refusal(bytes.slice(0, Math.floor(bytes.length * share)))).kind).toBe('corrupt');
     }
+  });
+
+  it('reads a PDF whose Producer is not text as having none (found by fuzzing a damaged list)', async () => {
+    const doc = await PDFDocument.load((await cardGridList({ pages: 1, photosPerPage: 1 })).bytes);
+    doc.context.lookup(doc.context.trailerInfo.Info, PDFDict).set(PDFName.of('Producer'), PDFName.of('Acme'));
+    const reader = await openPdf(await doc.save({ updateFieldAppearances: false }));
+    expect(reader.producer).toBeNull();
+    expect(reader.pageCount).toBe(1);
+    await reader.close();
   });
 });
