@@ -23,9 +23,10 @@
  * package time: `serverless offline` keeps the machine's own ffmpeg and
  * node_modules.
  *
- * The modules come at the versions installed in this checkout, so a layer
- * runs the code the tests ran. Each layer is built once per key (packages,
- * versions, platform, layout, kept paths) into a ready zip, .layers/<name>.zip,
+ * The modules come at the versions installed in this checkout, with the
+ * fixes localstack/patches holds for them applied, so a layer runs the code
+ * the tests ran. Each layer is built once per key (packages,
+ * versions, platform, layout, kept paths, patches) into a ready zip, .layers/<name>.zip,
  * with the key in .layers/<name>.json. serverless.yml names that zip as the
  * layer's artifact, so `serverless package` takes it as it is (no copy, no
  * second compression of ~155 MB of binaries); with the same key a build does
@@ -39,6 +40,7 @@ const { execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
+const { applyPatch } = require('patch-package/dist/applyPatches');
 const { zipDirectory } = require('./zip-directory');
 
 const PLATFORM = { os: 'linux', cpu: 'arm64', libc: 'glibc' };
@@ -53,6 +55,11 @@ const REPORT_FONT_FILES = {
 /** Bump when the layout of a layer changes, to rebuild every cached one. */
 const LAYOUT_VERSION = 2;
 const LAYERS_DIR = '.layers';
+/**
+ * This checkout's fixes to installed packages (patch-package; package.json's postinstall applies them to
+ * node_modules). A layer installs its packages afresh, so it applies those for its packages itself.
+ */
+const PATCH_DIR = path.join('localstack', 'patches');
 const ELF_MACHINE_AARCH64 = 183;
 
 /**
@@ -132,10 +139,29 @@ function specOf(serviceDir, name) {
   const packages = layer.binary
     ? { [layer.binary.package]: layer.binary.version }
     : Object.fromEntries(layer.modules.map((pkg) => [pkg, installedVersion(serviceDir, pkg)]));
-  return { layout: LAYOUT_VERSION, platform: PLATFORM, packages, ...(layer.keep && { keep: layer.keep }) };
+  const patches = Object.fromEntries(
+    patchFilesOf(serviceDir, packages).map((file) => [path.basename(file), sha256(fs.readFileSync(file))]),
+  );
+  return {
+    layout: LAYOUT_VERSION,
+    platform: PLATFORM,
+    packages,
+    ...(layer.keep && { keep: layer.keep }),
+    // Only when there are some, so the keys of unpatched layers stay as they were.
+    ...(Object.keys(patches).length > 0 && { patches }),
+  };
 }
 
-const keyOf = (spec) => crypto.createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 16);
+/** The patch files for `packages` at their versions (patch-package names them <name>+<version>.patch, / as +). */
+function patchFilesOf(serviceDir, packages) {
+  return Object.entries(packages)
+    .map(([pkg, version]) => path.join(serviceDir, PATCH_DIR, `${pkg.replace('/', '+')}+${version}.patch`))
+    .filter((file) => fs.existsSync(file));
+}
+
+const sha256 = (bytes) => crypto.createHash('sha256').update(bytes).digest('hex');
+
+const keyOf = (spec) => sha256(JSON.stringify(spec)).slice(0, 16);
 
 function npm(args, cwd) {
   return execFileSync('npm', [...args, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], {
@@ -199,7 +225,7 @@ function assertNative(modules, { of, package: pkg, file }, version) {
   assertArm64Elf(path.join(native, file(version)));
 }
 
-function assembleModules(staging, packages, { keep = {}, native } = {}) {
+function assembleModules(staging, packages, patchFiles, { keep = {}, native } = {}) {
   const prefix = path.join(staging, 'layer', 'nodejs');
   fs.mkdirSync(prefix, { recursive: true });
   fs.writeFileSync(
@@ -224,6 +250,13 @@ function assembleModules(staging, packages, { keep = {}, native } = {}) {
   // Symlinked CLIs and npm's own bookkeeping are of no use in /opt.
   fs.rmSync(path.join(prefix, 'node_modules', '.bin'), { recursive: true, force: true });
   fs.rmSync(path.join(prefix, 'node_modules', '.package-lock.json'), { force: true });
+  for (const file of patchFiles) {
+    const name = path.basename(file);
+    // The patch's paths start at node_modules/, as in this checkout; true also when it is already applied.
+    const details = { pathSpecifier: name, humanReadablePathSpecifier: name };
+    if (!applyPatch({ patchFilePath: file, reverse: false, patchDetails: details, patchDir: PATCH_DIR, cwd: prefix }))
+      throw new Error(`functions/layers.js: ${PATCH_DIR}/${name} does not apply to the layer's copy`);
+  }
   const modules = path.join(prefix, 'node_modules');
   for (const [pkg, paths] of Object.entries(keep)) prunePackage(path.join(modules, pkg), paths);
   if (native) assertNative(modules, native, packages[native.of]);
@@ -260,7 +293,7 @@ async function buildLayer(serviceDir, name, log = () => {}) {
   try {
     const layer = LAYERS[name];
     if (layer.binary) assembleBinary(staging, layer.binary);
-    else assembleModules(staging, spec.packages, layer);
+    else assembleModules(staging, spec.packages, patchFilesOf(serviceDir, spec.packages), layer);
     const { files, unzipped } = await zipDirectory(path.join(staging, 'layer'), path.join(staging, 'layer.zip'));
     fs.rmSync(stampFile, { force: true });
     fs.mkdirSync(path.dirname(zip), { recursive: true });

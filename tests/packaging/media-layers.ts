@@ -327,6 +327,15 @@ export function describeMediaLayers(get: () => Packaged): void {
       expect(unused).toEqual([]);
     });
 
+    it("carries this checkout's fix to pdf.js's worker: the layer's worker is the installed, patched one", () => {
+      const file = 'pdfjs-dist/legacy/build/pdf.worker.mjs';
+      const found = entry('pdfjs', `nodejs/node_modules/${file}`);
+      const inLayer = readZipEntry(zip('pdfjs'), found as NonNullable<typeof found>);
+      const installed = fs.readFileSync(path.join(repoModules, file));
+      expect(installed.includes('kidDict.catch(() => {})')).toBe(true);
+      expect(Buffer.compare(inLayer, installed)).toBe(0);
+    });
+
     it("reads and renders a page with the pdfjs layer's modules required through NODE_PATH (as in Lambda)", async () => {
       // The layer's canvas build is for arm64; this machine's build of the same version stands in for it.
       const canvasDir = path.join(repoModules, '@napi-rs', 'canvas');
