@@ -40,7 +40,6 @@ const { execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { applyPatch } = require('patch-package/dist/applyPatches');
 const { zipDirectory } = require('./zip-directory');
 
 const PLATFORM = { os: 'linux', cpu: 'arm64', libc: 'glibc' };
@@ -250,6 +249,8 @@ function assembleModules(staging, packages, patchFiles, { keep = {}, native } = 
   // Symlinked CLIs and npm's own bookkeeping are of no use in /opt.
   fs.rmSync(path.join(prefix, 'node_modules', '.bin'), { recursive: true, force: true });
   fs.rmSync(path.join(prefix, 'node_modules', '.package-lock.json'), { force: true });
+  // Loaded only to build a patched layer: every serverless command loads this plugin.
+  const { applyPatch } = patchFiles.length > 0 ? require('patch-package/dist/applyPatches') : {};
   for (const file of patchFiles) {
     const name = path.basename(file);
     // The patch's paths start at node_modules/, as in this checkout; true also when it is already applied.
