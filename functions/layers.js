@@ -25,9 +25,9 @@
  *
  * The modules come at the versions installed in this checkout, with the
  * fixes localstack/patches holds for them applied, so a layer runs the code
- * the tests ran. Each layer is built once per key (packages,
- * versions, platform, layout, kept paths, patches) into a ready zip, .layers/<name>.zip,
- * with the key in .layers/<name>.json. serverless.yml names that zip as the
+ * the tests ran. Each layer is built once per key (packages, versions,
+ * platform, layout, kept paths, patches) into a ready zip,
+ * .layers/<name>.zip, with the key in .layers/<name>.json. serverless.yml names that zip as the
  * layer's artifact, so `serverless package` takes it as it is (no copy, no
  * second compression of ~155 MB of binaries); with the same key a build does
  * nothing and needs no network. Work in progress stays under
