@@ -294,7 +294,11 @@ async function buildLayer(serviceDir, name, log = () => {}) {
   try {
     const layer = LAYERS[name];
     if (layer.binary) assembleBinary(staging, layer.binary);
-    else assembleModules(staging, spec.packages, patchFilesOf(serviceDir, spec.packages), layer);
+    else {
+      // The patch files the key was made from.
+      const patchFiles = Object.keys(spec.patches ?? {}).map((file) => path.join(serviceDir, PATCH_DIR, file));
+      assembleModules(staging, spec.packages, patchFiles, layer);
+    }
     const { files, unzipped } = await zipDirectory(path.join(staging, 'layer'), path.join(staging, 'layer.zip'));
     fs.rmSync(stampFile, { force: true });
     fs.mkdirSync(path.dirname(zip), { recursive: true });
