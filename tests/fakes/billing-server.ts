@@ -1,17 +1,25 @@
 /**
  * A fake billing service (the external prepaid credit ledger) speaking the
- * contract documented in lib/integrations/billing-service.ts, over real HTTP
- * on 127.0.0.1 and a free port.
+ * contract documented in lib/integrations/billing-contract.ts, over real HTTP
+ * on 127.0.0.1 and a free port. Its ledger (billing-ledger.ts) keeps spends
+ * and refunds the way a real ledger with idempotency keys does:
  *
- * - Per-team balances (keyed by app and team_id) you set with setBalance().
- * - POST /api/v1/credits/spend is idempotent by reference: a repeated
- *   reference returns the first answer and does not charge twice. A short
- *   balance answers 402 {error: 'insufficient_credits', balance, required, buy_url}
- *   (a refusal is not remembered, so the same reference may succeed later).
- * - POST /api/v1/credits/refund restores the spend with that reference once;
- *   a second refund returns the same answer. Unknown reference: 404. With
- *   `amount` (and `refund_reference`, its own idempotency key) it gives back
- *   only that much; a spend never gives back more than it took.
+ * - Per-team balances (keyed by app and team_id) you set with setBalance();
+ *   `defaultBalance` is the balance of a team never set (0 unless given), so
+ *   one fake can serve a whole test run where most teams just need credits.
+ * - POST /api/v1/credits/spend is idempotent by reference: a repeat with the
+ *   same amount gets the first answer, a charge or a 402 refusal alike (a
+ *   refusal is remembered: the reference stays refused after a top-up); a
+ *   repeat with another amount answers 409 {error: 'conflict', detail}.
+ *   A short balance answers 402 {error: 'insufficient_credits', balance, required, buy_url}.
+ * - POST /api/v1/credits/refund gives back the spend with that reference, or
+ *   `amount` of it under `refund_reference` (its own idempotency key); a
+ *   repeat gets the first answer. A whole refund gives back what is left; a
+ *   part larger than what is left answers 409. Unknown reference: 404.
+ * - Calls on one key (team and reference: a spend and the refunds of it) are
+ *   served one after the other, as a real API's idempotency does: a call that
+ *   comes while another on its key is in progress waits for it, then gets the
+ *   answer the ledger has then (the same one, for a repeat).
  * - `spends(teamId)` lists the ledger's spends of a team with what each has
  *   had back, so tests can assert the ledger, not only the balance.
  * - GET /api/v1/credits/balance?app=&team_id= answers {balance, buy_url}.
@@ -20,34 +28,36 @@
  *   (never answers, the client times out), empty (200 with an empty body),
  *   garbage (200 with a non-JSON body), reset (connection destroyed), 401,
  *   lost (the request IS applied, then its answer never comes: a client
- *   timeout that hides a charge). Any other failed request changes no state.
- *   Through the control API a failure can be kept for one team's requests
- *   and for one path (e.g. only refunds).
+ *   timeout that hides a charge), late (never answered either, and applied
+ *   only `delayMs` after the first such request on its key arrived: the client
+ *   has given up before it lands; give a count covering every attempt of the
+ *   client's call; a repeat that comes before it applies it at once, and the
+ *   late application then finds it applied), slow (answered as usual after
+ *   `delayMs`, holding its key meanwhile). Any other failed request changes
+ *   no state. Through the control API a failure can be kept for one team's
+ *   requests and for one path (e.g. only refunds).
  * - Every request received is recorded in `requests`, in order.
- * - `defaultBalance` is the balance of a team never set (0 unless given), so
- *   one fake can serve a whole test run where most teams just need credits.
  * - An HTTP control API (never recorded, no auth) lets other processes drive
  *   a fake started once per run (tests/support/fake-billing.ts):
  *   POST /__fake/balance {team_id, balance, app?}, GET /__fake/balance?team_id=&app=,
- *   POST /__fake/fail {mode, count, team_id?} (team_id: only that team's calls fail),
+ *   POST /__fake/fail {mode, count, team_id?, path?, delay_ms?} (team_id: only that team's calls fail),
  *   POST /__fake/recover {team_id?} (drops the pending failures, of that team or all),
+ *   POST /__fake/late-applied {team_id?} (answers once the late applications waiting are applied),
  *   GET /__fake/requests?team_id= (that team's calls, in order),
  *   GET /__fake/spends?team_id=&app= (that team's ledger).
  */
-import { closeConnectionsAfterAnswers, readText, sendJson } from './http';
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { createLedger, type LedgerSpend } from './billing-ledger';
+import { closeConnectionsAfterAnswers, readText, sendJson } from './http';
 
-export type FailureMode = '500' | 'hang' | 'empty' | 'garbage' | 'reset' | '401' | 'lost';
+export type { LedgerSpend } from './billing-ledger';
 
-/** One spend on the ledger and what it has had back. */
-export interface LedgerSpend {
-  reference: string;
-  amount: number;
-  refunded: number;
-  refunds: string[];
-}
+const FAILURE_MODES = ['500', 'hang', 'empty', 'garbage', 'reset', '401', 'lost', 'late', 'slow'] as const;
+export type FailureMode = (typeof FAILURE_MODES)[number];
+
+/** How long a 'late' request waits to be applied, or a 'slow' one to be answered, unless told. */
+const DEFAULT_DELAY_MS = 300;
 
 interface RecordedRequest {
   method: string;
@@ -55,7 +65,7 @@ interface RecordedRequest {
   query: Record<string, string>;
   headers: Record<string, string | string[] | undefined>;
   body: any;
-  /** How it was answered: a status, or the failure mode injected. */
+  /** How it was answered: a status, or the failure mode injected (0 while in progress). */
   answered: number | FailureMode;
 }
 
@@ -71,24 +81,29 @@ export interface FakeBillingServer {
   balance(teamId: number | string, app?: string): number;
   /** The team's spends, in order, with what each has had back. */
   spends(teamId: number | string, app?: string): LedgerSpend[];
-  failNext(mode: FailureMode, count?: number): void;
+  /** The next `count` requests fail with `mode`; `delayMs` for 'late' and 'slow'. */
+  failNext(mode: FailureMode, count?: number, options?: { delayMs?: number }): void;
+  /** Resolves once every late application waiting now has been applied. */
+  lateApplied(): Promise<void>;
   /** Requests to one path (without query). */
   requestsTo(path: string): RecordedRequest[];
-  /** Clear recorded requests and pending failures (balances and ledger stay). */
+  /** Clear recorded requests and pending failures (balances, the ledger and late applications stay). */
   reset(): void;
   stop(): Promise<void>;
 }
 
-interface Spend {
-  app: string;
-  teamKey: string;
-  amount: number;
-  reference: string;
-  answer: { transaction_id: string; balance: number };
-  refunded: number;
-  /** Refund answers by refund reference. */
-  refunds: Map<string, { transaction_id: string; balance: number; refunded: true; amount: number }>;
+interface Failure {
+  mode: FailureMode;
+  teamId: string | null;
+  path: string | null;
+  delayMs: number;
 }
+
+const SPEND = '/api/v1/credits/spend';
+const REFUND = '/api/v1/credits/refund';
+const BALANCE = '/api/v1/credits/balance';
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export async function startFakeBillingServer(
   options: { apiKey?: string; app?: string; buyUrl?: string; defaultBalance?: number } = {},
@@ -96,60 +111,131 @@ export async function startFakeBillingServer(
   const apiKey = options.apiKey ?? 'fake-billing-key';
   const defaultApp = options.app ?? 'contents-inventory';
   const buyUrl = options.buyUrl ?? 'https://billing.example.test/buy';
-  const balances = new Map<string, number>();
-  const spends = new Map<string, Spend>();
+  const ledger = createLedger({ defaultBalance: options.defaultBalance, buyUrl });
   const requests: RecordedRequest[] = [];
-  const failures: { mode: FailureMode; teamId: string | null; path: string | null }[] = [];
+  const failures: Failure[] = [];
   const sockets = new Set<Socket>();
   const hanging = new Set<ServerResponse>();
+  /** The tail of the calls in progress on each key. */
+  const queues = new Map<string, Promise<unknown>>();
+  /** Late applications waiting, by key, with the team they are for. */
+  const late = new Map<string, { teamId: string; timer: NodeJS.Timeout; done: Promise<void> }>();
 
-  const teamKey = (app: string, teamId: unknown) => `${app}#${String(teamId)}`;
-  const balanceOf = (key: string) => balances.get(key) ?? options.defaultBalance ?? 0;
   const teamOf = (record: Pick<RecordedRequest, 'body' | 'query'>) =>
     String(record.body?.team_id ?? record.query.team_id ?? '');
+  const send = sendJson;
+
+  /** The key a call is served under: its team and the reference of the spend it is about (none for a balance). */
+  function keyOf(path: string, body: any): string | null {
+    if ((path !== SPEND && path !== REFUND) || typeof body?.reference !== 'string') return null;
+    return `${ledger.teamKey(String(body.app), body.team_id)}#${body.reference}`;
+  }
+
+  /** Runs `work` after every call already in progress on `key`. */
+  function serially<T>(key: string | null, work: () => T | Promise<T>): Promise<T> {
+    const run = (key === null ? Promise.resolve() : (queues.get(key) ?? Promise.resolve())).then(work);
+    if (key !== null) {
+      const tail = run.catch(() => undefined);
+      queues.set(key, tail);
+      void tail.then(() => {
+        if (queues.get(key) === tail) queues.delete(key);
+      });
+    }
+    return run;
+  }
+
+  /** Applies one authorised call to the ledger. */
+  function apply(path: string, method: string, query: URLSearchParams, body: any): [number, unknown] {
+    if (method === 'POST' && path === SPEND) return ledger.spend(body);
+    if (method === 'POST' && path === REFUND) return ledger.refund(body);
+    if (method === 'GET' && path === BALANCE) {
+      const app = query.get('app');
+      const teamId = query.get('team_id');
+      if (!app || !teamId) return [422, { error: 'invalid_request' }];
+      return [200, { balance: ledger.balanceOf(ledger.teamKey(app, teamId)), buy_url: buyUrl }];
+    }
+    return [404, { error: 'not_found' }];
+  }
+
+  /** Applies the call `delayMs` after now, unless an application of its key is already waiting. */
+  function applyLate(key: string, teamId: string, delayMs: number, call: () => void) {
+    if (late.has(key)) return;
+    let resolve = () => {};
+    const done = new Promise<void>((r) => {
+      resolve = r;
+    });
+    const timer = setTimeout(() => {
+      void serially(key, call).finally(() => {
+        late.delete(key);
+        resolve();
+      });
+    }, delayMs);
+    late.set(key, { teamId, timer, done });
+  }
+
+  function lateApplied(teamId: string | null): Promise<void> {
+    return Promise.all(
+      [...late.values()].filter((l) => teamId === null || l.teamId === teamId).map((l) => l.done),
+    ).then(() => undefined);
+  }
+
+  function hold(res: ServerResponse) {
+    hanging.add(res);
+    res.on('close', () => hanging.delete(res));
+  }
+
+  function addFailures(mode: FailureMode, count: number, where: Omit<Failure, 'mode'>) {
+    for (let i = 0; i < count; i++) failures.push({ mode, ...where });
+  }
 
   /** The control API: answers true when it handled the request. */
-  function control(path: string, method: string, query: URLSearchParams, body: any, res: ServerResponse): boolean {
+  async function control(
+    path: string,
+    method: string,
+    query: URLSearchParams,
+    body: any,
+    res: ServerResponse,
+  ): Promise<boolean> {
     if (!path.startsWith('/__fake/')) return false;
+    const team = body?.team_id === undefined || body?.team_id === null ? null : String(body.team_id);
     if (method === 'POST' && path === '/__fake/balance') {
-      balances.set(teamKey(body?.app ?? defaultApp, body?.team_id), Number(body?.balance));
+      ledger.setBalance(ledger.teamKey(body?.app ?? defaultApp, body?.team_id), Number(body?.balance));
       send(res, 200, { ok: true });
     } else if (method === 'GET' && path === '/__fake/balance') {
-      send(res, 200, { balance: balanceOf(teamKey(query.get('app') ?? defaultApp, query.get('team_id'))) });
+      send(res, 200, {
+        balance: ledger.balanceOf(ledger.teamKey(query.get('app') ?? defaultApp, query.get('team_id'))),
+      });
     } else if (method === 'POST' && path === '/__fake/fail') {
-      for (let i = 0; i < Number(body?.count ?? 1); i++)
-        failures.push({
-          mode: body?.mode,
-          teamId: body?.team_id === undefined ? null : String(body.team_id),
-          path: typeof body?.path === 'string' ? body.path : null,
-        });
+      if (!FAILURE_MODES.includes(body?.mode)) {
+        send(res, 400, { error: `mode must be one of ${FAILURE_MODES.join(', ')}` });
+        return true;
+      }
+      addFailures(body.mode, Number(body?.count ?? 1), {
+        teamId: team,
+        path: typeof body?.path === 'string' ? body.path : null,
+        delayMs: typeof body?.delay_ms === 'number' ? body.delay_ms : DEFAULT_DELAY_MS,
+      });
       send(res, 200, { ok: true });
     } else if (method === 'POST' && path === '/__fake/recover') {
-      const team = body?.team_id === undefined ? null : String(body.team_id);
       for (let i = failures.length - 1; i >= 0; i--)
         if (team === null || failures[i].teamId === team) failures.splice(i, 1);
       send(res, 200, { ok: true });
+    } else if (method === 'POST' && path === '/__fake/late-applied') {
+      await lateApplied(team);
+      send(res, 200, { ok: true });
     } else if (method === 'GET' && path === '/__fake/spends') {
-      send(res, 200, ledger(teamKey(query.get('app') ?? defaultApp, query.get('team_id'))));
+      send(res, 200, ledger.ledger(ledger.teamKey(query.get('app') ?? defaultApp, query.get('team_id'))));
     } else if (method === 'GET' && path === '/__fake/requests') {
-      const team = query.get('team_id');
+      const only = query.get('team_id');
       send(
         res,
         200,
-        requests.filter((r) => team === null || teamOf(r) === team).map(({ headers: _headers, ...rest }) => rest),
+        requests.filter((r) => only === null || teamOf(r) === only).map(({ headers: _headers, ...rest }) => rest),
       );
     } else {
       send(res, 404, { error: 'unknown control path' });
     }
     return true;
-  }
-
-  const send = sendJson;
-
-  function ledger(key: string): LedgerSpend[] {
-    return [...spends.values()]
-      .filter((s) => s.teamKey === key)
-      .map((s) => ({ reference: s.reference, amount: s.amount, refunded: s.refunded, refunds: [...s.refunds.keys()] }));
   }
 
   async function readBody(req: IncomingMessage): Promise<any> {
@@ -162,70 +248,10 @@ export async function startFakeBillingServer(
     }
   }
 
-  const reply = (status: number, body: unknown): [number, unknown] => [status, body];
-
-  /** Applies one call to the ledger; the answer is sent by the caller (or lost). */
-  function handle(path: string, method: string, query: URLSearchParams, body: any): [number, unknown] {
-    if (method === 'POST' && path === '/api/v1/credits/spend') {
-      const { app, team_id, amount, reference } = body ?? {};
-      if (
-        typeof app !== 'string' ||
-        team_id === undefined ||
-        team_id === null ||
-        typeof reference !== 'string' ||
-        !reference ||
-        typeof amount !== 'number' ||
-        !(amount > 0)
-      ) {
-        return reply(422, { error: 'invalid_request' });
-      }
-      const key = teamKey(app, team_id);
-      const refKey = `${key}#${reference}`;
-      const earlier = spends.get(refKey);
-      if (earlier) return reply(200, earlier.answer);
-      const balance = balanceOf(key);
-      if (balance < amount)
-        return reply(402, { error: 'insufficient_credits', balance, required: amount, buy_url: buyUrl });
-      balances.set(key, balance - amount);
-      const answer = { transaction_id: `txn_${randomUUID()}`, balance: balance - amount };
-      spends.set(refKey, { app, teamKey: key, amount, reference, answer, refunded: 0, refunds: new Map() });
-      return reply(200, answer);
-    }
-    if (method === 'POST' && path === '/api/v1/credits/refund') {
-      const { app, team_id, reference, refund_reference, amount } = body ?? {};
-      if (typeof app !== 'string' || team_id === undefined || team_id === null || typeof reference !== 'string')
-        return reply(422, { error: 'invalid_request' });
-      if (amount !== undefined && (typeof amount !== 'number' || !(amount > 0)))
-        return reply(422, { error: 'invalid_request' });
-      const key = teamKey(app, team_id);
-      const spend = spends.get(`${key}#${reference}`);
-      if (!spend) return reply(404, { error: 'unknown_reference' });
-      const refundKey = typeof refund_reference === 'string' && refund_reference ? refund_reference : reference;
-      let answer = spend.refunds.get(refundKey);
-      if (!answer) {
-        // Never more back than the spend took.
-        const back = Math.min(amount ?? spend.amount, spend.amount - spend.refunded);
-        const balance = balanceOf(key) + back;
-        balances.set(key, balance);
-        spend.refunded += back;
-        answer = { transaction_id: `txn_${randomUUID()}`, balance, refunded: true, amount: back };
-        spend.refunds.set(refundKey, answer);
-      }
-      return reply(200, answer);
-    }
-    if (method === 'GET' && path === '/api/v1/credits/balance') {
-      const app = query.get('app');
-      const teamId = query.get('team_id');
-      if (!app || !teamId) return reply(422, { error: 'invalid_request' });
-      return reply(200, { balance: balanceOf(teamKey(app, teamId)), buy_url: buyUrl });
-    }
-    return reply(404, { error: 'not_found' });
-  }
-
   const server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://fake');
     const body = await readBody(req);
-    if (control(url.pathname, req.method ?? 'GET', url.searchParams, body, res)) return;
+    if (await control(url.pathname, req.method ?? 'GET', url.searchParams, body, res)) return;
     const record: RecordedRequest = {
       method: req.method ?? 'GET',
       path: url.pathname,
@@ -235,13 +261,16 @@ export async function startFakeBillingServer(
       answered: 0,
     };
     requests.push(record);
+    const authorised = req.headers.authorization === `Bearer ${apiKey}`;
+    const key = authorised ? keyOf(record.path, body) : null;
+    const applyIt = () => apply(url.pathname, record.method, url.searchParams, body);
     const at = failures.findIndex(
       (f) => (f.teamId === null || f.teamId === teamOf(record)) && (f.path === null || f.path === record.path),
     );
-    const failure = at < 0 ? undefined : failures.splice(at, 1)[0].mode;
+    const failure = at < 0 ? undefined : failures.splice(at, 1)[0];
     if (failure) {
-      record.answered = failure;
-      switch (failure) {
+      record.answered = failure.mode;
+      switch (failure.mode) {
         case '500':
           send(res, 500, { error: 'internal' });
           return;
@@ -260,24 +289,34 @@ export async function startFakeBillingServer(
           req.socket.destroy();
           return;
         case 'hang':
-          hanging.add(res);
-          res.on('close', () => hanging.delete(res));
+          hold(res);
           return;
-        case 'lost': {
+        case 'lost':
           // Applied as usual, but the answer goes nowhere: the client only sees a hang.
-          if (req.headers.authorization === `Bearer ${apiKey}`)
-            handle(url.pathname, record.method, url.searchParams, body);
-          hanging.add(res);
-          res.on('close', () => hanging.delete(res));
+          hold(res);
+          if (authorised) await serially(key, applyIt);
           return;
-        }
+        case 'late':
+          // Never answered, and applied only after the client has given up.
+          hold(res);
+          if (key !== null) applyLate(key, teamOf(record), failure.delayMs, applyIt);
+          return;
+        case 'slow':
+          break;
       }
     }
-    if (req.headers.authorization !== `Bearer ${apiKey}`) {
+    if (!authorised) {
       record.answered = send(res, 401, { error: 'unauthorized' });
       return;
     }
-    record.answered = send(res, ...handle(url.pathname, record.method, url.searchParams, body));
+    const delayMs = failure?.mode === 'slow' ? failure.delayMs : 0;
+    const [status, answer] = await serially(key, async () => {
+      if (delayMs > 0) await sleep(delayMs);
+      return applyIt();
+    });
+    if (!failure) record.answered = status;
+    // A client that gave up meanwhile has no one to read the answer.
+    if (!res.destroyed) send(res, status, answer);
   });
   closeConnectionsAfterAnswers(server);
   server.on('connection', (socket) => {
@@ -297,17 +336,18 @@ export async function startFakeBillingServer(
     buyUrl,
     requests,
     setBalance(teamId, balance, app = defaultApp) {
-      balances.set(teamKey(app, teamId), balance);
+      ledger.setBalance(ledger.teamKey(app, teamId), balance);
     },
     balance(teamId, app = defaultApp) {
-      return balanceOf(teamKey(app, teamId));
+      return ledger.balanceOf(ledger.teamKey(app, teamId));
     },
     spends(teamId, app = defaultApp) {
-      return ledger(teamKey(app, teamId));
+      return ledger.ledger(ledger.teamKey(app, teamId));
     },
-    failNext(mode, count = 1) {
-      for (let i = 0; i < count; i++) failures.push({ mode, teamId: null, path: null });
+    failNext(mode, count = 1, failOptions = {}) {
+      addFailures(mode, count, { teamId: null, path: null, delayMs: failOptions.delayMs ?? DEFAULT_DELAY_MS });
     },
+    lateApplied: () => lateApplied(null),
     requestsTo(path) {
       return requests.filter((r) => r.path === path);
     },
@@ -316,6 +356,8 @@ export async function startFakeBillingServer(
       failures.length = 0;
     },
     async stop() {
+      for (const { timer } of late.values()) clearTimeout(timer);
+      late.clear();
       for (const res of hanging) res.destroy();
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
