@@ -1,4 +1,5 @@
 import '../../lib/pipelines'; // recovery restarts and fails jobs through their pipeline's declaration
+import { runWatchdogParts } from '../../lib/background/watchdog-parts';
 import { loadSecrets } from '../../lib/config';
 import { sweepStaleSubmitRounds } from '../../lib/insured/submit-service';
 import { withSignalsFlushed } from '../../lib/observability/flush';
@@ -6,10 +7,13 @@ import { runWatchdog } from '../../lib/orchestrator/recovery';
 import { sweepInterruptedEstimationSends } from '../../lib/sends/estimation-sweep-service';
 import { sweepExpiredSends } from '../../lib/sends/submission-sweep-service';
 
+// Each part runs whatever the others do; the report names a part that failed (lib/background/watchdog-parts.ts).
 export const handler = withSignalsFlushed(async () => {
   await loadSecrets();
-  const report = await runWatchdog();
-  const sends = await sweepExpiredSends();
-  const estimationSends = await sweepInterruptedEstimationSends();
-  return { ...report, sends, estimation_sends: estimationSends, insured_submits: await sweepStaleSubmitRounds() };
+  return runWatchdogParts({
+    jobs: () => runWatchdog(),
+    sends: () => sweepExpiredSends(),
+    estimation_sends: () => sweepInterruptedEstimationSends(),
+    insured_submits: () => sweepStaleSubmitRounds(),
+  });
 });

@@ -1,0 +1,101 @@
+/**
+ * Covers: functions/schedules/watchdog.ts, lib/background/watchdog-parts.ts.
+ *
+ * The watchdog runs four parts in one invocation (the job recovery, the
+ * claims platform and estimation send sweeps, the homeowner submit rounds).
+ * One part failing must not skip the others: here the job recovery's read of
+ * the table fails (the mocked table refuses its query), and the later parts
+ * still read theirs; the invocation's report names the failed part, and the
+ * failure reaches error tracking (an in-process fake of the service).
+ */
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
+import 'aws-sdk-client-mock-jest';
+import { handler } from '../../../functions/schedules/watchdog';
+import { loadSettings, resetSettings } from '../../../lib/config';
+import { indexes } from '../../../lib/db/keys';
+import { startFakeSentry } from '../../fakes/sentry-server';
+
+const ddb = mockClient(DynamoDBDocumentClient);
+const sqs = mockClient(SQSClient);
+let sentry: Awaited<ReturnType<typeof startFakeSentry>>;
+
+beforeAll(async () => {
+  sentry = await startFakeSentry();
+  resetSettings(
+    loadSettings({
+      env: {},
+      overrides: { TABLE_NAME: 'unit-watchdog', SENTRY_DSN: sentry.dsn, APP_ENV: 'local' },
+      dotenvPath: '/nonexistent',
+      machineFilePath: '/nonexistent',
+    }),
+  );
+});
+
+afterAll(async () => {
+  resetSettings();
+  await sentry.stop();
+});
+
+beforeEach(() => {
+  ddb.reset();
+  sqs.reset();
+  sqs.onAnyCommand().resolves({ QueueUrl: 'http://queues.invalid/stages', MessageId: 'm-1' });
+  sentry.envelopes.length = 0;
+});
+
+/** The partition key each index query asked for, in order. */
+const queriedPartitions = () =>
+  ddb.commandCalls(QueryCommand).map((c) => (c.args[0].input as QueryCommandInput).ExpressionAttributeValues?.[':pk']);
+
+const runHandler = () => (handler as unknown as () => Promise<Record<string, unknown>>)();
+
+it('runs every part when the first fails, names the failed part, and reports it to error tracking', async () => {
+  const activeJobs = indexes.activeJobs().pk;
+  ddb.on(QueryCommand).callsFake(async (input: QueryCommandInput) => {
+    if (input.ExpressionAttributeValues?.[':pk'] === activeJobs) throw new Error('table refused the active jobs query');
+    return { Items: [] };
+  });
+
+  const report = await runHandler();
+
+  // The three later parts each read their own index, after the job recovery's failed read.
+  expect(queriedPartitions()).toEqual([
+    activeJobs,
+    indexes.openSubmissions().pk,
+    indexes.openEstimationSends().pk,
+    indexes.openInsuredSubmits().pk,
+  ]);
+  expect(report).toMatchObject({
+    failed_parts: ['jobs'],
+    jobs: { error: expect.stringContaining('table refused the active jobs query') },
+    sends: { checked: 0 },
+    estimation_sends: { checked: 0 },
+    insured_submits: 0,
+  });
+  const events = sentry.envelopes.flatMap((e) => e.items.map((i) => i.payload as Record<string, any>));
+  const failure = events.find((e) => e.tags?.part === 'jobs');
+  expect(failure).toMatchObject({ level: 'error', tags: { kind: 'watchdog_sweep', part: 'jobs' } });
+  expect(JSON.stringify(failure?.exception)).toContain('table refused the active jobs query');
+});
+
+it('runs every part after a later one fails too, and reports nothing failed when none did', async () => {
+  const sends = indexes.openSubmissions().pk;
+  ddb.on(QueryCommand).callsFake(async (input: QueryCommandInput) => {
+    if (input.ExpressionAttributeValues?.[':pk'] === sends) throw new Error('sends index unreadable');
+    return { Items: [] };
+  });
+  const report = await runHandler();
+  expect(report).toMatchObject({
+    failed_parts: ['sends'],
+    jobs: { checked: 0 },
+    sends: { error: expect.stringContaining('sends index unreadable') },
+    insured_submits: 0,
+  });
+  expect(queriedPartitions()).toHaveLength(4);
+
+  ddb.reset();
+  ddb.on(QueryCommand).resolves({ Items: [] });
+  expect(await runHandler()).toMatchObject({ failed_parts: [], jobs: { checked: 0 }, insured_submits: 0 });
+});
