@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { Identity } from '../auth/identity-rules';
-import { chargeSend, refundSend } from '../billing/send-charge-service';
+import { chargeSend, requestOwedSendRefund } from '../billing/send-charge-service';
 import { addClaimSpend, type Claim, getClaim, setEstimationLink } from '../claims/store';
 import type { Settings } from '../config';
 import { ConflictError, DomainError, InsufficientCreditsError, NotFoundError } from '../errors';
@@ -42,6 +42,7 @@ import {
   getEstimationSend,
   recordBatchItems,
   type RemoteOutcome,
+  recordSendFailure,
   recordSendStep,
   type SendResult,
 } from './estimation-store';
@@ -58,7 +59,7 @@ export const PHOTOS_NOT_SENT =
   'Photos were not sent: this service has no public address configured (PUBLIC_BASE_URL), so the estimation platform could not fetch them.';
 
 /** The points between the steps at which a send can be cut off (a process that dies there). */
-export type SendStep = 'recorded' | 'charged' | 'delivered';
+export type SendStep = 'recorded' | 'charged' | 'delivered' | 'failed';
 export type Checkpoint = (step: SendStep) => void;
 
 export interface SendPlan {
@@ -182,8 +183,8 @@ async function remoteBatch(
 
 /**
  * The remote call of a recorded batch (skipped when its answer is already
- * recorded), then the stamps. A refusal refunds the charge, records the
- * failure (moving the round on) and throws the mapped error.
+ * recorded), then the stamps. A refusal records the failure (moving the round
+ * on) with the refund it owes, asks for the refund and throws the mapped error.
  */
 async function deliverAndStamp(
   record: EstimationSend,
@@ -228,7 +229,7 @@ async function deliverAndStamp(
       });
     }
     if (!call.ok) {
-      await failSend(record, owner, team);
+      await failSend(record, owner, team, checkpoint);
       throw call.error;
     }
     remote = call.remote;
@@ -243,14 +244,22 @@ async function deliverAndStamp(
   return stampSentItems({ ...record, remote }, owner, claim, batch);
 }
 
-async function failSend(record: EstimationSend, owner: string, team: Team): Promise<void> {
-  if (record.credits > 0 && record.reference) await refundSend({ team, reference: record.reference });
-  await recordSendStep(
-    record.claim_id,
-    owner,
-    { state: 'failed', round: record.round + 1, remote: null, result: null },
-    { release: true },
-  );
+/**
+ * A refused batch: its failure (the round moved on, the lease released) and
+ * the refund its charge owes are written together first, then the refund is
+ * asked for (the billing sweep asks again until the service confirms it).
+ * Not the other way round: a request cut off between a refund and the failure
+ * write would leave the record 'sending' under the refunded reference, and
+ * the next send would finish it there, the service answering the repeated
+ * reference as the refunded spend: the items would go out free.
+ */
+async function failSend(record: EstimationSend, owner: string, team: Team, checkpoint: Checkpoint): Promise<void> {
+  const refund =
+    !record.dry_run && record.credits > 0 && record.reference ? { teamId: team.id, reference: record.reference } : null;
+  // Lost lease: the send is another process's now, which finishes (or fails) it; nothing is owed here.
+  const failed = await recordSendFailure(record.claim_id, owner, record.round + 1, refund);
+  if (failed && refund) await requestOwedSendRefund(team, { reference: refund.reference });
+  checkpoint('failed');
 }
 
 async function stampSentItems(

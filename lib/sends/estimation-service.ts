@@ -20,8 +20,11 @@
  * reference with its first answer: no second charge), the same remote call
  * (create is idempotent on external_reference, append per item: nothing is
  * added twice, and created=false or skipped items still name the claim), then
- * the stamps. A failed send is refunded (best-effort) and moves the charge
- * round on, so a later attempt is charged again.
+ * the stamps. A refused send records its failure, which moves the charge
+ * round on (a later attempt is charged again under a new reference), in one
+ * write with the refund it owes, and only then asks for that refund (the
+ * billing sweep asks again until the service confirms it): a reference is
+ * never refunded while the record could still be finished under it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Identity } from '../auth/identity-rules';

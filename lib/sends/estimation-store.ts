@@ -7,16 +7,18 @@
  *   one send per claim at a time; a lease left by a dead process expires.
  * - It records each step before the next: the batch and its charge
  *   (state 'sending'), the remote's answer ('delivered'), the local stamps and
- *   the response ('done'), or the refund of a failure ('failed', which moves
- *   the charge round on). Every write after the lease is conditional on the
+ *   the response ('done'), or a refusal ('failed', which moves the charge
+ *   round on, written in one transaction with the refund it owes, before the
+ *   refund is asked for). Every write after the lease is conditional on the
  *   owner, so a process that lost its lease can no longer write.
  * - The batch's item ids are rows of their own in the claim's send partition
  *   (ITEM#<batch_id>#<item_id>), not lists on the record, so a send of
  *   thousands of items never meets DynamoDB's 400 KB row limit.
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { owedSendRefundPut } from '../billing/send-refund-store';
 import { deleteKeys, partitionKeys, putRows } from '../db/batch';
-import { db, isConditionalCheckFailed, tableName } from '../db/client';
+import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { indexRows, partitionRows } from '../db/query';
 import { setClauses } from '../db/update';
@@ -126,16 +128,10 @@ export async function acquireSendLease(
   }
 }
 
-/**
- * Writes the step's fields while `owner` still holds the lease; `release`
- * frees it. False when the lease was lost (another send took it over).
- */
-export async function recordSendStep(
-  claimId: string,
-  owner: string,
-  fields: Partial<Omit<EstimationSend, 'claim_id' | 'team_id' | 'owner'>>,
-  options: { release?: boolean } = {},
-): Promise<boolean> {
+type StepFields = Partial<Omit<EstimationSend, 'claim_id' | 'team_id' | 'owner'>>;
+
+/** The conditional update of a step (see recordSendStep), also usable as one item of a transaction. */
+function stepUpdate(claimId: string, owner: string, fields: StepFields, options: { release?: boolean }) {
   const at = new Date().toISOString();
   // A send between its record and its end ('sending', 'delivered') is on the open index, so the send sweep
   // finishes it if its process dies and no later send of the claim comes to do it.
@@ -147,20 +143,69 @@ export async function recordSendStep(
     ...(open ? { activepk: indexes.openEstimationSends().pk, activesk: `${at}#${claimId}` } : {}),
     updated_at: at,
   });
+  return {
+    TableName: tableName(),
+    Key: keys.estimationSend(claimId),
+    UpdateExpression: `SET ${set.expression}${closed ? ' REMOVE activepk, activesk' : ''}`,
+    ConditionExpression: '#owner_ = :owner_',
+    ExpressionAttributeNames: { ...set.names, '#owner_': 'owner' },
+    ExpressionAttributeValues: { ...set.values, ':owner_': owner },
+  };
+}
+
+/**
+ * Writes the step's fields while `owner` still holds the lease; `release`
+ * frees it. False when the lease was lost (another send took it over).
+ */
+export async function recordSendStep(
+  claimId: string,
+  owner: string,
+  fields: StepFields,
+  options: { release?: boolean } = {},
+): Promise<boolean> {
+  try {
+    await db().send(new UpdateCommand(stepUpdate(claimId, owner, fields, options)));
+    return true;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * Records a refused attempt while `owner` still holds the lease: state
+ * 'failed', the charge round moved on to `nextRound`, the lease released and,
+ * in the same transaction, the refund of its charge owed to the team (the
+ * billing sweep asks for it until the service confirms it). Only then may the
+ * refund be asked for: a refunded reference must never be left on a record
+ * still 'sending', which the next send would finish under it for free. False
+ * when the lease was lost (the send is another's now: nothing is owed).
+ */
+export async function recordSendFailure(
+  claimId: string,
+  owner: string,
+  nextRound: number,
+  refund: { teamId: string; reference: string } | null,
+): Promise<boolean> {
+  const fields: StepFields = { state: 'failed', round: nextRound, remote: null, result: null };
+  if (!refund) return recordSendStep(claimId, owner, fields, { release: true });
   try {
     await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.estimationSend(claimId),
-        UpdateExpression: `SET ${set.expression}${closed ? ' REMOVE activepk, activesk' : ''}`,
-        ConditionExpression: '#owner_ = :owner_',
-        ExpressionAttributeNames: { ...set.names, '#owner_': 'owner' },
-        ExpressionAttributeValues: { ...set.values, ':owner_': owner },
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: stepUpdate(claimId, owner, fields, { release: true }) },
+          { Put: owedSendRefundPut(refund.teamId, refund.reference) },
+        ],
       }),
     );
     return true;
   } catch (err) {
-    if (isConditionalCheckFailed(err)) return false;
+    if (!isTransactionCanceled(err)) throw err;
+    const [record, owed] = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    if (record?.Code === 'ConditionalCheckFailed') return false;
+    // The refund is owed already (recorded by an earlier attempt under this reference): the failure alone.
+    if (owed?.Code === 'ConditionalCheckFailed' && (!record?.Code || record.Code === 'None'))
+      return recordSendStep(claimId, owner, fields, { release: true });
     throw err;
   }
 }

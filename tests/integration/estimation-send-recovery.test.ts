@@ -90,6 +90,33 @@ describe.each(['recorded', 'charged', 'delivered'])(
   },
 );
 
+/** What the team has paid for its sends on the ledger: every spend less what it has had back. */
+const netPaid = async (t: SendTeam) => (await spendsOf(t)).reduce((sum, s) => sum + s.amount - s.refunded, 0);
+
+it('a refused send whose request dies right after its refund was asked is charged again when it is sent again', async () => {
+  const t = await sendTeam();
+  const identity = await identityFor(t);
+  await fake().failNext('422', { key: t.key, match: 'POST /intake/contents-inventory' });
+  await expect(submitToEstimationPlatform(identity, t.claimId, {}, { interrupt: dieAt('failed') })).rejects.toThrow(
+    ProcessDied,
+  );
+  expect(await netPaid(t)).toBe(0);
+
+  // The platform is back and the adjuster sends again once the dead request's lease has run out.
+  await expireLease(t.claimId);
+  const sent = await submitToEstimationPlatform(identity, t.claimId, {});
+  expect(sent).toMatchObject({ items_sent: 2, credits_charged: 2 });
+  expect(await unsentCount(t)).toBe(0);
+  const [remote] = await fake().claims(t.key);
+  expect(remote.items).toHaveLength(2);
+  // The two items delivered are paid for once; the refused attempt costs nothing.
+  expect(await netPaid(t)).toBe(2);
+  expect((await spendsOf(t)).map((s) => [s.reference, s.amount, s.refunded])).toEqual([
+    [`ce-send:${t.claimId}`, 2, 2],
+    [`ce-send:${t.claimId}:r2`, 2, 0],
+  ]);
+});
+
 it('a send still holding its lease makes another one wait, then refuses it with 409', async () => {
   const t = await sendTeam();
   const identity = await identityFor(t);
