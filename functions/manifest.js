@@ -258,7 +258,8 @@ function build() {
       functions[fn.name] = {
         ...base,
         timeout: fn.timeout,
-        events: [{ schedule: { rate: [fn.rate] } }],
+        // A rate taken from a setting (WATCHDOG_RATE) is this machine's value, checked by the settings schema.
+        events: [{ schedule: { rate: [/^(rate|cron)\(/.test(fn.rate) ? fn.rate : settings[fn.rate]] } }],
         // After the two automatic retries, the failed event is kept and alarmed instead of lost.
         destinations: { onFailure: { type: 'sqs', arn: { 'Fn::GetAtt': [SCHEDULE_FAILURES_QUEUE, 'Arn'] } } },
       };

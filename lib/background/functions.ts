@@ -31,12 +31,18 @@ export interface QueueWorker {
   maximumConcurrency?: number | 'OPENROUTER_GLOBAL_CONCURRENCY' | 'WORKER_CONCURRENCY';
 }
 
+/** The settings a schedule's rate may come from (lib/config; each an EventBridge rate expression). */
+type ScheduleRateSetting = 'WATCHDOG_RATE' | 'BILLING_SWEEP_RATE';
+
 export interface Schedule {
   kind: 'schedule';
   name: string;
   handler: string;
-  /** An EventBridge rate() or cron() expression. */
-  rate: string;
+  /**
+   * An EventBridge rate() or cron() expression, or the setting that holds one,
+   * read at package time (functions/manifest.js; `npm start` schedules from the same manifest).
+   */
+  rate: `rate(${string})` | `cron(${string})` | ScheduleRateSetting;
   timeout: number;
 }
 
@@ -140,7 +146,7 @@ export const backgroundFunctions: BackgroundFunction[] = [
   },
   // Job events (server-sent events): ~10 minutes of polling per connection.
   { kind: 'stream', name: 'jobStream', handler: 'streams/job-stream', timeout: 660 },
-  { kind: 'schedule', name: 'watchdog', handler: 'schedules/watchdog', rate: 'rate(1 minute)', timeout: 300 },
+  { kind: 'schedule', name: 'watchdog', handler: 'schedules/watchdog', rate: 'WATCHDOG_RATE', timeout: 300 },
   {
     kind: 'queue',
     name: 'purgeWorker',
@@ -154,5 +160,11 @@ export const backgroundFunctions: BackgroundFunction[] = [
   // Expires chunked uploads left open for over a day and aborts their S3 multipart uploads.
   { kind: 'schedule', name: 'uploadSweep', handler: 'schedules/upload-sweep', rate: 'rate(1 hour)', timeout: 300 },
   // Settles refunds the billing service did not confirm and spends whose answer was lost (lib/billing/settlement-service.ts).
-  { kind: 'schedule', name: 'billingSweep', handler: 'schedules/billing-sweep', rate: 'rate(5 minutes)', timeout: 300 },
+  {
+    kind: 'schedule',
+    name: 'billingSweep',
+    handler: 'schedules/billing-sweep',
+    rate: 'BILLING_SWEEP_RATE',
+    timeout: 300,
+  },
 ];

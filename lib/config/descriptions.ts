@@ -185,4 +185,25 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       PRESIGNED_URL_TTL_SECONDS: 'Lifetime of presigned upload and download URLs.',
     },
   },
+  {
+    title: 'Schedules, sweeps and leases',
+    descriptions: {
+      WATCHDOG_RATE:
+        'How often the watchdog runs (job recovery, the send sweeps, homeowner submit rounds): an EventBridge rate expression, rate(<n> minute|minutes|hour|hours|day|days). Read when the functions are packaged and by `npm start`.',
+      BILLING_SWEEP_RATE:
+        'How often the billing sweep settles unconfirmed refunds and lost spends: an EventBridge rate expression, as WATCHDOG_RATE.',
+      CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS:
+        "A claims platform send's lease while its request works; more than the API's 29 s, so a live request never loses it.",
+      CLAIMS_PLATFORM_FAN_OUT_LEASE_SECONDS:
+        "A claims platform send's lease while its fan-out message waits on the submissions queue and the worker expands it; past it the send sweep resumes the send.",
+      CLAIMS_PLATFORM_SENDING_LEASE_SECONDS:
+        "A claims platform send's lease once its items are queued: at least the submissions queue's 5 deliveries of 720 s, so every item is counted or dead-lettered before the send sweep counts what is left failed.",
+      ESTIMATION_SEND_LEASE_SECONDS:
+        "An estimation platform send's lease while it works; more than the API's 29 s. Past it, the watchdog's send sweep (or the claim's next send) finishes an interrupted send.",
+      INSURED_ROUND_STALE_SECONDS:
+        'A homeowner submit round started (or last handed on) this long ago and not made has lost its maker: the watchdog or the next submit hands it to the insured worker again.',
+      INSURED_ROUND_MAX_ATTEMPTS:
+        'Makings of one homeowner submit round (the first, and each hand-on) before it is given up: its rows that reached no job go back to the draft, logged and reported to error tracking, and the next submit starts a new round.',
+    },
+  },
 ];

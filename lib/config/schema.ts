@@ -33,6 +33,32 @@ const list = (def: string) =>
         .filter(Boolean),
     );
 
+/**
+ * An EventBridge rate expression, as a schedule's rate setting takes it:
+ * rate(<n> <unit>), n a whole number from 1, the unit minute, hour or day,
+ * singular for 1 and plural otherwise (EventBridge refuses "rate(1 minutes)"
+ * and "rate(5 minute)"; the local scheduler reads the same form).
+ */
+function rateExpressionProblem(value: string): string | null {
+  const match = /^rate\((\d+) (minute|hour|day)(s?)\)$/.exec(value);
+  const example = 'e.g. rate(1 minute) or rate(5 minutes)';
+  if (!match) return `must be an EventBridge rate expression, rate(<n> minute(s)|hour(s)|day(s)), ${example}`;
+  const n = Number(match[1]);
+  if (n < 1) return `must be a rate of at least 1, ${example}`;
+  if ((n === 1) !== (match[3] === '')) return `must say ${n === 1 ? match[2] : `${match[2]}s`} for ${n}, ${example}`;
+  return null;
+}
+
+const rate = (def: string) =>
+  z
+    .string()
+    .default(def)
+    .transform((v) => v.trim())
+    .superRefine((v, ctx) => {
+      const problem = rateExpressionProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+
 /** Comma list of allowed hosts (./host-rules.ts), each entry checked. */
 const hostList = () =>
   list('').superRefine((entries, ctx) => {
@@ -204,6 +230,21 @@ const settingFields = z.object({
   /** Origin of the job event stream (the jobStream Function URL in AWS; npm start runs one locally). */
   STREAM_BASE_URL: str(),
   PRESIGNED_URL_TTL_SECONDS: int(900).refine((v) => v > 0 && v <= 604800, 'must be between 1 and 604800'),
+
+  // --- Schedules, sweeps and leases (rates are read when the functions are packaged or `npm start` starts) ---
+  WATCHDOG_RATE: rate('rate(1 minute)'),
+  BILLING_SWEEP_RATE: rate('rate(5 minutes)'),
+  /** Longer than an HTTP function may run (29 s): a live request never loses its lease. */
+  CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS: int(60).refine((v) => v > 29, 'must be more than 29 (the API limit)'),
+  CLAIMS_PLATFORM_FAN_OUT_LEASE_SECONDS: int(15 * 60).refine((v) => v >= 1, 'must be at least 1'),
+  /** At least the submissions queue's 5 deliveries of 720 s each: every item is counted or dead-lettered by then. */
+  CLAIMS_PLATFORM_SENDING_LEASE_SECONDS: int(5 * 720 + 300).refine(
+    (v) => v >= 5 * 720,
+    'must be at least 3600 (5 deliveries of the 720 s visibility timeout)',
+  ),
+  ESTIMATION_SEND_LEASE_SECONDS: int(60).refine((v) => v > 29, 'must be more than 29 (the API limit)'),
+  INSURED_ROUND_STALE_SECONDS: int(60).refine((v) => v >= 1, 'must be at least 1'),
+  INSURED_ROUND_MAX_ATTEMPTS: int(5).refine((v) => v >= 1, 'must be at least 1'),
 });
 
 export const settingsSchema = settingFields.superRefine((values, ctx) => {

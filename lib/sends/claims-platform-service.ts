@@ -39,10 +39,10 @@ import { listActiveClaimItems } from './claim-items-service';
 import {
   claimsPlatformFailure,
   dryRunClaimKey,
-  FAN_OUT_LEASE_MS,
+  fanOutLeaseMs,
   itemsToSubmit,
   NOTHING_TO_SUBMIT,
-  REQUEST_LEASE_MS,
+  requestLeaseMs,
   remoteClaimFields,
   SEND_IN_PROGRESS,
   sendRefusal,
@@ -195,7 +195,7 @@ export async function submitToClaimsPlatform(
     created_at: now.toISOString(),
     completed_at: null,
     processing_seconds: null,
-    lease_until: now.getTime() + REQUEST_LEASE_MS,
+    lease_until: now.getTime() + requestLeaseMs(currentSettings()),
     resumes: 0,
   };
   if (!(await openSubmission(submission, seen))) {
@@ -228,9 +228,15 @@ export async function submitToClaimsPlatform(
     throw err;
   }
   await recordSend(claim.team_id, 'claims_platform', now);
-  const syncing = await advanceSubmission(submission.id, 'charging', 'syncing', Date.now() + REQUEST_LEASE_MS, {
-    credits: charged.credits,
-  });
+  const syncing = await advanceSubmission(
+    submission.id,
+    'charging',
+    'syncing',
+    Date.now() + requestLeaseMs(currentSettings()),
+    {
+      credits: charged.credits,
+    },
+  );
   if (!syncing) return view((await getSubmission(submission.id)) ?? submission);
   checkpoint('charged');
 
@@ -249,10 +255,16 @@ export async function submitToClaimsPlatform(
     throw claimsPlatformFailure(synced.detail);
   }
   if (!claim.submitted_at) await setClaimSubmitted(claim.id, now.toISOString());
-  const started = await advanceSubmission(submission.id, 'syncing', 'fanning_out', Date.now() + FAN_OUT_LEASE_MS, {
-    claim_key: synced.claim_key,
-    remote_claim_id: synced.claim_id,
-  });
+  const started = await advanceSubmission(
+    submission.id,
+    'syncing',
+    'fanning_out',
+    Date.now() + fanOutLeaseMs(currentSettings()),
+    {
+      claim_key: synced.claim_key,
+      remote_claim_id: synced.claim_id,
+    },
+  );
   if (!started) return view((await getSubmission(submission.id)) ?? syncing);
   checkpoint('synced');
   await queueFanOut(started);

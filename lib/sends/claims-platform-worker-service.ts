@@ -29,7 +29,7 @@ import {
   itemRefundReference,
   remoteItemFields,
   remotePhotos,
-  SENDING_LEASE_MS,
+  sendingLeaseMs,
   sendToken,
 } from './claims-platform-rules';
 import type { submissionMessage } from './claims-platform-schemas';
@@ -74,7 +74,7 @@ async function fanOutSend(submissionId: string): Promise<void> {
     'submissions',
     pending.map((itemId) => ({ submission_id: submission.id, item_id: itemId })),
   );
-  await advanceSubmission(submission.id, 'fanning_out', 'sending', Date.now() + SENDING_LEASE_MS);
+  await advanceSubmission(submission.id, 'fanning_out', 'sending', Date.now() + sendingLeaseMs(currentSettings()));
   logger.info('claims platform send fanned out', { submission_id: submission.id, items: pending.length });
 }
 

@@ -11,7 +11,8 @@ import { logger } from '../observability/logger';
 import { getTeam } from '../teams/store';
 import { failSend, queueFanOut } from './claims-platform-service';
 import { count } from './claims-platform-worker-service';
-import { FAN_OUT_LEASE_MS, MAX_RESUMES } from './claims-platform-rules';
+import { settings as currentSettings } from '../config';
+import { fanOutLeaseMs, MAX_RESUMES } from './claims-platform-rules';
 import { submissionItemIds } from './submission-item-store';
 import {
   advanceSubmission,
@@ -62,9 +63,15 @@ async function settleExpiredSend(submission: Submission, now: Date): Promise<'fa
   }
   if (!stage) return null;
   if (submission.resumes < MAX_RESUMES) {
-    const resumed = await advanceSubmission(submission.id, stage, 'fanning_out', now.getTime() + FAN_OUT_LEASE_MS, {
-      resumes: submission.resumes + 1,
-    });
+    const resumed = await advanceSubmission(
+      submission.id,
+      stage,
+      'fanning_out',
+      now.getTime() + fanOutLeaseMs(currentSettings()),
+      {
+        resumes: submission.resumes + 1,
+      },
+    );
     if (!resumed) return null;
     await queueFanOut(resumed);
     logger.warn('send sweep: a stalled send is handed back to the worker', context);

@@ -262,6 +262,7 @@ describe('functions/manifest.js', () => {
   const manifest = require('../../../functions/manifest.js') as {
     functions: Record<string, { handler: string; events: Record<string, Record<string, unknown>>[]; url?: unknown }>;
     queueLogicalId: (purpose: string) => string;
+    settings: Record<string, unknown>;
   };
 
   it('declares every route as a function with an httpApi event of the same method and path', () => {
@@ -292,7 +293,8 @@ describe('functions/manifest.js', () => {
           functionResponseType: 'ReportBatchItemFailures',
         });
       } else if (fn.kind === 'schedule') {
-        expect(declared.events[0].schedule).toEqual({ rate: [fn.rate] });
+        const rate = /^(rate|cron)\(/.test(fn.rate) ? fn.rate : manifest.settings[fn.rate];
+        expect(declared.events[0].schedule).toEqual({ rate: [rate] });
       } else {
         expect(declared.url).toEqual({ invokeMode: 'RESPONSE_STREAM', cors: true });
         expect(declared.events).toBeUndefined();
