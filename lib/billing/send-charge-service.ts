@@ -8,10 +8,17 @@
  * As for jobs: a flat refusal is 402 with the spec's body and nothing is
  * written; billing off, a config gap, a team with no external id and an outage
  * let the send proceed uncharged (logged). A spend whose answer was lost may
- * have charged: it is reported as charged but unconfirmed, so a failure of the
- * send refunds it (a refund of a reference the service never charged is a no-op).
+ * have charged, or may still land: it is reported as charged but unconfirmed,
+ * with the spend (`spend`) the caller records with the send's refund owed.
+ * Settling such a refund first asks for the spend again under its reference
+ * (the service answers the first spend, or makes it now), then refunds it: a
+ * refund asked for first could meet a 404 for a spend still in flight and
+ * leave the team paying for a failed send. A refusal of that spend means it
+ * is not on the ledger: nothing is owed. Only a confirmed spend's 404 (or a
+ * 409: nothing of it left to give back) ends the refund without one.
  */
 import { settings as currentSettings } from '../config';
+import type { BillingServiceClient } from '../integrations/billing-service';
 import { logger } from '../observability/logger';
 import { getTeam, type Team } from '../teams/store';
 import type { User } from '../users/store';
@@ -23,11 +30,19 @@ import {
   type OwedSendRefund,
   owedRefundKey,
   recordOwedSendRefund,
+  type UnconfirmedSpend,
 } from './send-refund-store';
 import { type BillingDeps, createBillingClient } from './settlement-service';
 
 export type SendChargeOutcome =
-  | { charged: true; credits: number; reference: string; unconfirmed: boolean }
+  | {
+      charged: true;
+      credits: number;
+      reference: string;
+      unconfirmed: boolean;
+      /** Set when unconfirmed: record it with the send's refund owed (owedSendRefundPut, refundSend). */
+      spend?: UnconfirmedSpend;
+    }
   | {
       charged: false;
       credits: 0;
@@ -82,13 +97,18 @@ export async function chargeSend(
     const lost = result.error.mayHaveApplied;
     logger.error(
       lost
-        ? 'billing service did not answer the send spend; it may have charged: the send proceeds and a failure refunds the reference'
+        ? 'billing service did not answer the send spend; it may have charged: the send proceeds, and a failure confirms it before refunding it'
         : 'billing service unavailable; failing open, send proceeds uncharged',
       { ...context, reason: result.error.reason, error: result.error.message },
     );
-    return lost
-      ? { charged: true, credits: amount, reference, unconfirmed: true }
-      : { charged: false, credits: 0, reason: 'unavailable' };
+    if (!lost) return { charged: false, credits: 0, reason: 'unavailable' };
+    const spend: UnconfirmedSpend = {
+      team_external_id: team.external_id,
+      user_external_id: user?.external_id ?? null,
+      amount,
+      description: input.description,
+    };
+    return { charged: true, credits: amount, reference, unconfirmed: true, spend };
   }
   logger.info('send charged', { ...context, transaction_id: result.transactionId, balance: result.balance });
   return { charged: true, credits: amount, reference, unconfirmed: false };
@@ -96,21 +116,22 @@ export async function chargeSend(
 
 /**
  * Gives a failed send's spend back: records the refund as owed first (a row
- * in the pending-billing index), then asks the service. True when the service
- * confirmed it; otherwise it stays owed and the billing sweep asks again until
- * it does, so a retry of the send under its next round's reference never
- * leaves the team paying twice. Never raises.
+ * in the pending-billing index; with `spend` when the charge was not
+ * confirmed), then settles it. True when nothing is owed any more; otherwise
+ * it stays owed and the billing sweep asks again until it is, so a retry of
+ * the send under its next round's reference never leaves the team paying
+ * twice. Never raises.
  */
 export async function refundSend(
-  input: { team: Pick<Team, 'id' | 'external_id'>; reference: string },
+  input: { team: Pick<Team, 'id' | 'external_id'>; reference: string; spend?: UnconfirmedSpend },
   deps: BillingDeps = {},
 ): Promise<boolean> {
-  const { team, reference } = input;
+  const { team, reference, spend } = input;
   const teamId = team.external_id;
   if (teamId === null || teamId === undefined) return false;
   try {
-    await recordOwedSendRefund(team.id, reference);
-    return (await askSendRefund({ id: team.id, external_id: teamId }, { reference }, deps)) === 'settled';
+    await recordOwedSendRefund(team.id, reference, new Date(), spend);
+    return (await askSendRefund({ id: team.id, external_id: teamId }, { reference, spend }, deps)) === 'settled';
   } catch (err) {
     logger.error('refund of a failed send failed; the billing sweep retries it if it was recorded', {
       team_id: team.id,
@@ -122,19 +143,23 @@ export async function refundSend(
 }
 
 /**
- * Asks for a send refund recorded as owed together with the failure it is
+ * Settles a send refund recorded as owed together with the failure it is
  * for (a failed send, or an item of one that failed for good;
- * submission-store.ts, submission-item-store.ts): true once confirmed;
- * otherwise the billing sweep asks again. Never raises.
+ * submission-store.ts, submission-item-store.ts): true once nothing is owed;
+ * otherwise the billing sweep asks again. An unconfirmed charge's spend is
+ * read from the owed row unless `owed.spend` gives it. Never raises.
  */
 export async function requestOwedSendRefund(
   team: Pick<Team, 'id' | 'external_id'>,
-  owed: Pick<OwedSendRefund, 'reference' | 'part'>,
+  owed: Pick<OwedSendRefund, 'reference' | 'part' | 'spend'>,
   deps: BillingDeps = {},
 ): Promise<boolean> {
   if (team.external_id === null || team.external_id === undefined) return false;
   try {
-    return (await askSendRefund({ id: team.id, external_id: team.external_id }, owed, deps)) === 'settled';
+    const spend = owed.spend ?? (await getOwedSendRefund(owedRefundKey(owed)))?.spend;
+    return (
+      (await askSendRefund({ id: team.id, external_id: team.external_id }, { ...owed, spend }, deps)) === 'settled'
+    );
   } catch (err) {
     logger.error('refund of a failed send failed; the billing sweep retries it', {
       team_id: team.id,
@@ -145,7 +170,7 @@ export async function requestOwedSendRefund(
   }
 }
 
-/** The billing sweep's part: asks again for the send refund owed under `key` ('settled' when none is). */
+/** The billing sweep's part: settles the send refund owed under `key` ('settled' when none is). */
 export async function settleSendRefund(key: string, deps: BillingDeps = {}): Promise<'settled' | 'pending'> {
   const owed = await getOwedSendRefund(key);
   if (!owed) return 'settled';
@@ -160,32 +185,93 @@ export async function settleSendRefund(key: string, deps: BillingDeps = {}): Pro
 }
 
 /**
- * Asks the service for an owed send refund (all of the charge, or its part).
- * 'settled' once it answered (the refund, or a reference it never charged:
- * nothing to give back) and the owed row is gone; 'pending' while it does not answer.
+ * Settles an owed send refund (all of the charge, or its part): an
+ * unconfirmed spend is asked for again first. 'settled' once nothing is owed
+ * and the owed row is gone; 'pending' while the service does not answer.
  */
 async function askSendRefund(
   team: { id: string; external_id: number },
-  owed: Pick<OwedSendRefund, 'reference' | 'part'>,
+  owed: Pick<OwedSendRefund, 'reference' | 'part' | 'spend'>,
   deps: BillingDeps,
 ): Promise<'settled' | 'pending'> {
   const key = owedRefundKey(owed);
+  const context = { team_id: team.id, reference: key };
+  const client = createBillingClient(deps);
+  const teamId = owed.spend?.team_external_id ?? team.external_id;
+  if (owed.spend) {
+    const confirmed = await confirmSpend(client, owed.reference, owed.spend, context);
+    if (confirmed === 'pending') {
+      await deferOwedSendRefund(key);
+      return 'pending';
+    }
+    if (confirmed === 'not_charged') {
+      await clearOwedSendRefund(key);
+      return 'settled';
+    }
+  }
   const part = owed.part ? { refundReference: owed.part.refund_reference, amount: owed.part.amount } : {};
-  const result = await createBillingClient(deps).refund({
-    teamId: team.external_id,
-    reference: owed.reference,
-    ...part,
-  });
-  if (result.outcome === 'unavailable') {
+  const result = await client.refund({ teamId, reference: owed.reference, ...part });
+  if (result.outcome === 'unavailable' && result.error.status === 409) {
+    // A final answer: the spend has less left than this part (given back already), so nothing more is owed.
+    logger.warn('send refund refused: nothing of the spend is left to give back; no longer owed', {
+      ...context,
+      error: result.error.message,
+    });
+  } else if (result.outcome === 'unavailable') {
     logger.error('refund of a failed send did not go through; it stays owed for the billing sweep', {
-      team_id: team.id,
-      reference: key,
+      ...context,
       error: result.error.message,
     });
     await deferOwedSendRefund(key);
     return 'pending';
+  } else if (result.outcome === 'unknown_reference') {
+    // Only a confirmed spend gets here (an unconfirmed one was asked for again above): it is not on the ledger.
+    logger.warn('send refund: the billing service holds no spend with this reference; nothing to give back', context);
+  } else {
+    logger.info('failed send refunded', { ...context, transaction_id: result.transactionId });
   }
   await clearOwedSendRefund(key);
-  logger.info('failed send refunded', { team_id: team.id, reference: key, outcome: result.outcome });
   return 'settled';
+}
+
+/**
+ * Asks again for a send's spend whose answer was lost, under its reference:
+ * 'charged' when it is on the ledger (the first spend, or made now),
+ * 'not_charged' when the service refuses it (not on the ledger, nothing to
+ * give back), 'pending' while it does not answer.
+ */
+async function confirmSpend(
+  client: BillingServiceClient,
+  reference: string,
+  spend: UnconfirmedSpend,
+  context: Record<string, unknown>,
+): Promise<'charged' | 'not_charged' | 'pending'> {
+  const result = await client.spend({
+    teamId: spend.team_external_id,
+    userId: spend.user_external_id,
+    amount: spend.amount,
+    reference,
+    description: spend.description,
+  });
+  if (result.outcome === 'charged') {
+    logger.info('unanswered send spend confirmed with the same reference', {
+      ...context,
+      transaction_id: result.transactionId,
+    });
+    return 'charged';
+  }
+  if (result.outcome === 'insufficient') {
+    logger.warn('unanswered send spend was not on the ledger and is refused now; nothing to give back', {
+      ...context,
+      balance: result.balance,
+    });
+    return 'not_charged';
+  }
+  logger.error('unanswered send spend still unconfirmed; its refund stays owed for the billing sweep', {
+    ...context,
+    reason: result.error.reason,
+    status: result.error.status,
+    error: result.error.message,
+  });
+  return 'pending';
 }

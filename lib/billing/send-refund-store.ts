@@ -4,12 +4,27 @@
  * refund, the refund's own reference for a part of a charge, such as one
  * item of a send that failed for good), written before the refund call and
  * removed once the service answers it, listed meanwhile in the pending-billing
- * index the billing sweep walks (beside jobs owing billing).
+ * index the billing sweep walks (beside jobs owing billing). A refund of a
+ * charge whose answer was lost carries that spend, so whoever settles the row
+ * asks for it again under its reference before refunding it.
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
 import { pendingEntry } from './settlement-store';
+
+/**
+ * A send's spend whose answer was lost (it may or may not be on the ledger):
+ * what asking for it again under the same reference takes. The service
+ * answers the first spend if it landed, or makes it now.
+ */
+export interface UnconfirmedSpend {
+  team_external_id: number;
+  user_external_id: string | null;
+  /** Whole credits, as first asked. */
+  amount: number;
+  description: string;
+}
 
 export interface OwedSendRefund {
   /** The charge to give back (all of it, or `amount` of it). */
@@ -18,6 +33,8 @@ export interface OwedSendRefund {
   owed_at: string;
   /** A part of the charge: its own idempotency key at the billing service, and the credits. */
   part?: { refund_reference: string; amount: number };
+  /** The charge was not confirmed: this spend is asked for again before anything is given back. */
+  spend?: UnconfirmedSpend;
 }
 
 /** The key an owed refund is kept and settled under: the charge's reference, or the part's own. */
@@ -27,11 +44,24 @@ export const owedRefundKey = (owed: Pick<OwedSendRefund, 'reference' | 'part'>) 
 /**
  * The write that records the refund of `reference` (or of `part` of it) as
  * owed to the team, also usable as one item of a transaction (a send's
- * failure and its refund owed land together); recording it twice keeps the first.
+ * failure and its refund owed land together); recording it twice keeps the
+ * first. `spend`: the charge's answer was lost (chargeSend's `spend`).
  */
-export function owedSendRefundPut(teamId: string, reference: string, now = new Date(), part?: OwedSendRefund['part']) {
+export function owedSendRefundPut(
+  teamId: string,
+  reference: string,
+  now = new Date(),
+  part?: OwedSendRefund['part'],
+  spend?: UnconfirmedSpend,
+) {
   const at = now.toISOString();
-  const row: OwedSendRefund = { reference, team_id: teamId, owed_at: at, ...(part ? { part } : {}) };
+  const row: OwedSendRefund = {
+    reference,
+    team_id: teamId,
+    owed_at: at,
+    ...(part ? { part } : {}),
+    ...(spend ? { spend } : {}),
+  };
   const key = owedRefundKey(row);
   return {
     TableName: tableName(),
@@ -45,10 +75,15 @@ export function owedSendRefundPut(teamId: string, reference: string, now = new D
   };
 }
 
-/** Records the refund of `reference` as owed to the team; recording it twice keeps the first. */
-export async function recordOwedSendRefund(teamId: string, reference: string, now = new Date()): Promise<void> {
+/** Records the refund of `reference` (of `spend`, when unconfirmed) as owed to the team; recording it twice keeps the first. */
+export async function recordOwedSendRefund(
+  teamId: string,
+  reference: string,
+  now = new Date(),
+  spend?: UnconfirmedSpend,
+): Promise<void> {
   try {
-    await db().send(new PutCommand(owedSendRefundPut(teamId, reference, now)));
+    await db().send(new PutCommand(owedSendRefundPut(teamId, reference, now, undefined, spend)));
   } catch (err) {
     if (!isConditionalCheckFailed(err)) throw err;
   }

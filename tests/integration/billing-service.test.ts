@@ -227,6 +227,26 @@ describe('up-front charge', () => {
     expect(fake.balance(w.team.external_id!, APP)).toBe(35);
   });
 
+  it('never takes a reference refused for another amount (409) as charged: the call is rejected, once, and cannot have charged', async () => {
+    const w = await world({ balance: 50 });
+    const client = quickClient();
+    const request = {
+      teamId: w.team.external_id!,
+      userId: w.user.external_id,
+      amount: 10,
+      reference: `job:${randomUUID()}:1`,
+      description: 'test',
+    };
+    await client.spend(request);
+    const other = await client.spend({ ...request, amount: 12 });
+    expect(other).toMatchObject({
+      outcome: 'unavailable',
+      error: { reason: 'rejected', status: 409, mayHaveApplied: false },
+    });
+    expect(fake.requestsTo(SPEND_PATH).map((r) => r.answered)).toEqual([200, 409]);
+    expect(fake.balance(w.team.external_id!, APP)).toBe(40);
+  });
+
   it('recovers from one transient 5xx by retrying the same reference', async () => {
     const w = await world({ balance: 20 });
     const job = await newJob(w);
