@@ -288,11 +288,29 @@ export function dryRunRemoteClaim(claimId: string): { claim_key: string; claim_i
   return { claim_key: `TRAINING-${hex.slice(0, 10).toUpperCase()}`, claim_id: id };
 }
 
-/** Whether an earlier send's recorded batch answers this request too (a repeat of the same send). */
+/** Whether every requested id is among those a send carried (false for none requested). */
 export function coveredBy(requested: string[], carried: string[]): boolean {
   if (requested.length === 0) return false;
   const sent = new Set(carried);
   return requested.every((id) => sent.has(id));
+}
+
+/**
+ * Whether a send that overlapped a request (a double click), or an
+ * interrupted send just finished for it, answers the request with its result:
+ * only when the request has nothing of its own left to send (`leftToSend`:
+ * the items it would send now, after that send's stamps) and names no item
+ * that send did not carry. A request that would still send an item (one added
+ * meanwhile, by anyone) sends it itself: it is never answered with a batch
+ * that left it out.
+ */
+export function answeredBySend(
+  leftToSend: number,
+  requested: string[] | null | undefined,
+  carried: string[],
+): boolean {
+  if (leftToSend > 0) return false;
+  return !requested?.length || coveredBy(requested, carried);
 }
 
 /** A remote answer that is not a success, as the remote client reports it. */

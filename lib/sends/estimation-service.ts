@@ -7,8 +7,10 @@
  *     URL and the team's key (409), nothing new to send (400).
  *  2. The claim's send lease (estimation-store.ts): one send per claim at a
  *     time. A request that arrives while another send of the claim runs waits
- *     for it and, when that send carried what it asked for, answers with its
- *     result (a double click sends and charges once).
+ *     for it. Then, when every item it would send now was carried by that send
+ *     (nothing of its own is left), that send's result is its answer (a double
+ *     click sends and charges once); otherwise it sends what is left itself
+ *     (another user's request after adding items sends them, never dropped).
  *  3. The batch and its charge reference are recorded before the spend, the
  *     spend is made (402 stops here, nothing sent), then the remote call.
  *  4. The remote's answer is recorded before the local stamps, then the items
@@ -42,7 +44,14 @@ import {
   type SendStep,
   startSendBatch,
 } from './estimation-batch-service';
-import { coveredBy, itemsToSend, NO_TEAM_KEY, NOT_CONFIGURED, NOTHING_NEW, sendDestination } from './estimation-rules';
+import {
+  answeredBySend,
+  itemsToSend,
+  NO_TEAM_KEY,
+  NOT_CONFIGURED,
+  NOTHING_NEW,
+  sendDestination,
+} from './estimation-rules';
 import type * as schemas from './estimation-schemas';
 import {
   acquireSendLease,
@@ -108,8 +117,7 @@ export async function submitToEstimationPlatform(
   }
 
   const owner = randomUUID();
-  const lease = await acquireOrWait(claim, owner, body, arrived);
-  if ('replay' in lease) return withDeepLink(lease.replay, config);
+  const lease = await acquireOrWait(claim, owner, arrived);
   let released = false;
   const checkpoint: Checkpoint = (step) => {
     try {
@@ -127,13 +135,11 @@ export async function submitToEstimationPlatform(
     const current = (await getClaim(claim.id, true)) ?? claim;
     const active = await listActiveClaimItems(current.id);
     const batch = itemsToSend(active, body.item_ids);
-    if (batch.length === 0) {
-      // A repeat of an interrupted send that has just been finished: its result is this request's answer.
-      if (recovered && (!body.item_ids?.length || coveredBy(body.item_ids, recovered.item_ids))) {
-        return withDeepLink(recovered, config);
-      }
-      throw new InvalidRequestError(NOTHING_NEW);
-    }
+    // Nothing of its own left to send: a repeat of the send that overlapped it, or of an interrupted send that
+    // has just been finished, gets that send's result; anything left is this request's to send.
+    const answer = recovered ?? lease.overlapped;
+    if (answer && answeredBySend(batch.length, body.item_ids, answer.item_ids)) return withDeepLink(answer, config);
+    if (batch.length === 0) throw new InvalidRequestError(NOTHING_NEW);
     // The round after whatever the previous send (or its recovery) left: a refunded failure moved it on.
     const previousRound = (await getEstimationSend(claim.id))?.round ?? 1;
     const result = await startSendBatch({
@@ -160,17 +166,16 @@ export async function submitToEstimationPlatform(
 }
 
 /**
- * Takes the claim's lease, waiting for a running send to end. When a send
- * that overlapped this request (it held the lease meanwhile or ended after the
- * request arrived) carried every item this request names (or the request names
- * none), its result is the answer: a double click sends and charges once.
+ * Takes the claim's lease, waiting for a running send to end. `overlapped`
+ * is the result of a send that overlapped this request (it held the lease
+ * meanwhile or ended after the request arrived), with the items it carried:
+ * the caller decides whether it answers the request (answeredBySend).
  */
 async function acquireOrWait(
   claim: Claim,
   owner: string,
-  body: SendBody,
   arrived: string,
-): Promise<{ previous: EstimationSend | null } | { replay: SendResult }> {
+): Promise<{ previous: EstimationSend | null; overlapped: SendResult | null }> {
   const deadline = Date.now() + WAIT_FOR_RUNNING_SEND_MS;
   let waited = false;
   for (;;) {
@@ -180,14 +185,9 @@ async function acquireOrWait(
       const previous = lease.previous;
       // A send that ended after this request arrived overlapped it (a double click that lost the race).
       if (previous?.state === 'done' && previous.result && (waited || previous.result.sent_at >= arrived)) {
-        const sent = await batchItemIds(previous);
-        const asked = body.item_ids?.length ? body.item_ids : sent;
-        if (coveredBy(asked, sent)) {
-          await releaseSendLease(claim.id, owner);
-          return { replay: { ...previous.result, item_ids: sent } };
-        }
+        return { previous, overlapped: { ...previous.result, item_ids: await batchItemIds(previous) } };
       }
-      return { previous };
+      return { previous, overlapped: null };
     }
     if (Date.now() >= deadline) throw new ConflictError(SEND_IN_PROGRESS);
     waited = true;

@@ -1,5 +1,6 @@
 import { ConflictError, RemoteFailureError, UnprocessableError } from '../../../lib/errors';
 import {
+  answeredBySend,
   batchDigest,
   completedPricing,
   coveredBy,
@@ -309,5 +310,16 @@ describe('dry runs and repeats', () => {
     expect(coveredBy(['a'], ['a', 'b'])).toBe(true);
     expect(coveredBy(['a', 'c'], ['a', 'b'])).toBe(false);
     expect(coveredBy([], ['a'])).toBe(false);
+  });
+  it('answers a request with an overlapping send only when it has nothing of its own left to send', () => {
+    // A double click: everything it would send went in the first send's batch.
+    expect(answeredBySend(0, [], ['a', 'b'])).toBe(true);
+    expect(answeredBySend(0, null, ['a', 'b'])).toBe(true);
+    expect(answeredBySend(0, ['a'], ['a', 'b'])).toBe(true);
+    // An item added meanwhile (by anyone) is still to send: the request sends it, whatever it named.
+    expect(answeredBySend(1, [], ['a', 'b'])).toBe(false);
+    expect(answeredBySend(1, ['a', 'c'], ['a', 'b'])).toBe(false);
+    // Naming an item sent before, not by that send: not its answer (nothing new).
+    expect(answeredBySend(0, ['a', 'z'], ['a', 'b'])).toBe(false);
   });
 });
