@@ -40,6 +40,9 @@
  *   restricts it to requests whose "METHOD path" (as sent or decoded) contains
  *   it or whose token equals it. With `afterApply` the request is applied
  *   first and only its answer fails: a lost answer.
+ * - hold(match, ms?) keeps requests whose "METHOD path" contains `match`
+ *   unanswered (and not yet applied) until release(match), for `ms` at most:
+ *   a platform that is slow while a test does something else.
  * - Every API request is recorded (`requests`): method, path as sent and
  *   decoded, token, team, body, the status answered (null when none), the
  *   failure injected and the status the fake's own handling gave when it ran.
@@ -48,11 +51,22 @@
  *     POST /__fake/tokens {token, team?}      POST /__fake/profiles {token, shopping_profiles, depreciation_profiles}
  *     GET  /__fake/claims?token=              GET  /__fake/requests?token=&match=
  *     POST /__fake/fail {mode, count?, match?, afterApply?, detail?}
- *     POST /__fake/reset (forgets recorded requests and pending failures; teams and claims stay)
+ *     POST /__fake/hold {match, ms?}         POST /__fake/release {match}
+ *     POST /__fake/reset (forgets recorded requests, pending failures and holds; teams and claims stay)
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { controlBody, isRecord, listenFake, misbehave, NOT_JSON, readApiRequest, readText, sendJson } from './http';
+import {
+  controlBody,
+  isRecord,
+  listenFake,
+  misbehave,
+  NOT_JSON,
+  readApiRequest,
+  readText,
+  requestHolds,
+  sendJson,
+} from './http';
 
 const FAILURE_MODES = ['401', '404', '422', '429', '500', '503', 'timeout', 'reset', 'garbage'] as const;
 export type ClaimsPlatformFailureMode = (typeof FAILURE_MODES)[number];
@@ -149,7 +163,10 @@ export interface FakeClaimsPlatform {
   /** The claims of the token's team, with rooms, items, photos and analyze flags. */
   claims(token: string): FakePlatformClaim[];
   failNext(mode: ClaimsPlatformFailureMode, count?: number, match?: string, options?: FailOptions): void;
-  /** Forget recorded requests and pending failures (teams and their claims stay). */
+  /** Keep matching requests unanswered and unapplied until release(match), for `ms` at most. */
+  hold(match: string, ms?: number): void;
+  release(match: string): void;
+  /** Forget recorded requests, pending failures and holds (teams and their claims stay). */
   reset(): void;
   close(): Promise<void>;
 }
@@ -290,9 +307,12 @@ export async function startFakeClaimsPlatform(options: { port?: number } = {}): 
     });
   }
 
+  const holds = requestHolds();
+
   function reset() {
     requests.length = 0;
     failures.length = 0;
+    holds.releaseAll();
   }
 
   const matches = (r: RecordedPlatformRequest, match: string) =>
@@ -498,6 +518,8 @@ export async function startFakeClaimsPlatform(options: { port?: number } = {}): 
       at: new Date().toISOString(),
     };
     requests.push(record);
+    await holds.heldBack(`${record.method} ${record.path}`);
+    if (record.decoded_path !== record.path) await holds.heldBack(`${record.method} ${record.decoded_path}`);
     const failure = takeFailure(record);
     if (failure) record.injected = failure.mode;
     if (failure && !failure.afterApply) {
@@ -541,6 +563,14 @@ export async function startFakeClaimsPlatform(options: { port?: number } = {}): 
         );
         return sendJson(res, 200, { ok: true });
       }
+      if (method === 'POST' && path === '/__fake/hold') {
+        holds.hold(body.match as string, body.ms as number | undefined);
+        return sendJson(res, 200, { ok: true });
+      }
+      if (method === 'POST' && path === '/__fake/release') {
+        holds.release(body.match as string);
+        return sendJson(res, 200, { ok: true });
+      }
       if (method === 'POST' && path === '/__fake/reset') {
         reset();
         return sendJson(res, 200, { ok: true });
@@ -576,6 +606,8 @@ export async function startFakeClaimsPlatform(options: { port?: number } = {}): 
     setProfiles,
     claims,
     failNext,
+    hold: holds.hold,
+    release: holds.release,
     reset,
     close: () => server.close(),
   };

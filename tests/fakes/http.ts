@@ -148,3 +148,45 @@ export function pathMatches(method: string, path: string, match: string): boolea
   }
   return `${method} ${path}`.includes(match) || `${method} ${decoded}`.includes(match);
 }
+
+/** A held request is answered after this even if never released, so a failed test cannot wedge a job. */
+const DEFAULT_HOLD_MS = 60_000;
+
+/**
+ * Requests a test keeps unanswered: hold(match, ms) holds every request whose
+ * text (its URL, or "METHOD path") contains `match` until release(match), for
+ * `ms` at most; heldBack(text) is what a fake awaits before it answers.
+ */
+export function requestHolds() {
+  const holds = new Map<string, { released: Promise<void>; release: () => void; ms: number }>();
+
+  function release(match: string) {
+    holds.get(match)?.release();
+    holds.delete(match);
+  }
+
+  return {
+    hold(match: string, ms = DEFAULT_HOLD_MS) {
+      if (typeof match !== 'string' || !match) throw new Error('match must be a non-empty string');
+      if (!(typeof ms === 'number' && ms > 0)) throw new Error('ms must be a number > 0');
+      release(match);
+      let done = () => {};
+      const released = new Promise<void>((resolve) => {
+        done = resolve;
+      });
+      holds.set(match, { released, release: done, ms });
+    },
+    release,
+    releaseAll() {
+      for (const match of [...holds.keys()]) release(match);
+    },
+    /** Waits while a hold matches `text` (for its `ms` at most). */
+    async heldBack(text: string) {
+      const held = [...holds.entries()].find(([match]) => text.includes(match))?.[1];
+      if (!held) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([held.released, new Promise((r) => (timer = setTimeout(r, held.ms)))]);
+      clearTimeout(timer);
+    },
+  };
+}

@@ -37,7 +37,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { controlBody, listenFake, misbehave, readBytes, sendJson } from './http';
+import { controlBody, listenFake, misbehave, readBytes, requestHolds, sendJson } from './http';
 
 const FAILURE_MODES = ['500', '503', '429', '400', '401', 'timeout', 'reset', 'garbage', 'empty'] as const;
 export type SpeechFailureMode = (typeof FAILURE_MODES)[number];
@@ -52,8 +52,6 @@ const MIN_BURST_SECONDS = 0.04;
 const WORD_CONFIDENCE = 0.98;
 const DEFAULT_WORDS = ['sofa', 'lamp', 'television', 'table', 'chair', 'bookshelf', 'rug', 'mirror'];
 const MODEL_UUID = '00000000-0000-4000-8000-000000000003';
-/** A held request is answered after this even if never released, so a failed test cannot wedge a job. */
-const DEFAULT_HOLD_MS = 60_000;
 
 export interface RecordedSpeechRequest {
   /** Path and query, e.g. /v1/listen?model=nova-3&smart_format=true&punctuate=true&tag=job-1. */
@@ -196,32 +194,9 @@ export async function startFakeSpeechServer(
   const scripts: { match?: string; words: string[] }[] = [];
   const failures: PendingFailure[] = [];
   const requests: RecordedSpeechRequest[] = [];
-  const holds = new Map<string, { released: Promise<void>; release: () => void; ms: number }>();
-
-  function hold(match: string, ms = DEFAULT_HOLD_MS) {
-    if (typeof match !== 'string' || !match) throw new Error('match must be a non-empty string');
-    if (!(typeof ms === 'number' && ms > 0)) throw new Error('ms must be a number > 0');
-    release(match);
-    let done = () => {};
-    const released = new Promise<void>((resolve) => {
-      done = resolve;
-    });
-    holds.set(match, { released, release: done, ms });
-  }
-
-  function release(match: string) {
-    holds.get(match)?.release();
-    holds.delete(match);
-  }
-
-  /** Waits while a hold matches the URL (for its `ms` at most). */
-  async function heldBack(url: string) {
-    const held = [...holds.entries()].find(([match]) => url.includes(match))?.[1];
-    if (!held) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([held.released, new Promise((r) => (timer = setTimeout(r, held.ms)))]);
-    clearTimeout(timer);
-  }
+  const holds = requestHolds();
+  const { hold, release } = holds;
+  const heldBack = holds.heldBack;
 
   function script(words: string[], match?: string) {
     if (!Array.isArray(words) || words.length === 0 || !words.every((w) => typeof w === 'string' && w.trim()))
@@ -248,7 +223,7 @@ export async function startFakeSpeechServer(
     requests.length = 0;
     scripts.length = 0;
     failures.length = 0;
-    for (const match of [...holds.keys()]) release(match);
+    holds.releaseAll();
     latencyMs = startLatency;
   }
 

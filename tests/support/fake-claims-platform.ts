@@ -34,6 +34,9 @@ interface FakeClaimsPlatformControl {
   /** API requests received, oldest first (only the token's, or matching ones, when given). */
   requests(filter?: { token?: string; match?: string }): Promise<RecordedPlatformRequest[]>;
   failNext(mode: ClaimsPlatformFailureMode, options?: FailNextOptions): Promise<void>;
+  /** Keep requests whose "METHOD path" contains `match` unanswered and unapplied until release(match), `ms` at most. */
+  hold(match: string, ms?: number): Promise<void>;
+  release(match: string): Promise<void>;
   /** Forget recorded requests and pending failures of every test (teams and claims stay). */
   reset(): Promise<void>;
 }
@@ -63,6 +66,8 @@ export function fakeClaimsPlatform(url: string): FakeClaimsPlatformControl {
         ...(options.afterApply ? { afterApply: true } : {}),
         ...(options.detail !== undefined ? { detail: options.detail } : {}),
       })),
+    hold: async (match, ms) => void (await call('POST', '/__fake/hold', { match, ...(ms ? { ms } : {}) })),
+    release: async (match) => void (await call('POST', '/__fake/release', { match })),
     reset: async () => void (await call('POST', '/__fake/reset')),
   };
 }
