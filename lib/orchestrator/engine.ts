@@ -26,6 +26,7 @@ import { isRunning, PREPARING_STATUSES, STARTABLE_STATUSES } from '../jobs/job-r
 import { JobLog } from '../jobs/log-store';
 import { inRunSpan, newRunTraceparent } from '../observability/job-trace';
 import { logger } from '../observability/logger';
+import { retryDelaySeconds } from '../queue/delivery';
 import { stepKey } from './branch-rules';
 import { afterBranchDone, branchClosing, handleBranchMessage, openBranchStage } from './branches';
 import { branchContextFor, contextFor, errorText, raiseBranchProgress, withHeartbeat } from './context';
@@ -47,12 +48,6 @@ export { stageMessage, unitMessage, type StageMessage, type UnitMessage } from '
 
 /** A unit that failed this many deliveries is given up on (recorded as failed) so the fan-in can finish. */
 const UNIT_MAX_ATTEMPTS = 3;
-/** A failed unit comes back after base × 2^(attempt − 1) seconds, at most the cap (not after the queue's 90-minute visibility timeout). */
-const UNIT_RETRY_BASE_SECONDS = 5;
-export const UNIT_RETRY_MAX_SECONDS = 300;
-
-export const unitRetryDelaySeconds = (attempt: number) =>
-  Math.min(UNIT_RETRY_MAX_SECONDS, UNIT_RETRY_BASE_SECONDS * 2 ** Math.max(0, attempt - 1));
 
 const NO_RUN_YET = { condition: 'attribute_type(run_id, :null_type)', values: { ':null_type': 'NULL' } };
 
@@ -248,7 +243,7 @@ export async function handleUnitMessage(message: UnitMessage, delivery: UnitDeli
   } catch (err) {
     error = errorText(err);
     if (unit.attempts < UNIT_MAX_ATTEMPTS) {
-      const delay = unitRetryDelaySeconds(unit.attempts);
+      const delay = retryDelaySeconds(unit.attempts);
       await ctx.log.warn(
         `Unit ${message.index} of ${key} failed (attempt ${unit.attempts}); retrying in ${delay} s: ${error}`,
       );
@@ -277,7 +272,7 @@ export async function handleUnitMessage(message: UnitMessage, delivery: UnitDeli
   } catch (err) {
     // Neither written: the unit is redone on the next delivery and counted then.
     logger.warn('unit result not recorded; it will be retried', { ...message, error: errorText(err) });
-    await retryLater(job, message, runner, delivery, unitRetryDelaySeconds(unit.attempts));
+    await retryLater(job, message, runner, delivery, retryDelaySeconds(unit.attempts));
     throw err;
   }
   if (fanIn.kind !== 'counted') return;

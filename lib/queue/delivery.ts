@@ -14,6 +14,14 @@ import { countDirectDelivery } from '../db/delivery-counter';
 import { DIRECT_INVOKE_RECEIPT } from './dispatch';
 import { changeVisibility, type QueuePurpose } from './queues';
 
+/** A failed message comes back after base × 2^(attempt − 1) seconds, at most the cap, not after its queue's visibility timeout. */
+const RETRY_BASE_SECONDS = 5;
+export const RETRY_MAX_SECONDS = 300;
+
+/** The backoff of a message whose handler failed on its `attempt`-th delivery (1 = the first): 5, 10, 20, 40 … 300 s. */
+export const retryDelaySeconds = (attempt: number) =>
+  Math.min(RETRY_MAX_SECONDS, RETRY_BASE_SECONDS * 2 ** Math.max(0, attempt - 1));
+
 /** Lambda's retries of a failed asynchronous invoke (its default): a direct invoke is delivered at most 1 + this. */
 const DIRECT_INVOKE_RETRIES = 2;
 

@@ -7,21 +7,31 @@
  * then the item is marked submitted and counted on its Submission, which
  * completes with the last one.
  *
+ * A worker sends an item only while it holds the lease on the item's row
+ * (submission-item-store.ts), longer than the worker may run; the submitted
+ * stamp and the count are one write, on condition that it still holds it.
+ * So the send sweep, which counts failed only what no live worker holds,
+ * never refunds an item that went out.
+ *
  * Every call is idempotent at the platform (PUT by our ids), so a message
  * delivered twice repeats them harmlessly and is counted once. A transient
- * failure (no answer, 5xx) throws, so the queue delivers the message again;
- * on its last delivery (the queue's fifth, or a direct invoke's third: Lambda
- * retries a failed asynchronous invoke twice), or for a refusal (401, 404,
- * 422), the item is counted failed and stays unsubmitted for a later send.
+ * failure (no answer, 5xx) frees the item and has the message delivered
+ * again after a backoff (5, 10, 20, 40 s), so a send ends soon after its
+ * platform recovers; on its last delivery (the queue's fifth, or a direct
+ * invoke's third: Lambda retries a failed asynchronous invoke twice), or for
+ * a refusal (401, 404, 422), the item is counted failed and stays unsubmitted
+ * for a later send.
  */
+import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
+import { backgroundFunctions } from '../background/functions';
 import type * as z from 'zod';
 import { settings as currentSettings } from '../config';
 import { ClaimsPlatformClient, type ClaimsPlatformResult } from '../integrations/claims-platform';
-import { getItem, listItemPhotos, updateItemFields } from '../inventory/item-store';
+import { getItem, listItemPhotos } from '../inventory/item-store';
 import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
-import { countDelivery } from '../queue/delivery';
+import { countDelivery, deliveryOf, retryDelaySeconds } from '../queue/delivery';
 import { dispatchAll } from '../queue/dispatch';
 import { requestOwedSendRefund } from '../billing/send-charge-service';
 import { getTeam } from '../teams/store';
@@ -33,7 +43,13 @@ import {
   sendToken,
 } from './claims-platform-rules';
 import type { submissionMessage } from './claims-platform-schemas';
-import { countSubmissionItem, submissionItemIds } from './submission-item-store';
+import {
+  claimSubmissionItem,
+  countSubmissionItem,
+  type ItemCounter,
+  releaseSubmissionItem,
+  submissionItemIds,
+} from './submission-item-store';
 import { advanceSubmission, completeSubmission, getSubmission, type Submission } from './submission-store';
 
 /** The queue's maxReceiveCount (serverless.yml, SubmissionsQueue): the last delivery counts a failure. */
@@ -52,6 +68,18 @@ function failureOf(result: ClaimsPlatformResult<unknown>, lastDelivery: boolean)
 }
 
 type DeliveryRecord = Pick<SQSRecord, 'attributes'> & Partial<Pick<SQSRecord, 'receiptHandle' | 'messageId'>>;
+
+/**
+ * How long a worker holds an item it is sending: longer than the submission
+ * worker may run, so the sweep never counts an item a live worker is sending.
+ */
+const ITEM_LEASE_MS = (submissionWorkerTimeoutSeconds() + 30) * 1000;
+
+function submissionWorkerTimeoutSeconds(): number {
+  const worker = backgroundFunctions.find((f) => f.kind === 'queue' && f.queue === 'submissions');
+  if (!worker) throw new Error('no worker for the submissions queue');
+  return worker.timeout;
+}
 
 export async function handleSubmissionMessage(
   message: z.output<typeof submissionMessage>,
@@ -78,18 +106,59 @@ async function fanOutSend(submissionId: string): Promise<void> {
   logger.info('claims platform send fanned out', { submission_id: submission.id, items: pending.length });
 }
 
+/** The message comes back after `seconds` (a direct invoke has no queue entry: Lambda's own retries apply). */
+async function retryAfter(record: DeliveryRecord | undefined, seconds: number): Promise<void> {
+  if (!record?.receiptHandle) return;
+  await deliveryOf('submissions', { receiptHandle: record.receiptHandle, attributes: record.attributes })
+    .retryAfter(seconds)
+    .catch((err) => logger.warn('could not schedule the submission item retry', { error: String(err) }));
+}
+
 async function handleSubmissionItem(message: { submission_id: string; item_id: string }, record?: DeliveryRecord) {
   const submission = await getSubmission(message.submission_id);
   if (submission?.status !== 'processing' || !submission.claim_key) return;
   // Counted once per delivery, also for a message handed over by direct invoke while the queue is down.
-  const lastDelivery = record ? (await countDelivery(record, LAST_DELIVERY)).last : false;
-  const item = await getItem(message.item_id);
+  const delivery = record ? await countDelivery(record, LAST_DELIVERY) : { attempt: 1, last: false };
   const context = { submission_id: submission.id, item_id: message.item_id };
+  const runner = randomUUID();
+  const now = Date.now();
+  const claimed = await claimSubmissionItem(submission.id, message.item_id, runner, now, now + ITEM_LEASE_MS);
+  if (claimed.state === 'counted') return;
+  if (claimed.state === 'busy') {
+    // A duplicate (the sweep's resume) while another worker sends it: that one counts it, or, if it dies, this
+    // message's next delivery after its lease does.
+    if (delivery.last) return;
+    await retryAfter(record, Math.ceil((claimed.leaseUntil - now) / 1000) + 1);
+    throw new ItemBusy(`submission item ${message.item_id} is being sent by another worker`);
+  }
+  try {
+    await sendItem(submission, message.item_id, runner, delivery.last, context);
+  } catch (err) {
+    if (!(err instanceof TransientFailure)) throw err;
+    // Free the item and come back after a backoff, not after the queue's visibility timeout: a send ends soon
+    // after its platform recovers.
+    await releaseSubmissionItem(submission.id, message.item_id, runner);
+    await retryAfter(record, retryDelaySeconds(delivery.attempt));
+    throw err;
+  }
+}
+
+class ItemBusy extends Error {}
+
+async function sendItem(
+  submission: Submission,
+  itemId: string,
+  runner: string,
+  lastDelivery: boolean,
+  context: { submission_id: string; item_id: string },
+) {
+  const counter = { runner };
+  const item = await getItem(itemId);
   if (!item || item.is_archived) {
     logger.warn('submission item gone or archived before it was sent; counted failed', context);
-    return count(submission, message.item_id, { ok: false });
+    return count(submission, itemId, { ok: false }, counter);
   }
-  if (item.claims_platform_submitted_at) return count(submission, item.id, { ok: true, photos: 0 });
+  if (item.claims_platform_submitted_at) return count(submission, item.id, { ok: true, photos: 0 }, counter);
 
   const config = currentSettings();
   const team = await getTeam(submission.team_id);
@@ -97,14 +166,14 @@ async function handleSubmissionItem(message: { submission_id: string; item_id: s
   if (!token || !config.CLAIMS_PLATFORM_BASE_URL.trim()) {
     logger.error('claims platform token or base URL gone during a submission; item counted failed', context);
     reportItemFailure(submission, item.id, 'The claims platform token or base URL was gone during a submission');
-    return count(submission, item.id, { ok: false });
+    return count(submission, item.id, { ok: false }, counter);
   }
   const client = new ClaimsPlatformClient({ baseUrl: config.CLAIMS_PLATFORM_BASE_URL, token });
-  const claimKey = submission.claim_key;
+  const claimKey = submission.claim_key as string;
   const refused = (detail: string) => {
     logger.warn('claims platform refused a submission item; it stays unsubmitted', { ...context, detail });
     reportItemFailure(submission, item.id, 'The claims platform refused a submission item, or never answered for it');
-    return count(submission, item.id, { ok: false });
+    return count(submission, item.id, { ok: false }, counter);
   };
 
   const upserted = await client.upsertItem(claimKey, item.id, remoteItemFields(item));
@@ -123,8 +192,8 @@ async function handleSubmissionItem(message: { submission_id: string; item_id: s
   const analyzeFailure = failureOf(analyzed, lastDelivery);
   if (analyzeFailure) return refused(analyzeFailure);
 
-  await updateItemFields(item.id, { claims_platform_submitted_at: new Date().toISOString() });
-  return count(submission, item.id, { ok: true, photos: photos.length });
+  // Stamped submitted in the count's own write: if the sweep counted it failed meanwhile, neither lands.
+  return count(submission, item.id, { ok: true, photos: photos.length }, { runner, submittedAt: new Date() });
 }
 
 /** Error tracking hears of an item that failed for good (ids only: the platform's words may quote the item). */
@@ -153,7 +222,8 @@ export async function count(
   submission: Submission,
   itemId: string,
   outcome: { ok: true; photos: number } | { ok: false },
-): Promise<void> {
+  counter: ItemCounter,
+): Promise<boolean> {
   const share = submission.dry_run || outcome.ok ? 0 : Math.floor(submission.credits / submission.item_count);
   const refund =
     share > 0
@@ -163,14 +233,22 @@ export async function count(
           part: { refund_reference: itemRefundReference(submission.charge_key, itemId), amount: share },
         }
       : null;
-  if (!(await countSubmissionItem(submission.id, itemId, outcome, refund))) return;
+  const counted = await countSubmissionItem(submission.id, itemId, outcome, counter, refund);
+  if (counted === 'item_gone') {
+    logger.warn('submission item deleted while it was sent; counted failed', {
+      submission_id: submission.id,
+      item_id: itemId,
+    });
+    return count(submission, itemId, { ok: false }, counter);
+  }
+  if (counted === 'refused') return false;
   if (refund) {
     const team = await getTeam(submission.team_id);
     if (team) await requestOwedSendRefund(team, refund);
   }
-  const counted = await getSubmission(submission.id);
-  if (counted?.status !== 'processing' || counted.done_count + counted.failed_count < counted.item_count) return;
-  const completed = await completeSubmission(counted);
+  const after = await getSubmission(submission.id);
+  if (after?.status !== 'processing' || after.done_count + after.failed_count < after.item_count) return true;
+  const completed = await completeSubmission(after);
   if (completed)
     logger.info('claims platform send complete', {
       submission_id: submission.id,
@@ -180,4 +258,5 @@ export async function count(
       photos: completed.photo_count,
       seconds: completed.processing_seconds,
     });
+  return true;
 }

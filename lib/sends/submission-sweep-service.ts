@@ -3,9 +3,10 @@
  * lease ran out. A send whose request died before its items were handed over
  * (`charging`, `syncing`) is failed with its charge refunded through an owed
  * refund; a send whose fan-out or items stalled (`fanning_out`, `sending`) is
- * handed back to the worker MAX_RESUMES times, then what is still pending is
- * counted failed (it stays unsubmitted for a later send) and the send
- * completes. So no send stays processing longer than its lease plus one sweep.
+ * handed back to the worker MAX_RESUMES times, then what is still pending and
+ * held by no live worker is counted failed (it stays unsubmitted for a later
+ * send) and the send completes once nothing is left. So no send stays
+ * processing longer than its lease plus an item's lease and one sweep.
  */
 import { logger } from '../observability/logger';
 import { getTeam } from '../teams/store';
@@ -78,7 +79,18 @@ async function settleExpiredSend(submission: Submission, now: Date): Promise<'fa
     return 'resumed';
   }
   const pending = await submissionItemIds(submission.id, 'pending');
-  for (const itemId of pending) await count(submission, itemId, { ok: false });
+  let held = 0;
+  // Only items no live worker holds: one being sent is counted by its worker (or, if it dies, by a later sweep).
+  for (const itemId of pending)
+    if (!(await count(submission, itemId, { ok: false }, { sweep: true, now: now.getTime() }))) held++;
+  if (held > 0) {
+    logger.warn('send sweep: items of a stalled send are still being sent; the send waits for them', {
+      ...context,
+      items: pending.length - held,
+      held,
+    });
+    return null;
+  }
   // Every item is counted now; a send whose counters still fall short (none should) is closed all the same.
   const after = await getSubmission(submission.id);
   if (after?.status === 'processing') await completeSubmission(after);

@@ -7,18 +7,30 @@
  * the queue was down), and a message delivered twice is counted once.
  */
 import { randomUUID } from 'node:crypto';
+import { chargeSend } from '../../lib/billing/send-charge-service';
+import { keys } from '../../lib/db/keys';
 import { ClaimsPlatformClient } from '../../lib/integrations/claims-platform';
 import { getItem } from '../../lib/inventory/item-store';
 import { DIRECT_INVOKE_RECEIPT } from '../../lib/queue/dispatch';
+import { itemRefundReference, MAX_RESUMES } from '../../lib/sends/claims-platform-rules';
 import { handleSubmissionMessage } from '../../lib/sends/claims-platform-worker-service';
 import { recordSubmissionItems, submissionItemIds } from '../../lib/sends/submission-item-store';
 import { getSubmission, openSubmission, type Submission } from '../../lib/sends/submission-store';
-import { Client } from '../support/api';
+import { sweepExpiredSends } from '../../lib/sends/submission-sweep-service';
+import { getTeam, type Team } from '../../lib/teams/store';
+import { Client, eventually } from '../support/api';
+import { setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeClaimsPlatform } from '../support/fake-claims-platform';
 import { jobWithItems } from '../support/inventory';
 import { newTeamMember } from '../support/tokens';
 import { newRoom } from '../support/uploads';
+import { claimsPlatformTeam, expireSubmissionLease } from '../support/sends';
+
+async function setSubmissionFields(id: string, fields: Record<string, unknown>) {
+  const key = keys.submission(id);
+  await setFields(key.pk, key.sk, fields);
+}
 
 jest.setTimeout(120_000);
 
@@ -26,7 +38,9 @@ const fake = () => fakeClaimsPlatform(process.env.TEST_FAKE_CLAIMS_PLATFORM_URL 
 const delivery = (n: number) => ({ attributes: { ApproximateReceiveCount: String(n) } as never });
 
 /** A team whose claim and room are on the fake platform, and a Submission of its two items in processing. */
-async function pendingSubmission(): Promise<{ submission: Submission; token: string; itemIds: string[] }> {
+async function pendingSubmission(
+  options: { credits?: number } = {},
+): Promise<{ submission: Submission; token: string; itemIds: string[]; team: Team }> {
   const token = `cp-worker-${randomUUID()}`;
   await fake().registerToken(token);
   const member = newTeamMember({ current_team_token: token });
@@ -49,7 +63,7 @@ async function pendingSubmission(): Promise<{ submission: Submission; token: str
     status: 'processing',
     stage: 'sending',
     charge_key: `as-send:${room.claim_id}:0`,
-    credits: 0,
+    credits: options.credits ?? 0,
     item_count: itemIds.length,
     photo_count: 0,
     done_count: 0,
@@ -67,7 +81,9 @@ async function pendingSubmission(): Promise<{ submission: Submission; token: str
   };
   expect(await openSubmission(submission, { previous: null, alreadySubmitted: 0, round: 1 })).toBe(true);
   await recordSubmissionItems(submission.id, itemIds);
-  return { submission, token, itemIds };
+  const team = await getTeam(submission.team_id);
+  if (!team) throw new Error('team not found');
+  return { submission, token, itemIds, team };
 }
 
 it('throws on a transient failure so the queue retries, counts the item failed on its last delivery, and counts a redelivery once', async () => {
@@ -115,4 +131,61 @@ it('counts the deliveries of a message handed over by direct invoke, so the last
   await handleSubmissionMessage({ submission_id: submission.id, item_id: radio }, direct);
   expect(await getSubmission(submission.id)).toMatchObject({ failed_count: 1 });
   expect(await submissionItemIds(submission.id, 'failed')).toEqual([radio]);
+});
+
+it('the send sweep leaves an item a live worker is sending to that worker: it is counted once, sent and not refunded', async () => {
+  const { submission, itemIds, team } = await pendingSubmission({ credits: 2 });
+  const [radio, clock] = itemIds;
+  // The send's charge is on the ledger, so a refund of an item's share shows there.
+  await chargeSend({ team, user: null, credits: 2, reference: submission.charge_key, description: 'worker test' });
+  // The send's lease ran out and it was handed back once already: the sweep now counts what is left failed.
+  await setSubmissionFields(submission.id, { resumes: MAX_RESUMES });
+  await expireSubmissionLease(submission.id);
+
+  // A worker has taken the radio and its upload is on its way when the sweep runs.
+  const upload = `PUT /api/v1/claims/${submission.claim_key}/items/${radio}`;
+  await fake().hold(upload, 5000);
+  const sending = handleSubmissionMessage({ submission_id: submission.id, item_id: radio }, delivery(1));
+  await eventually(async () => (await fake().requests({ match: upload })).length > 0, 10_000, 50);
+  await sweepExpiredSends();
+  await fake().release(upload);
+  await sending;
+
+  const done = await eventually(async () => {
+    const s = await getSubmission(submission.id);
+    return s?.status === 'complete' ? s : null;
+  });
+  expect(done).toMatchObject({ done_count: 1, failed_count: 1 });
+  expect(await submissionItemIds(submission.id, 'done')).toEqual([radio]);
+  expect(await submissionItemIds(submission.id, 'failed')).toEqual([clock]);
+  expect((await getItem(radio))?.claims_platform_submitted_at).toEqual(expect.any(String));
+  expect((await getItem(clock))?.claims_platform_submitted_at).toBeNull();
+  // Only the clock's share came back: the radio went out and stays paid for.
+  const [spend] = (await fakeBilling.spends(team.external_id as number)).filter(
+    (s) => s.reference === submission.charge_key,
+  );
+  expect(spend).toMatchObject({ amount: 2, refunded: 1 });
+  expect(spend.refunds).toEqual([itemRefundReference(submission.charge_key, clock)]);
+});
+
+it('an item whose platform failed for a while is sent again after a backoff, not after the queue visibility timeout', async () => {
+  const t = await claimsPlatformTeam(['Lamp']);
+  const itemId = t.items[0].id;
+  // Every attempt of the first two deliveries fails (the client tries each call three times), then the platform is back.
+  await fake().failNext('503', { match: `/items/${itemId}`, count: 6 });
+  const res = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
+  expect(res.status).toBe(200);
+  await eventually(async () => (await fake().requests({ match: `/items/${itemId}` })).length >= 6, 60_000, 200);
+  const recovered = Date.now();
+  const done = await eventually(
+    async () => {
+      const s = await getSubmission(res.body.id);
+      return s?.status === 'complete' ? s : null;
+    },
+    120_000,
+    250,
+  );
+  expect(done).toMatchObject({ done_count: 1, failed_count: 0 });
+  // The queue's visibility timeout is 720 s; the backoff after a second failure is 10 s.
+  expect(Date.now() - recovered).toBeLessThan(60_000);
 });

@@ -52,9 +52,10 @@ it('a claims platform send of 500 items keeps a small Submission row and counts 
   );
   expect(opened).toBe(true);
   await recordSubmissionItems(id, itemIds);
-  expect(await countSubmissionItem(id, itemIds[0], { ok: true, photos: 2 })).toBe(true);
-  expect(await countSubmissionItem(id, itemIds[0], { ok: true, photos: 2 })).toBe(false);
-  expect(await countSubmissionItem(id, itemIds[1], { ok: false })).toBe(true);
+  const sweep = { sweep: true as const, now: Date.now() };
+  expect(await countSubmissionItem(id, itemIds[0], { ok: true, photos: 2 }, sweep)).toBe('counted');
+  expect(await countSubmissionItem(id, itemIds[0], { ok: true, photos: 2 }, sweep)).toBe('refused');
+  expect(await countSubmissionItem(id, itemIds[1], { ok: false }, sweep)).toBe('counted');
   expect(await getSubmission(id)).toMatchObject({ done_count: 1, failed_count: 1, photo_count: 2 });
   expect(await submissionItemIds(id, 'pending')).toHaveLength(ITEMS - 2);
   expect(await submissionItemIds(id, 'failed')).toEqual([itemIds[1]]);

@@ -14,7 +14,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
-import { unitRetryDelaySeconds, UNIT_RETRY_MAX_SECONDS } from '../../../lib/orchestrator/engine';
+import { RETRY_MAX_SECONDS, retryDelaySeconds } from '../../../lib/queue/delivery';
 import { finishAndCount } from '../../../lib/orchestrator/store';
 import type { Job } from '../../../lib/jobs/job-store';
 import { useIsolatedSettings } from '../../support/unit-settings';
@@ -124,7 +124,7 @@ describe('finishAndCount', () => {
 
 describe('unit retry backoff', () => {
   it('doubles from 5 s per attempt and stops at the cap', () => {
-    expect([1, 2, 3, 4].map(unitRetryDelaySeconds)).toEqual([5, 10, 20, 40]);
-    expect(unitRetryDelaySeconds(20)).toBe(UNIT_RETRY_MAX_SECONDS);
+    expect([1, 2, 3, 4].map(retryDelaySeconds)).toEqual([5, 10, 20, 40]);
+    expect(retryDelaySeconds(20)).toBe(RETRY_MAX_SECONDS);
   });
 });
