@@ -144,21 +144,14 @@ export async function openSubmission(
 
 /**
  * Takes back a send refused before anything was charged (402): the
- * Submission and its item rows go, and the claim's open send and charge round
- * are as they were, so the refusal leaves nothing behind.
+ * Submission and its item rows go and the claim's open send is as it was.
+ * The charge round stays taken: the billing service remembers a refusal under
+ * its reference, so the next send asks under the next round's.
  */
 export async function withdrawSubmission(
   submission: Pick<Submission, 'id' | 'claim_id'>,
-  seen: { previous: string | null; alreadySubmitted: number; round: number },
+  seen: { previous: string | null },
 ): Promise<void> {
-  const roundName = `${ROUND_PREFIX}${seen.alreadySubmitted}`;
-  const sets: string[] = [];
-  const removes: string[] = [];
-  (seen.previous ? sets : removes).push(seen.previous ? 'submission_id = :previous' : 'submission_id');
-  (seen.round > 1 ? sets : removes).push(seen.round > 1 ? '#round = :round' : '#round');
-  const restore = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '']
-    .filter(Boolean)
-    .join(' ');
   await db().send(
     new TransactWriteCommand({
       TransactItems: [
@@ -175,13 +168,11 @@ export async function withdrawSubmission(
           Update: {
             TableName: tableName(),
             Key: keys.claimSend(submission.claim_id),
-            UpdateExpression: restore,
+            UpdateExpression: seen.previous ? 'SET submission_id = :previous' : 'REMOVE submission_id',
             ConditionExpression: 'submission_id = :id',
-            ExpressionAttributeNames: { '#round': roundName },
             ExpressionAttributeValues: {
               ':id': submission.id,
               ...(seen.previous ? { ':previous': seen.previous } : {}),
-              ...(seen.round > 1 ? { ':round': seen.round - 1 } : {}),
             },
           },
         },

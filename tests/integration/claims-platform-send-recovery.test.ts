@@ -122,7 +122,7 @@ it('a send whose items stalled after it was resumed once counts what is left fai
   expect(row?.activepk).toBeUndefined();
 });
 
-it('a refusal of the charge (402) leaves no send, no item rows and the charge round as it was', async () => {
+it('a refusal of the charge (402) leaves no send and no item rows; the next send asks under the next round', async () => {
   const t = await claimsPlatformTeam();
   await fakeBilling.setBalance(t.member.current_team_id, 1);
   await expect(submitToClaimsPlatform(t.identity, t.claimId, {})).rejects.toMatchObject({
@@ -131,10 +131,11 @@ it('a refusal of the charge (402) leaves no send, no item rows and the charge ro
   const key = keys.claimSend(t.claimId);
   const row = await getRow(key.pk, key.sk);
   expect(row?.submission_id).toBeUndefined();
-  expect(row?.round_0).toBeUndefined();
+  // The billing service remembers a refusal under its reference: that round is spent.
+  expect(row?.round_0).toBe(1);
   await fakeBilling.setBalance(t.member.current_team_id, 10);
   const sent = await submitToClaimsPlatform(t.identity, t.claimId, {});
   expect(sent.status).toBe('processing');
   await eventually(async () => (await getSubmission(sent.id))?.status === 'complete', 60_000, 200);
-  expect(await ledger(t.member)).toEqual([[`as-send:${t.claimId}:0`, 2, 0]]);
+  expect(await ledger(t.member)).toEqual([[`as-send:${t.claimId}:0:r2`, 2, 0]]);
 });
