@@ -1,0 +1,144 @@
+/**
+ * The one-time migration of claims platform sends made before sends were
+ * leased state machines (lib/sends/claims-platform-migration-service.ts),
+ * over rows written in that earlier shape: a refunded send whose reference a
+ * new send must not reuse, and a send still processing at the deploy, which
+ * the watchdog's send sweep (the stack's own schedule) must then finish.
+ */
+import { randomUUID } from 'node:crypto';
+import { chargeSend, refundSend } from '../../lib/billing/send-charge-service';
+import { keys } from '../../lib/db/keys';
+import { ClaimsPlatformClient } from '../../lib/integrations/claims-platform';
+import { getItem } from '../../lib/inventory/item-store';
+import { chargeKeyRound, migrateClaimsPlatformSends } from '../../lib/sends/claims-platform-migration-service';
+import { getClaimSend, getSubmission } from '../../lib/sends/submission-store';
+import { submissionItemIds } from '../../lib/sends/submission-item-store';
+import { getTeam } from '../../lib/teams/store';
+import { eventually } from '../support/api';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { doc, setFields, table } from '../support/aws';
+import { fakeBilling } from '../support/fake-billing';
+import { claimsPlatform, claimsPlatformTeam } from '../support/sends';
+
+jest.setTimeout(180_000);
+
+type Team = Awaited<ReturnType<typeof claimsPlatformTeam>>;
+
+const putLegacyRow = (item: Record<string, unknown>) => doc.send(new PutCommand({ TableName: table(), Item: item }));
+
+/** A Submission as the earlier release wrote it: no stage or lease, its items in lists on the row. */
+async function putLegacySubmission(
+  t: Team,
+  fields: { status: string; charge_key: string; item_ids: string[]; counted?: string[]; claim_key?: string | null },
+) {
+  const id = randomUUID();
+  const createdAt = new Date().toISOString();
+  await putLegacyRow({
+    ...keys.submission(id),
+    entity: 'Submission',
+    gsi1pk: `CLAIM#${t.claimId}#SUBMISSIONS`,
+    gsi1sk: `${createdAt}#${id}`,
+    id,
+    claim_id: t.claimId,
+    team_id: t.identity.team.id,
+    status: fields.status,
+    charge_key: fields.charge_key,
+    credits: fields.item_ids.length,
+    item_ids: fields.item_ids,
+    item_count: fields.item_ids.length,
+    photo_count: 0,
+    done_count: fields.counted?.length ?? 0,
+    failed_count: 0,
+    ...(fields.counted?.length ? { counted_item_ids: new Set(fields.counted) } : {}),
+    failed_item_ids: [],
+    claim_key: fields.claim_key ?? null,
+    remote_claim_id: null,
+    dry_run: false,
+    error: fields.status === 'failed' ? 'The claims platform did not answer' : null,
+    created_by_user_id: t.identity.user.id,
+    created_at: createdAt,
+    completed_at: null,
+    processing_seconds: null,
+  });
+  return id;
+}
+
+const ledger = async (t: Team) =>
+  (await fakeBilling.spends(t.member.current_team_id)).filter((s) => s.reference.startsWith(`as-send:${t.claimId}`));
+
+it('reads the batch size and round of a charge key', () => {
+  expect(chargeKeyRound('as-send:c1:0')).toEqual({ alreadySubmitted: '0', round: 1 });
+  expect(chargeKeyRound('as-send:c1:12:r3')).toEqual({ alreadySubmitted: '12', round: 3 });
+  expect(chargeKeyRound('something-else')).toBeNull();
+});
+
+it("records a claim's charge rounds, so a send after a refunded one made before the deploy is charged again", async () => {
+  const t = await claimsPlatformTeam(['Globe', 'Atlas']);
+  const team = await getTeam(t.identity.team.id);
+  if (!team) throw new Error('team not found');
+  const reference = `as-send:${t.claimId}:0`;
+  // Before the deploy: a send of these two items was charged, failed and refunded.
+  await putLegacySubmission(t, { status: 'failed', charge_key: reference, item_ids: t.items.map((i) => i.id) });
+  await chargeSend({ team, user: null, credits: 2, reference, description: 'legacy send' });
+  await refundSend({ team, reference });
+
+  expect((await migrateClaimsPlatformSends()).claims).toBeGreaterThanOrEqual(1);
+  expect((await getClaimSend(t.claimId)).rounds).toEqual({ 0: 1 });
+
+  const res = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
+  expect(res.status).toBe(200);
+  expect(res.body.charge_key ?? (await getSubmission(res.body.id))?.charge_key).toBe(`${reference}:r2`);
+  await eventually(async () => (await getSubmission(res.body.id))?.status === 'complete', 60_000, 250);
+  // The refunded spend stays refunded and the new send is paid for under its own reference.
+  expect((await ledger(t)).map((s) => [s.reference, s.amount, s.refunded])).toEqual([
+    [reference, 2, 2],
+    [`${reference}:r2`, 2, 0],
+  ]);
+});
+
+it('hands a send still processing at the deploy to the send sweep, which finishes it; a click meanwhile answers it', async () => {
+  const t = await claimsPlatformTeam(['Globe', 'Atlas', 'Vase']);
+  const [globe, atlas, vase] = t.items.map((i) => i.id);
+  // The remote claim and room, as the earlier release's request left them before its items went out.
+  const platform = new ClaimsPlatformClient({ baseUrl: claimsPlatform().origin, token: t.token });
+  const remote = await platform.upsertClaim(t.claimId, { claim_number: 'LEGACY-1' });
+  if (remote.outcome !== 'ok') throw new Error('claim upsert failed');
+  const rooms = await platform.syncRooms(remote.body.claim_key, [{ external_id: t.roomId, name: 'Study' }]);
+  if (rooms.outcome !== 'ok') throw new Error('room sync failed');
+  // The globe went out before the deploy; the atlas and the vase did not.
+  const legacyId = await putLegacySubmission(t, {
+    status: 'processing',
+    charge_key: `as-send:${t.claimId}:0`,
+    item_ids: [globe, atlas, vase],
+    counted: [globe],
+    claim_key: remote.body.claim_key,
+  });
+  await setFields(`ITEM#${globe}`, 'ITEM', { claims_platform_submitted_at: new Date().toISOString() });
+
+  const report = await migrateClaimsPlatformSends();
+  expect(report.resumed).toBeGreaterThanOrEqual(1);
+  expect((await submissionItemIds(legacyId, 'pending')).sort()).toEqual([atlas, vase].sort());
+  // A second run changes nothing it already did.
+  await migrateClaimsPlatformSends();
+  expect((await submissionItemIds(legacyId, 'done')).sort()).toEqual([globe]);
+
+  // A click before the sweep has run answers the send in flight: nothing is charged again.
+  const click = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
+  expect(click.status).toBe(200);
+  expect(click.body.id).toBe(legacyId);
+
+  // The watchdog's send sweep (its schedule runs every minute) hands it to the worker, which sends the rest.
+  const done = await eventually(
+    async () => {
+      const s = await getSubmission(legacyId);
+      return s?.status === 'complete' ? s : null;
+    },
+    150_000,
+    1000,
+  );
+  expect(done).toMatchObject({ done_count: 3, failed_count: 0 });
+  for (const id of [atlas, vase]) expect((await getItem(id))?.claims_platform_submitted_at).toEqual(expect.any(String));
+  const [claim] = await claimsPlatform().claims(t.token);
+  expect(claim.items.map((i) => i.external_id).sort()).toEqual([atlas, vase].sort());
+  expect(await ledger(t)).toEqual([]);
+});
