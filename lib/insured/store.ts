@@ -42,7 +42,12 @@ export interface InsuredLink {
   items_count?: number;
   /** The last submit round started; a round is being made while it is above submitted_round. */
   submit_round?: number;
+  /** The last round over: made, or given up once its makings were spent (lib/insured/submit-service.ts). */
   submitted_round?: number;
+  /** Makings of the last round: the submit's, then one per hand-on, at most INSURED_ROUND_MAX_ATTEMPTS. */
+  submit_attempts?: number;
+  /** When the last round was last handed to a maker (started, or handed on): stale INSURED_ROUND_STALE_SECONDS later. */
+  submit_handed_at?: string | null;
   /** When the last round started, and what the submit that started it counted (answered to a submit meanwhile). */
   submit_started_at?: string | null;
   submit_summary?: SubmitRoundSummary | null;
@@ -301,8 +306,13 @@ export async function putInsuredRoomOnce(room: InsuredRoom): Promise<{ room: Ins
   return { room: withoutKeys(existing.Item) as unknown as InsuredRoom, created: false };
 }
 
-/** Takes the link's submit lease (one submit at a time); false while another holds it. */
-export async function takeSubmitLease(linkId: string, now: Date, ms: number): Promise<boolean> {
+/**
+ * Takes the link's submit lease to make (or give up) open round `round`: one
+ * maker at a time. False while another holds it, or once the round is over
+ * (made, or given up), so a maker that read the round open before it was
+ * given up cannot make it afterwards.
+ */
+export async function takeSubmitLease(linkId: string, round: number, now: Date, ms: number): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
@@ -310,8 +320,9 @@ export async function takeSubmitLease(linkId: string, now: Date, ms: number): Pr
         Key: keys.insuredLink(linkId),
         UpdateExpression: 'SET submit_lease_until = :until',
         ConditionExpression:
-          'attribute_exists(pk) AND (attribute_not_exists(submit_lease_until) OR submit_lease_until = :none OR submit_lease_until < :now)',
+          'submit_round = :round AND (attribute_not_exists(submitted_round) OR submitted_round < :round) AND (attribute_not_exists(submit_lease_until) OR submit_lease_until = :none OR submit_lease_until < :now)',
         ExpressionAttributeValues: {
+          ':round': round,
           ':until': new Date(now.getTime() + ms).toISOString(),
           ':now': now.toISOString(),
           ':none': null,
@@ -345,7 +356,7 @@ export async function startSubmitRound(
         TableName: tableName(),
         Key: keys.insuredLink(linkId),
         UpdateExpression:
-          'SET submit_round = :round, submit_started_at = :at, submit_summary = :summary, activepk = :open, activesk = :sk',
+          'SET submit_round = :round, submit_started_at = :at, submit_summary = :summary, submit_attempts = :first, submit_handed_at = :at, activepk = :open, activesk = :sk',
         // Nothing started yet, or the last round started is made: no two rounds at once.
         ConditionExpression:
           previous === 0
@@ -354,6 +365,7 @@ export async function startSubmitRound(
         ExpressionAttributeValues: {
           ':round': previous + 1,
           ':previous': previous,
+          ':first': 1,
           ':at': at,
           ':summary': summary,
           ':open': indexes.openInsuredSubmits().pk,
@@ -368,7 +380,7 @@ export async function startSubmitRound(
   }
 }
 
-/** The links whose last submit round was started before `before` and is not made yet, oldest first. */
+/** The links whose open submit round was last handed to a maker (started, or handed on) before `before`, oldest first. */
 export async function listStaleSubmitLinkIds(before: string): Promise<string[]> {
   const ids: string[] = [];
   for await (const row of indexRows(indexes.openInsuredSubmits(), {

@@ -52,6 +52,7 @@ import {
   type SubmitRoundSummary,
   takeSubmitLease,
 } from './store';
+import { endGivenUpRound, releaseRoundRows } from './submit-round-store';
 
 /**
  * Marking transactions (100 rows each) in flight at once. Marking is one conditional write per row (a row is taken
@@ -290,7 +291,11 @@ export async function completeSubmitRound(
 ): Promise<(SubmitRoundSummary & { submitted_at: string }) | 'made already' | 'busy'> {
   const link = await getInsuredLink(linkId);
   if (!link || (link.submitted_round ?? 0) >= round || (link.submit_round ?? 0) < round) return 'made already';
-  if (!(await takeSubmitLease(link.id, new Date(), leaseMs))) return 'busy';
+  if (!(await takeSubmitLease(link.id, round, new Date(), leaseMs))) {
+    // Over since it was read (made, or given up), or another maker holds it.
+    const now = await getInsuredLink(linkId);
+    return !now || (now.submitted_round ?? 0) >= round ? 'made already' : 'busy';
+  }
   let finished: { round: number; at: string } | null = null;
   try {
     await markRound(link, round, ...(await listDraft(link.id)));
@@ -332,5 +337,41 @@ export async function completeSubmitRound(
     };
   } finally {
     await endSubmit(link.id, finished);
+  }
+}
+
+/**
+ * Gives up open submit `round` of the link once its makings are spent
+ * (lib/insured/submit-service.ts decides when), holding the link's lease so
+ * no maker works meanwhile: the rows whose job was made stay in it (and those
+ * jobs' photos get the re-encodes the round queues last), the other rows go
+ * back to the draft, and the round ends, so the homeowner's next submit
+ * starts a new one. Null when the round is over or a maker holds it.
+ */
+export async function giveUpSubmitRound(
+  linkId: string,
+  round: number,
+  leaseMs: number,
+): Promise<{ rows_kept: number; rows_returned: number } | null> {
+  if (!(await takeSubmitLease(linkId, round, new Date(), leaseMs))) return null;
+  let ended = false;
+  try {
+    const [files, items] = await listDraft(linkId);
+    const taken = [
+      ...files.filter((f) => f.round === round).map((f) => ({ key: keys.insuredFile(linkId, f.id), jobId: f.job_id })),
+      ...items.filter((i) => i.round === round).map((i) => ({ key: keys.insuredItem(linkId, i.id), jobId: i.job_id })),
+    ];
+    const made = new Set<string>();
+    for (const jobId of new Set(taken.map((row) => row.jobId)))
+      if (jobId && (await getJob(jobId, true))) made.add(jobId);
+    await queueReencodes([...made].map((id) => ({ id })));
+    const back = taken.filter((row) => !row.jobId || !made.has(row.jobId)).map((row) => row.key);
+    await releaseRoundRows(back, round);
+    await endGivenUpRound(linkId, round, new Date().toISOString());
+    ended = true;
+    return { rows_kept: taken.length - back.length, rows_returned: back.length };
+  } finally {
+    // Cut off before the end: the lease goes back, and the next sweep gives the round up again.
+    if (!ended) await endSubmit(linkId, null);
   }
 }

@@ -13,15 +13,29 @@
  * more writes than fit in API Gateway's 29 s) is handed to the insured worker
  * and answered with `processing: true`. A round whose maker was lost (the
  * request died after starting it, or its message was dead-lettered) is handed
- * to the worker again by the next submit or by the watchdog.
+ * to the worker again by the next submit or by the watchdog, once it has been
+ * INSURED_ROUND_STALE_SECONDS with its last maker and no maker holds it.
+ *
+ * Each making is counted on the link in the write that hands the round on. A
+ * round that always fails (a row it cannot make) is not handed on forever:
+ * after INSURED_ROUND_MAX_ATTEMPTS makings the watchdog gives it up. The spec
+ * gives a submit no failed state to show, so the link is left as the
+ * homeowner can use it: what reached a made job stays submitted, the rest is
+ * back in the draft (editable, not submitted), nothing is being handed over,
+ * and the next submit starts a new round. The failure is logged at error and
+ * reported to error tracking.
  */
-import { dispatch } from '../queue/dispatch';
+import { settings as currentSettings } from '../config';
+import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
+import { dispatch } from '../queue/dispatch';
 import { openLink, type PublicCaller } from './access-service';
 import { awaitingSubmit, stillUploading } from './draft-rules';
 import type { DraftFile, DraftItem } from './draft-store';
 import type { InsuredRoundMessage } from './draft-schemas';
-import { listDraft, completeSubmitRound } from './submit-round-service';
+import { submitProcessing } from './rules';
+import { completeSubmitRound, giveUpSubmitRound, listDraft } from './submit-round-service';
+import { countSubmitAttempt } from './submit-round-store';
 import {
   getInsuredLink,
   type InsuredLink,
@@ -36,8 +50,11 @@ export const INLINE_ROUND_ROWS = 300;
 const INLINE_LEASE_MS = 60_000;
 /** The lease of a round made by the worker: longer than the worker's timeout (lib/background/functions.ts). */
 const WORKER_LEASE_MS = 330_000;
-/** A round started this long ago and not made has lost its maker, or soon will: it is handed to the worker again. */
-export const STALE_ROUND_MS = 60_000;
+/** The lease the watchdog holds while it gives a round up (its rows go back to the draft): its own timeout and more. */
+const GIVE_UP_LEASE_MS = 330_000;
+
+/** A round handed to a maker this long ago and not made has lost its maker, or soon will: it is handed on again. */
+export const staleRoundMs = () => currentSettings().INSURED_ROUND_STALE_SECONDS * 1000;
 
 /** What a round will take, counted on the draft: the rows the maker will mark, unless edited meanwhile. */
 function countRound(files: DraftFile[], items: DraftItem[]): SubmitRoundSummary & { rows: number } {
@@ -76,11 +93,25 @@ async function queueSubmitRound(linkId: string, round: number): Promise<void> {
   await dispatch('insured', message);
 }
 
+/**
+ * Hands an open round to the worker again, counting the making on the link
+ * first: false (nothing queued) when a maker holds it, it is over, or its
+ * makings are spent (the watchdog then gives it up).
+ */
+async function handOnSubmitRound(linkId: string, round: number, now: Date): Promise<boolean> {
+  const max = currentSettings().INSURED_ROUND_MAX_ATTEMPTS;
+  // Leases are written with the real clock; `now` (the sweep's) stamps the hand-on.
+  if (!(await countSubmitAttempt(linkId, round, max, now, new Date()))) return false;
+  await queueSubmitRound(linkId, round);
+  return true;
+}
+
 /** The answer to a submit while a round is being made: that round; handed on again when its maker looks lost. */
 async function answerRunningRound(link: InsuredLink, now: Date) {
   const round = link.submit_round ?? 0;
   const startedAt = link.submit_started_at ?? null;
-  if (!startedAt || now.getTime() - Date.parse(startedAt) > STALE_ROUND_MS) await queueSubmitRound(link.id, round);
+  const handedAt = link.submit_handed_at ?? startedAt;
+  if (!handedAt || now.getTime() - Date.parse(handedAt) > staleRoundMs()) await handOnSubmitRound(link.id, round, now);
   const summary = link.submit_summary ?? { photo_jobs: 0, photos: 0, media_jobs: 0, items: 0, pending_files: 0 };
   return roundAnswer(round, startedAt ?? now.toISOString(), summary, true);
 }
@@ -128,17 +159,52 @@ export async function handleInsuredRoundMessage(message: InsuredRoundMessage): P
   if (made === 'busy') throw new Error(`submit round ${message.round} of link ${message.link_id} is being made`);
 }
 
-/** The watchdog's part: rounds started over STALE_ROUND_MS ago and not made go to the worker again. */
-export async function sweepStaleSubmitRounds(now = new Date()): Promise<number> {
-  const ids = await listStaleSubmitLinkIds(new Date(now.getTime() - STALE_ROUND_MS).toISOString());
+/** What the watchdog's part did: open rounds it looked at, handed on, and gave up. */
+export interface SubmitSweepReport {
+  checked: number;
+  handed_on: number;
+  given_up: number;
+}
+
+/**
+ * The watchdog's part: a round handed to a maker over a stale period ago and
+ * not made goes to the worker again, counted; one whose makings are spent is
+ * given up (see the header). One link's failure does not stop the others.
+ */
+export async function sweepStaleSubmitRounds(now = new Date()): Promise<SubmitSweepReport> {
+  const report: SubmitSweepReport = { checked: 0, handed_on: 0, given_up: 0 };
+  const ids = await listStaleSubmitLinkIds(new Date(now.getTime() - staleRoundMs()).toISOString());
   for (const id of ids) {
     const link = await getInsuredLink(id);
-    if (!link || (link.submitted_round ?? 0) >= (link.submit_round ?? 0)) continue;
-    logger.warn('homeowner submit round not made in time: handing it to the worker again', {
-      link_id: id,
-      round: link.submit_round,
-    });
-    await queueSubmitRound(id, link.submit_round ?? 0);
+    if (!link || !submitProcessing(link)) continue;
+    report.checked++;
+    const round = link.submit_round ?? 0;
+    const context = { link_id: id, round, attempts: link.submit_attempts ?? 0 };
+    try {
+      if (await handOnSubmitRound(id, round, now)) {
+        report.handed_on++;
+        logger.warn('homeowner submit round not made in time: handing it to the worker again', context);
+        continue;
+      }
+      // Not handed on: a maker holds it or it is over, unless its makings are spent.
+      if ((link.submit_attempts ?? 0) < currentSettings().INSURED_ROUND_MAX_ATTEMPTS) continue;
+      const given = await giveUpSubmitRound(id, round, GIVE_UP_LEASE_MS);
+      if (!given) continue;
+      report.given_up++;
+      logger.error('homeowner submit round given up: every making failed', { ...context, ...given });
+      reportError({
+        kind: 'watchdog_sweep',
+        level: 'error',
+        message: `Homeowner submit round ${round} given up after ${context.attempts} makings failed; ${given.rows_returned} row(s) are back in the draft for the next submit`,
+        tags: { link_id: id, claim_id: link.claim_id, team_id: link.team_id },
+        extra: { round, attempts: context.attempts, ...given },
+      });
+    } catch (err) {
+      logger.error('homeowner submit sweep could not handle a round; the next sweep tries again', {
+        ...context,
+        error: String(err),
+      });
+    }
   }
-  return ids.length;
+  return report;
 }

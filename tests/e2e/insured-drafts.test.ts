@@ -18,7 +18,7 @@ import { getRow, objectExists, setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway, modelItem } from '../support/fake-gateway';
 import { addPhoto, addVideo, homeowner, invitedLink, photo, seedTypedRows } from '../support/insured';
-import { INLINE_ROUND_ROWS, STALE_ROUND_MS, sweepStaleSubmitRounds } from '../../lib/insured/submit-service';
+import { INLINE_ROUND_ROWS, staleRoundMs, sweepStaleSubmitRounds } from '../../lib/insured/submit-service';
 import { startSubmitRound } from '../../lib/insured/store';
 import { makeVideo, waitForDuration } from '../support/uploads';
 
@@ -212,7 +212,7 @@ describe('homeowner submit, exactly once', () => {
     const shed = (await h.post('/rooms', { name: 'Shed' })).body;
     const mower = (await h.post(`/rooms/${shed.id}/items`, { name: 'Mower' })).body;
     const summary = { photo_jobs: 0, photos: 0, media_jobs: 0, items: 1, pending_files: 0 };
-    expect(await startSubmitRound(linkId, 1, summary, new Date(Date.now() - 2 * STALE_ROUND_MS))).toBe(true);
+    expect(await startSubmitRound(linkId, 1, summary, new Date(Date.now() - 2 * staleRoundMs()))).toBe(true);
     await setFields(`INSUREDLINK#${linkId}`, `ITEM#${mower.id}`, { round: 2 });
     await h.post(`/rooms/${shed.id}/items`, { name: 'Rake' });
     // Both sides see the round still being handed over.
@@ -264,8 +264,8 @@ describe('homeowner submit, exactly once', () => {
     // again: the watchdog's sweep hands it to the worker.
     await seedTypedRows(linkId, attic.id, 3);
     const summary = { photo_jobs: 0, photos: 0, media_jobs: 0, items: 3, pending_files: 0 };
-    expect(await startSubmitRound(linkId, 1, summary, new Date(Date.now() - 2 * STALE_ROUND_MS))).toBe(true);
-    expect(await sweepStaleSubmitRounds()).toBeGreaterThanOrEqual(1);
+    expect(await startSubmitRound(linkId, 1, summary, new Date(Date.now() - 2 * staleRoundMs()))).toBe(true);
+    expect((await sweepStaleSubmitRounds()).handed_on).toBeGreaterThanOrEqual(1);
     await roundMade(linkId, 2);
     expect(await atticJobs()).toHaveLength(2);
     expect((await getRow(`INSUREDLINK#${linkId}`, 'LINK'))?.activepk).toBeUndefined();

@@ -72,7 +72,7 @@ it('runs every part when the first fails, names the failed part, and reports it 
     jobs: { error: expect.stringContaining('table refused the active jobs query') },
     sends: { checked: 0 },
     estimation_sends: { checked: 0 },
-    insured_submits: 0,
+    insured_submits: { checked: 0 },
   });
   const events = sentry.envelopes.flatMap((e) => e.items.map((i) => i.payload as Record<string, any>));
   const failure = events.find((e) => e.tags?.part === 'jobs');
@@ -91,11 +91,11 @@ it('runs every part after a later one fails too, and reports nothing failed when
     failed_parts: ['sends'],
     jobs: { checked: 0 },
     sends: { error: expect.stringContaining('sends index unreadable') },
-    insured_submits: 0,
+    insured_submits: { checked: 0 },
   });
   expect(queriedPartitions()).toHaveLength(4);
 
   ddb.reset();
   ddb.on(QueryCommand).resolves({ Items: [] });
-  expect(await runHandler()).toMatchObject({ failed_parts: [], jobs: { checked: 0 }, insured_submits: 0 });
+  expect(await runHandler()).toMatchObject({ failed_parts: [], jobs: { checked: 0 }, insured_submits: { checked: 0 } });
 });
