@@ -29,6 +29,11 @@
  *   records the round as charged but unconfirmed and proceeds, and the
  *   settlement asks again with the same reference (settlement-service.ts),
  *   so the run is charged once, never twice and never silently for free.
+ * - A Cancel never discards a job while its spend is in flight (from
+ *   recordSpendRequest until the answer's record or clear), nor while a
+ *   charged round is not given back or anything is owed: its delete is
+ *   conditional on that (charge-store.ts, billingClosed). A spend whose
+ *   request comes after a Cancel finds no job and is never made.
  * - refundJob owes the current round's spend back (durably, on the job) and
  *   settles it now; what the service does not confirm the billing sweep
  *   retries. It never raises.
@@ -283,7 +288,8 @@ async function recordCharge(input: {
       ...(current.billing_unconfirmed ? { unconfirmed: true } : {}),
     };
   }
-  // The job is gone or moved on without this charge: give the credits back.
+  // The job is gone (a purge: a Cancel cannot discard it while its spend is in flight) or moved on without this
+  // charge: give the credits back.
   logger.error('charge could not be recorded on the job; refunding it', {
     ...context,
     transaction_id: transactionId,

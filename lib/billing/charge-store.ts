@@ -22,7 +22,10 @@ const roundIs = (previous: number) => ({
  * charge was computed from (`previous`). A request that dies during the call
  * or before its answer is recorded leaves this behind, and the sweep gives
  * back what the spend may have taken once the round's lease has run out.
- * Null when the job is gone or another round was recorded meanwhile.
+ * Null when the job is gone (a Cancel discarded it: nothing is spent) or
+ * another round was recorded meanwhile. Once written, it keeps a Cancel from
+ * discarding the job until the spend's answer is recorded or cleared
+ * (billingClosed).
  */
 export async function recordSpendRequest(
   jobId: string,
@@ -113,6 +116,27 @@ export function chargedRoundStart(round: number | null): {
         values: { ':startRound': round, ':startFalse': false },
       },
     ],
+  };
+}
+
+/**
+ * The condition that none of the job's billing is open, as cancelBlock
+ * (settlement-rules.ts) reads it: no spend asked for and unrecorded, no spend
+ * to confirm, no refund owed, and its round (if charged) given back or
+ * abandoned. A Cancel's delete holds only with it, so a spend asked for after
+ * the Cancel read the job keeps the job, and a Cancel that won first leaves no
+ * job for the spend's request (recordSpendRequest), which then spends nothing.
+ */
+export function billingClosed(): { condition: string; values: Record<string, unknown> } {
+  return {
+    condition:
+      '(attribute_not_exists(billing_spend_round) OR billing_spend_round = :closedNull) AND ' +
+      '(attribute_not_exists(billing_unconfirmed) OR billing_unconfirmed <> :closedTrue) AND ' +
+      '(attribute_not_exists(refunds_owed) OR attribute_type(refunds_owed, :closedNullType) OR ' +
+      'size(refunds_owed) = :closedZero) AND ' +
+      '(attribute_not_exists(billing_charged) OR billing_charged <> :closedTrue OR ' +
+      'billing_refunded = :closedTrue OR billing_round_abandoned = :closedTrue)',
+    values: { ':closedNull': null, ':closedTrue': true, ':closedNullType': 'NULL', ':closedZero': 0 },
   };
 }
 

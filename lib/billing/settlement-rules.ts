@@ -12,6 +12,9 @@
  *   died between the spend and the start. Until then a start may still use it.
  *   So does a spend asked for whose answer was never recorded (the request
  *   died during the call or right after it): it may have been made.
+ * - A job waiting for confirmation is cancelled only while none of its
+ *   billing is open (cancelBlock): no spend in flight, nothing owed, no
+ *   charged round that was not given back.
  */
 import type { Job, OwedRefund } from '../jobs/job-store';
 import { jobChargeReference, unbilledRefundReference } from './ledger-rules';
@@ -135,3 +138,30 @@ export const awaitsRound = (job: RoundState & Pick<Job, 'billing_rounds' | 'bill
 /** The job owes the billing service something: refunds, or a spend whose answer was lost. */
 export const owesBilling = (job: Pick<Job, 'refunds_owed' | 'billing_unconfirmed'>) =>
   Boolean(job.billing_unconfirmed) || (job.refunds_owed ?? []).length > 0;
+
+/**
+ * What keeps a job waiting for confirmation from being cancelled (spec: the cancel row, before any spend), or null
+ * when none of its billing is open: a spend asked for and its answer not recorded (the Process click is waiting on
+ * it, or died there and the sweep has not given it back yet), billing owed (a refund, a spend to confirm), or a
+ * charged round not given back (a start may still use it). A round given back whole, or abandoned with nothing
+ * left owed, holds nothing: the job is cancelled like one never charged. The cancel's delete is conditional on the
+ * same (charge-store.ts, billingClosed), so a spend asked for after the cancel's read still keeps the job.
+ */
+export function cancelBlock(
+  job: Partial<
+    Pick<
+      Job,
+      | 'billing_spend_round'
+      | 'refunds_owed'
+      | 'billing_unconfirmed'
+      | 'billing_charged'
+      | 'billing_refunded'
+      | 'billing_round_abandoned'
+    >
+  >,
+): 'spend_in_flight' | 'billing_owed' | 'round_charged' | null {
+  if (job.billing_spend_round !== null && job.billing_spend_round !== undefined) return 'spend_in_flight';
+  if (owesBilling(job)) return 'billing_owed';
+  if (job.billing_charged && !job.billing_refunded && !job.billing_round_abandoned) return 'round_charged';
+  return null;
+}

@@ -258,14 +258,20 @@ async function deleteJobRow(jobId: string, guard?: RowGuard): Promise<boolean> {
 
 /**
  * Deletes a job and everything keyed to it. The job row goes first, in a
- * write conditional on its status, so a job that started meanwhile is kept;
+ * write conditional on its status (and on `guard.condition`, e.g. a cancel's
+ * billingClosed), so a job that started or was charged meanwhile is kept;
  * returns false then.
  */
-export async function deleteJobRows(job: Pick<Job, 'id'>, guard: { expectStatus: JobStatus }): Promise<boolean> {
+export async function deleteJobRows(
+  job: Pick<Job, 'id'>,
+  guard: { expectStatus: JobStatus; condition?: { condition: string; values: Record<string, unknown> } },
+): Promise<boolean> {
   const deleted = await deleteJobRow(job.id, {
-    expression: '#status = :status AND (attribute_not_exists(billing_charged) OR billing_charged = :false)',
+    expression: ['#status = :status', guard.condition ? `(${guard.condition.condition})` : '']
+      .filter(Boolean)
+      .join(' AND '),
     names: { '#status': 'status' },
-    values: { ':status': guard.expectStatus, ':false': false },
+    values: { ':status': guard.expectStatus, ...(guard.condition?.values ?? {}) },
   });
   if (!deleted) return false;
   await deleteKeys(await jobRowKeys(job.id));

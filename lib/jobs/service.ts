@@ -1,7 +1,7 @@
 /**
  * Job use cases behind /api/jobs (spec: Jobs; States and transitions):
  * listing, quoting, processing (with the up-front charge and its 402),
- * cancelling a not-yet-started job, logs and metrics.
+ * cancelling a not-yet-started job whose billing is closed, logs and metrics.
  */
 import type { Identity } from '../auth/identity-rules';
 import { recordActivity } from '../activity/service';
@@ -9,6 +9,8 @@ import { getClaim } from '../claims/store';
 import { processTrainingJob } from '../training/sandbox-service';
 import { jobCharge, type JobCharge } from '../billing/credit-rules';
 import { chargeJobUpFront, loadJobPayer, refundJob, startChargedRun } from '../billing/charge-service';
+import { billingClosed } from '../billing/charge-store';
+import { cancelBlock } from '../billing/settlement-rules';
 import { getTeamCreditsBalance } from '../billing/summary-service';
 import { deletePrefix } from '../blob/client';
 import { blobKeys } from '../blob/keys';
@@ -157,13 +159,34 @@ export async function processJob(identity: Identity, jobId: string, deps: Proces
   return jobView(started);
 }
 
-/** POST /api/jobs/{id}/cancel: discards a job that has not started (awaiting_confirmation) and its file. */
+/** Why a Cancel was refused while the job's billing is open (cancelBlock), in the words the user sees. */
+const CANCEL_REFUSED: Record<NonNullable<ReturnType<typeof cancelBlock>>, string> = {
+  spend_in_flight:
+    'The job is being charged for a Process click and cannot be cancelled meanwhile; reload it in a moment.',
+  billing_owed: 'Credits charged for this job are still being given back; it can be cancelled once that is done.',
+  round_charged:
+    'The job is charged for a run that has not started yet: process it, or cancel it once the charge has been ' +
+    'given back (within a few minutes).',
+};
+
+/**
+ * POST /api/jobs/{id}/cancel: discards a job that has not started (awaiting_confirmation) and its file, while none
+ * of its billing is open (cancelBlock: a job whose charge was given back whole is cancelled like one never charged).
+ * The read only words the refusal: the delete is conditional on the status and the open billing (billingClosed), so
+ * a spend asked for after the read keeps the job (409), and nothing is written.
+ */
 export async function cancelJob(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
-  if (job.status !== 'awaiting_confirmation' || job.billing_charged)
-    throw new ConflictError('Only a job waiting for confirmation, before any charge, can be cancelled.');
-  const removed = await deleteJobRows(job, { expectStatus: 'awaiting_confirmation' });
-  if (!removed) throw new ConflictError('The job changed while it was being cancelled; reload it.');
+  if (job.status !== 'awaiting_confirmation')
+    throw new ConflictError('Only a job waiting for confirmation can be cancelled.');
+  const blocked = cancelBlock(job);
+  if (blocked) throw new ConflictError(CANCEL_REFUSED[blocked]);
+  const removed = await deleteJobRows(job, { expectStatus: 'awaiting_confirmation', condition: billingClosed() });
+  if (!removed) {
+    const now = await getJob(job.id);
+    const since = now?.status === 'awaiting_confirmation' ? cancelBlock(now) : null;
+    throw new ConflictError(since ? CANCEL_REFUSED[since] : 'The job changed while it was being cancelled; reload it.');
+  }
   await deletePrefix(blobKeys.jobPrefix(job.team_id, job.claim_id, job.id));
   await recordActivity(identity.actor, {
     team_id: job.team_id,

@@ -3,6 +3,7 @@ import { chargedRoundStart } from '../../../lib/billing/charge-store';
 import {
   abandonedRoundRefund,
   awaitsRound,
+  cancelBlock,
   owesBilling,
   UNSTARTED_ROUND_LEASE_MS,
   unbilledRefund,
@@ -186,5 +187,38 @@ describe('a spend asked for and not recorded', () => {
     expect(awaitsRound({ ...none, billing_charged: true, billing_txn_id: 't', billing_round_started: false })).toBe(
       true,
     );
+  });
+});
+
+describe('what keeps a job waiting for confirmation from being cancelled', () => {
+  const never = {};
+  const charged = { billing_charged: true, billing_refunded: false, billing_round_abandoned: false };
+  const owed = [{ round: 1, spend_reference: 'job:j1:1', reference: 'job:j1:1', amount: null }];
+
+  it('is nothing while no spend was ever asked for, or the one asked for was cleared', () => {
+    expect(cancelBlock(never)).toBeNull();
+    expect(cancelBlock({ billing_spend_round: null, billing_unconfirmed: false, refunds_owed: [] })).toBeNull();
+    expect(cancelBlock({ billing_charged: false, refunds_owed: [] })).toBeNull();
+  });
+
+  it('is a spend in flight from its request until its answer is recorded, whatever else the job holds', () => {
+    expect(cancelBlock({ billing_spend_round: 1 })).toBe('spend_in_flight');
+    expect(cancelBlock({ ...charged, billing_refunded: true, billing_spend_round: 2 })).toBe('spend_in_flight');
+  });
+
+  it('is billing owed while a refund is owed or a spend is to be confirmed', () => {
+    expect(cancelBlock({ ...charged, billing_round_abandoned: true, refunds_owed: owed })).toBe('billing_owed');
+    expect(cancelBlock({ ...charged, billing_unconfirmed: true, billing_round_abandoned: true })).toBe('billing_owed');
+  });
+
+  it('is a charged round while it was not given back: a start may still use it', () => {
+    expect(cancelBlock(charged)).toBe('round_charged');
+  });
+
+  it('is nothing once the round was given back whole, or abandoned with nothing left owed', () => {
+    expect(
+      cancelBlock({ ...charged, billing_refunded: true, billing_round_abandoned: true, refunds_owed: [] }),
+    ).toBeNull();
+    expect(cancelBlock({ ...charged, billing_round_abandoned: true, refunds_owed: [] })).toBeNull();
   });
 });
