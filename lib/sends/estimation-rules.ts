@@ -304,11 +304,7 @@ export function coveredBy(requested: string[], carried: string[]): boolean {
  * meanwhile, by anyone) sends it itself: it is never answered with a batch
  * that left it out.
  */
-export function answeredBySend(
-  leftToSend: number,
-  requested: string[] | null | undefined,
-  carried: string[],
-): boolean {
+export function answeredBySend(leftToSend: number, requested: string[] | null | undefined, carried: string[]): boolean {
   if (leftToSend > 0) return false;
   return !requested?.length || coveredBy(requested, carried);
 }

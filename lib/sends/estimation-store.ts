@@ -92,13 +92,19 @@ export async function getEstimationSend(claimId: string): Promise<EstimationSend
  * Takes the claim's send lease for `owner` until `leaseUntil` when it is free
  * (no record, or its lease in the past). Answers the record as it was before
  * (null when there was none), or `busy` when another send holds the lease.
+ * With `interrupted` (the send sweep's take-over of a send it saw open with
+ * an expired lease) it takes the lease only while the record is still that
+ * send: still open ('sending', 'delivered') under the lease seen; one that
+ * another process has taken over, finished or failed since answers `busy`.
  */
 export async function acquireSendLease(
   claim: { id: string; team_id: string },
   owner: string,
   now: number,
   leaseUntil: number,
+  interrupted?: { leaseSeen: number },
 ): Promise<{ busy: true } | { busy: false; previous: EstimationSend | null }> {
+  const free = 'attribute_not_exists(pk) OR lease_until < :now';
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
@@ -106,8 +112,10 @@ export async function acquireSendLease(
         Key: keys.estimationSend(claim.id),
         UpdateExpression:
           'SET #owner = :owner, lease_until = :until, claim_id = :claim, team_id = :team, entity = :entity, updated_at = :at',
-        ConditionExpression: 'attribute_not_exists(pk) OR lease_until < :now',
-        ExpressionAttributeNames: { '#owner': 'owner' },
+        ConditionExpression: interrupted
+          ? 'lease_until < :now AND lease_until = :seen AND #state IN (:sending, :delivered)'
+          : free,
+        ExpressionAttributeNames: { '#owner': 'owner', ...(interrupted ? { '#state': 'state' } : {}) },
         ExpressionAttributeValues: {
           ':owner': owner,
           ':until': leaseUntil,
@@ -116,6 +124,7 @@ export async function acquireSendLease(
           ':entity': 'EstimationSend',
           ':at': new Date(now).toISOString(),
           ':now': now,
+          ...(interrupted ? { ':seen': interrupted.leaseSeen, ':sending': 'sending', ':delivered': 'delivered' } : {}),
         },
         ReturnValues: 'ALL_OLD',
       }),

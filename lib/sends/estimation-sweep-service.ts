@@ -4,15 +4,28 @@
  * ('sending', 'delivered') is finished here once its lease has run out, as
  * the claim's next send would finish it: the same charge reference (no
  * second charge), the same remote call (idempotent), then the stamps; or, if
- * the remote refuses it now, refunded. So a dead send never holds its charge
- * or its items longer than its lease plus one sweep.
+ * the remote refuses it now, failed with its refund owed. So a dead send never
+ * holds its charge or its items longer than its lease plus one sweep.
+ *
+ * Watchdog runs overlap (one a minute, each allowed 5 minutes), so only one
+ * run finishes a send: it takes the send over with a conditional write that
+ * holds only while the record is still the open send it saw, under the
+ * expired lease it saw (a send another run or a request has taken over,
+ * finished or failed since is left alone), and its lease outlasts the
+ * watchdog's whole run, so a live run, however slow the platform, never
+ * loses the send to the next one (a request's 60 s lease fits its 29 s).
  */
 import { randomUUID } from 'node:crypto';
-import { settings } from '../config';
+import { backgroundFunctions } from '../background/functions';
+import { type Settings, settings } from '../config';
 import { logger } from '../observability/logger';
 import { getTeam } from '../teams/store';
-import { completeInterruptedSend, LEASE_MS } from './estimation-batch-service';
+import { completeInterruptedSend } from './estimation-batch-service';
 import { acquireSendLease, getEstimationSend, openEstimationSendClaimIds, releaseSendLease } from './estimation-store';
+
+/** Longer than the watchdog may run (its function timeout; Lambda's ceiling if it had none) with room to spare. */
+const SWEEP_LEASE_MS =
+  ((backgroundFunctions.find((f) => f.kind === 'schedule' && f.name === 'watchdog')?.timeout ?? 900) + 60) * 1000;
 
 export interface EstimationSweepReport {
   checked: number;
@@ -20,7 +33,11 @@ export interface EstimationSweepReport {
   refunded: number;
 }
 
-export async function sweepInterruptedEstimationSends(now = new Date()): Promise<EstimationSweepReport> {
+export async function sweepInterruptedEstimationSends(
+  now = new Date(),
+  deps: { config?: Settings } = {},
+): Promise<EstimationSweepReport> {
+  const config = deps.config ?? settings();
   const report: EstimationSweepReport = { checked: 0, finished: 0, refunded: 0 };
   for await (const claimId of openEstimationSendClaimIds()) {
     const record = await getEstimationSend(claimId);
@@ -29,17 +46,15 @@ export async function sweepInterruptedEstimationSends(now = new Date()): Promise
     report.checked++;
     const owner = randomUUID();
     try {
-      const lease = await acquireSendLease(
-        { id: claimId, team_id: record.team_id },
-        owner,
-        Date.now(),
-        Date.now() + LEASE_MS,
-      );
-      // Busy: a new send of the claim took it over and finishes it itself.
+      const at = Date.now();
+      const lease = await acquireSendLease({ id: claimId, team_id: record.team_id }, owner, at, at + SWEEP_LEASE_MS, {
+        leaseSeen: record.lease_until,
+      });
+      // Busy: another run or a new send of the claim took it over (and finishes it), or it has ended since.
       if (lease.busy || !lease.previous) continue;
       const team = await getTeam(record.team_id);
       if (!team) continue;
-      const result = await completeInterruptedSend(lease.previous, owner, team, settings(), () => {});
+      const result = await completeInterruptedSend(lease.previous, owner, team, config, () => {});
       report[result ? 'finished' : 'refunded']++;
     } catch (err) {
       logger.error('send sweep could not finish an interrupted estimation send; the next sweep tries again', {
