@@ -3,7 +3,8 @@
  * entry of the pending-billing index, oldest first: jobs owing billing or
  * holding a charged round not started yet (settlement-service.ts, which gives
  * back a round whose lease has run out) and refunds of failed sends not yet
- * confirmed (send-charge-service.ts). A job that owes nothing and has no
+ * confirmed (send-charge-service.ts, which first asks again for a charge
+ * whose answer was lost). A job that owes nothing and has no
  * round waiting (its run started) is taken off the index. After DOWN_AFTER
  * entries in a row stay owed the service counts as down (or hung) and the
  * sweep stops, so it never spends its whole timeout on a dead service; the
