@@ -7,7 +7,9 @@
  * - chargeJobUpFront spends through the billing service at confirm, keyed on
  *   the job id and the charge round: `job:<job_id>:<round>`, round =
  *   billing_rounds + 1, because an errored job processed again is charged
- *   again. A round charged and never started (billing_round_started false:
+ *   again, or the round after the last refused one if that is later: the
+ *   service remembers a refusal under its reference, so a refused round is
+ *   never asked again (nextChargeRound). A round charged and never started (billing_round_started false:
  *   the function died between the spend and the start write) is reused by the
  *   next start while its lease holds (settlement-rules.ts); once it has run
  *   out the round is given back (by the billing sweep, or by this next start
@@ -22,7 +24,7 @@
  *   when an administrator acts on another team's job. The spend is the
  *   affordability gate; there is no local balance arithmetic. A flat refusal
  *   is HTTP 402 with the spec's body and leaves the job uncharged (its spend
- *   request cleared). Billing off, zero cost, a team with no external id,
+ *   request cleared, its round recorded as refused: billing_refused_round). Billing off, zero cost, a team with no external id,
  *   config gaps and an outage proceed uncharged (logged).
  * - A spend whose answer was lost (a timeout, a dropped connection, a 5xx:
  *   the service may have charged) is not treated as uncharged: the job
@@ -46,11 +48,24 @@ import { logger } from '../observability/logger';
 import type { Identity } from '../auth/identity-rules';
 import { getTeam, type Team } from '../teams/store';
 import type { User } from '../users/store';
-import { chargedRoundStart, clearSpendRequest, recordChargeRound, recordSpendRequest } from './charge-store';
+import {
+  chargedRoundStart,
+  clearSpendRequest,
+  recordChargeRound,
+  recordRefusedSpend,
+  recordSpendRequest,
+} from './charge-store';
 import { insufficientCredits, prepaidMode } from './credit-rules';
 import { jobChargeReference, spendDescription } from './ledger-rules';
 import { type BillingDeps, createBillingClient, settleJobBilling } from './settlement-service';
-import { abandonedRoundRefund, owesBilling, unrecordedSpend, unstartedRound, wholeRefund } from './settlement-rules';
+import {
+  abandonedRoundRefund,
+  nextChargeRound,
+  owesBilling,
+  unrecordedSpend,
+  unstartedRound,
+  wholeRefund,
+} from './settlement-rules';
 import { abandonRound } from './settlement-store';
 
 type UnchargedReason = 'billing_off' | 'config_gap' | 'zero_cost' | 'no_team_external_id' | 'unavailable';
@@ -155,7 +170,8 @@ export async function chargeJobUpFront(
       balance: null,
     };
   }
-  const round = previous + 1;
+  // Never a refused round's: the billing service would answer its reference with the same 402 after a top-up.
+  const round = nextChargeRound(stored);
   const reference = jobChargeReference(job.id, round);
   const amount = Math.ceil(credits);
   // Recorded as asked for before it is made: a request that dies during the call or before the answer is
@@ -172,7 +188,7 @@ export async function chargeJobUpFront(
   input.checkpoint?.('spent');
 
   if (result.outcome === 'insufficient') {
-    await clearSpendRequest(job.id, round);
+    await recordRefusedSpend(job.id, round);
     logger.info('billing service refused the charge: insufficient credits', {
       ...context,
       reference,

@@ -19,13 +19,14 @@ const roundIs = (previous: number) => ({
 /**
  * Records that the spend of `round` is about to be asked for (its credits, the
  * time, the job listed for the billing sweep), conditional on the round the
- * charge was computed from (`previous`). A request that dies during the call
- * or before its answer is recorded leaves this behind, and the sweep gives
- * back what the spend may have taken once the round's lease has run out.
- * Null when the job is gone (a Cancel discarded it: nothing is spent) or
- * another round was recorded meanwhile. Once written, it keeps a Cancel from
- * discarding the job until the spend's answer is recorded or cleared
- * (billingClosed).
+ * charge was computed from (`previous`) and on `round` not having been refused
+ * meanwhile (a refused reference is never asked again). A request that dies
+ * during the call or before its answer is recorded leaves this behind, and the
+ * sweep gives back what the spend may have taken once the round's lease has
+ * run out. Null when the job is gone (a Cancel discarded it: nothing is spent)
+ * or another round was recorded or refused meanwhile. Once written, it keeps a
+ * Cancel from discarding the job until the spend's answer is recorded or
+ * cleared (billingClosed).
  */
 export async function recordSpendRequest(
   jobId: string,
@@ -42,15 +43,32 @@ export async function recordSpendRequest(
       ...pendingEntry(jobId, at),
     },
     add: { billing_version: 1 },
-    condition: round.condition,
-    values: round.values,
+    condition: `(${round.condition}) AND (attribute_not_exists(billing_refused_round) OR billing_refused_round < :askedRound)`,
+    values: { ...round.values, ':askedRound': spend.round },
   });
 }
 
-/** Clears the request of a spend that cannot have charged (a flat refusal, a call that never reached the service). */
+/** Clears the request of a spend that cannot have charged (a call that never reached the service). */
 export async function clearSpendRequest(jobId: string, round: number): Promise<void> {
   await updateJob(jobId, {
     set: { billing_spend_round: null, billing_spend_amount: null },
+    condition: 'billing_spend_round = :round',
+    values: { ':round': round },
+  });
+}
+
+/**
+ * Clears the request of a spend the billing service flatly refused (402) and
+ * records its round as refused, in one write: the service remembers a refusal
+ * under its reference, so the next charge asks under the round after it
+ * (nextChargeRound). Conditional on the request still being this round's; a
+ * write that loses finds it taken over (a racing click refused under the same
+ * reference recorded it, or the sweep gave the request up and took its round).
+ */
+export async function recordRefusedSpend(jobId: string, round: number): Promise<void> {
+  await updateJob(jobId, {
+    set: { billing_spend_round: null, billing_spend_amount: null, billing_refused_round: round },
+    add: { billing_version: 1 },
     condition: 'billing_spend_round = :round',
     values: { ':round': round },
   });

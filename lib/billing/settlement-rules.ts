@@ -12,6 +12,8 @@
  *   died between the spend and the start. Until then a start may still use it.
  *   So does a spend asked for whose answer was never recorded (the request
  *   died during the call or right after it): it may have been made.
+ * - A new charge takes the round after both the last charged and the last
+ *   refused one (nextChargeRound): a refused reference is never asked again.
  * - A job waiting for confirmation is cancelled only while none of its
  *   billing is open (cancelBlock): no spend in flight, nothing owed, no
  *   charged round that was not given back.
@@ -100,25 +102,34 @@ export function abandonedRoundRefund(
   return wholeRefund(job);
 }
 
-type SpendRequest = Pick<
-  Job,
-  'billing_rounds' | 'billing_spend_round' | 'billing_spend_amount' | 'billing_charged_at' | 'updated_at'
->;
+type RoundCount = Pick<Job, 'billing_rounds' | 'billing_refused_round'>;
 
-/** A spend was asked for and its answer is not recorded yet: its round is the one after billing_rounds. */
-export const spendInFlight = (job: Pick<Job, 'billing_rounds' | 'billing_spend_round'>) =>
-  Boolean(job.billing_spend_round) && job.billing_spend_round === (job.billing_rounds ?? 0) + 1;
+/**
+ * The round a new charge asks for: the one after both the last charged round and the last refused one. The
+ * billing service remembers a refusal under its reference and answers it again however the balance moves, so a
+ * refused round is never asked again (rounds may skip: a refused round has no spend).
+ */
+export const nextChargeRound = (job: Partial<RoundCount>) =>
+  Math.max(job.billing_rounds ?? 0, job.billing_refused_round ?? 0) + 1;
+
+type SpendRequest = RoundCount &
+  Pick<Job, 'billing_spend_round' | 'billing_spend_amount' | 'billing_charged_at' | 'updated_at'>;
+
+/** A spend was asked for and its answer is not recorded yet: its round is the next one (nextChargeRound). */
+export const spendInFlight = (job: Partial<RoundCount> & Pick<Job, 'billing_spend_round'>) =>
+  Boolean(job.billing_spend_round) && job.billing_spend_round === nextChargeRound(job);
 
 /**
  * A spend asked for whose answer was never recorded, once its round's lease
  * has run out (the request died during the call or before its record): the
- * round and credits it may have taken, and their whole refund. Null while its
+ * round and credits it may have taken, the round it was asked after
+ * (`previous`, billing_rounds), and their whole refund. Null while its
  * request may still record it.
  */
 export function unrecordedSpend(
   job: Pick<Job, 'id'> & SpendRequest,
   now = Date.now(),
-): { round: number; amount: number; refund: OwedRefund } | null {
+): { round: number; previous: number; amount: number; refund: OwedRefund } | null {
   if (!spendInFlight(job)) return null;
   const askedAt = Date.parse(job.billing_charged_at ?? job.updated_at);
   if (!(now - askedAt >= UNSTARTED_ROUND_LEASE_MS)) return null;
@@ -126,13 +137,14 @@ export function unrecordedSpend(
   const reference = jobChargeReference(job.id, round);
   return {
     round,
+    previous: job.billing_rounds ?? 0,
     amount: job.billing_spend_amount ?? 0,
     refund: { round, spend_reference: reference, reference, amount: null },
   };
 }
 
 /** The job waits on a round: one charged and not started yet, or a spend asked for and not recorded yet. */
-export const awaitsRound = (job: RoundState & Pick<Job, 'billing_rounds' | 'billing_spend_round'>) =>
+export const awaitsRound = (job: RoundState & Partial<RoundCount> & Pick<Job, 'billing_spend_round'>) =>
   unstartedRound(job) || spendInFlight(job);
 
 /** The job owes the billing service something: refunds, or a spend whose answer was lost. */

@@ -64,7 +64,7 @@ export async function abandonRound(job: Pick<Job, 'id' | 'refunds_owed'>, owed: 
  */
 export async function abandonUnrecordedSpend(
   job: Pick<Job, 'id' | 'refunds_owed'>,
-  spend: { round: number; amount: number; refund: OwedRefund },
+  spend: { round: number; previous: number; amount: number; refund: OwedRefund },
 ): Promise<Job | null> {
   const fields = owedFields(job, [spend.refund]);
   return updateJob(job.id, {
@@ -84,10 +84,10 @@ export async function abandonUnrecordedSpend(
     add: fields.add,
     condition:
       'billing_spend_round = :round AND ' +
-      (spend.round === 1
+      (spend.previous === 0
         ? '(attribute_not_exists(billing_rounds) OR billing_rounds = :prev)'
         : 'billing_rounds = :prev'),
-    values: { ':round': spend.round, ':prev': spend.round - 1 },
+    values: { ':round': spend.round, ':prev': spend.previous },
   });
 }
 

@@ -78,6 +78,11 @@ export interface Job {
   billing_spend_round?: number | null;
   billing_spend_amount?: number | null;
   /**
+   * The last round whose spend the billing service flatly refused (402). The service remembers a refusal under
+   * its reference, so a refused round is never asked again: the next charge takes the round after it.
+   */
+  billing_refused_round?: number | null;
+  /**
    * True once the whole spend of billing_rounds is owed back before any run started on it (its start failed, or
    * its lease ran out): no run may start on it any more, and the next start charges a new round.
    */

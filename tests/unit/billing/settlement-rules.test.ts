@@ -4,6 +4,7 @@ import {
   abandonedRoundRefund,
   awaitsRound,
   cancelBlock,
+  nextChargeRound,
   owesBilling,
   UNSTARTED_ROUND_LEASE_MS,
   unbilledRefund,
@@ -138,6 +139,23 @@ describe('a round charged and never started', () => {
   });
 });
 
+describe('the round a new charge asks for', () => {
+  it('is the one after the last charged round', () => {
+    expect(nextChargeRound({ billing_rounds: 0 })).toBe(1);
+    expect(nextChargeRound({ billing_rounds: 2 })).toBe(3);
+    // A job charged before rounds were counted has none recorded.
+    expect(nextChargeRound({})).toBe(1);
+  });
+
+  it('is never a refused round: it comes after the last refused one when that is later', () => {
+    expect(nextChargeRound({ billing_rounds: 0, billing_refused_round: 1 })).toBe(2);
+    expect(nextChargeRound({ billing_rounds: 1, billing_refused_round: 3 })).toBe(4);
+    // A round charged after a refusal is later than it.
+    expect(nextChargeRound({ billing_rounds: 4, billing_refused_round: 3 })).toBe(5);
+    expect(nextChargeRound({ billing_rounds: 2, billing_refused_round: null })).toBe(3);
+  });
+});
+
 describe('a spend asked for and not recorded', () => {
   const askedAt = '2030-01-01T00:00:00.000Z';
   const at = (ms: number) => Date.parse(askedAt) + ms;
@@ -163,6 +181,7 @@ describe('a spend asked for and not recorded', () => {
     expect(unrecordedSpend(asked, at(UNSTARTED_ROUND_LEASE_MS - 1))).toBeNull();
     expect(unrecordedSpend(asked, at(UNSTARTED_ROUND_LEASE_MS))).toEqual({
       round: 2,
+      previous: 1,
       amount: 4,
       refund: { round: 2, spend_reference: 'job:j2:2', reference: 'job:j2:2', amount: null },
     });
@@ -172,6 +191,24 @@ describe('a spend asked for and not recorded', () => {
     expect(unrecordedSpend({ ...asked, billing_rounds: 2 }, at(10 * UNSTARTED_ROUND_LEASE_MS))).toBeNull();
     const legacy = { ...asked, billing_charged_at: null, updated_at: '2030-01-01T00:00:30.000Z' };
     expect(unrecordedSpend(legacy, at(UNSTARTED_ROUND_LEASE_MS))).toBeNull();
+  });
+
+  it('after a refusal, is the round after the refused one, asked after the last charged round', () => {
+    const afterRefusal = { ...asked, billing_refused_round: 2, billing_spend_round: 3 };
+    expect(spendInFlight(afterRefusal)).toBe(true);
+    // The refused round's own request was cleared by the write that recorded the refusal; a stale one is not in flight.
+    expect(spendInFlight({ ...afterRefusal, billing_spend_round: 2 })).toBe(false);
+    expect(unrecordedSpend(afterRefusal, at(UNSTARTED_ROUND_LEASE_MS))).toEqual({
+      round: 3,
+      previous: 1,
+      amount: 4,
+      refund: { round: 3, spend_reference: 'job:j2:3', reference: 'job:j2:3', amount: null },
+    });
+    const uncounted = { id: 'j3', billing_rounds: undefined as unknown as number, billing_refused_round: 1 };
+    expect(unrecordedSpend({ ...asked, ...uncounted }, at(UNSTARTED_ROUND_LEASE_MS))).toMatchObject({
+      round: 2,
+      previous: 0,
+    });
   });
 
   it('keeps the job waiting on a round, as a charged round not started does', () => {

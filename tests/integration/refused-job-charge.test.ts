@@ -1,0 +1,123 @@
+/**
+ * A Process click refused by the billing service, then a top-up (spec: States
+ * and transitions, the process/402 row; Limits > Credit prices and charging;
+ * Errors, the 402 body). The billing service remembers a refusal under its
+ * spend reference and answers a repeat of it with the same 402 however the
+ * balance moves, as a ledger with idempotency keys does: so the refused
+ * round's reference is never asked again, and the click after the top-up
+ * charges the next round under a new reference and runs.
+ *
+ * The clicks go through the real route, or run in this process where one must
+ * die at a step (its checkpoint throws); the sweep's work is its own per-entry
+ * step. The ledger is the run's fake billing service's.
+ */
+import { randomUUID } from 'node:crypto';
+import { UNSTARTED_ROUND_LEASE_MS } from '../../lib/billing/settlement-rules';
+import { settlePendingEntry } from '../../lib/billing/sweep-service';
+import { getJob } from '../../lib/jobs/job-store';
+import { processJob } from '../../lib/jobs/service';
+import { Client, jobInStatus } from '../support/api';
+import { setFields } from '../support/aws';
+import { fakeBilling } from '../support/fake-billing';
+import { fakeGateway, modelItem } from '../support/fake-gateway';
+import { texturedJpeg } from '../support/inventory';
+import { identityOfMember } from '../support/sends';
+import { newTeamMember } from '../support/tokens';
+import { newRoom, photoJob } from '../support/uploads';
+
+jest.setTimeout(120_000);
+
+const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
+
+class ProcessDied extends Error {}
+const dieAt = (step: string) => (at: string) => {
+  if (at === step) throw new ProcessDied(`died after ${step}`);
+};
+
+/** A team with no credits and a one-photo job (1 credit) waiting to be processed, its photo answered with one item. */
+async function jobShortOfCredits() {
+  const member = newTeamMember();
+  const teamId = member.current_team_id as number;
+  const client = await Client.signIn(member);
+  await fakeBilling.setBalance(teamId, 0);
+  const room = await newRoom(client, 'Study');
+  const photo = `refused-${randomUUID().slice(0, 8)}.jpg`;
+  await gateway.script(photo, [{ items: [modelItem('Desk lamp')] }]);
+  const { jobId } = await photoJob(client, room.id, [await texturedJpeg(7)], [photo]);
+  return { teamId, client, jobId, identity: await identityOfMember(member) };
+}
+
+/** The click is refused with the spec's 402 body, and the job stays as it was, uncharged. */
+async function refusedClick(client: Client, jobId: string) {
+  const refused = await client.post(`/api/jobs/${jobId}/process`);
+  expect(refused.status).toBe(402);
+  expect(refused.body).toEqual({
+    error: 'insufficient_credits',
+    credits_balance: 0,
+    required_amount: 1,
+    buy_url: expect.any(String),
+  });
+  expect(await getJob(jobId)).toMatchObject({ status: 'awaiting_grouping', billing_charged: false });
+}
+
+it('a click refused for want of credits, then a top-up: the next click is charged once under a new reference and runs', async () => {
+  const { teamId, client, jobId } = await jobShortOfCredits();
+  await refusedClick(client, jobId);
+
+  await fakeBilling.setBalance(teamId, 5);
+  const processed = await client.post(`/api/jobs/${jobId}/process`);
+  expect(processed.status).toBe(200);
+  expect(await jobInStatus(client, jobId)).toMatchObject({ status: 'complete', billed_cost_usd: 1 });
+
+  // One spend kept, under the round after the refused one; the refused reference took nothing.
+  expect(await fakeBilling.spends(teamId)).toEqual([
+    { reference: `job:${jobId}:2`, amount: 1, refunded: 0, refunds: [] },
+  ]);
+  expect(await fakeBilling.balance(teamId)).toBe(4);
+  expect(await getJob(jobId)).toMatchObject({ billing_charged: true, billing_rounds: 2, billing_round_started: true });
+});
+
+it('two refused clicks, then a top-up: each refusal takes its own round, and the click after charges the next', async () => {
+  const { teamId, client, jobId } = await jobShortOfCredits();
+  await refusedClick(client, jobId);
+  await refusedClick(client, jobId);
+
+  await fakeBilling.setBalance(teamId, 1);
+  expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
+  expect(await jobInStatus(client, jobId)).toMatchObject({ status: 'complete', billed_cost_usd: 1 });
+  expect(await fakeBilling.spends(teamId)).toEqual([
+    { reference: `job:${jobId}:3`, amount: 1, refunded: 0, refunds: [] },
+  ]);
+  expect(await fakeBilling.balance(teamId)).toBe(0);
+});
+
+it('after a refusal, a click that dies between the spend and its record is given back by the sweep under its own reference; the next click charges the round after', async () => {
+  const { teamId, client, jobId, identity } = await jobShortOfCredits();
+  await refusedClick(client, jobId);
+  await fakeBilling.setBalance(teamId, 5);
+
+  await expect(processJob(identity, jobId, { checkpoint: dieAt('spent') })).rejects.toThrow(ProcessDied);
+  expect(await fakeBilling.spends(teamId)).toEqual([
+    { reference: `job:${jobId}:2`, amount: 1, refunded: 0, refunds: [] },
+  ]);
+  expect(await getJob(jobId)).toMatchObject({ status: 'awaiting_grouping', billing_spend_round: 2 });
+
+  // No click came: once the spend's lease has run out, the sweep gives back what it took, once.
+  await setFields(`JOB#${jobId}`, 'JOB', {
+    billing_charged_at: new Date(Date.now() - UNSTARTED_ROUND_LEASE_MS - 1000).toISOString(),
+  });
+  expect(await settlePendingEntry({ kind: 'job', jobId })).toBe('settled');
+  expect(await fakeBilling.spends(teamId)).toEqual([
+    { reference: `job:${jobId}:2`, amount: 1, refunded: 1, refunds: [`job:${jobId}:2`] },
+  ]);
+  expect(await fakeBilling.balance(teamId)).toBe(5);
+  expect(await getJob(jobId)).toMatchObject({ billing_rounds: 2, billing_spend_round: null, refund_state: 'done' });
+
+  expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
+  expect(await jobInStatus(client, jobId)).toMatchObject({ status: 'complete', billed_cost_usd: 1 });
+  expect(await fakeBilling.spends(teamId)).toEqual([
+    { reference: `job:${jobId}:2`, amount: 1, refunded: 1, refunds: [`job:${jobId}:2`] },
+    { reference: `job:${jobId}:3`, amount: 1, refunded: 0, refunds: [] },
+  ]);
+  expect(await fakeBilling.balance(teamId)).toBe(4);
+});
