@@ -5,7 +5,7 @@
  *
  * Layers, bottom to top:
  *  - infrastructure (LOWER_LAYERS), itself in three tiers: settings and
- *    logging (FOUNDATION); table, bucket and queues (STORAGE); the HTTP edge,
+ *    logging and fault points (FOUNDATION); table, bucket and queues (STORAGE); the HTTP edge,
  *    workers' plumbing, media processing and clients of external systems (EDGE). They know
  *    nothing of the domain, so they can be reused and tested on their own;
  *  - domain (DOMAINS): one folder per capability of the spec;
@@ -15,7 +15,7 @@
  * folder under lib/ is in exactly one of the three lists; the test fails for a
  * folder that is in none, so a new folder has to be placed.
  */
-const FOUNDATION = ['config', 'observability'];
+const FOUNDATION = ['config', 'observability', 'faults'];
 const STORAGE = ['blob', 'db', 'queue'];
 const EDGE = ['background', 'http', 'integrations', 'media', 'pdf'];
 const LOWER_LAYERS = [...FOUNDATION, ...STORAGE, ...EDGE];

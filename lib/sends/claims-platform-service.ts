@@ -24,6 +24,7 @@ import type { Identity } from '../auth/identity-rules';
 import { requestOwedSendRefund, chargeSend } from '../billing/send-charge-service';
 import { type Claim, setClaimSubmitted } from '../claims/store';
 import { settings as currentSettings, type Settings } from '../config';
+import { faultPoint } from '../faults/fault-points';
 import { ConflictError, InsufficientCreditsError, InvalidRequestError, NotFoundError } from '../errors';
 import { teamFeatures } from '../features/store';
 import { ClaimsPlatformClient } from '../integrations/claims-platform';
@@ -69,7 +70,7 @@ import { submissionView } from './submission-view';
 const SYNC_CALL_DEADLINE_MS = 10_000;
 
 /** The points between a send's steps at which its request can be cut off (a process that dies there). */
-type SendStep = 'recorded' | 'charged' | 'synced';
+type SendStep = 'recorded' | 'spent' | 'charged' | 'synced';
 
 export interface ClaimsPlatformDeps {
   config?: Settings;
@@ -210,7 +211,12 @@ export async function submitToClaimsPlatform(
     plan.batch.map((i) => i.id),
   );
   if (dryRun) return view(await completeDryRun(submission, claim, plan.batch));
-  const checkpoint = deps.checkpoint ?? (() => {});
+  // A test ends the request at each step either in its own process (deps.checkpoint) or, through the real route,
+  // at the step's fault point (lib/faults).
+  const checkpoint = (step: SendStep) => {
+    deps.checkpoint?.(step);
+    faultPoint(`claims-send:${step}`, [claim.id]);
+  };
   checkpoint('recorded');
 
   let charged: Awaited<ReturnType<typeof chargeSend>>;
@@ -227,6 +233,7 @@ export async function submitToClaimsPlatform(
     if (err instanceof InsufficientCreditsError) await withdrawSubmission(submission, seen);
     throw err;
   }
+  checkpoint('spent');
   await recordSend(claim.team_id, 'claims_platform', now);
   const syncing = await advanceSubmission(
     submission.id,

@@ -5,8 +5,10 @@
  * The package is made with distinctive fake secret values and non-default
  * ordinary settings in the packaging machine's environment (PACKAGING_ENV).
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { filesContaining, type PackageRun, type Template, type TemplateFile } from '../support/packaging';
+import { readZipEntry, zipEntries } from '../support/zip-entries';
 
 const FAKE_SECRETS: Record<string, string> = {
   CLAIMS_PLATFORM_JWT_SECRET: 'pkgtest-jwt-secret-3c9f1a7e5b2d4f6a8c0e2b4d',
@@ -193,6 +195,25 @@ export function describeDeploymentSafety(get: () => Packaged): void {
     return getAttId(throughParameters(get(), fn.file, fn.resource.Properties?.Role));
   };
   const rootResource = (id: string) => get().root.template.Resources[id] as Resource | undefined;
+
+  describe('fault points', () => {
+    it('leaves the armed fault points (lib/faults) out of every function, so nothing deployed can end itself', () => {
+      const { run } = get();
+      const zips = fs.readdirSync(run.packageDir).filter((f) => f.endsWith('.zip'));
+      const carrying: string[] = [];
+      let bundles = 0;
+      for (const file of zips) {
+        const zip = fs.readFileSync(path.join(run.packageDir, file));
+        for (const entry of zipEntries(zip).filter((e) => e.name.endsWith('.js'))) {
+          bundles++;
+          // The armed module's error name; the points themselves stay as empty calls.
+          if (readZipEntry(zip, entry).includes('FaultPointInvocationEnded')) carrying.push(`${file}: ${entry.name}`);
+        }
+      }
+      expect(bundles).toBeGreaterThan(100);
+      expect(carrying).toEqual([]);
+    });
+  });
 
   describe('secrets', () => {
     it('writes no secret value into any template, state file or zip', () => {

@@ -3,7 +3,7 @@
  * (fresh, throwaway state on free ports) and tells the test workers where it
  * is through environment variables.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeAiGateway } from '../fakes/ai-gateway-server';
@@ -25,6 +25,9 @@ export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const dataDir = mkdtempSync(join(tmpdir(), 'contents-inventory-test-'));
   const output: string[] = [];
+  // Named fault points (lib/faults) are on in the test stack; a test arms one with a file here (tests/support/fault-points.ts).
+  const faultPointsDir = join(dataDir, 'fault-points');
+  mkdirSync(faultPointsDir);
   // The external systems the pipelines call: one fake each for the whole run, driven by
   // the tests through their control APIs (tests/support/fake-gateway.ts, fake-billing.ts, fake-speech.ts, fake-mail.ts,
   // fake-estimation.ts, fake-claims-platform.ts, fake-capture-source.ts).
@@ -67,6 +70,8 @@ export default async function globalSetup(): Promise<void> {
       // serverless offline's own notices (a line per request and per invocation, tens of thousands a run) are not
       // read by anyone here; warnings and the functions' own log lines still come through.
       SLS_LOG_LEVEL: 'warning',
+      FAULT_POINTS: 'on',
+      FAULT_POINTS_DIR: faultPointsDir,
       OPENROUTER_BASE_URL: gateway.url,
       OPENROUTER_API_KEY: gateway.apiKey,
       ENABLE_BILLING: 'true',

@@ -34,6 +34,7 @@ function specifiers(text: string): string[] {
 /** Lower layers, the engine, the pipelines and the composition layer have their own file names. */
 const NOT_DOMAINS = [
   'config',
+  'faults',
   'observability',
   'db',
   'blob',

@@ -1,0 +1,34 @@
+/**
+ * Named fault points: the boundaries of the money-bearing flows at which a
+ * test can end an invocation the way a crash or a Lambda timeout does, in
+ * the local and test stacks only.
+ *
+ * A fault point is inert unless FAULT_POINTS is 'on' in the environment.
+ * `serverless package` defines FAULT_POINTS as 'off' at build time
+ * (functions/package-bundles.js), so esbuild drops the armed branch and the
+ * module behind it from every deployed bundle (a packaging test checks); the
+ * local stack and the tests build without that definition and turn it on.
+ * An armed point (armed-fault-points.ts) trips once: it throws
+ * InvocationEnded, and nothing after the boundary runs in that invocation.
+ */
+
+/** Every point, named `<flow>:<boundary>`: where the invocation ends when it trips. */
+export const FAULT_POINTS = [
+  // The claims platform send's request: after the send and its charge are recorded, before the spend is asked;
+  // after the spend answered, before its answer is recorded; after that record, before the remote claim is synced;
+  // after the remote claim and rooms are synced, before the items are handed to the worker.
+  'claims-send:recorded',
+  'claims-send:spent',
+  'claims-send:charged',
+  'claims-send:synced',
+] as const;
+export type FaultPointName = (typeof FAULT_POINTS)[number];
+
+/**
+ * Ends the invocation here when a test armed `name` for one of `scope`'s ids
+ * (a claim, a job, a team); otherwise does nothing.
+ */
+export function faultPoint(name: FaultPointName, scope: readonly string[]): void {
+  if (process.env.FAULT_POINTS === 'on')
+    (require('./armed-fault-points') as typeof import('./armed-fault-points')).tripIfArmed(name, scope);
+}

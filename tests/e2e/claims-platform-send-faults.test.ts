@@ -1,0 +1,83 @@
+/**
+ * The claims platform send's request ended at each of its named fault points
+ * (lib/faults) through the real route, as a crash or a timeout of the
+ * function would end it, then left to the service: the watchdog's send sweep
+ * (the stack's own schedule) settles the send once its lease has run out,
+ * and the adjuster sends again. Each point also runs once disarmed, which must
+ * show that nothing was cut off, so no case passes without its fault.
+ */
+import { SEND_INTERRUPTED } from '../../lib/sends/submission-sweep-service';
+import { getSubmission } from '../../lib/sends/submission-store';
+import type { FaultPointName } from '../../lib/faults/fault-points';
+import { eventually } from '../support/api';
+import { armFaultPoint, faultPointTripped } from '../support/fault-points';
+import { fakeBilling } from '../support/fake-billing';
+import { claimsPlatform, claimsPlatformTeam, expireSubmissionLease, openSubmissionId } from '../support/sends';
+
+jest.setTimeout(240_000);
+
+const POINTS: { point: FaultPointName; after: 'failed' | 'complete' }[] = [
+  // Ended before or right after the spend: the sweep fails the send and gives back what it took.
+  { point: 'claims-send:recorded', after: 'failed' },
+  { point: 'claims-send:spent', after: 'failed' },
+  { point: 'claims-send:charged', after: 'failed' },
+  // Ended after the claim and rooms were synced: the sweep hands the send to the worker, which finishes it.
+  { point: 'claims-send:synced', after: 'complete' },
+];
+
+const outcomes: string[] = [];
+afterAll(() => console.log(['Claims platform send, request ended at each fault point:', ...outcomes].join('\n')));
+
+// All at once (armed first: jest runs five at a time): the armed cases wait for the same tick of the watchdog.
+const CASES = [true, false].flatMap((armed) => POINTS.map(({ point, after }) => ({ point, after, armed })));
+
+it.concurrent.each(CASES)(
+  '$point, armed $armed: the send ends settled and the ledger equals the items sent',
+  async ({ point, after, armed }) => {
+    const t = await claimsPlatformTeam(['Globe', 'Atlas'], 100);
+    const teamId = t.member.current_team_id as number;
+    if (armed) armFaultPoint(point, t.claimId);
+    const first = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
+    const id = await openSubmissionId(t.claimId);
+    if (!armed) {
+      // The control: nothing was cut off.
+      expect(first.status).toBe(200);
+      expect(await getSubmission(id)).toMatchObject({ status: 'processing' });
+    } else {
+      expect(first.status).toBeGreaterThanOrEqual(500);
+      expect(faultPointTripped(point, t.claimId)).toBe(true);
+      const dead = await getSubmission(id);
+      expect(dead).toMatchObject({ status: 'processing' });
+      // The request's lease runs out (60 s); the watchdog's sweep, on its own schedule, settles the send.
+      await expireSubmissionLease(id);
+      const settled = await eventually(
+        async () => {
+          const s = await getSubmission(id);
+          return s?.status === after ? s : null;
+        },
+        150_000,
+        1000,
+      );
+      if (after === 'failed') expect(settled).toMatchObject({ error: SEND_INTERRUPTED, stage: null });
+    }
+    if (!armed || after === 'complete')
+      await eventually(async () => (await getSubmission(id))?.status === 'complete', 60_000, 250);
+    else {
+      // The adjuster sends again: a new reference, charged once.
+      const again = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
+      expect(again.status).toBe(200);
+      await eventually(async () => (await getSubmission(again.body.id))?.status === 'complete', 60_000, 250);
+    }
+    const [remote] = await claimsPlatform().claims(t.token);
+    expect(remote.items).toHaveLength(2);
+    // Every refund asked for has landed (the billing sweep asks again for any the service did not answer).
+    const spends = await eventually(async () => {
+      const all = (await fakeBilling.spends(teamId)).filter((s) => s.reference.startsWith(`as-send:${t.claimId}`));
+      return all.every((s) => s.refunded === 0 || s.refunded === s.amount) ? all : null;
+    }, 30_000);
+    expect(spends.reduce((net, s) => net + s.amount - s.refunded, 0)).toBe(2);
+    outcomes.push(
+      `${point} ${armed ? 'armed' : 'disarmed'}: ${armed ? `ended, then ${after}` : 'not cut off'}; ledger as expected`,
+    );
+  },
+);
