@@ -197,7 +197,7 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       CLAIMS_PLATFORM_FAN_OUT_LEASE_SECONDS:
         "A claims platform send's lease while its fan-out message waits on the submissions queue and the worker expands it; past it the send sweep resumes the send.",
       CLAIMS_PLATFORM_SENDING_LEASE_SECONDS:
-        "A claims platform send's lease once its items are queued: at least the submissions queue's 5 deliveries of 720 s, so every item is counted or dead-lettered before the send sweep counts what is left failed.",
+        "A claims platform send's lease once its items are queued; past it the send sweep hands the send back to the worker once, then counts failed (and refunds) the items no worker holds. An item being sent is never counted by the sweep, so a shorter lease is safe; it only gives up sooner on items still waiting on a busy queue (the default outlasts the queue's 5 deliveries of 720 s).",
       ESTIMATION_SEND_LEASE_SECONDS:
         "An estimation platform send's lease while it works; more than the API's 29 s. Past it, the watchdog's send sweep (or the claim's next send) finishes an interrupted send.",
       INSURED_ROUND_STALE_SECONDS:

@@ -91,7 +91,7 @@ describe('a lease or attempt limit', () => {
     ['CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS', '29', /more than 29/],
     ['ESTIMATION_SEND_LEASE_SECONDS', '10', /more than 29/],
     ['CLAIMS_PLATFORM_FAN_OUT_LEASE_SECONDS', '0', /at least 1/],
-    ['CLAIMS_PLATFORM_SENDING_LEASE_SECONDS', '3599', /at least 3600/],
+    ['CLAIMS_PLATFORM_SENDING_LEASE_SECONDS', '0', /at least 1/],
     ['INSURED_ROUND_STALE_SECONDS', '0', /at least 1/],
     ['INSURED_ROUND_MAX_ATTEMPTS', '0', /at least 1/],
     ['INSURED_ROUND_MAX_ATTEMPTS', '2.5', /whole number/],
@@ -104,7 +104,7 @@ describe('a lease or attempt limit', () => {
   it('accepts the smallest safe values', () => {
     expect(
       refusal('CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS', '30').concat(
-        refusal('CLAIMS_PLATFORM_SENDING_LEASE_SECONDS', '3600'),
+        refusal('CLAIMS_PLATFORM_SENDING_LEASE_SECONDS', '1'),
         refusal('INSURED_ROUND_MAX_ATTEMPTS', '1'),
       ),
     ).toEqual([]);
