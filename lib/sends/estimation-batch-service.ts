@@ -127,7 +127,7 @@ export async function startSendBatch(plan: SendPlan): Promise<SendResult> {
  * Spends a recorded batch's credits under its reference and records what was
  * spent. Asking again for a batch already charged (a send being finished)
  * gets the service's first answer: no second charge. A flat refusal (402)
- * ends the attempt: nothing was spent, nothing is sent.
+ * ends the attempt and moves the round on: nothing was spent, nothing is sent.
  */
 async function chargeBatch(record: EstimationSend, claim: Claim, team: Team, credits: number): Promise<EstimationSend> {
   if (record.dry_run || !record.reference) return record;
@@ -143,7 +143,15 @@ async function chargeBatch(record: EstimationSend, claim: Claim, team: Team, cre
       description: `Estimation platform send: ${count} item${count === 1 ? '' : 's'} (claim ${claim.claim_number})`,
     });
   } catch (err) {
-    await recordSendStep(claim.id, record.owner, { state: 'failed', remote: null, result: null }, { release: true });
+    // The ledger keeps a refused reference refused (and one reused for another amount answers 409, which a send
+    // would take for an outage and go out uncharged): after a 402 the next attempt is a new round.
+    const round = err instanceof InsufficientCreditsError ? record.round + 1 : record.round;
+    await recordSendStep(
+      claim.id,
+      record.owner,
+      { state: 'failed', round, remote: null, result: null },
+      { release: true },
+    );
     throw err;
   }
   const fields = { credits: charge.credits, charge_unconfirmed: charge.charged ? charge.unconfirmed : false };

@@ -66,8 +66,8 @@ export function batchDigest(itemIds: string[]): string {
  * The charge reference of a send (Limits rule 7): ce-send:{claim_id} for the
  * claim's first send, ce-add:{claim_id}:{digest} for a later one. The billing
  * service answers a repeated reference with its first answer, also after a
- * refund, so a send attempted again after a refunded failure is a new round:
- * round 1 carries the spec's reference, round n > 1 appends ":r<n>". The
+ * refund or a refusal (402), so a send attempted again after a refunded or
+ * refused one is a new round: round 1 carries the spec's reference, round n > 1 appends ":r<n>". The
  * claim's round only moves on (a send done keeps it), so no reference is ever
  * used twice.
  */

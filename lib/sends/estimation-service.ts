@@ -12,7 +12,8 @@
  *     click sends and charges once); otherwise it sends what is left itself
  *     (another user's request after adding items sends them, never dropped).
  *  3. The batch and its charge reference are recorded before the spend, the
- *     spend is made (402 stops here, nothing sent), then the remote call.
+ *     spend is made (402 stops here, nothing sent, and the round moves on: the
+ *     service keeps a refused reference refused), then the remote call.
  *  4. The remote's answer is recorded before the local stamps, then the items
  *     are stamped, the claim linked, the spend added to the claim.
  *
@@ -140,7 +141,7 @@ export async function submitToEstimationPlatform(
     const answer = recovered ?? lease.overlapped;
     if (answer && answeredBySend(batch.length, body.item_ids, answer.item_ids)) return withDeepLink(answer, config);
     if (batch.length === 0) throw new InvalidRequestError(NOTHING_NEW);
-    // The round after whatever the previous send (or its recovery) left: a refunded failure moved it on.
+    // The round after whatever the previous send (or its recovery) left: a failure (refused or refunded) moved it on.
     const previousRound = (await getEstimationSend(claim.id))?.round ?? 1;
     const result = await startSendBatch({
       claim: current,

@@ -13,7 +13,8 @@ import { getEstimationSend } from '../../lib/sends/estimation-store';
 import { sweepInterruptedEstimationSends } from '../../lib/sends/estimation-sweep-service';
 import { findTeamByExternalId } from '../../lib/teams/store';
 import { doc, getRow, setFields, table } from '../support/aws';
-import { fake, identityOfMember, type SendTeam, sendTeam, spendsOf } from '../support/sends';
+import { fakeBilling } from '../support/fake-billing';
+import { addItem, fake, identityOfMember, type SendTeam, sendTeam, spendsOf } from '../support/sends';
 
 jest.setTimeout(120_000);
 
@@ -115,6 +116,23 @@ it('a refused send whose request dies right after its refund was asked is charge
     [`ce-send:${t.claimId}`, 2, 2],
     [`ce-send:${t.claimId}:r2`, 2, 0],
   ]);
+});
+
+it('a send refused for credits (402) leaves its reference behind: the next one, with an item added, is charged for all it sends', async () => {
+  const t = await sendTeam([['Sofa'], ['Lamp']], 1);
+  const identity = await identityFor(t);
+  await expect(submitToEstimationPlatform(identity, t.claimId, {})).rejects.toMatchObject({
+    code: 'insufficient_credits',
+  });
+  expect(await fake().requests({ key: t.key })).toEqual([]);
+
+  // The team buys credits and the adjuster adds an item; the ledger keeps the refused reference refused.
+  await fakeBilling.setBalance(t.member.current_team_id, 100);
+  await addItem(t, 'Rug');
+  const sent = await submitToEstimationPlatform(identity, t.claimId, {});
+  expect(sent).toMatchObject({ items_sent: 3, credits_charged: 3 });
+  expect(await unsentCount(t)).toBe(0);
+  expect(await netPaid(t)).toBe(3);
 });
 
 it('a send still holding its lease makes another one wait, then refuses it with 409', async () => {
