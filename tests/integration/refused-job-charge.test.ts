@@ -121,3 +121,39 @@ it('after a refusal, a click that dies between the spend and its record is given
   ]);
   expect(await fakeBilling.balance(teamId)).toBe(4);
 });
+
+it('read the rest refused for want of credits, then a top-up: the pass is charged once under a new reference and runs', async () => {
+  const member = newTeamMember();
+  const teamId = member.current_team_id as number;
+  const client = await Client.signIn(member);
+  await fakeBilling.setBalance(teamId, 1);
+  const room = await newRoom(client, 'Wardrobe');
+  const photo = `refused-pass-${randomUUID().slice(0, 8)}.jpg`;
+  await gateway.script(photo, [
+    { items: [modelItem('Hat'), modelItem('Scarf'), modelItem('Glove')], cutShort: true },
+    { items: [modelItem('Belt')] },
+  ]);
+  const { jobId } = await photoJob(client, room.id, [await texturedJpeg(9)], [photo]);
+  expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
+  expect(await jobInStatus(client, jobId, ['complete'])).toMatchObject({ photos_with_more_items: 1 });
+
+  const refused = await client.post(`/api/jobs/${jobId}/read-the-rest`);
+  expect(refused.status).toBe(402);
+  expect(refused.body).toEqual({
+    error: 'insufficient_credits',
+    credits_balance: 0,
+    required_amount: 1,
+    buy_url: expect.any(String),
+  });
+
+  await fakeBilling.setBalance(teamId, 3);
+  expect((await client.post(`/api/jobs/${jobId}/read-the-rest`)).status).toBe(200);
+  expect(await jobInStatus(client, jobId, ['complete'])).toMatchObject({ billed_cost_usd: 2 });
+  // The run's round, then the pass under the round after the refused one; the refused reference took nothing.
+  expect(await fakeBilling.spends(teamId)).toEqual([
+    { reference: `job:${jobId}:1`, amount: 1, refunded: 0, refunds: [] },
+    { reference: `job:${jobId}:3`, amount: 1, refunded: 0, refunds: [] },
+  ]);
+  expect(await fakeBilling.balance(teamId)).toBe(2);
+  expect(await getJob(jobId)).toMatchObject({ billing_rounds: 3, pass_charge_round: 3, last_pass_error: null });
+});
