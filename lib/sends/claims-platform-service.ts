@@ -22,6 +22,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Identity } from '../auth/identity-rules';
 import { requestOwedSendRefund, chargeSend } from '../billing/send-charge-service';
+import type { UnconfirmedSpend } from '../billing/send-refund-store';
 import { type Claim, setClaimSubmitted } from '../claims/store';
 import { settings as currentSettings, type Settings } from '../config';
 import { faultPoint } from '../faults/fault-points';
@@ -35,6 +36,7 @@ import { dispatch } from '../queue/dispatch';
 import { listClaimRooms } from '../rooms/store';
 import { recordSend } from '../stats/service';
 import { getTeam, type Team } from '../teams/store';
+import { getUser } from '../users/store';
 import { loadClaimForTeam } from '../tenancy/service';
 import { listActiveClaimItems } from './claim-items-service';
 import {
@@ -242,6 +244,8 @@ export async function submitToClaimsPlatform(
     Date.now() + requestLeaseMs(currentSettings()),
     {
       credits: charged.credits,
+      // A lost answer: every refund this send owes asks for the spend again first.
+      charge_spend: charged.charged && charged.unconfirmed ? (charged.spend ?? null) : null,
     },
   );
   if (!syncing) return view((await getSubmission(submission.id)) ?? submission);
@@ -297,10 +301,30 @@ export async function failSend(
   leaseSeen?: number,
 ): Promise<boolean> {
   const owes = !submission.dry_run && submission.credits > 0 && team && team.external_id !== null;
-  const refund = owes ? { teamId: team.id, reference: submission.charge_key } : null;
+  const spend = owes
+    ? (submission.charge_spend ?? (from === 'charging' ? await askedSpend(submission, team) : null))
+    : null;
+  const refund = owes ? { teamId: team.id, reference: submission.charge_key, ...(spend ? { spend } : {}) } : null;
   if (!(await failSubmission(submission, from, error, { refund, leaseSeen }))) return false;
-  if (refund && team) await requestOwedSendRefund(team, { reference: refund.reference });
+  if (refund && team) await requestOwedSendRefund(team, refund);
   return true;
+}
+
+/**
+ * The spend of a send that died in `charging`: it may have been asked for and
+ * its answer never recorded, so its refund asks for it again first (the
+ * service answers the spend it made, or makes it now; a refusal means nothing
+ * is on the ledger).
+ */
+async function askedSpend(submission: Submission, team: Pick<Team, 'external_id'>): Promise<UnconfirmedSpend | null> {
+  if (team.external_id === null || team.external_id === undefined) return null;
+  const sender = await getUser(submission.created_by_user_id);
+  return {
+    team_external_id: team.external_id,
+    user_external_id: sender?.external_id ?? null,
+    amount: Math.ceil(submission.credits),
+    description: `Claims platform send: ${submission.item_count} item${submission.item_count === 1 ? '' : 's'} (interrupted)`,
+  };
 }
 
 /** Puts the send's fan-out message on the queue; a send whose message is lost is handed over again by the send sweep. */

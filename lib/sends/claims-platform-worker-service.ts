@@ -231,6 +231,7 @@ export async function count(
           team_id: submission.team_id,
           reference: submission.charge_key,
           part: { refund_reference: itemRefundReference(submission.charge_key, itemId), amount: share },
+          ...(submission.charge_spend ? { spend: submission.charge_spend } : {}),
         }
       : null;
   const counted = await countSubmissionItem(submission.id, itemId, outcome, counter, refund);

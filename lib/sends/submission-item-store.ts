@@ -120,7 +120,9 @@ export async function countSubmissionItem(
   itemId: string,
   outcome: { ok: true; photos: number } | { ok: false },
   counter: ItemCounter,
-  refund: (Pick<OwedSendRefund, 'team_id' | 'reference'> & { part: NonNullable<OwedSendRefund['part']> }) | null = null,
+  refund:
+    | (Pick<OwedSendRefund, 'team_id' | 'reference' | 'spend'> & { part: NonNullable<OwedSendRefund['part']> })
+    | null = null,
 ): Promise<'counted' | 'refused' | 'item_gone'> {
   const holder =
     'runner' in counter
@@ -166,7 +168,9 @@ export async function countSubmissionItem(
             },
           },
           ...stamp,
-          ...(refund ? [{ Put: owedSendRefundPut(refund.team_id, refund.reference, new Date(), refund.part) }] : []),
+          ...(refund
+            ? [{ Put: owedSendRefundPut(refund.team_id, refund.reference, new Date(), refund.part, refund.spend) }]
+            : []),
         ],
       }),
     );

@@ -14,7 +14,7 @@
  * A failure and the refund it owes are written in one transaction.
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { owedSendRefundPut } from '../billing/send-refund-store';
+import { owedSendRefundPut, type UnconfirmedSpend } from '../billing/send-refund-store';
 import { deleteKeys, partitionKeys } from '../db/batch';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
@@ -58,6 +58,11 @@ export interface Submission {
   lease_until: number;
   /** Times the send sweep handed an expired send back to the worker. */
   resumes: number;
+  /**
+   * The charge's spend when its answer was lost (it may or may not be on the
+   * ledger): every refund the send owes asks for it again first.
+   */
+  charge_spend?: UnconfirmedSpend | null;
 }
 
 /** The claim's open-send row: the send it points at and the charge round each batch size last used. */
@@ -195,7 +200,10 @@ export async function listClaimSubmissions(claimId: string): Promise<Submission[
 }
 
 type StepFields = Partial<
-  Pick<Submission, 'credits' | 'claim_key' | 'remote_claim_id' | 'resumes' | 'done_count' | 'completed_at'>
+  Pick<
+    Submission,
+    'credits' | 'charge_spend' | 'claim_key' | 'remote_claim_id' | 'resumes' | 'done_count' | 'completed_at'
+  >
 >;
 
 /**
@@ -252,7 +260,10 @@ export async function failSubmission(
   submission: Pick<Submission, 'id' | 'created_at'>,
   from: SubmissionStage,
   error: string,
-  options: { refund?: { teamId: string; reference: string } | null; leaseSeen?: number } = {},
+  options: {
+    refund?: { teamId: string; reference: string; spend?: UnconfirmedSpend } | null;
+    leaseSeen?: number;
+  } = {},
 ): Promise<boolean> {
   const now = new Date();
   const fields = {
@@ -268,7 +279,19 @@ export async function failSubmission(
       new TransactWriteCommand({
         TransactItems: [
           { Update: finishUpdate(submission.id, fields, condition, values) },
-          ...(options.refund ? [{ Put: owedSendRefundPut(options.refund.teamId, options.refund.reference, now) }] : []),
+          ...(options.refund
+            ? [
+                {
+                  Put: owedSendRefundPut(
+                    options.refund.teamId,
+                    options.refund.reference,
+                    now,
+                    undefined,
+                    options.refund.spend,
+                  ),
+                },
+              ]
+            : []),
         ],
       }),
     );

@@ -5,10 +5,13 @@
  * (the stack's own schedule) settles the send once its lease has run out,
  * and the adjuster sends again. Each point also runs once disarmed, which must
  * show that nothing was cut off, so no case passes without its fault.
+ * Last, a charge whose answer was lost (applied by the billing service only
+ * after the request gave up on it) on a send the platform then refuses.
  */
 import { SEND_INTERRUPTED } from '../../lib/sends/submission-sweep-service';
 import { getSubmission } from '../../lib/sends/submission-store';
 import type { FaultPointName } from '../../lib/faults/fault-points';
+import { SPEND_PATH } from '../../lib/integrations/billing-contract';
 import { eventually } from '../support/api';
 import { armFaultPoint, faultPointTripped } from '../support/fault-points';
 import { fakeBilling } from '../support/fake-billing';
@@ -81,3 +84,23 @@ it.concurrent.each(CASES)(
     );
   },
 );
+
+it("a send whose charge's answer was lost, then refused by the platform, confirms the charge before giving it back", async () => {
+  const t = await claimsPlatformTeam(['Globe', 'Atlas'], 100);
+  const teamId = t.member.current_team_id as number;
+  // Every attempt of the charge is held unanswered; the spend lands only long after the request gave up on it and
+  // the send failed, when a refund asked at once would have met a 404 for a spend not there yet.
+  await fakeBilling.failNext('late', 3, teamId, SPEND_PATH, { delayMs: 35_000 });
+  await claimsPlatform().failNext('503', { match: t.token, count: 3 });
+  const res = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
+  expect(res.status).toBe(502);
+  const id = await openSubmissionId(t.claimId);
+  expect(await getSubmission(id)).toMatchObject({ status: 'failed' });
+  await fakeBilling.lateApplied(teamId);
+  const spends = await eventually(async () => {
+    const all = (await fakeBilling.spends(teamId)).filter((s) => s.reference.startsWith(`as-send:${t.claimId}`));
+    return all.length > 0 && all.every((s) => s.refunded === s.amount) ? all : null;
+  }, 30_000);
+  // Charged once (the late spend and the confirming ask share the reference) and given back whole.
+  expect(spends.map((s) => [s.amount, s.refunded])).toEqual([[2, 2]]);
+});
