@@ -104,6 +104,7 @@ export async function startSendBatch(plan: SendPlan): Promise<SendResult> {
       reference,
       credits: 0,
       charge_unconfirmed: false,
+      charge_spend: null,
       batch_id: batchId,
       item_count: batchIds.length,
       destination,
@@ -154,7 +155,8 @@ async function chargeBatch(record: EstimationSend, claim: Claim, team: Team, cre
     );
     throw err;
   }
-  const fields = { credits: charge.credits, charge_unconfirmed: charge.charged ? charge.unconfirmed : false };
+  const lost = charge.charged && charge.unconfirmed ? charge : null;
+  const fields = { credits: charge.credits, charge_unconfirmed: Boolean(lost), charge_spend: lost?.spend ?? null };
   await recordSendStep(claim.id, record.owner, fields);
   return { ...record, ...fields };
 }
@@ -262,8 +264,12 @@ async function deliverAndStamp(
  * reference as the refunded spend: the items would go out free.
  */
 async function failSend(record: EstimationSend, owner: string, team: Team, checkpoint: Checkpoint): Promise<void> {
+  // A charge whose answer was lost owes its refund with the spend, which is asked for again (and so confirmed)
+  // before anything is refunded: a refund asked first could meet a 404 for a spend landing a moment later.
   const refund =
-    !record.dry_run && record.credits > 0 && record.reference ? { teamId: team.id, reference: record.reference } : null;
+    !record.dry_run && record.credits > 0 && record.reference
+      ? { teamId: team.id, reference: record.reference, spend: record.charge_spend ?? undefined }
+      : null;
   // Lost lease: the send is another process's now, which finishes (or fails) it; nothing is owed here.
   const failed = await recordSendFailure(record.claim_id, owner, record.round + 1, refund);
   if (failed && refund) await requestOwedSendRefund(team, { reference: refund.reference });

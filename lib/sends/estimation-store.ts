@@ -16,7 +16,7 @@
  *   thousands of items never meets DynamoDB's 400 KB row limit.
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { owedSendRefundPut } from '../billing/send-refund-store';
+import { owedSendRefundPut, type UnconfirmedSpend } from '../billing/send-refund-store';
 import { deleteKeys, partitionKeys, putRows } from '../db/batch';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
@@ -66,6 +66,8 @@ export interface EstimationSend {
   credits: number;
   /** The spend's answer was lost: the service may hold it. */
   charge_unconfirmed: boolean;
+  /** That lost spend, as asked: a refund of it asks for it again first (send-refund-store.ts). */
+  charge_spend?: UnconfirmedSpend | null;
   /** The current (or last) batch: its item rows are ITEM#<batch_id>#…; null before the first. */
   batch_id: string | null;
   item_count: number;
@@ -194,7 +196,7 @@ export async function recordSendFailure(
   claimId: string,
   owner: string,
   nextRound: number,
-  refund: { teamId: string; reference: string } | null,
+  refund: { teamId: string; reference: string; spend?: UnconfirmedSpend } | null,
 ): Promise<boolean> {
   const fields: StepFields = { state: 'failed', round: nextRound, remote: null, result: null };
   if (!refund) return recordSendStep(claimId, owner, fields, { release: true });
@@ -203,7 +205,7 @@ export async function recordSendFailure(
       new TransactWriteCommand({
         TransactItems: [
           { Update: stepUpdate(claimId, owner, fields, { release: true }) },
-          { Put: owedSendRefundPut(refund.teamId, refund.reference) },
+          { Put: owedSendRefundPut(refund.teamId, refund.reference, new Date(), undefined, refund.spend) },
         ],
       }),
     );

@@ -5,8 +5,11 @@
  * enterprise exemption and a deployment without PUBLIC_BASE_URL.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { getOwedSendRefund } from '../../lib/billing/send-refund-store';
+import { settlePendingEntry } from '../../lib/billing/sweep-service';
 import { settings } from '../../lib/config';
 import { keys } from '../../lib/db/keys';
+import { SPEND_PATH } from '../../lib/integrations/billing-contract';
 import { PHOTOS_NOT_SENT } from '../../lib/sends/estimation-batch-service';
 import { submitToEstimationPlatform } from '../../lib/sends/estimation-service';
 import { getEstimationSend } from '../../lib/sends/estimation-store';
@@ -117,6 +120,24 @@ it('a refused send whose request dies right after its refund was asked is charge
     [`ce-send:${t.claimId}:r2`, 2, 0],
   ]);
 });
+
+it('a refused send whose charge answer was lost, the spend landing after the send failed, nets to nothing', async () => {
+  const t = await sendTeam();
+  const identity = await identityFor(t);
+  const team = t.member.current_team_id;
+  // Every attempt of the charge goes unanswered; the spend lands well after the client gave up and the send failed.
+  await fakeBilling.failNext('late', 3, team, SPEND_PATH, { delayMs: 20_000 });
+  await fake().failNext('422', { key: t.key, match: 'POST /intake/contents-inventory' });
+  await expect(submitToEstimationPlatform(identity, t.claimId, {})).rejects.toMatchObject({ code: 'unprocessable' });
+  await fakeBilling.lateApplied(team);
+  // The billing sweep's part for whatever is still owed under the send's reference.
+  const reference = `ce-send:${t.claimId}`;
+  await settlePendingEntry({ kind: 'send-refund', reference });
+
+  expect((await spendsOf(t)).map((s) => [s.reference, s.amount])).toEqual([[reference, 2]]);
+  expect(await netPaid(t)).toBe(0);
+  expect(await getOwedSendRefund(reference)).toBeNull();
+}, 90_000);
 
 it('a send refused for credits (402) leaves its reference behind: the next one, with an item added, is charged for all it sends', async () => {
   const t = await sendTeam([['Sofa'], ['Lamp']], 1);
