@@ -33,7 +33,7 @@ import { openLink, type PublicCaller } from './access-service';
 import { awaitingSubmit, stillUploading } from './draft-rules';
 import type { DraftFile, DraftItem } from './draft-store';
 import type { InsuredRoundMessage } from './draft-schemas';
-import { submitProcessing } from './rules';
+import { roundHandOnWaitMs, submitProcessing } from './rules';
 import { completeSubmitRound, giveUpSubmitRound, listDraft } from './submit-round-service';
 import { countSubmitAttempt } from './submit-round-store';
 import {
@@ -180,6 +180,8 @@ export async function sweepStaleSubmitRounds(now = new Date()): Promise<SubmitSw
     report.checked++;
     const round = link.submit_round ?? 0;
     const context = { link_id: id, round, attempts: link.submit_attempts ?? 0 };
+    const handedAt = Date.parse(link.submit_handed_at ?? link.submit_started_at ?? '');
+    if (now.getTime() - handedAt < roundHandOnWaitMs(staleRoundMs(), context.attempts)) continue;
     try {
       if (await handOnSubmitRound(id, round, now)) {
         report.handed_on++;

@@ -17,6 +17,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { settings } from '../../lib/config';
+import { roundHandOnWaitMs } from '../../lib/insured/rules';
 import { sweepStaleSubmitRounds } from '../../lib/insured/submit-service';
 import { flushSignals } from '../../lib/observability/flush';
 import { eventually } from '../support/api';
@@ -47,14 +48,16 @@ it('hands a round that always fails on until its attempts are spent, then gives 
   expect(await open()).toBe(true);
 
   const max = settings().INSURED_ROUND_MAX_ATTEMPTS;
-  const step = settings().INSURED_ROUND_STALE_SECONDS * 1000 + 1000;
+  const stale = settings().INSURED_ROUND_STALE_SECONDS * 1000;
+  // Each hand-on waits twice as long as the one before.
+  const step = async () => roundHandOnWaitMs(stale, Number((await link())?.submit_attempts ?? 0)) + 1000;
   let clock = Date.now();
   let sweeps = 0;
   let handedOn = 0;
   let mostAttempts = 0;
   // Bounded: a round handed on forever would still be open after four times the attempts allowed.
   while ((await open()) && sweeps < 4 * max) {
-    clock += step;
+    clock += await step();
     sweeps++;
     handedOn += (await sweepStaleSubmitRounds(new Date(clock))).handed_on;
     mostAttempts = Math.max(mostAttempts, Number((await link())?.submit_attempts ?? 0));
@@ -66,7 +69,7 @@ it('hands a round that always fails on until its attempts are spent, then gives 
   // The submit's own making, then max - 1 hand-ons: max makings in all, never more.
   expect({ handedOn, mostAttempts }).toEqual({ handedOn: max - 1, mostAttempts: max });
   // Given up, it is not handed on again.
-  clock += step;
+  clock += await step();
   expect(await sweepStaleSubmitRounds(new Date(clock))).toMatchObject({ handed_on: 0, given_up: 0 });
   expect((await link())?.activepk).toBeUndefined();
 
