@@ -10,12 +10,13 @@ import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** What an invocation ended by a fault point throws (the marker the packaging test looks for is in its name). */
-export class InvocationEnded extends Error {
+class InvocationEnded extends Error {
   override readonly name = 'FaultPointInvocationEnded';
 }
 
 export const armedFile = (dir: string, point: string, id: string) => join(dir, `${point}@${id}`);
 
+/** @public loaded by fault-points.ts with require(), which knip cannot follow. */
 export function tripIfArmed(point: string, scope: readonly string[]): void {
   const dir = process.env.FAULT_POINTS_DIR;
   if (!dir) return;

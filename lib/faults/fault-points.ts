@@ -13,7 +13,7 @@
  */
 
 /** Every point, named `<flow>:<boundary>`: where the invocation ends when it trips. */
-export const FAULT_POINTS = [
+const FAULT_POINTS = [
   // The claims platform send's request: after the send and its charge are recorded, before the spend is asked;
   // after the spend answered, before its answer is recorded; after that record, before the remote claim is synced;
   // after the remote claim and rooms are synced, before the items are handed to the worker.

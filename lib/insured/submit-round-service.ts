@@ -348,7 +348,7 @@ export async function completeSubmitRound(
  * back to the draft, and the round ends, so the homeowner's next submit
  * starts a new one. Null when the round is over or a maker holds it.
  */
-export async function giveUpSubmitRound(
+export async function failSubmitRound(
   linkId: string,
   round: number,
   leaseMs: number,

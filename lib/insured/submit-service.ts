@@ -34,7 +34,7 @@ import { awaitingSubmit, stillUploading } from './draft-rules';
 import type { DraftFile, DraftItem } from './draft-store';
 import type { InsuredRoundMessage } from './draft-schemas';
 import { roundHandOnWaitMs, submitProcessing } from './rules';
-import { completeSubmitRound, giveUpSubmitRound, listDraft } from './submit-round-service';
+import { completeSubmitRound, failSubmitRound, listDraft } from './submit-round-service';
 import { countSubmitAttempt } from './submit-round-store';
 import {
   getInsuredLink,
@@ -190,7 +190,7 @@ export async function sweepStaleSubmitRounds(now = new Date()): Promise<SubmitSw
       }
       // Not handed on: a maker holds it or it is over, unless its makings are spent.
       if ((link.submit_attempts ?? 0) < currentSettings().INSURED_ROUND_MAX_ATTEMPTS) continue;
-      const given = await giveUpSubmitRound(id, round, GIVE_UP_LEASE_MS);
+      const given = await failSubmitRound(id, round, GIVE_UP_LEASE_MS);
       if (!given) continue;
       report.given_up++;
       logger.error('homeowner submit round given up: every making failed', { ...context, ...given });

@@ -1,6 +1,6 @@
 /**
  * Covers: lib/insured/submit-service.ts (sweepStaleSubmitRounds: a round's makings are counted and capped),
- * lib/insured/submit-round-service.ts (giveUpSubmitRound), lib/insured/submit-round-store.ts.
+ * lib/insured/submit-round-service.ts (failSubmitRound), lib/insured/submit-round-store.ts.
  *
  * A homeowner submit round whose making always fails is handed to the insured
  * worker again by the watchdog until INSURED_ROUND_MAX_ATTEMPTS makings in all
