@@ -17,6 +17,23 @@ import { settings } from '../config';
 const QUEUE_PURPOSES = ['purge', 'stages', 'units', 'probe', 'photos', 'exports', 'submissions', 'insured'] as const;
 export type QueuePurpose = (typeof QUEUE_PURPOSES)[number];
 
+/**
+ * Deliveries of a message before its queue's dead-letter queue takes it:
+ * serverless.yml's RedrivePolicy maxReceiveCount of each queue
+ * (tests/unit/queue/queues.test.ts checks they agree). A handler that gives
+ * up on its last delivery reads it here.
+ */
+export const QUEUE_MAX_RECEIVES: Record<QueuePurpose, number> = {
+  purge: 5,
+  stages: 5,
+  units: 5,
+  probe: 5,
+  photos: 5,
+  exports: 3,
+  submissions: 5,
+  insured: 5,
+};
+
 /** How long a send may take before the queue counts as unreachable (spec: ~3 s). */
 const QUEUE_CONNECT_TIMEOUT_MS = 3000;
 

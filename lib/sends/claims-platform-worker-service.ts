@@ -33,6 +33,7 @@ import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
 import { countDelivery, deliveryOf, retryDelaySeconds } from '../queue/delivery';
 import { dispatchAll } from '../queue/dispatch';
+import { QUEUE_MAX_RECEIVES } from '../queue/queues';
 import { requestOwedSendRefund } from '../billing/send-charge-service';
 import { getTeam } from '../teams/store';
 import {
@@ -51,9 +52,6 @@ import {
   submissionItemIds,
 } from './submission-item-store';
 import { advanceSubmission, completeSubmission, getSubmission, type Submission } from './submission-store';
-
-/** The queue's maxReceiveCount (serverless.yml, SubmissionsQueue): the last delivery counts a failure. */
-const LAST_DELIVERY = 5;
 
 class TransientFailure extends Error {}
 
@@ -118,7 +116,7 @@ async function handleSubmissionItem(message: { submission_id: string; item_id: s
   const submission = await getSubmission(message.submission_id);
   if (submission?.status !== 'processing' || !submission.claim_key) return;
   // Counted once per delivery, also for a message handed over by direct invoke while the queue is down.
-  const delivery = record ? await countDelivery(record, LAST_DELIVERY) : { attempt: 1, last: false };
+  const delivery = record ? await countDelivery(record, QUEUE_MAX_RECEIVES.submissions) : { attempt: 1, last: false };
   const context = { submission_id: submission.id, item_id: message.item_id };
   const runner = randomUUID();
   const now = Date.now();

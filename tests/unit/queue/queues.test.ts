@@ -5,7 +5,8 @@
  */
 import { GetQueueUrlCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
-import { sendBatchToQueue } from '../../../lib/queue/queues';
+import { EXPORT_MAX_ATTEMPTS } from '../../../lib/exports/rules';
+import { QUEUE_MAX_RECEIVES, sendBatchToQueue } from '../../../lib/queue/queues';
 import { useIsolatedSettings } from '../../support/unit-settings';
 
 const sqs = mockClient(SQSClient);
@@ -53,5 +54,21 @@ describe('sendBatchToQueue', () => {
     const messages = Array.from({ length: 25 }, (_, n) => ({ n }));
     const left = (await sendBatchToQueue('photos', messages)) as { n: number }[];
     expect(left.map((m) => m.n).sort((a, b) => a - b)).toEqual([3, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+  });
+});
+
+describe('QUEUE_MAX_RECEIVES', () => {
+  it("is each queue's redrive maxReceiveCount in serverless.yml, and the exports rule's attempts", () => {
+    const { loadServerlessConfig, declaredResources } = require('../../../localstack/provision.js');
+    const resources = declaredResources(loadServerlessConfig()) as Record<string, any>;
+    const declared: Record<string, number> = {};
+    for (const resource of Object.values(resources)) {
+      const name = resource?.Properties?.QueueName;
+      const receives = resource?.Properties?.RedrivePolicy?.maxReceiveCount;
+      if (typeof name === 'string' && typeof receives === 'number')
+        declared[name.split('}').at(-1) as string] = receives;
+    }
+    expect(declared).toEqual(QUEUE_MAX_RECEIVES);
+    expect(EXPORT_MAX_ATTEMPTS).toBe(QUEUE_MAX_RECEIVES.exports);
   });
 });
