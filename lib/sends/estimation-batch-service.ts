@@ -9,7 +9,7 @@ import pLimit from 'p-limit';
 import type { Identity } from '../auth/identity-rules';
 import { chargeSend, requestOwedSendRefund } from '../billing/send-charge-service';
 import { addClaimSpend, type Claim, getClaim, setEstimationLink } from '../claims/store';
-import type { Settings } from '../config';
+import { type Settings, settings } from '../config';
 import { ConflictError, DomainError, InsufficientCreditsError, NotFoundError } from '../errors';
 import { teamFeatures } from '../features/store';
 import type { EstimationItem } from '../integrations/estimation-platform';
@@ -48,8 +48,9 @@ import {
 } from './estimation-store';
 import { recordSend } from '../stats/service';
 
-/** Longer than an HTTP function may run (29 s) with room to spare: a live send never loses its lease. */
-export const LEASE_MS = 60_000;
+/** A request's lease on the claim's send (ESTIMATION_SEND_LEASE_SECONDS): longer than an HTTP function may run (29 s), so a live send never loses it. */
+export const requestLeaseMs = (config: Pick<Settings, 'ESTIMATION_SEND_LEASE_SECONDS'> = settings()) =>
+  config.ESTIMATION_SEND_LEASE_SECONDS * 1000;
 /** Item reads and stamps in flight at once: a claim of thousands of items is read and stamped in seconds. */
 const ITEM_WRITES_AT_ONCE = 25;
 
@@ -380,7 +381,7 @@ export async function completeInterruptedSend(
       { id: previous.claim_id, team_id: previous.team_id },
       owner,
       now,
-      now + LEASE_MS,
+      now + requestLeaseMs(config),
     );
     if (lease.busy) throw new ConflictError(SEND_IN_PROGRESS);
     return null;

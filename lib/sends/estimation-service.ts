@@ -40,7 +40,7 @@ import { listActiveClaimItems } from './claim-items-service';
 import {
   type Checkpoint,
   completeInterruptedSend,
-  LEASE_MS,
+  requestLeaseMs,
   SEND_IN_PROGRESS,
   type SendStep,
   startSendBatch,
@@ -181,7 +181,7 @@ async function acquireOrWait(
   let waited = false;
   for (;;) {
     const now = Date.now();
-    const lease = await acquireSendLease(claim, owner, now, now + LEASE_MS);
+    const lease = await acquireSendLease(claim, owner, now, now + requestLeaseMs());
     if (!lease.busy) {
       const previous = lease.previous;
       // A send that ended after this request arrived overlapped it (a double click that lost the race).
