@@ -90,7 +90,7 @@ it("a send whose charge's answer was lost, then refused by the platform, confirm
   const teamId = t.member.current_team_id as number;
   // Every attempt of the charge is held unanswered; the spend lands only long after the request gave up on it and
   // the send failed, when a refund asked at once would have met a 404 for a spend not there yet.
-  await fakeBilling.failNext('late', 3, teamId, SPEND_PATH, { delayMs: 35_000 });
+  await fakeBilling.failNext('late', 3, teamId, SPEND_PATH, { delayMs: 25_000 });
   await claimsPlatform().failNext('503', { match: t.token, count: 3 });
   const res = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
   expect(res.status).toBe(502);

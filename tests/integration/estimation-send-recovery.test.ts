@@ -18,16 +18,11 @@ import { findTeamByExternalId } from '../../lib/teams/store';
 import { doc, getRow, setFields, table } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { addItem, fake, identityOfMember, type SendTeam, sendTeam, spendsOf } from '../support/sends';
+import { dieAt, ProcessDied } from '../support/process-death';
 
 jest.setTimeout(120_000);
 
 const identityFor = (t: SendTeam) => identityOfMember(t.member);
-
-class ProcessDied extends Error {}
-
-const dieAt = (step: string) => (at: string) => {
-  if (at === step) throw new ProcessDied(`died after ${step}`);
-};
 
 /** What a dead process leaves: its lease, until it expires (here: at once). */
 const expireLease = (claimId: string) => {

@@ -18,8 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chargeJobUpFront, loadJobPayer } from '../../lib/billing/charge-service';
 import { billingClosed, recordSpendRequest } from '../../lib/billing/charge-store';
-import { cancelBlock, UNSTARTED_ROUND_LEASE_MS } from '../../lib/billing/settlement-rules';
-import { pendingBillingEntries } from '../../lib/billing/settlement-store';
+import { cancelBlock } from '../../lib/billing/settlement-rules';
 import { settlePendingEntry } from '../../lib/billing/sweep-service';
 import { NotFoundError } from '../../lib/errors';
 import { deleteJobRows, getJob } from '../../lib/jobs/job-store';
@@ -31,6 +30,7 @@ import { recordingAtConfirmation, shortRecordings, uploadedJob } from '../suppor
 import { identityOfMember } from '../support/sends';
 import { newTeamMember } from '../support/tokens';
 import { newRoom } from '../support/uploads';
+import { dieAt, leaseRunsOut, ProcessDied, sweepEntryOf } from '../support/process-death';
 
 jest.setTimeout(120_000);
 
@@ -46,11 +46,6 @@ beforeAll(() => {
   audio = shortRecordings(mediaDir, SECONDS).audio;
 });
 afterAll(() => rmSync(mediaDir, { recursive: true, force: true }));
-
-class ProcessDied extends Error {}
-const dieAt = (step: string) => (at: string) => {
-  if (at === step) throw new ProcessDied(`died after ${step}`);
-};
 
 /** A team with 10 credits and an audio job awaiting confirmation, as an upload leaves it when billing is on. */
 async function jobAtConfirmation() {
@@ -68,18 +63,6 @@ async function jobAtConfirmation() {
   });
   return { teamId, client, identity, job };
 }
-
-/** The job's entry on the pending-billing index, as the billing sweep reads it; null when it is not listed. */
-async function sweepEntryOf(jobId: string) {
-  for await (const entry of pendingBillingEntries()) if (entry.kind === 'job' && entry.jobId === jobId) return entry;
-  return null;
-}
-
-/** What time does to the round: its lease runs out. */
-const leaseRunsOut = (jobId: string) =>
-  setFields(`JOB#${jobId}`, 'JOB', {
-    billing_charged_at: new Date(Date.now() - UNSTARTED_ROUND_LEASE_MS - 1000).toISOString(),
-  });
 
 const cancel = (client: Client, jobId: string) => client.post(`/api/jobs/${jobId}/cancel`);
 

@@ -59,6 +59,7 @@ import {
 } from '../support/sends';
 import { newTeamMember } from '../support/tokens';
 import { newRoom } from '../support/uploads';
+import { dieAt, ProcessDied } from '../support/process-death';
 
 jest.setTimeout(180_000);
 
@@ -79,11 +80,6 @@ type Fault = (typeof FAULTS)[number];
 
 /** The faults in which the work itself fails (and its charge is given back). */
 const failsTheWork = (fault: Fault) => fault === 'the work fails' || fault === 'billing down during the refund';
-
-class ProcessDied extends Error {}
-const dieAt = (step: string) => (at: string) => {
-  if (at === step) throw new ProcessDied(`died after ${step}`);
-};
 
 /** One charging path: it runs its work once with the fault, recovers as the service would, and says what is billed. */
 interface ChargingPath {

@@ -24,15 +24,11 @@ import { texturedJpeg } from '../support/inventory';
 import { identityOfMember } from '../support/sends';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob } from '../support/uploads';
+import { dieAt, ProcessDied } from '../support/process-death';
 
 jest.setTimeout(120_000);
 
 const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
-
-class ProcessDied extends Error {}
-const dieAt = (step: string) => (at: string) => {
-  if (at === step) throw new ProcessDied(`died after ${step}`);
-};
 
 /** A team with no credits and a one-photo job (1 credit) waiting to be processed, its photo answered with one item. */
 async function jobShortOfCredits() {

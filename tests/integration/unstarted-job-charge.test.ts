@@ -15,25 +15,21 @@
  * the run's fake billing service's.
  */
 import { randomUUID } from 'node:crypto';
-import { UNSTARTED_ROUND_LEASE_MS } from '../../lib/billing/settlement-rules';
-import { pendingBillingEntries } from '../../lib/billing/settlement-store';
 import { settlePendingEntry } from '../../lib/billing/sweep-service';
 import { getJob } from '../../lib/jobs/job-store';
 import { processJob } from '../../lib/jobs/service';
 import { Client, jobInStatus } from '../support/api';
-import { setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway, modelItem } from '../support/fake-gateway';
 import { texturedJpeg } from '../support/inventory';
 import { identityOfMember } from '../support/sends';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob } from '../support/uploads';
+import { leaseRunsOut, ProcessDied, sweepEntryOf } from '../support/process-death';
 
 jest.setTimeout(120_000);
 
 const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
-
-class ProcessDied extends Error {}
 
 /** A team with 10 credits and a one-photo job waiting to be processed, its photo answered with one item. */
 async function jobWaitingForProcess() {
@@ -47,18 +43,6 @@ async function jobWaitingForProcess() {
   const { jobId } = await photoJob(client, room.id, [await texturedJpeg(5)], [photo]);
   return { teamId, client, jobId, identity: await identityOfMember(member) };
 }
-
-/** The job's entry on the pending-billing index, as the billing sweep reads it; null when it is not listed. */
-async function sweepEntryOf(jobId: string) {
-  for await (const entry of pendingBillingEntries()) if (entry.kind === 'job' && entry.jobId === jobId) return entry;
-  return null;
-}
-
-/** What time does to the round: its lease runs out. */
-const leaseRunsOut = (jobId: string) =>
-  setFields(`JOB#${jobId}`, 'JOB', {
-    billing_charged_at: new Date(Date.now() - UNSTARTED_ROUND_LEASE_MS - 1000).toISOString(),
-  });
 
 const dieAt = (step: string) => (at: string) => {
   if (at === step) throw new ProcessDied(`died after ${step}`);

@@ -204,7 +204,8 @@ export function describeDeploymentSafety(get: () => Packaged): void {
       let bundles = 0;
       for (const file of zips) {
         const zip = fs.readFileSync(path.join(run.packageDir, file));
-        for (const entry of zipEntries(zip).filter((e) => e.name.endsWith('.js'))) {
+        // A function's own bundle; a media layer's packages (nodejs/…) are installed from the registry, not built here.
+        for (const entry of zipEntries(zip).filter((e) => e.name.endsWith('.js') && !e.name.startsWith('nodejs/'))) {
           bundles++;
           // The armed module's error name; the points themselves stay as empty calls.
           if (readZipEntry(zip, entry).includes('FaultPointInvocationEnded')) carrying.push(`${file}: ${entry.name}`);
