@@ -63,6 +63,7 @@ import {
   nextChargeRound,
   owesBilling,
   unrecordedSpend,
+  racingChargeRound,
   unstartedRound,
   wholeRefund,
 } from './settlement-rules';
@@ -148,13 +149,7 @@ export async function chargeJobUpFront(
   if (owesBilling(stored) || abandonedRoundRefund(stored) || unrecordedSpend(stored))
     stored = (await settleJobBilling(stored.id, deps)).job ?? stored;
   const previous = stored.billing_rounds ?? 0;
-  const racingCharge =
-    previous > (job.billing_rounds ?? 0) &&
-    stored.billing_charged &&
-    !stored.billing_refunded &&
-    !stored.billing_round_abandoned &&
-    (stored.billing_txn_id || stored.billing_unconfirmed);
-  if (racingCharge || unstartedRound(stored)) {
+  if (racingChargeRound(stored, job.billing_rounds ?? 0) || unstartedRound(stored)) {
     // A racing confirm charged the job after the caller read it, or an earlier
     // start charged it and died before the run began: that charge stands for
     // this start too (never two live charges for one run).

@@ -76,6 +76,22 @@ export function unbilledRefund(
 }
 
 /**
+ * A round another start charged after the caller read the job (at
+ * `seenRounds`), not given back, and that no run has started on: that charge
+ * stands for this start too (never two live charges for one run). A round a
+ * run has started on was used: this start charges one of its own, which it
+ * gives back if it cannot start. A round charged before the started flag
+ * existed may still be one whose start is on its way.
+ */
+export const racingChargeRound = (job: RoundState & Pick<Job, 'billing_rounds'>, seenRounds: number) =>
+  (job.billing_rounds ?? 0) > seenRounds &&
+  Boolean(job.billing_charged) &&
+  !job.billing_refunded &&
+  !job.billing_round_abandoned &&
+  job.billing_round_started !== true &&
+  Boolean(job.billing_txn_id || job.billing_unconfirmed);
+
+/**
  * The round is charged (or its spend's answer was lost), not given back, not
  * abandoned, and no run has started on it: a start may still use it.
  */

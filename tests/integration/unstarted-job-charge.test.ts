@@ -25,7 +25,7 @@ import { texturedJpeg } from '../support/inventory';
 import { identityOfMember } from '../support/sends';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob } from '../support/uploads';
-import { leaseRunsOut, ProcessDied, sweepEntryOf } from '../support/process-death';
+import { dieAt, leaseRunsOut, ProcessDied, sweepEntryOf } from '../support/process-death';
 
 jest.setTimeout(120_000);
 
@@ -43,10 +43,6 @@ async function jobWaitingForProcess() {
   const { jobId } = await photoJob(client, room.id, [await texturedJpeg(5)], [photo]);
   return { teamId, client, jobId, identity: await identityOfMember(member) };
 }
-
-const dieAt = (step: string) => (at: string) => {
-  if (at === step) throw new ProcessDied(`died after ${step}`);
-};
 
 it.each([
   ['charged', 'after the charge is recorded', { billing_rounds: 1, billing_round_started: false }],
@@ -67,9 +63,10 @@ it.each([
     expect(await settlePendingEntry(entry!)).toBe('waiting');
     expect((await fakeBilling.spends(teamId))[0].refunded).toBe(0);
 
-    // No click came: once the lease has run out, the sweep gives the round back; a second sweep changes nothing.
+    // No click came: once the lease has run out, the sweep gives the round back (this call, or the stack's own billing
+    // sweep if its schedule came first: the ledger below tells it happened once); a second sweep changes nothing.
     await leaseRunsOut(jobId);
-    expect(await settlePendingEntry(entry!)).toBe('settled');
+    expect(['settled', 'none']).toContain(await settlePendingEntry(entry!));
     expect(await settlePendingEntry(entry!)).toBe('none');
     expect(await fakeBilling.spends(teamId)).toEqual([
       { reference: `job:${jobId}:1`, amount: 1, refunded: 1, refunds: [`job:${jobId}:1`] },

@@ -6,6 +6,7 @@ import {
   cancelBlock,
   nextChargeRound,
   owesBilling,
+  racingChargeRound,
   UNSTARTED_ROUND_LEASE_MS,
   unbilledRefund,
   unrecordedSpend,
@@ -102,6 +103,20 @@ describe('a round charged and never started', () => {
     expect(unstartedRound({ ...round, billing_round_abandoned: true })).toBe(false);
     expect(unstartedRound({ ...round, billing_refunded: true })).toBe(false);
     expect(unstartedRound({ ...round, billing_charged: false })).toBe(false);
+  });
+
+  it("takes another start's round charged after the caller read the job only while no run has started on it", () => {
+    // The caller read the job at round 2; round 3 was charged since.
+    expect(racingChargeRound(round, 2)).toBe(true);
+    // A round charged before the started flag existed may still be one whose start is on its way.
+    expect(racingChargeRound({ ...round, billing_round_started: undefined }, 2)).toBe(true);
+    // A round a run has started on was used: this start charges a round of its own.
+    expect(racingChargeRound({ ...round, billing_round_started: true }, 2)).toBe(false);
+    expect(racingChargeRound(round, 3)).toBe(false);
+    expect(racingChargeRound({ ...round, billing_refunded: true }, 2)).toBe(false);
+    expect(racingChargeRound({ ...round, billing_round_abandoned: true }, 2)).toBe(false);
+    expect(racingChargeRound({ ...round, billing_txn_id: null, billing_unconfirmed: false }, 2)).toBe(false);
+    expect(racingChargeRound({ ...round, billing_charged: false }, 2)).toBe(false);
   });
 
   it('owes its whole spend back once its lease has run out, never before', () => {
