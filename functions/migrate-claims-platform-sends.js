@@ -5,14 +5,6 @@
  * the environment (TABLE_NAME and AWS credentials, or the local stack's
  * endpoints), once after the deploy. Safe to run again.
  */
-const { loadTypeScript } = require('./manifest');
+const { runMigration } = require('./run-migration');
 
-loadTypeScript('lib/sends/claims-platform-migration-service.ts')
-  .migrateClaimsPlatformSends()
-  .then((report) => {
-    process.stdout.write(`${JSON.stringify(report)}\n`);
-  })
-  .catch((err) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exitCode = 1;
-  });
+runMigration('lib/sends/claims-platform-migration-service.ts', 'migrateClaimsPlatformSends');
