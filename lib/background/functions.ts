@@ -168,3 +168,14 @@ export const backgroundFunctions: BackgroundFunction[] = [
     timeout: 300,
   },
 ];
+
+/**
+ * How long the declared function `name` may run, in seconds: what a lease
+ * held by one of its invocations has to outlast, so a live invocation never
+ * loses it to another.
+ */
+export function functionTimeoutSeconds(name: string): number {
+  const declared = backgroundFunctions.find((f) => f.name === name);
+  if (!declared) throw new Error(`no background function named ${name}`);
+  return declared.timeout;
+}

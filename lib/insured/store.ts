@@ -307,36 +307,6 @@ export async function putInsuredRoomOnce(room: InsuredRoom): Promise<{ room: Ins
 }
 
 /**
- * Takes the link's submit lease to make (or give up) open round `round`: one
- * maker at a time. False while another holds it, or once the round is over
- * (made, or given up), so a maker that read the round open before it was
- * given up cannot make it afterwards.
- */
-export async function takeSubmitLease(linkId: string, round: number, now: Date, ms: number): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.insuredLink(linkId),
-        UpdateExpression: 'SET submit_lease_until = :until',
-        ConditionExpression:
-          'submit_round = :round AND (attribute_not_exists(submitted_round) OR submitted_round < :round) AND (attribute_not_exists(submit_lease_until) OR submit_lease_until = :none OR submit_lease_until < :now)',
-        ExpressionAttributeValues: {
-          ':round': round,
-          ':until': new Date(now.getTime() + ms).toISOString(),
-          ':now': now.toISOString(),
-          ':none': null,
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionalCheckFailed(err)) return false;
-    throw err;
-  }
-}
-
-/**
  * Starts submit `round` (the one after `previous`) with what it will send,
  * unless a round is already being made or another submit started this one
  * first: true when this call started it. The link joins the open-submits
@@ -389,21 +359,4 @@ export async function listStaleSubmitLinkIds(before: string): Promise<string[]> 
   }))
     ids.push(String(row.activesk).slice(String(row.activesk).indexOf('#') + 1));
   return ids;
-}
-
-/** Ends a submit: the round is finished (when one ran) and the lease is given back. */
-export async function endSubmit(linkId: string, finished: { round: number; at: string } | null): Promise<void> {
-  const set = finished
-    ? 'SET submitted_round = :round, submitted_at = :at, submit_lease_until = :none, updated_at = :at REMOVE activepk, activesk'
-    : 'SET submit_lease_until = :none';
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.insuredLink(linkId),
-      UpdateExpression: set,
-      ExpressionAttributeValues: finished
-        ? { ':round': finished.round, ':at': finished.at, ':none': null }
-        : { ':none': null },
-    }),
-  );
 }

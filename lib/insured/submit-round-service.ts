@@ -43,16 +43,8 @@ import {
   markDraftRowsRound,
   type RoundRow,
 } from './draft-store';
-import {
-  endSubmit,
-  getInsuredLink,
-  type InsuredLink,
-  type InsuredRoom,
-  listInsuredRooms,
-  type SubmitRoundSummary,
-  takeSubmitLease,
-} from './store';
-import { endGivenUpRound, releaseRoundRows } from './submit-round-store';
+import { getInsuredLink, type InsuredLink, type InsuredRoom, listInsuredRooms, type SubmitRoundSummary } from './store';
+import { endGivenUpRound, endSubmit, releaseRoundRows, takeSubmitLease } from './submit-round-store';
 
 /**
  * Marking transactions (100 rows each) in flight at once. Marking is one conditional write per row (a row is taken

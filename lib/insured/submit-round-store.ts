@@ -1,8 +1,9 @@
 /**
- * The link's writes that hand a homeowner submit round on and give it up
- * (lib/insured/submit-service.ts decides when; submit-round-service.ts gives
- * a round up). Each is conditional on the round still being open, so a round
- * made or given up meanwhile is left alone.
+ * The link's writes that make a homeowner submit round one maker at a time
+ * (its lease), hand it on and give it up (lib/insured/submit-service.ts
+ * decides when; submit-round-service.ts makes and gives up rounds). Each but
+ * the end of a submit is conditional on the round still being open, so a
+ * round made or given up meanwhile is left alone.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
@@ -10,8 +11,40 @@ import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { keys } from '../db/keys';
 
 const ROUND_OPEN = 'submit_round = :round AND (attribute_not_exists(submitted_round) OR submitted_round < :round)';
+/** No maker holds the link's submit lease (at `:now`; a released lease is `:none`). */
+const LEASE_FREE =
+  '(attribute_not_exists(submit_lease_until) OR submit_lease_until = :none OR submit_lease_until < :now)';
 /** Row releases in flight at once (all rows of a link share its partition). */
 const RELEASES_IN_FLIGHT = 8;
+
+/**
+ * Takes the link's submit lease to make (or give up) open round `round`: one
+ * maker at a time. False while another holds it, or once the round is over
+ * (made, or given up), so a maker that read the round open before it was
+ * given up cannot make it afterwards.
+ */
+export async function takeSubmitLease(linkId: string, round: number, now: Date, ms: number): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.insuredLink(linkId),
+        UpdateExpression: 'SET submit_lease_until = :until',
+        ConditionExpression: `${ROUND_OPEN} AND ${LEASE_FREE}`,
+        ExpressionAttributeValues: {
+          ':round': round,
+          ':until': new Date(now.getTime() + ms).toISOString(),
+          ':now': now.toISOString(),
+          ':none': null,
+        },
+      }),
+    );
+    return true;
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return false;
+    throw err;
+  }
+}
 
 /**
  * Counts one more making of open submit `round` and stamps when it was handed
@@ -34,7 +67,7 @@ export async function countSubmitAttempt(
         TableName: tableName(),
         Key: keys.insuredLink(linkId),
         UpdateExpression: 'SET submit_handed_at = :at, activesk = :sk ADD submit_attempts :one',
-        ConditionExpression: `${ROUND_OPEN} AND (attribute_not_exists(submit_lease_until) OR submit_lease_until = :none OR submit_lease_until < :now) AND (attribute_not_exists(submit_attempts) OR submit_attempts < :max)`,
+        ConditionExpression: `${ROUND_OPEN} AND ${LEASE_FREE} AND (attribute_not_exists(submit_attempts) OR submit_attempts < :max)`,
         ExpressionAttributeValues: {
           ':round': round,
           ':none': null,
@@ -92,6 +125,23 @@ export async function endGivenUpRound(linkId: string, round: number, at: string)
         'SET submitted_round = :round, submit_lease_until = :none, updated_at = :at REMOVE activepk, activesk',
       ConditionExpression: ROUND_OPEN,
       ExpressionAttributeValues: { ':round': round, ':none': null, ':at': at },
+    }),
+  );
+}
+
+/** Ends a submit: the round is finished (when one ran) and the lease is given back. */
+export async function endSubmit(linkId: string, finished: { round: number; at: string } | null): Promise<void> {
+  const set = finished
+    ? 'SET submitted_round = :round, submitted_at = :at, submit_lease_until = :none, updated_at = :at REMOVE activepk, activesk'
+    : 'SET submit_lease_until = :none';
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.insuredLink(linkId),
+      UpdateExpression: set,
+      ExpressionAttributeValues: finished
+        ? { ':round': finished.round, ':at': finished.at, ':none': null }
+        : { ':none': null },
     }),
   );
 }

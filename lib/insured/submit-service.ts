@@ -25,6 +25,7 @@
  * and the next submit starts a new round. The failure is logged at error and
  * reported to error tracking.
  */
+import { functionTimeoutSeconds } from '../background/functions';
 import { settings as currentSettings } from '../config';
 import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
@@ -48,10 +49,10 @@ import {
 export const INLINE_ROUND_ROWS = 300;
 /** The lease of a round made in the request: longer than the API's 29 s, so a request that died frees it soon. */
 const INLINE_LEASE_MS = 60_000;
-/** The lease of a round made by the worker: longer than the worker's timeout (lib/background/functions.ts). */
-const WORKER_LEASE_MS = 330_000;
-/** The lease the watchdog holds while it gives a round up (its rows go back to the draft): its own timeout and more. */
-const GIVE_UP_LEASE_MS = 330_000;
+/** The lease of a round made by the worker: longer than the worker may run. */
+const WORKER_LEASE_MS = (functionTimeoutSeconds('insuredWorker') + 30) * 1000;
+/** The lease the watchdog holds while it gives a round up (its rows go back to the draft): longer than it may run. */
+const GIVE_UP_LEASE_MS = (functionTimeoutSeconds('watchdog') + 30) * 1000;
 
 /** A round handed to a maker this long ago and not made has lost its maker, or soon will: it is handed on again. */
 export const staleRoundMs = () => currentSettings().INSURED_ROUND_STALE_SECONDS * 1000;

@@ -24,7 +24,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
-import { backgroundFunctions } from '../background/functions';
+import { functionTimeoutSeconds } from '../background/functions';
 import type * as z from 'zod';
 import { settings as currentSettings } from '../config';
 import { ClaimsPlatformClient, type ClaimsPlatformResult } from '../integrations/claims-platform';
@@ -71,13 +71,7 @@ type DeliveryRecord = Pick<SQSRecord, 'attributes'> & Partial<Pick<SQSRecord, 'r
  * How long a worker holds an item it is sending: longer than the submission
  * worker may run, so the sweep never counts an item a live worker is sending.
  */
-const ITEM_LEASE_MS = (submissionWorkerTimeoutSeconds() + 30) * 1000;
-
-function submissionWorkerTimeoutSeconds(): number {
-  const worker = backgroundFunctions.find((f) => f.kind === 'queue' && f.queue === 'submissions');
-  if (!worker) throw new Error('no worker for the submissions queue');
-  return worker.timeout;
-}
+const ITEM_LEASE_MS = (functionTimeoutSeconds('submissionWorker') + 30) * 1000;
 
 export async function handleSubmissionMessage(
   message: z.output<typeof submissionMessage>,

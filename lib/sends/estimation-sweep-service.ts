@@ -16,16 +16,15 @@
  * loses the send to the next one (a request's 60 s lease fits its 29 s).
  */
 import { randomUUID } from 'node:crypto';
-import { backgroundFunctions } from '../background/functions';
+import { functionTimeoutSeconds } from '../background/functions';
 import { type Settings, settings } from '../config';
 import { logger } from '../observability/logger';
 import { getTeam } from '../teams/store';
 import { completeInterruptedSend } from './estimation-batch-service';
 import { acquireSendLease, getEstimationSend, openEstimationSendClaimIds, releaseSendLease } from './estimation-store';
 
-/** Longer than the watchdog may run (its function timeout; Lambda's ceiling if it had none) with room to spare. */
-const SWEEP_LEASE_MS =
-  ((backgroundFunctions.find((f) => f.kind === 'schedule' && f.name === 'watchdog')?.timeout ?? 900) + 60) * 1000;
+/** Longer than the watchdog may run, with room to spare. */
+const SWEEP_LEASE_MS = (functionTimeoutSeconds('watchdog') + 60) * 1000;
 
 export interface EstimationSweepReport {
   checked: number;
