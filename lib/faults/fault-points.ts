@@ -21,6 +21,22 @@ const FAULT_POINTS = [
   'claims-send:spent',
   'claims-send:charged',
   'claims-send:synced',
+  // A job's Process click (job-start) and a read-the-rest pass's click (read-the-rest), at its charge: after the
+  // spend is recorded as asked for, before it is asked; after the spend answered, before its answer is recorded;
+  // after the charge is recorded, before the run starts.
+  'job-start:recorded',
+  'job-start:spent',
+  'job-start:charged',
+  'read-the-rest:recorded',
+  'read-the-rest:spent',
+  'read-the-rest:charged',
+  // The estimation send's request: after the batch and its reference are recorded, before the spend is asked;
+  // after the spend answered, before its answer is recorded; after that record, before the remote call; after the
+  // remote accepted the batch, before its answer is recorded.
+  'estimation-send:recorded',
+  'estimation-send:spent',
+  'estimation-send:charged',
+  'estimation-send:accepted',
 ] as const;
 export type FaultPointName = (typeof FAULT_POINTS)[number];
 
