@@ -37,6 +37,23 @@ const FAULT_POINTS = [
   'estimation-send:spent',
   'estimation-send:charged',
   'estimation-send:accepted',
+  // The homeowner submit round's maker (the submit request, or the insured worker): after it marked the rows it
+  // takes, before it makes their jobs; after the first room's jobs are made, before the next room's; after every job
+  // is made and the re-encodes are queued, before the round is recorded made.
+  'insured-round:marked',
+  'insured-round:making',
+  'insured-round:made',
+  // A capture import's download unit: after its downloads are in the bucket, before their records are written.
+  'capture:downloaded',
+  // The engine's fan-out (scoped by job and by claim): after a stage recorded its fan-out, before its first units are
+  // sent; after a unit's work, before it is counted; after a unit was counted, before the next unit is sent or the
+  // stage advanced.
+  'engine:fanned-out',
+  'engine:unit-done',
+  'engine:mid-fan-out',
+  // The refunds: a job's owed refund and a send's, after the billing service was asked, before its answer is recorded.
+  'job-refund:asked',
+  'send-refund:asked',
 ] as const;
 export type FaultPointName = (typeof FAULT_POINTS)[number];
 
