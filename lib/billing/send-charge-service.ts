@@ -18,6 +18,7 @@
  * 409: nothing of it left to give back) ends the refund without one.
  */
 import { settings as currentSettings } from '../config';
+import { faultPoint } from '../faults/fault-points';
 import type { BillingServiceClient } from '../integrations/billing-service';
 import { logger } from '../observability/logger';
 import { getTeam, type Team } from '../teams/store';
@@ -211,6 +212,7 @@ async function askSendRefund(
   }
   const part = owed.part ? { refundReference: owed.part.refund_reference, amount: owed.part.amount } : {};
   const result = await client.refund({ teamId, reference: owed.reference, ...part });
+  faultPoint('send-refund:asked', [team.id]);
   if (result.outcome === 'unavailable' && result.error.status === 409) {
     // A final answer: the spend has less left than this part (given back already), so nothing more is owed.
     logger.warn('send refund refused: nothing of the spend is left to give back; no longer owed', {

@@ -31,6 +31,7 @@
  * write to a newer one (billing_version) just reads the job again.
  */
 import { settings as currentSettings, type Settings } from '../config';
+import { faultPoint } from '../faults/fault-points';
 import { BillingServiceClient } from '../integrations/billing-service';
 import { getJob, type Job, type OwedRefund } from '../jobs/job-store';
 import { logger } from '../observability/logger';
@@ -195,6 +196,7 @@ async function settleOnce(job: Job, deps: BillingDeps): Promise<Settlement | nul
     }
     const partial = refund.amount === null ? {} : { refundReference: refund.reference, amount: refund.amount };
     const result = await client.refund({ teamId, reference: refund.spend_reference, ...partial });
+    faultPoint('job-refund:asked', [job.id]);
     const fields = { ...context, reference: refund.reference, amount: refund.amount };
     if (result.outcome === 'refunded') {
       if (refund.amount === null && refund.round === job.billing_rounds) refundedWhole = true;

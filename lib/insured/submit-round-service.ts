@@ -24,6 +24,7 @@ import pLimit from 'p-limit';
 import { blobKeys } from '../blob/keys';
 import { settings as currentSettings } from '../config';
 import { ROWS_PER_TRANSACTION } from '../db/batch';
+import { faultPoint } from '../faults/fault-points';
 import { keys } from '../db/keys';
 import { derivedId } from '../inventory/item-rules';
 import { type ItemDraft, saveItemBatch } from '../inventory/item-store';
@@ -291,6 +292,7 @@ export async function completeSubmitRound(
   let finished: { round: number; at: string } | null = null;
   try {
     await markRound(link, round, ...(await listDraft(link.id)));
+    faultPoint('insured-round:marked', [link.id]);
     // Read again: a row edited between the first read and its mark went with its edit.
     const [allFiles, allItems] = await listDraft(link.id);
     const files = allFiles.filter((f) => f.round === round);
@@ -316,8 +318,10 @@ export async function completeSubmitRound(
         mediaJobs += 1;
       }
       if (roomItems.length) reencodes.push(await submitTypedRows(link, room, round, draft.id, roomItems, photosOf));
+      faultPoint('insured-round:making', [link.id]);
     }
     await queueReencodes(reencodes);
+    faultPoint('insured-round:made', [link.id]);
     finished = { round, at: new Date().toISOString() };
     return {
       submitted_at: finished.at,

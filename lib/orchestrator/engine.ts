@@ -21,6 +21,7 @@
  *    that is an interruption (recovery.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { faultPoint } from '../faults/fault-points';
 import { getJob, updateJob, type Job } from '../jobs/job-store';
 import { isRunning, PREPARING_STATUSES, STARTABLE_STATUSES } from '../jobs/job-rules';
 import { JobLog } from '../jobs/log-store';
@@ -195,6 +196,7 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
       values: { ':run': claimed.run_id, ':runner': runner, ':running': 'running' },
     });
     if (!fanning) return; // the lease was lost (taken over after expiry); the new owner carries on
+    faultPoint('engine:fanned-out', [job.id, job.claim_id]);
     await ctx.log.info(`Stage ${def.name}: ${outcome.units} units, ${inFlight} at a time`);
     await Promise.all(Array.from({ length: inFlight }, (_, index) => sendUnit(fanning, index)));
     return;
@@ -254,6 +256,7 @@ export async function handleUnitMessage(message: UnitMessage, delivery: UnitDeli
     await ctx.log.error(`Unit ${message.index} of ${key} failed ${unit.attempts} times; giving up on it: ${error}`);
   }
 
+  faultPoint('engine:unit-done', [job.id, job.claim_id]);
   let fanIn: Awaited<ReturnType<typeof finishAndCount>>;
   try {
     fanIn =
@@ -276,6 +279,7 @@ export async function handleUnitMessage(message: UnitMessage, delivery: UnitDeli
     throw err;
   }
   if (fanIn.kind !== 'counted') return;
+  faultPoint('engine:mid-fan-out', [job.id, job.claim_id]);
   const counted = fanIn.job;
   if (branchStage && message.branch) {
     const branch = counted.branches?.[message.branch];

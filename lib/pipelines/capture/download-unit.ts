@@ -21,6 +21,7 @@ import { type DownloadLimits, downloadCap, uploadLimit } from '../../capture/imp
 import { putUploadRecords } from '../../capture/import-store';
 import { addBatchProgress } from '../../imports/store';
 import { settings } from '../../config';
+import { faultPoint } from '../../faults/fault-points';
 import { type CaptureSignedMedia, captureDownloadGuard } from '../../integrations/capture-source';
 import { downloadBytes, openDownload } from '../../integrations/guarded-download';
 import { normalizePhoto } from '../../media/normalize';
@@ -138,6 +139,7 @@ export async function downloadUnit(ctx: StageContext, unit: number): Promise<voi
       }),
     ),
   );
+  faultPoint('capture:downloaded', [job.id, job.claim_id, batch.id]);
   await putUploadRecords(
     entries.map((entry, i) => ({
       connection_id: connection.id,
