@@ -70,6 +70,9 @@ export default async function globalSetup(): Promise<void> {
       // serverless offline's own notices (a line per request and per invocation, tens of thousands a run) are not
       // read by anyone here; warnings and the functions' own log lines still come through.
       SLS_LOG_LEVEL: 'warning',
+      // The billing sweep on the watchdog's rate (the shortest a schedule takes), not every 5 minutes: the fault
+      // matrix (tests/e2e/ledger-fault-matrix-*.test.ts) waits for it to give back and settle what a fault left.
+      BILLING_SWEEP_RATE: 'rate(1 minute)',
       FAULT_POINTS: 'on',
       FAULT_POINTS_DIR: faultPointsDir,
       // The fault tests wait for the billing sweep's own schedule to settle what a cut-off invocation left owed:
