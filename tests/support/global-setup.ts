@@ -75,9 +75,6 @@ export default async function globalSetup(): Promise<void> {
       BILLING_SWEEP_RATE: 'rate(1 minute)',
       FAULT_POINTS: 'on',
       FAULT_POINTS_DIR: faultPointsDir,
-      // The fault tests wait for the billing sweep's own schedule to settle what a cut-off invocation left owed:
-      // every minute (the shortest rate), as the watchdog, instead of the 5 minutes of a deployment.
-      BILLING_SWEEP_RATE: 'rate(1 minute)',
       OPENROUTER_BASE_URL: gateway.url,
       OPENROUTER_API_KEY: gateway.apiKey,
       ENABLE_BILLING: 'true',
