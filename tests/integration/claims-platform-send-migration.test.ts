@@ -63,6 +63,18 @@ async function putLegacySubmission(
   return id;
 }
 
+/**
+ * The migration takes every row of the earlier shape in the table, so a case's rows are written and migrated while
+ * the other case's migration is not running, and each report counts that case's own rows. The rest of the cases
+ * (a send, the wait for the sweep's schedule) runs side by side.
+ */
+let migrating: Promise<unknown> = Promise.resolve();
+function alone<T>(step: () => Promise<T>): Promise<T> {
+  const done = migrating.then(step);
+  migrating = done.catch(() => undefined);
+  return done;
+}
+
 const ledger = async (t: Team) =>
   (await fakeBilling.spends(t.member.current_team_id)).filter((s) => s.reference.startsWith(`as-send:${t.claimId}`));
 
@@ -72,17 +84,19 @@ it('reads the batch size and round of a charge key', () => {
   expect(chargeKeyRound('something-else')).toBeNull();
 });
 
-it("records a claim's charge rounds, so a send after a refunded one made before the deploy is charged again", async () => {
+it.concurrent("records a claim's charge rounds, so a send after a refunded one made before the deploy is charged again", async () => {
   const t = await claimsPlatformTeam(['Globe', 'Atlas']);
   const team = await getTeam(t.identity.team.id);
   if (!team) throw new Error('team not found');
   const reference = `as-send:${t.claimId}:0`;
-  // Before the deploy: a send of these two items was charged, failed and refunded.
-  await putLegacySubmission(t, { status: 'failed', charge_key: reference, item_ids: t.items.map((i) => i.id) });
-  await chargeSend({ team, user: null, credits: 2, reference, description: 'legacy send' });
-  await refundSend({ team, reference });
+  await alone(async () => {
+    // Before the deploy: a send of these two items was charged, failed and refunded.
+    await putLegacySubmission(t, { status: 'failed', charge_key: reference, item_ids: t.items.map((i) => i.id) });
+    await chargeSend({ team, user: null, credits: 2, reference, description: 'legacy send' });
+    await refundSend({ team, reference });
 
-  expect((await migrateClaimsPlatformSends()).claims).toBeGreaterThanOrEqual(1);
+    expect((await migrateClaimsPlatformSends()).claims).toBeGreaterThanOrEqual(1);
+  });
   expect((await getClaimSend(t.claimId)).rounds).toEqual({ 0: 1 });
 
   const res = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
@@ -96,7 +110,7 @@ it("records a claim's charge rounds, so a send after a refunded one made before 
   ]);
 });
 
-it('hands a send still processing at the deploy to the send sweep, which finishes it; a click meanwhile answers it', async () => {
+it.concurrent('hands a send still processing at the deploy to the send sweep, which finishes it; a click meanwhile answers it', async () => {
   const t = await claimsPlatformTeam(['Globe', 'Atlas', 'Vase']);
   const [globe, atlas, vase] = t.items.map((i) => i.id);
   // The remote claim and room, as the earlier release's request left them before its items went out.
@@ -105,22 +119,25 @@ it('hands a send still processing at the deploy to the send sweep, which finishe
   if (remote.outcome !== 'ok') throw new Error('claim upsert failed');
   const rooms = await platform.syncRooms(remote.body.claim_key, [{ external_id: t.roomId, name: 'Study' }]);
   if (rooms.outcome !== 'ok') throw new Error('room sync failed');
-  // The globe went out before the deploy; the atlas and the vase did not.
-  const legacyId = await putLegacySubmission(t, {
-    status: 'processing',
-    charge_key: `as-send:${t.claimId}:0`,
-    item_ids: [globe, atlas, vase],
-    counted: [globe],
-    claim_key: remote.body.claim_key,
-  });
-  await setFields(`ITEM#${globe}`, 'ITEM', { claims_platform_submitted_at: new Date().toISOString() });
+  const legacyId = await alone(async () => {
+    // The globe went out before the deploy; the atlas and the vase did not.
+    const id = await putLegacySubmission(t, {
+      status: 'processing',
+      charge_key: `as-send:${t.claimId}:0`,
+      item_ids: [globe, atlas, vase],
+      counted: [globe],
+      claim_key: remote.body.claim_key,
+    });
+    await setFields(`ITEM#${globe}`, 'ITEM', { claims_platform_submitted_at: new Date().toISOString() });
 
-  const report = await migrateClaimsPlatformSends();
-  expect(report.resumed).toBeGreaterThanOrEqual(1);
-  expect((await submissionItemIds(legacyId, 'pending')).sort()).toEqual([atlas, vase].sort());
-  // A second run changes nothing it already did.
-  await migrateClaimsPlatformSends();
-  expect((await submissionItemIds(legacyId, 'done')).sort()).toEqual([globe]);
+    const report = await migrateClaimsPlatformSends();
+    expect(report.resumed).toBeGreaterThanOrEqual(1);
+    expect((await submissionItemIds(id, 'pending')).sort()).toEqual([atlas, vase].sort());
+    // A second run changes nothing it already did.
+    await migrateClaimsPlatformSends();
+    expect((await submissionItemIds(id, 'done')).sort()).toEqual([globe]);
+    return id;
+  });
 
   // A click before the sweep has run answers the send in flight: nothing is charged again.
   const click = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});

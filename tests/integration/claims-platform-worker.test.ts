@@ -34,6 +34,10 @@ async function setSubmissionFields(id: string, fields: Record<string, unknown>) 
 
 jest.setTimeout(120_000);
 
+// Each case has a team, claim and submission of its own and spends most of its time waiting (the client's retries, a
+// held upload, the queue's backoff), so the cases run side by side. The send sweep in one of them takes only sends
+// whose lease has run out, which no other case's is.
+
 const fake = () => fakeClaimsPlatform(process.env.TEST_FAKE_CLAIMS_PLATFORM_URL as string);
 const delivery = (n: number) => ({ attributes: { ApproximateReceiveCount: String(n) } as never });
 
@@ -86,7 +90,7 @@ async function pendingSubmission(
   return { submission, token, itemIds, team };
 }
 
-it('throws on a transient failure so the queue retries, counts the item failed on its last delivery, and counts a redelivery once', async () => {
+it.concurrent('throws on a transient failure so the queue retries, counts the item failed on its last delivery, and counts a redelivery once', async () => {
   const { submission, token, itemIds } = await pendingSubmission();
   const [radio, clock] = itemIds;
 
@@ -112,7 +116,7 @@ it('throws on a transient failure so the queue retries, counts the item failed o
   expect(remote.items.map((i) => i.external_id)).toEqual([clock]);
 });
 
-it('counts the deliveries of a message handed over by direct invoke, so the last one still counts the item failed', async () => {
+it.concurrent('counts the deliveries of a message handed over by direct invoke, so the last one still counts the item failed', async () => {
   const { submission, itemIds } = await pendingSubmission();
   const [radio] = itemIds;
   // The queue-outage fallback's record: no queue counts it, and Lambda retries a failed async invoke twice with the same event.
@@ -133,7 +137,7 @@ it('counts the deliveries of a message handed over by direct invoke, so the last
   expect(await submissionItemIds(submission.id, 'failed')).toEqual([radio]);
 });
 
-it('the send sweep leaves an item a live worker is sending to that worker: it is counted once, sent and not refunded', async () => {
+it.concurrent('the send sweep leaves an item a live worker is sending to that worker: it is counted once, sent and not refunded', async () => {
   const { submission, itemIds, team } = await pendingSubmission({ credits: 2 });
   const [radio, clock] = itemIds;
   // The send's charge is on the ledger, so a refund of an item's share shows there.
@@ -168,7 +172,7 @@ it('the send sweep leaves an item a live worker is sending to that worker: it is
   expect(spend.refunds).toEqual([itemRefundReference(submission.charge_key, clock)]);
 });
 
-it('an item whose platform failed for a while is sent again after a backoff, not after the queue visibility timeout', async () => {
+it.concurrent('an item whose platform failed for a while is sent again after a backoff, not after the queue visibility timeout', async () => {
   const t = await claimsPlatformTeam(['Lamp']);
   const itemId = t.items[0].id;
   // Every attempt of the first two deliveries fails (the client tries each call three times), then the platform is back.

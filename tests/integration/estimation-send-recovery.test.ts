@@ -33,8 +33,12 @@ const expireLease = (claimId: string) => {
 const unsentCount = async (t: SendTeam) =>
   (await t.client.get(`/api/claims/${t.claimId}/estimation-platform-items`)).body.unsent_item_count;
 
-describe.each(['recorded', 'charged', 'delivered'])('a send whose process dies after %s', (step) => {
-  it('is finished by the next send: one charge, each item added once, every item stamped', async () => {
+// Each case has a claim and a team of its own, and most of their time is waiting (a lost charge answer's
+// retries, a held lease), so they run side by side; only the send sweep, which takes every open send, runs
+// after them, one case at a time.
+it.concurrent.each(['recorded', 'charged', 'delivered'])(
+  'a send whose process dies after %s is finished by the next send: one charge, each item added once, every item stamped',
+  async (step) => {
     const t = await sendTeam();
     const identity = await identityFor(t);
     await expect(submitToEstimationPlatform(identity, t.claimId, {}, { interrupt: dieAt(step) })).rejects.toThrow(
@@ -56,8 +60,8 @@ describe.each(['recorded', 'charged', 'delivered'])('a send whose process dies a
     const claim = await t.client.get(`/api/claims/${t.claimId}`);
     expect(claim.body.estimation_claim_key).toBe(remote.claim_key);
     expect(claim.body.spend_usd).toBeGreaterThanOrEqual(2);
-  });
-});
+  },
+);
 
 describe.each(['recorded', 'charged', 'delivered'])(
   'a send whose process dies after %s, with no later send',
@@ -92,7 +96,7 @@ describe.each(['recorded', 'charged', 'delivered'])(
 /** What the team has paid for its sends on the ledger: every spend less what it has had back. */
 const netPaid = async (t: SendTeam) => (await spendsOf(t)).reduce((sum, s) => sum + s.amount - s.refunded, 0);
 
-it('a refused send whose request dies right after its refund was asked is charged again when it is sent again', async () => {
+it.concurrent('a refused send whose request dies right after its refund was asked is charged again when it is sent again', async () => {
   const t = await sendTeam();
   const identity = await identityFor(t);
   await fake().failNext('422', { key: t.key, match: 'POST /intake/contents-inventory' });
@@ -116,7 +120,7 @@ it('a refused send whose request dies right after its refund was asked is charge
   ]);
 });
 
-it('a refused send whose charge answer was lost, the spend landing after the send failed, nets to nothing', async () => {
+it.concurrent('a refused send whose charge answer was lost, the spend landing after the send failed, nets to nothing', async () => {
   const t = await sendTeam();
   const identity = await identityFor(t);
   const team = t.member.current_team_id;
@@ -134,7 +138,7 @@ it('a refused send whose charge answer was lost, the spend landing after the sen
   expect(await getOwedSendRefund(reference)).toBeNull();
 }, 90_000);
 
-it('a send refused for credits (402) leaves its reference behind: the next one, with an item added, is charged for all it sends', async () => {
+it.concurrent('a send refused for credits (402) leaves its reference behind: the next one, with an item added, is charged for all it sends', async () => {
   const t = await sendTeam([['Sofa'], ['Lamp']], 1);
   const identity = await identityFor(t);
   await expect(submitToEstimationPlatform(identity, t.claimId, {})).rejects.toMatchObject({
@@ -151,7 +155,7 @@ it('a send refused for credits (402) leaves its reference behind: the next one, 
   expect(await netPaid(t)).toBe(3);
 });
 
-it('a send still holding its lease makes another one wait, then refuses it with 409', async () => {
+it.concurrent('a send still holding its lease makes another one wait, then refuses it with 409', async () => {
   const t = await sendTeam();
   const identity = await identityFor(t);
   await expect(submitToEstimationPlatform(identity, t.claimId, {}, { interrupt: dieAt('charged') })).rejects.toThrow(
@@ -165,7 +169,7 @@ it('a send still holding its lease makes another one wait, then refuses it with 
   await expect(submitToEstimationPlatform(identity, t.claimId, {})).resolves.toMatchObject({ items_sent: 2 });
 }, 60_000);
 
-it('a training claim is a dry run: no remote call, no charge, a stand-in key, and it never locks', async () => {
+it.concurrent('a training claim is a dry run: no remote call, no charge, a stand-in key, and it never locks', async () => {
   const t = await sendTeam();
   await setFields(`CLAIM#${t.claimId}`, 'CLAIM', { is_training: true });
   const result = await submitToEstimationPlatform(await identityFor(t), t.claimId, {});
@@ -178,7 +182,7 @@ it('a training claim is a dry run: no remote call, no charge, a stand-in key, an
   expect((await t.client.put(`/api/inventory/item/${t.items[0].id}`, { name: 'Still editable' })).status).toBe(200);
 });
 
-it('an enterprise team is not charged, and its quote says so', async () => {
+it.concurrent('an enterprise team is not charged, and its quote says so', async () => {
   const t = await sendTeam();
   const team = await findTeamByExternalId(t.member.current_team_id);
   await doc.send(
@@ -196,7 +200,7 @@ it('an enterprise team is not charged, and its quote says so', async () => {
   expect(await spendsOf(t)).toEqual([]);
 });
 
-it('without PUBLIC_BASE_URL photos are left out, the send succeeds and says why', async () => {
+it.concurrent('without PUBLIC_BASE_URL photos are left out, the send succeeds and says why', async () => {
   const t = await sendTeam(undefined, undefined, { photos: true });
   const config = { ...settings(), PUBLIC_BASE_URL: '' };
   const result = await submitToEstimationPlatform(await identityFor(t), t.claimId, {}, { config });
@@ -205,7 +209,7 @@ it('without PUBLIC_BASE_URL photos are left out, the send succeeds and says why'
   expect((create.body as any).items.every((i: any) => i.photos === undefined && i.image_url === undefined)).toBe(true);
 });
 
-it('without ESTIMATION_PLATFORM_BASE_URL a send is refused with 409 before any network call', async () => {
+it.concurrent('without ESTIMATION_PLATFORM_BASE_URL a send is refused with 409 before any network call', async () => {
   const t = await sendTeam();
   const config = { ...settings(), ESTIMATION_PLATFORM_BASE_URL: '' };
   await expect(submitToEstimationPlatform(await identityFor(t), t.claimId, {}, { config })).rejects.toMatchObject({

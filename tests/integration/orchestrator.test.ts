@@ -106,9 +106,52 @@ async function sendRaw(queueUrl: string, body: unknown) {
   await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body) }));
 }
 
-describe('a linear pipeline', () => {
-  it('runs every stage once, in order, through the declared statuses to complete', async () => {
-    workers = startInProcessWorkers(stage);
+/**
+ * The cases in this block run side by side on one set of in-process workers: each runs jobs of its own, and none
+ * runs the watchdog (which looks at every job of the stage), breaks the chat fake, changes a queue's visibility
+ * timeout or counts every visibility change. The cases that do, or that need a worker process they can kill, run
+ * after it one at a time with workers of their own.
+ */
+describe('the engine, its workers shared by cases side by side', () => {
+  let shared: { stop(): Promise<void> };
+  // Room for every case's stages and units at once, so the fan-out case still finds more than its bound of unit
+  // slots free.
+  beforeAll(() => {
+    shared = startInProcessWorkers(stage, { stages: 6, units: 16 });
+  });
+  afterAll(() => shared.stop());
+
+  const field = (message: any, title: string) =>
+    message.attachments[0].fields.find((f: any) => f.title === title)?.value;
+  const logLines = async (jobId: string, prefix: string) =>
+    (await readLiveLog(jobId)).filter((l) => l.message.startsWith(prefix));
+
+  async function countWords(text: string): Promise<Job> {
+    const job = newJobRecord({
+      room: { id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() },
+      userId: randomUUID(),
+      sourceType: 'audio',
+      status: 'awaiting_confirmation',
+    });
+    await putNewJob(job);
+    await putSource(job.id, text);
+    expect(await startJob(job, wordCountPipeline)).not.toBeNull();
+    return finished(job.id);
+  }
+
+  // The longest case first: at most five run at once (jest's maxConcurrency), and its backoffs take 15 s.
+  it.concurrent('a fan-out retries a failing unit and gives up after three attempts without stalling the fan-in', async () => {
+    const job = await run({ fanout: { units: 5, concurrency: 5 }, unitFailures: { 1: 1, 3: 99 } }, fanoutPipeline);
+    const done = await finished(job.id, 45_000);
+    const record = await runRecord(job.id);
+    expect(done.status).toBe('complete');
+    expect(record.units[1]).toBe(2); // failed once, then succeeded
+    expect(record.units[3]).toBe(3); // failed three times: given up, counted
+    expect(record.units[0]).toBe(1);
+    expect(record.runs.finish).toBe(1);
+  }, 60_000);
+
+  it.concurrent('a linear pipeline runs every stage once, in order, through the declared statuses to complete', async () => {
     const job = await run({ sleepMs: { b: 300 }, items: 4 });
     const statuses = new Set<string>();
     const done = await eventually(
@@ -129,8 +172,7 @@ describe('a linear pipeline', () => {
     await eventually(async () => (await readArchivedLog(job.id))?.some((l) => l.message.startsWith('Complete')));
   });
 
-  it('runs a stage once when its message is delivered twice', async () => {
-    workers = startInProcessWorkers(stage);
+  it.concurrent('a linear pipeline runs a stage once when its message is delivered twice', async () => {
     const job = await run({ sleepMs: { a: 1500 } });
     await sendRaw(stage.queues.stages, { job_id: job.id, run_id: job.run_id, stage: 'a' });
     await sendRaw(stage.queues.stages, { job_id: job.id, run_id: job.run_id, stage: 'a' });
@@ -138,8 +180,7 @@ describe('a linear pipeline', () => {
     expect((await runRecord(job.id)).runs).toEqual({ a: 1, b: 1, c: 1 });
   });
 
-  it('drops messages that arrive out of order or after the job moved on', async () => {
-    workers = startInProcessWorkers(stage);
+  it.concurrent('a linear pipeline drops messages that arrive out of order or after the job moved on', async () => {
     const job = await run({ sleepMs: { a: 1000 } });
     // A message for a later stage while the job is still in stage a.
     await sendRaw(stage.queues.stages, { job_id: job.id, run_id: job.run_id, stage: 'c' });
@@ -155,8 +196,7 @@ describe('a linear pipeline', () => {
     expect((await getJob(job.id))?.status).toBe('complete');
   });
 
-  it('ends in error with the stage message when a stage fails, and archives the log', async () => {
-    workers = startInProcessWorkers(stage);
+  it.concurrent('a linear pipeline ends in error with the stage message when a stage fails, and archives the log', async () => {
     const job = await run({ fail: { stage: 'b', message: 'Every AI call failed.' } });
     const done = await finished(job.id);
     expect(done).toMatchObject({ status: 'error', error_message: 'Every AI call failed.' });
@@ -164,51 +204,28 @@ describe('a linear pipeline', () => {
     await eventually(async () => (await readArchivedLog(job.id))?.some((l) => l.level === 'error'));
   });
 
-  it('does not start a job twice, nor one that is not startable', async () => {
+  it.concurrent('a linear pipeline does not start a job twice, nor one that is not startable', async () => {
     const job = await newJob({});
     const [first, second] = await Promise.all([startJob(job, linearPipeline), startJob(job, linearPipeline)]);
     expect([first, second].filter(Boolean)).toHaveLength(1);
     const processing = await newJob({}, 'analyzing');
     expect(await startJob(processing, linearPipeline)).toBeNull();
   });
-});
 
-describe('the example pipeline of the pipeline guide', () => {
-  async function countWords(text: string): Promise<Job> {
-    const job = newJobRecord({
-      room: { id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() },
-      userId: randomUUID(),
-      sourceType: 'audio',
-      status: 'awaiting_confirmation',
-    });
-    await putNewJob(job);
-    await putSource(job.id, text);
-    expect(await startJob(job, wordCountPipeline)).not.toBeNull();
-    return finished(job.id);
-  }
-
-  it('counts the words in chunks through its fan-out and bills one credit per chunk', async () => {
-    workers = startInProcessWorkers(stage);
+  it.concurrent('the example pipeline of the pipeline guide counts the words in chunks through its fan-out and bills one credit per chunk', async () => {
     const done = await countWords('one two three four five six seven eight nine ten eleven twelve');
     expect(done).toMatchObject({ status: 'complete', items_found: 12, billed_cost_usd: 3, progress_pct: 100 });
     expect(await getTotal(done.id)).toBe(12);
   });
 
-  it('fails with its own message when there is nothing to count', async () => {
-    workers = startInProcessWorkers(stage);
+  it.concurrent('the example pipeline of the pipeline guide fails with its own message when there is nothing to count', async () => {
     const done = await countWords('   ');
     expect(done).toMatchObject({ status: 'error', error_message: NOTHING_TO_COUNT });
     expect(await getTotal(done.id)).toBeNull();
   });
-});
-
-describe('outbound chat messages', () => {
-  const field = (message: any, title: string) =>
-    message.attachments[0].fields.find((f: any) => f.title === title)?.value;
 
   // The jobs here belong to claims that do not exist: finalizing still completes the job.
-  it('posts a success with credits and revenue, and a failure with the error', async () => {
-    workers = startInProcessWorkers(stage);
+  it.concurrent('outbound chat messages: posts a success with credits and revenue, and a failure with the error', async () => {
     const ok = await run({ credits: 4 });
     await finished(ok.id);
     const success = await eventually(async () =>
@@ -227,20 +244,7 @@ describe('outbound chat messages', () => {
     expect(field(failure, 'Credits Used')).toBeUndefined();
   });
 
-  it('never breaks a job when the chat service fails', async () => {
-    chat.failWith(500);
-    try {
-      workers = startInProcessWorkers(stage);
-      const job = await run({});
-      expect((await finished(job.id)).status).toBe('complete');
-    } finally {
-      chat.failWith(null);
-    }
-  });
-});
-
-describe('the live job log', () => {
-  it('keeps exactly the last JOB_LOG_BUFFER_LINES lines, oldest first, and archives them', async () => {
+  it.concurrent('the live job log keeps exactly the last JOB_LOG_BUFFER_LINES lines, oldest first, and archives them', async () => {
     const job = await newJob({});
     for (let i = 1; i <= 8; i++) await appendLog(job.id, 'info', `line ${i}`);
     expect((await readLiveLog(job.id)).map((l) => l.message)).toEqual([
@@ -254,11 +258,8 @@ describe('the live job log', () => {
     await archiveLog(job.id);
     expect((await readArchivedLog(job.id))?.map((l) => l.seq)).toEqual([4, 5, 6, 7, 8]);
   });
-});
 
-describe('fan-out', () => {
-  it('keeps at most the per-job concurrency in flight and advances once after the last unit', async () => {
-    workers = startInProcessWorkers(stage, { stages: 2, units: 10 });
+  it.concurrent('a fan-out keeps at most the per-job concurrency in flight and advances once after the last unit', async () => {
     const job = await run({ fanout: { units: 12, concurrency: 3 }, sleepMs: { unit: 200 } }, fanoutPipeline);
     const done = await finished(job.id);
     const record = await runRecord(job.id);
@@ -271,26 +272,149 @@ describe('fan-out', () => {
     expect(done).toMatchObject({ fanout_total: 0, progress_pct: 100 });
   });
 
-  it('retries a failing unit and gives up after three attempts without stalling the fan-in', async () => {
-    workers = startInProcessWorkers(stage, { stages: 2, units: 6 });
-    const job = await run({ fanout: { units: 5, concurrency: 5 }, unitFailures: { 1: 1, 3: 99 } }, fanoutPipeline);
-    const done = await finished(job.id, 45_000);
-    const record = await runRecord(job.id);
-    expect(done.status).toBe('complete');
-    expect(record.units[1]).toBe(2); // failed once, then succeeded
-    expect(record.units[3]).toBe(3); // failed three times: given up, counted
-    expect(record.units[0]).toBe(1);
-    expect(record.runs.finish).toBe(1);
-  }, 60_000);
-
-  it('ignores a duplicated unit message', async () => {
-    workers = startInProcessWorkers(stage, { stages: 2, units: 6 });
+  it.concurrent('a fan-out ignores a duplicated unit message', async () => {
     const job = await run({ fanout: { units: 3, concurrency: 1 }, sleepMs: { unit: 500 } }, fanoutPipeline);
     await eventually(async () => (await getJob(job.id))?.stage_state === 'fanout');
     await sendRaw(stage.queues.units, { job_id: job.id, run_id: job.run_id, stage: 'split', index: 0 });
     await sendRaw(stage.queues.units, { job_id: job.id, run_id: job.run_id, stage: 'split', index: 0 });
     await finished(job.id);
     expect((await runRecord(job.id)).units).toEqual({ 0: 1, 1: 1, 2: 1 });
+  });
+
+  it.concurrent('lets an admin dismiss a processing job, and refuses to dismiss a finished one', async () => {
+    const job = await newJob({});
+    await updateJob(job.id, { set: { status: 'analyzing', run_id: randomUUID(), stage_state: 'running' } });
+    const dismissed = await dismissJob((await getJob(job.id)) as Job);
+    expect(dismissed.status).toBe('error');
+    const refused = await dismissJob(dismissed).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect(STATUS_OF_DOMAIN_ERROR[(refused as ConflictError).code]).toBe(409);
+  });
+
+  it.concurrent.each([
+    [
+      'a throttled write',
+      () =>
+        Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
+          name: 'ProvisionedThroughputExceededException',
+          $fault: 'client',
+        }),
+    ],
+    [
+      'a transaction conflict',
+      () =>
+        Object.assign(new Error('Transaction cancelled'), {
+          name: 'TransactionCanceledException',
+          $fault: 'client',
+          CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
+        }),
+    ],
+  ])('fault injection: counts a unit exactly once when its count write fails once with %s', async (_name, error) => {
+    // The workers are running: the fault is in place before the job starts, so its first count meets it.
+    const job = await newJob({ fanout: { units: 3, concurrency: 3 } });
+    const middleware = `failOneFanInCount ${job.id}`;
+    let injected = 0;
+    const client = db();
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const input = JSON.stringify(args.input);
+        if (injected === 0 && input.includes('":add_fanout_done"') && input.includes(job.id)) {
+          injected++;
+          throw error();
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: middleware },
+    );
+    try {
+      expect((await startJob(job, fanoutPipeline))?.status).toBe('pending');
+      const done = await finished(job.id);
+      expect(injected).toBe(1);
+      expect(done.status).toBe('complete');
+      const record = await runRecord(job.id);
+      expect(Object.keys(record.units)).toHaveLength(3);
+      expect(record.runs).toEqual({ split: 1, finish: 1 });
+      expect(await logLines(job.id, 'Stage split finished')).toHaveLength(1);
+    } finally {
+      client.middlewareStack.remove(middleware);
+    }
+  });
+
+  it.concurrent('local queue delivery hands batches of the batch size to at most the concurrency of invocations, each message once', async () => {
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `delivery-${randomUUID()}` }));
+    const seen: string[] = [];
+    const batchSizes: number[] = [];
+    let running = 0;
+    let mostAtOnce = 0;
+    const delivery = startQueueDelivery({
+      consumers: [{ name: 'slow', queueUrl: QueueUrl, batchSize: 2, concurrency: 3 }],
+      invoke: async (_name: string, event: { Records: { body: string }[] }) => {
+        running++;
+        mostAtOnce = Math.max(mostAtOnce, running);
+        batchSizes.push(event.Records.length);
+        seen.push(...event.Records.map((r) => JSON.parse(r.body).n));
+        await new Promise((r) => setTimeout(r, 300));
+        running--;
+        return { payload: { batchItemFailures: [] } };
+      },
+      sqsEndpoint: process.env.AWS_ENDPOINT_URL_SQS,
+    });
+    try {
+      await Promise.all(Array.from({ length: 12 }, (_, n) => sendRaw(QueueUrl as string, { n: String(n) })));
+      await eventually(async () => seen.length >= 12 && (await delivery.pending()) === 0, 20_000, 100);
+    } finally {
+      await delivery.stop();
+    }
+    expect([...seen].sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 12 }, (_, n) => String(n)));
+    expect(mostAtOnce).toBeGreaterThan(1);
+    expect(mostAtOnce).toBeLessThanOrEqual(3);
+    expect(Math.max(...batchSizes)).toBeLessThanOrEqual(2);
+    await sqs.send(new DeleteQueueCommand({ QueueUrl }));
+  }, 30_000);
+
+  it.concurrent('local queue delivery leaves a failed message hidden for its visibility timeout, as SQS does', async () => {
+    const { QueueUrl } = await sqs.send(
+      new CreateQueueCommand({ QueueName: `delivery-${randomUUID()}`, Attributes: { VisibilityTimeout: '600' } }),
+    );
+    let calls = 0;
+    const delivery = startQueueDelivery({
+      consumers: [{ name: 'failing', queueUrl: QueueUrl, batchSize: 1, concurrency: 1 }],
+      invoke: async () => {
+        calls++;
+        return { error: 'failed on purpose', payload: null };
+      },
+      sqsEndpoint: process.env.AWS_ENDPOINT_URL_SQS,
+    });
+    try {
+      await sendRaw(QueueUrl as string, { hello: 'world' });
+      await eventually(async () => calls === 1);
+      // Well past any short local retry delay, far inside the 600 s visibility timeout.
+      await new Promise((r) => setTimeout(r, 4000));
+    } finally {
+      await delivery.stop();
+    }
+    expect(calls).toBe(1);
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl,
+        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+      }),
+    );
+    expect(Attributes?.ApproximateNumberOfMessagesNotVisible).toBe('1'); // still hidden, not deleted
+    await sqs.send(new DeleteQueueCommand({ QueueUrl }));
+  }, 30_000);
+});
+
+describe('outbound chat messages', () => {
+  it('never breaks a job when the chat service fails', async () => {
+    chat.failWith(500);
+    try {
+      workers = startInProcessWorkers(stage);
+      const job = await run({});
+      expect((await finished(job.id)).status).toBe('complete');
+    } finally {
+      chat.failWith(null);
+    }
   });
 });
 
@@ -394,16 +518,6 @@ describe('interruptions and the watchdog', () => {
     await runWatchdog(later(35));
     expect((await getJob(job.id))?.status).toBe('error');
   });
-
-  it('lets an admin dismiss a processing job, and refuses to dismiss a finished one', async () => {
-    const job = await newJob({});
-    await updateJob(job.id, { set: { status: 'analyzing', run_id: randomUUID(), stage_state: 'running' } });
-    const dismissed = await dismissJob((await getJob(job.id)) as Job);
-    expect(dismissed.status).toBe('error');
-    const refused = await dismissJob(dismissed).catch((err: unknown) => err);
-    expect(refused).toBeInstanceOf(ConflictError);
-    expect(STATUS_OF_DOMAIN_ERROR[(refused as ConflictError).code]).toBe(409);
-  });
 });
 
 describe('fault injection: the engine cannot lose work', () => {
@@ -495,53 +609,6 @@ describe('fault injection: the engine cannot lose work', () => {
     expect(await logLines(job.id, 'Stage split finished')).toHaveLength(1);
   }, 90_000);
 
-  it.each([
-    [
-      'a throttled write',
-      () =>
-        Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), {
-          name: 'ProvisionedThroughputExceededException',
-          $fault: 'client',
-        }),
-    ],
-    [
-      'a transaction conflict',
-      () =>
-        Object.assign(new Error('Transaction cancelled'), {
-          name: 'TransactionCanceledException',
-          $fault: 'client',
-          CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
-        }),
-    ],
-  ])('counts a unit exactly once when its count write fails once with %s', async (_name, error) => {
-    const job = await run({ fanout: { units: 3, concurrency: 3 } }, fanoutPipeline);
-    let injected = 0;
-    const client = db();
-    client.middlewareStack.add(
-      (next) => async (args) => {
-        const input = JSON.stringify(args.input);
-        if (injected === 0 && input.includes('":add_fanout_done"') && input.includes(job.id)) {
-          injected++;
-          throw error();
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'failOneFanInCount' },
-    );
-    try {
-      workers = startInProcessWorkers(stage);
-      const done = await finished(job.id);
-      expect(injected).toBe(1);
-      expect(done.status).toBe('complete');
-      const record = await runRecord(job.id);
-      expect(Object.keys(record.units)).toHaveLength(3);
-      expect(record.runs).toEqual({ split: 1, finish: 1 });
-      expect(await logLines(job.id, 'Stage split finished')).toHaveLength(1);
-    } finally {
-      client.middlewareStack.remove('failOneFanInCount');
-    }
-  });
-
   it('brings a failed unit back after its backoff, not after the queue visibility timeout', async () => {
     // A visibility timeout far beyond this test's time limit: only the backoff can bring the unit back in time.
     await setVisibilityTimeout(stage.queues.units, 600);
@@ -567,72 +634,6 @@ describe('fault injection: the engine cannot lose work', () => {
       await setVisibilityTimeout(stage.queues.units, 10);
     }
   }, 60_000);
-});
-
-describe('local queue delivery', () => {
-  it('hands batches of the batch size to at most the concurrency of invocations, each message once', async () => {
-    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `delivery-${randomUUID()}` }));
-    const seen: string[] = [];
-    const batchSizes: number[] = [];
-    let running = 0;
-    let mostAtOnce = 0;
-    const delivery = startQueueDelivery({
-      consumers: [{ name: 'slow', queueUrl: QueueUrl, batchSize: 2, concurrency: 3 }],
-      invoke: async (_name: string, event: { Records: { body: string }[] }) => {
-        running++;
-        mostAtOnce = Math.max(mostAtOnce, running);
-        batchSizes.push(event.Records.length);
-        seen.push(...event.Records.map((r) => JSON.parse(r.body).n));
-        await new Promise((r) => setTimeout(r, 300));
-        running--;
-        return { payload: { batchItemFailures: [] } };
-      },
-      sqsEndpoint: process.env.AWS_ENDPOINT_URL_SQS,
-    });
-    try {
-      await Promise.all(Array.from({ length: 12 }, (_, n) => sendRaw(QueueUrl as string, { n: String(n) })));
-      await eventually(async () => seen.length >= 12 && (await delivery.pending()) === 0, 20_000, 100);
-    } finally {
-      await delivery.stop();
-    }
-    expect([...seen].sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 12 }, (_, n) => String(n)));
-    expect(mostAtOnce).toBeGreaterThan(1);
-    expect(mostAtOnce).toBeLessThanOrEqual(3);
-    expect(Math.max(...batchSizes)).toBeLessThanOrEqual(2);
-    await sqs.send(new DeleteQueueCommand({ QueueUrl }));
-  }, 30_000);
-
-  it('leaves a failed message hidden for its visibility timeout, as SQS does', async () => {
-    const { QueueUrl } = await sqs.send(
-      new CreateQueueCommand({ QueueName: `delivery-${randomUUID()}`, Attributes: { VisibilityTimeout: '600' } }),
-    );
-    let calls = 0;
-    const delivery = startQueueDelivery({
-      consumers: [{ name: 'failing', queueUrl: QueueUrl, batchSize: 1, concurrency: 1 }],
-      invoke: async () => {
-        calls++;
-        return { error: 'failed on purpose', payload: null };
-      },
-      sqsEndpoint: process.env.AWS_ENDPOINT_URL_SQS,
-    });
-    try {
-      await sendRaw(QueueUrl as string, { hello: 'world' });
-      await eventually(async () => calls === 1);
-      // Well past any short local retry delay, far inside the 600 s visibility timeout.
-      await new Promise((r) => setTimeout(r, 4000));
-    } finally {
-      await delivery.stop();
-    }
-    expect(calls).toBe(1);
-    const { Attributes } = await sqs.send(
-      new GetQueueAttributesCommand({
-        QueueUrl,
-        AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
-      }),
-    );
-    expect(Attributes?.ApproximateNumberOfMessagesNotVisible).toBe('1'); // still hidden, not deleted
-    await sqs.send(new DeleteQueueCommand({ QueueUrl }));
-  }, 30_000);
 });
 
 describe('queue outage', () => {
