@@ -15,6 +15,8 @@ import {
   type HttpHandler,
 } from '../http/endpoint';
 import type { RouteContract } from '../http/route';
+// A request can end a run (a dismissal, an upload that never came): what hears a run's end is loaded with every endpoint.
+import '../pipelines/run-end-subscribers';
 
 export type { HttpHandler } from '../http/endpoint';
 

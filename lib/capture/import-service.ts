@@ -18,7 +18,7 @@ import { type ImportBatch, importBatchRow, putNewImportBatch, updateImportBatch 
 import { importBatchView } from '../imports/view';
 import { derivedId } from '../inventory/item-rules';
 import { deleteJobRows, type Job, newJobRecord, putNewJob } from '../jobs/job-store';
-import { startJob } from '../orchestrator/engine';
+import { startJob } from '../orchestrator/start';
 import { CAPTURE_IMPORT } from '../pipelines/catalog';
 import { loadClaimForTeam, loadConnectionForTeam, loadRoomForTeam } from '../tenancy/service';
 import { type CaptureManifest, claimNumberOf } from './import-rules';

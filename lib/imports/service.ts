@@ -17,7 +17,7 @@ import type { Identity } from '../auth/identity-rules';
 import { blobKeys } from '../blob/keys';
 import { ConflictError, InvalidRequestError, TooLargeError } from '../errors';
 import { deleteJobRows, getJob, type Job, newJobRecord, type PdfDocument, putNewJob } from '../jobs/job-store';
-import { startJob } from '../orchestrator/engine';
+import { startJob } from '../orchestrator/start';
 import { confirmDocumentUploads, presignDocumentUploads } from '../photos/document-upload-service';
 import { newPdfDocuments, unknownDocumentsProblem } from '../photos/upload-rules';
 import { PDF_IMPORT } from '../pipelines/catalog';

@@ -33,7 +33,8 @@ import type { BranchStage, PipelineDefinition } from './pipeline';
 import { handlePossibleInterruption } from './recovery';
 import { leaseUntil, type BranchClosing } from './store';
 import { failJob, PipelineFailure } from './terminal';
-import { advance, sendBranch, sendUnit, stageOf, timing, type StageMessage } from './transitions';
+import { advance, timing } from './advance';
+import { sendBranch, sendUnit, stageOf, type StageMessage } from './transitions';
 
 /** Takes a queued branch stage for its run and sends every branch its message. */
 export async function openBranchStage(job: Job, stage: BranchStage): Promise<void> {

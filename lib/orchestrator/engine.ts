@@ -20,97 +20,34 @@
  *  - A lease that expired while its stage was running means the worker died:
  *    that is an interruption (recovery.ts).
  */
-import { randomUUID } from 'node:crypto';
 import { faultPoint } from '../faults/fault-points';
+import { randomUUID } from 'node:crypto';
 import { getJob, updateJob, type Job } from '../jobs/job-store';
-import { isRunning, PREPARING_STATUSES, STARTABLE_STATUSES } from '../jobs/job-rules';
-import { JobLog } from '../jobs/log-store';
-import { inRunSpan, newRunTraceparent } from '../observability/job-trace';
+import { isRunning } from '../jobs/job-rules';
+import { inRunSpan } from '../observability/job-trace';
 import { logger } from '../observability/logger';
 import { retryDelaySeconds } from '../queue/delivery';
 import { stepKey } from './branch-rules';
 import { afterBranchDone, branchClosing, handleBranchMessage, openBranchStage } from './branches';
 import { branchContextFor, contextFor, errorText, raiseBranchProgress, withHeartbeat } from './context';
-import {
-  getPipeline,
-  isBranchStage,
-  refOf,
-  type PipelineDefinition,
-  type PipelineRef,
-  type StageDefinition,
-  type Step,
-} from './pipeline';
+import { getPipeline, isBranchStage, type StageDefinition, type Step } from './pipeline';
 import { handlePossibleInterruption } from './recovery';
 import { claimUnit, finishAndCount, finishAndCountBranch, leaseUntil, releaseUnit } from './store';
 import { failJob, PipelineFailure } from './terminal';
-import { advance, queuedStage, sendStage, sendUnit, stageOf, type StageMessage, type UnitMessage } from './transitions';
+import { advance } from './advance';
+import { sendUnit, stageOf, type StageMessage, type UnitMessage } from './transitions';
 
 export { stageMessage, unitMessage, type StageMessage, type UnitMessage } from './transitions';
+export { startJob } from './start';
 
 /** A unit that failed this many deliveries is given up on (recorded as failed) so the fan-in can finish. */
 const UNIT_MAX_ATTEMPTS = 3;
-
-const NO_RUN_YET = { condition: 'attribute_type(run_id, :null_type)', values: { ':null_type': 'NULL' } };
 
 /** How the queue delivered a unit message: lets the engine have it delivered again after a backoff. */
 export interface UnitDelivery {
   retryAfter(seconds: number): Promise<void>;
 }
 const noRedelivery: UnitDelivery = { retryAfter: async () => undefined };
-
-/**
- * Starts (or restarts) a job on a pipeline: status pending, a fresh run, the
- * first stage queued. Returns null when the job is not in a startable state.
- * A preparing pipeline starts from its preparing status and stays in it
- * (the guard is then what keeps a second start out).
- */
-export async function startJob(
-  job: Job,
-  definition: PipelineDefinition | PipelineRef,
-  extra: Partial<Job> = {},
-  /**
-   * Further conditions the start write must meet (no photo edit under way, the charged round still open); null
-   * result when one does not. Their value placeholders must differ.
-   */
-  guards: readonly { condition: string; values: Record<string, unknown> }[] = [],
-): Promise<Job | null> {
-  const pipeline = refOf(definition);
-  const now = new Date().toISOString();
-  // A preparing run starts once per job (a restart after an interruption is recovery's, not a start).
-  const conditions = [...guards, ...(pipeline.preparation ? [NO_RUN_YET] : [])];
-  const started = await updateJob(job.id, {
-    // A follow-up pass starts from a complete job and keeps its earlier stage timings.
-    expectStatus: pipeline.followUp ? ['complete'] : pipeline.preparation ? PREPARING_STATUSES : STARTABLE_STATUSES,
-    ...(conditions.length > 0
-      ? {
-          condition:
-            conditions.length === 1 ? conditions[0].condition : conditions.map((c) => `(${c.condition})`).join(' AND '),
-          values: Object.assign({}, ...conditions.map((c) => c.values)),
-        }
-      : {}),
-    set: {
-      ...extra,
-      status: pipeline.preparation ? pipeline.firstStatus : 'pending',
-      current_stage: 'Queued',
-      progress_pct: 0,
-      error_message: null,
-      pipeline: pipeline.name,
-      follow_up_pass: pipeline.followUp,
-      run_id: randomUUID(),
-      // The run's trace: its messages carry it and its end records the root span (lib/observability/job-trace.ts).
-      trace_parent: newRunTraceparent(),
-      ...queuedStage(pipeline.firstStage),
-      ...(pipeline.followUp ? {} : { stage_timings: {} }),
-      started_at: now,
-      finished_at: null,
-      heartbeat_at: now,
-    },
-  });
-  if (!started) return null;
-  await new JobLog(job.id).info(`Queued for processing (${pipeline.name})`);
-  await sendStage(started);
-  return started;
-}
 
 /** Handles one stage message. Never throws for a message that can never succeed; throws to have SQS retry. */
 export async function handleStageMessage(message: StageMessage): Promise<void> {

@@ -29,7 +29,8 @@ import { branchPathNames, stepKey } from './branch-rules';
 import { getPipeline, isBranchStage, preparingPipelineFor } from './pipeline';
 import { activeJobIds, listUnits, type UnitRecord } from './store';
 import { failJob } from './terminal';
-import { advance, queuedStage, sendBranch, sendStage, sendUnit, stageOf } from './transitions';
+import { advance } from './advance';
+import { queuedStage, sendBranch, sendStage, sendUnit, stageOf } from './transitions';
 
 export const RESTARTING = 'Restarting after an interruption';
 export const INTERRUPTED_TWICE = 'Processing was interrupted twice. Nothing was charged; please process the job again.';

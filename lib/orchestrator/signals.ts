@@ -2,11 +2,12 @@
  * What the end of a job run tells the outbound signals (spec: Outbound
  * signals): the run's root span `job.process`, the job metrics, the analytics
  * outcome event and, for a failure, one error report (a pipeline failure, or
- * an import crash for a preparing read). Called once per run end, by the
- * terminal path whose conditional write ended it (terminal.ts). Never throws
- * and never waits: everything is sent when the invocation ends.
+ * an import crash for a preparing read). A subscriber of run ends
+ * (lib/jobs/run-end-service.ts), so it runs once per run end, after the
+ * conditional write that ended it. Never throws and never waits: everything
+ * is sent when the invocation ends.
  */
-import type { Job } from '../jobs/job-store';
+import type { RunEnd } from '../jobs/run-end-service';
 import { captureAnalytics } from '../observability/analytics';
 import { jobOutcomeEvent, type RunOutcome, secondsBetween } from '../observability/analytics-rules';
 import { reportError } from '../observability/error-tracking';
@@ -16,7 +17,8 @@ import { recordRunEnd } from '../observability/metrics';
 
 const FAILED: readonly RunOutcome[] = ['error', 'pass_error', 'preparation_error'];
 
-export function signalRunEnd(job: Job, outcome: RunOutcome, end: { error?: string; credits?: number } = {}): void {
+export function signalRunEnd(end: RunEnd): void {
+  const { job, outcome } = end;
   try {
     const now = new Date();
     const pipeline = job.pipeline ?? 'none';

@@ -1,31 +1,28 @@
 /**
  * The terminal paths of a job (spec: States and transitions):
- *  - complete: billing finalized once (in the completing write), logs archived, chat message posted;
- *  - error: up-front charge refunded, failure posted to chat, logs archived.
+ *  - complete: billing finalized once (in the completing write), logs archived;
+ *  - error: up-front charge refunded, logs archived.
  * Both are conditional on the job still being in a processing state of the
- * same run, so a late or duplicated message cannot finish a job twice.
+ * same run, so a late or duplicated message cannot finish a job twice. The
+ * winner of that write publishes the run's end (lib/jobs/run-end-service.ts), to
+ * which the usage counters, the chat post and the outbound signals subscribe.
  *
  * Refunds are owed in the same write that ends the run (lib/billing/settlement-store.ts):
  * the whole charge on failure, and on completion the part spent up front but not
  * billed (a failed AI request is never billed). They are settled right after;
  * what the billing service does not confirm the billing sweep retries.
  */
-import { revenueUsd } from '../billing/credit-rules';
 import { addFinalizedSpend } from '../billing/finalize-service';
 import { completionBilling, passCompletionBilling } from '../billing/charge-store';
 import { settleJobBilling } from '../billing/settlement-service';
 import { owesBilling, unbilledRefund, wholeRefund } from '../billing/settlement-rules';
 import { owedFields } from '../billing/settlement-store';
-import { postJobOutcome } from '../integrations/chat';
 import { updateJob, type Job } from '../jobs/job-store';
 import { PREPARING_STATUSES, PROCESSING_STATUSES, statusAfterPreparing } from '../jobs/job-rules';
 import { archiveLog, JobLog } from '../jobs/log-store';
+import { publishRunEnd } from '../jobs/run-end-service';
 import { logger } from '../observability/logger';
-import { recordJobCompleted, recordJobFailed } from '../stats/service';
-import { getTeam } from '../teams/store';
-import { getUser } from '../users/store';
 import type { PipelineDefinition } from './pipeline';
-import { signalRunEnd } from './signals';
 
 /** A failure a pipeline reports with a message meant for the user (e.g. every AI call failed). */
 export class PipelineFailure extends Error {
@@ -75,8 +72,6 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
   });
   if (!done) return;
   await addFinalizedSpend(done, billing.credits);
-  // A follow-up pass adds its credits; the job was counted complete by its first run.
-  await recordJobCompleted(done, billing.credits, { pass: Boolean(pipeline.followUp) });
   if (owesBilling(done)) await settleJobBilling(done.id);
   logger.info('billing finalized', {
     job_id: job.id,
@@ -86,11 +81,12 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
   if (pipeline.followUp) {
     await log.info(`Pass complete: ${summary.items_found} items, ${summary.credits} credits`);
     await archiveLogSafely(job.id);
-    signalRunEnd(done, 'pass_complete', { credits: billing.credits });
+    await publishRunEnd({ job: done, outcome: 'pass_complete', credits: billing.credits });
     return;
   }
   await log.info(`Complete: ${summary.items_found} items, ${summary.credits} credits`);
-  await afterTerminal(done, { outcome: 'success', credits: summary.credits });
+  await archiveLogSafely(job.id);
+  await publishRunEnd({ job: done, outcome: 'complete', credits: billing.credits });
 }
 
 /**
@@ -118,10 +114,10 @@ export async function failJob(job: Job, message: string): Promise<Job | null> {
     values: { ':run': job.run_id },
   });
   if (!failed) return null;
-  await recordJobFailed(failed, message);
   if (owesBilling(failed)) await settleJobBilling(failed.id);
   await new JobLog(job.id).error(message);
-  await afterTerminal(failed, { outcome: 'failure', error: message });
+  await archiveLogSafely(job.id);
+  await publishRunEnd({ job: failed, outcome: 'error', error: message });
   return failed;
 }
 
@@ -166,7 +162,10 @@ async function endPreparation(job: Job, outcome: { items: number } | { error: st
   else await log.info(`Read finished: ${outcome.items} photo(s); ${status.replace('_', ' ')}`);
   // A claim-level import's reader ends here for good (complete); a room's read hands its job on, whose log goes on.
   if (status === 'complete') await archiveLogSafely(job.id);
-  signalRunEnd(ended, 'error' in outcome ? 'preparation_error' : 'prepared', 'error' in outcome ? outcome : {});
+  await publishRunEnd({
+    job: ended,
+    ...('error' in outcome ? { outcome: 'preparation_error', error: outcome.error } : { outcome: 'prepared' }),
+  });
   return ended;
 }
 
@@ -196,34 +195,11 @@ async function failPass(job: Job, message: string): Promise<Job | null> {
   if (owesBilling(back)) await settleJobBilling(back.id);
   await new JobLog(job.id).error(message);
   await archiveLogSafely(job.id);
-  signalRunEnd(back, 'pass_error', { error: message });
+  await publishRunEnd({ job: back, outcome: 'pass_error', error: message });
   return back;
 }
 
 /** Every terminal path archives the log; a failed archive never breaks the job. */
 async function archiveLogSafely(jobId: string): Promise<void> {
   await archiveLog(jobId).catch((err) => logger.error('job log archive failed', { job_id: jobId, error: String(err) }));
-}
-
-/** Archive the log, tell the outbound signals and post to chat; none of them may break the job. */
-async function afterTerminal(
-  job: Job,
-  outcome: { outcome: 'success'; credits: number } | { outcome: 'failure'; error: string },
-): Promise<void> {
-  await archiveLogSafely(job.id);
-  signalRunEnd(job, outcome.outcome === 'success' ? 'complete' : 'error', outcome);
-  try {
-    const [team, user] = await Promise.all([getTeam(job.team_id), getUser(job.created_by_user_id)]);
-    await postJobOutcome({
-      outcome: outcome.outcome,
-      company: team?.name ?? 'unknown team',
-      user: user?.name ?? 'unknown user',
-      mediaType: job.source_type,
-      ...(outcome.outcome === 'success'
-        ? { credits: outcome.credits, revenueUsd: revenueUsd(outcome.credits, team) }
-        : { error: outcome.error }),
-    });
-  } catch (err) {
-    logger.warn('job outcome message not posted', { job_id: job.id, error: String(err) });
-  }
 }

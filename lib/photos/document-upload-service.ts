@@ -22,7 +22,7 @@ import { isConditionRace } from '../db/client';
 import { NotFoundError } from '../errors';
 import { getJob, type Job, type PdfDocument, updateJob } from '../jobs/job-store';
 import { logger } from '../observability/logger';
-import { startJob } from '../orchestrator/engine';
+import { startJob } from '../orchestrator/start';
 import { failJob } from '../orchestrator/terminal';
 import { PDF_IMPORT } from '../pipelines/catalog';
 import { withRetry } from '../retry';

@@ -5,6 +5,7 @@
  * instead.
  */
 import { registerPipeline } from '../orchestrator/pipeline';
+import './run-end-subscribers'; // what hears a run's end, in every function that runs jobs
 import { audioPipeline } from './audio/pipeline';
 import { captureImportPipeline } from './capture/pipeline';
 import { pdfImportPipeline } from './pdf/pipeline';

@@ -18,7 +18,7 @@ import { getJob, newJobRecord, putJobOnce, type Job } from '../jobs/job-store';
 import { JobLog } from '../jobs/log-store';
 import { jobView } from '../jobs/view';
 import { logger } from '../observability/logger';
-import { startJob } from '../orchestrator/engine';
+import { startJob } from '../orchestrator/start';
 import { pipelineRefForSource } from '../pipelines/catalog';
 import { dispatch } from '../queue/dispatch';
 import { loadRoomForTeam, JOB_NOT_FOUND } from '../tenancy/service';

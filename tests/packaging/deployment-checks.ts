@@ -216,6 +216,28 @@ export function describeDeploymentSafety(get: () => Packaged): void {
     });
   });
 
+  describe('run ends', () => {
+    it('loads what hears a run end (lib/pipelines/run-end-subscribers.ts) in every function that can publish one', () => {
+      const { run } = get();
+      // A string of the publisher and one of the wiring (a subscriber's name): minifying keeps strings whole.
+      const PUBLISHER = 'run end published with no subscriber registered';
+      const WIRING = 'usage-counters';
+      const missing: string[] = [];
+      let publishing = 0;
+      for (const file of fs.readdirSync(run.packageDir).filter((f) => f.endsWith('.zip'))) {
+        const zip = fs.readFileSync(path.join(run.packageDir, file));
+        for (const entry of zipEntries(zip).filter((e) => e.name.endsWith('.js') && !e.name.startsWith('nodejs/'))) {
+          const text = readZipEntry(zip, entry).toString();
+          if (!text.includes(PUBLISHER)) continue;
+          publishing++;
+          if (!text.includes(WIRING)) missing.push(`${file}: ${entry.name}`);
+        }
+      }
+      expect(publishing).toBeGreaterThan(20);
+      expect(missing).toEqual([]);
+    });
+  });
+
   describe('secrets', () => {
     it('writes no secret value into any template, state file or zip', () => {
       const { run } = get();

@@ -92,7 +92,7 @@ const USE_CASE_VERBS = new Set(
   (
     'abort acquire add append approve archive cancel charge clear complete confirm connect count create deliver delete ensure finalize format ' +
     'get handle hard init list load log measure move normalize patch presign process provision purge queue quote record ' +
-    'check edit fail merge migrate open redirect refund regroup remove rename request resend resolve restore retry revoke segment set settle show start stream submit sweep unarchive update verify'
+    'check edit fail merge migrate open post publish redirect refund regroup remove rename request resend resolve restore retry revoke segment set settle show start stream submit subscribe sweep unarchive update verify'
   ).split(' '),
 );
 
