@@ -1,0 +1,134 @@
+/**
+ * Covers: lib/billing/settlement-service.ts (a job's owed refund),
+ * lib/billing/send-charge-service.ts (a failed send's owed refund), the
+ * billing sweep's schedule (lib/billing/sweep-service.ts).
+ *
+ * The refund asked of the billing service while the invocation dies before
+ * its answer is recorded (the named fault points job-refund:asked and
+ * send-refund:asked, lib/faults): the refund stays owed, the billing sweep's
+ * own schedule asks for it again under the same reference, and the ledger is
+ * refunded exactly once. Each point also runs disarmed: one ask settles it.
+ *
+ *  - A job: a Process click ended after its charge was recorded, before the
+ *    start (job-start:charged); once the round's lease has run out (the test
+ *    writes the charge time back, as waiting would) the sweep gives the round
+ *    back, and that refund is the one cut off.
+ *  - A claims platform send the platform refuses: the send fails with its
+ *    refund owed, and the request's own refund is the one cut off.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REFUND_PATH } from '../../lib/integrations/billing-contract';
+import { getOwedSendRefund } from '../../lib/billing/send-refund-store';
+import { getJob } from '../../lib/jobs/job-store';
+import { getSubmission } from '../../lib/sends/submission-store';
+import { Client, eventually } from '../support/api';
+import { fakeBilling } from '../support/fake-billing';
+import { armFaultPoint, faultPointTripped } from '../support/fault-points';
+import { leaseRunsOut } from '../support/process-death';
+import { recordingAtConfirmation, shortRecordings } from '../support/recording-jobs';
+import { claimsPlatform, claimsPlatformTeam, identityOfMember, openSubmissionId } from '../support/sends';
+import { newTeamMember } from '../support/tokens';
+import { newRoom } from '../support/uploads';
+
+jest.setTimeout(300_000);
+
+const SECONDS = 2;
+let audio: Buffer;
+let mediaDir: string;
+beforeAll(() => {
+  mediaDir = mkdtempSync(join(tmpdir(), 'refund-faults-'));
+  audio = shortRecordings(mediaDir, SECONDS).audio;
+});
+afterAll(() => rmSync(mediaDir, { recursive: true, force: true }));
+
+const outcomes: string[] = [];
+afterAll(() => console.log(['Refunds, asked while the invocation ended:', ...outcomes.sort()].join('\n')));
+
+/** The team's refund calls at the billing service. */
+const refundAsks = async (teamId: number) =>
+  (await fakeBilling.requests(teamId)).filter((r) => r.path === REFUND_PATH).length;
+
+/** The spends of the team, once every one has had back all it took. */
+const refundedWhole = (teamId: number, prefix: string) =>
+  eventually(
+    async () => {
+      const all = (await fakeBilling.spends(teamId)).filter((s) => s.reference.startsWith(prefix));
+      return all.length > 0 && all.every((s) => s.refunded === s.amount) ? all : null;
+    },
+    200_000,
+    1000,
+  );
+
+// Armed first: jest runs five at a time, and the armed cases wait for the same ticks of the billing sweep.
+it.concurrent.each([true, false])(
+  "job-refund:asked, armed %s: the sweep gives an unstarted round back once, whatever became of the first ask's answer",
+  async (armed) => {
+    const member = newTeamMember();
+    const teamId = member.current_team_id as number;
+    const client = await Client.signIn(member);
+    await fakeBilling.setBalance(teamId, 10);
+    const room = await newRoom(client, 'Hall');
+    const identity = await identityOfMember(member);
+    const job = await recordingAtConfirmation(room, identity.user.id, {
+      sourceType: 'audio',
+      bytes: audio,
+      filename: `refund-${randomUUID().slice(0, 8)}.m4a`,
+      seconds: SECONDS,
+    });
+    // The way in: a click that charged the round and died before the start.
+    armFaultPoint('job-start:charged', job.id);
+    if (armed) armFaultPoint('job-refund:asked', job.id);
+    expect((await client.post(`/api/jobs/${job.id}/process`)).status).toBeGreaterThanOrEqual(500);
+    expect(await getJob(job.id)).toMatchObject({ billing_charged: true, billing_round_started: false });
+    await leaseRunsOut(job.id);
+
+    const spends = await refundedWhole(teamId, `job:${job.id}:`);
+    // Refunded exactly once, and the job knows it.
+    expect(spends).toEqual([{ reference: `job:${job.id}:1`, amount: 1, refunded: 1, refunds: [`job:${job.id}:1`] }]);
+    await eventually(async () => (await getJob(job.id))?.refund_state === 'done', 150_000, 1000);
+    expect(await getJob(job.id)).toMatchObject({ billing_refunded: true, refund_state: 'done', refunds_owed: [] });
+    expect(await fakeBilling.balance(teamId)).toBe(10);
+    // Armed: the first ask's answer was lost with its invocation, so a later sweep asked again (the service answered
+    // that repeat with the first answer). Disarmed, the first ask settled it.
+    if (armed) expect(faultPointTripped('job-refund:asked', job.id)).toBe(true);
+    const asks = await refundAsks(teamId);
+    if (armed) expect(asks).toBeGreaterThanOrEqual(2);
+    else expect(asks).toBe(1);
+    outcomes.push(
+      `job-refund:asked ${armed ? 'armed' : 'disarmed'}: ${armed ? `ended after the ask; asked ${asks} times` : 'not cut off; asked once'}; refunded once`,
+    );
+  },
+);
+
+it.concurrent.each([true, false])(
+  "send-refund:asked, armed %s: a refused send's refund is settled once, whatever became of the first ask's answer",
+  async (armed) => {
+    const t = await claimsPlatformTeam(['Globe', 'Atlas'], 100);
+    const teamId = t.member.current_team_id as number;
+    if (armed) armFaultPoint('send-refund:asked', t.identity.team.id);
+    // The platform refuses the send: it fails, and the request gives its charge back.
+    await claimsPlatform().failNext('503', { match: t.token, count: 3 });
+    const res = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
+    expect(res.status).toBe(502);
+    const send = await getSubmission(await openSubmissionId(t.claimId));
+    expect(send).toMatchObject({ status: 'failed' });
+
+    const spends = await refundedWhole(teamId, `as-send:${t.claimId}`);
+    expect(spends.map((s) => [s.amount, s.refunded, s.refunds.length])).toEqual([[2, 2, 1]]);
+    expect(await fakeBilling.balance(teamId)).toBe(100);
+    if (armed) expect(faultPointTripped('send-refund:asked', t.identity.team.id)).toBe(true);
+    // Armed: the owed refund outlived the request, and the billing sweep asked again; disarmed, the request settled it.
+    const asks = await eventually(async () => {
+      const n = await refundAsks(teamId);
+      return (armed ? n >= 2 : n === 1) ? n : null;
+    }, 150_000);
+    // Nothing is owed any more.
+    await eventually(async () => (await getOwedSendRefund(send?.charge_key as string)) === null, 150_000, 1000);
+    outcomes.push(
+      `send-refund:asked ${armed ? 'armed' : 'disarmed'}: ${armed ? `ended after the ask; asked ${asks} times` : 'not cut off; asked once'}; refunded once`,
+    );
+  },
+);
