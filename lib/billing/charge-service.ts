@@ -42,6 +42,7 @@
  */
 import { settings as currentSettings } from '../config';
 import { ConflictError, NotFoundError } from '../errors';
+import { faultPoint } from '../faults/fault-points';
 import { isProcessing } from '../jobs/job-rules';
 import { getJob, type Job } from '../jobs/job-store';
 import { logger } from '../observability/logger';
@@ -68,6 +69,9 @@ import {
   wholeRefund,
 } from './settlement-rules';
 import { abandonRound } from './settlement-store';
+
+/** The clicks that charge a job up front: a Process click and a read-the-rest pass's. */
+type ChargedFlow = 'job-start' | 'read-the-rest';
 
 type UnchargedReason = 'billing_off' | 'config_gap' | 'zero_cost' | 'no_team_external_id' | 'unavailable';
 
@@ -111,8 +115,8 @@ export async function chargeJobUpFront(
     team: Pick<Team, 'id' | 'external_id'>;
     user: Pick<User, 'id' | 'external_id'> | null;
     credits: number;
-    /** Called once the spend has answered, before its answer is recorded; the fault tests throw from it. */
-    checkpoint?: (step: 'spent') => void;
+    /** The click being charged (a Process click unless named): names its fault points, `<flow>:recorded|spent`. */
+    flow?: ChargedFlow;
   },
   deps: BillingDeps = {},
 ): Promise<ChargeOutcome> {
@@ -172,6 +176,7 @@ export async function chargeJobUpFront(
   // Recorded as asked for before it is made: a request that dies during the call or before the answer is
   // recorded leaves it for the billing sweep, which gives back what it took once the round's lease has run out.
   if (!(await recordSpendRequest(job.id, { previous, round, amount }))) return racingRound(job.id, round);
+  faultPoint(`${input.flow ?? 'job-start'}:recorded`, [job.id]);
   const client = createBillingClient({ ...deps, config });
   const result = await client.spend({
     teamId: team.external_id,
@@ -180,7 +185,7 @@ export async function chargeJobUpFront(
     reference,
     description: spendDescription(stored, amount),
   });
-  input.checkpoint?.('spent');
+  faultPoint(`${input.flow ?? 'job-start'}:spent`, [job.id]);
 
   if (result.outcome === 'insufficient') {
     await recordRefusedSpend(job.id, round);

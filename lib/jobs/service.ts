@@ -17,6 +17,7 @@ import { blobKeys } from '../blob/keys';
 import { settings } from '../config';
 import { loadChargeExemptions } from '../billing/exemption-service';
 import { ConflictError, UnavailableError } from '../errors';
+import { faultPoint } from '../faults/fault-points';
 import { startJob } from '../orchestrator/engine';
 import { pipelineRefForSource } from '../pipelines/catalog';
 import { countPhotoAiRequests } from '../photos/photo-service';
@@ -87,18 +88,6 @@ export async function quoteJob(identity: Identity, jobId: string) {
 export const PHOTOS_BEING_SAVED =
   "A change to this job's photos is still being saved; process the job once it is done. Nothing was charged.";
 
-/** What a start's request does at its charge, in the order it does it (a process can die after each). */
-type StartStep = 'spent' | 'charged';
-
-export interface ProcessDeps {
-  /**
-   * Called as each step is done: `spent` once the spend has answered (before its answer is recorded), `charged`
-   * once the charge is recorded (before the start). The fault tests throw from it to stand for a process that dies
-   * there.
-   */
-  checkpoint?: (step: StartStep) => void;
-}
-
 /**
  * POST /api/jobs/{id}/process: from awaiting_grouping, awaiting_confirmation or
  * error (an errored job is charged again). Credits are spent up front — a flat
@@ -106,7 +95,7 @@ export interface ProcessDeps {
  * A job whose photo-write lock is held (a grouping edit still committing) is
  * 409 and nothing is charged or started.
  */
-export async function processJob(identity: Identity, jobId: string, deps: ProcessDeps = {}) {
+export async function processJob(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   if (!STARTABLE_STATUSES.includes(job.status)) {
     throw new ConflictError(
@@ -132,9 +121,9 @@ export async function processJob(identity: Identity, jobId: string, deps: Proces
     ...(await loadJobPayer(identity, job)),
     job,
     credits: charge.credits,
-    checkpoint: deps.checkpoint,
+    flow: 'job-start',
   });
-  deps.checkpoint?.('charged');
+  faultPoint('job-start:charged', [job.id]);
   // The lock is checked again in the start write itself: an edit that took it after the check above must not be
   // planned half-applied. So is the charged round: one the billing sweep gave back meanwhile is not started on.
   const started = await startChargedRun(charged, (write) =>

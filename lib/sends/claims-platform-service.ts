@@ -71,13 +71,8 @@ import { submissionView } from './submission-view';
 /** The sync calls of a send (claim, then rooms) share an HTTP function's 29 s. */
 const SYNC_CALL_DEADLINE_MS = 10_000;
 
-/** The points between a send's steps at which its request can be cut off (a process that dies there). */
-type SendStep = 'recorded' | 'spent' | 'charged' | 'synced';
-
 export interface ClaimsPlatformDeps {
   config?: Settings;
-  /** Called as each step is done; the fault tests throw from it to stand for a process that dies there. */
-  checkpoint?: (step: SendStep) => void;
 }
 
 async function claimAndTeam(identity: Identity, claimId: string): Promise<{ claim: Claim; team: Team }> {
@@ -213,13 +208,8 @@ export async function submitToClaimsPlatform(
     plan.batch.map((i) => i.id),
   );
   if (dryRun) return view(await completeDryRun(submission, claim, plan.batch));
-  // A test ends the request at each step either in its own process (deps.checkpoint) or, through the real route,
-  // at the step's fault point (lib/faults).
-  const checkpoint = (step: SendStep) => {
-    deps.checkpoint?.(step);
-    faultPoint(`claims-send:${step}`, [claim.id]);
-  };
-  checkpoint('recorded');
+  // A test ends the request at each step, through the real route, at the step's fault point (lib/faults).
+  faultPoint('claims-send:recorded', [claim.id]);
 
   let charged: Awaited<ReturnType<typeof chargeSend>>;
   try {
@@ -235,7 +225,7 @@ export async function submitToClaimsPlatform(
     if (err instanceof InsufficientCreditsError) await withdrawSubmission(submission, seen);
     throw err;
   }
-  checkpoint('spent');
+  faultPoint('claims-send:spent', [claim.id]);
   await recordSend(claim.team_id, 'claims_platform', now);
   const syncing = await advanceSubmission(
     submission.id,
@@ -249,7 +239,7 @@ export async function submitToClaimsPlatform(
     },
   );
   if (!syncing) return view((await getSubmission(submission.id)) ?? submission);
-  checkpoint('charged');
+  faultPoint('claims-send:charged', [claim.id]);
 
   // The remote claim and its rooms, synchronously: a refusal here is refunded and answered 502.
   const synced = await syncRemoteClaim(client as ClaimsPlatformClient, claim, identity.user, body);
@@ -277,7 +267,7 @@ export async function submitToClaimsPlatform(
     },
   );
   if (!started) return view((await getSubmission(submission.id)) ?? syncing);
-  checkpoint('synced');
+  faultPoint('claims-send:synced', [claim.id]);
   await queueFanOut(started);
   logger.info('claims platform send started', {
     claim_id: claim.id,

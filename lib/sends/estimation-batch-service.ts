@@ -59,8 +59,12 @@ export const SEND_IN_PROGRESS =
 export const PHOTOS_NOT_SENT =
   'Photos were not sent: this service has no public address configured (PUBLIC_BASE_URL), so the estimation platform could not fetch them.';
 
-/** The points between the steps at which a send can be cut off (a process that dies there). */
-export type SendStep = 'recorded' | 'charged' | 'delivered' | 'failed';
+/**
+ * The points between the steps at which a send can be cut off (a process that dies there): after the batch is
+ * recorded, after the spend answered (before its record), after the charge is recorded, after the remote accepted
+ * the batch (before its record), after that record, after a failure is recorded.
+ */
+export type SendStep = 'recorded' | 'spent' | 'charged' | 'accepted' | 'delivered' | 'failed';
 export type Checkpoint = (step: SendStep) => void;
 
 export interface SendPlan {
@@ -120,7 +124,13 @@ export async function startSendBatch(plan: SendPlan): Promise<SendResult> {
   )
     throw new ConflictError(SEND_IN_PROGRESS);
   plan.checkpoint('recorded');
-  const charged = await chargeBatch((await getEstimationSend(claim.id)) as EstimationSend, claim, team, credits);
+  const charged = await chargeBatch(
+    (await getEstimationSend(claim.id)) as EstimationSend,
+    claim,
+    team,
+    credits,
+    plan.checkpoint,
+  );
   plan.checkpoint('charged');
   return deliverAndStamp(charged, owner, team, config, plan.checkpoint);
 }
@@ -131,7 +141,13 @@ export async function startSendBatch(plan: SendPlan): Promise<SendResult> {
  * gets the service's first answer: no second charge. A flat refusal (402)
  * ends the attempt and moves the round on: nothing was spent, nothing is sent.
  */
-async function chargeBatch(record: EstimationSend, claim: Claim, team: Team, credits: number): Promise<EstimationSend> {
+async function chargeBatch(
+  record: EstimationSend,
+  claim: Claim,
+  team: Team,
+  credits: number,
+  checkpoint: Checkpoint,
+): Promise<EstimationSend> {
   if (record.dry_run || !record.reference) return record;
   const sender = record.sender_user_id ? await getUser(record.sender_user_id) : null;
   const count = record.item_count;
@@ -156,6 +172,7 @@ async function chargeBatch(record: EstimationSend, claim: Claim, team: Team, cre
     );
     throw err;
   }
+  checkpoint('spent');
   const lost = charge.charged && charge.unconfirmed ? charge : null;
   const fields = { credits: charge.credits, charge_unconfirmed: Boolean(lost), charge_spend: lost?.spend ?? null };
   await recordSendStep(claim.id, record.owner, fields);
@@ -244,6 +261,7 @@ async function deliverAndStamp(
       throw call.error;
     }
     remote = call.remote;
+    checkpoint('accepted');
     await recordSendStep(claim.id, owner, {
       state: 'delivered',
       remote,
@@ -365,7 +383,7 @@ export async function completeInterruptedSend(
         enterprise: features.enterprise,
         training: claim.is_training,
       });
-      record = await chargeBatch(record, claim, team, credits);
+      record = await chargeBatch(record, claim, team, credits, checkpoint);
     }
     return await deliverAndStamp(record, owner, team, config, checkpoint);
   } catch (err) {

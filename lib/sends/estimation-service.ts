@@ -34,6 +34,7 @@ import type { Identity } from '../auth/identity-rules';
 import { type Claim, getClaim } from '../claims/store';
 import { settings as currentSettings, type Settings } from '../config';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
+import { faultPoint } from '../faults/fault-points';
 import { getTeam } from '../teams/store';
 import { loadClaimForTeam } from '../tenancy/service';
 import { listActiveClaimItems } from './claim-items-service';
@@ -64,6 +65,10 @@ import {
 } from './estimation-store';
 
 type SendBody = import('zod').output<typeof schemas.estimationSendBody>;
+
+/** The steps with a named fault point (lib/faults/fault-points.ts). */
+type FaultPointStep = 'recorded' | 'spent' | 'charged' | 'accepted';
+const FAULT_POINT_STEPS: ReadonlySet<SendStep> = new Set<FaultPointStep>(['recorded', 'spent', 'charged', 'accepted']);
 
 /** How long a request waits for a send of the same claim already running. */
 const WAIT_FOR_RUNNING_SEND_MS = 10_000;
@@ -123,6 +128,8 @@ export async function submitToEstimationPlatform(
   const checkpoint: Checkpoint = (step) => {
     try {
       deps.interrupt?.(step);
+      // Through the real route, the request ends at the step's fault point (lib/faults), as a crash would end it.
+      if (FAULT_POINT_STEPS.has(step)) faultPoint(`estimation-send:${step as FaultPointStep}`, [claim.id]);
     } catch (err) {
       released = true; // a dead process releases nothing
       throw err;

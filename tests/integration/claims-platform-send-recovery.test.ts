@@ -1,11 +1,13 @@
 /**
- * The claims platform send in-process against the embedded stack and the
- * run's fakes, for what HTTP cannot reach: a request that dies between its
- * steps (recorded, charged, synced), left to the send sweep once its lease
- * has run out, and a send whose items stalled on the queue.
+ * The claims platform send against the embedded stack and the run's fakes: a
+ * request ended at its named fault points (recorded, charged, synced; through
+ * the real route, as a crash would end it), left to the send sweep once its
+ * lease has run out, and, in-process for what HTTP cannot reach, a send whose
+ * items stalled on the queue.
  */
 import { randomUUID } from 'node:crypto';
 import { keys } from '../../lib/db/keys';
+import type { FaultPointName } from '../../lib/faults/fault-points';
 import { submitToClaimsPlatform } from '../../lib/sends/claims-platform-service';
 import { recordSubmissionItems, submissionItemIds } from '../../lib/sends/submission-item-store';
 import { getSubmission, openSubmission, type Submission } from '../../lib/sends/submission-store';
@@ -13,9 +15,9 @@ import { SEND_INTERRUPTED, sweepExpiredSends } from '../../lib/sends/submission-
 import { eventually } from '../support/api';
 import { getRow } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
+import { armFaultPoint, faultPointTripped } from '../support/fault-points';
 import { claimsPlatform, claimsPlatformTeam, expireSubmissionLease, openSubmissionId } from '../support/sends';
 import type { LoginClaimsInput } from '../support/tokens';
-import { dieAt, ProcessDied } from '../support/process-death';
 
 jest.setTimeout(120_000);
 
@@ -24,22 +26,37 @@ const ledger = async (member: LoginClaimsInput) =>
     .filter((s) => s.reference.startsWith('as-send:'))
     .map((s) => [s.reference, s.amount, s.refunded]);
 
+type Team = Awaited<ReturnType<typeof claimsPlatformTeam>>;
+
+/** The send's request through the real route, ended at `point`: the invocation fails (5xx) and the point tripped. */
+async function sendEndedAt(t: Team, point: FaultPointName) {
+  armFaultPoint(point, t.claimId);
+  const res = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
+  expect(res.status).toBeGreaterThanOrEqual(500);
+  expect(faultPointTripped(point, t.claimId)).toBe(true);
+  return openSubmissionId(t.claimId);
+}
+
+/** The dead request's lease runs out and the send sweep runs (the watchdog's schedule may run it first). */
+async function swept(id: string) {
+  await expireSubmissionLease(id);
+  await sweepExpiredSends();
+}
+
 describe.each([
-  ['recorded', []],
-  ['charged', [2]],
-])('a send whose request dies after %s', (step, charged) => {
-  it('stays the open send (a retry answers it and pays nothing), then the sweep fails and refunds it; the next send pays once', async () => {
+  ['claims-send:recorded', []],
+  ['claims-send:charged', [2]],
+] as const)('a send whose request is ended at %s', (point, charged) => {
+  it.concurrent('stays the open send (a retry answers it and pays nothing), then the sweep fails and refunds it; the next send pays once', async () => {
     const t = await claimsPlatformTeam();
-    const died = submitToClaimsPlatform(t.identity, t.claimId, {}, { checkpoint: dieAt(step) });
-    await expect(died).rejects.toThrow(ProcessDied);
-    const id = await openSubmissionId(t.claimId);
+    const id = await sendEndedAt(t, point);
     // A second click while the dead request's send is open answers that send: no second charge.
-    expect(await submitToClaimsPlatform(t.identity, t.claimId, {})).toMatchObject({ id, status: 'processing' });
+    const again = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ id, status: 'processing' });
     expect((await ledger(t.member)).map(([, amount]) => amount)).toEqual(charged);
 
-    await expireSubmissionLease(id);
-    const report = await sweepExpiredSends();
-    expect(report.failed).toBeGreaterThanOrEqual(1);
+    await swept(id);
     expect(await getSubmission(id)).toMatchObject({ status: 'failed', error: SEND_INTERRUPTED, stage: null });
     // The sweep cannot tell whether the dead request asked for its charge: it asks for it under the send's reference
     // (the service answers the spend it made, or makes it now) and gives it back whole, once.
@@ -48,24 +65,21 @@ describe.each([
     expect(owed).toBeNull();
 
     // The next send is charged under the next round's reference and goes out.
-    const next = await submitToClaimsPlatform(t.identity, t.claimId, {});
-    await eventually(async () => (await getSubmission(next.id))?.status === 'complete', 60_000, 200);
+    const next = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
+    expect(next.status).toBe(200);
+    await eventually(async () => (await getSubmission(next.body.id))?.status === 'complete', 60_000, 200);
     expect((await ledger(t.member)).at(-1)).toEqual([`as-send:${t.claimId}:0:r2`, 2, 0]);
     const [remote] = await claimsPlatform().claims(t.token);
     expect(remote.items).toHaveLength(2);
   });
 });
 
-it('a send whose request died after the sync (its fan-out never sent) is handed to the worker by the sweep and completes, charged once', async () => {
+it.concurrent('a send whose request was ended after the sync (its fan-out never sent) is handed to the worker by the sweep and completes, charged once', async () => {
   const t = await claimsPlatformTeam();
-  await expect(submitToClaimsPlatform(t.identity, t.claimId, {}, { checkpoint: dieAt('synced') })).rejects.toThrow(
-    ProcessDied,
-  );
-  const id = await openSubmissionId(t.claimId);
+  const id = await sendEndedAt(t, 'claims-send:synced');
   expect(await getSubmission(id)).toMatchObject({ status: 'processing', stage: 'fanning_out' });
 
-  await expireSubmissionLease(id);
-  expect((await sweepExpiredSends()).resumed).toBeGreaterThanOrEqual(1);
+  await swept(id);
   const done = await eventually(
     async () => {
       const s = await getSubmission(id);

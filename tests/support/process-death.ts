@@ -1,19 +1,39 @@
 /**
- * A request cut off in the test's own process: a use case's checkpoint (its
- * `checkpoint` or `interrupt` dependency) throws ProcessDied at the named
- * step, so nothing after it runs, as if the function had died there. The
- * job's billing rows the sweeps read, and the passing of a round's lease.
+ * A request cut off where a crash or a timeout would cut it: through the real
+ * route, at a named fault point (lib/faults) the test arms for the job, or, in
+ * the test's own process, where a use case's `interrupt` dependency throws
+ * ProcessDied at the named step. The job's billing rows the sweeps read, and
+ * the passing of a round's lease.
  */
 import { pendingBillingEntries } from '../../lib/billing/settlement-store';
 import { UNSTARTED_ROUND_LEASE_MS } from '../../lib/billing/settlement-rules';
+import type { FaultPointName } from '../../lib/faults/fault-points';
+import type { Client } from './api';
 import { setFields } from './aws';
+import { armFaultPoint, faultPointTripped } from './fault-points';
 
 export class ProcessDied extends Error {}
 
-/** A checkpoint that dies once `step` is reached. */
+/** An `interrupt` that dies once `step` is reached. */
 export const dieAt = (step: string) => (at: string) => {
   if (at === step) throw new ProcessDied(`died after ${step}`);
 };
+
+/**
+ * The job's click (`action`: process or read-the-rest) through the real route, ended at `point`: the invocation
+ * fails and the point has tripped, so nothing after it ran.
+ */
+export async function clickEndedAt(
+  client: Client,
+  jobId: string,
+  point: FaultPointName,
+  action: 'process' | 'read-the-rest' = 'process',
+): Promise<void> {
+  armFaultPoint(point, jobId);
+  const res = await client.post(`/api/jobs/${jobId}/${action}`);
+  if (res.status < 500 || !faultPointTripped(point, jobId))
+    throw new Error(`${action} was not ended at ${point}: ${res.status} ${JSON.stringify(res.body)}`);
+}
 
 /** The job's entry on the pending-billing index, as the billing sweep reads it; null when it is not listed. */
 export async function sweepEntryOf(jobId: string) {
@@ -21,7 +41,7 @@ export async function sweepEntryOf(jobId: string) {
   return null;
 }
 
-/** What time does to a job's charged round: its lease runs out. */
+/** What time does to a job's charged round (or its spend asked for and not recorded): its lease runs out. */
 export const leaseRunsOut = (jobId: string) =>
   setFields(`JOB#${jobId}`, 'JOB', {
     billing_charged_at: new Date(Date.now() - UNSTARTED_ROUND_LEASE_MS - 1000).toISOString(),

@@ -14,9 +14,9 @@ import { chargeJobUpFront, loadJobPayer, refundJob, startChargedRun } from '../.
 import { getTeamCreditsBalance } from '../../billing/summary-service';
 import { settings } from '../../config';
 import { ConflictError } from '../../errors';
+import { faultPoint } from '../../faults/fault-points';
 import { getJob, type Job } from '../../jobs/job-store';
 import { isProcessing } from '../../jobs/job-rules';
-import type { ProcessDeps } from '../../jobs/service';
 import { jobView } from '../../jobs/view';
 import { startJob } from '../../orchestrator/engine';
 import { loadJobForTeam } from '../../tenancy/service';
@@ -62,7 +62,7 @@ export async function quoteReadTheRest(identity: Identity, jobId: string) {
 }
 
 /** POST /api/jobs/{id}/read-the-rest: a complete photo job with a group that has a pass left. 402 when the billing service refuses. */
-export async function startReadTheRest(identity: Identity, jobId: string, deps: ProcessDeps = {}) {
+export async function startReadTheRest(identity: Identity, jobId: string) {
   const job = await loadJobForTeam(identity, jobId);
   requirePhotoJob(job);
   if (job.status !== 'complete')
@@ -83,9 +83,9 @@ export async function startReadTheRest(identity: Identity, jobId: string, deps: 
     ...(await loadJobPayer(identity, job)),
     job,
     credits: charge.credits,
-    checkpoint: deps.checkpoint,
+    flow: 'read-the-rest',
   });
-  deps.checkpoint?.('charged');
+  faultPoint('read-the-rest:charged', [job.id]);
   const started = await startChargedRun(charged, (write) =>
     startJob(
       charged.job,
