@@ -43,6 +43,9 @@
  *   the run. With `afterApply` the request is applied first (as an authorised,
  *   valid request would be), then the failure answers instead: "the platform
  *   applied it but the answer was lost".
+ * - hold(match, ms?) keeps requests whose "METHOD /path" contains `match`
+ *   unanswered (and not yet applied) until release(match), for `ms` at most:
+ *   a platform that is slow while a test does something else.
  * - Every request is recorded (method, raw path, query, key, body, status
  *   answered, failure injected), in order.
  * - Control API for other processes (tests/support/fake-estimation.ts), never
@@ -59,7 +62,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ESTIMATION_SOURCE_APP } from '../../lib/integrations/estimation-platform';
-import { bearerToken, controlBody, isRecord, listenFake, misbehave, pathMatches, readBytes, sendJson } from './http';
+import {
+  bearerToken,
+  controlBody,
+  isRecord,
+  listenFake,
+  misbehave,
+  pathMatches,
+  readBytes,
+  requestHolds,
+  sendJson,
+} from './http';
 
 const FAILURE_MODES = ['401', '404', '422', '429', '500', '503', 'timeout', 'reset', 'garbage'] as const;
 export type EstimationFailureMode = (typeof FAILURE_MODES)[number];
@@ -153,6 +166,9 @@ export interface FakeEstimationPlatform {
   /** The firm's claims (of this key's firm), oldest first. */
   claims(key: string): FakeEstimationClaim[];
   failNext(mode: EstimationFailureMode, count?: number, match?: string, options?: EstimationFailOptions): void;
+  /** Keep matching requests unanswered and unapplied until release(match), for `ms` at most. */
+  hold(match: string, ms?: number): void;
+  release(match: string): void;
   /** Forget recorded requests and pending failures; with `all`, keys, catalogs and claims too. */
   reset(all?: boolean): void;
   close(): Promise<void>;
@@ -274,6 +290,7 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
   const references = new Map<string, string>();
   const requests: RecordedEstimationRequest[] = [];
   const failures: PendingFailure[] = [];
+  const holds = requestHolds();
   let sequence = 0;
 
   const firmOf = (key: string) => {
@@ -357,6 +374,7 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
   function reset(all = false) {
     requests.length = 0;
     failures.length = 0;
+    holds.releaseAll();
     if (all) {
       keys.clear();
       catalogs.clear();
@@ -577,7 +595,7 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
     return bearerToken(req);
   }
 
-  function api(req: IncomingMessage, res: ServerResponse, url: URL, raw: string) {
+  async function api(req: IncomingMessage, res: ServerResponse, url: URL, raw: string) {
     let body: unknown = null;
     let bodyError = false;
     if (raw) {
@@ -599,6 +617,7 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
       at: new Date().toISOString(),
     };
     requests.push(record);
+    await holds.heldBack(`${record.method} ${record.path}`);
     const failure = takeFailure(record);
     if (failure) {
       record.failure = failure.mode;
@@ -667,7 +686,7 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
         control(url.pathname, req.method ?? 'GET', url.searchParams, raw, res);
         return;
       }
-      api(req, res, url, raw);
+      await api(req, res, url, raw);
     } catch (err) {
       if (!res.headersSent) sendJson(res, 500, { detail: String(err) });
     }
@@ -681,6 +700,8 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
     seedClaim,
     claims: (key) => structuredClone(claimsOf(firmOf(key))),
     failNext,
+    hold: holds.hold,
+    release: holds.release,
     reset,
     close: () => server.close(),
   };
