@@ -31,7 +31,7 @@ const common = {
   runtime: '<rootDir>/tests/support/code-cache-runtime.js',
 };
 
-const PROJECTS = ['unit', 'service', 'packaging'];
+const PROJECTS = ['unit', 'service', 'packaging', 'crash'];
 
 // `--selectProjects` takes every argument after it, so `jest --selectProjects service tests/x.test.ts` would
 // silently run the whole service project with 'tests/x.test.ts' taken as a project name. Refuse that.
@@ -86,5 +86,9 @@ module.exports = {
       // Builds the media layer zips once, before any suite of the run starts (cached in .layers/).
       globalSetup: '<rootDir>/tests/packaging/global-setup.ts',
     },
+    // Kills a whole local stack of its own and starts it again (tests/crash/stack-restart.test.ts): it cannot share
+    // the service project's stack, and two stacks at once overload a 2-core machine, so `npm test` runs it in a jest
+    // run of its own after the others (docs/testing.md, "The crash test").
+    { ...common, displayName: 'crash', testMatch: ['<rootDir>/tests/crash/**/*.test.ts'] },
   ],
 };
