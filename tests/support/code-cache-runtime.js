@@ -33,4 +33,24 @@ vm.compileFunction = function compileWithCodeCache(code, params, options = {}) {
   return compiled;
 };
 
-module.exports = Runtime;
+/**
+ * Jest takes the end of a hook or test function for "between tests" and refuses to load a module then. Cases run
+ * side by side (it.concurrent) end one by one while the others still run, and a module one of them loaded for the
+ * first time after another had ended was refused (tests/unit/project/concurrent-cases.test.ts). Here it is between
+ * tests only when no hook or test function is running.
+ */
+class ConcurrentCasesRuntime extends Runtime {
+  running = 0;
+
+  enterTestCode() {
+    this.running++;
+    super.enterTestCode();
+  }
+
+  leaveTestCode() {
+    this.running = Math.max(0, this.running - 1);
+    if (this.running === 0) super.leaveTestCode();
+  }
+}
+
+module.exports = ConcurrentCasesRuntime;
