@@ -80,8 +80,10 @@ async function finished(t: PlatformTeam, id: string) {
   );
 }
 
+// Every case has a team, claim and platform token of its own, and the fake's failures match that token or its items,
+// so the cases run side by side.
 describe('submit-to-claims-platform', () => {
-  it('syncs the claim and rooms, sends items, photos and analysis in the background, and completes the Submission', async () => {
+  it.concurrent('syncs the claim and rooms, sends items, photos and analysis in the background, and completes the Submission', async () => {
     const t = await platformTeam({}, 1000, true);
     const quote = await t.client.post(`/api/claims/${t.claimId}/claims-platform-quote`, {});
     expect(quote.body).toMatchObject({ item_count: 2, credits: 2, already_submitted: 0, enterprise: false });
@@ -116,7 +118,7 @@ describe('submit-to-claims-platform', () => {
     expect((await t.client.post(`/api/claims/${t.claimId}/archive`)).status).toBe(400);
   });
 
-  it('re-submits only what is new or failed, one item at a time, each batch under its own key; a failed item is refunded', async () => {
+  it.concurrent('re-submits only what is new or failed, one item at a time, each batch under its own key; a failed item is refunded', async () => {
     const t = await platformTeam();
     const [toaster, kettle] = t.items;
     await fake().failNext('422', { match: `/items/${kettle.id}`, detail: 'title rejected' });
@@ -154,7 +156,7 @@ describe('submit-to-claims-platform', () => {
     expect((await submit(t)).status).toBe(400);
   });
 
-  it('charges and submits once for a double click', async () => {
+  it.concurrent('charges and submits once for a double click', async () => {
     const t = await platformTeam();
     const [a, b] = await Promise.all([submit(t), submit(t)]);
     expect([a.status, b.status]).toEqual([200, 200]);
@@ -164,7 +166,7 @@ describe('submit-to-claims-platform', () => {
     expect((await spendsOf(t)).map((s) => s.amount)).toEqual([2]);
   });
 
-  it('replays the first answer for a retry carrying the same Idempotency-Key, even after the send finished', async () => {
+  it.concurrent('replays the first answer for a retry carrying the same Idempotency-Key, even after the send finished', async () => {
     const t = await platformTeam();
     const key = randomUUID();
     const first = await submit(t, {}, { 'Idempotency-Key': key });
@@ -177,7 +179,7 @@ describe('submit-to-claims-platform', () => {
     expect((await spendsOf(t)).map((s) => s.amount)).toEqual([2]);
   });
 
-  it('answers 502 and refunds when the platform refuses the claim; a later attempt is charged again', async () => {
+  it.concurrent('answers 502 and refunds when the platform refuses the claim; a later attempt is charged again', async () => {
     const t = await platformTeam();
     // Every attempt of the claim's sync call (the client tries 3 times).
     await fake().failNext('503', { match: t.token, count: 3 });
@@ -212,7 +214,7 @@ describe('submit-to-claims-platform', () => {
     expect(history.body.submissions.map((s: any) => s.status)).toEqual(['complete', 'failed', 'failed']);
   });
 
-  it('answers 402 when credits are short and writes nothing', async () => {
+  it.concurrent('answers 402 when credits are short and writes nothing', async () => {
     const t = await platformTeam({}, 1);
     const res = await submit(t);
     expect(res.status).toBe(402);
@@ -221,7 +223,7 @@ describe('submit-to-claims-platform', () => {
     expect((await t.client.get(`/api/claims/${t.claimId}/submissions`)).body.submissions).toEqual([]);
   });
 
-  it('forwards no adjuster id for a UUID user, and leaves archived rooms out', async () => {
+  it.concurrent('forwards no adjuster id for a UUID user, and leaves archived rooms out', async () => {
     const t = await platformTeam({ user_id: randomUUID() });
     const other = await newRoom(t.client, 'Garage');
     await jobWithItems(t.client, other.id, [['Drill']]);
@@ -234,7 +236,7 @@ describe('submit-to-claims-platform', () => {
     expect(remote.items).toHaveLength(2);
   });
 
-  it('409 without a team token, before any network call', async () => {
+  it.concurrent('409 without a team token, before any network call', async () => {
     const member = newTeamMember({ current_team_token: undefined });
     const client = await Client.signIn(member);
     const room = await newRoom(client);
@@ -244,7 +246,7 @@ describe('submit-to-claims-platform', () => {
     expect((await client.get(`/api/claims/${room.claim_id}/claims-platform-profiles`)).status).toBe(409);
   });
 
-  it('a training claim is a dry run: nothing leaves, nothing is charged, a stand-in key is recorded', async () => {
+  it.concurrent('a training claim is a dry run: nothing leaves, nothing is charged, a stand-in key is recorded', async () => {
     const t = await platformTeam();
     await setFields(`CLAIM#${t.claimId}`, 'CLAIM', { is_training: true });
     const res = await submit(t);
