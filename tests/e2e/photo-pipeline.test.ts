@@ -251,10 +251,8 @@ describe('photo pipeline: grouping to items', () => {
   });
 });
 
-// The cases of this block and the next have a team each and script the fake gateway by file names of their own, so
-// each block's cases run side by side.
 describe('photo pipeline: output budget, truncation and read the rest', () => {
-  it.concurrent('keeps the complete items of a cut-short answer, re-reads only that group pass by pass, and stops at the ceiling', async () => {
+  it('keeps the complete items of a cut-short answer, re-reads only that group pass by pass, and stops at the ceiling', async () => {
     const { client, room, teamId } = await team(100);
     const t = tag();
     const dense = `dense-${t}.jpg`;
@@ -336,7 +334,7 @@ describe('photo pipeline: output budget, truncation and read the rest', () => {
     expect(new Set(spends.map((s) => s.body.reference)).size).toBe(3);
   });
 
-  it.concurrent('a failed pass leaves the job complete with its items and refunds the pass', async () => {
+  it('a failed pass leaves the job complete with its items and refunds the pass', async () => {
     const { client, room, teamId } = await team(10);
     const t = tag();
     const dense = `dense-${t}.jpg`;
@@ -360,7 +358,7 @@ describe('photo pipeline: output budget, truncation and read the rest', () => {
 });
 
 describe('photo pipeline: gateway failures and billing', () => {
-  it.concurrent('retries every transient gateway failure (5xx, 429, timeout, empty, no content, reset) and counts every attempt', async () => {
+  it('retries every transient gateway failure (5xx, 429, timeout, empty, no content, reset) and counts every attempt', async () => {
     const { client, room } = await team();
     const t = tag();
     const first = `retry-a-${t}.jpg`;
@@ -378,7 +376,7 @@ describe('photo pipeline: gateway failures and billing', () => {
     expect((await gateway.requests(second)).map((r) => r.answered)).toEqual(['timeout', 'no-content', 'reset', 200]);
   });
 
-  it.concurrent('never bills a failed request: a job with one failed group completes and is billed for the rest', async () => {
+  it('never bills a failed request: a job with one failed group completes and is billed for the rest', async () => {
     const { client, room } = await team();
     const t = tag();
     const good = `good-${t}.jpg`;
@@ -391,7 +389,7 @@ describe('photo pipeline: gateway failures and billing', () => {
     expect(job).toMatchObject({ status: 'complete', photo_request_count: 1, billed_cost_usd: 1, items_found: 1 });
   });
 
-  it.concurrent('ends in error with the up-front charge refunded when every AI call failed', async () => {
+  it('ends in error with the up-front charge refunded when every AI call failed', async () => {
     const { client, room, teamId } = await team(20);
     const t = tag();
     const a = `fail-a-${t}.jpg`;
@@ -419,7 +417,7 @@ describe('photo pipeline: gateway failures and billing', () => {
     expect(await inventory(client, jobId)).toEqual([]);
   });
 
-  it.concurrent('answers 402 with the spec body and changes nothing when the billing service refuses', async () => {
+  it('answers 402 with the spec body and changes nothing when the billing service refuses', async () => {
     const { client, room } = await team(1);
     const t = tag();
     const { jobId } = await photoJob(
@@ -440,7 +438,7 @@ describe('photo pipeline: gateway failures and billing', () => {
     expect(row).toMatchObject({ status: 'awaiting_grouping', billing_charged: false });
   });
 
-  it.concurrent('a described-only job makes no AI call and costs nothing', async () => {
+  it('a described-only job makes no AI call and costs nothing', async () => {
     const { client, room, teamId } = await team(5);
     const t = tag();
     const { jobId } = await photoJob(client, room.id, [await photo()], [`named-${t}.jpg`]);
