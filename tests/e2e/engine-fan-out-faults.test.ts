@@ -28,6 +28,7 @@ import { setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway, modelItem } from '../support/fake-gateway';
 import { armFaultPoint, faultPointTripped } from '../support/fault-points';
+import { faultTable } from '../support/fault-table';
 import { texturedJpeg } from '../support/inventory';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob } from '../support/uploads';
@@ -46,8 +47,7 @@ const POINTS: { point: FaultPointName; countedAtStop: number }[] = [
 // Armed first: jest runs five at a time, and the armed cases wait for the same tick of the watchdog.
 const CASES = [true, false].flatMap((armed) => POINTS.map((p) => ({ ...p, armed })));
 
-const outcomes: string[] = [];
-afterAll(() => console.log(['Engine fan-out, a worker ended at each fault point:', ...outcomes.sort()].join('\n')));
+const table = faultTable('Engine fan-out, a worker ended at each fault point');
 
 /** A funded team's photo job of PHOTOS photos, each its own group, each answered with one item. */
 async function thirteenPhotoJob(tag: string) {
@@ -65,60 +65,60 @@ async function thirteenPhotoJob(tag: string) {
 
 it.concurrent.each(CASES)(
   '$point, armed $armed: the job completes with every unit counted once and its charge kept once',
-  async ({ point, countedAtStop, armed }) => {
-    const { teamId, client, jobId } = await thirteenPhotoJob(`${point.split(':')[1]}-${armed}`);
-    if (armed) armFaultPoint(point, jobId);
-    expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
+  ({ point, countedAtStop, armed }) =>
+    table.cell('photo job fan-out', point, armed, async () => {
+      const { teamId, client, jobId } = await thirteenPhotoJob(`${point.split(':')[1]}-${armed}`);
+      if (armed) armFaultPoint(point, jobId);
+      expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
 
-    if (armed) {
-      await eventually(async () => faultPointTripped(point, jobId), 60_000, 250);
-      // The run stops where the worker ended: the fan-out recorded, this many units counted, nothing more coming.
-      const stopped = await eventually(
-        async () => {
-          const job = await getJob(jobId);
-          return job?.stage_state === 'fanout' && job.fanout_done === countedAtStop ? job : null;
-        },
-        60_000,
-        250,
+      if (armed) {
+        await eventually(async () => faultPointTripped(point, jobId), 60_000, 250);
+        // The run stops where the worker ended: the fan-out recorded, this many units counted, nothing more coming.
+        const stopped = await eventually(
+          async () => {
+            const job = await getJob(jobId);
+            return job?.stage_state === 'fanout' && job.fanout_done === countedAtStop ? job : null;
+          },
+          60_000,
+          250,
+        );
+        expect(stopped.fanout_total).toBe(PHOTOS);
+        await new Promise((r) => setTimeout(r, 1000));
+        expect(await getJob(jobId)).toMatchObject({ stage_state: 'fanout', fanout_done: countedAtStop });
+        // What time does to a dead run: a unit that died holding its lease loses it, and the job goes quiet.
+        const units = await listUnits(stopped, stopped.stage_name as string);
+        const pk = `JOBUNIT#${jobId}`;
+        const past = new Date(Date.now() - 1000).toISOString();
+        for (const unit of units.filter((u) => u.state === 'running'))
+          await setFields(pk, `${stopped.run_id}#${stopped.stage_name}#${String(unit.index).padStart(6, '0')}`, {
+            lease_until: past,
+          });
+        const quiet = new Date(Date.now() - (settings().STUCK_JOB_MINUTES + 1) * 60_000).toISOString();
+        await setFields(`JOB#${jobId}`, 'JOB', { heartbeat_at: quiet });
+      }
+
+      const done = await jobInStatus(client, jobId, ['complete', 'error'], 180_000);
+      expect(done).toMatchObject({ status: 'complete', items_found: PHOTOS });
+      const job = await getJob(jobId);
+      const units = await listUnits(job as NonNullable<typeof job>, 'analyze');
+      // Every unit counted once (the fan-in's count is the units done), every item once.
+      expect(units.map((u) => [u.index, u.state, u.outcome])).toEqual(
+        Array.from({ length: PHOTOS }, (_, i) => [i, 'done', 'ok']),
       );
-      expect(stopped.fanout_total).toBe(PHOTOS);
-      await new Promise((r) => setTimeout(r, 1000));
-      expect(await getJob(jobId)).toMatchObject({ stage_state: 'fanout', fanout_done: countedAtStop });
-      // What time does to a dead run: a unit that died holding its lease loses it, and the job goes quiet.
-      const units = await listUnits(stopped, stopped.stage_name as string);
-      const pk = `JOBUNIT#${jobId}`;
-      const past = new Date(Date.now() - 1000).toISOString();
-      for (const unit of units.filter((u) => u.state === 'running'))
-        await setFields(pk, `${stopped.run_id}#${stopped.stage_name}#${String(unit.index).padStart(6, '0')}`, {
-          lease_until: past,
-        });
-      const quiet = new Date(Date.now() - (settings().STUCK_JOB_MINUTES + 1) * 60_000).toISOString();
-      await setFields(`JOB#${jobId}`, 'JOB', { heartbeat_at: quiet });
-    }
-
-    const done = await jobInStatus(client, jobId, ['complete', 'error'], 180_000);
-    expect(done).toMatchObject({ status: 'complete', items_found: PHOTOS });
-    const job = await getJob(jobId);
-    const units = await listUnits(job as NonNullable<typeof job>, 'analyze');
-    // Every unit counted once (the fan-in's count is the units done), every item once.
-    expect(units.map((u) => [u.index, u.state, u.outcome])).toEqual(
-      Array.from({ length: PHOTOS }, (_, i) => [i, 'done', 'ok']),
-    );
-    // Run twice only where a worker died holding it (its recorded answer was kept: the unit's work is not redone).
-    const runTwice = units.filter((u) => u.attempts > 1).length;
-    expect(runTwice).toBe(armed && point === 'engine:unit-done' ? 1 : 0);
-    const items = (await client.get(`/api/inventory/${jobId}`)).body as any[];
-    expect(items.map((i) => i.name).sort()).toEqual(Array.from({ length: PHOTOS }, (_, i) => `Box ${i + 1}`).sort());
-    // Charged once, kept.
-    const spends = await fakeBilling.spends(teamId);
-    expect(spends).toHaveLength(1);
-    expect(spends[0]).toMatchObject({ reference: `job:${jobId}:1`, refunded: 0 });
-    // The watchdog sent what was lost again when armed; disarmed, it never had to.
-    const watchdog = (await readLiveLog(jobId)).filter((l) => l.message.startsWith('Watchdog:')).map((l) => l.message);
-    if (armed) expect(watchdog).toEqual([expect.stringMatching(/unit\(s\) of .* were not finished; requeued/)]);
-    else expect(watchdog).toEqual([]);
-    outcomes.push(
-      `${point} ${armed ? 'armed' : 'disarmed'}: ${armed ? `ended with ${countedAtStop} of ${PHOTOS} counted, the watchdog requeued the rest` : 'not cut off'}; ${PHOTOS} units counted once, charged once`,
-    );
-  },
+      // Run twice only where a worker died holding it (its recorded answer was kept: the unit's work is not redone).
+      const runTwice = units.filter((u) => u.attempts > 1).length;
+      expect(runTwice).toBe(armed && point === 'engine:unit-done' ? 1 : 0);
+      const items = (await client.get(`/api/inventory/${jobId}`)).body as any[];
+      expect(items.map((i) => i.name).sort()).toEqual(Array.from({ length: PHOTOS }, (_, i) => `Box ${i + 1}`).sort());
+      // Charged once, kept.
+      const spends = await fakeBilling.spends(teamId);
+      expect(spends).toHaveLength(1);
+      expect(spends[0]).toMatchObject({ reference: `job:${jobId}:1`, refunded: 0 });
+      // The watchdog sent what was lost again when armed; disarmed, it never had to.
+      const watchdog = (await readLiveLog(jobId))
+        .filter((l) => l.message.startsWith('Watchdog:'))
+        .map((l) => l.message);
+      if (armed) expect(watchdog).toEqual([expect.stringMatching(/unit\(s\) of .* were not finished; requeued/)]);
+      else expect(watchdog).toEqual([]);
+    }),
 );

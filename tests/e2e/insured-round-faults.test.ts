@@ -24,6 +24,7 @@ import { eventually } from '../support/api';
 import { getRow, setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { armFaultPoint, faultPointTripped } from '../support/fault-points';
+import { faultTable } from '../support/fault-table';
 import { addPhoto, homeowner, invitedLink, photo } from '../support/insured';
 
 jest.setTimeout(240_000);
@@ -32,10 +33,7 @@ const POINTS: FaultPointName[] = ['insured-round:marked', 'insured-round:making'
 // Armed first: jest runs five at a time, and the armed cases wait for the same tick of the watchdog.
 const CASES = [true, false].flatMap((armed) => POINTS.map((point) => ({ point, armed })));
 
-const outcomes: string[] = [];
-afterAll(() =>
-  console.log(['Homeowner submit round, maker ended at each fault point:', ...outcomes.sort()].join('\n')),
-);
+const table = faultTable('Homeowner submit round, maker ended at each fault point');
 
 /** The link's round as it stands: started, made, makings counted. */
 async function roundOf(linkId: string) {
@@ -58,83 +56,81 @@ async function rowJobs(linkId: string) {
 
 it.concurrent.each(CASES)(
   '$point, armed $armed: every draft row becomes one job or item, the round ends, nothing is charged',
-  async ({ point, armed }) => {
-    const { adjuster, teamId, claimId, linkId, token } = await invitedLink();
-    const h = homeowner(token);
-    // Two rooms, so a maker can die between them: typed rows in each, and a photo of the Attic.
-    const den = (await h.post('/rooms', { name: 'Den' })).body;
-    const attic = (await h.post('/rooms', { name: 'Attic' })).body;
-    for (const name of ['Floor lamp', 'Armchair'])
-      expect((await h.post(`/rooms/${den.id}/items`, { name })).status).toBe(201);
-    expect((await h.post(`/rooms/${attic.id}/items`, { name: 'Steamer trunk' })).status).toBe(201);
-    await addPhoto(h, `/rooms/${attic.id}/files`, await photo(7), { note: 'Rocking horse' });
-    const balanceBefore = await fakeBilling.balance(teamId);
+  ({ point, armed }) =>
+    table.cell('homeowner submit round', point, armed, async () => {
+      const { adjuster, teamId, claimId, linkId, token } = await invitedLink();
+      const h = homeowner(token);
+      // Two rooms, so a maker can die between them: typed rows in each, and a photo of the Attic.
+      const den = (await h.post('/rooms', { name: 'Den' })).body;
+      const attic = (await h.post('/rooms', { name: 'Attic' })).body;
+      for (const name of ['Floor lamp', 'Armchair'])
+        expect((await h.post(`/rooms/${den.id}/items`, { name })).status).toBe(201);
+      expect((await h.post(`/rooms/${attic.id}/items`, { name: 'Steamer trunk' })).status).toBe(201);
+      await addPhoto(h, `/rooms/${attic.id}/files`, await photo(7), { note: 'Rocking horse' });
+      const balanceBefore = await fakeBilling.balance(teamId);
 
-    if (armed) armFaultPoint(point, linkId);
-    const submitted = await h.post('/submit');
-    if (!armed) {
-      // The control: the submit made the round itself, and nothing is left for the watchdog.
-      expect(submitted.status).toBe(200);
-      expect(submitted.body).toMatchObject({ round: 1, processing: false, items: 3, photos: 1 });
-      expect(await roundOf(linkId)).toEqual({ started: 1, made: 1, attempts: 1 });
-    } else {
-      expect(submitted.status).toBeGreaterThanOrEqual(500);
-      expect(faultPointTripped(point, linkId)).toBe(true);
-      expect(await roundOf(linkId)).toEqual({ started: 1, made: 0, attempts: 1 });
-      // What the dead maker left: every row taken by round 1 with its job; the jobs made up to the point.
-      const left = await rowJobs(linkId);
-      expect(left.rows.map((r) => r.round)).toEqual([1, 1, 1, 1]);
-      expect(left.ids).toHaveLength(3);
-      const madeBefore = { 'insured-round:marked': 0, 'insured-round:making': 1, 'insured-round:made': 3 }[
-        point as string
-      ];
-      // Mid making: the first room's job(s) only (the Attic has two: its photos' and its typed row's).
-      if (point === 'insured-round:making') expect([1, 2]).toContain(left.made.length);
-      else expect(left.made).toHaveLength(madeBefore as number);
-      // The round has been with its maker a stale period: the watchdog's next tick hands it on.
-      const past = new Date(Date.now() - settings().INSURED_ROUND_STALE_SECONDS * 1000 - 5000).toISOString();
-      const key = keys.insuredLink(linkId);
-      await setFields(key.pk, key.sk, {
-        submit_handed_at: past,
-        submit_started_at: past,
-        submit_lease_until: past,
-        activesk: `${past}#${linkId}`,
-      });
-      await eventually(async () => (await roundOf(linkId)).made === 1, 150_000, 1000);
-      // Handed on once: the submit's making and the worker's.
-      expect(await roundOf(linkId)).toEqual({ started: 1, made: 1, attempts: 2 });
-    }
+      if (armed) armFaultPoint(point, linkId);
+      const submitted = await h.post('/submit');
+      if (!armed) {
+        // The control: the submit made the round itself, and nothing is left for the watchdog.
+        expect(submitted.status).toBe(200);
+        expect(submitted.body).toMatchObject({ round: 1, processing: false, items: 3, photos: 1 });
+        expect(await roundOf(linkId)).toEqual({ started: 1, made: 1, attempts: 1 });
+      } else {
+        expect(submitted.status).toBeGreaterThanOrEqual(500);
+        expect(faultPointTripped(point, linkId)).toBe(true);
+        expect(await roundOf(linkId)).toEqual({ started: 1, made: 0, attempts: 1 });
+        // What the dead maker left: every row taken by round 1 with its job; the jobs made up to the point.
+        const left = await rowJobs(linkId);
+        expect(left.rows.map((r) => r.round)).toEqual([1, 1, 1, 1]);
+        expect(left.ids).toHaveLength(3);
+        const madeBefore = { 'insured-round:marked': 0, 'insured-round:making': 1, 'insured-round:made': 3 }[
+          point as string
+        ];
+        // Mid making: the first room's job(s) only (the Attic has two: its photos' and its typed row's).
+        if (point === 'insured-round:making') expect([1, 2]).toContain(left.made.length);
+        else expect(left.made).toHaveLength(madeBefore as number);
+        // The round has been with its maker a stale period: the watchdog's next tick hands it on.
+        const past = new Date(Date.now() - settings().INSURED_ROUND_STALE_SECONDS * 1000 - 5000).toISOString();
+        const key = keys.insuredLink(linkId);
+        await setFields(key.pk, key.sk, {
+          submit_handed_at: past,
+          submit_started_at: past,
+          submit_lease_until: past,
+          activesk: `${past}#${linkId}`,
+        });
+        await eventually(async () => (await roundOf(linkId)).made === 1, 150_000, 1000);
+        // Handed on once: the submit's making and the worker's.
+        expect(await roundOf(linkId)).toEqual({ started: 1, made: 1, attempts: 2 });
+      }
 
-    // Every row is in round 1 with a job that exists; three jobs (Den's rows, the Attic's rows, the Attic's photos).
-    const after = await rowJobs(linkId);
-    expect(after.rows.every((r) => r.round === 1 && r.job_id)).toBe(true);
-    expect(after.made.sort()).toEqual(after.ids.sort());
-    expect(after.ids).toHaveLength(3);
-    // The adjuster has each typed row once, and the photo once, in rooms of the same names.
-    const claimRooms = (await adjuster.get(`/api/claims/${claimId}/rooms`)).body as any[];
-    const names: string[] = [];
-    let photos = 0;
-    for (const room of claimRooms.filter((r) => ['Den', 'Attic'].includes(r.name))) {
-      for (const job of (await adjuster.get(`/api/rooms/${room.id}/jobs`)).body as any[]) {
-        if (job.status === 'complete')
-          names.push(...((await adjuster.get(`/api/inventory/${job.id}`)).body as any[]).map((i) => i.name));
-        else {
-          expect(job.status).toBe('awaiting_grouping');
-          photos += (await listStagedPhotos(job.id)).filter((p) => !p.deleted).length;
+      // Every row is in round 1 with a job that exists; three jobs (Den's rows, the Attic's rows, the Attic's photos).
+      const after = await rowJobs(linkId);
+      expect(after.rows.every((r) => r.round === 1 && r.job_id)).toBe(true);
+      expect(after.made.sort()).toEqual(after.ids.sort());
+      expect(after.ids).toHaveLength(3);
+      // The adjuster has each typed row once, and the photo once, in rooms of the same names.
+      const claimRooms = (await adjuster.get(`/api/claims/${claimId}/rooms`)).body as any[];
+      const names: string[] = [];
+      let photos = 0;
+      for (const room of claimRooms.filter((r) => ['Den', 'Attic'].includes(r.name))) {
+        for (const job of (await adjuster.get(`/api/rooms/${room.id}/jobs`)).body as any[]) {
+          if (job.status === 'complete')
+            names.push(...((await adjuster.get(`/api/inventory/${job.id}`)).body as any[]).map((i) => i.name));
+          else {
+            expect(job.status).toBe('awaiting_grouping');
+            photos += (await listStagedPhotos(job.id)).filter((p) => !p.deleted).length;
+          }
         }
       }
-    }
-    expect(names.sort()).toEqual(['Armchair', 'Floor lamp', 'Steamer trunk']);
-    expect(photos).toBe(1);
-    // The homeowner sees it all handed over; nothing was charged.
-    const state = (await h.get()).body;
-    expect(state.submit_processing).toBe(false);
-    for (const room of state.rooms as any[])
-      for (const row of [...room.items, ...room.files]) expect(row.submitted).toBe(true);
-    expect(await fakeBilling.spends(teamId)).toEqual([]);
-    expect(await fakeBilling.balance(teamId)).toBe(balanceBefore);
-    outcomes.push(
-      `${point} ${armed ? 'armed' : 'disarmed'}: ${armed ? 'ended, handed on by the watchdog, made' : 'not cut off'}; 4 rows in 3 jobs once, nothing charged`,
-    );
-  },
+      expect(names.sort()).toEqual(['Armchair', 'Floor lamp', 'Steamer trunk']);
+      expect(photos).toBe(1);
+      // The homeowner sees it all handed over; nothing was charged.
+      const state = (await h.get()).body;
+      expect(state.submit_processing).toBe(false);
+      for (const room of state.rooms as any[])
+        for (const row of [...room.items, ...room.files]) expect(row.submitted).toBe(true);
+      expect(await fakeBilling.spends(teamId)).toEqual([]);
+      expect(await fakeBilling.balance(teamId)).toBe(balanceBefore);
+    }),
 );

@@ -26,6 +26,7 @@ import { Client, eventually, jobInStatus } from '../support/api';
 import { objectExists } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { armFaultPoint, faultPointTripped } from '../support/fault-points';
+import { faultTable } from '../support/fault-table';
 import { leaseRunsOut } from '../support/process-death';
 import { recordingAtConfirmation, shortRecordings } from '../support/recording-jobs';
 import { identityOfMember } from '../support/sends';
@@ -44,8 +45,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(mediaDir, { recursive: true, force: true }));
 
-const outcomes: string[] = [];
-afterAll(() => console.log(['Cancel after a Process click ended at each fault point:', ...outcomes.sort()].join('\n')));
+const table = faultTable('Cancel after a Process click ended at each fault point');
 
 /** A team with 10 credits and an audio job awaiting confirmation, as an upload leaves it when billing is on. */
 async function jobAtConfirmation() {
@@ -79,66 +79,63 @@ const CASES = [true, false].flatMap((armed) => POINTS.map((p) => ({ ...p, armed 
 
 it.concurrent.each(CASES)(
   '$point, armed $armed: Cancel is refused while the charge is open, then discards the job once the sweep gave it back',
-  async ({ point, refused, open, armed }) => {
-    const { teamId, client, job } = await jobAtConfirmation();
-    const cancel = () => client.post(`/api/jobs/${job.id}/cancel`);
-    if (armed) armFaultPoint(point, job.id);
-    const processed = await client.post(`/api/jobs/${job.id}/process`);
+  ({ point, refused, open, armed }) =>
+    table.cell('Cancel', point, armed, async () => {
+      const { teamId, client, job } = await jobAtConfirmation();
+      const cancel = () => client.post(`/api/jobs/${job.id}/cancel`);
+      if (armed) armFaultPoint(point, job.id);
+      const processed = await client.post(`/api/jobs/${job.id}/process`);
 
-    if (!armed) {
-      // The control: the click charged and started the run; it is no longer a job Cancel discards.
-      expect(processed.status).toBe(200);
-      const whileRunning = await cancel();
-      expect(whileRunning.status).toBe(409);
-      expect(await jobInStatus(client, job.id)).toMatchObject({ status: 'complete' });
+      if (!armed) {
+        // The control: the click charged and started the run; it is no longer a job Cancel discards.
+        expect(processed.status).toBe(200);
+        const whileRunning = await cancel();
+        expect(whileRunning.status).toBe(409);
+        expect(await jobInStatus(client, job.id)).toMatchObject({ status: 'complete' });
+        expect(await fakeBilling.spends(teamId)).toEqual([
+          { reference: `job:${job.id}:1`, amount: 1, refunded: 0, refunds: [] },
+        ]);
+        return;
+      }
+
+      expect(processed.status).toBeGreaterThanOrEqual(500);
+      expect(faultPointTripped(point, job.id)).toBe(true);
+      // The spend landed at the service; the job still waits for confirmation with its charge open.
       expect(await fakeBilling.spends(teamId)).toEqual([
         { reference: `job:${job.id}:1`, amount: 1, refunded: 0, refunds: [] },
       ]);
-      outcomes.push(`${point} disarmed: not cut off; the run started and was charged once, Cancel refused`);
-      return;
-    }
+      const dead = await getJob(job.id);
+      expect(dead).toMatchObject({ status: 'awaiting_confirmation', ...open });
+      const whileOpen = await cancel();
+      expect(whileOpen.status).toBe(409);
+      expect(whileOpen.body.detail).toMatch(refused);
+      // Nothing was written by the refused Cancel: the job and its file stay for the sweep.
+      expect(await getJob(job.id)).toEqual(dead);
+      expect(await objectExists(job.media_key as string)).toBe(true);
 
-    expect(processed.status).toBeGreaterThanOrEqual(500);
-    expect(faultPointTripped(point, job.id)).toBe(true);
-    // The spend landed at the service; the job still waits for confirmation with its charge open.
-    expect(await fakeBilling.spends(teamId)).toEqual([
-      { reference: `job:${job.id}:1`, amount: 1, refunded: 0, refunds: [] },
-    ]);
-    const dead = await getJob(job.id);
-    expect(dead).toMatchObject({ status: 'awaiting_confirmation', ...open });
-    const whileOpen = await cancel();
-    expect(whileOpen.status).toBe(409);
-    expect(whileOpen.body.detail).toMatch(refused);
-    // Nothing was written by the refused Cancel: the job and its file stay for the sweep.
-    expect(await getJob(job.id)).toEqual(dead);
-    expect(await objectExists(job.media_key as string)).toBe(true);
-
-    // The round's lease runs out; the billing sweep, on its own schedule, gives the spend back.
-    await leaseRunsOut(job.id);
-    const spends = await eventually(
-      async () => {
-        const all = await fakeBilling.spends(teamId);
-        return all[0]?.refunded === 1 ? all : null;
-      },
-      150_000,
-      1000,
-    );
-    expect(spends).toEqual([{ reference: `job:${job.id}:1`, amount: 1, refunded: 1, refunds: [`job:${job.id}:1`] }]);
-    // Once the refund is recorded on the job, Cancel discards it and its file.
-    const cancelled = await eventually(
-      async () => {
-        const res = await cancel();
-        return res.status === 200 ? res : null;
-      },
-      30_000,
-      500,
-    );
-    expect(cancelled.body).toEqual({ cancelled: true, id: job.id });
-    expect(await getJob(job.id)).toBeNull();
-    expect(await objectExists(job.media_key as string)).toBe(false);
-    expect(await fakeBilling.balance(teamId)).toBe(10);
-    outcomes.push(
-      `${point} armed: ended; Cancel refused (409) until the billing sweep gave the charge back, then 200; net 0`,
-    );
-  },
+      // The round's lease runs out; the billing sweep, on its own schedule, gives the spend back.
+      await leaseRunsOut(job.id);
+      const spends = await eventually(
+        async () => {
+          const all = await fakeBilling.spends(teamId);
+          return all[0]?.refunded === 1 ? all : null;
+        },
+        150_000,
+        1000,
+      );
+      expect(spends).toEqual([{ reference: `job:${job.id}:1`, amount: 1, refunded: 1, refunds: [`job:${job.id}:1`] }]);
+      // Once the refund is recorded on the job, Cancel discards it and its file.
+      const cancelled = await eventually(
+        async () => {
+          const res = await cancel();
+          return res.status === 200 ? res : null;
+        },
+        30_000,
+        500,
+      );
+      expect(cancelled.body).toEqual({ cancelled: true, id: job.id });
+      expect(await getJob(job.id)).toBeNull();
+      expect(await objectExists(job.media_key as string)).toBe(false);
+      expect(await fakeBilling.balance(teamId)).toBe(10);
+    }),
 );

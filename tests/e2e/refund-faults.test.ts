@@ -27,6 +27,7 @@ import { getSubmission } from '../../lib/sends/submission-store';
 import { Client, eventually } from '../support/api';
 import { fakeBilling } from '../support/fake-billing';
 import { armFaultPoint, faultPointTripped } from '../support/fault-points';
+import { faultTable } from '../support/fault-table';
 import { leaseRunsOut } from '../support/process-death';
 import { recordingAtConfirmation, shortRecordings } from '../support/recording-jobs';
 import { claimsPlatform, claimsPlatformTeam, identityOfMember, openSubmissionId } from '../support/sends';
@@ -44,8 +45,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(mediaDir, { recursive: true, force: true }));
 
-const outcomes: string[] = [];
-afterAll(() => console.log(['Refunds, asked while the invocation ended:', ...outcomes.sort()].join('\n')));
+const table = faultTable('Refunds, asked while the invocation ended');
 
 /** The team's refund calls at the billing service. */
 const refundAsks = async (teamId: number) =>
@@ -65,70 +65,64 @@ const refundedWhole = (teamId: number, prefix: string) =>
 // Armed first: jest runs five at a time, and the armed cases wait for the same ticks of the billing sweep.
 it.concurrent.each([true, false])(
   "job-refund:asked, armed %s: the sweep gives an unstarted round back once, whatever became of the first ask's answer",
-  async (armed) => {
-    const member = newTeamMember();
-    const teamId = member.current_team_id as number;
-    const client = await Client.signIn(member);
-    await fakeBilling.setBalance(teamId, 10);
-    const room = await newRoom(client, 'Hall');
-    const identity = await identityOfMember(member);
-    const job = await recordingAtConfirmation(room, identity.user.id, {
-      sourceType: 'audio',
-      bytes: audio,
-      filename: `refund-${randomUUID().slice(0, 8)}.m4a`,
-      seconds: SECONDS,
-    });
-    // The way in: a click that charged the round and died before the start.
-    armFaultPoint('job-start:charged', job.id);
-    if (armed) armFaultPoint('job-refund:asked', job.id);
-    expect((await client.post(`/api/jobs/${job.id}/process`)).status).toBeGreaterThanOrEqual(500);
-    expect(await getJob(job.id)).toMatchObject({ billing_charged: true, billing_round_started: false });
-    await leaseRunsOut(job.id);
+  (armed) =>
+    table.cell('job refund (job-refund:asked)', 'dies after the ask, before its record', armed, async () => {
+      const member = newTeamMember();
+      const teamId = member.current_team_id as number;
+      const client = await Client.signIn(member);
+      await fakeBilling.setBalance(teamId, 10);
+      const room = await newRoom(client, 'Hall');
+      const identity = await identityOfMember(member);
+      const job = await recordingAtConfirmation(room, identity.user.id, {
+        sourceType: 'audio',
+        bytes: audio,
+        filename: `refund-${randomUUID().slice(0, 8)}.m4a`,
+        seconds: SECONDS,
+      });
+      // The way in: a click that charged the round and died before the start.
+      armFaultPoint('job-start:charged', job.id);
+      if (armed) armFaultPoint('job-refund:asked', job.id);
+      expect((await client.post(`/api/jobs/${job.id}/process`)).status).toBeGreaterThanOrEqual(500);
+      expect(await getJob(job.id)).toMatchObject({ billing_charged: true, billing_round_started: false });
+      await leaseRunsOut(job.id);
 
-    const spends = await refundedWhole(teamId, `job:${job.id}:`);
-    // Refunded exactly once, and the job knows it.
-    expect(spends).toEqual([{ reference: `job:${job.id}:1`, amount: 1, refunded: 1, refunds: [`job:${job.id}:1`] }]);
-    await eventually(async () => (await getJob(job.id))?.refund_state === 'done', 150_000, 1000);
-    expect(await getJob(job.id)).toMatchObject({ billing_refunded: true, refund_state: 'done', refunds_owed: [] });
-    expect(await fakeBilling.balance(teamId)).toBe(10);
-    // Armed: the first ask's answer was lost with its invocation, so a later sweep asked again (the service answered
-    // that repeat with the first answer). Disarmed, the first ask settled it.
-    if (armed) expect(faultPointTripped('job-refund:asked', job.id)).toBe(true);
-    const asks = await refundAsks(teamId);
-    if (armed) expect(asks).toBeGreaterThanOrEqual(2);
-    else expect(asks).toBe(1);
-    outcomes.push(
-      `job-refund:asked ${armed ? 'armed' : 'disarmed'}: ${armed ? `ended after the ask; asked ${asks} times` : 'not cut off; asked once'}; refunded once`,
-    );
-  },
+      const spends = await refundedWhole(teamId, `job:${job.id}:`);
+      // Refunded exactly once, and the job knows it.
+      expect(spends).toEqual([{ reference: `job:${job.id}:1`, amount: 1, refunded: 1, refunds: [`job:${job.id}:1`] }]);
+      await eventually(async () => (await getJob(job.id))?.refund_state === 'done', 150_000, 1000);
+      expect(await getJob(job.id)).toMatchObject({ billing_refunded: true, refund_state: 'done', refunds_owed: [] });
+      expect(await fakeBilling.balance(teamId)).toBe(10);
+      // Armed: the first ask's answer was lost with its invocation, so a later sweep asked again (the service answered
+      // that repeat with the first answer). Disarmed, the first ask settled it.
+      if (armed) expect(faultPointTripped('job-refund:asked', job.id)).toBe(true);
+      const asks = await refundAsks(teamId);
+      if (armed) expect(asks).toBeGreaterThanOrEqual(2);
+      else expect(asks).toBe(1);
+    }),
 );
 
 it.concurrent.each([true, false])(
   "send-refund:asked, armed %s: a refused send's refund is settled once, whatever became of the first ask's answer",
-  async (armed) => {
-    const t = await claimsPlatformTeam(['Globe', 'Atlas'], 100);
-    const teamId = t.member.current_team_id as number;
-    if (armed) armFaultPoint('send-refund:asked', t.identity.team.id);
-    // The platform refuses the send: it fails, and the request gives its charge back.
-    await claimsPlatform().failNext('503', { match: t.token, count: 3 });
-    const res = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
-    expect(res.status).toBe(502);
-    const send = await getSubmission(await openSubmissionId(t.claimId));
-    expect(send).toMatchObject({ status: 'failed' });
+  (armed) =>
+    table.cell('send refund (send-refund:asked)', 'dies after the ask, before its record', armed, async () => {
+      const t = await claimsPlatformTeam(['Globe', 'Atlas'], 100);
+      const teamId = t.member.current_team_id as number;
+      if (armed) armFaultPoint('send-refund:asked', t.identity.team.id);
+      // The platform refuses the send: it fails, and the request gives its charge back.
+      await claimsPlatform().failNext('503', { match: t.token, count: 3 });
+      const res = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
+      expect(res.status).toBe(502);
+      const send = await getSubmission(await openSubmissionId(t.claimId));
+      expect(send).toMatchObject({ status: 'failed' });
 
-    const spends = await refundedWhole(teamId, `as-send:${t.claimId}`);
-    expect(spends.map((s) => [s.amount, s.refunded, s.refunds.length])).toEqual([[2, 2, 1]]);
-    expect(await fakeBilling.balance(teamId)).toBe(100);
-    if (armed) expect(faultPointTripped('send-refund:asked', t.identity.team.id)).toBe(true);
-    // Armed: the owed refund outlived the request, and the billing sweep asked again; disarmed, the request settled it.
-    const asks = await eventually(async () => {
-      const n = await refundAsks(teamId);
-      return (armed ? n >= 2 : n === 1) ? n : null;
-    }, 150_000);
-    // Nothing is owed any more.
-    await eventually(async () => (await getOwedSendRefund(send?.charge_key as string)) === null, 150_000, 1000);
-    outcomes.push(
-      `send-refund:asked ${armed ? 'armed' : 'disarmed'}: ${armed ? `ended after the ask; asked ${asks} times` : 'not cut off; asked once'}; refunded once`,
-    );
-  },
+      const spends = await refundedWhole(teamId, `as-send:${t.claimId}`);
+      expect(spends.map((s) => [s.amount, s.refunded, s.refunds.length])).toEqual([[2, 2, 1]]);
+      expect(await fakeBilling.balance(teamId)).toBe(100);
+      if (armed) expect(faultPointTripped('send-refund:asked', t.identity.team.id)).toBe(true);
+      // Armed: the owed refund outlived the request, and the billing sweep asked again; disarmed, the request settled it.
+      await eventually(async () => (await refundAsks(teamId)) >= (armed ? 2 : 1), 150_000, 1000);
+      // Nothing is owed any more, and it took one ask disarmed.
+      await eventually(async () => (await getOwedSendRefund(send?.charge_key as string)) === null, 150_000, 1000);
+      if (!armed) expect(await refundAsks(teamId)).toBe(1);
+    }),
 );
