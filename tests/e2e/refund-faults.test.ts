@@ -13,6 +13,9 @@
  *    start (job-start:charged); once the round's lease has run out (the test
  *    writes the charge time back, as waiting would) the sweep gives the round
  *    back, and that refund is the one cut off.
+ *  - A job whose run fails (its photo's one AI call is refused): the worker
+ *    that ends the run in error gives the charge back, and that refund is the
+ *    one cut off.
  *  - A claims platform send the platform refuses: the send fails with its
  *    refund owed, and the request's own refund is the one cut off.
  */
@@ -24,17 +27,21 @@ import { REFUND_PATH } from '../../lib/integrations/billing-contract';
 import { getOwedSendRefund } from '../../lib/billing/send-refund-store';
 import { getJob } from '../../lib/jobs/job-store';
 import { getSubmission } from '../../lib/sends/submission-store';
-import { Client, eventually } from '../support/api';
+import { Client, eventually, jobInStatus } from '../support/api';
 import { fakeBilling } from '../support/fake-billing';
+import { fakeGateway } from '../support/fake-gateway';
 import { armFaultPoint, faultPointTripped } from '../support/fault-points';
 import { faultTable } from '../support/fault-table';
 import { leaseRunsOut } from '../support/process-death';
 import { recordingAtConfirmation, shortRecordings } from '../support/recording-jobs';
 import { claimsPlatform, claimsPlatformTeam, identityOfMember, openSubmissionId } from '../support/sends';
 import { newTeamMember } from '../support/tokens';
-import { newRoom } from '../support/uploads';
+import { newRoom, photoJob } from '../support/uploads';
+import { texturedJpeg } from '../support/inventory';
 
 jest.setTimeout(300_000);
+
+const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
 
 const SECONDS = 2;
 let audio: Buffer;
@@ -99,6 +106,40 @@ it.concurrent.each([true, false])(
       if (armed) expect(asks).toBeGreaterThanOrEqual(2);
       else expect(asks).toBe(1);
     }),
+);
+
+it.concurrent.each([true, false])(
+  "job-refund:asked, armed %s: a failed run's refund, cut off in the worker that failed it, is settled once",
+  (armed) =>
+    table.cell(
+      'job refund after a failed run (job-refund:asked)',
+      'dies after the ask, before its record',
+      armed,
+      async () => {
+        const member = newTeamMember();
+        const teamId = member.current_team_id as number;
+        const client = await Client.signIn(member);
+        await fakeBilling.setBalance(teamId, 10);
+        const room = await newRoom(client, 'Den');
+        // The photo's one AI call fails: the run ends in error and the worker that ends it gives the charge back.
+        const name = `refund-fails-${randomUUID().slice(0, 8)}.jpg`;
+        await gateway.script(name, [{ items: [], fail: '400' }]);
+        const { jobId } = await photoJob(client, room.id, [await texturedJpeg(5)], [name]);
+        if (armed) armFaultPoint('job-refund:asked', jobId);
+        expect((await client.post(`/api/jobs/${jobId}/process`)).status).toBe(200);
+        expect(await jobInStatus(client, jobId)).toMatchObject({ status: 'error' });
+
+        const spends = await refundedWhole(teamId, `job:${jobId}:`);
+        expect(spends).toEqual([{ reference: `job:${jobId}:1`, amount: 1, refunded: 1, refunds: [`job:${jobId}:1`] }]);
+        await eventually(async () => (await getJob(jobId))?.refund_state === 'done', 150_000, 1000);
+        expect(await getJob(jobId)).toMatchObject({ billing_refunded: true, refund_state: 'done', refunds_owed: [] });
+        expect(await fakeBilling.balance(teamId)).toBe(10);
+        if (armed) expect(faultPointTripped('job-refund:asked', jobId)).toBe(true);
+        const asks = await refundAsks(teamId);
+        if (armed) expect(asks).toBeGreaterThanOrEqual(2);
+        else expect(asks).toBe(1);
+      },
+    ),
 );
 
 it.concurrent.each([true, false])(
