@@ -213,11 +213,11 @@ async function askSendRefund(
   const part = owed.part ? { refundReference: owed.part.refund_reference, amount: owed.part.amount } : {};
   const result = await client.refund({ teamId, reference: owed.reference, ...part });
   faultPoint('send-refund:asked', [team.id]);
-  if (result.outcome === 'unavailable' && result.error.status === 409) {
+  if (result.outcome === 'nothing_left') {
     // A final answer: the spend has less left than this part (given back already), so nothing more is owed.
     logger.warn('send refund refused: nothing of the spend is left to give back; no longer owed', {
       ...context,
-      error: result.error.message,
+      error: result.detail,
     });
   } else if (result.outcome === 'unavailable') {
     logger.error('refund of a failed send did not go through; it stays owed for the billing sweep', {

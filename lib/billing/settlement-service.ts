@@ -26,6 +26,9 @@
  *   has run out its round is recorded as charged but unconfirmed and
  *   abandoned, with its whole refund owed (abandonUnrecordedSpend): the
  *   service is asked again under its reference, then gives back what it took.
+ * - A refund the service answers 404 (no such spend) or 409 (nothing of the
+ *   spend left to give back, e.g. refunded by hand at the service) is final:
+ *   it is no longer owed, as for sends.
  *
  * Every call is idempotent at the service, so a settlement that loses its
  * write to a newer one (billing_version) just reads the job again.
@@ -206,6 +209,9 @@ async function settleOnce(job: Job, deps: BillingDeps): Promise<Settlement | nul
       );
     } else if (result.outcome === 'unknown_reference') {
       logger.error('refund dropped: the billing service holds no spend with this reference', fields);
+    } else if (result.outcome === 'nothing_left') {
+      // Final (409): the spend was given back already (by a part, or by hand at the service); asking again never helps.
+      logger.warn('refund dropped: nothing of the spend is left to give back', { ...fields, detail: result.detail });
     } else {
       remaining.push(refund);
       logger.error('refund failed; it stays owed and the billing sweep retries it', {

@@ -86,6 +86,11 @@ export interface RefundRequest {
 export type RefundResult =
   | { outcome: 'refunded'; transactionId: string | null; balance: number | null }
   | { outcome: 'unknown_reference' }
+  /**
+   * 409: the spend has less left than the part asked for (it was given back already, by a part or by hand at the
+   * service). A final answer: asking again can never succeed.
+   */
+  | { outcome: 'nothing_left'; detail: string }
   | { outcome: 'unavailable'; error: BillingServiceUnreachable };
 
 export type BalanceResult =

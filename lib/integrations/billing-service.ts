@@ -173,6 +173,7 @@ export class BillingServiceClient {
       return { outcome: 'refunded', transactionId: str(b.transaction_id), balance: num(b.balance) };
     }
     if (res.status === 404) return { outcome: 'unknown_reference' };
+    if (res.status === 409) return { outcome: 'nothing_left', detail: res.text.slice(0, 200) || 'no body' };
     return { outcome: 'unavailable', error: this.rejected(call, res) };
   }
 
