@@ -113,9 +113,11 @@ const guard = (over: Partial<DownloadGuard> = {}): DownloadGuard => ({
   hosts: hostRules([allowed.url]),
   maxBytes: 20,
   maxBytesWords: 'the 20 bytes declared',
-  connectTimeoutMs: 300,
-  stallTimeoutMs: 300,
-  totalTimeoutMs: 3000,
+  // Generous where time is not what a case tests: under a loaded machine a local connect can take longer than
+  // 300 ms, and a retried connect would show as a second request. The timeout case sets its own short ones.
+  connectTimeoutMs: 2000,
+  stallTimeoutMs: 2000,
+  totalTimeoutMs: 10_000,
   backoffMs: 10,
   ...over,
 });
@@ -244,9 +246,12 @@ describe('guarded download', () => {
   });
 
   it('times out a stalled body, a host that never answers and a download that takes too long', async () => {
-    expect(await reason(`${allowed.url}/stall`)).toBe('Download stopped: no bytes for 0.3 s; the transfer stalled.');
+    const short = { connectTimeoutMs: 300, stallTimeoutMs: 300 };
+    expect(await reason(`${allowed.url}/stall`, short)).toBe(
+      'Download stopped: no bytes for 0.3 s; the transfer stalled.',
+    );
     expect(hits.allowed).toEqual(['GET /stall']);
-    expect(await reason(`${allowed.url}/no-answer`)).toBe(
+    expect(await reason(`${allowed.url}/no-answer`, short)).toBe(
       `Download failed: ${allowed.url} did not answer within 0.3 s after 3 attempts.`,
     );
     const started = Date.now();
