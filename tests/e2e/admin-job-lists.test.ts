@@ -150,8 +150,9 @@ describe('GET /api/admin/logs by cursor', () => {
   });
 });
 
+// The cases of this block and the next two only read the jobs written before them, so each block's run side by side.
 describe('GET /api/admin/logs by offset', () => {
-  it.each([
+  it.concurrent.each([
     ['one team (its own jobs index)', () => `team_id=${teamId}`],
     ['every team (the day buckets), by text', () => `q=${tag}`],
     ['every team, by user and status', () => `user_id=${lister.id}&status=complete`],
@@ -206,19 +207,22 @@ describe('total', () => {
     ['a status no job of the team is in', () => `team_id=${teamId}&status=pending`, () => 0],
   ];
 
-  it.each(cases)('of the logs is exactly the matching jobs, which the pages list: %s', async (_, filter, count) => {
-    const pages = await allPages(`/api/admin/logs?${filter()}&limit=2`);
-    expect(pages.map((page) => page.total)).toEqual(pages.map(() => count()));
-    expect(pages.flatMap((page) => page.jobs)).toHaveLength(count());
-  });
+  it.concurrent.each(cases)(
+    'of the logs is exactly the matching jobs, which the pages list: %s',
+    async (_, filter, count) => {
+      const pages = await allPages(`/api/admin/logs?${filter()}&limit=2`);
+      expect(pages.map((page) => page.total)).toEqual(pages.map(() => count()));
+      expect(pages.flatMap((page) => page.jobs)).toHaveLength(count());
+    },
+  );
 
-  it('of the logs without a filter counts every team’s jobs, ours among them', async () => {
+  it.concurrent('of the logs without a filter counts every team’s jobs, ours among them', async () => {
     const body = (await admin.get('/api/admin/logs?limit=1')).body;
     expect(body.total).toBeGreaterThanOrEqual(ours().length);
     expect(body.jobs).toHaveLength(1);
   });
 
-  it('of api-requests counts only the matching jobs with AI calls', async () => {
+  it.concurrent('of api-requests counts only the matching jobs with AI calls', async () => {
     const withCalls = (jobs: Job[]) => matching(jobs, (j) => j.ai_api_calls > 0);
     const page = async (filter: string) => (await admin.get(`/api/admin/api-requests?${filter}&limit=1`)).body;
     expect((await page(`team_id=${teamId}`)).total).toBe(withCalls(expected));
@@ -229,7 +233,7 @@ describe('total', () => {
     );
   });
 
-  it('of media counts the matching jobs of the type', async () => {
+  it.concurrent('of media counts the matching jobs of the type', async () => {
     const page = async (filter: string) => (await admin.get(`/api/admin/media?${filter}&limit=1`)).body;
     expect((await page(`team_id=${teamId}&type=video`)).total).toBe(
       matching(expected, (j) => j.source_type === 'video'),
@@ -268,7 +272,7 @@ describe('a cursor this service did not issue', () => {
     ['a skip that is no whole number', cursorOf({ day: today, after: null, skip: -2 })],
   ];
 
-  it.each(forged)('is refused with 422 naming query.cursor: %s', async (_, cursor) => {
+  it.concurrent.each(forged)('is refused with 422 naming query.cursor: %s', async (_, cursor) => {
     for (const route of ['logs', 'api-requests', 'media']) {
       const res = await admin.get(`/api/admin/${route}?team_id=${teamId}&cursor=${encodeURIComponent(cursor)}`);
       expect([route, res.status]).toEqual([route, 422]);
@@ -276,7 +280,7 @@ describe('a cursor this service did not issue', () => {
     }
   });
 
-  it('is refused with 422 naming query.offset beside an offset, whatever the cursor', async () => {
+  it.concurrent('is refused with 422 naming query.offset beside an offset, whatever the cursor', async () => {
     const first = (await admin.get(`/api/admin/logs?team_id=${teamId}&limit=1`)).body;
     for (const route of ['logs', 'api-requests', 'media']) {
       for (const cursor of [first.next_cursor, '%%%not-a-cursor%%%']) {
@@ -290,7 +294,7 @@ describe('a cursor this service did not issue', () => {
     }
   });
 
-  it('is refused 403 to a non-admin before it is read', async () => {
+  it.concurrent('is refused 403 to a non-admin before it is read', async () => {
     for (const route of ['logs', 'api-requests', 'media']) {
       const res = await request('GET', `/api/admin/${route}?cursor=${cursorOf({ day: today, after: null })}`, {
         token: member.token,

@@ -14,8 +14,10 @@ import { TEST_ADMIN_EXTERNAL_IDS } from '../support/service-env';
 import { newTeamMember } from '../support/tokens';
 import { newRoom } from '../support/uploads';
 
+// Every case has a team, claim and estimation platform key of its own, and the fakes' failures are scoped to that key
+// or team, so the cases of each block run side by side.
 describe('submit-to-estimation-platform', () => {
-  it('creates the remote claim with the mapped payload, charges per item and stamps the items', async () => {
+  it.concurrent('creates the remote claim with the mapped payload, charges per item and stamps the items', async () => {
     const t = await sendTeam(undefined, undefined, { photos: true });
     const quote = await t.client.get(`/api/claims/${t.claimId}/estimation-platform-quote`);
     expect(quote.body).toEqual({
@@ -66,7 +68,7 @@ describe('submit-to-estimation-platform', () => {
     expect(listed.body.items.every((i: any) => i.sent && i.estimation_sent_at)).toBe(true);
   });
 
-  it('appends only new items on a later send, charges them under ce-add, and refuses a send with nothing new', async () => {
+  it.concurrent('appends only new items on a later send, charges them under ce-add, and refuses a send with nothing new', async () => {
     const t = await sendTeam();
     expect((await submit(t)).status).toBe(200);
     expect((await submit(t)).status).toBe(400);
@@ -89,7 +91,7 @@ describe('submit-to-estimation-platform', () => {
     expect(nothing.body.detail).toMatch(/Nothing new to send/);
   });
 
-  it('sends only the unsent items among those ticked', async () => {
+  it.concurrent('sends only the unsent items among those ticked', async () => {
     const t = await sendTeam([['Sofa'], ['Lamp'], ['Rug']]);
     const [sofa, lamp] = t.items;
     const first = await submit(t, { item_ids: [sofa.id] });
@@ -99,7 +101,7 @@ describe('submit-to-estimation-platform', () => {
     expect((await submit(t, { item_ids: [sofa.id, lamp.id] })).status).toBe(400);
   });
 
-  it('appends to a named target claim when not linked, and stores the link', async () => {
+  it.concurrent('appends to a named target claim when not linked, and stores the link', async () => {
     const t = await sendTeam();
     const seeded = await fake().seedClaim(t.key, { claim_number: 'EST-77', policyholder_name: 'Pat Insured' });
     const picker = await t.client.get(`/api/claims/${t.claimId}/estimation-platform-claims?q=est-77`);
@@ -124,7 +126,7 @@ describe('submit-to-estimation-platform', () => {
     expect(claim.body.estimation_claim_key).toBe(seeded.claim_key);
   });
 
-  it('reads the catalog with its preselection and sends the pricing only on the creating send', async () => {
+  it.concurrent('reads the catalog with its preselection and sends the pricing only on the creating send', async () => {
     const t = await sendTeam();
     const profiles = await t.client.get(`/api/claims/${t.claimId}/estimation-platform-profiles`);
     expect(profiles.status).toBe(200);
@@ -149,7 +151,7 @@ describe('submit-to-estimation-platform', () => {
     expect(append.body.depreciation_schedule_id).toBeUndefined();
   });
 
-  it('answers 402 with the billing body when credits are short, and sends nothing', async () => {
+  it.concurrent('answers 402 with the billing body when credits are short, and sends nothing', async () => {
     const t = await sendTeam([['Sofa'], ['Lamp']], 1);
     const res = await submit(t);
     expect(res.status).toBe(402);
@@ -166,7 +168,7 @@ describe('submit-to-estimation-platform', () => {
     expect((await submit(t)).status).toBe(200);
   });
 
-  it('charges and sends once for a double click', async () => {
+  it.concurrent('charges and sends once for a double click', async () => {
     const t = await sendTeam();
     const [a, b] = await Promise.all([submit(t), submit(t)]);
     expect([a.status, b.status]).toEqual([200, 200]);
@@ -175,7 +177,7 @@ describe('submit-to-estimation-platform', () => {
     expect((await spendsOf(t)).map((s: any) => s.amount)).toEqual([2]);
   });
 
-  it('replays the first answer for a retry carrying the same Idempotency-Key', async () => {
+  it.concurrent('replays the first answer for a retry carrying the same Idempotency-Key', async () => {
     const t = await sendTeam();
     const key = randomUUID();
     const first = await submit(t, {}, { 'Idempotency-Key': key });
@@ -185,7 +187,7 @@ describe('submit-to-estimation-platform', () => {
     expect((await spendsOf(t)).length).toBe(1);
   });
 
-  it('recovers a create whose answer was lost: the retry is answered created=false, nothing is added twice', async () => {
+  it.concurrent('recovers a create whose answer was lost: the retry is answered created=false, nothing is added twice', async () => {
     const t = await sendTeam();
     await fake().failNext('reset', { key: t.key, match: 'POST /intake/contents-inventory', afterApply: true });
     const res = await submit(t);
@@ -198,7 +200,7 @@ describe('submit-to-estimation-platform', () => {
 });
 
 describe('remote error mapping', () => {
-  it('409 without a team key, before any network call', async () => {
+  it.concurrent('409 without a team key, before any network call', async () => {
     const member = newTeamMember();
     const client = await Client.signIn(member);
     const room = await newRoom(client);
@@ -212,7 +214,7 @@ describe('remote error mapping', () => {
     expect(picker.body).toEqual({ available: false, claims: [] });
   });
 
-  it('409 for a key the platform refuses (never 401), refunded and nothing stamped', async () => {
+  it.concurrent('409 for a key the platform refuses (never 401), refunded and nothing stamped', async () => {
     const t = await sendTeam();
     await fake().failNext('401', { key: t.key });
     const res = await submit(t);
@@ -226,7 +228,7 @@ describe('remote error mapping', () => {
     expect((await t.client.get(`/api/claims/${t.claimId}/estimation-platform-profiles`)).status).toBe(409);
   });
 
-  it('422 passes the remote detail through; a later attempt is charged again under a new round', async () => {
+  it.concurrent('422 passes the remote detail through; a later attempt is charged again under a new round', async () => {
     const t = await sendTeam();
     await fake().failNext('422', { key: t.key, detail: 'items.0.title: too long for the platform' });
     const res = await submit(t);
@@ -240,7 +242,7 @@ describe('remote error mapping', () => {
     expect(spends[0].refunded).toBeGreaterThan(0);
   });
 
-  it('never reuses a refunded charge reference: a batch failed, another sent, then the first again is charged anew', async () => {
+  it.concurrent('never reuses a refunded charge reference: a batch failed, another sent, then the first again is charged anew', async () => {
     const t = await sendTeam();
     expect((await submit(t)).status).toBe(200);
     const bookcase = await addItem(t, 'Bookcase');
@@ -262,7 +264,7 @@ describe('remote error mapping', () => {
     expect(again.body.credits_charged).toBeGreaterThan(0);
   });
 
-  it('keeps the refund of a failed send owed while billing refuses it; the sweep gives it back once', async () => {
+  it.concurrent('keeps the refund of a failed send owed while billing refuses it; the sweep gives it back once', async () => {
     const t = await sendTeam();
     const team = t.member.current_team_id;
     const start = await fakeBilling.balance(team);
@@ -288,7 +290,7 @@ describe('remote error mapping', () => {
     expect(await fakeBilling.balance(team)).toBe(start - retry.body.credits_charged);
   });
 
-  it('502 when the platform keeps failing or hangs; 502 for a catalog outage', async () => {
+  it.concurrent('502 when the platform keeps failing or hangs; 502 for a catalog outage', async () => {
     const t = await sendTeam();
     // As many failures as the call's attempts (the client tries 3 times): the send fails, later calls are answered.
     await fake().failNext('503', { key: t.key, count: 3 });
@@ -308,7 +310,7 @@ describe('remote error mapping', () => {
     expect((await submit(t)).status).toBe(200);
   });
 
-  it('409 for an append to a claim that is gone, with nothing stamped', async () => {
+  it.concurrent('409 for an append to a claim that is gone, with nothing stamped', async () => {
     const t = await sendTeam();
     const gone = await submit(t, { target_claim_key: 'CLM-THAT-DOES-NOT-EXIST' });
     expect(gone.status).toBe(409);
@@ -325,7 +327,7 @@ describe('remote error mapping', () => {
 });
 
 describe('the freeze after a send', () => {
-  it('refuses changes to sent items with 409 until an admin unlocks the claim', async () => {
+  it.concurrent('refuses changes to sent items with 409 until an admin unlocks the claim', async () => {
     const t = await sendTeam();
     expect((await submit(t)).status).toBe(200);
     const sent = t.items[0];
