@@ -12,12 +12,16 @@
  * schedule hands it to the insured worker, which finishes it. Then every
  * draft row is in exactly one job (none lost, none taken twice), the round is
  * made and nothing was charged. Each point also runs disarmed: the submit
- * makes the round itself and the watchdog never hands it on.
+ * makes the round itself and the watchdog never hands it on. A round past
+ * INLINE_ROUND_ROWS is made by the insured worker: its making is cut off
+ * after the marks and after every job, and the queue's redelivery or the
+ * watchdog's hand-on finishes it, each row one item once.
  */
 import { settings } from '../../lib/config';
 import { keys } from '../../lib/db/keys';
 import type { FaultPointName } from '../../lib/faults/fault-points';
 import { listDraftFiles, listDraftItems } from '../../lib/insured/draft-store';
+import { INLINE_ROUND_ROWS } from '../../lib/insured/submit-service';
 import { getJob } from '../../lib/jobs/job-store';
 import { listStagedPhotos } from '../../lib/photos/staged-photo-store';
 import { eventually } from '../support/api';
@@ -25,7 +29,7 @@ import { getRow, setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { armFaultPoint, faultPointTripped } from '../support/fault-points';
 import { faultTable } from '../support/fault-table';
-import { addPhoto, homeowner, invitedLink, photo } from '../support/insured';
+import { addPhoto, homeowner, invitedLink, photo, seedTypedRows } from '../support/insured';
 
 jest.setTimeout(240_000);
 
@@ -54,10 +58,22 @@ async function rowJobs(linkId: string) {
   return { rows, ids, made };
 }
 
+/** What time does to a round whose maker died: its lease runs out and it is a stale period past its hand-on. */
+async function staleRound(linkId: string) {
+  const past = new Date(Date.now() - settings().INSURED_ROUND_STALE_SECONDS * 1000 - 5000).toISOString();
+  const key = keys.insuredLink(linkId);
+  await setFields(key.pk, key.sk, {
+    submit_handed_at: past,
+    submit_started_at: past,
+    submit_lease_until: past,
+    activesk: `${past}#${linkId}`,
+  });
+}
+
 it.concurrent.each(CASES)(
   '$point, armed $armed: every draft row becomes one job or item, the round ends, nothing is charged',
   ({ point, armed }) =>
-    table.cell('homeowner submit round', point, armed, async () => {
+    table.cell('homeowner round made in the submit', point, armed, async () => {
       const { adjuster, teamId, claimId, linkId, token } = await invitedLink();
       const h = homeowner(token);
       // Two rooms, so a maker can die between them: typed rows in each, and a photo of the Attic.
@@ -91,14 +107,7 @@ it.concurrent.each(CASES)(
         if (point === 'insured-round:making') expect([1, 2]).toContain(left.made.length);
         else expect(left.made).toHaveLength(madeBefore as number);
         // The round has been with its maker a stale period: the watchdog's next tick hands it on.
-        const past = new Date(Date.now() - settings().INSURED_ROUND_STALE_SECONDS * 1000 - 5000).toISOString();
-        const key = keys.insuredLink(linkId);
-        await setFields(key.pk, key.sk, {
-          submit_handed_at: past,
-          submit_started_at: past,
-          submit_lease_until: past,
-          activesk: `${past}#${linkId}`,
-        });
+        await staleRound(linkId);
         await eventually(async () => (await roundOf(linkId)).made === 1, 150_000, 1000);
         // Handed on once: the submit's making and the worker's.
         expect(await roundOf(linkId)).toEqual({ started: 1, made: 1, attempts: 2 });
@@ -132,5 +141,48 @@ it.concurrent.each(CASES)(
         for (const row of [...room.items, ...room.files]) expect(row.submitted).toBe(true);
       expect(await fakeBilling.spends(teamId)).toEqual([]);
       expect(await fakeBilling.balance(teamId)).toBe(balanceBefore);
+    }),
+);
+
+/** Typed rows past INLINE_ROUND_ROWS: the round is handed to the insured worker, whose making is cut off. */
+const WORKER_ROWS = INLINE_ROUND_ROWS + 1;
+const WORKER_POINTS: FaultPointName[] = ['insured-round:marked', 'insured-round:made'];
+
+it.concurrent.each([true, false].flatMap((armed) => WORKER_POINTS.map((point) => ({ point, armed }))))(
+  '$point, armed $armed: a round made by the insured worker, cut off there, makes every row one item once',
+  ({ point, armed }) =>
+    table.cell(`homeowner round made by the worker (${WORKER_ROWS} rows)`, point, armed, async () => {
+      const { adjuster, teamId, claimId, linkId, token } = await invitedLink();
+      const h = homeowner(token);
+      const den = (await h.post('/rooms', { name: 'Den' })).body;
+      await seedTypedRows(linkId, den.id, WORKER_ROWS);
+      if (armed) armFaultPoint(point, linkId);
+      const submitted = await h.post('/submit');
+      expect(submitted.status).toBe(200);
+      expect(submitted.body).toMatchObject({ round: 1, processing: true, items: WORKER_ROWS });
+      if (armed) {
+        await eventually(async () => faultPointTripped(point, linkId), 60_000, 250);
+        expect((await roundOf(linkId)).made).toBe(0);
+        await staleRound(linkId);
+      }
+      // The worker's message comes back, or the watchdog hands the round on: either way one maker finishes it.
+      await eventually(async () => (await roundOf(linkId)).made === 1, 150_000, 1000);
+      const round = await roundOf(linkId);
+      expect(round.attempts).toBeLessThanOrEqual(armed ? 2 : 1);
+
+      const after = await rowJobs(linkId);
+      expect(after.rows).toHaveLength(WORKER_ROWS);
+      expect(after.rows.every((r) => r.round === 1 && r.job_id)).toBe(true);
+      expect(after.ids).toHaveLength(1);
+      expect(after.made).toEqual(after.ids);
+      const denRoom = ((await adjuster.get(`/api/claims/${claimId}/rooms`)).body as any[]).find(
+        (r) => r.name === 'Den',
+      );
+      const [job, ...others] = (await adjuster.get(`/api/rooms/${denRoom.id}/jobs`)).body as any[];
+      expect(others).toEqual([]);
+      const names = ((await adjuster.get(`/api/inventory/${job.id}`)).body as any[]).map((i) => i.name);
+      expect(names).toHaveLength(WORKER_ROWS);
+      expect(new Set(names).size).toBe(WORKER_ROWS);
+      expect(await fakeBilling.spends(teamId)).toEqual([]);
     }),
 );
