@@ -16,7 +16,8 @@ export interface TruncatedGroup {
   too_dense: boolean;
 }
 
-export interface Job {
+/** The job itself (lib/jobs): whose it is, what was uploaded, where it stands for the user. */
+interface JobRecord {
   id: string;
   room_id: string;
   claim_id: string;
@@ -27,30 +28,49 @@ export interface Job {
   progress_pct: number;
   current_stage: string;
   error_message: string | null;
-  /** Object key of the uploaded video or audio file. */
-  media_key: string | null;
   original_filename: string | null;
   file_size_bytes: number;
-  total_frames: number;
-  /** Seconds; drives billing for video and audio. */
-  duration: number | null;
-  /** The transcript's share the row carries (lib/pipelines/transcript-rules.ts); the whole one is in the bucket. */
-  transcript: { text: string; segments: unknown[]; word_timings?: boolean; truncated?: boolean } | null;
-  /** What the video pipeline's probe found: the picture's size and frame rate, and whether there is sound. */
-  media_info?: MediaInfo | null;
-  /** Video and audio: seconds of the recording whose analysis was answered (what the run is billed for). */
-  analyzed_seconds?: number | null;
   items_found: number;
-  ai_cost_usd: number;
-  ai_input_tokens: number;
-  ai_output_tokens: number;
-  ai_api_calls: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The engine's slice (lib/orchestrator): which pipeline run, stage and fan-out the job is in, its leases and timings. */
+interface JobRunState {
+  pipeline: string | null;
+  run_id: string | null;
+  /** The run's W3C traceparent while tracing is on: its queue messages carry it and its end records the root span. */
+  trace_parent?: string | null;
+  stage_name: string | null;
+  stage_state: StageState | null;
+  stage_runner: string | null;
+  stage_lease_until: string | null;
+  fanout_total: number;
+  fanout_next: number;
+  fanout_done: number;
+  /** The fanning stage's progress range; progress moves across it as units finish. */
+  fanout_progress?: [number, number] | null;
+  /** While a stage's branches run side by side: each branch's own state, by branch name. */
+  branches?: Record<string, BranchRun> | null;
+  /** Branches of the current stage that are done (the join: the stage moves on when all are). */
+  branches_done?: number;
+  heartbeat_at: string | null;
+  recovery_attempts: number;
+  /** Set while the job runs a follow-up pass (read the rest): it ends complete again, even on failure. */
+  follow_up_pass?: boolean;
+  /** Per-stage timings. */
+  stage_timings: Record<string, StageTiming>;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** Billing's slice (lib/billing): the charge rounds, what was billed, and refunds owed until the billing service confirms them. */
+interface JobBilling {
   /** Whole credits, not dollars (the name is historical). */
   billed_cost_usd: number;
   billed_blocks: number;
   billed_minutes: number;
   billing_finalized_at: string | null;
-  photo_request_count: number;
   billing_charged: boolean;
   billing_txn_id: string | null;
   billing_amount: number;
@@ -93,24 +113,55 @@ export interface Job {
   refund_state?: 'pending' | 'done' | null;
   /** Bumped by every write of the billing fields, so a settlement never overwrites a newer charge or refund. */
   billing_version?: number;
-  recovery_attempts: number;
+  /** Read the rest: the charge round spent up front for the running pass, or null when it was not charged. */
+  pass_charge_round?: number | null;
+  /** Read the rest: the last pass whose credits were added to the job's billed credits (once per pass). */
+  pass_billed?: string | null;
+}
+
+/** What the job's AI calls cost (lib/pipelines, recorded with each call). */
+interface JobAiUsage {
+  ai_cost_usd: number;
+  ai_input_tokens: number;
+  ai_output_tokens: number;
+  ai_api_calls: number;
+}
+
+/** A video's or voice note's slice (lib/uploads, lib/pipelines/video, audio): the recording, its probe and transcript. */
+interface JobRecording {
+  /** Object key of the uploaded video or audio file. */
+  media_key: string | null;
+  total_frames: number;
+  /** Seconds; drives billing for video and audio. */
+  duration: number | null;
+  /** The transcript's share the row carries (lib/pipelines/transcript-rules.ts); the whole one is in the bucket. */
+  transcript: { text: string; segments: unknown[]; word_timings?: boolean; truncated?: boolean } | null;
+  /** What the video pipeline's probe found: the picture's size and frame rate, and whether there is sound. */
+  media_info?: MediaInfo | null;
+  /** Video and audio: seconds of the recording whose analysis was answered (what the run is billed for). */
+  analyzed_seconds?: number | null;
+}
+
+/** A photo job's slice (lib/photos, lib/pipelines/photo, photo-read-the-rest): uploads, AI requests and passes. */
+interface JobPhotoWork {
+  photo_request_count: number;
   photo_truncated_groups: TruncatedGroup[];
   /** Photo jobs: the last pass run (1 = the first run, 2.. = read-the-rest passes). */
   photo_pass?: number;
   /** Read the rest: AI requests of the last pass that were answered (what it is billed for). */
   pass_request_count?: number;
-  /** Set while the job runs a follow-up pass (read the rest): it ends complete again, even on failure. */
-  follow_up_pass?: boolean;
-  /** Read the rest: the charge round spent up front for the running pass, or null when it was not charged. */
-  pass_charge_round?: number | null;
-  /** Read the rest: the last pass whose credits were added to the job's billed credits (once per pass). */
-  pass_billed?: string | null;
-  /** Why the last preparing run (a PDF import) stopped early; the job went on with what it had found. */
-  preparation_error?: string | null;
   /** Why the last read-the-rest pass failed (the job stays complete with its items). */
   last_pass_error?: string | null;
   /** Photo jobs: the loose photos of the browser's selection (photo_count_hint); contents-list groups are numbered after them. */
   photo_count_hint?: number;
+  /** Photo jobs: bytes reserved against MAX_PHOTO_UPLOAD_MB as upload URLs are issued. */
+  photo_bytes_reserved: number;
+  /** Photo jobs: the next orig_#### number when appends give no start_index. */
+  photo_next_index: number;
+}
+
+/** A contents-list read's slice (lib/imports, lib/pipelines/pdf): the documents and the import they belong to. */
+interface JobContentsLists {
   /** Photo jobs started with contents lists (PDFs): each document and how its read went. */
   pdf_documents?: PdfDocument[];
   /**
@@ -121,36 +172,15 @@ export interface Job {
   reads_batch_id?: string | null;
   /** Photo jobs a claim-level contents-list import created: the ImportBatch they came from. */
   import_batch_id?: string | null;
-  /** Photo jobs: bytes reserved against MAX_PHOTO_UPLOAD_MB as upload URLs are issued. */
-  photo_bytes_reserved: number;
-  /** Photo jobs: the next orig_#### number when appends give no start_index. */
-  photo_next_index: number;
-  /** Per-stage timings. */
-  stage_timings: Record<string, StageTiming>;
-  /** Engine state (lib/orchestrator): which pipeline run, stage and fan-out the job is in. */
-  pipeline: string | null;
-  run_id: string | null;
-  /** The run's W3C traceparent while tracing is on: its queue messages carry it and its end records the root span. */
-  trace_parent?: string | null;
-  stage_name: string | null;
-  stage_state: StageState | null;
-  stage_runner: string | null;
-  stage_lease_until: string | null;
-  fanout_total: number;
-  fanout_next: number;
-  fanout_done: number;
-  /** The fanning stage's progress range; progress moves across it as units finish. */
-  fanout_progress?: [number, number] | null;
-  /** While a stage's branches run side by side: each branch's own state, by branch name. */
-  branches?: Record<string, BranchRun> | null;
-  /** Branches of the current stage that are done (the join: the stage moves on when all are). */
-  branches_done?: number;
-  heartbeat_at: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-  created_at: string;
-  updated_at: string;
+  /** Why the last preparing run (a PDF import) stopped early; the job went on with what it had found. */
+  preparation_error?: string | null;
 }
+
+/**
+ * A ProcessingJob record: one row, made of slices, each written by the folder named on it (the job's status moves
+ * through the engine).
+ */
+export type Job = JobRecord & JobRunState & JobBilling & JobAiUsage & JobRecording & JobPhotoWork & JobContentsLists;
 
 /** One contents list (PDF) of a photo upload, from its upload slot to the end of its read. */
 export interface PdfDocument {
