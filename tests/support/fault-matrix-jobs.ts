@@ -9,6 +9,7 @@
  * unconfirmed charge, which the billing sweep confirms once billing is back.
  */
 import { randomUUID } from 'node:crypto';
+import pLimit from 'p-limit';
 import { getJob, type Job } from '../../lib/jobs/job-store';
 import { Client, eventually, jobInStatus } from './api';
 import { getRow } from './aws';
@@ -31,6 +32,12 @@ import { recordingAtConfirmation } from './recording-jobs';
 import { identityOfMember } from './sends';
 import { newTeamMember } from './tokens';
 import { newRoom } from './uploads';
+
+/**
+ * Job runs in flight at once in one file: the stack's stage workers take a few messages at a time (two cores), so
+ * more only wait in the queue and run out of time; a cell waiting for a schedule holds no slot.
+ */
+const runs = pLimit(5);
 
 const gateway = () => fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
 
@@ -137,18 +144,23 @@ async function jobCell(spec: JobPathSpec, fault: Fault, armed: boolean) {
     // The billing sweep, on its schedule, gives back whatever the dead click may have taken.
     await billingSettled(jobId);
   }
-  const clicked = await click();
+  const { clicked, charged, done } = await runs(async () => {
+    const clicked = await click();
+    const charged = await getJob(jobId);
+    return { clicked, charged, done: clicked.status === 200 ? await clickRunEnded(at) : null };
+  });
   expect(clicked.status).toBe(200);
-  const charged = await getJob(jobId);
   // The service's lost-answer handling was reached (the run goes on an unconfirmed charge), or, disarmed, not.
   if (fault === "the charge's answer is lost" || fault === 'billing down at the charge')
     expect(charged?.billing_unconfirmed ?? false).toBe(armed);
-  const done = await clickRunEnded(at);
+  if (!done) throw new Error('the click started no run');
   expect(spec.failed(done)).toBe(fails);
   if (spec.items) expect(done.items_found).toBe(spec.items(fails));
   if (fault === 'billing down during the refund' && armed) {
     // The refund stays owed while refunds are down; once billing is back the billing sweep settles it.
     await eventually(async () => (await getJob(jobId))?.refund_state === 'pending', 30_000);
+    // Asked for while down (by the run's end, or else by the billing sweep's next tick), before billing comes back.
+    await eventually(() => billingFaultMet(teamId, fault), SWEEP_WAIT_MS, 1000);
     await fakeBilling.recover(teamId);
   }
   if (fault === 'billing down at the charge' && armed) await fakeBilling.recover(teamId);
@@ -218,8 +230,10 @@ export const readTheRestPath = jobPath({
       { items: books, cutShort: true },
       fails ? { items: [], fail: '400' } : { items: [modelItem('Mug')] },
     ]);
-    expect((await at.client.post(`/api/jobs/${at.jobId}/process`)).status).toBe(200);
-    const first = await jobInStatus(at.client, at.jobId);
+    const first = await runs(async () => {
+      expect((await at.client.post(`/api/jobs/${at.jobId}/process`)).status).toBe(200);
+      return jobInStatus(at.client, at.jobId, ['complete', 'error'], 180_000);
+    });
     expect(first).toMatchObject({ status: 'complete', photos_with_more_items: 1 });
     return { ...at, before: 1, previousRunId: (await getJob(at.jobId))?.run_id ?? null };
   },
