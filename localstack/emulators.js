@@ -32,6 +32,7 @@ const OUTPUT_TAIL_CHARS = 4000;
  *   endpoints: Endpoints,
  *   env: Record<string, string>,
  *   s3rver: import('events').EventEmitter,
+ *   dynamoDbPid: number,
  *   stop: () => Promise<void>,
  * }} RunningEmulators
  */
@@ -118,7 +119,7 @@ async function startEmulators({ dataDir, ports = {}, quiet = false, dynamoDbInMe
       for (const client of Object.values(probes)) client.destroy();
     }
 
-    return { endpoints, env: envFor(endpoints), s3rver: s3.server, stop };
+    return { endpoints, env: envFor(endpoints), s3rver: s3.server, dynamoDbPid: dynamo.pid, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -233,6 +234,8 @@ async function startDynamoDb({ dataDir, port, quiet }) {
 
   return {
     endpoint: `http://${HOST}:${chosenPort}`,
+    // The leader of java's process group.
+    pid,
     failure,
     outputTail: () => output,
     killNow: () => killGroup('SIGKILL'),

@@ -10,6 +10,7 @@ const { provision, resourceNames } = require('./provision');
 const { launchOffline } = require('./offline');
 const { startQueueDelivery, consumersOf, offlineInvoker } = require('./queue-delivery');
 const { startStreamServer } = require('./stream-server');
+const { takeOverDataDir, recordStack, forgetStack } = require('./stack-record');
 
 const SERVICE = 'contents-inventory';
 
@@ -39,9 +40,14 @@ async function startLocalService({
   log = () => {},
   onOfflineOutput,
 }) {
+  // What a start on this data that was killed left running is stopped first; a stack still running on it refuses
+  // this start (before anything below could remove its data).
+  if (dataDir) await takeOverDataDir(dataDir, log);
   const stops = [];
   // Runs last: the emulators have let go of their files by then.
   if (dataDir && removeDataDirOnStop) stops.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+  // Then nothing of this start is left running to take over.
+  if (dataDir) stops.push(async () => forgetStack(dataDir));
   const stop = async () => {
     for (const fn of stops.reverse()) await fn().catch((err) => log(`stop: ${err.message}`));
   };
@@ -101,6 +107,13 @@ async function startLocalService({
     log(
       `embedded AWS stack: DynamoDB ${emulators.endpoints.dynamodb}, S3 ${emulators.endpoints.s3}, SQS ${emulators.endpoints.sqs}`,
     );
+    // Both run in process groups of their own, which outlive this process if it is killed.
+    if (dataDir)
+      recordStack(
+        dataDir,
+        [offline.child.pid, emulators.dynamoDbPid],
+        [httpPort, lambdaPort, streamPort, ...Object.values(emulatorPorts)],
+      );
     const { resources } = await provision({ stage, env: awsEnv, log });
 
     // The manifest, the stream server and the queue delivery run in this
