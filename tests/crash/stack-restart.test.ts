@@ -33,11 +33,13 @@ import { startFakeClaimsPlatform } from '../fakes/claims-platform-server';
 import { startFakeEstimationPlatform } from '../fakes/estimation-platform-server';
 import { startFakeMailServer } from '../fakes/mail-server';
 import { type Client, eventually } from '../support/api';
+import { SPEND_PATH } from '../../lib/integrations/billing-contract';
+import { fakeBilling } from '../support/fake-billing';
 import { modelItem } from '../support/fake-gateway';
 import { teamWithRoom, texturedJpeg } from '../support/inventory';
 import { claimsPlatformTeam, openSubmissionId, sendTeam, submit } from '../support/sends';
 import { serviceEnv, TEST_MAIL_DOMAIN } from '../support/service-env';
-import { type StackProcess, startStackProcess } from '../support/stack-process';
+import { dead, type StackProcess, startStackProcess } from '../support/stack-process';
 import { photoJob } from '../support/uploads';
 
 const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators.js');
@@ -52,18 +54,25 @@ jest.setTimeout(420_000);
 const SWEEPS = {
   WATCHDOG_RATE: 'rate(1 minute)',
   BILLING_SWEEP_RATE: 'rate(1 minute)',
-  STAGE_LEASE_SECONDS: '15',
+  STAGE_LEASE_SECONDS: '20',
   STUCK_JOB_MINUTES: '0.1',
   STUCK_JOB_MINUTES_WITH_QUEUE: '10',
+  // Longer than GATEWAY_LATENCY_MS (the test service's 3 s is for its failure tests).
+  OPENROUTER_TIMEOUT_SECONDS: '10',
   CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS: '30',
   CLAIMS_PLATFORM_FAN_OUT_LEASE_SECONDS: '15',
   CLAIMS_PLATFORM_SENDING_LEASE_SECONDS: '30',
   ESTIMATION_SEND_LEASE_SECONDS: '30',
 };
-/** Under the test service's 3 s AI timeout (OPENROUTER_TIMEOUT_SECONDS). */
-const GATEWAY_LATENCY_MS = 1500;
+/** How long each AI answer takes until the kill, so jobs are still running when the other work is in flight. */
+const GATEWAY_LATENCY_MS = 5000;
 const JOBS = 4;
 const PHOTOS_PER_JOB = 3;
+/**
+ * One more job's Process click is in flight at the kill: the billing service holds its spend this long, then applies
+ * it (under the billing client's 6 s timeout, so the control's click goes through).
+ */
+const SLOW_SPEND_MS = 5000;
 /** The claims platform's item PUTs wait at the fake until released (a slow platform), at most this long. */
 const ITEM_PUTS = '/items/';
 /** The estimation send's remote call waits at the fake the same way (released within its 8 s deadline in the control). */
@@ -78,6 +87,8 @@ let mail: Awaited<ReturnType<typeof startFakeMailServer>>;
 let stack: StackProcess;
 let startStack: () => Promise<StackProcess>;
 let dataDir: string;
+/** Processes a killed start left running, killed at the end whatever the test found. */
+const orphans: number[] = [];
 
 beforeAll(async () => {
   gateway = await startFakeAiGateway();
@@ -132,13 +143,21 @@ afterAll(async () => {
   // Held requests and latency timers would keep the fakes (and jest) alive.
   if (gateway && claimsPlatform && estimation) unblock();
   await stack?.stop();
+  for (const pid of orphans.filter((p) => !dead(p))) process.kill(pid, 'SIGKILL');
   await Promise.all([gateway?.stop(), billing?.stop(), claimsPlatform?.close(), estimation?.close(), mail?.stop()]);
   if (dataDir && !process.env.CRASH_KEEP_DATA) rmSync(dataDir, { recursive: true, force: true });
 });
 
 /** The work put in flight: photo jobs of one claim (two rooms), a claims platform send and an estimation send. */
 interface Work {
-  photo: { client: Client; teamId: number; claimId: string; jobIds: string[] };
+  photo: {
+    client: Client;
+    teamId: number;
+    claimId: string;
+    jobIds: string[];
+    /** The job whose Process click was made last, its spend held at the billing service. */
+    clicked: { jobId: string; at: number; answer: Promise<unknown> };
+  };
   claimsSend: { teamId: number; token: string; claimId: string; submissionId: string };
   estimationSend: { teamId: number; key: string; claimId: string; answer: Promise<unknown> };
 }
@@ -155,7 +174,7 @@ async function putWorkInFlight(tag: string): Promise<Work> {
   if (bedroom.status !== 201) throw new Error(`room create: ${bedroom.status} ${JSON.stringify(bedroom.body)}`);
   const rooms = [team.room.id, bedroom.body.id as string];
   const jobIds: string[] = [];
-  for (let j = 0; j < JOBS; j++) {
+  for (let j = 0; j <= JOBS; j++) {
     const filenames = Array.from({ length: PHOTOS_PER_JOB }, (_, p) => `crash-${tag}-${j}-${p}-${randomUUID()}.jpg`);
     for (const [p, name] of filenames.entries()) gateway.script(name, [{ items: [modelItem(`Thing ${j}.${p}`)] }]);
     const photos = await Promise.all(filenames.map((_, p) => texturedJpeg(j * 10 + p + 1)));
@@ -167,15 +186,23 @@ async function putWorkInFlight(tag: string): Promise<Work> {
   const cp = await claimsPlatformTeam(['Globe', 'Atlas'], 100);
   const est = await sendTeam([['Sofa'], ['Lamp']], 100);
 
-  for (const jobId of jobIds) {
+  for (const jobId of jobIds.slice(0, JOBS)) {
     const started = await team.client.post(`/api/jobs/${jobId}/process`);
     if (started.status !== 200) throw new Error(`process: ${started.status} ${JSON.stringify(started.body)}`);
   }
+  // Each next piece once the one before is waiting where it is held, the click last: its spend is held shortest.
   const sent = await cp.client.post(`/api/claims/${cp.claimId}/submit-to-claims-platform`, {});
   if (sent.status !== 200) throw new Error(`claims platform send: ${sent.status} ${JSON.stringify(sent.body)}`);
+  await eventually(async () => claimsPlatform.requests.some((r) => r.token === cp.token && r.path.includes(ITEM_PUTS)));
   const answer = submit(est).catch((err) => err);
+  await eventually(async () =>
+    estimation.requests.some((r) => r.key === est.key && ESTIMATION_CREATE.endsWith(r.path)),
+  );
+  await fakeBilling.failNext('slow', 1, teamId, SPEND_PATH, { delayMs: SLOW_SPEND_MS });
+  const clicked = { jobId: jobIds[JOBS], at: Date.now(), answer: Promise.resolve() as Promise<unknown> };
+  clicked.answer = team.client.post(`/api/jobs/${clicked.jobId}/process`).catch((err) => err);
   return {
-    photo: { client: team.client, teamId, claimId: team.room.claim_id, jobIds },
+    photo: { client: team.client, teamId, claimId: team.room.claim_id, jobIds, clicked },
     claimsSend: {
       teamId: cp.member.current_team_id,
       token: cp.token,
@@ -191,8 +218,14 @@ async function inFlight(work: Work) {
   const statuses: JobStatus[] = [];
   for (const id of work.photo.jobIds) statuses.push((await work.photo.client.get(`/api/jobs/${id}`)).body.status);
   const submission = await getSubmission(work.claimsSend.submissionId);
+  const { clicked } = work.photo;
   return {
     processingJobs: statuses.filter((s) => isProcessing(s)).length,
+    // Asked, and the billing service has not answered it yet.
+    spendInFlight:
+      billing.requests.some(
+        (r) => r.path === SPEND_PATH && String(r.body?.reference).startsWith(`job:${clicked.jobId}:`),
+      ) && Date.now() - clicked.at < SLOW_SPEND_MS - 500,
     claimsSendOpen: submission?.status === 'processing',
     itemPutsHeld: claimsPlatform.requests.filter(
       (r) => r.token === work.claimsSend.token && r.path.includes(ITEM_PUTS) && r.status === null,
@@ -202,6 +235,20 @@ async function inFlight(work: Work) {
     ),
     estimationSendOpen: (await getEstimationSend(work.estimationSend.claimId))?.state === 'sending',
   };
+}
+
+/** Waits until work of every kind is in flight at once: a job processing, the click's spend, both sends' calls. */
+async function allInFlight(work: Work) {
+  let last: Awaited<ReturnType<typeof inFlight>> | undefined;
+  return eventually(async () => {
+    last = await inFlight(work);
+    return last.processingJobs > 0 && last.spendInFlight && last.itemPutsHeld > 0 && last.estimationCallHeld
+      ? last
+      : null;
+  }, 30_000).catch(() => {
+    const spends = billing.requests.filter((r) => r.path === SPEND_PATH).map((r) => [r.body?.reference, r.answered]);
+    throw new Error(`the work was not in flight at once: ${JSON.stringify({ last, spends })}`);
+  });
 }
 
 /** Where every piece of work is, for a failure's message. */
@@ -235,7 +282,7 @@ function unblock() {
 const net = (spends: { amount: number; refunded: number }[]) => spends.reduce((n, s) => n + s.amount - s.refunded, 0);
 
 /** Waits for every job and send to end, then checks the ledger and the items; answers what recovery did. */
-async function settledAsTheWorkDone(work: Work, timeoutMs: number) {
+async function settledAsTheWorkDone(work: Work, timeoutMs: number, clickDied: boolean) {
   const { client } = work.photo;
   const ended = <T>(what: string, check: () => Promise<T | null>) =>
     eventually(check, timeoutMs, 1000).catch(async () => {
@@ -245,7 +292,9 @@ async function settledAsTheWorkDone(work: Work, timeoutMs: number) {
     const all = [];
     for (const id of work.photo.jobIds) {
       const job = (await client.get(`/api/jobs/${id}`)).body;
-      if (job.status !== 'complete' && job.status !== 'error') return null;
+      // The job whose click died with its spend was never started: it waits for the next click, its charge given back.
+      const unstarted = clickDied && id === work.photo.clicked.jobId && job.status === 'awaiting_grouping';
+      if (job.status !== 'complete' && job.status !== 'error' && !unstarted) return null;
       all.push(job);
     }
     return all;
@@ -337,12 +386,11 @@ async function settledAsTheWorkDone(work: Work, timeoutMs: number) {
 
 it('control: the same work without the kill ends as it should, with nothing to recover', async () => {
   const work = await putWorkInFlight('control');
-  const flight = await eventually(async () => {
-    const f = await inFlight(work);
-    return f.processingJobs > 0 && f.itemPutsHeld > 0 && f.estimationCallHeld ? f : null;
-  }, 30_000);
+  const flight = await allInFlight(work);
   unblock();
-  const outcome = await settledAsTheWorkDone(work, 120_000);
+  // The click goes through once its spend is answered, and its job runs like the others.
+  expect((await work.photo.clicked.answer) as { status: number }).toMatchObject({ status: 200 });
+  const outcome = await settledAsTheWorkDone(work, 120_000, false);
   console.log('crash control:', JSON.stringify({ flight, outcome }, null, 1));
   expect(outcome.recoveredJobs).toBe(0);
   expect(outcome.claimsSendResumes).toBe(0);
@@ -352,10 +400,7 @@ it('control: the same work without the kill ends as it should, with nothing to r
 it('the machine dies mid-flight: after a restart on the same data every job and send ends, the ledger equal to the work done', async () => {
   const work = await putWorkInFlight('armed');
   // Killed only once work of every kind is in flight.
-  const flight = await eventually(async () => {
-    const f = await inFlight(work);
-    return f.processingJobs > 0 && f.itemPutsHeld > 0 && f.estimationCallHeld ? f : null;
-  }, 30_000);
+  const flight = await allInFlight(work);
   const killedAt = Date.now();
   const processes = await stack.killAll();
   // At least the stack's three process groups: its own (the emulators of S3 and SQS, queue delivery), serverless
@@ -365,11 +410,12 @@ it('the machine dies mid-flight: after a restart on the same data every job and 
   expect(flight.processingJobs).toBeGreaterThan(0);
   // The estimation request died with the stack: its caller got no answer.
   expect(await work.estimationSend.answer).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+  expect(await work.photo.clicked.answer).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
   unblock();
 
   stack = await startStack();
   const restartedAfter = Date.now() - killedAt;
-  const outcome = await settledAsTheWorkDone(work, 300_000);
+  const outcome = await settledAsTheWorkDone(work, 300_000, true);
   console.log(
     'crash armed:',
     JSON.stringify(
@@ -378,6 +424,24 @@ it('the machine dies mid-flight: after a restart on the same data every job and 
       1,
     ),
   );
+  // The click's spend landed after the click died: charged once, and given back whole by the billing sweep.
+  const clickSpends = (await billing.spends(work.photo.teamId)).filter((s) =>
+    s.reference.startsWith(`job:${work.photo.clicked.jobId}:`),
+  );
+  expect(clickSpends.map((s) => s.refunded === s.amount && s.amount > 0)).toEqual([true]);
   // Its queued messages were lost with the stack: only the send sweep's resume put its items on the queue again.
   expect(outcome.claimsSendResumes).toBeGreaterThanOrEqual(1);
+});
+
+it('a start after only the starting process was killed stops what that start left running, on the same data', async () => {
+  const team = await teamWithRoom('Hall', 10);
+  // As when npm start's own process is killed: DynamoDB Local and serverless offline run on in groups of their own,
+  // holding their ports and DynamoDB's files.
+  const left = await stack.killStarter();
+  orphans.push(...left);
+  expect(left.filter((pid) => !dead(pid)).length).toBeGreaterThanOrEqual(2);
+
+  stack = await startStack();
+  expect(left.filter((pid) => !dead(pid))).toEqual([]);
+  expect((await team.client.get(`/api/claims/${team.room.claim_id}`)).status).toBe(200);
 });

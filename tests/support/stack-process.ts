@@ -30,6 +30,11 @@ export interface StackProcess {
   env: Record<string, string>;
   /** SIGKILLs every process of the stack at once; answers how many there were, once all are gone. */
   killAll(): Promise<number>;
+  /**
+   * SIGKILLs only the process that started the stack (as when `npm start`'s own process is killed): serverless
+   * offline and DynamoDB Local, in groups of their own, live on. Answers their processes.
+   */
+  killStarter(): Promise<number[]>;
   /** Stops the stack cleanly (SIGTERM), SIGKILL after 20 s. */
   stop(): Promise<void>;
 }
@@ -62,7 +67,7 @@ function processTree(root: number, table = processTable()): number[] {
 }
 
 /** Gone, or a zombie nobody has reaped yet (its parent was killed too). */
-function dead(pid: number): boolean {
+export function dead(pid: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
@@ -129,6 +134,12 @@ export async function startStackProcess(options: StackOptions): Promise<StackPro
         await new Promise((r) => setTimeout(r, 50));
       }
       return pids.length;
+    },
+    async killStarter() {
+      const others = processTree(child.pid as number).filter((pid) => pid !== child.pid);
+      signal(child.pid as number, 'SIGKILL');
+      await exited;
+      return others;
     },
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
