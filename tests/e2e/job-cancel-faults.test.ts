@@ -16,22 +16,19 @@
  * The ledger nets to nothing. Each point also runs disarmed: the click charges
  * and starts the run, which Cancel may no longer discard, charged once.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FaultPointName } from '../../lib/faults/fault-points';
 import { getJob } from '../../lib/jobs/job-store';
-import { Client, eventually, jobInStatus } from '../support/api';
+import { eventually, jobInStatus } from '../support/api';
+import { audioJobAtConfirmation } from '../support/confirmation-jobs';
 import { objectExists } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { armFaultPoint, faultPointTripped } from '../support/fault-points';
 import { faultTable } from '../support/fault-table';
 import { leaseRunsOut } from '../support/process-death';
-import { recordingAtConfirmation, shortRecordings } from '../support/recording-jobs';
-import { identityOfMember } from '../support/sends';
-import { newTeamMember } from '../support/tokens';
-import { newRoom } from '../support/uploads';
+import { shortRecordings } from '../support/recording-jobs';
 
 jest.setTimeout(240_000);
 
@@ -47,22 +44,7 @@ afterAll(() => rmSync(mediaDir, { recursive: true, force: true }));
 
 const table = faultTable('Cancel after a Process click ended at each fault point');
 
-/** A team with 10 credits and an audio job awaiting confirmation, as an upload leaves it when billing is on. */
-async function jobAtConfirmation() {
-  const member = newTeamMember();
-  const teamId = member.current_team_id as number;
-  const client = await Client.signIn(member);
-  await fakeBilling.setBalance(teamId, 10);
-  const room = await newRoom(client, 'Hall');
-  const identity = await identityOfMember(member);
-  const job = await recordingAtConfirmation(room, identity.user.id, {
-    sourceType: 'audio',
-    bytes: audio,
-    filename: `cancel-${randomUUID().slice(0, 8)}.m4a`,
-    seconds: SECONDS,
-  });
-  return { teamId, client, job };
-}
+const jobAtConfirmation = () => audioJobAtConfirmation({ bytes: audio, seconds: SECONDS, filePrefix: 'cancel' });
 
 const POINTS: { point: FaultPointName; refused: RegExp; open: Record<string, unknown> }[] = [
   // The spend is at the service, its answer not on the job: a spend in flight.

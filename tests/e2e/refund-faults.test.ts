@@ -28,13 +28,14 @@ import { getOwedSendRefund } from '../../lib/billing/send-refund-store';
 import { getJob } from '../../lib/jobs/job-store';
 import { getSubmission } from '../../lib/sends/submission-store';
 import { Client, eventually, jobInStatus } from '../support/api';
+import { audioJobAtConfirmation } from '../support/confirmation-jobs';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway } from '../support/fake-gateway';
 import { armFaultPoint, faultPointTripped } from '../support/fault-points';
 import { faultTable } from '../support/fault-table';
 import { leaseRunsOut } from '../support/process-death';
-import { recordingAtConfirmation, shortRecordings } from '../support/recording-jobs';
-import { claimsPlatform, claimsPlatformTeam, identityOfMember, openSubmissionId } from '../support/sends';
+import { shortRecordings } from '../support/recording-jobs';
+import { claimsPlatform, claimsPlatformTeam, openSubmissionId } from '../support/sends';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob } from '../support/uploads';
 import { texturedJpeg } from '../support/inventory';
@@ -74,17 +75,10 @@ it.concurrent.each([true, false])(
   "job-refund:asked, armed %s: the sweep gives an unstarted round back once, whatever became of the first ask's answer",
   (armed) =>
     table.cell('job refund (job-refund:asked)', 'dies after the ask, before its record', armed, async () => {
-      const member = newTeamMember();
-      const teamId = member.current_team_id as number;
-      const client = await Client.signIn(member);
-      await fakeBilling.setBalance(teamId, 10);
-      const room = await newRoom(client, 'Hall');
-      const identity = await identityOfMember(member);
-      const job = await recordingAtConfirmation(room, identity.user.id, {
-        sourceType: 'audio',
+      const { teamId, client, job } = await audioJobAtConfirmation({
         bytes: audio,
-        filename: `refund-${randomUUID().slice(0, 8)}.m4a`,
         seconds: SECONDS,
+        filePrefix: 'refund',
       });
       // The way in: a click that charged the round and died before the start.
       armFaultPoint('job-start:charged', job.id);

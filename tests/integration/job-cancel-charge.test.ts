@@ -12,7 +12,6 @@
  * point (lib/faults) where it must die at a step, as a crash would end it;
  * Cancel always goes through the real route. The ledger is the run's fake billing service's.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,13 +21,11 @@ import { cancelBlock } from '../../lib/billing/settlement-rules';
 import { settlePendingEntry } from '../../lib/billing/sweep-service';
 import { NotFoundError } from '../../lib/errors';
 import { deleteJobRows, getJob } from '../../lib/jobs/job-store';
-import { Client, eventually, jobInStatus } from '../support/api';
+import { type Client, eventually, jobInStatus } from '../support/api';
+import { audioJobAtConfirmation } from '../support/confirmation-jobs';
 import { objectExists, setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
-import { recordingAtConfirmation, shortRecordings, uploadedJob } from '../support/recording-jobs';
-import { identityOfMember } from '../support/sends';
-import { newTeamMember } from '../support/tokens';
-import { newRoom } from '../support/uploads';
+import { shortRecordings, uploadedJob } from '../support/recording-jobs';
 import { clickEndedAt, leaseRunsOut, sweepEntryOf } from '../support/process-death';
 
 jest.setTimeout(120_000);
@@ -46,22 +43,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(mediaDir, { recursive: true, force: true }));
 
-/** A team with 10 credits and an audio job awaiting confirmation, as an upload leaves it when billing is on. */
-async function jobAtConfirmation() {
-  const member = newTeamMember();
-  const teamId = member.current_team_id as number;
-  const client = await Client.signIn(member);
-  await fakeBilling.setBalance(teamId, 10);
-  const room = await newRoom(client, 'Hall');
-  const identity = await identityOfMember(member);
-  const job = await recordingAtConfirmation(room, identity.user.id, {
-    sourceType: 'audio',
-    bytes: audio,
-    filename: `cancel-${randomUUID().slice(0, 8)}.m4a`,
-    seconds: SECONDS,
-  });
-  return { teamId, client, identity, job };
-}
+const jobAtConfirmation = () => audioJobAtConfirmation({ bytes: audio, seconds: SECONDS, filePrefix: 'cancel' });
 
 const cancel = (client: Client, jobId: string) => client.post(`/api/jobs/${jobId}/cancel`);
 
