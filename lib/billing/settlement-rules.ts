@@ -8,7 +8,7 @@
  *   failed AI request is never billed), under its own reference
  *   job:<id>:<round>:adjust.
  * - A round charged and never started owes its whole spend back once its
- *   lease has run out (UNSTARTED_ROUND_LEASE_MS): the request that charged it
+ *   lease has run out (unstartedRoundLeaseMs): the request that charged it
  *   died between the spend and the start. Until then a start may still use it.
  *   So does a spend asked for whose answer was never recorded (the request
  *   died during the call or right after it): it may have been made.
@@ -18,6 +18,7 @@
  *   billing is open (cancelBlock): no spend in flight, nothing owed, no
  *   charged round that was not given back.
  */
+import { type Settings, settings } from '../config';
 import type { Job, OwedRefund } from '../jobs/job-store';
 import { jobChargeReference, unbilledRefundReference } from './ledger-rules';
 
@@ -27,12 +28,14 @@ type BillingState = Pick<
 >;
 
 /**
- * How long a charged round may wait for its run to start. The request that
- * charges a round starts its run in the same HTTP function, which runs at most
- * 29 s (serverless.yml); twice that leaves room for a slow start write, so a
- * round older than this with no run was left by a request that died.
+ * How long a charged round may wait for its run to start
+ * (UNSTARTED_ROUND_LEASE_SECONDS, 60 s by default). The request that charges
+ * a round starts its run in the same HTTP function, which runs at most 29 s
+ * (serverless.yml); twice that leaves room for a slow start write, so a round
+ * older than this with no run was left by a request that died.
  */
-export const UNSTARTED_ROUND_LEASE_MS = 60_000;
+export const unstartedRoundLeaseMs = (config: Pick<Settings, 'UNSTARTED_ROUND_LEASE_SECONDS'> = settings()) =>
+  config.UNSTARTED_ROUND_LEASE_SECONDS * 1000;
 
 type RoundState = Pick<
   Job,
@@ -111,10 +114,11 @@ export const unstartedRound = (job: RoundState) =>
 export function abandonedRoundRefund(
   job: BillingState & RoundState & Pick<Job, 'billing_charged_at' | 'updated_at'>,
   now = Date.now(),
+  leaseMs = unstartedRoundLeaseMs(),
 ): OwedRefund | null {
   if (!unstartedRound(job)) return null;
   const chargedAt = Date.parse(job.billing_charged_at ?? job.updated_at);
-  if (!(now - chargedAt >= UNSTARTED_ROUND_LEASE_MS)) return null;
+  if (!(now - chargedAt >= leaseMs)) return null;
   return wholeRefund(job);
 }
 
@@ -145,10 +149,11 @@ export const spendInFlight = (job: Partial<RoundCount> & Pick<Job, 'billing_spen
 export function unrecordedSpend(
   job: Pick<Job, 'id'> & SpendRequest,
   now = Date.now(),
+  leaseMs = unstartedRoundLeaseMs(),
 ): { round: number; previous: number; amount: number; refund: OwedRefund } | null {
   if (!spendInFlight(job)) return null;
   const askedAt = Date.parse(job.billing_charged_at ?? job.updated_at);
-  if (!(now - askedAt >= UNSTARTED_ROUND_LEASE_MS)) return null;
+  if (!(now - askedAt >= leaseMs)) return null;
   const round = job.billing_spend_round as number;
   const reference = jobChargeReference(job.id, round);
   return {

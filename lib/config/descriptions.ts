@@ -200,6 +200,8 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
         "A claims platform send's lease once its items are queued; past it the send sweep hands the send back to the worker once, then counts failed (and refunds) the items no worker holds. An item being sent is never counted by the sweep, so a shorter lease is safe; it only gives up sooner on items still waiting on a busy queue (the default outlasts the queue's 5 deliveries of 720 s).",
       ESTIMATION_SEND_LEASE_SECONDS:
         "An estimation platform send's lease while it works; more than the API's 29 s. Past it, the watchdog's send sweep (or the claim's next send) finishes an interrupted send.",
+      UNSTARTED_ROUND_LEASE_SECONDS:
+        "How long a job's charged round may wait for its run to start (and a spend asked for, for its answer to be recorded); more than the API's 29 s, since the request that charges it starts it. Past it, the billing sweep gives the round back and the next Process click charges a new one.",
       INSURED_ROUND_STALE_SECONDS:
         'A homeowner submit round started (or last handed on) this long ago and not made has lost its maker: the watchdog or the next submit hands it to the insured worker again.',
       INSURED_ROUND_MAX_ATTEMPTS:

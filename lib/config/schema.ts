@@ -239,6 +239,7 @@ const settingFields = z.object({
   CLAIMS_PLATFORM_FAN_OUT_LEASE_SECONDS: int(15 * 60).refine((v) => v >= 1, 'must be at least 1'),
   CLAIMS_PLATFORM_SENDING_LEASE_SECONDS: int(5 * 720 + 300).refine((v) => v >= 1, 'must be at least 1'),
   ESTIMATION_SEND_LEASE_SECONDS: int(60).refine((v) => v > 29, 'must be more than 29 (the API limit)'),
+  UNSTARTED_ROUND_LEASE_SECONDS: int(60).refine((v) => v > 29, 'must be more than 29 (the API limit)'),
   INSURED_ROUND_STALE_SECONDS: int(60).refine((v) => v >= 1, 'must be at least 1'),
   INSURED_ROUND_MAX_ATTEMPTS: int(5).refine((v) => v >= 1, 'must be at least 1'),
 });

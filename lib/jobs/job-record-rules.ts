@@ -86,7 +86,7 @@ interface JobBilling {
   billing_round_started?: boolean;
   /**
    * When billing_rounds was charged (or, while billing_spend_round is set, when that spend was asked for): a round
-   * still not started (or not recorded) UNSTARTED_ROUND_LEASE_MS later never will be by the request that charged
+   * still not started (or not recorded) UNSTARTED_ROUND_LEASE_SECONDS later never will be by the request that charged
    * it (lib/billing/settlement-rules.ts), and the billing sweep gives it back.
    */
   billing_charged_at?: string | null;

@@ -10,7 +10,7 @@ import { finalizeJobBilling } from '../../lib/billing/finalize-service';
 import { jobCharge } from '../../lib/billing/credit-rules';
 import { jobChargeReference } from '../../lib/billing/ledger-rules';
 import { settleJobBilling } from '../../lib/billing/settlement-service';
-import { UNSTARTED_ROUND_LEASE_MS, unbilledRefund } from '../../lib/billing/settlement-rules';
+import { unstartedRoundLeaseMs, unbilledRefund } from '../../lib/billing/settlement-rules';
 import { chargedRoundStart, recordSpendRequest } from '../../lib/billing/charge-store';
 import { settlePendingEntry } from '../../lib/billing/sweep-service';
 import { owedFields } from '../../lib/billing/settlement-store';
@@ -641,7 +641,7 @@ describe('a round charged and never started', () => {
   /** What a request that died after the charge leaves once the round's lease has run out. */
   const ageCharge = (jobId: string) =>
     setFields(`JOB#${jobId}`, 'JOB', {
-      billing_charged_at: new Date(Date.now() - UNSTARTED_ROUND_LEASE_MS - 1000).toISOString(),
+      billing_charged_at: new Date(Date.now() - unstartedRoundLeaseMs() - 1000).toISOString(),
     });
 
   it('is listed from its charge, left alone while its lease holds, then given back once and taken off the index', async () => {
@@ -731,7 +731,7 @@ describe('a spend whose answer was never recorded', () => {
   // through the real route to its fault point: tests/integration/unstarted-job-charge.test.ts.
   const ageRequest = (jobId: string) =>
     setFields(`JOB#${jobId}`, 'JOB', {
-      billing_charged_at: new Date(Date.now() - UNSTARTED_ROUND_LEASE_MS - 1000).toISOString(),
+      billing_charged_at: new Date(Date.now() - unstartedRoundLeaseMs() - 1000).toISOString(),
     });
 
   it('leaves the ledger even when the spend was never made: asked again, then given back whole', async () => {

@@ -12,7 +12,7 @@
  * per-entry step. The ledger is the run's fake billing service's.
  */
 import { randomUUID } from 'node:crypto';
-import { UNSTARTED_ROUND_LEASE_MS } from '../../lib/billing/settlement-rules';
+import { unstartedRoundLeaseMs } from '../../lib/billing/settlement-rules';
 import { settlePendingEntry } from '../../lib/billing/sweep-service';
 import { getJob } from '../../lib/jobs/job-store';
 import { Client, jobInStatus } from '../support/api';
@@ -98,7 +98,7 @@ it('after a refusal, a click that dies between the spend and its record is given
 
   // No click came: once the spend's lease has run out, the sweep gives back what it took, once.
   await setFields(`JOB#${jobId}`, 'JOB', {
-    billing_charged_at: new Date(Date.now() - UNSTARTED_ROUND_LEASE_MS - 1000).toISOString(),
+    billing_charged_at: new Date(Date.now() - unstartedRoundLeaseMs() - 1000).toISOString(),
   });
   // This call, or the stack's own billing sweep if its schedule came first: the ledger below tells it happened once.
   expect(['settled', 'none']).toContain(await settlePendingEntry({ kind: 'job', jobId }));

@@ -6,7 +6,7 @@
  * the passing of a round's lease.
  */
 import { pendingBillingEntries } from '../../lib/billing/settlement-store';
-import { UNSTARTED_ROUND_LEASE_MS } from '../../lib/billing/settlement-rules';
+import { unstartedRoundLeaseMs } from '../../lib/billing/settlement-rules';
 import type { FaultPointName } from '../../lib/faults/fault-points';
 import type { Client } from './api';
 import { setFields } from './aws';
@@ -44,5 +44,5 @@ export async function sweepEntryOf(jobId: string) {
 /** What time does to a job's charged round (or its spend asked for and not recorded): its lease runs out. */
 export const leaseRunsOut = (jobId: string) =>
   setFields(`JOB#${jobId}`, 'JOB', {
-    billing_charged_at: new Date(Date.now() - UNSTARTED_ROUND_LEASE_MS - 1000).toISOString(),
+    billing_charged_at: new Date(Date.now() - unstartedRoundLeaseMs() - 1000).toISOString(),
   });

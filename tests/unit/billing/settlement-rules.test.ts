@@ -7,7 +7,7 @@ import {
   nextChargeRound,
   owesBilling,
   racingChargeRound,
-  UNSTARTED_ROUND_LEASE_MS,
+  unstartedRoundLeaseMs,
   unbilledRefund,
   unrecordedSpend,
   unstartedRound,
@@ -119,27 +119,33 @@ describe('a round charged and never started', () => {
     expect(racingChargeRound({ ...round, billing_charged: false }, 2)).toBe(false);
   });
 
+  it('takes the lease from UNSTARTED_ROUND_LEASE_SECONDS', () => {
+    expect(unstartedRoundLeaseMs({ UNSTARTED_ROUND_LEASE_SECONDS: 45 })).toBe(45_000);
+    expect(abandonedRoundRefund(round, at(44_999), 45_000)).toBeNull();
+    expect(abandonedRoundRefund(round, at(45_000), 45_000)).toMatchObject({ reference: 'job:j1:3' });
+  });
+
   it('owes its whole spend back once its lease has run out, never before', () => {
-    expect(UNSTARTED_ROUND_LEASE_MS).toBeGreaterThan(29_000); // the HTTP function's limit
-    expect(abandonedRoundRefund(round, at(UNSTARTED_ROUND_LEASE_MS - 1))).toBeNull();
-    expect(abandonedRoundRefund(round, at(UNSTARTED_ROUND_LEASE_MS))).toEqual({
+    expect(unstartedRoundLeaseMs()).toBeGreaterThan(29_000); // the HTTP function's limit
+    expect(abandonedRoundRefund(round, at(unstartedRoundLeaseMs() - 1))).toBeNull();
+    expect(abandonedRoundRefund(round, at(unstartedRoundLeaseMs()))).toEqual({
       round: 3,
       spend_reference: 'job:j1:3',
       reference: 'job:j1:3',
       amount: null,
     });
     expect(
-      abandonedRoundRefund({ ...round, billing_round_started: true }, at(10 * UNSTARTED_ROUND_LEASE_MS)),
+      abandonedRoundRefund({ ...round, billing_round_started: true }, at(10 * unstartedRoundLeaseMs())),
     ).toBeNull();
     expect(
-      abandonedRoundRefund({ ...round, billing_round_abandoned: true }, at(10 * UNSTARTED_ROUND_LEASE_MS)),
+      abandonedRoundRefund({ ...round, billing_round_abandoned: true }, at(10 * unstartedRoundLeaseMs())),
     ).toBeNull();
   });
 
   it('counts a round charged before charge times were recorded from the job’s last write', () => {
     const legacy = { ...round, billing_charged_at: undefined };
-    expect(abandonedRoundRefund(legacy, at(UNSTARTED_ROUND_LEASE_MS))).toBeNull();
-    expect(abandonedRoundRefund(legacy, at(UNSTARTED_ROUND_LEASE_MS + 5000))).toMatchObject({ reference: 'job:j1:3' });
+    expect(abandonedRoundRefund(legacy, at(unstartedRoundLeaseMs()))).toBeNull();
+    expect(abandonedRoundRefund(legacy, at(unstartedRoundLeaseMs() + 5000))).toMatchObject({ reference: 'job:j1:3' });
   });
 
   it('is started on only by a write that holds while the round is the job’s, not given back and not abandoned', () => {
@@ -193,19 +199,19 @@ describe('a spend asked for and not recorded', () => {
   });
 
   it('is given back once its lease has run out, never before, whatever it may have taken', () => {
-    expect(unrecordedSpend(asked, at(UNSTARTED_ROUND_LEASE_MS - 1))).toBeNull();
-    expect(unrecordedSpend(asked, at(UNSTARTED_ROUND_LEASE_MS))).toEqual({
+    expect(unrecordedSpend(asked, at(unstartedRoundLeaseMs() - 1))).toBeNull();
+    expect(unrecordedSpend(asked, at(unstartedRoundLeaseMs()))).toEqual({
       round: 2,
       previous: 1,
       amount: 4,
       refund: { round: 2, spend_reference: 'job:j2:2', reference: 'job:j2:2', amount: null },
     });
-    expect(unrecordedSpend({ ...asked, billing_spend_amount: null }, at(UNSTARTED_ROUND_LEASE_MS))).toMatchObject({
+    expect(unrecordedSpend({ ...asked, billing_spend_amount: null }, at(unstartedRoundLeaseMs()))).toMatchObject({
       amount: 0,
     });
-    expect(unrecordedSpend({ ...asked, billing_rounds: 2 }, at(10 * UNSTARTED_ROUND_LEASE_MS))).toBeNull();
+    expect(unrecordedSpend({ ...asked, billing_rounds: 2 }, at(10 * unstartedRoundLeaseMs()))).toBeNull();
     const legacy = { ...asked, billing_charged_at: null, updated_at: '2030-01-01T00:00:30.000Z' };
-    expect(unrecordedSpend(legacy, at(UNSTARTED_ROUND_LEASE_MS))).toBeNull();
+    expect(unrecordedSpend(legacy, at(unstartedRoundLeaseMs()))).toBeNull();
   });
 
   it('after a refusal, is the round after the refused one, asked after the last charged round', () => {
@@ -213,14 +219,14 @@ describe('a spend asked for and not recorded', () => {
     expect(spendInFlight(afterRefusal)).toBe(true);
     // The refused round's own request was cleared by the write that recorded the refusal; a stale one is not in flight.
     expect(spendInFlight({ ...afterRefusal, billing_spend_round: 2 })).toBe(false);
-    expect(unrecordedSpend(afterRefusal, at(UNSTARTED_ROUND_LEASE_MS))).toEqual({
+    expect(unrecordedSpend(afterRefusal, at(unstartedRoundLeaseMs()))).toEqual({
       round: 3,
       previous: 1,
       amount: 4,
       refund: { round: 3, spend_reference: 'job:j2:3', reference: 'job:j2:3', amount: null },
     });
     const uncounted = { id: 'j3', billing_rounds: undefined as unknown as number, billing_refused_round: 1 };
-    expect(unrecordedSpend({ ...asked, ...uncounted }, at(UNSTARTED_ROUND_LEASE_MS))).toMatchObject({
+    expect(unrecordedSpend({ ...asked, ...uncounted }, at(unstartedRoundLeaseMs()))).toMatchObject({
       round: 2,
       previous: 0,
     });
