@@ -45,6 +45,11 @@ it("drops a job's owed refund that the billing service refuses with 409, and the
     return row?.refund_state === 'pending' ? row : null;
   }, 20_000);
   expect(owed.refunds_owed).toEqual([expect.objectContaining({ spend_reference: spendReference, amount: 1 })]);
+  // The completion's own ask has met the outage on every attempt (the client tries 3 times): only the sweep asks next.
+  await eventually(async () => {
+    const refunds = (await fakeBilling.requests(teamId)).filter((c) => c.path === REFUND_PATH);
+    return refunds.filter((c) => c.answered === '500').length >= 3;
+  }, 30_000);
 
   // The service is back, and an operator gives the whole spend back there, under the spend's own reference.
   await fakeBilling.recover(teamId);
