@@ -12,12 +12,11 @@ import { addClaimSpend, type Claim, getClaim, setEstimationLink } from '../claim
 import { type Settings, settings } from '../config';
 import { ConflictError, DomainError, InsufficientCreditsError, NotFoundError } from '../errors';
 import { teamFeatures } from '../features/store';
-import type { EstimationItem } from '../integrations/estimation-platform';
 import { getItem, updateItemFields } from '../inventory/item-store';
 import { logger } from '../observability/logger';
 import type { Team } from '../teams/store';
 import { getUser } from '../users/store';
-import { loadItemPhotos } from './claim-items-service';
+import { ITEM_WRITES_AT_ONCE, loadRemoteBatch } from './estimation-batch-payload-service';
 import {
   createEstimationClient,
   deliverToEstimationPlatform,
@@ -28,16 +27,12 @@ import {
   createPayload,
   type Destination,
   dryRunRemoteClaim,
-  itemHasPhotos,
-  itemPhotoLinks,
   type Pricing,
-  remoteItem,
   sendChargeReference,
   sendCredits,
 } from './estimation-rules';
 import {
   acquireSendLease,
-  batchItemIds,
   type EstimationSend,
   getEstimationSend,
   recordBatchItems,
@@ -51,13 +46,9 @@ import { recordSend } from '../stats/service';
 /** A request's lease on the claim's send (ESTIMATION_SEND_LEASE_SECONDS): longer than an HTTP function may run (29 s), so a live send never loses it. */
 export const requestLeaseMs = (config: Pick<Settings, 'ESTIMATION_SEND_LEASE_SECONDS'> = settings()) =>
   config.ESTIMATION_SEND_LEASE_SECONDS * 1000;
-/** Item reads and stamps in flight at once: a claim of thousands of items is read and stamped in seconds. */
-const ITEM_WRITES_AT_ONCE = 25;
 
 export const SEND_IN_PROGRESS =
   'A send to the estimation platform is already in progress for this claim; try again in a moment.';
-export const PHOTOS_NOT_SENT =
-  'Photos were not sent: this service has no public address configured (PUBLIC_BASE_URL), so the estimation platform could not fetch them.';
 
 /**
  * The points between the steps at which a send can be cut off (a process that dies there): after the batch is
@@ -179,36 +170,6 @@ async function chargeBatch(
   return { ...record, ...fields };
 }
 
-/** Builds the remote payload of a recorded batch from the items as they are now. */
-async function remoteBatch(
-  record: EstimationSend,
-  claim: Claim,
-  config: Settings,
-): Promise<{ ids: string[]; items: EstimationItem[]; photosIncluded: number; warnings: string[] }> {
-  const limit = pLimit(ITEM_WRITES_AT_ONCE);
-  const ids = await batchItemIds(record);
-  const rows = (await Promise.all(ids.map((id) => limit(() => getItem(id))))).filter((i) => i !== null);
-  const photos = await loadItemPhotos(rows);
-  let photosIncluded = 0;
-  let photoedItems = 0;
-  const items = rows.map((item) => {
-    const rowsOfItem = photos.get(item.id) ?? [];
-    if (itemHasPhotos(item, rowsOfItem)) photoedItems++;
-    const links = itemPhotoLinks(item, rowsOfItem, config.PUBLIC_BASE_URL);
-    photosIncluded += links.length;
-    return remoteItem(item, links);
-  });
-  const warnings: string[] = [];
-  if (photoedItems > 0 && photosIncluded === 0) {
-    logger.warn('estimation send without photos: PUBLIC_BASE_URL is empty', {
-      claim_id: claim.id,
-      photoed_items: photoedItems,
-    });
-    warnings.push(PHOTOS_NOT_SENT);
-  }
-  return { ids, items, photosIncluded, warnings };
-}
-
 /**
  * The remote call of a recorded batch (skipped when its answer is already
  * recorded), then the stamps. A refusal records the failure (moving the round
@@ -223,7 +184,7 @@ async function deliverAndStamp(
 ): Promise<SendResult> {
   const claim = await getClaim(record.claim_id, true);
   if (!claim) throw new NotFoundError('Claim not found');
-  const batch = await remoteBatch(record, claim, config);
+  const batch = await loadRemoteBatch(record, claim, config);
   let remote = record.state === 'delivered' ? record.remote : null;
   if (!remote) {
     let call: RemoteCall;

@@ -10,7 +10,7 @@ import { settlePendingEntry } from '../../lib/billing/sweep-service';
 import { settings } from '../../lib/config';
 import { keys } from '../../lib/db/keys';
 import { SPEND_PATH } from '../../lib/integrations/billing-contract';
-import { PHOTOS_NOT_SENT } from '../../lib/sends/estimation-batch-service';
+import { PHOTOS_NOT_SENT } from '../../lib/sends/estimation-batch-payload-service';
 import { submitToEstimationPlatform } from '../../lib/sends/estimation-service';
 import { getEstimationSend } from '../../lib/sends/estimation-store';
 import { sweepInterruptedEstimationSends } from '../../lib/sends/estimation-sweep-service';
