@@ -10,6 +10,10 @@
  * local stack and the tests build without that definition and turn it on.
  * An armed point (armed-fault-points.ts) trips once: it throws
  * InvocationEnded, and nothing after the boundary runs in that invocation.
+ * A crash runs no catch or finally block either: a handler around a point
+ * that cleans up, logs and carries on, or gives a lease back asks
+ * endsInvocation first, and rethrows at once (or skips its work) when it is
+ * true, so the tests see what a crash leaves.
  */
 
 /** Every point, named `<flow>:<boundary>`: where the invocation ends when it trips. */
@@ -64,4 +68,15 @@ export type FaultPointName = (typeof FAULT_POINTS)[number];
 export function faultPoint(name: FaultPointName, scope: readonly string[]): void {
   if (process.env.FAULT_POINTS === 'on')
     (require('./armed-fault-points') as typeof import('./armed-fault-points')).tripIfArmed(name, scope);
+}
+
+/**
+ * True only for what an armed fault point threw: the invocation is ending as
+ * a crash would, so a catch rethrows at once and a cleanup is skipped. Always
+ * false unless FAULT_POINTS is 'on' (deployed bundles keep none of it).
+ */
+export function endsInvocation(err: unknown): boolean {
+  if (process.env.FAULT_POINTS === 'on')
+    return (require('./armed-fault-points') as typeof import('./armed-fault-points')).isInvocationEnded(err);
+  return false;
 }
