@@ -17,6 +17,9 @@ class InvocationEnded extends Error {
 export const armedFile = (dir: string, point: string, id: string) => join(dir, `${point}@${id}`);
 
 /** @public loaded by fault-points.ts with require(), which knip cannot follow. */
+export const isInvocationEnded = (err: unknown): boolean => err instanceof InvocationEnded;
+
+/** @public loaded by fault-points.ts with require(), which knip cannot follow. */
 export function tripIfArmed(point: string, scope: readonly string[]): void {
   const dir = process.env.FAULT_POINTS_DIR;
   if (!dir) return;
