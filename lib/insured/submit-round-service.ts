@@ -24,7 +24,7 @@ import pLimit from 'p-limit';
 import { blobKeys } from '../blob/keys';
 import { settings as currentSettings } from '../config';
 import { ROWS_PER_TRANSACTION } from '../db/batch';
-import { faultPoint } from '../faults/fault-points';
+import { endsInvocation, faultPoint } from '../faults/fault-points';
 import { keys } from '../db/keys';
 import { derivedId } from '../inventory/item-rules';
 import { type ItemDraft, saveItemBatch } from '../inventory/item-store';
@@ -289,7 +289,7 @@ export async function completeSubmitRound(
     const now = await getInsuredLink(linkId);
     return !now || (now.submitted_round ?? 0) >= round ? 'made already' : 'busy';
   }
-  let finished: { round: number; at: string } | null = null;
+  let made: SubmitRoundSummary & { submitted_at: string };
   try {
     await markRound(link, round, ...(await listDraft(link.id)));
     faultPoint('insured-round:marked', [link.id]);
@@ -322,18 +322,21 @@ export async function completeSubmitRound(
     }
     await queueReencodes(reencodes);
     faultPoint('insured-round:made', [link.id]);
-    finished = { round, at: new Date().toISOString() };
-    return {
-      submitted_at: finished.at,
+    made = {
+      submitted_at: new Date().toISOString(),
       photo_jobs: photoJobs,
       photos: files.filter((f) => f.room_id && f.kind === 'photo').length,
       media_jobs: mediaJobs,
       items: items.length,
       pending_files: stillUploading(allFiles).length,
     };
-  } finally {
-    await endSubmit(link.id, finished);
+  } catch (err) {
+    // A failed making gives the lease back for the next maker; a crash gives nothing back (its lease runs out).
+    if (!endsInvocation(err)) await endSubmit(link.id, null);
+    throw err;
   }
+  await endSubmit(link.id, { round, at: made.submitted_at });
+  return made;
 }
 
 /**

@@ -7,16 +7,19 @@
  * of the round's maker (lib/faults) as a crash or a timeout would end it:
  * after it marked the rows it takes, before any job; after the first room's
  * jobs, before the next room's; after every job, before the round is
- * recorded made. The round is left open; once it is stale (the test writes
- * the hand-on time a stale period back, as waiting would) the watchdog's own
- * schedule hands it to the insured worker, which finishes it. Then every
- * draft row is in exactly one job (none lost, none taken twice), the round is
- * made and nothing was charged. Each point also runs disarmed: the submit
- * makes the round itself and the watchdog never hands it on. A round past
+ * recorded made. A crash gives nothing back: the round is left open and the
+ * dead maker's lease stays held until it runs out (the submit's lease, 60 s,
+ * waited out here); only then does the watchdog's own schedule hand the round
+ * to the insured worker, which finishes it. Then every draft row is in
+ * exactly one job (none lost, none taken twice), the round is made and
+ * nothing was charged. Each point also runs disarmed: the submit makes the
+ * round itself and the watchdog never hands it on. A round past
  * INLINE_ROUND_ROWS is made by the insured worker: its making is cut off
- * after the marks and after every job, and the queue's redelivery or the
+ * after the marks and after every job, its lease (the worker's timeout and
+ * 30 s, written back here rather than waited out) stays held, and the
  * watchdog's hand-on finishes it, each row one item once.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { settings } from '../../lib/config';
 import { keys } from '../../lib/db/keys';
 import type { FaultPointName } from '../../lib/faults/fault-points';
@@ -31,13 +34,30 @@ import { armFaultPoint, faultPointTripped } from '../support/fault-points';
 import { faultTable } from '../support/fault-table';
 import { addPhoto, homeowner, invitedLink, photo, seedTypedRows } from '../support/insured';
 
-jest.setTimeout(240_000);
+jest.setTimeout(300_000);
 
 const POINTS: FaultPointName[] = ['insured-round:marked', 'insured-round:making', 'insured-round:made'];
 // Armed first: jest runs five at a time, and the armed cases wait for the same tick of the watchdog.
 const CASES = [true, false].flatMap((armed) => POINTS.map((point) => ({ point, armed })));
 
 const table = faultTable('Homeowner submit round, maker ended at each fault point');
+
+/** The link's submit lease as it stands: when it runs out, or null when no maker holds it. */
+async function leaseOf(linkId: string): Promise<string | null> {
+  const row = await getRow(keys.insuredLink(linkId).pk, keys.insuredLink(linkId).sk);
+  return (row?.submit_lease_until as string | null | undefined) ?? null;
+}
+
+/** The dead maker's lease, read a moment after its point tripped: still held (a crash gives nothing back). */
+async function leaseLeftHeld(linkId: string): Promise<string> {
+  await sleep(1000);
+  const until = await leaseOf(linkId);
+  expect({ lease_until: until, held: until !== null && Date.parse(until) > Date.now() }).toEqual({
+    lease_until: expect.any(String),
+    held: true,
+  });
+  return until as string;
+}
 
 /** The link's round as it stands: started, made, makings counted. */
 async function roundOf(linkId: string) {
@@ -58,7 +78,10 @@ async function rowJobs(linkId: string) {
   return { rows, ids, made };
 }
 
-/** What time does to a round whose maker died: its lease runs out and it is a stale period past its hand-on. */
+/**
+ * What time does to a round whose worker died: its lease runs out and it is a stale period past its hand-on. The
+ * worker's lease is its timeout and 30 s (330 s), too long to wait out here.
+ */
 async function staleRound(linkId: string) {
   const past = new Date(Date.now() - settings().INSURED_ROUND_STALE_SECONDS * 1000 - 5000).toISOString();
   const key = keys.insuredLink(linkId);
@@ -106,11 +129,14 @@ it.concurrent.each(CASES)(
         // Mid making: the first room's job(s) only (the Attic has two: its photos' and its typed row's).
         if (point === 'insured-round:making') expect([1, 2]).toContain(left.made.length);
         else expect(left.made).toHaveLength(madeBefore as number);
-        // The round has been with its maker a stale period: the watchdog's next tick hands it on.
-        await staleRound(linkId);
-        await eventually(async () => (await roundOf(linkId)).made === 1, 150_000, 1000);
-        // Handed on once: the submit's making and the worker's.
+        // The dead submit still holds the link's lease: no maker can take the round until it runs out. The
+        // watchdog's first tick after that hands the round on.
+        const leaseUntil = await leaseLeftHeld(linkId);
+        await eventually(async () => (await roundOf(linkId)).made === 1, 200_000, 1000);
+        // Handed on once (the submit's making and the worker's), and only once the lease had run out.
         expect(await roundOf(linkId)).toEqual({ started: 1, made: 1, attempts: 2 });
+        const handedAt = (await getRow(keys.insuredLink(linkId).pk, keys.insuredLink(linkId).sk))?.submit_handed_at;
+        expect(Date.parse(handedAt as string)).toBeGreaterThanOrEqual(Date.parse(leaseUntil));
       }
 
       // Every row is in round 1 with a job that exists; three jobs (Den's rows, the Attic's rows, the Attic's photos).
@@ -163,6 +189,7 @@ it.concurrent.each([true, false].flatMap((armed) => WORKER_POINTS.map((point) =>
       if (armed) {
         await eventually(async () => faultPointTripped(point, linkId), 60_000, 250);
         expect((await roundOf(linkId)).made).toBe(0);
+        await leaseLeftHeld(linkId);
         await staleRound(linkId);
       }
       // The worker's message comes back, or the watchdog hands the round on: either way one maker finishes it.
