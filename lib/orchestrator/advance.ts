@@ -1,18 +1,16 @@
 /**
- * The conditional write that moves a job from one stage to the next, or
- * completes it after its last stage (terminal.ts). Shared by the engine
- * (engine.ts, branches.ts) and the watchdog (recovery.ts), which therefore
- * do not import each other.
+ * The conditional write that moves a run from one stage to the next, or
+ * completes it after its last stage (its kind's completion: run-kind.ts).
+ * Shared by the engine (engine.ts, branches.ts) and the watchdog
+ * (recovery.ts), which therefore do not import each other.
  */
-import { updateJob, type Job } from '../jobs/job-store';
-import { JobLog } from '../jobs/log-store';
 import { recordStageDuration } from '../observability/metrics';
-import { isBranchStage, type PipelineDefinition } from './pipeline';
-import { completeJob } from './terminal';
+import { isBranchStage, type RunPipeline } from './pipeline';
+import type { RunKind, RunRecord } from './run-kind';
 import { queuedStage, sendStage } from './transitions';
 
-export function timing(job: Job, stage: string, finishedAt: string) {
-  const started = job.stage_timings?.[stage]?.started_at ?? finishedAt;
+export function timing(record: Pick<RunRecord, 'stage_timings'>, stage: string, finishedAt: string) {
+  const started = record.stage_timings?.[stage]?.started_at ?? finishedAt;
   return {
     started_at: started,
     finished_at: finishedAt,
@@ -21,17 +19,18 @@ export function timing(job: Job, stage: string, finishedAt: string) {
 }
 
 /**
- * Moves the job from stage `index` to the next one (or completes it), as one
+ * Moves the run from stage `index` to the next one (or completes it), as one
  * conditional write: only the lease holder of a running stage, whoever
  * closes a finished fan-out (its last unit, or the watchdog), or whoever
  * joins a branch stage whose branches are all done, can win it.
- * Returns false when another writer won or the job moved on.
+ * Returns false when another writer won or the run moved on.
  */
 export async function advance(
-  job: Job,
-  pipeline: PipelineDefinition,
+  kind: RunKind,
+  record: RunRecord,
+  pipeline: RunPipeline,
   index: number,
-  how: { runner?: string; set?: Partial<Job> },
+  how: { runner?: string; set?: Record<string, unknown> },
 ): Promise<boolean> {
   const def = pipeline.stages[index];
   const now = new Date().toISOString();
@@ -39,31 +38,31 @@ export async function advance(
   const guard = isBranchStage(def)
     ? {
         condition: 'run_id = :run AND stage_name = :stage AND stage_state = :in_branches AND branches_done = :all',
-        values: { ':run': job.run_id, ':stage': def.name, ':in_branches': 'branches', ':all': def.branches.length },
+        values: { ':run': record.run_id, ':stage': def.name, ':in_branches': 'branches', ':all': def.branches.length },
       }
     : how.runner
       ? {
           condition: 'run_id = :run AND stage_name = :stage AND stage_state = :running AND stage_runner = :runner',
-          values: { ':run': job.run_id, ':stage': def.name, ':running': 'running', ':runner': how.runner },
+          values: { ':run': record.run_id, ':stage': def.name, ':running': 'running', ':runner': how.runner },
         }
       : {
           condition: 'run_id = :run AND stage_name = :stage AND stage_state = :fanout',
-          values: { ':run': job.run_id, ':stage': def.name, ':fanout': 'fanout' },
+          values: { ':run': record.run_id, ':stage': def.name, ':fanout': 'fanout' },
         };
-  const stageTiming = timing(job, def.name, now);
+  const stageTiming = timing(record, def.name, now);
   const finishedTiming = { [`stage_timings.${def.name}`]: stageTiming };
   if (!next) {
-    const closing = await updateJob(job.id, {
+    const closing = await kind.update(record.id, {
       set: { ...(how.set ?? {}), ...finishedTiming, stage_state: 'done', progress_pct: def.progress[1] },
       ...guard,
     });
     if (closing) {
       recordStageDuration(pipeline.name, def.name, stageTiming.seconds);
-      await completeJob(closing, pipeline);
+      await kind.complete(closing, pipeline);
     }
     return Boolean(closing);
   }
-  const moved = await updateJob(job.id, {
+  const moved = await kind.update(record.id, {
     set: {
       ...(how.set ?? {}),
       ...finishedTiming,
@@ -75,7 +74,7 @@ export async function advance(
   });
   if (!moved) return false;
   recordStageDuration(pipeline.name, def.name, stageTiming.seconds);
-  await new JobLog(job.id).info(`Stage ${def.name} finished; next: ${next.name}`);
-  await sendStage(moved);
+  await kind.log(record.id).info(`Stage ${def.name} finished; next: ${next.name}`);
+  await sendStage(kind.name, moved);
   return true;
 }

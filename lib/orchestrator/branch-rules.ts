@@ -1,24 +1,27 @@
 /**
  * Pure rules of a stage whose branches run side by side: the branch states
- * it starts with, which branches are done, the job's status and progress
+ * it starts with, which branches are done, the run's status and progress
  * while they run, and the key a branch's unit rows and timings go under.
  */
 import type { BranchRun } from '../jobs/job-store';
-import type { JobStatus } from '../jobs/job-rules';
 import type { BranchStage } from './pipeline';
 
+/** A branch stage of any kind's pipeline, with its statuses `S`. */
+// biome-ignore lint/suspicious/noExplicitAny: each kind types its own contexts and records.
+type AnyBranchStage<S extends string = string> = BranchStage<any, any, S>;
+
 /** Every branch queued: the state a branch stage starts in. */
-export function openedBranches(stage: BranchStage): Record<string, BranchRun> {
+export function openedBranches(stage: AnyBranchStage): Record<string, BranchRun> {
   return Object.fromEntries(stage.branches.map((b) => [b.name, { state: 'queued' } satisfies BranchRun]));
 }
 
 /** Names of the branches that are done, in the declared order. */
-export function doneBranches(stage: BranchStage, branches: Record<string, BranchRun> | null | undefined): string[] {
+export function doneBranches(stage: AnyBranchStage, branches: Record<string, BranchRun> | null | undefined): string[] {
   return stage.branches.map((b) => b.name).filter((name) => branches?.[name]?.state === 'done');
 }
 
-/** The job's status while the branches run, given those done. */
-export function branchStatus(stage: BranchStage, done: readonly string[]): JobStatus {
+/** The run's status while the branches run, given those done. */
+export function branchStatus<S extends string>(stage: AnyBranchStage<S>, done: readonly string[]): S {
   return stage.statusWhile?.(done) ?? stage.status;
 }
 
@@ -32,7 +35,10 @@ function branchFraction(run: BranchRun | undefined): number {
 }
 
 /** Progress across the stage's range: the mean of its branches' fractions (each branch weighs the same). */
-export function branchesProgress(stage: BranchStage, branches: Record<string, BranchRun> | null | undefined): number {
+export function branchesProgress(
+  stage: AnyBranchStage,
+  branches: Record<string, BranchRun> | null | undefined,
+): number {
   const [from, to] = stage.progress;
   const sum = stage.branches.reduce((total, b) => total + branchFraction(branches?.[b.name]), 0);
   return Math.round(from + ((to - from) * sum) / stage.branches.length);

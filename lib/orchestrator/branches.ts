@@ -3,7 +3,7 @@
  * frames ‖ transcript), each a step of its own.
  *
  *  - The stage message takes the stage (queued → 'branches', every branch
- *    queued in the job's `branches` map) and sends one branch message per
+ *    queued in the run's `branches` map) and sends one branch message per
  *    branch; it runs nothing itself.
  *  - A branch message runs its branch only after a conditional lease on the
  *    branch's entry (same run, same stage, branch queued), exactly like a
@@ -18,28 +18,27 @@
  *    branches joins: it advances the job (advance() in transitions.ts is
  *    conditioned on every branch being done), and the watchdog advances a
  *    joined stage whose joiner died first.
- *  - A branch whose lease expired is an interruption of the job, handled by
+ *  - A branch whose lease expired is an interruption of the run, handled by
  *    recovery.ts as any stage's.
  */
 import { randomUUID } from 'node:crypto';
-import { getJob, updateJob, type Job } from '../jobs/job-store';
-import { JobLog } from '../jobs/log-store';
 import { inRunSpan } from '../observability/job-trace';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
+import { advance, timing } from './advance';
 import { branchPathNames, branchStatus, doneBranches, openedBranches, stepKey } from './branch-rules';
 import { branchContextFor, errorText, raiseBranchProgress, withHeartbeat } from './context';
-import type { BranchStage, PipelineDefinition } from './pipeline';
+import type { AnyBranchStage, RunPipeline } from './pipeline';
 import { handlePossibleInterruption } from './recovery';
+import type { RunKind, RunRecord } from './run-kind';
 import { leaseUntil, type BranchClosing } from './store';
-import { failJob, PipelineFailure } from './terminal';
-import { advance, timing } from './advance';
+import { PipelineFailure } from './terminal';
 import { sendBranch, sendUnit, stageOf, type StageMessage } from './transitions';
 
 /** Takes a queued branch stage for its run and sends every branch its message. */
-export async function openBranchStage(job: Job, stage: BranchStage): Promise<void> {
+export async function openBranchStage(kind: RunKind, job: RunRecord, stage: AnyBranchStage): Promise<void> {
   const now = new Date().toISOString();
-  const opened = await updateJob(job.id, {
+  const opened = await kind.update(job.id, {
     set: {
       status: branchStatus(stage, []),
       current_stage: stage.name,
@@ -55,30 +54,31 @@ export async function openBranchStage(job: Job, stage: BranchStage): Promise<voi
     condition: 'run_id = :run AND stage_name = :stage AND stage_state = :queued',
     values: { ':run': job.run_id, ':stage': stage.name, ':queued': 'queued' },
   });
-  if (!opened) return; // a duplicate: the stage is open already (or the job moved on)
-  await new JobLog(job.id).info(
-    `Stage ${stage.name} started: ${stage.branches.map((b) => b.name).join(' ‖ ')} side by side`,
-  );
+  if (!opened) return; // a duplicate: the stage is open already (or the run moved on)
+  await kind
+    .log(job.id)
+    .info(`Stage ${stage.name} started: ${stage.branches.map((b) => b.name).join(' ‖ ')} side by side`);
   // Should this worker die here, the watchdog sends the branches still queued.
-  await Promise.all(stage.branches.map((b) => sendBranch(opened, b.name)));
+  await Promise.all(stage.branches.map((b) => sendBranch(kind.name, opened, b.name)));
 }
 
 /** Handles one branch message of an open branch stage. */
 export async function handleBranchMessage(
-  job: Job,
+  kind: RunKind,
+  job: RunRecord,
   message: StageMessage & { branch: string },
-  pipeline: PipelineDefinition,
-  stage: BranchStage,
+  pipeline: RunPipeline,
+  stage: AnyBranchStage,
 ): Promise<void> {
   const branch = message.branch;
   const def = stage.branches.find((b) => b.name === branch);
   if (!def) {
-    await failJob(job, `The ${job.pipeline} pipeline has no branch ${branch} in ${stage.name}.`);
+    await kind.fail(job, `The ${job.pipeline} pipeline has no branch ${branch} in ${stage.name}.`);
     return;
   }
   const runner = randomUUID();
   const now = new Date().toISOString();
-  const claimed = await updateJob(job.id, {
+  const claimed = await kind.update(job.id, {
     set: {
       [`branches.${branch}`]: { state: 'running', runner, lease_until: leaseUntil(), fraction: 0 },
       heartbeat_at: now,
@@ -90,11 +90,11 @@ export async function handleBranchMessage(
     names: branchPathNames(branch),
   });
   if (!claimed) {
-    await handlePossibleInterruption(job.id, message.run_id, branch);
+    await handlePossibleInterruption(kind, job.id, message.run_id, branch);
     return;
   }
 
-  const ctx = branchContextFor(claimed, stage, branch);
+  const ctx = branchContextFor(kind, claimed, stage, branch);
   await ctx.log.info(`Branch ${branch} of ${stage.name} started`);
   let outcome: Awaited<ReturnType<typeof def.run>>;
   const key = stepKey(stage.name, branch);
@@ -102,11 +102,11 @@ export async function handleBranchMessage(
     outcome = await inRunSpan(
       `stage.${stage.name}.${branch}`,
       claimed.trace_parent,
-      { 'job.id': claimed.id, 'job.pipeline': claimed.pipeline ?? 'none', 'pipeline.stage': key },
+      { [`${kind.name}.id`]: claimed.id, [`${kind.name}.pipeline`]: claimed.pipeline ?? 'none', 'pipeline.stage': key },
       () => withHeartbeat(ctx, () => def.run(ctx)),
     );
   } catch (err) {
-    await failJob(
+    await kind.fail(
       claimed,
       err instanceof PipelineFailure ? err.message : `The ${stage.name} stage failed (${branch}): ${errorText(err)}`,
     );
@@ -115,7 +115,7 @@ export async function handleBranchMessage(
 
   if (outcome.kind === 'fanout' && outcome.units > 0) {
     const inFlight = Math.min(Math.max(1, outcome.concurrency), outcome.units);
-    const fanning = await updateJob(job.id, {
+    const fanning = await kind.update(job.id, {
       set: {
         ...(outcome.set ?? {}),
         [`branches.${branch}.state`]: 'fanout',
@@ -130,10 +130,10 @@ export async function handleBranchMessage(
     });
     if (!fanning) return; // the lease was lost (the run restarted after it expired)
     await ctx.log.info(`Branch ${branch} of ${stage.name}: ${outcome.units} units, ${inFlight} at a time`);
-    await Promise.all(Array.from({ length: inFlight }, (_, index) => sendUnit(fanning, index, branch)));
+    await Promise.all(Array.from({ length: inFlight }, (_, index) => sendUnit(kind.name, fanning, index, branch)));
     return;
   }
-  await finishBranch(claimed, pipeline, stage, branch, runner, outcome.set);
+  await finishBranch(kind, claimed, pipeline, stage, branch, runner, outcome.set);
 }
 
 /** A branch's lease holder found the join count moved under it (another branch finished first). */
@@ -141,22 +141,23 @@ class JoinMoved extends Error {}
 
 /** Ends a branch that ran without a fan-out (or fanned out zero units), under its lease. */
 async function finishBranch(
-  job: Job,
-  pipeline: PipelineDefinition,
-  stage: BranchStage,
+  kind: RunKind,
+  job: RunRecord,
+  pipeline: RunPipeline,
+  stage: AnyBranchStage,
   branch: string,
   runner: string,
-  set: Partial<Job> | undefined,
+  set: Record<string, unknown> | undefined,
 ): Promise<void> {
   const closing = branchClosing(stage, branch, set);
-  const attempt = async (): Promise<Job | null> => {
-    const current = await getJob(job.id);
+  const attempt = async (): Promise<RunRecord | null> => {
+    const current = await kind.get(job.id);
     const run = current?.branches?.[branch];
     if (!current || current.run_id !== job.run_id || current.stage_state !== 'branches' || run?.runner !== runner)
       return null; // the lease was lost: the run restarted
     if (run.state !== 'running') return null;
     const close = closing(current);
-    const closed = await updateJob(job.id, {
+    const closed = await kind.update(job.id, {
       set: close.set,
       condition: `run_id = :run AND stage_name = :stage AND stage_state = :in_branches AND #B_MAP.#B_NAME.#B_STATE = :running AND #B_MAP.#B_NAME.runner = :runner AND ${close.condition}`,
       values: {
@@ -179,7 +180,7 @@ async function finishBranch(
     jitter: true,
     retryable: (err) => err instanceof JoinMoved,
   });
-  if (closed) await afterBranchDone(closed, pipeline, stage, branch);
+  if (closed) await afterBranchDone(kind, closed, pipeline, stage, branch);
 }
 
 /**
@@ -188,7 +189,7 @@ async function finishBranch(
  * cannot both see themselves as the first), and, while others still run,
  * the status for the branches now done.
  */
-export function branchClosing(stage: BranchStage, branch: string, set?: Partial<Job>): BranchClosing {
+export function branchClosing(stage: AnyBranchStage, branch: string, set?: Record<string, unknown>): BranchClosing {
   return (current) => {
     const done = doneBranches(stage, { ...current.branches, [branch]: { state: 'done' } });
     const key = stepKey(stage.name, branch);
@@ -207,20 +208,21 @@ export function branchClosing(stage: BranchStage, branch: string, set?: Partial<
   };
 }
 
-/** After a branch's closing write: the job's progress follows, and the write that completed the join advances. */
+/** After a branch's closing write: the run's progress follows, and the write that completed the join advances. */
 export async function afterBranchDone(
-  job: Job,
-  pipeline: PipelineDefinition,
-  stage: BranchStage,
+  kind: RunKind,
+  job: RunRecord,
+  pipeline: RunPipeline,
+  stage: AnyBranchStage,
   branch: string,
 ): Promise<void> {
-  await new JobLog(job.id).info(`Branch ${branch} of ${stage.name} finished`);
+  await kind.log(job.id).info(`Branch ${branch} of ${stage.name} finished`);
   if ((job.branches_done ?? 0) < stage.branches.length) {
-    await raiseBranchProgress(job, stage).catch((err) =>
-      logger.warn('branch progress not written', { job_id: job.id, error: errorText(err) }),
+    await raiseBranchProgress(kind, job, stage).catch((err) =>
+      logger.warn('branch progress not written', { kind: kind.name, id: job.id, error: errorText(err) }),
     );
     return;
   }
   const at = stageOf(pipeline, stage.name);
-  if (at) await advance(job, pipeline, at.index, {});
+  if (at) await advance(kind, job, pipeline, at.index, {});
 }

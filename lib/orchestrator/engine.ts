@@ -1,18 +1,19 @@
 /**
- * The step-function-style engine. A job runs a declared pipeline
- * one SQS message at a time:
+ * The step-function-style engine. A run (of a job, or of any registered run
+ * kind: run-kind.ts) goes through a declared pipeline one SQS message at a
+ * time:
  *
- *  - A stage message {job_id, run_id, stage} runs only after a conditional
- *    lease on the job (same run, same stage, stage_state 'queued'), so a
+ *  - A stage message {kind, id, run_id, stage} runs only after a conditional
+ *    lease on the subject (same run, same stage, stage_state 'queued'), so a
  *    duplicated, redelivered or out-of-order message can never run a stage
- *    twice or move a job backwards. A new run_id on every start/restart makes
+ *    twice or move a run backwards. A new run_id on every start/restart makes
  *    messages of an earlier run harmless.
  *  - A fan-out stage dispatches unit messages through a pointer
  *    (fanout_next), keeping at most `concurrency` in flight, and fans in on a
  *    counter (fanout_done). A unit is marked done and counted in one
  *    transaction (store.ts); the completion that counts the last unit
- *    advances the job, and the watchdog advances a fan-out whose units are all
- *    done if that completion's worker died first.
+ *    advances the run, and the watchdog advances a fan-out whose units are
+ *    all done if that completion's worker died first.
  *  - A unit that fails is retried after an exponential backoff (its SQS
  *    message is made visible again early), up to UNIT_MAX_ATTEMPTS.
  *  - A stage may be made of branches that run side by side, each with its
@@ -20,21 +21,20 @@
  *  - A lease that expired while its stage was running means the worker died:
  *    that is an interruption (recovery.ts).
  */
-import { faultPoint } from '../faults/fault-points';
 import { randomUUID } from 'node:crypto';
-import { getJob, updateJob, type Job } from '../jobs/job-store';
-import { isRunning } from '../jobs/job-rules';
+import { faultPoint } from '../faults/fault-points';
 import { inRunSpan } from '../observability/job-trace';
 import { logger } from '../observability/logger';
 import { retryDelaySeconds } from '../queue/delivery';
+import { advance } from './advance';
 import { stepKey } from './branch-rules';
 import { afterBranchDone, branchClosing, handleBranchMessage, openBranchStage } from './branches';
 import { branchContextFor, contextFor, errorText, raiseBranchProgress, withHeartbeat } from './context';
-import { getPipeline, isBranchStage, type StageDefinition, type Step } from './pipeline';
+import { type AnyStageDefinition, type AnyStep, getPipeline, isBranchStage, type RunPipeline } from './pipeline';
 import { handlePossibleInterruption } from './recovery';
+import { type RunKind, type RunRecord, runKind } from './run-kind';
 import { claimUnit, finishAndCount, finishAndCountBranch, leaseUntil, releaseUnit } from './store';
-import { failJob, PipelineFailure } from './terminal';
-import { advance } from './advance';
+import { PipelineFailure } from './terminal';
 import { sendUnit, stageOf, type StageMessage, type UnitMessage } from './transitions';
 
 export { stageMessage, unitMessage, type StageMessage, type UnitMessage } from './transitions';
@@ -49,32 +49,50 @@ export interface UnitDelivery {
 }
 const noRedelivery: UnitDelivery = { retryAfter: async () => undefined };
 
+/** The subject of a message and its pipeline, when the message still belongs to its current run. */
+async function runOf(
+  message: StageMessage,
+  fits: (record: RunRecord) => boolean,
+): Promise<{ kind: RunKind; record: RunRecord; pipeline: RunPipeline | undefined } | null> {
+  const kind = runKind(message.kind);
+  if (!kind) {
+    logger.error('run message dropped: its kind is not in this deployment', { ...message });
+    return null;
+  }
+  const record = await kind.get(message.id);
+  if (
+    !record ||
+    record.run_id !== message.run_id ||
+    !kind.runningStatuses.includes(record.status) ||
+    record.stage_name !== message.stage ||
+    !record.pipeline ||
+    !fits(record)
+  ) {
+    logger.info('run message dropped: stale or duplicate', {
+      ...message,
+      status: record?.status,
+      stage_name: record?.stage_name,
+      stage_state: record?.stage_state,
+    });
+    return null;
+  }
+  return { kind, record, pipeline: getPipeline(record.pipeline) };
+}
+
 /** Handles one stage message. Never throws for a message that can never succeed; throws to have SQS retry. */
 export async function handleStageMessage(message: StageMessage): Promise<void> {
-  const job = await getJob(message.job_id);
-  if (
-    !job ||
-    job.run_id !== message.run_id ||
-    !isRunning(job.status) ||
-    job.stage_name !== message.stage ||
-    !job.pipeline
-  ) {
-    logger.info('stage message dropped: stale or duplicate', {
-      ...message,
-      status: job?.status,
-      stage_name: job?.stage_name,
-    });
-    return;
-  }
-  const pipeline = getPipeline(job.pipeline);
+  const run = await runOf(message, () => true);
+  if (!run) return;
+  const { kind, record: job, pipeline } = run;
   const stage = pipeline && stageOf(pipeline, message.stage);
   if (!pipeline || !stage) {
-    await failJob(job, `The ${job.pipeline} pipeline is not available in this deployment.`);
+    await kind.fail(job, `The ${job.pipeline} pipeline is not available in this deployment.`);
     return;
   }
   if (isBranchStage(stage.def)) {
-    if (message.branch) await handleBranchMessage(job, { ...message, branch: message.branch }, pipeline, stage.def);
-    else await openBranchStage(job, stage.def);
+    if (message.branch)
+      await handleBranchMessage(kind, job, { ...message, branch: message.branch }, pipeline, stage.def);
+    else await openBranchStage(kind, job, stage.def);
     return;
   }
   if (message.branch) {
@@ -84,7 +102,7 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
   const def = stage.def;
   const runner = randomUUID();
   const now = new Date().toISOString();
-  const claimed = await updateJob(job.id, {
+  const claimed = await kind.update(job.id, {
     set: {
       status: def.status,
       current_stage: def.name,
@@ -99,19 +117,19 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
     values: { ':run': job.run_id, ':stage': def.name, ':queued': 'queued' },
   });
   if (!claimed) {
-    await handlePossibleInterruption(job.id, message.run_id);
+    await handlePossibleInterruption(kind, job.id, message.run_id);
     return;
   }
 
-  const ctx = contextFor(claimed, stage.def);
+  const ctx = contextFor(kind, claimed, stage.def);
   await ctx.log.info(`Stage ${def.name} started`);
   let outcome: Awaited<ReturnType<typeof def.run>>;
   try {
-    outcome = await inRunSpan(`stage.${def.name}`, claimed.trace_parent, spanAttributes(claimed, def.name), () =>
+    outcome = await inRunSpan(`stage.${def.name}`, claimed.trace_parent, spanAttributes(kind, claimed, def.name), () =>
       withHeartbeat(ctx, () => def.run(ctx)),
     );
   } catch (err) {
-    await failJob(
+    await kind.fail(
       claimed,
       err instanceof PipelineFailure ? err.message : `The ${def.name} stage failed: ${errorText(err)}`,
     );
@@ -120,7 +138,7 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
 
   if (outcome.kind === 'fanout' && outcome.units > 0) {
     const inFlight = Math.min(Math.max(1, outcome.concurrency), outcome.units);
-    const fanning = await updateJob(job.id, {
+    const fanning = await kind.update(job.id, {
       set: {
         ...(outcome.set ?? {}),
         stage_state: 'fanout',
@@ -133,12 +151,12 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
       values: { ':run': claimed.run_id, ':runner': runner, ':running': 'running' },
     });
     if (!fanning) return; // the lease was lost (taken over after expiry); the new owner carries on
-    faultPoint('engine:fanned-out', [job.id, job.claim_id]);
+    faultPoint('engine:fanned-out', faultScope(job));
     await ctx.log.info(`Stage ${def.name}: ${outcome.units} units, ${inFlight} at a time`);
-    await Promise.all(Array.from({ length: inFlight }, (_, index) => sendUnit(fanning, index)));
+    await Promise.all(Array.from({ length: inFlight }, (_, index) => sendUnit(kind.name, fanning, index)));
     return;
   }
-  await advance(claimed, pipeline, stage.index, { runner, set: outcome.set });
+  await advance(kind, claimed, pipeline, stage.index, { runner, set: outcome.set });
 }
 
 // ---------------------------------------------------------------------------
@@ -147,36 +165,41 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
 
 /** Handles one unit message. Throws (after asking for a backoff) to have the queue deliver it again. */
 export async function handleUnitMessage(message: UnitMessage, delivery: UnitDelivery = noRedelivery): Promise<void> {
-  const job = await getJob(message.job_id);
-  const fanning = message.branch
-    ? job?.stage_state === 'branches' && job.branches?.[message.branch]?.state === 'fanout'
-    : job?.stage_state === 'fanout';
-  if (!job || job.run_id !== message.run_id || job.stage_name !== message.stage || !fanning || !job.pipeline) {
-    logger.info('unit message dropped: stale or duplicate', { ...message, stage_state: job?.stage_state });
-    return;
-  }
-  const pipeline = getPipeline(job.pipeline);
+  const run = await runOf(message, (record) =>
+    message.branch
+      ? record.stage_state === 'branches' && record.branches?.[message.branch]?.state === 'fanout'
+      : record.stage_state === 'fanout',
+  );
+  if (!run) return;
+  const { kind, record: job, pipeline } = run;
   const stage = pipeline && stageOf(pipeline, message.stage);
   const step = stage && stepOf(stage.def, message.branch);
   if (!pipeline || !stage || !step?.unit) {
-    await failJob(job, `The ${job.pipeline} pipeline cannot run units of ${stepKey(message.stage, message.branch)}.`);
+    await kind.fail(job, `The ${job.pipeline} pipeline cannot run units of ${stepKey(message.stage, message.branch)}.`);
     return;
   }
   const key = stepKey(message.stage, message.branch);
   const runner = randomUUID();
-  const unit = await claimUnit(job, key, message.index, runner);
+  const unit = await claimUnit(kind, job, key, message.index, runner);
   if (!unit) return; // done already, or running under a live lease elsewhere
 
   const branchStage = isBranchStage(stage.def) ? stage.def : null;
   const ctx =
-    branchStage && message.branch ? branchContextFor(job, branchStage, message.branch) : contextFor(job, stage.def);
+    branchStage && message.branch
+      ? branchContextFor(kind, job, branchStage, message.branch)
+      : contextFor(kind, job, stage.def);
+  const retry = { kind, job, message, runner, delivery };
   let outcome: 'ok' | 'failed' = 'ok';
   let error: string | undefined;
   try {
     await inRunSpan(
       `stage.${key.replace('/', '.')}.unit`,
       job.trace_parent,
-      { ...spanAttributes(job, key), 'pipeline.unit.index': message.index, 'pipeline.unit.attempt': unit.attempts },
+      {
+        ...spanAttributes(kind, job, key),
+        'pipeline.unit.index': message.index,
+        'pipeline.unit.attempt': unit.attempts,
+      },
       () => withHeartbeat(ctx, () => step.unit!(ctx, message.index)),
     );
   } catch (err) {
@@ -186,19 +209,20 @@ export async function handleUnitMessage(message: UnitMessage, delivery: UnitDeli
       await ctx.log.warn(
         `Unit ${message.index} of ${key} failed (attempt ${unit.attempts}); retrying in ${delay} s: ${error}`,
       );
-      await retryLater(job, message, runner, delivery, delay);
+      await retryLater(retry, delay);
       throw err;
     }
     outcome = 'failed';
     await ctx.log.error(`Unit ${message.index} of ${key} failed ${unit.attempts} times; giving up on it: ${error}`);
   }
 
-  faultPoint('engine:unit-done', [job.id, job.claim_id]);
+  faultPoint('engine:unit-done', faultScope(job));
   let fanIn: Awaited<ReturnType<typeof finishAndCount>>;
   try {
     fanIn =
       branchStage && message.branch
         ? await finishAndCountBranch(
+            kind,
             job,
             message.stage,
             message.branch,
@@ -208,50 +232,66 @@ export async function handleUnitMessage(message: UnitMessage, delivery: UnitDeli
             branchClosing(branchStage, message.branch),
             error,
           )
-        : await finishAndCount(job, message.stage, message.index, runner, outcome, error);
+        : await finishAndCount(kind, job, message.stage, message.index, runner, outcome, error);
   } catch (err) {
     // Neither written: the unit is redone on the next delivery and counted then.
     logger.warn('unit result not recorded; it will be retried', { ...message, error: errorText(err) });
-    await retryLater(job, message, runner, delivery, retryDelaySeconds(unit.attempts));
+    await retryLater(retry, retryDelaySeconds(unit.attempts));
     throw err;
   }
   if (fanIn.kind !== 'counted') return;
-  faultPoint('engine:mid-fan-out', [job.id, job.claim_id]);
-  const counted = fanIn.job;
+  faultPoint('engine:mid-fan-out', faultScope(job));
+  const counted = fanIn.record;
   if (branchStage && message.branch) {
     const branch = counted.branches?.[message.branch];
     const toDispatch = (branch?.fanout_next ?? 0) - 1;
-    if (toDispatch < (branch?.fanout_total ?? 0)) await sendUnit(counted, toDispatch, message.branch);
-    if (branch?.state === 'done') await afterBranchDone(counted, pipeline, branchStage, message.branch);
-    else await raiseBranchProgress(counted, branchStage).catch(() => undefined); // progress only
+    if (toDispatch < (branch?.fanout_total ?? 0)) await sendUnit(kind.name, counted, toDispatch, message.branch);
+    if (branch?.state === 'done') await afterBranchDone(kind, counted, pipeline, branchStage, message.branch);
+    else await raiseBranchProgress(kind, counted, branchStage).catch(() => undefined); // progress only
     return;
   }
   const toDispatch = counted.fanout_next - 1;
-  if (toDispatch < counted.fanout_total) await sendUnit(counted, toDispatch);
-  // Progress within a fan-out is derived from these counters when the job is read (jobProgress).
-  if (counted.fanout_done === counted.fanout_total) await advance(counted, pipeline, stage.index, {});
+  if (toDispatch < counted.fanout_total) await sendUnit(kind.name, counted, toDispatch);
+  // Progress within a fan-out is derived from these counters when the subject is read (jobProgress for a job).
+  if (counted.fanout_done === counted.fanout_total) await advance(kind, counted, pipeline, stage.index, {});
 }
 
-/** What a stage, branch or unit span says about its run (ids and names only). */
-function spanAttributes(job: Job, step: string) {
-  return { 'job.id': job.id, 'job.pipeline': job.pipeline ?? 'none', 'pipeline.stage': step };
+/** What a stage, branch or unit span says about its run (ids and names only): `job.id` for a job. */
+function spanAttributes(kind: RunKind, record: RunRecord, step: string) {
+  return {
+    [`${kind.name}.id`]: record.id,
+    [`${kind.name}.pipeline`]: record.pipeline ?? 'none',
+    'pipeline.stage': step,
+  };
 }
+
+/** A test arms the engine's fault points for a subject, or for every run of its claim. */
+const faultScope = (record: RunRecord) => [record.id, ...('claim_id' in record ? [String(record.claim_id)] : [])];
 
 /** The step a unit message belongs to: the stage, or one of its branches. */
-function stepOf(def: StageDefinition, branch: string | undefined): Step | undefined {
+function stepOf(def: AnyStageDefinition, branch: string | undefined): AnyStep | undefined {
   if (!isBranchStage(def)) return branch ? undefined : def;
   return branch ? def.branches.find((b) => b.name === branch) : undefined;
 }
 
 /** Frees the unit for the next delivery and asks the queue for that delivery after `seconds`. */
 async function retryLater(
-  job: Job,
-  message: UnitMessage,
-  runner: string,
-  delivery: UnitDelivery,
+  {
+    kind,
+    job,
+    message,
+    runner,
+    delivery,
+  }: {
+    kind: RunKind;
+    job: RunRecord;
+    message: UnitMessage;
+    runner: string;
+    delivery: UnitDelivery;
+  },
   seconds: number,
 ): Promise<void> {
-  await releaseUnit(job, stepKey(message.stage, message.branch), message.index, runner);
+  await releaseUnit(kind, job, stepKey(message.stage, message.branch), message.index, runner);
   // Without the backoff the queue still redelivers, only after its visibility timeout.
   await delivery
     .retryAfter(seconds)

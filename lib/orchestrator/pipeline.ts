@@ -1,25 +1,27 @@
 /**
- * Pipelines are declarations: an ordered list of stages, each with the job
- * status it runs under and the progress range it covers. The engine
- * (engine.ts) runs them one SQS message at a time. How to add one:
- * docs/orchestrator.md.
+ * Pipelines are declarations: an ordered list of stages, each with the
+ * status its subject runs under and the progress range it covers. The engine
+ * (engine.ts) runs them one SQS message at a time, for every run kind
+ * (run-kind.ts): a job's pipelines are PipelineDefinitions; another kind
+ * declares its pipelines as RunPipelines of its own context and record. How
+ * to add one: docs/orchestrator.md.
  */
 import type { Job } from '../jobs/job-store';
 import { type JobStatus, PREPARING_STATUSES, type SourceType } from '../jobs/job-rules';
 import type { JobLog } from '../jobs/log-store';
+import type { RunContext } from './run-kind';
 
-export interface StageContext {
+/** A job pipeline's step context: the job, its log, a heartbeat. */
+export interface StageContext extends RunContext {
   job: Job;
   log: JobLog;
-  /** Records liveness and, optionally, progress within the stage's range (0..1). */
-  heartbeat(fraction?: number): Promise<void>;
 }
 
-/** What a stage asks the engine to do next. */
-export type StageOutcome =
-  | { kind: 'next'; set?: Partial<Job> }
+/** What a stage asks the engine to do next; `set` is written with the engine's own fields in the same write. */
+export type StageOutcome<R = Job> =
+  | { kind: 'next'; set?: Partial<R> }
   /** Fan out: one unit message per element, at most `concurrency` in flight; the stage ends when all are done. */
-  | { kind: 'fanout'; units: number; concurrency: number; set?: Partial<Job> };
+  | { kind: 'fanout'; units: number; concurrency: number; set?: Partial<R> };
 
 /**
  * One step of a pipeline. `run` runs once per run of the job, under a lease;
@@ -46,35 +48,39 @@ export type StageOutcome =
  * };
  * ```
  */
-export type StageDefinition = StepStage | BranchStage;
+export type StageDefinition<C extends RunContext = StageContext, R = Job, S extends string = JobStatus> =
+  | StepStage<C, R, S>
+  | BranchStage<C, R, S>;
 
-interface StageBase {
+interface StageBase<S extends string> {
   /** Unique within the pipeline; stage messages, unit rows and stage_timings are keyed by it. */
   name: string;
-  /** The job status while this stage runs (one of the processing statuses). */
-  status: JobStatus;
+  /** The subject's status while this stage runs (for a job, one of the processing statuses). */
+  status: S;
   /** Progress percent at the start and at the end of the stage. */
   progress: [number, number];
 }
 
 /** The work of a stage, or of one branch of a stage: a run under a lease, optionally fanning out units. */
-export interface Step {
+export interface Step<C extends RunContext = StageContext, R = Job> {
   /**
-   * The work. Throwing fails the job (no retry): with the message of a
+   * The work. Throwing fails the run (no retry): with the message of a
    * PipelineFailure, else "The <name> stage failed: …".
    */
-  run(ctx: StageContext): Promise<StageOutcome>;
+  run(ctx: C): Promise<StageOutcome<R>>;
   /** Runs one fan-out unit; must be safe to run again for the same index (a redelivered message). */
-  unit?(ctx: StageContext, index: number): Promise<void>;
+  unit?(ctx: C, index: number): Promise<void>;
 }
 
 /** A stage that is one step. */
-export interface StepStage extends StageBase, Step {
+export interface StepStage<C extends RunContext = StageContext, R = Job, S extends string = JobStatus>
+  extends StageBase<S>,
+    Step<C, R> {
   branches?: never;
 }
 
 /** One branch of a branch stage: a step with a name unique within its stage (lower case letters, digits, _). */
-export interface BranchDefinition extends Step {
+export interface BranchDefinition<C extends RunContext = StageContext, R = Job> extends Step<C, R> {
   name: string;
 }
 
@@ -98,20 +104,23 @@ export interface BranchDefinition extends Step {
  * };
  * ```
  */
-export interface BranchStage extends StageBase {
-  branches: BranchDefinition[];
+export interface BranchStage<C extends RunContext = StageContext, R = Job, S extends string = JobStatus>
+  extends StageBase<S> {
+  branches: BranchDefinition<C, R>[];
   /**
    * The job status while the branches run, given the names of those already
    * done: asked when the stage starts (none done) and after each branch that
    * leaves others running (the join leaves the status to the next stage).
    * Without it, `status` throughout.
    */
-  statusWhile?(done: readonly string[]): JobStatus;
+  statusWhile?(done: readonly string[]): S;
   run?: never;
   unit?: never;
 }
 
-export const isBranchStage = (stage: StageDefinition): stage is BranchStage => Array.isArray(stage.branches);
+export const isBranchStage = <C extends RunContext, R, S extends string>(
+  stage: StageDefinition<C, R, S>,
+): stage is BranchStage<C, R, S> => Array.isArray(stage.branches);
 
 /** What the pipeline tells the engine when the last stage succeeded. */
 export interface CompletionSummary {
@@ -151,9 +160,32 @@ export interface CompletionSummary {
  * registerPipeline(wordCountPipeline);
  * ```
  */
-export interface PipelineDefinition {
-  /** Unique in the deployment; stored on the job (`pipeline`) and used to find the declaration again. */
+/** The stages, branch stages and steps of any kind's pipeline, as the engine runs them (each kind types its own). */
+// biome-ignore lint/suspicious/noExplicitAny: see above.
+export type AnyStageDefinition = StageDefinition<any, any, string>;
+// biome-ignore lint/suspicious/noExplicitAny: see above.
+export type AnyBranchStage = BranchStage<any, any, string>;
+// biome-ignore lint/suspicious/noExplicitAny: see above.
+export type AnyStep = Step<any, any>;
+
+/**
+ * Any kind's pipeline, as the engine sees it: its stages, and how an
+ * interrupted run's partial results are cleared before a restart. Its kind's
+ * completion (run-kind.ts) reads whatever else the kind declares on it.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the engine runs every kind's pipelines; each kind types its own.
+export interface RunPipeline<C extends RunContext = any, R = any, S extends string = string> {
+  /** Unique in the deployment; stored on the subject (`pipeline`) and used to find the declaration again. */
   name: string;
+  /** The run kind whose subjects it runs (run-kind.ts); jobs when absent. */
+  kind?: string;
+  stages: StageDefinition<C, R, S>[];
+  /** Before a restart after an interruption: clear partial results of the interrupted run. */
+  clearPartialResults?(record: R): Promise<void>;
+}
+
+export interface PipelineDefinition extends RunPipeline<StageContext, Job, JobStatus> {
+  kind?: 'job';
   sourceType: SourceType;
   /**
    * A pass over a job that has already finished (read the rest): it starts
@@ -180,11 +212,8 @@ export interface PipelineDefinition {
    * run or end the wait. Without it the wait ends with nothing read.
    */
   uploadsExpired?(job: Job): Promise<void>;
-  stages: StageDefinition[];
   /** After the last stage: the totals billing is finalized with. Throwing fails the job. */
   complete(ctx: StageContext): Promise<CompletionSummary>;
-  /** Before a restart after an interruption: clear partial results (e.g. items) of the interrupted run. */
-  clearPartialResults?(job: Job): Promise<void>;
 }
 
 /**
@@ -213,12 +242,18 @@ export const refOf = (p: PipelineDefinition | PipelineRef): PipelineRef =>
       }
     : p;
 
-const registry = new Map<string, PipelineDefinition>();
+const registry = new Map<string, RunPipeline>();
 
-export function registerPipeline(pipeline: PipelineDefinition): void {
+const isJobPipeline = (pipeline: RunPipeline): pipeline is PipelineDefinition => (pipeline.kind ?? 'job') === 'job';
+
+export function registerPipeline(pipeline: RunPipeline): void {
   if (pipeline.stages.length === 0) throw new Error(`pipeline ${pipeline.name} has no stages`);
   const names = new Set(pipeline.stages.map((s) => s.name));
-  if (pipeline.preparation && pipeline.stages.some((s) => !PREPARING_STATUSES.includes(s.status)))
+  if (
+    isJobPipeline(pipeline) &&
+    pipeline.preparation &&
+    pipeline.stages.some((s) => !PREPARING_STATUSES.includes(s.status))
+  )
     throw new Error(`pipeline ${pipeline.name} prepares jobs: every stage must run in a preparing status`);
   if (names.size !== pipeline.stages.length) throw new Error(`pipeline ${pipeline.name} repeats a stage name`);
   for (const stage of pipeline.stages) {
@@ -236,11 +271,12 @@ export function registerPipeline(pipeline: PipelineDefinition): void {
   registry.set(pipeline.name, pipeline);
 }
 
-export function getPipeline(name: string): PipelineDefinition | undefined {
+/** Any kind's pipeline named `name`. */
+export function getPipeline(name: string): RunPipeline | undefined {
   return registry.get(name);
 }
 
 /** The preparing pipeline whose runs start in `status` (the job has no run yet, so no pipeline name). */
 export function preparingPipelineFor(status: JobStatus): PipelineDefinition | undefined {
-  return [...registry.values()].find((p) => p.preparation && p.stages[0].status === status);
+  return [...registry.values()].filter(isJobPipeline).find((p) => p.preparation && p.stages[0].status === status);
 }

@@ -17,88 +17,81 @@ import { randomUUID } from 'node:crypto';
 import { PING_BODY } from '../background/heartbeat';
 import { settings } from '../config';
 import { ConflictError, NotFoundError } from '../errors';
-import { getJob, updateJob, type Job } from '../jobs/job-store';
-import { isProcessing, isRunning, PREPARING_STATUSES, RUNNING_STATUSES } from '../jobs/job-rules';
-import { JobLog } from '../jobs/log-store';
+import type { Job } from '../jobs/job-store';
+import { isProcessing } from '../jobs/job-rules';
 import { jobView } from '../jobs/view';
 import { type SweepJobs, watchdogSweepReport } from '../observability/error-report-rules';
 import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
 import { sendToQueue } from '../queue/queues';
-import { branchPathNames, stepKey } from './branch-rules';
-import { getPipeline, isBranchStage, preparingPipelineFor } from './pipeline';
-import { activeJobIds, listUnits, type UnitRecord } from './store';
-import { failJob } from './terminal';
 import { advance } from './advance';
+import { branchPathNames, stepKey } from './branch-rules';
+import { jobRunKind } from './job-run-kind';
+import { getPipeline, isBranchStage } from './pipeline';
+import { type RunKind, type RunLog, type RunRecord, runKinds, type WatchdogAction } from './run-kind';
+import { listUnits, type UnitRecord } from './store';
 import { queuedStage, sendBranch, sendStage, sendUnit, stageOf } from './transitions';
 
 export const RESTARTING = 'Restarting after an interruption';
-export const INTERRUPTED_TWICE = 'Processing was interrupted twice. Nothing was charged; please process the job again.';
-export const STUCK_FOR_A_DAY = 'Processing stopped: the job was stuck for more than 24 hours. Nothing was charged.';
-const HUNG = 'Processing stopped: the job stopped making progress. Nothing was charged; please process it again.';
-const DISMISSED = 'Stopped by an administrator. Nothing was charged; please process the job again.';
 const DAY_MS = 86_400_000;
-const NOTHING_CONFIRMED =
-  'No contents list was confirmed for this upload before its upload links expired; the photos that arrived are ready for grouping.';
-/** How long after its upload links expire a preparing job that never started is left alone. */
-const UNCONFIRMED_GRACE_SECONDS = 600;
+const notAvailable = (record: RunRecord) => `The ${record.pipeline} pipeline is not available in this deployment.`;
 
 /** Called when a stage (or branch) message could not take its lease: was it because the holder died? */
 export async function handlePossibleInterruption(
-  jobId: string,
+  kind: RunKind,
+  id: string,
   runId: string,
   branch?: string,
   now = new Date(),
 ): Promise<void> {
-  const job = await getJob(jobId);
-  if (!job || job.run_id !== runId) return;
+  const record = await kind.get(id);
+  if (!record || record.run_id !== runId) return;
   if (branch) {
-    if (job.stage_state === 'branches' && branchLeaseExpired(job, branch, now))
-      await recoverInterrupted(job, now, branch);
+    if (record.stage_state === 'branches' && branchLeaseExpired(record, branch, now))
+      await recoverInterrupted(kind, record, now, branch);
     return;
   }
-  if (job.stage_state !== 'running') return;
-  if (job.stage_lease_until && job.stage_lease_until < now.toISOString()) await recoverInterrupted(job, now);
+  if (record.stage_state !== 'running') return;
+  if (record.stage_lease_until && record.stage_lease_until < now.toISOString())
+    await recoverInterrupted(kind, record, now);
 }
 
-const branchLeaseExpired = (job: Job, branch: string, now: Date) => {
-  const run = job.branches?.[branch];
+const branchLeaseExpired = (record: RunRecord, branch: string, now: Date) => {
+  const run = record.branches?.[branch];
   return run?.state === 'running' && Boolean(run.lease_until) && (run.lease_until as string) < now.toISOString();
 };
 
 /**
- * A dead worker interrupts the job, whether it ran a stage or one branch of
+ * A dead worker interrupts the run, whether it ran a stage or one branch of
  * a branch stage: the first interruption restarts the whole run from the
- * first stage, the second fails the job. A branch is not restarted on its
- * own: the interruption rules (one restart, partial results cleared, a fresh
- * run) are the job's, and a new run_id is what keeps every record and message
- * of the interrupted run (its other branches' results and units included)
- * from mixing with the new one.
+ * first stage (when its kind restarts runs), the second fails it. A branch
+ * is not restarted on its own: the interruption rules (one restart, partial
+ * results cleared, a fresh run) are the run's, and a new run_id is what keeps
+ * every record and message of the interrupted run (its other branches'
+ * results and units included) from mixing with the new one.
  */
 async function recoverInterrupted(
-  job: Job,
+  kind: RunKind,
+  record: RunRecord,
   now = new Date(),
   branch?: string,
 ): Promise<'restarted' | 'failed' | 'raced'> {
-  const pipeline = job.pipeline ? getPipeline(job.pipeline) : undefined;
-  if (!pipeline)
-    return (await failJob(job, `The ${job.pipeline} pipeline is not available in this deployment.`))
-      ? 'failed'
-      : 'raced';
-  if (job.recovery_attempts >= 1) return (await failJob(job, INTERRUPTED_TWICE)) ? 'failed' : 'raced';
+  const pipeline = record.pipeline ? getPipeline(record.pipeline) : undefined;
+  if (!pipeline) return (await kind.fail(record, notAvailable(record))) ? 'failed' : 'raced';
+  const restart = kind.restartFields(record, pipeline);
+  if (!restart || record.recovery_attempts >= 1)
+    return (await kind.fail(record, kind.messages.interruptedTwice)) ? 'failed' : 'raced';
   const at = now.toISOString();
-  const restarted = await updateJob(
-    job.id,
+  const restarted = await kind.update(
+    record.id,
     {
-      expectStatus: RUNNING_STATUSES,
+      expectStatus: kind.runningStatuses,
       set: {
-        // A preparing run restarts in its preparing status (it never passes through pending).
-        status: pipeline.preparation ? pipeline.stages[0].status : 'pending',
         current_stage: RESTARTING,
+        ...restart,
         progress_pct: 0,
         run_id: randomUUID(),
         ...queuedStage(pipeline.stages[0].name),
-        items_found: 0,
         heartbeat_at: at,
       },
       add: { recovery_attempts: 1 },
@@ -107,20 +100,20 @@ async function recoverInterrupted(
         ? {
             condition:
               'run_id = :run AND stage_state = :in_branches AND #B_MAP.#B_NAME.#B_STATE = :running AND #B_MAP.#B_NAME.lease_until < :now',
-            values: { ':run': job.run_id, ':in_branches': 'branches', ':running': 'running', ':now': at },
+            values: { ':run': record.run_id, ':in_branches': 'branches', ':running': 'running', ':now': at },
             names: branchPathNames(branch),
           }
         : {
             condition: 'run_id = :run AND stage_state = :running AND stage_lease_until < :now',
-            values: { ':run': job.run_id, ':running': 'running', ':now': at },
+            values: { ':run': record.run_id, ':running': 'running', ':now': at },
           }),
     },
     now,
   );
   if (!restarted) return 'raced';
   await pipeline.clearPartialResults?.(restarted);
-  await new JobLog(job.id).warn(`${RESTARTING} (stage ${job.stage_name}${branch ? `, branch ${branch}` : ''})`);
-  await sendStage(restarted);
+  await kind.log(record.id).warn(`${RESTARTING} (stage ${record.stage_name}${branch ? `, branch ${branch}` : ''})`);
+  await sendStage(kind.name, restarted);
   return 'restarted';
 }
 
@@ -136,17 +129,19 @@ export interface WatchdogReport {
 export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
   let checked = 0;
   const jobs: SweepJobs = { requeued: [], recovered: [], failed: [] };
-  // The index is sparse (processing jobs only), so every one is looked at:
-  // the age limits apply even to a job that keeps heartbeating.
-  for await (const jobId of activeJobIds()) {
-    const job = await getJob(jobId);
-    if (!job || !isRunning(job.status)) continue;
-    checked++;
-    try {
-      const action = await inspect(job, now);
-      if (action) jobs[action].push(job.id);
-    } catch (err) {
-      logger.error('watchdog could not handle a job', { job_id: job.id, error: String(err) });
+  // Each kind's open-runs index is sparse (runs under way only), so every one is looked at:
+  // the age limits apply even to a run that keeps heartbeating.
+  for (const kind of runKinds()) {
+    for await (const id of kind.activeIds()) {
+      const record = await kind.get(id);
+      if (!record || !kind.runningStatuses.includes(record.status)) continue;
+      checked++;
+      try {
+        const action = await inspect(kind, record, now);
+        if (action) jobs[action].push(kind.name === 'job' ? record.id : `${kind.name}:${record.id}`);
+      } catch (err) {
+        logger.error('watchdog could not handle a run', { kind: kind.name, id: record.id, error: String(err) });
+      }
     }
   }
   const report: WatchdogReport = {
@@ -166,60 +161,48 @@ export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
   return report;
 }
 
-async function inspect(job: Job, now: Date): Promise<keyof SweepJobs | null> {
+async function inspect(kind: RunKind, record: RunRecord, now: Date): Promise<WatchdogAction | null> {
   const config = settings();
-  if (!job.run_id && PREPARING_STATUSES.includes(job.status)) {
-    // Its files were never confirmed: once their upload links have expired, nothing more can arrive.
-    const waitedMs = now.getTime() - Date.parse(job.created_at);
-    if (waitedMs <= (config.PRESIGNED_URL_TTL_SECONDS + UNCONFIRMED_GRACE_SECONDS) * 1000) return null;
-    const pipeline = preparingPipelineFor(job.status);
-    if (!pipeline?.uploadsExpired) return (await failJob(job, NOTHING_CONFIRMED)) ? 'failed' : null;
-    await new JobLog(job.id).warn('Watchdog: upload links expired before every file was confirmed; settling them');
-    await pipeline.uploadsExpired(job);
-    const after = await getJob(job.id);
-    if (after?.run_id) return 'recovered';
-    return after && PREPARING_STATUSES.includes(after.status) ? null : 'failed';
-  }
-  const startedAt = Date.parse(job.started_at ?? job.created_at);
-  if (now.getTime() - startedAt > DAY_MS) return (await failJob(job, STUCK_FOR_A_DAY)) ? 'failed' : null;
-  if (now.getTime() - startedAt > config.JOB_TIMEOUT_S * 1000) {
-    return (await failJob(
-      job,
-      `Processing stopped: the job ran longer than ${Math.round(config.JOB_TIMEOUT_S / 60)} minutes. Nothing was charged; please process it again.`,
-    ))
-      ? 'failed'
-      : null;
-  }
-  const quietMs = now.getTime() - Date.parse(job.heartbeat_at ?? job.updated_at);
+  const waiting = !record.run_id && kind.inspectWaiting ? await kind.inspectWaiting(record, now) : null;
+  if (waiting) return waiting.action;
+  const fail = async (message: string) => ((await kind.fail(record, message)) ? 'failed' : null);
+  const startedAt = Date.parse(record.started_at ?? record.created_at);
+  if (now.getTime() - startedAt > DAY_MS) return fail(kind.messages.stuckForADay);
+  if (now.getTime() - startedAt > kind.timeoutSeconds() * 1000)
+    return fail(kind.messages.timedOut(Math.round(kind.timeoutSeconds() / 60)));
+  const quietMs = now.getTime() - Date.parse(record.heartbeat_at ?? record.updated_at);
   if (quietMs <= config.STUCK_JOB_MINUTES * 60_000) return null;
   const hung = quietMs > config.STUCK_JOB_MINUTES_WITH_QUEUE * 60_000;
-  const log = new JobLog(job.id);
-  switch (job.stage_state) {
+  const log = kind.log(record.id);
+  switch (record.stage_state) {
     case 'queued':
       // Orphaned: the stage message was lost (or never sent). Resending is safe: the lease decides.
-      await log.warn(`Watchdog: stage ${job.stage_name} was queued but not picked up; requeued`);
-      await touch(job, now);
-      await sendStage(job);
+      await log.warn(`Watchdog: stage ${record.stage_name} was queued but not picked up; requeued`);
+      await touch(kind, record, now);
+      await sendStage(kind.name, record);
       return 'requeued';
     case 'fanout': {
-      const units = await listUnits(job, job.stage_name as string);
+      const units = await listUnits(kind, record, record.stage_name as string);
       const done = new Set(units.filter((u) => u.state === 'done').map((u) => u.index));
-      if (job.fanout_total > 0 && done.size >= job.fanout_total)
-        return (await advanceFinishedFanout(job, log)) ? 'recovered' : null;
-      const resent = await resendUnfinishedUnits(job, units, now, { next: job.fanout_next, total: job.fanout_total });
+      if (record.fanout_total > 0 && done.size >= record.fanout_total)
+        return (await advanceFinishedFanout(kind, record, log)) ? 'recovered' : null;
+      const resent = await resendUnfinishedUnits(kind, record, units, now, {
+        next: record.fanout_next,
+        total: record.fanout_total,
+      });
       if (resent > 0) {
-        await log.warn(`Watchdog: ${resent} unit(s) of ${job.stage_name} were not finished; requeued`);
-        await touch(job, now);
+        await log.warn(`Watchdog: ${resent} unit(s) of ${record.stage_name} were not finished; requeued`);
+        await touch(kind, record, now);
         return 'requeued';
       }
-      return hung && (await failJob(job, HUNG)) ? 'failed' : null;
+      return hung ? fail(kind.messages.hung) : null;
     }
     case 'running':
-      if (job.stage_lease_until && job.stage_lease_until < now.toISOString())
-        return (await recoverInterrupted(job, now)) === 'restarted' ? 'recovered' : 'failed';
-      return hung && (await failJob(job, HUNG)) ? 'failed' : null;
+      if (record.stage_lease_until && record.stage_lease_until < now.toISOString())
+        return (await recoverInterrupted(kind, record, now)) === 'restarted' ? 'recovered' : 'failed';
+      return hung ? fail(kind.messages.hung) : null;
     case 'branches':
-      return inspectBranches(job, now, hung, log);
+      return inspectBranches(kind, record, now, hung, log);
     default:
       return null;
   }
@@ -232,28 +215,34 @@ async function inspect(job: Job, now: Date): Promise<keyof SweepJobs | null> {
  * orphaned → sent again; nothing of that and quiet past the queue threshold
  * → hung.
  */
-async function inspectBranches(job: Job, now: Date, hung: boolean, log: JobLog): Promise<keyof SweepJobs | null> {
-  const pipeline = job.pipeline ? getPipeline(job.pipeline) : undefined;
-  const stage = pipeline && stageOf(pipeline, job.stage_name as string);
+async function inspectBranches(
+  kind: RunKind,
+  record: RunRecord,
+  now: Date,
+  hung: boolean,
+  log: RunLog,
+): Promise<WatchdogAction | null> {
+  const pipeline = record.pipeline ? getPipeline(record.pipeline) : undefined;
+  const stage = pipeline && stageOf(pipeline, record.stage_name as string);
   if (!pipeline || !stage || !isBranchStage(stage.def))
-    return (await failJob(job, `The ${job.pipeline} pipeline is not available in this deployment.`)) ? 'failed' : null;
+    return (await kind.fail(record, notAvailable(record))) ? 'failed' : null;
   const def = stage.def;
-  if ((job.branches_done ?? 0) >= def.branches.length) {
+  if ((record.branches_done ?? 0) >= def.branches.length) {
     await log.warn(`Watchdog: every branch of ${def.name} was done but the stage had not moved on; advanced`);
-    return (await advance(job, pipeline, stage.index, {})) ? 'recovered' : null;
+    return (await advance(kind, record, pipeline, stage.index, {})) ? 'recovered' : null;
   }
-  const dead = def.branches.find((b) => branchLeaseExpired(job, b.name, now));
-  if (dead) return (await recoverInterrupted(job, now, dead.name)) === 'restarted' ? 'recovered' : 'failed';
+  const dead = def.branches.find((b) => branchLeaseExpired(record, b.name, now));
+  if (dead) return (await recoverInterrupted(kind, record, now, dead.name)) === 'restarted' ? 'recovered' : 'failed';
   let resent = 0;
   for (const branch of def.branches) {
-    const run = job.branches?.[branch.name];
+    const run = record.branches?.[branch.name];
     if (!run || run.state === 'queued') {
-      await sendBranch(job, branch.name);
+      await sendBranch(kind.name, record, branch.name);
       resent++;
     } else if (run.state === 'fanout') {
       // A fan-out branch whose units are all done is closed by its last count (one transaction with it).
-      const units = await listUnits(job, stepKey(def.name, branch.name));
-      resent += await resendUnfinishedUnits(job, units, now, {
+      const units = await listUnits(kind, record, stepKey(def.name, branch.name));
+      resent += await resendUnfinishedUnits(kind, record, units, now, {
         next: run.fanout_next ?? 0,
         total: run.fanout_total ?? 0,
         branch: branch.name,
@@ -262,10 +251,10 @@ async function inspectBranches(job: Job, now: Date, hung: boolean, log: JobLog):
   }
   if (resent > 0) {
     await log.warn(`Watchdog: ${resent} branch or unit message(s) of ${def.name} were not finished; requeued`);
-    await touch(job, now);
+    await touch(kind, record, now);
     return 'requeued';
   }
-  return hung && (await failJob(job, HUNG)) ? 'failed' : null;
+  return hung && (await kind.fail(record, kind.messages.hung)) ? 'failed' : null;
 }
 
 /**
@@ -273,18 +262,18 @@ async function inspectBranches(job: Job, now: Date, hung: boolean, log: JobLog):
  * the last unit died before advancing (or, before the count and the unit were
  * one write, a count was lost). The work is all there, so the stage advances.
  */
-async function advanceFinishedFanout(job: Job, log: JobLog): Promise<boolean> {
-  const pipeline = job.pipeline ? getPipeline(job.pipeline) : undefined;
-  const stage = pipeline && stageOf(pipeline, job.stage_name as string);
-  if (!pipeline || !stage)
-    return Boolean(await failJob(job, `The ${job.pipeline} pipeline is not available in this deployment.`));
+async function advanceFinishedFanout(kind: RunKind, record: RunRecord, log: RunLog): Promise<boolean> {
+  const pipeline = record.pipeline ? getPipeline(record.pipeline) : undefined;
+  const stage = pipeline && stageOf(pipeline, record.stage_name as string);
+  if (!pipeline || !stage) return Boolean(await kind.fail(record, notAvailable(record)));
   await log.warn(`Watchdog: every unit of ${stage.def.name} was done but the stage had not moved on; advanced`);
-  return advance(job, pipeline, stage.index, {});
+  return advance(kind, record, pipeline, stage.index, {});
 }
 
 /** Resends units of a fan-out whose messages were lost, or whose worker died (expired lease); returns how many. */
 async function resendUnfinishedUnits(
-  job: Job,
+  kind: RunKind,
+  record: RunRecord,
   units: UnitRecord[],
   now: Date,
   fanout: { next: number; total: number; branch?: string },
@@ -295,16 +284,16 @@ async function resendUnfinishedUnits(
     const unit = byIndex.get(index);
     if (unit?.state === 'done') continue;
     if (unit?.state === 'running' && unit.lease_until > now.toISOString()) continue;
-    await sendUnit(job, index, fanout.branch);
+    await sendUnit(kind.name, record, index, fanout.branch);
     resent++;
   }
   return resent;
 }
 
-async function touch(job: Job, now: Date): Promise<void> {
-  await updateJob(
-    job.id,
-    { set: { heartbeat_at: now.toISOString() }, condition: 'run_id = :run', values: { ':run': job.run_id } },
+async function touch(kind: RunKind, record: RunRecord, now: Date): Promise<void> {
+  await kind.update(
+    record.id,
+    { set: { heartbeat_at: now.toISOString() }, condition: 'run_id = :run', values: { ':run': record.run_id } },
     now,
   );
 }
@@ -313,14 +302,14 @@ async function touch(job: Job, now: Date): Promise<void> {
 export async function dismissJob(job: Job): Promise<Job> {
   if (!isProcessing(job.status))
     throw new ConflictError(`Only a processing job can be dismissed; this one is ${job.status}.`);
-  const failed = await failJob(job, DISMISSED);
+  const failed = await jobRunKind.fail(job, jobRunKind.messages.dismissed);
   if (!failed) throw new ConflictError('The job finished or changed while it was being dismissed.');
   return failed;
 }
 
 /** The admin route: not team-scoped. */
 export async function dismissJobById(jobId: string) {
-  const job = await getJob(jobId);
+  const job = await jobRunKind.get(jobId);
   if (!job) throw new NotFoundError('Job not found');
   return jobView(await dismissJob(job));
 }

@@ -65,6 +65,6 @@ export async function startJob(
   });
   if (!started) return null;
   await new JobLog(job.id).info(`Queued for processing (${pipeline.name})`);
-  await sendStage(started);
+  await sendStage('job', started);
   return started;
 }

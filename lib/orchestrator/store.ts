@@ -1,29 +1,27 @@
 /**
  * The engine's rows in the table: fan-out unit leases and the fan-in count
  * (of a stage, or of one branch of a branch stage).
- * The only place in lib/orchestrator that builds DynamoDB commands (job rows
- * go through lib/jobs/job-store.ts).
+ * The only place in lib/orchestrator that builds DynamoDB commands (a run's
+ * subject row goes through its kind's store: run-kind.ts).
  *
- * A unit becomes done and is counted into its job's fan-in in ONE
+ * A unit becomes done and is counted into its run's fan-in in ONE
  * transaction, so no crash, throttle or lost race can leave a unit done but
  * uncounted (the fan-in would never finish) or counted twice.
  */
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
-import { indexes } from '../db/keys';
-import { indexRows } from '../db/query';
-import { getJob, jobUpdateInput, type BranchRun, type Job, type JobUpdate } from '../jobs/job-store';
+import type { BranchRun } from '../jobs/job-store';
 import { withRetry } from '../retry';
 import { branchPathNames, stepKey } from './branch-rules';
+import type { RunKind, RunRecord, RunUpdate, UpdateInput } from './run-kind';
 
 export const leaseUntil = (now = Date.now()) => new Date(now + settings().STAGE_LEASE_SECONDS * 1000).toISOString();
 
-const UNIT_PK = (jobId: string) => `JOBUNIT#${jobId}`;
 const unitSk = (runId: string, stage: string, index: number) => `${runId}#${stage}#${String(index).padStart(6, '0')}`;
-const unitKey = (job: Pick<Job, 'id' | 'run_id'>, stage: string, index: number) => ({
-  pk: UNIT_PK(job.id),
-  sk: unitSk(job.run_id as string, stage, index),
+const unitKey = (kind: RunKind, record: Pick<RunRecord, 'id' | 'run_id'>, stage: string, index: number) => ({
+  pk: kind.unitPartition(record.id),
+  sk: unitSk(record.run_id as string, stage, index),
 });
 
 export interface UnitRecord {
@@ -43,13 +41,19 @@ const toUnit = (item: Record<string, unknown>): UnitRecord => ({
 });
 
 /** Claims a unit: free, or running under an expired lease (its worker died). */
-export async function claimUnit(job: Job, stage: string, index: number, runner: string): Promise<UnitRecord | null> {
+export async function claimUnit(
+  kind: RunKind,
+  record: RunRecord,
+  stage: string,
+  index: number,
+  runner: string,
+): Promise<UnitRecord | null> {
   const now = new Date().toISOString();
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: unitKey(job, stage, index),
+        Key: unitKey(kind, record, stage, index),
         UpdateExpression:
           'SET #state = :running, runner = :runner, lease_until = :lease, entity = :entity ADD attempts :one',
         ConditionExpression: 'attribute_not_exists(pk) OR (#state = :running AND lease_until < :now)',
@@ -73,12 +77,18 @@ export async function claimUnit(job: Job, stage: string, index: number, runner: 
 }
 
 /** Lets another delivery take the unit at once (used before asking SQS to retry it). */
-export async function releaseUnit(job: Job, stage: string, index: number, runner: string): Promise<void> {
+export async function releaseUnit(
+  kind: RunKind,
+  record: RunRecord,
+  stage: string,
+  index: number,
+  runner: string,
+): Promise<void> {
   await db()
     .send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: unitKey(job, stage, index),
+        Key: unitKey(kind, record, stage, index),
         UpdateExpression: 'SET lease_until = :past',
         ConditionExpression: '#state = :running AND runner = :runner',
         ExpressionAttributeNames: { '#state': 'state' },
@@ -88,12 +98,20 @@ export async function releaseUnit(job: Job, stage: string, index: number, runner
     .catch(() => undefined);
 }
 
-/** Every unit row of a stage of the job's current run. */
-export async function listUnits(job: Pick<Job, 'id' | 'run_id'>, stage: string): Promise<UnitRecord[]> {
-  return (await unitRows(job, stage)).map(toUnit);
+/** Every unit row of a stage of the subject's current run. */
+export async function listUnits(
+  kind: RunKind,
+  record: Pick<RunRecord, 'id' | 'run_id'>,
+  stage: string,
+): Promise<UnitRecord[]> {
+  return (await unitRows(kind, record, stage)).map(toUnit);
 }
 
-async function unitRows(job: Pick<Job, 'id' | 'run_id'>, stage: string): Promise<Record<string, unknown>[]> {
+async function unitRows(
+  kind: RunKind,
+  record: Pick<RunRecord, 'id' | 'run_id'>,
+  stage: string,
+): Promise<Record<string, unknown>[]> {
   const rows: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -101,7 +119,7 @@ async function unitRows(job: Pick<Job, 'id' | 'run_id'>, stage: string): Promise
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': UNIT_PK(job.id), ':prefix': `${job.run_id}#${stage}#` },
+        ExpressionAttributeValues: { ':pk': kind.unitPartition(record.id), ':prefix': `${record.run_id}#${stage}#` },
         ConsistentRead: true,
         ExclusiveStartKey,
       }),
@@ -113,11 +131,11 @@ async function unitRows(job: Pick<Job, 'id' | 'run_id'>, stage: string): Promise
 }
 
 export type FanInResult =
-  /** Done and counted; `job` is the job right after the count (fanout_next − 1 is the unit this completion dispatches). */
-  | { kind: 'counted'; job: Job }
+  /** Done and counted; `record` is the subject right after the count (fanout_next − 1 is the unit this completion dispatches). */
+  | { kind: 'counted'; record: RunRecord }
   /** Another runner took the unit over (or finished it): this runner's result is not counted. */
   | { kind: 'lost' }
-  /** The job left this fan-out (failed, restarted, advanced): nothing to count into. */
+  /** The run left this fan-out (failed, restarted, advanced): nothing to count into. */
   | { kind: 'stale' };
 
 const RETRYABLE_ERRORS = new Set([
@@ -139,22 +157,23 @@ const RETRYABLE_REASONS = new Set([
 const cancellationReasons = (err: unknown): { Code?: string }[] =>
   isTransactionCanceled(err) ? ((err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []) : [];
 
-/** A throttle, a conflict, or the job's counters moved (another unit counted first): read again and retry. */
+/** A throttle, a conflict, or the run's counters moved (another unit counted first): read again and retry. */
 const isRetryableFanIn = (err: unknown) =>
   RETRYABLE_ERRORS.has((err as { name?: string } | undefined)?.name ?? '') ||
   cancellationReasons(err).some((r) => RETRYABLE_REASONS.has(r.Code ?? ''));
 
 /**
- * Marks the claimed unit done and counts it into the job's fan-in, as one
+ * Marks the claimed unit done and counts it into the run's fan-in, as one
  * transaction: the unit's conditional update (still ours, still running) and
- * the job's conditional ADD of fanout_done and fanout_next, conditioned on
+ * the subject's conditional ADD of fanout_done and fanout_next, conditioned on
  * the counters it read, so each completion knows exactly which unit it
- * dispatches next and whether it was the last. A lost race on the job (another
- * unit counted first), a transaction conflict or a throttle reads the job
+ * dispatches next and whether it was the last. A lost race on the subject
+ * (another unit counted first), a transaction conflict or a throttle reads it
  * again and retries; nothing is written unless both writes are.
  */
 export async function finishAndCount(
-  job: Job,
+  kind: RunKind,
+  job: RunRecord,
   stage: string,
   index: number,
   runner: string,
@@ -162,11 +181,11 @@ export async function finishAndCount(
   error?: string,
 ): Promise<FanInResult> {
   const attempt = async (): Promise<FanInResult> => {
-    const current = await getJob(job.id);
+    const current = await kind.get(job.id);
     if (!current || current.run_id !== job.run_id || current.stage_name !== stage || current.stage_state !== 'fanout')
       return { kind: 'stale' };
     const now = new Date();
-    const countJob = jobUpdateInput(
+    const countJob = kind.updateInput(
       job.id,
       {
         set: { heartbeat_at: now.toISOString() },
@@ -183,11 +202,11 @@ export async function finishAndCount(
       },
       now,
     );
-    if (!(await transactUnitAndJob(finishUnitUpdate(job, stage, index, runner, outcome, now, error), countJob)))
+    if (!(await transactUnitAndJob(finishUnitUpdate(kind, job, stage, index, runner, outcome, now, error), countJob)))
       return { kind: 'lost' };
     return {
       kind: 'counted',
-      job: {
+      record: {
         ...current,
         fanout_done: current.fanout_done + 1,
         fanout_next: current.fanout_next + 1,
@@ -199,7 +218,7 @@ export async function finishAndCount(
 }
 
 /** What the write that counts a branch's last unit also sets: the branch done, counted into the stage's join. */
-export type BranchClosing = (current: Job) => Pick<JobUpdate, 'set' | 'condition' | 'values'>;
+export type BranchClosing = (current: RunRecord) => Pick<RunUpdate, 'set' | 'condition' | 'values'>;
 
 /**
  * finishAndCount for a unit of one branch of a branch stage: the unit's
@@ -211,7 +230,8 @@ export type BranchClosing = (current: Job) => Pick<JobUpdate, 'set' | 'condition
  * done and counted into the join exactly once.
  */
 export async function finishAndCountBranch(
-  job: Job,
+  kind: RunKind,
+  job: RunRecord,
   stage: string,
   branch: string,
   index: number,
@@ -221,7 +241,7 @@ export async function finishAndCountBranch(
   error?: string,
 ): Promise<FanInResult> {
   const attempt = async (): Promise<FanInResult> => {
-    const current = await getJob(job.id);
+    const current = await kind.get(job.id);
     const run = current?.branches?.[branch];
     if (
       !current ||
@@ -237,7 +257,7 @@ export async function finishAndCountBranch(
     const next = (run.fanout_next ?? 0) + 1;
     const last = done >= (run.fanout_total ?? 0);
     const close = last ? closing(current) : { set: {}, condition: undefined, values: {} };
-    const countJob = jobUpdateInput(
+    const countJob = kind.updateInput(
       job.id,
       {
         set: {
@@ -264,14 +284,14 @@ export async function finishAndCountBranch(
       },
       now,
     );
-    const unit = finishUnitUpdate(job, stepKey(stage, branch), index, runner, outcome, now, error);
+    const unit = finishUnitUpdate(kind, job, stepKey(stage, branch), index, runner, outcome, now, error);
     if (!(await transactUnitAndJob(unit, countJob))) return { kind: 'lost' };
     const counted: BranchRun = { ...run, fanout_done: done, fanout_next: next, state: last ? 'done' : 'fanout' };
     return {
       kind: 'counted',
-      job: {
+      record: {
         ...current,
-        ...(close.set as Partial<Job>),
+        ...(close.set as Partial<RunRecord>),
         branches: { ...current.branches, [branch]: counted },
         branches_done: (current.branches_done ?? 0) + (last ? 1 : 0),
         heartbeat_at: now.toISOString(),
@@ -286,7 +306,8 @@ const FAN_IN_RETRY = { attempts: 12, backoffMs: 20, maxBackoffMs: 1000, jitter: 
 
 /** The unit's half of a fan-in transaction: done, with its outcome, if this runner still holds it. */
 function finishUnitUpdate(
-  job: Job,
+  kind: RunKind,
+  job: RunRecord,
   step: string,
   index: number,
   runner: string,
@@ -296,7 +317,7 @@ function finishUnitUpdate(
 ) {
   return {
     TableName: tableName(),
-    Key: unitKey(job, step, index),
+    Key: unitKey(kind, job, step, index),
     UpdateExpression: `SET #state = :done, outcome = :outcome, finished_at = :now${error ? ', #error = :error' : ''}`,
     ConditionExpression: '#state = :running AND runner = :runner',
     ExpressionAttributeNames: { '#state': 'state', ...(error ? { '#error': 'error' } : {}) },
@@ -312,10 +333,7 @@ function finishUnitUpdate(
 }
 
 /** Writes both halves or neither; false when the unit was not ours any more (another runner took it). */
-async function transactUnitAndJob(
-  unit: ReturnType<typeof finishUnitUpdate>,
-  countJob: ReturnType<typeof jobUpdateInput>,
-): Promise<boolean> {
+async function transactUnitAndJob(unit: ReturnType<typeof finishUnitUpdate>, countJob: UpdateInput): Promise<boolean> {
   try {
     await db().send(new TransactWriteCommand({ TransactItems: [{ Update: unit }, { Update: countJob }] }));
     return true;
@@ -323,9 +341,4 @@ async function transactUnitAndJob(
     if (cancellationReasons(err)[0]?.Code === 'ConditionalCheckFailed') return false;
     throw err;
   }
-}
-
-/** Ids of every processing job (the watchdog's sparse index), one page at a time. */
-export async function* activeJobIds(): AsyncGenerator<string> {
-  for await (const row of indexRows(indexes.activeJobs())) yield String(row.pk).slice('JOB#'.length);
 }

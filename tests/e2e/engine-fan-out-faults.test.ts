@@ -22,6 +22,7 @@ import { settings } from '../../lib/config';
 import type { FaultPointName } from '../../lib/faults/fault-points';
 import { getJob } from '../../lib/jobs/job-store';
 import { readLiveLog } from '../../lib/jobs/log-store';
+import { jobRunKind } from '../../lib/orchestrator/job-run-kind';
 import { listUnits } from '../../lib/orchestrator/store';
 import { Client, eventually, jobInStatus } from '../support/api';
 import { setFields } from '../support/aws';
@@ -86,7 +87,7 @@ it.concurrent.each(CASES)(
         await new Promise((r) => setTimeout(r, 1000));
         expect(await getJob(jobId)).toMatchObject({ stage_state: 'fanout', fanout_done: countedAtStop });
         // What time does to a dead run: a unit that died holding its lease loses it, and the job goes quiet.
-        const units = await listUnits(stopped, stopped.stage_name as string);
+        const units = await listUnits(jobRunKind, stopped, stopped.stage_name as string);
         const pk = `JOBUNIT#${jobId}`;
         const past = new Date(Date.now() - 1000).toISOString();
         for (const unit of units.filter((u) => u.state === 'running'))
@@ -100,7 +101,7 @@ it.concurrent.each(CASES)(
       const done = await jobInStatus(client, jobId, ['complete', 'error'], 180_000);
       expect(done).toMatchObject({ status: 'complete', items_found: PHOTOS });
       const job = await getJob(jobId);
-      const units = await listUnits(job as NonNullable<typeof job>, 'analyze');
+      const units = await listUnits(jobRunKind, job as NonNullable<typeof job>, 'analyze');
       // Every unit counted once (the fan-in's count is the units done), every item once.
       expect(units.map((u) => [u.index, u.state, u.outcome])).toEqual(
         Array.from({ length: PHOTOS }, (_, i) => [i, 'done', 'ok']),

@@ -27,7 +27,8 @@ import { getJob, updateJob, type Job } from '../../lib/jobs/job-store';
 import { appendLog, archiveLog, readArchivedLog, readLiveLog } from '../../lib/jobs/log-store';
 import { startJob } from '../../lib/orchestrator/engine';
 import { registerPipeline, type PipelineDefinition } from '../../lib/orchestrator/pipeline';
-import { dismissJob, runWatchdog, STUCK_FOR_A_DAY } from '../../lib/orchestrator/recovery';
+import { jobRunKind } from '../../lib/orchestrator/job-run-kind';
+import { dismissJob, runWatchdog } from '../../lib/orchestrator/recovery';
 
 let stage: EngineStage;
 let workers: { stop(): Promise<void> } | null = null;
@@ -177,7 +178,7 @@ describe('every terminal path archives the log', () => {
     const job = await newJob({});
     await makeStuckForADay(job.id);
     await runWatchdog(new Date());
-    expect(await getJob(job.id)).toMatchObject({ status: 'error', error_message: STUCK_FOR_A_DAY });
+    expect(await getJob(job.id)).toMatchObject({ status: 'error', error_message: jobRunKind.messages.stuckForADay });
     await archivedUpTo(job.id, /stuck for more than 24 hours/);
   });
 });

@@ -51,13 +51,8 @@ import { flushSignals } from '../../lib/observability/flush';
 import { sqs as serviceSqs } from '../../lib/queue/queues';
 import { startJob } from '../../lib/orchestrator/engine';
 import type { PipelineDefinition } from '../../lib/orchestrator/pipeline';
-import {
-  dismissJob,
-  INTERRUPTED_TWICE,
-  RESTARTING,
-  runWatchdog,
-  STUCK_FOR_A_DAY,
-} from '../../lib/orchestrator/recovery';
+import { jobRunKind } from '../../lib/orchestrator/job-run-kind';
+import { dismissJob, RESTARTING, runWatchdog } from '../../lib/orchestrator/recovery';
 
 const errors = fakeSentry(process.env.TEST_FAKE_SENTRY_URL as string);
 
@@ -455,7 +450,7 @@ describe('interruptions and the watchdog', () => {
     await updateJob(job.id, { set: { recovery_attempts: 1 } });
     await runWatchdog(later(20));
     const failed = await getJob(job.id);
-    expect(failed).toMatchObject({ status: 'error', error_message: INTERRUPTED_TWICE });
+    expect(failed).toMatchObject({ status: 'error', error_message: jobRunKind.messages.interruptedTwice });
   }, 60_000);
 
   it('requeues a stage whose message was lost', async () => {
@@ -483,7 +478,7 @@ describe('interruptions and the watchdog', () => {
     await makeStuckForADay(job.id);
     const report = await runWatchdog(new Date());
     expect(report.jobs.failed).toContain(job.id);
-    expect(await getJob(job.id)).toMatchObject({ status: 'error', error_message: STUCK_FOR_A_DAY });
+    expect(await getJob(job.id)).toMatchObject({ status: 'error', error_message: jobRunKind.messages.stuckForADay });
 
     // Error tracking hears of the sweep (the run's fake, as the scheduled function would send it), naming the job.
     await flushSignals();

@@ -37,6 +37,7 @@ import { resetSettings } from '../../lib/config';
 import { listItemPhotos, listJobItems } from '../../lib/inventory/item-store';
 import { getJob, type Job } from '../../lib/jobs/job-store';
 import { RESTARTING, runWatchdog } from '../../lib/orchestrator/recovery';
+import { jobRunKind } from '../../lib/orchestrator/job-run-kind';
 import { listUnits } from '../../lib/orchestrator/store';
 import '../../lib/pipelines'; // the watchdog below runs before any worker has registered the pipelines
 import { framePacksPrefix, readFrameImages } from '../../lib/pipelines/video/frame-packs';
@@ -248,12 +249,12 @@ describe('a video whose worker is killed during extraction', () => {
     // The transcript branch is done (no sound); only the frames branch is left, and one of its units is running.
     const killedIn = await runOnWorkerProcessUntil(job, async (now) => now.branches?.transcribe?.state === 'done');
     expect(killedIn.status).toBe('extracting');
-    const running = (await listUnits(killedIn, 'extract/frames')).filter((u) => u.state === 'running');
+    const running = (await listUnits(jobRunKind, killedIn, 'extract/frames')).filter((u) => u.state === 'running');
     expect(running).toHaveLength(1);
 
     // The unit's 3-second lease runs out; the watchdog sends it again, in the same run.
     await eventually(async () => {
-      const units = await listUnits(killedIn, 'extract/frames');
+      const units = await listUnits(jobRunKind, killedIn, 'extract/frames');
       const unit = units.find((u) => u.index === running[0].index);
       return Boolean(unit && unit.lease_until < new Date().toISOString());
     });
@@ -262,7 +263,7 @@ describe('a video whose worker is killed during extraction', () => {
 
     const done = await expectCleanFinish(job, 0, { items: ['Red box', 'Blue box', 'Green box'], pictures: 6 });
     expect(done.run_id).toBe(killedIn.run_id);
-    const units = await listUnits(done, 'extract/frames');
+    const units = await listUnits(jobRunKind, done, 'extract/frames');
     expect(units.find((u) => u.index === running[0].index)).toMatchObject({ state: 'done', attempts: 2 });
     expect(await logMessages(job.id)).not.toContainEqual(expect.stringMatching(RESTARTING));
   }, 120_000);

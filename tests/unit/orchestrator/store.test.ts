@@ -15,6 +15,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
 import { RETRY_MAX_SECONDS, retryDelaySeconds } from '../../../lib/queue/delivery';
+import { jobRunKind } from '../../../lib/orchestrator/job-run-kind';
 import { finishAndCount } from '../../../lib/orchestrator/store';
 import type { Job } from '../../../lib/jobs/job-store';
 import { useIsolatedSettings } from '../../support/unit-settings';
@@ -52,8 +53,8 @@ const canceled = (codes: string[]) =>
 describe('finishAndCount', () => {
   it('marks the unit done and counts it in one transaction, conditioned on the counters it read', async () => {
     ddb.on(TransactWriteCommand).resolves({});
-    const result = await finishAndCount(job(), 'split', 1, 'runner-a', 'ok');
-    expect(result).toMatchObject({ kind: 'counted', job: { fanout_done: 1, fanout_next: 3 } });
+    const result = await finishAndCount(jobRunKind, job(), 'split', 1, 'runner-a', 'ok');
+    expect(result).toMatchObject({ kind: 'counted', record: { fanout_done: 1, fanout_next: 3 } });
     const [tx] = transactions();
     expect(tx.TransactItems).toHaveLength(2);
     const [unit, count] = tx.TransactItems!.map((i) => i.Update!);
@@ -90,9 +91,9 @@ describe('finishAndCount', () => {
         if (raced) count(); // the other unit's transaction
         throw error();
       });
-      const result = await finishAndCount(job(), 'split', 2, 'runner-b', 'ok');
+      const result = await finishAndCount(jobRunKind, job(), 'split', 2, 'runner-b', 'ok');
       const expected = raced ? { fanout_done: 3, fanout_next: 5 } : { fanout_done: 2, fanout_next: 4 };
-      expect(result).toMatchObject({ kind: 'counted', job: expected });
+      expect(result).toMatchObject({ kind: 'counted', record: expected });
       expect(jobRow).toMatchObject(expected); // the failed try wrote nothing; the retry counted once
       const [first, second] = transactions();
       expect(transactions()).toHaveLength(2);
@@ -103,13 +104,13 @@ describe('finishAndCount', () => {
 
   it('counts nothing when another runner took the unit over', async () => {
     ddb.on(TransactWriteCommand).rejects(canceled(['ConditionalCheckFailed', 'None']));
-    expect(await finishAndCount(job(), 'split', 0, 'runner-c', 'ok')).toEqual({ kind: 'lost' });
+    expect(await finishAndCount(jobRunKind, job(), 'split', 0, 'runner-c', 'ok')).toEqual({ kind: 'lost' });
     expect(transactions()).toHaveLength(1);
   });
 
   it('counts nothing when the job left the fan-out', async () => {
     jobRow.stage_state = 'done';
-    expect(await finishAndCount(job(), 'split', 0, 'runner-d', 'ok')).toEqual({ kind: 'stale' });
+    expect(await finishAndCount(jobRunKind, job(), 'split', 0, 'runner-d', 'ok')).toEqual({ kind: 'stale' });
     expect(transactions()).toHaveLength(0);
   });
 
@@ -117,7 +118,7 @@ describe('finishAndCount', () => {
     ddb
       .on(TransactWriteCommand)
       .rejects(Object.assign(new Error('no such table'), { name: 'ResourceNotFoundException' }));
-    await expect(finishAndCount(job(), 'split', 0, 'runner-e', 'ok')).rejects.toThrow('no such table');
+    await expect(finishAndCount(jobRunKind, job(), 'split', 0, 'runner-e', 'ok')).rejects.toThrow('no such table');
     expect(transactions()).toHaveLength(1);
   });
 });

@@ -1,0 +1,143 @@
+/**
+ * What the engine runs. A run belongs to a subject of some kind (a job
+ * today; any record that carries the engine's fields) and the engine reads
+ * and writes only those fields, through the kind's store: stages, leases,
+ * fan-out counters, branches, heartbeats. Everything a kind decides for
+ * itself — how a run ends (billing, logs, what hears of it), what a restart
+ * resets, what the watchdog does with a subject waiting for a run — is a
+ * hook of its kind. Messages carry the kind, so one queue, one lease
+ * mechanism and one watchdog serve every kind.
+ */
+import type { BranchRun } from '../jobs/job-record-rules';
+import type { StageState } from '../jobs/job-rules';
+import { jobRunKind } from './job-run-kind';
+import type { RunPipeline } from './pipeline';
+
+/** The engine's fields of a subject: its run's state. */
+export interface RunRecord {
+  id: string;
+  status: string;
+  pipeline: string | null;
+  run_id: string | null;
+  /** The run's W3C traceparent while tracing is on: its messages carry it. */
+  trace_parent?: string | null;
+  current_stage: string;
+  progress_pct: number;
+  stage_name: string | null;
+  stage_state: StageState | null;
+  stage_runner: string | null;
+  stage_lease_until: string | null;
+  fanout_total: number;
+  fanout_next: number;
+  fanout_done: number;
+  fanout_progress?: [number, number] | null;
+  branches?: Record<string, BranchRun> | null;
+  branches_done?: number;
+  heartbeat_at: string | null;
+  recovery_attempts: number;
+  stage_timings: Record<string, { started_at: string; finished_at: string | null; seconds: number | null }>;
+  started_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One conditional update of a subject's row (the kind's store adds its own bookkeeping, e.g. the open-runs index). */
+export interface RunUpdate {
+  /** Top-level fields, or nested paths such as 'stage_timings.extract'. */
+  set?: Record<string, unknown>;
+  /** Atomic increments. */
+  add?: Record<string, number>;
+  /** The subject must be in one of these statuses for the write to happen. */
+  expectStatus?: readonly string[];
+  /** Extra condition; values go in `values`, name placeholders in `names`. */
+  condition?: string;
+  values?: Record<string, unknown>;
+  names?: Record<string, string>;
+}
+
+/** A run's own log (what its user reads), beside the service's log. */
+export interface RunLog {
+  info(message: string): Promise<void>;
+  warn(message: string): Promise<void>;
+  error(message: string): Promise<void>;
+}
+
+/** What every step's context has, whatever the kind adds (a job's context adds the job). */
+export interface RunContext {
+  log: RunLog;
+  /** Records liveness and, optionally, progress within the stage's range (0..1). */
+  heartbeat(fraction?: number): Promise<void>;
+}
+
+/** The UpdateItem input of a RunUpdate, usable as one item of a transaction. */
+export interface UpdateInput {
+  TableName: string;
+  Key: Record<string, unknown>;
+  UpdateExpression: string;
+  ConditionExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+}
+
+/** What the watchdog did with one run (the sweep report counts them). */
+export type WatchdogAction = 'requeued' | 'recovered' | 'failed';
+
+/**
+ * A kind of subject the engine runs. Its methods are the engine's only way
+ * to the subject's row and to what the kind decides.
+ */
+export interface RunKind<R extends RunRecord = RunRecord, C extends RunContext = RunContext> {
+  /** Carried by every message of its runs. */
+  name: string;
+  /** Unit rows of a run are kept under this partition (one per subject). */
+  unitPartition(id: string): string;
+  get(id: string): Promise<R | null>;
+  /** The subject after the update, or null when its condition did not hold. */
+  update(id: string, update: RunUpdate, now?: Date): Promise<R | null>;
+  updateInput(id: string, update: RunUpdate, now?: Date): UpdateInput;
+  log(id: string): RunLog;
+  /** The context a step of this kind's pipelines receives: the record, its log and the engine's heartbeat. */
+  context(record: R, heartbeat: RunContext['heartbeat']): C;
+  /** The statuses a run is under way in (stages run, the watchdog watches). */
+  runningStatuses: readonly string[];
+  /** Ids of the subjects whose run is under way (the open-runs index), one page at a time. */
+  activeIds(): AsyncGenerator<string>;
+  /** Ends the run in failure with a message for its user; null when it was not under way (or another run owns it). */
+  fail(record: R, message: string): Promise<R | null>;
+  /** After the last stage's closing write: the kind's completion (its pipeline's `complete`, billing, events). */
+  complete(record: R, pipeline: RunPipeline): Promise<void>;
+  /**
+   * A run whose worker died: the fields a restart from the first stage sets
+   * besides the engine's own (status, what the interrupted run counted), or
+   * null when this kind's runs are never restarted but failed.
+   */
+  restartFields(record: R, pipeline: RunPipeline): Record<string, unknown> | null;
+  /**
+   * The watchdog, for a subject listed as under way that has no run yet: what
+   * it did when the subject is waiting for something of its kind (a job for
+   * its uploads), null when it is not (the age limits then apply as to a run).
+   */
+  inspectWaiting?(record: R, now: Date): Promise<{ action: WatchdogAction | null } | null>;
+  /** The longest a run may take, in seconds, before the watchdog fails it. */
+  timeoutSeconds(): number;
+  /** What the watchdog and the admin tell the user when they end a run. */
+  messages: {
+    interruptedTwice: string;
+    stuckForADay: string;
+    hung: string;
+    timedOut(minutes: number): string;
+    dismissed: string;
+  };
+}
+
+/** Every kind the engine runs, by name. */
+const kinds = new Map<string, RunKind>([['job', jobRunKind as unknown as RunKind]]);
+
+/** The registered kind named `name` ('job' when a message names none: messages from before kinds existed). */
+export function runKind(name: string | undefined): RunKind | undefined {
+  return kinds.get(name ?? 'job');
+}
+
+export function runKinds(): RunKind[] {
+  return [...kinds.values()];
+}
