@@ -74,10 +74,10 @@ export default async function globalSetup(): Promise<void> {
       // matrix (tests/e2e/ledger-fault-matrix-*.test.ts) waits for it to give back and settle what a fault left.
       BILLING_SWEEP_RATE: 'rate(1 minute)',
       // A homeowner round that always fails is handed on and given up by the watchdog's own schedule
-      // (tests/e2e/insured-round-attempts.test.ts): three makings, each wait before the next step (10, 20, 40 s) shorter
-      // than a watchdog tick, so it is given up on its third tick, not after five makings and 15 minutes of waits.
+      // (tests/e2e/insured-round-attempts.test.ts): two makings, each wait before the next step (10 s, then 20 s)
+      // shorter than a watchdog tick, so it is given up on its second tick, not after five makings and 15 minutes.
       INSURED_ROUND_STALE_SECONDS: '10',
-      INSURED_ROUND_MAX_ATTEMPTS: '3',
+      INSURED_ROUND_MAX_ATTEMPTS: '2',
       FAULT_POINTS: 'on',
       FAULT_POINTS_DIR: faultPointsDir,
       OPENROUTER_BASE_URL: gateway.url,
