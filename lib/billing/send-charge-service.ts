@@ -18,7 +18,7 @@
  * 409: nothing of it left to give back) ends the refund without one.
  */
 import { settings as currentSettings } from '../config';
-import { faultPoint } from '../faults/fault-points';
+import { endsInvocation, faultPoint } from '../faults/fault-points';
 import type { BillingServiceClient } from '../integrations/billing-service';
 import { logger } from '../observability/logger';
 import { getTeam, type Team } from '../teams/store';
@@ -134,6 +134,8 @@ export async function refundSend(
     await recordOwedSendRefund(team.id, reference, new Date(), spend);
     return (await askSendRefund({ id: team.id, external_id: teamId }, { reference, spend }, deps)) === 'settled';
   } catch (err) {
+    // Never raises, but a crash is not caught: what was recorded stays owed for the sweep, as when the process dies.
+    if (endsInvocation(err)) throw err;
     logger.error('refund of a failed send failed; the billing sweep retries it if it was recorded', {
       team_id: team.id,
       reference,
@@ -162,6 +164,8 @@ export async function requestOwedSendRefund(
       (await askSendRefund({ id: team.id, external_id: team.external_id }, { ...owed, spend }, deps)) === 'settled'
     );
   } catch (err) {
+    // Never raises, but a crash is not caught: the refund stays owed for the sweep, as when the process dies.
+    if (endsInvocation(err)) throw err;
     logger.error('refund of a failed send failed; the billing sweep retries it', {
       team_id: team.id,
       reference: owedRefundKey(owed),

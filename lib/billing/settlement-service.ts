@@ -34,7 +34,7 @@
  * write to a newer one (billing_version) just reads the job again.
  */
 import { settings as currentSettings, type Settings } from '../config';
-import { faultPoint } from '../faults/fault-points';
+import { endsInvocation, faultPoint } from '../faults/fault-points';
 import { BillingServiceClient } from '../integrations/billing-service';
 import { getJob, type Job, type OwedRefund } from '../jobs/job-store';
 import { logger } from '../observability/logger';
@@ -118,6 +118,8 @@ export async function settleJobBilling(jobId: string, deps: BillingDeps = {}): P
       return done;
     }, SETTLE_RETRY);
   } catch (err) {
+    // Never raises, but a crash is not caught: the refund stays owed for the sweep, as when the process dies.
+    if (endsInvocation(err)) throw err;
     if (err instanceof LostToNewerWrite) {
       logger.warn('billing settlement kept losing to newer writes; the sweep will finish it', { job_id: jobId });
       return { state: 'pending', refundedWhole: false, job: await getJob(jobId).catch(() => null) };
