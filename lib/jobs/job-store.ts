@@ -8,7 +8,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { deleteKeys, partitionKeys, type RowKey } from '../db/batch';
 import { db, isConditionalCheckFailed, isConditionCancellation, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
-import { setClauses } from '../db/update';
+import { type RowUpdate, rowUpdateInput, setClauses } from '../db/update';
 import { queryAll } from '../db/query';
 import type { Job } from './job-record-rules';
 import { isRunning, type JobStatus } from './job-rules';
@@ -145,58 +145,12 @@ export async function updateJob(jobId: string, update: JobUpdate, now = new Date
 
 /** The conditional UpdateItem input of a job update, also usable as one item of a transaction. */
 export function jobUpdateInput(jobId: string, update: JobUpdate, now = new Date()) {
-  const at = now.toISOString();
-  const set = setClauses({ ...(update.set ?? {}), updated_at: at });
-  const names: Record<string, string> = { ...set.names, ...(update.names ?? {}) };
-  const values: Record<string, unknown> = { ...set.values, ...(update.values ?? {}) };
-  const sets = [set.expression];
-  const removes: string[] = [];
-  const adds: string[] = [];
-  for (const [k, v] of Object.entries(update.add ?? {})) {
-    names[`#${k}`] = k;
-    values[`:add_${k}`] = v;
-    adds.push(`#${k} :add_${k}`);
-  }
-  const status = update.set?.status;
-  if (status) {
-    if (isRunning(status)) {
-      Object.assign(values, { ':activepk': 'ACTIVE', ':activesk': `${at}#${jobId}` });
-      sets.push('activepk = :activepk', 'activesk = :activesk');
-    } else {
-      removes.push('activepk', 'activesk');
-    }
-  } else if (update.set?.heartbeat_at) {
-    // A heartbeat moves the job along the watchdog's index. A sparse index only
-    // lists rows that have both activepk and activesk, so outside processing
-    // states this sort key alone lists nothing.
-    values[':activesk'] = `${update.set.heartbeat_at}#${jobId}`;
-    sets.push('activesk = :activesk');
-  }
-  const conditions = ['attribute_exists(pk)'];
-  if (update.expectStatus) {
-    const statusValues = update.expectStatus.map((s, n) => {
-      values[`:es${n}`] = s;
-      return `:es${n}`;
-    });
-    names['#status'] = 'status';
-    conditions.push(`#status IN (${statusValues.join(', ')})`);
-  }
-  if (update.condition) conditions.push(`(${update.condition})`);
-  const expression = [
-    `SET ${sets.join(', ')}`,
-    adds.length ? `ADD ${adds.join(', ')}` : '',
-    removes.length ? `REMOVE ${removes.join(', ')}` : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
-  return {
-    TableName: tableName(),
-    Key: keys.job(jobId),
-    UpdateExpression: expression,
-    ConditionExpression: conditions.join(' AND '),
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  };
+  // The watchdog's sparse index lists jobs in the processing states.
+  return rowUpdateInput(keys.job(jobId), update as RowUpdate, now, {
+    pk: indexes.activeJobs().pk,
+    id: jobId,
+    listed: isRunning,
+  });
 }
 
 /** A job's rows: the job, its staged photos and run records (its partition), its live log and archive, its fan-out units, its AI request records. */

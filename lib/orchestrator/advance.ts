@@ -30,7 +30,12 @@ export async function advance(
   record: RunRecord,
   pipeline: RunPipeline,
   index: number,
-  how: { runner?: string; set?: Record<string, unknown> },
+  how: {
+    runner?: string;
+    set?: Record<string, unknown>;
+    /** Called between the write that queued the next stage and its message (a fault point of the caller's flow). */
+    beforeNext?: () => void;
+  },
 ): Promise<boolean> {
   const def = pipeline.stages[index];
   const now = new Date().toISOString();
@@ -75,6 +80,7 @@ export async function advance(
   if (!moved) return false;
   recordStageDuration(pipeline.name, def.name, stageTiming.seconds);
   await kind.log(record.id).info(`Stage ${def.name} finished; next: ${next.name}`);
+  how.beforeNext?.();
   await sendStage(kind.name, moved);
   return true;
 }

@@ -22,6 +22,7 @@
  *    recovery.ts as any stage's.
  */
 import { randomUUID } from 'node:crypto';
+import { endsInvocation } from '../faults/fault-points';
 import { inRunSpan } from '../observability/job-trace';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
@@ -106,6 +107,7 @@ export async function handleBranchMessage(
       () => withHeartbeat(ctx, () => def.run(ctx)),
     );
   } catch (err) {
+    if (endsInvocation(err)) throw err; // a crash fails nothing: the branch's lease runs out
     await kind.fail(
       claimed,
       err instanceof PipelineFailure ? err.message : `The ${stage.name} stage failed (${branch}): ${errorText(err)}`,

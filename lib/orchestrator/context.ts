@@ -5,8 +5,8 @@
  * branches.ts.
  */
 import { branchesProgress } from './branch-rules';
-import type { AnyBranchStage, AnyStageDefinition } from './pipeline';
-import type { RunContext, RunKind, RunRecord } from './run-kind';
+import type { AnyBranchStage, AnyStageDefinition, RunContext } from './pipeline';
+import type { RunKind, RunRecord } from './run-kind';
 
 const HEARTBEAT_MS = 15_000;
 

@@ -22,7 +22,7 @@
  *    that is an interruption (recovery.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { faultPoint } from '../faults/fault-points';
+import { endsInvocation, faultPoint } from '../faults/fault-points';
 import { inRunSpan } from '../observability/job-trace';
 import { logger } from '../observability/logger';
 import { retryDelaySeconds } from '../queue/delivery';
@@ -32,7 +32,8 @@ import { afterBranchDone, branchClosing, handleBranchMessage, openBranchStage } 
 import { branchContextFor, contextFor, errorText, raiseBranchProgress, withHeartbeat } from './context';
 import { type AnyStageDefinition, type AnyStep, getPipeline, isBranchStage, type RunPipeline } from './pipeline';
 import { handlePossibleInterruption } from './recovery';
-import { type RunKind, type RunRecord, runKind } from './run-kind';
+import type { RunKind, RunRecord } from './run-kind';
+import { runKind } from './run-kinds';
 import { claimUnit, finishAndCount, finishAndCountBranch, leaseUntil, releaseUnit } from './store';
 import { PipelineFailure } from './terminal';
 import { sendUnit, stageOf, type StageMessage, type UnitMessage } from './transitions';
@@ -129,6 +130,7 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
       withHeartbeat(ctx, () => def.run(ctx)),
     );
   } catch (err) {
+    if (endsInvocation(err)) throw err; // a crash fails nothing: the stage's lease runs out
     await kind.fail(
       claimed,
       err instanceof PipelineFailure ? err.message : `The ${def.name} stage failed: ${errorText(err)}`,
@@ -203,6 +205,7 @@ export async function handleUnitMessage(message: UnitMessage, delivery: UnitDeli
       () => withHeartbeat(ctx, () => step.unit!(ctx, message.index)),
     );
   } catch (err) {
+    if (endsInvocation(err)) throw err; // a crash retries nothing: the unit's lease runs out, the watchdog sends it again
     error = errorText(err);
     if (unit.attempts < UNIT_MAX_ATTEMPTS) {
       const delay = retryDelaySeconds(unit.attempts);

@@ -40,15 +40,17 @@ export const jobRunKind: RunKind<Job, StageContext> = {
   fail: (job, message) => failJob(job, message),
   complete: (job, pipeline) => completeJob(job, pipeline as PipelineDefinition),
   restartFields: (_job, pipeline) => ({
-    // A preparing run restarts in its preparing status (it never passes through pending).
-    status: (pipeline as PipelineDefinition).preparation ? pipeline.stages[0].status : 'pending',
-    items_found: 0,
+    set: {
+      // A preparing run restarts in its preparing status (it never passes through pending).
+      status: (pipeline as PipelineDefinition).preparation ? pipeline.stages[0].status : 'pending',
+      items_found: 0,
+    },
   }),
   inspectWaiting: async (job, now) =>
     PREPARING_STATUSES.includes(job.status) ? { action: await inspectUnstartedPreparation(job, now) } : null,
   timeoutSeconds: () => settings().JOB_TIMEOUT_S,
   messages: {
-    interruptedTwice: 'Processing was interrupted twice. Nothing was charged; please process the job again.',
+    interrupted: 'Processing was interrupted twice. Nothing was charged; please process the job again.',
     stuckForADay: 'Processing stopped: the job was stuck for more than 24 hours. Nothing was charged.',
     hung: 'Processing stopped: the job stopped making progress. Nothing was charged; please process it again.',
     timedOut: (minutes) =>

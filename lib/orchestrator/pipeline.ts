@@ -9,7 +9,20 @@
 import type { Job } from '../jobs/job-store';
 import { type JobStatus, PREPARING_STATUSES, type SourceType } from '../jobs/job-rules';
 import type { JobLog } from '../jobs/log-store';
-import type { RunContext } from './run-kind';
+
+/** A run's own log (what its user reads), beside the service's log. */
+export interface RunLog {
+  info(message: string): Promise<void>;
+  warn(message: string): Promise<void>;
+  error(message: string): Promise<void>;
+}
+
+/** What every step's context has, whatever the kind adds (a job's context adds the job). */
+export interface RunContext {
+  log: RunLog;
+  /** Records liveness and, optionally, progress within the stage's range (0..1). */
+  heartbeat(fraction?: number): Promise<void>;
+}
 
 /** A job pipeline's step context: the job, its log, a heartbeat. */
 export interface StageContext extends RunContext {

@@ -1,17 +1,21 @@
 /**
  * Interruptions and the watchdog (spec: States and transitions, the
- * processing-state rows):
- *  - first interruption → pending with 'Restarting after an interruption',
- *    partial results cleared, recovery_attempts incremented, run restarted;
- *  - second interruption → error, refund, retryable message;
+ * processing-state rows), for every run kind (run-kind.ts; a job's texts and
+ * statuses in parentheses):
+ *  - first interruption → restarted (pending, 'Restarting after an
+ *    interruption'), partial results cleared, recovery_attempts incremented;
+ *    a kind may instead end the run at once (a stage only its request runs);
+ *  - second interruption → the kind's failure (error, refund, retryable message);
+ *  - a stage whose lease ran out with no heartbeat for a minute → recovered
+ *    at once (its worker is gone);
  *  - quiet longer than STUCK_JOB_MINUTES → requeue if orphaned (its message
  *    was lost), recover if its worker died (a stage's or a branch's lease
  *    expired), advance a fan-out whose units are all done (the worker that
  *    finished the last one died before advancing) or a joined branch stage,
  *    fail if hung (quiet longer than STUCK_JOB_MINUTES_WITH_QUEUE while still
  *    holding its lease);
- *  - older than JOB_TIMEOUT_S, or stuck longer than 24 hours → error, refund,
- *    never requeued.
+ *  - older than the kind's time limit (JOB_TIMEOUT_S), or stuck longer than
+ *    24 hours → failed, never requeued.
  */
 import { randomUUID } from 'node:crypto';
 import { PING_BODY } from '../background/heartbeat';
@@ -28,12 +32,18 @@ import { advance } from './advance';
 import { branchPathNames, stepKey } from './branch-rules';
 import { jobRunKind } from './job-run-kind';
 import { getPipeline, isBranchStage } from './pipeline';
-import { type RunKind, type RunLog, type RunRecord, runKinds, type WatchdogAction } from './run-kind';
+import type { RunLog } from './pipeline';
+import type { RunKind, RunRecord, WatchdogAction } from './run-kind';
+import { runKinds } from './run-kinds';
 import { listUnits, type UnitRecord } from './store';
 import { queuedStage, sendBranch, sendStage, sendUnit, stageOf } from './transitions';
 
 export const RESTARTING = 'Restarting after an interruption';
 const DAY_MS = 86_400_000;
+/** A live worker renews its run's heartbeat every 15 s: this long without one, with its lease run out, it is gone. */
+const DEAD_WORKER_QUIET_MS = 60_000;
+const leaseRanOut = (record: RunRecord, now: Date) =>
+  Boolean(record.stage_lease_until) && (record.stage_lease_until as string) < now.toISOString();
 const notAvailable = (record: RunRecord) => `The ${record.pipeline} pipeline is not available in this deployment.`;
 
 /** Called when a stage (or branch) message could not take its lease: was it because the holder died? */
@@ -52,8 +62,7 @@ export async function handlePossibleInterruption(
     return;
   }
   if (record.stage_state !== 'running') return;
-  if (record.stage_lease_until && record.stage_lease_until < now.toISOString())
-    await recoverInterrupted(kind, record, now);
+  if (leaseRanOut(record, now)) await recoverInterrupted(kind, record, now);
 }
 
 const branchLeaseExpired = (record: RunRecord, branch: string, now: Date) => {
@@ -80,7 +89,7 @@ async function recoverInterrupted(
   if (!pipeline) return (await kind.fail(record, notAvailable(record))) ? 'failed' : 'raced';
   const restart = kind.restartFields(record, pipeline);
   if (!restart || record.recovery_attempts >= 1)
-    return (await kind.fail(record, kind.messages.interruptedTwice)) ? 'failed' : 'raced';
+    return (await kind.fail(record, kind.messages.interrupted)) ? 'failed' : 'raced';
   const at = now.toISOString();
   const restarted = await kind.update(
     record.id,
@@ -88,10 +97,10 @@ async function recoverInterrupted(
       expectStatus: kind.runningStatuses,
       set: {
         current_stage: RESTARTING,
-        ...restart,
+        ...restart.set,
         progress_pct: 0,
         run_id: randomUUID(),
-        ...queuedStage(pipeline.stages[0].name),
+        ...queuedStage(restart.from ?? pipeline.stages[0].name),
         heartbeat_at: at,
       },
       add: { recovery_attempts: 1 },
@@ -129,19 +138,25 @@ export interface WatchdogReport {
 export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
   let checked = 0;
   const jobs: SweepJobs = { requeued: [], recovered: [], failed: [] };
+  const unread: string[] = [];
   // Each kind's open-runs index is sparse (runs under way only), so every one is looked at:
-  // the age limits apply even to a run that keeps heartbeating.
+  // the age limits apply even to a run that keeps heartbeating. A kind whose index cannot be read skips no other.
   for (const kind of runKinds()) {
-    for await (const id of kind.activeIds()) {
-      const record = await kind.get(id);
-      if (!record || !kind.runningStatuses.includes(record.status)) continue;
-      checked++;
-      try {
-        const action = await inspect(kind, record, now);
-        if (action) jobs[action].push(kind.name === 'job' ? record.id : `${kind.name}:${record.id}`);
-      } catch (err) {
-        logger.error('watchdog could not handle a run', { kind: kind.name, id: record.id, error: String(err) });
+    try {
+      for await (const id of kind.activeIds()) {
+        const record = await kind.get(id);
+        if (!record || !kind.runningStatuses.includes(record.status)) continue;
+        checked++;
+        try {
+          const action = await inspect(kind, record, now);
+          if (action) jobs[action].push(kind.name === 'job' ? record.id : `${kind.name}:${record.id}`);
+        } catch (err) {
+          logger.error('watchdog could not handle a run', { kind: kind.name, id: record.id, error: String(err) });
+        }
       }
+    } catch (err) {
+      logger.error('watchdog could not read the open runs of a kind', { kind: kind.name, error: String(err) });
+      unread.push(`${kind.name} (${String(err)})`);
     }
   }
   const report: WatchdogReport = {
@@ -158,6 +173,8 @@ export async function runWatchdog(now = new Date()): Promise<WatchdogReport> {
   await sendToQueue('stages', JSON.parse(PING_BODY)).catch((err) =>
     logger.error('watchdog could not ping the stage workers', { error: String(err) }),
   );
+  // The schedule's report names the part failed (lib/background/watchdog-parts.ts), after every kind was looked at.
+  if (unread.length) throw new Error(`the open runs of ${unread.join(', ')} could not be read`);
   return report;
 }
 
@@ -171,6 +188,10 @@ async function inspect(kind: RunKind, record: RunRecord, now: Date): Promise<Wat
   if (now.getTime() - startedAt > kind.timeoutSeconds() * 1000)
     return fail(kind.messages.timedOut(Math.round(kind.timeoutSeconds() / 60)));
   const quietMs = now.getTime() - Date.parse(record.heartbeat_at ?? record.updated_at);
+  // A stage whose lease ran out and that no heartbeat has renewed for a while has lost its worker: it is
+  // recovered at once, not after the quiet threshold meant for lost messages.
+  if (record.stage_state === 'running' && leaseRanOut(record, now) && quietMs > DEAD_WORKER_QUIET_MS)
+    return (await recoverInterrupted(kind, record, now)) === 'restarted' ? 'recovered' : 'failed';
   if (quietMs <= config.STUCK_JOB_MINUTES * 60_000) return null;
   const hung = quietMs > config.STUCK_JOB_MINUTES_WITH_QUEUE * 60_000;
   const log = kind.log(record.id);
@@ -198,7 +219,7 @@ async function inspect(kind: RunKind, record: RunRecord, now: Date): Promise<Wat
       return hung ? fail(kind.messages.hung) : null;
     }
     case 'running':
-      if (record.stage_lease_until && record.stage_lease_until < now.toISOString())
+      if (leaseRanOut(record, now))
         return (await recoverInterrupted(kind, record, now)) === 'restarted' ? 'recovered' : 'failed';
       return hung ? fail(kind.messages.hung) : null;
     case 'branches':

@@ -10,8 +10,7 @@
  */
 import type { BranchRun } from '../jobs/job-record-rules';
 import type { StageState } from '../jobs/job-rules';
-import { jobRunKind } from './job-run-kind';
-import type { RunPipeline } from './pipeline';
+import type { RunContext, RunLog, RunPipeline } from './pipeline';
 
 /** The engine's fields of a subject: its run's state. */
 export interface RunRecord {
@@ -55,20 +54,6 @@ export interface RunUpdate {
   names?: Record<string, string>;
 }
 
-/** A run's own log (what its user reads), beside the service's log. */
-export interface RunLog {
-  info(message: string): Promise<void>;
-  warn(message: string): Promise<void>;
-  error(message: string): Promise<void>;
-}
-
-/** What every step's context has, whatever the kind adds (a job's context adds the job). */
-export interface RunContext {
-  log: RunLog;
-  /** Records liveness and, optionally, progress within the stage's range (0..1). */
-  heartbeat(fraction?: number): Promise<void>;
-}
-
 /** The UpdateItem input of a RunUpdate, usable as one item of a transaction. */
 export interface UpdateInput {
   TableName: string;
@@ -107,11 +92,12 @@ export interface RunKind<R extends RunRecord = RunRecord, C extends RunContext =
   /** After the last stage's closing write: the kind's completion (its pipeline's `complete`, billing, events). */
   complete(record: R, pipeline: RunPipeline): Promise<void>;
   /**
-   * A run whose worker died: the fields a restart from the first stage sets
-   * besides the engine's own (status, what the interrupted run counted), or
-   * null when this kind's runs are never restarted but failed.
+   * A run whose worker died: where a restart begins (`from`: a stage name;
+   * the first stage when absent) and the fields it sets besides the engine's
+   * own (status, what the interrupted run counted), or null when this run is
+   * not restarted but failed (a stage only its request could run).
    */
-  restartFields(record: R, pipeline: RunPipeline): Record<string, unknown> | null;
+  restartFields(record: R, pipeline: RunPipeline): { from?: string; set: Record<string, unknown> } | null;
   /**
    * The watchdog, for a subject listed as under way that has no run yet: what
    * it did when the subject is waiting for something of its kind (a job for
@@ -122,22 +108,12 @@ export interface RunKind<R extends RunRecord = RunRecord, C extends RunContext =
   timeoutSeconds(): number;
   /** What the watchdog and the admin tell the user when they end a run. */
   messages: {
-    interruptedTwice: string;
+    /** An interruption that ends the run: the second, or one the kind does not restart after. */
+    interrupted: string;
     stuckForADay: string;
     hung: string;
     timedOut(minutes: number): string;
+    /** An administrator stopped the run. */
     dismissed: string;
   };
-}
-
-/** Every kind the engine runs, by name. */
-const kinds = new Map<string, RunKind>([['job', jobRunKind as unknown as RunKind]]);
-
-/** The registered kind named `name` ('job' when a message names none: messages from before kinds existed). */
-export function runKind(name: string | undefined): RunKind | undefined {
-  return kinds.get(name ?? 'job');
-}
-
-export function runKinds(): RunKind[] {
-  return [...kinds.values()];
 }

@@ -11,8 +11,10 @@
  *    quiet for STUCK_JOB_MINUTES (the test writes the heartbeat back, as
  *    waiting would) the watchdog's own schedule sends the unit again;
  *  - capture:downloaded: the unit's downloads are in the bucket, their records
- *    not written. The unit is delivered again (after the engine's backoff) and
- *    downloads again.
+ *    not written, and the unit dies holding its lease (a crash retries
+ *    nothing). Once the lease has run out and the run has gone quiet (the test
+ *    writes both back, as waiting would) the watchdog sends the unit again,
+ *    and it downloads again.
  * Then the batch is complete, each medium made into a job once (one photo job
  * of two photos, one voice-note job) and the voice note's Process click is
  * charged once. Each point also runs disarmed: each medium is downloaded once
@@ -28,6 +30,8 @@ import type { FaultPointName } from '../../lib/faults/fault-points';
 import { getImportBatch } from '../../lib/imports/store';
 import { getJob } from '../../lib/jobs/job-store';
 import { readLiveLog } from '../../lib/jobs/log-store';
+import { jobRunKind } from '../../lib/orchestrator/job-run-kind';
+import { listUnits } from '../../lib/orchestrator/store';
 import { Client, eventually, jobInStatus } from '../support/api';
 import { setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
@@ -111,6 +115,23 @@ it.concurrent.each(CASES)(
           expect(await getJob(runner.id)).toMatchObject({ stage_state: 'fanout', fanout_done: 0 });
           const quiet = new Date(Date.now() - (settings().STUCK_JOB_MINUTES + 1) * 60_000).toISOString();
           await setFields(`JOB#${runner.id}`, 'JOB', { heartbeat_at: quiet });
+        } else {
+          // The unit died holding its lease and nothing retries it: the run stays put until time has passed.
+          const runner = (await getJob(await runnerId())) as NonNullable<Awaited<ReturnType<typeof getJob>>>;
+          const units = await eventually(async () => {
+            const all = await listUnits(jobRunKind, runner, 'expand');
+            return all.some((u) => u.state === 'running') ? all : null;
+          });
+          await new Promise((r) => setTimeout(r, 1000));
+          expect(await getJob(runner.id)).toMatchObject({ stage_state: 'fanout', fanout_done: 0 });
+          // What time does to a dead unit: its lease runs out, and the run goes quiet.
+          const past = new Date(Date.now() - 1000).toISOString();
+          for (const unit of units.filter((u) => u.state === 'running'))
+            await setFields(`JOBUNIT#${runner.id}`, `${runner.run_id}#expand#${String(unit.index).padStart(6, '0')}`, {
+              lease_until: past,
+            });
+          const quiet = new Date(Date.now() - (settings().STUCK_JOB_MINUTES + 1) * 60_000).toISOString();
+          await setFields(`JOB#${runner.id}`, 'JOB', { heartbeat_at: quiet });
         }
       }
       const batch = await eventually(
@@ -141,7 +162,7 @@ it.concurrent.each(CASES)(
       );
       const watchdog = (await readLiveLog(await runnerId())).filter((l) => l.message.startsWith('Watchdog:'));
       expect(downloads).toEqual(media.map(() => (armed && point === 'capture:downloaded' ? 2 : 1)));
-      expect(watchdog).toHaveLength(armed && point === 'engine:fanned-out' ? 1 : 0);
+      expect(watchdog).toHaveLength(armed ? 1 : 0);
 
       // The voice note's Process click (once its length is known) is charged once.
       const noteJob = garageJobs[0].id as string;

@@ -450,7 +450,7 @@ describe('interruptions and the watchdog', () => {
     await updateJob(job.id, { set: { recovery_attempts: 1 } });
     await runWatchdog(later(20));
     const failed = await getJob(job.id);
-    expect(failed).toMatchObject({ status: 'error', error_message: jobRunKind.messages.interruptedTwice });
+    expect(failed).toMatchObject({ status: 'error', error_message: jobRunKind.messages.interrupted });
   }, 60_000);
 
   it('requeues a stage whose message was lost', async () => {
