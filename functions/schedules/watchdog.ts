@@ -1,18 +1,16 @@
-import '../../lib/pipelines'; // recovery restarts and fails jobs through their pipeline's declaration
+import '../../lib/pipelines'; // recovery restarts and fails runs through their pipeline's declaration and kind
 import { runWatchdogParts } from '../../lib/background/watchdog-parts';
 import { loadSecrets } from '../../lib/config';
 import { sweepStaleSubmitRounds } from '../../lib/insured/submit-service';
 import { withSignalsFlushed } from '../../lib/observability/flush';
 import { runWatchdog } from '../../lib/orchestrator/recovery';
 import { sweepInterruptedEstimationSends } from '../../lib/sends/estimation-sweep-service';
-import { sweepExpiredSends } from '../../lib/sends/submission-sweep-service';
 
 // Each part runs whatever the others do; the report names a part that failed (lib/background/watchdog-parts.ts).
 export const handler = withSignalsFlushed(async () => {
   await loadSecrets();
   return runWatchdogParts({
-    jobs: () => runWatchdog(),
-    sends: () => sweepExpiredSends(),
+    runs: () => runWatchdog(),
     estimation_sends: () => sweepInterruptedEstimationSends(),
     insured_submits: () => sweepStaleSubmitRounds(),
   });

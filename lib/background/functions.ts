@@ -123,16 +123,6 @@ export const backgroundFunctions: BackgroundFunction[] = [
     environment: { MALLOC_ARENA_MAX: '2' },
     layers: ['sharp', 'pdfkit'],
   },
-  // Claims platform submissions (lib/sends): one item per message (its upload, photos and analysis call).
-  {
-    kind: 'queue',
-    name: 'submissionWorker',
-    handler: 'workers/submissions',
-    queue: 'submissions',
-    batchSize: 5,
-    timeout: 120,
-    maximumConcurrency: 5,
-  },
   // Homeowner submit rounds too large to make inside the submit request (lib/insured/submit-service.ts): marks
   // the rows a round takes and makes its jobs, up to 7,000 rows and 2,000 photos at a link's ceilings.
   {

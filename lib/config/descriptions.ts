@@ -189,15 +189,11 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
     title: 'Schedules, sweeps and leases',
     descriptions: {
       WATCHDOG_RATE:
-        'How often the watchdog runs (job recovery, the send sweeps, homeowner submit rounds): an EventBridge rate expression, rate(<n> minute|minutes|hour|hours|day|days). Read when the functions are packaged and by `npm start`.',
+        'How often the watchdog runs (the recovery of runs: jobs and claims platform sends; the estimation send sweep; homeowner submit rounds): an EventBridge rate expression, rate(<n> minute|minutes|hour|hours|day|days). Read when the functions are packaged and by `npm start`.',
       BILLING_SWEEP_RATE:
         'How often the billing sweep settles unconfirmed refunds and lost spends: an EventBridge rate expression, as WATCHDOG_RATE.',
       CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS:
-        "A claims platform send's lease while its request works; more than the API's 29 s, so a live request never loses it.",
-      CLAIMS_PLATFORM_FAN_OUT_LEASE_SECONDS:
-        "A claims platform send's lease while its fan-out message waits on the submissions queue and the worker expands it; past it the send sweep resumes the send.",
-      CLAIMS_PLATFORM_SENDING_LEASE_SECONDS:
-        "A claims platform send's lease once its items are queued; past it the send sweep hands the send back to the worker once, then counts failed (and refunds) the items no worker holds. An item being sent is never counted by the sweep, so a shorter lease is safe; it only gives up sooner on items still waiting on a busy queue (the default outlasts the queue's 5 deliveries of 720 s).",
+        "A claims platform send's request's lease on the send's run; more than the API's 29 s, so a live request never loses it. Past it (and a minute with no heartbeat), the watchdog fails the send and gives its charge back.",
       ESTIMATION_SEND_LEASE_SECONDS:
         "An estimation platform send's lease while it works; more than the API's 29 s. Past it, the watchdog's send sweep (or the claim's next send) finishes an interrupted send.",
       UNSTARTED_ROUND_LEASE_SECONDS:

@@ -236,8 +236,6 @@ const settingFields = z.object({
   BILLING_SWEEP_RATE: rate('rate(5 minutes)'),
   /** Longer than an HTTP function may run (29 s): a live request never loses its lease. */
   CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS: int(60).refine((v) => v > 29, 'must be more than 29 (the API limit)'),
-  CLAIMS_PLATFORM_FAN_OUT_LEASE_SECONDS: int(15 * 60).refine((v) => v >= 1, 'must be at least 1'),
-  CLAIMS_PLATFORM_SENDING_LEASE_SECONDS: int(5 * 720 + 300).refine((v) => v >= 1, 'must be at least 1'),
   ESTIMATION_SEND_LEASE_SECONDS: int(60).refine((v) => v > 29, 'must be more than 29 (the API limit)'),
   UNSTARTED_ROUND_LEASE_SECONDS: int(60).refine((v) => v > 29, 'must be more than 29 (the API limit)'),
   INSURED_ROUND_STALE_SECONDS: int(60).refine((v) => v >= 1, 'must be at least 1'),

@@ -54,9 +54,9 @@
  * Archived claims and rooms also carry archpk=ARCHIVED, archsk=<archived_at>#<kind>#<id>
  * so the purge reads only what is archived. Jobs in a processing state carry
  * activepk=ACTIVE, activesk=<last activity>#<id> so the watchdog reads only
- * running jobs, oldest activity first; Submissions still processing carry
- * activepk=SUBMISSIONS#OPEN, activesk=<lease end>#<id> so the send sweep reads only
- * the sends whose lease ran out; estimation send records between a batch's record
+ * running jobs, oldest activity first; Submissions still processing (a claims
+ * platform send's run) carry activepk=SUBMISSIONS#OPEN, activesk=<last activity>#<id>
+ * so the watchdog reads only the sends under way; estimation send records between a batch's record
  * and its end carry activepk=ESTSENDS#OPEN, activesk=<step written>#<claim_id>. Jobs owing billing work (a refund not yet
  * confirmed, a spend whose answer was lost) or holding a round (listed from the moment its spend is asked for,
  * taken off by the sweep once its run started or its refund is settled) carry archpk=BILLING#PENDING,

@@ -1,10 +1,11 @@
 /**
  * The pipelines this deployment runs, registered with the orchestrator.
- * Everything that runs jobs (the stage and unit workers, the watchdog)
+ * Everything that runs them (the stage and unit workers, the watchdog)
  * imports this module; HTTP handlers start jobs from lib/pipelines/catalog.ts
  * instead.
  */
 import { registerPipeline } from '../orchestrator/pipeline';
+import '../sends/claims-platform-run-service'; // a claims platform send's run: its kind and pipeline register themselves
 import './run-end-subscribers'; // what hears a run's end, in every function that runs jobs
 import { audioPipeline } from './audio/pipeline';
 import { captureImportPipeline } from './capture/pipeline';

@@ -18,7 +18,6 @@ const WORKER_FOR_QUEUE: Record<QueuePurpose, string> = {
   probe: 'probeWorker',
   photos: 'photoWorker',
   exports: 'exportWorker',
-  submissions: 'submissionWorker',
   insured: 'insuredWorker',
 };
 

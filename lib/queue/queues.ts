@@ -14,7 +14,7 @@ import pLimit from 'p-limit';
 import { settings } from '../config';
 
 /** Every queue the service sends to; each has a -dlq twin in serverless.yml. */
-const QUEUE_PURPOSES = ['purge', 'stages', 'units', 'probe', 'photos', 'exports', 'submissions', 'insured'] as const;
+const QUEUE_PURPOSES = ['purge', 'stages', 'units', 'probe', 'photos', 'exports', 'insured'] as const;
 export type QueuePurpose = (typeof QUEUE_PURPOSES)[number];
 
 /**
@@ -30,7 +30,6 @@ export const QUEUE_MAX_RECEIVES: Record<QueuePurpose, number> = {
   probe: 5,
   photos: 5,
   exports: 3,
-  submissions: 5,
   insured: 5,
 };
 

@@ -9,26 +9,35 @@
  *    repeated reference with its first, refunded spend: the send would go out
  *    free). Each claim's row gets, per batch size, the highest round its
  *    sends used, so its next send takes a new reference.
- *  - Sends still processing. They have no stage, lease or sweep entry and
- *    would stay processing for ever, and with no open send a new click could
- *    charge the same items again. Each gets one row per item (counted ones as
- *    counted), the stage `sending` under a lease that has run out, and
- *    becomes its claim's open send: the send sweep hands it to the worker,
- *    which sends what is pending, and a click meanwhile answers it.
+ *  - Sends still processing, of either earlier shape (no stage at all, or a
+ *    leased stage of the send sweep that is no more). Nothing would move them
+ *    on, and with no open send a new click could charge the same items
+ *    again. A send of the first shape gets one row per item (counted ones as
+ *    counted) and becomes its claim's open send. Each then gets its run on
+ *    the engine (claims-platform-run-service.ts): one whose items were being
+ *    handed over, or had been, resumes at its `items` stage, whose units
+ *    send what is pending (a click meanwhile answers it); one whose request
+ *    was still charging or syncing is opened in the request's stage under a
+ *    lease that has run out, so the watchdog fails it and gives its charge
+ *    back, as it does for any request that died.
  */
+import { randomUUID } from 'node:crypto';
 import { logger } from '../observability/logger';
+import { queuedStage, sendStage } from '../orchestrator/transitions';
+import { claimsPlatformSendPipeline, claimsSendRunKind } from './claims-platform-run-service';
 import {
   allSubmissions,
-  leaseLegacySubmission,
+  openMigratedRun,
   putSubmissionItemOnce,
   raiseClaimSendRounds,
   type StoredSubmission,
 } from './submission-migration-store';
+import type { Submission } from './submission-store';
 
 export interface SendMigrationReport {
   /** Claims whose charge rounds were recorded. */
   claims: number;
-  /** Sends of the earlier shape still processing, handed to the send sweep. */
+  /** Sends of an earlier shape still processing, given their run on the engine. */
   resumed: number;
 }
 
@@ -39,7 +48,8 @@ export function chargeKeyRound(chargeKey: string): { alreadySubmitted: string; r
   return { alreadySubmitted: match[1], round: match[2] ? Number(match[2]) : 1 };
 }
 
-const isLegacy = (s: StoredSubmission) => s.stage === undefined;
+const isLegacy = (s: StoredSubmission) => s.stage === undefined && !s.run_id;
+const needsRun = (s: StoredSubmission) => s.status === 'processing' && !s.run_id;
 
 export async function migrateClaimsPlatformSends(now = Date.now()): Promise<SendMigrationReport> {
   const byClaim = new Map<string, StoredSubmission[]>();
@@ -60,19 +70,41 @@ export async function migrateClaimsPlatformSends(now = Date.now()): Promise<Send
       .sort((a, b) => b.created_at.localeCompare(a.created_at));
     await raiseClaimSendRounds(claimId, rounds, open[0]?.id ?? null);
     report.claims++;
-    for (const submission of open) if (await resumeLegacySend(submission, now)) report.resumed++;
+    for (const submission of submissions.filter(needsRun)) if (await resumeOnEngine(submission, now)) report.resumed++;
   }
   logger.info('claims platform send migration done', { ...report });
   return report;
 }
 
-/** Item rows first, then the stage: the worker finds a row for every item once the send is on the sweep's index. */
-async function resumeLegacySend(submission: StoredSubmission, now: number): Promise<boolean> {
-  const counted = new Set(submission.counted_item_ids ?? []);
-  const failed = new Set(submission.failed_item_ids ?? []);
-  for (const itemId of submission.item_ids ?? []) {
-    const state = failed.has(itemId) ? 'failed' : counted.has(itemId) ? 'done' : 'pending';
-    await putSubmissionItemOnce(submission.id, itemId, state);
+/** Item rows first (a send of the first shape), then its run: the `items` stage queued, or its request's stage expired. */
+async function resumeOnEngine(submission: StoredSubmission, now: number): Promise<boolean> {
+  if (isLegacy(submission)) {
+    const counted = new Set(submission.counted_item_ids ?? []);
+    const failed = new Set(submission.failed_item_ids ?? []);
+    for (const itemId of submission.item_ids ?? []) {
+      const state = failed.has(itemId) ? 'failed' : counted.has(itemId) ? 'done' : 'pending';
+      await putSubmissionItemOnce(submission.id, itemId, state);
+    }
   }
-  return leaseLegacySubmission(submission.id, now);
+  const at = new Date(now).toISOString();
+  const requestDied = submission.stage === 'charging' || submission.stage === 'syncing';
+  const stage = requestDied ? 'request' : 'items';
+  const run = {
+    pipeline: claimsPlatformSendPipeline.name,
+    run_id: randomUUID(),
+    current_stage: stage,
+    progress_pct: 0,
+    ...queuedStage(stage),
+    // A request that died: its stage taken under a lease that ran out a while ago, with no heartbeat since.
+    ...(requestDied ? { stage_state: 'running', stage_runner: 'before-the-engine', stage_lease_until: at } : {}),
+    request_step: requestDied ? submission.stage : null,
+    heartbeat_at: requestDied ? new Date(now - 5 * 60_000).toISOString() : at,
+    recovery_attempts: 0,
+    stage_timings: {},
+    started_at: submission.created_at,
+  };
+  const opened = await openMigratedRun(submission.id, run);
+  if (!opened) return false;
+  if (!requestDied) await sendStage(claimsSendRunKind.name, opened as unknown as Submission);
+  return true;
 }

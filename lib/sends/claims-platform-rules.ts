@@ -21,26 +21,12 @@ export function sendToken(teamToken: string | null, globalBearer: string): strin
   return teamToken?.trim() || globalBearer.trim() || null;
 }
 
-/** The lease settings of a send (lib/config: CLAIMS_PLATFORM_*_LEASE_SECONDS). */
-type LeaseSettings = Pick<
-  Settings,
-  | 'CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS'
-  | 'CLAIMS_PLATFORM_FAN_OUT_LEASE_SECONDS'
-  | 'CLAIMS_PLATFORM_SENDING_LEASE_SECONDS'
->;
-
-/** A send's lease while the request works (longer than an HTTP function may run, 29 s): a live request never loses it. */
-export const requestLeaseMs = (config: LeaseSettings) => config.CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS * 1000;
-/** A send's lease while its fan-out message waits on the submissions queue and the worker expands it. */
-export const fanOutLeaseMs = (config: LeaseSettings) => config.CLAIMS_PLATFORM_FAN_OUT_LEASE_SECONDS * 1000;
 /**
- * A send's lease once its items are on the queue: every item message has been
- * counted or dead-lettered by then (5 deliveries of at most 720 s each, the
- * queue's visibility timeout; the default leaves five minutes to spare).
+ * The lease of a send's request on its run (lib/config: CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS), longer than an HTTP
+ * function may run (29 s): a live request never loses it, and a dead one's send is failed by the watchdog after it.
  */
-export const sendingLeaseMs = (config: LeaseSettings) => config.CLAIMS_PLATFORM_SENDING_LEASE_SECONDS * 1000;
-/** Times the send sweep hands an expired send back to the worker before it counts what is left failed. */
-export const MAX_RESUMES = 1;
+export const requestLeaseMs = (config: Pick<Settings, 'CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS'>) =>
+  config.CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS * 1000;
 
 /**
  * Rule 3: items of the selected rooms (all rooms when none are named) that

@@ -57,9 +57,3 @@ export const submissionsResponse = z.object({
   total_items: z.number().int().describe('Active items of the claim.'),
   unsubmitted_items: z.number().int(),
 });
-
-/** A submissions queue message: one item of a send, or a send's fan-out (the worker puts one message per item). */
-export const submissionMessage = z.union([
-  z.object({ submission_id: z.string(), item_id: z.string() }),
-  z.object({ submission_id: z.string(), fan_out: z.literal(true) }),
-]);

@@ -3,26 +3,24 @@
  * the claims-platform and submissions rows). The request does what must be
  * answered at once: the charge, then the remote claim (created or updated by
  * our claim id) and its rooms; a refusal there is refunded and answered 502.
- * The items then go in the background: one fan-out message on the
- * submissions queue, which the worker expands into a message per item
- * (claims-platform-worker-service.ts); the Submission goes processing →
- * complete when the last item is counted, and an item that failed stays
- * unsubmitted for a later send.
+ * The items then go in the background: the send is a run on the engine
+ * (claims-platform-run-service.ts) whose first stage is this request, and whose
+ * next sends one item per unit; the Submission goes processing → complete
+ * when the run does, and an item that failed stays unsubmitted for a later
+ * send.
  *
- * Exactly once (submission-store.ts has the state machine): the request opens
- * the claim's one open send with a conditional write, so of a double click
- * one request opens the send and the other answers it, and a request while a
+ * Exactly once (submission-store.ts has the record): the request opens the
+ * claim's one open send with a conditional write, so of a double click one
+ * request opens the send and the other answers it, and a request while a
  * send is open answers that send. The Submission records the charge before it
- * is asked for; each step renews the send's lease, and the send sweep
- * (submission-sweep-service.ts) fails and refunds a send whose request died,
- * or hands a stalled fan-out back to the worker. The charge key counts the
- * items already submitted (as-send:{claim_id}:{already_submitted}); a later
- * round of the same count adds :r<round>, so no reference is used twice.
+ * is asked for, under the request's lease on its run; the watchdog fails and
+ * refunds a send whose request died once that lease has run out. The charge
+ * key counts the items already submitted (as-send:{claim_id}:{already_submitted});
+ * a later round of the same count adds :r<round>, so no reference is used twice.
  */
 import { randomUUID } from 'node:crypto';
 import type { Identity } from '../auth/identity-rules';
-import { requestOwedSendRefund, chargeSend } from '../billing/send-charge-service';
-import type { UnconfirmedSpend } from '../billing/send-refund-store';
+import { chargeSend } from '../billing/send-charge-service';
 import { type Claim, setClaimSubmitted } from '../claims/store';
 import { settings as currentSettings, type Settings } from '../config';
 import { faultPoint } from '../faults/fault-points';
@@ -32,17 +30,16 @@ import { ClaimsPlatformClient } from '../integrations/claims-platform';
 import { updateItemFields } from '../inventory/item-store';
 import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
-import { dispatch } from '../queue/dispatch';
+import { finishRequestStage, requestStageFields } from '../orchestrator/request-stage';
 import { listClaimRooms } from '../rooms/store';
 import { recordSend } from '../stats/service';
 import { getTeam, type Team } from '../teams/store';
-import { getUser } from '../users/store';
 import { loadClaimForTeam } from '../tenancy/service';
 import { listActiveClaimItems } from './claim-items-service';
+import { claimsPlatformSendPipeline, claimsSendRunKind, failSend } from './claims-platform-run-service';
 import {
   claimsPlatformFailure,
   dryRunClaimKey,
-  fanOutLeaseMs,
   itemsToSubmit,
   NOTHING_TO_SUBMIT,
   requestLeaseMs,
@@ -57,13 +54,11 @@ import {
   advanceSubmission,
   type ClaimSend,
   completeSubmission,
-  failSubmission,
   getClaimSend,
   getSubmission,
   listClaimSubmissions,
   openSubmission,
   type Submission,
-  type SubmissionStage,
   withdrawSubmission,
 } from './submission-store';
 import { submissionView } from './submission-view';
@@ -173,12 +168,15 @@ export async function submitToClaimsPlatform(
   const round = (claimSend.rounds[plan.alreadySubmitted] ?? 0) + 1;
   const seen = { previous: claimSend.submission_id, alreadySubmitted: plan.alreadySubmitted, round };
   const now = new Date();
+  const runner = randomUUID();
   const submission: Submission = {
+    // The send's run, opened with its first stage taken by this request under the request's lease.
+    ...requestStageFields(claimsPlatformSendPipeline, runner, requestLeaseMs(currentSettings()), now),
     id: randomUUID(),
     claim_id: claim.id,
     team_id: claim.team_id,
     status: 'processing',
-    stage: 'charging',
+    request_step: 'charging',
     charge_key: submissionChargeKey(claim.id, plan.alreadySubmitted, round),
     credits: dryRun ? 0 : plan.batch.length * plan.perItem,
     item_count: plan.batch.length,
@@ -193,8 +191,6 @@ export async function submitToClaimsPlatform(
     created_at: now.toISOString(),
     completed_at: null,
     processing_seconds: null,
-    lease_until: now.getTime() + requestLeaseMs(currentSettings()),
-    resumes: 0,
   };
   if (!(await openSubmission(submission, seen))) {
     // Another request opened the claim's send first: its send is this request's answer.
@@ -227,17 +223,11 @@ export async function submitToClaimsPlatform(
   }
   faultPoint('claims-send:spent', [claim.id]);
   await recordSend(claim.team_id, 'claims_platform', now);
-  const syncing = await advanceSubmission(
-    submission.id,
-    'charging',
-    'syncing',
-    Date.now() + requestLeaseMs(currentSettings()),
-    {
-      credits: charged.credits,
-      // A lost answer: every refund this send owes asks for the spend again first.
-      charge_spend: charged.charged && charged.unconfirmed ? (charged.spend ?? null) : null,
-    },
-  );
+  const syncing = await advanceSubmission(submission, 'charging', 'syncing', {
+    credits: charged.credits,
+    // A lost answer: every refund this send owes asks for the spend again first.
+    charge_spend: charged.charged && charged.unconfirmed ? (charged.spend ?? null) : null,
+  });
   if (!syncing) return view((await getSubmission(submission.id)) ?? submission);
   faultPoint('claims-send:charged', [claim.id]);
 
@@ -256,78 +246,21 @@ export async function submitToClaimsPlatform(
     throw claimsPlatformFailure(synced.detail);
   }
   if (!claim.submitted_at) await setClaimSubmitted(claim.id, now.toISOString());
-  const started = await advanceSubmission(
-    submission.id,
-    'syncing',
-    'fanning_out',
-    Date.now() + fanOutLeaseMs(currentSettings()),
-    {
-      claim_key: synced.claim_key,
-      remote_claim_id: synced.claim_id,
-    },
-  );
-  if (!started) return view((await getSubmission(submission.id)) ?? syncing);
-  faultPoint('claims-send:synced', [claim.id]);
-  await queueFanOut(started);
+  // The request's stage is done: the items go to the workers, one unit each.
+  const started = await finishRequestStage(claimsSendRunKind, syncing, claimsPlatformSendPipeline, {
+    runner,
+    set: { request_step: null, claim_key: synced.claim_key, remote_claim_id: synced.claim_id },
+    beforeNext: () => faultPoint('claims-send:synced', [claim.id]),
+  });
+  const after = (await getSubmission(submission.id)) ?? syncing;
+  if (!started) return view(after);
   logger.info('claims platform send started', {
     claim_id: claim.id,
     submission_id: submission.id,
     items: submission.item_count,
-    credits: started.credits,
+    credits: after.credits,
   });
-  return view(started);
-}
-
-/**
- * Fails a send in `from` with the refund of its charge owed in the same
- * write, then asks the billing service for it (the billing sweep asks again
- * until it answers). The send sweep uses it too, for a send whose request died.
- */
-export async function failSend(
-  submission: Submission,
-  from: SubmissionStage,
-  error: string,
-  team: Pick<Team, 'id' | 'external_id'> | null,
-  leaseSeen?: number,
-): Promise<boolean> {
-  const owes = !submission.dry_run && submission.credits > 0 && team && team.external_id !== null;
-  const spend = owes
-    ? (submission.charge_spend ?? (from === 'charging' ? await askedSpend(submission, team) : null))
-    : null;
-  const refund = owes ? { teamId: team.id, reference: submission.charge_key, ...(spend ? { spend } : {}) } : null;
-  if (!(await failSubmission(submission, from, error, { refund, leaseSeen }))) return false;
-  if (refund && team) await requestOwedSendRefund(team, refund);
-  return true;
-}
-
-/**
- * The spend of a send that died in `charging`: it may have been asked for and
- * its answer never recorded, so its refund asks for it again first (the
- * service answers the spend it made, or makes it now; a refusal means nothing
- * is on the ledger).
- */
-async function askedSpend(submission: Submission, team: Pick<Team, 'external_id'>): Promise<UnconfirmedSpend | null> {
-  if (team.external_id === null || team.external_id === undefined) return null;
-  const sender = await getUser(submission.created_by_user_id);
-  return {
-    team_external_id: team.external_id,
-    user_external_id: sender?.external_id ?? null,
-    amount: Math.ceil(submission.credits),
-    description: `Claims platform send: ${submission.item_count} item${submission.item_count === 1 ? '' : 's'} (interrupted)`,
-  };
-}
-
-/** Puts the send's fan-out message on the queue; a send whose message is lost is handed over again by the send sweep. */
-export async function queueFanOut(submission: Pick<Submission, 'id' | 'claim_id'>): Promise<void> {
-  try {
-    await dispatch('submissions', { submission_id: submission.id, fan_out: true });
-  } catch (err) {
-    logger.error('claims platform send: fan-out message not sent; the send sweep hands it over again', {
-      claim_id: submission.claim_id,
-      submission_id: submission.id,
-      error: String(err),
-    });
-  }
+  return view(after);
 }
 
 async function syncRemoteClaim(

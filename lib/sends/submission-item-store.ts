@@ -6,16 +6,16 @@
  * counts once, a process that dies between the two writes leaves neither, and
  * no row grows with the size of the send.
  *
- * A worker sends an item only under a lease on its row (claimSubmissionItem),
- * and its count of a sent item is the same transaction as the item's
- * submitted stamp, on condition that it still holds the row: the send sweep
- * counts a pending item failed only while no live worker holds it, so an item
- * is never both refunded and marked submitted.
+ * The count of a sent item is the same transaction as the item's submitted
+ * stamp, on condition that the row is still pending: an item counted failed
+ * when its send ended is never also marked submitted, and an item stamped
+ * submitted is never refunded. (One unit of the send's run sends an item at a
+ * time: the engine's unit lease outlives any invocation.)
  */
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { type OwedSendRefund, owedSendRefundPut } from '../billing/send-refund-store';
 import { putRows } from '../db/batch';
-import { db, isConditionalCheckFailed, isConditionCancellation, tableName } from '../db/client';
+import { db, isConditionCancellation, tableName } from '../db/client';
 import { keys } from '../db/keys';
 import { partitionRows } from '../db/query';
 import { itemRevisionUpdate } from '../inventory/item-store';
@@ -47,93 +47,35 @@ export async function submissionItemIds(submissionId: string, state?: Submission
   return ids;
 }
 
-/**
- * Takes the lease on a pending item for one worker (`runner`) until `until`:
- * 'claimed' (also when the runner held it already), 'busy' while another
- * worker's lease runs (with when it ends), 'counted' once its outcome is
- * counted (a redelivered message, or the sweep counted it).
- */
-export async function claimSubmissionItem(
-  submissionId: string,
-  itemId: string,
-  runner: string,
-  now: number,
-  until: number,
-): Promise<{ state: 'claimed' } | { state: 'busy'; leaseUntil: number } | { state: 'counted' }> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.submissionItem(submissionId, itemId),
-        UpdateExpression: 'SET lease_until = :until, runner = :runner',
-        ConditionExpression:
-          '#state = :pending AND (attribute_not_exists(lease_until) OR lease_until <= :now OR runner = :runner)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':until': until, ':runner': runner, ':pending': 'pending', ':now': now },
-      }),
-    );
-    return { state: 'claimed' };
-  } catch (err) {
-    if (!isConditionalCheckFailed(err)) throw err;
-  }
+/** Where one item of the send is: pending until its outcome is counted. */
+export async function submissionItemState(submissionId: string, itemId: string): Promise<SubmissionItemState | null> {
   const { Item } = await db().send(
     new GetCommand({ TableName: tableName(), Key: keys.submissionItem(submissionId, itemId), ConsistentRead: true }),
   );
-  if (Item?.state !== 'pending') return { state: 'counted' };
-  return { state: 'busy', leaseUntil: Number(Item.lease_until ?? now) };
+  return (Item?.state as SubmissionItemState | undefined) ?? null;
 }
-
-/** Gives up a worker's lease on a pending item (a failure to retry later), so the next delivery may take it at once. */
-export async function releaseSubmissionItem(submissionId: string, itemId: string, runner: string): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.submissionItem(submissionId, itemId),
-        UpdateExpression: 'REMOVE lease_until, runner',
-        ConditionExpression: '#state = :pending AND runner = :runner',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':pending': 'pending', ':runner': runner },
-      }),
-    );
-  } catch (err) {
-    if (!isConditionalCheckFailed(err)) throw err;
-  }
-}
-
-/** Who counts an item: the worker holding its lease (and, for an item sent, the time it is stamped submitted), or the sweep. */
-export type ItemCounter = { runner: string; submittedAt?: Date } | { sweep: true; now: number };
 
 /**
  * Counts one item's outcome once: done (with its photos) or failed, a failed
  * item's share of the charge recorded as owed back in the same write
- * (`refund`), and a sent item stamped submitted in it too. The worker counts
- * only while it holds the item's lease, the sweep only while nobody does.
- * 'refused' when that does not hold, it was counted before (a redelivered
- * message) or the send is no longer processing; 'item_gone' when only the
- * stamp was refused (the item was deleted while it was sent): nothing is
- * written. A transaction that collided with another write throws, so the
- * message is delivered again.
+ * (`refund`), and a sent item stamped submitted in it too (`submittedAt`).
+ * 'refused' when it was counted before (a unit run again) or the send is no
+ * longer processing; 'item_gone' when only the stamp was refused (the item
+ * was deleted while it was sent): nothing is written. A transaction that
+ * collided with another write throws, so the unit is run again.
  */
 export async function countSubmissionItem(
   submissionId: string,
   itemId: string,
   outcome: { ok: true; photos: number } | { ok: false },
-  counter: ItemCounter,
+  submittedAt: Date | undefined,
   refund:
     | (Pick<OwedSendRefund, 'team_id' | 'reference' | 'spend'> & { part: NonNullable<OwedSendRefund['part']> })
     | null = null,
 ): Promise<'counted' | 'refused' | 'item_gone'> {
-  const holder =
-    'runner' in counter
-      ? { condition: ' AND runner = :runner', values: { ':runner': counter.runner } }
-      : {
-          condition: ' AND (attribute_not_exists(lease_until) OR lease_until <= :now)',
-          values: { ':now': counter.now },
-        };
   const stamp =
-    outcome.ok && 'runner' in counter && counter.submittedAt
-      ? [itemRevisionUpdate(itemId, undefined, { claims_platform_submitted_at: counter.submittedAt.toISOString() })]
+    outcome.ok && submittedAt
+      ? [itemRevisionUpdate(itemId, undefined, { claims_platform_submitted_at: submittedAt.toISOString() })]
       : [];
   try {
     await db().send(
@@ -143,14 +85,10 @@ export async function countSubmissionItem(
             Update: {
               TableName: tableName(),
               Key: keys.submissionItem(submissionId, itemId),
-              UpdateExpression: 'SET #state = :outcome REMOVE lease_until, runner',
-              ConditionExpression: `#state = :pending${holder.condition}`,
+              UpdateExpression: 'SET #state = :outcome',
+              ConditionExpression: '#state = :pending',
               ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: {
-                ':outcome': outcome.ok ? 'done' : 'failed',
-                ':pending': 'pending',
-                ...holder.values,
-              },
+              ExpressionAttributeValues: { ':outcome': outcome.ok ? 'done' : 'failed', ':pending': 'pending' },
             },
           },
           {

@@ -2,20 +2,24 @@
  * The rows the claims platform send migration reads and writes
  * (claims-platform-migration-service.ts): Submissions written before sends
  * were leased state machines (no `stage`; their items in `item_ids`, the
- * counted ones in the sets `counted_item_ids` and `failed_item_ids`), and the
- * claim's open-send row those sends never had.
+ * counted ones in the sets `counted_item_ids` and `failed_item_ids`), those
+ * written before sends ran on the engine (a `stage` and `lease_until`, no
+ * `run_id`), and the claim's open-send row the first never had.
  */
 import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
+import { setClauses } from '../db/update';
 
 /** What the migration reads of a Submission, in either shape. */
 export interface StoredSubmission {
   id: string;
   claim_id: string;
   status: string;
-  /** Absent on a Submission of the earlier shape. */
+  /** Absent on a Submission written before sends were leased (then: charging, syncing, fanning_out, sending). */
   stage?: string | null;
+  /** Absent on a Submission written before sends ran on the engine. */
+  run_id?: string | null;
   charge_key: string;
   created_at: string;
   item_ids?: string[];
@@ -104,35 +108,32 @@ export async function putSubmissionItemOnce(
 }
 
 /**
- * Gives a processing Submission of the earlier shape the stage `sending`
- * under a lease that has already run out, on the open-submissions index, so
- * the send sweep hands it to the worker; its item lists go (the item rows
- * hold them now). False when it is not such a Submission any more.
+ * Opens the engine run of a processing Submission written before sends ran
+ * on the engine (`run`: the run's fields, at the stage it is resumed in) and
+ * puts it on the open-runs index the watchdog walks; its item lists and its
+ * earlier lease go (the item rows hold the items now). The send after it, or
+ * null when it is not such a Submission any more (a second run).
  */
-export async function leaseLegacySubmission(id: string, now: number): Promise<boolean> {
+export async function openMigratedRun(
+  id: string,
+  run: Record<string, unknown> & { heartbeat_at: string },
+): Promise<Record<string, unknown> | null> {
+  const set = setClauses({ ...run, activepk: indexes.openSubmissions().pk, activesk: `${run.heartbeat_at}#${id}` });
   try {
-    await db().send(
+    const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.submission(id),
-        UpdateExpression:
-          'SET stage = :stage, lease_until = :now, resumes = :zero, activepk = :activepk, activesk = :activesk ' +
-          'REMOVE item_ids, counted_item_ids, failed_item_ids',
-        ConditionExpression: '#status = :processing AND attribute_not_exists(stage)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':stage': 'sending',
-          ':now': now,
-          ':zero': 0,
-          ':activepk': indexes.openSubmissions().pk,
-          ':activesk': `${new Date(now).toISOString()}#${id}`,
-          ':processing': 'processing',
-        },
+        UpdateExpression: `SET ${set.expression} REMOVE item_ids, counted_item_ids, failed_item_ids, stage, lease_until, resumes`,
+        ConditionExpression: '#status_ = :processing AND attribute_not_exists(run_id)',
+        ExpressionAttributeNames: { ...set.names, '#status_': 'status' },
+        ExpressionAttributeValues: { ...set.values, ':processing': 'processing' },
+        ReturnValues: 'ALL_NEW',
       }),
     );
-    return true;
+    return withoutKeys(Attributes ?? {});
   } catch (err) {
-    if (isConditionalCheckFailed(err)) return false;
+    if (isConditionalCheckFailed(err)) return null;
     throw err;
   }
 }

@@ -3,15 +3,16 @@
  * listed per claim newest first (gsi1 CLAIM#<claim_id>#SUBMISSIONS), and the
  * claim's one open send (CLAIMSEND#<claim_id>).
  *
- * A send is a leased state machine. The request opens it with one
+ * A send is a run on the engine (claims-platform-run-service.ts): the
+ * Submission row carries the run's fields. The request opens it with one
  * transaction: the claim's open-send row moves from the send it last saw to
  * this one (so of two requests that saw the same state, one opens and the
- * other answers the winner's send), and the Submission is written in stage
- * `charging` with the charge it is about to make. Each later step moves the
- * stage on with a conditional write and renews the lease; a processing
- * Submission sits on the open-submissions index under its lease's end, so the
- * send sweep (submission-sweep-service.ts) finds the sends whose process died.
- * A failure and the refund it owes are written in one transaction.
+ * other answers the winner's send), and the Submission is written with its
+ * run open in the stage the request itself runs, under the request's lease,
+ * at the step `charging` with the charge it is about to make. A processing
+ * Submission sits on the open-runs index the watchdog walks, so a send whose
+ * request died is found once its lease has run out. A failure and the refund
+ * it owes are written in one transaction.
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { owedSendRefundPut, type UnconfirmedSpend } from '../billing/send-refund-store';
@@ -19,24 +20,24 @@ import { deleteKeys, partitionKeys } from '../db/batch';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { indexRows, queryAll } from '../db/query';
-import { setClauses } from '../db/update';
+import { type RowUpdate, rowUpdateInput, setClauses } from '../db/update';
+import type { RunRecord } from '../orchestrator/run-kind';
 
 type SubmissionStatus = 'processing' | 'complete' | 'failed';
 
 /**
- * Where a processing send is: `charging` (recorded, its charge asked for),
- * `syncing` (the remote claim and rooms), `fanning_out` (the worker is
- * putting one message per item on the queue), `sending` (items on the queue).
+ * Where the request of a send is: `charging` (recorded, its charge asked
+ * for), `syncing` (the remote claim and rooms). Null once the request handed
+ * the items to the run's next stage.
  */
-export type SubmissionStage = 'charging' | 'syncing' | 'fanning_out' | 'sending';
+export type RequestStep = 'charging' | 'syncing';
 
-export interface Submission {
+export interface Submission extends RunRecord {
   id: string;
   claim_id: string;
   team_id: string;
   status: SubmissionStatus;
-  /** Null once the send is finished. */
-  stage: SubmissionStage | null;
+  request_step: RequestStep | null;
   charge_key: string;
   /** Credits charged (planned, until the billing service answered). */
   credits: number;
@@ -54,10 +55,6 @@ export interface Submission {
   completed_at: string | null;
   /** End-to-end time, request to the last item, in seconds. */
   processing_seconds: number | null;
-  /** Epoch ms the current step's lease ends (0 once finished). */
-  lease_until: number;
-  /** Times the send sweep handed an expired send back to the worker. */
-  resumes: number;
   /**
    * The charge's spend when its answer was lost (it may or may not be on the
    * ledger): every refund the send owes asks for it again first.
@@ -76,10 +73,11 @@ const ROUND_PREFIX = 'round_';
 
 const asSubmission = (row: Record<string, unknown>) => withoutKeys(row) as unknown as Submission;
 
-/** The open-submissions index entry of a send whose lease ends at `leaseUntil`. */
-const openEntry = (id: string, leaseUntil: number) => ({
-  activepk: indexes.openSubmissions().pk,
-  activesk: `${new Date(leaseUntil).toISOString()}#${id}`,
+/** A send's place on the open-runs index the watchdog walks: listed while processing, by its last heartbeat. */
+const openRuns = (id: string) => ({
+  pk: indexes.openSubmissions().pk,
+  id,
+  listed: (status: string) => status === 'processing',
 });
 
 export async function getClaimSend(claimId: string): Promise<ClaimSend> {
@@ -131,7 +129,8 @@ export async function openSubmission(
                 entity: 'Submission',
                 gsi1pk: index.pk,
                 gsi1sk: `${submission.created_at}#${submission.id}`,
-                ...openEntry(submission.id, submission.lease_until),
+                activepk: indexes.openSubmissions().pk,
+                activesk: `${submission.heartbeat_at}#${submission.id}`,
                 ...submission,
               },
               ConditionExpression: 'attribute_not_exists(pk)',
@@ -164,7 +163,7 @@ export async function withdrawSubmission(
           Delete: {
             TableName: tableName(),
             Key: keys.submission(submission.id),
-            ConditionExpression: '#status_ = :processing AND stage = :charging',
+            ConditionExpression: '#status_ = :processing AND request_step = :charging',
             ExpressionAttributeNames: { '#status_': 'status' },
             ExpressionAttributeValues: { ':processing': 'processing', ':charging': 'charging' },
           },
@@ -199,37 +198,18 @@ export async function listClaimSubmissions(claimId: string): Promise<Submission[
   return rows.map(asSubmission);
 }
 
-type StepFields = Partial<
-  Pick<
-    Submission,
-    'credits' | 'charge_spend' | 'claim_key' | 'remote_claim_id' | 'resumes' | 'done_count' | 'completed_at'
-  >
->;
+type StepFields = Partial<Pick<Submission, 'credits' | 'charge_spend' | 'done_count'>>;
 
-/**
- * Moves a processing send from stage `from` to `to` with `fields`, its lease
- * renewed to `leaseUntil`; null when the send is no longer there (the sweep
- * failed it, or another process moved it first).
- */
-export async function advanceSubmission(
-  id: string,
-  from: SubmissionStage,
-  to: SubmissionStage,
-  leaseUntil: number,
-  fields: StepFields = {},
-): Promise<Submission | null> {
-  const set = setClauses({ ...fields, stage: to, lease_until: leaseUntil, ...openEntry(id, leaseUntil) });
+/** One conditional update of a send's row, keeping its place on the open-runs index (the run kind's store). */
+export function submissionUpdateInput(id: string, update: RowUpdate, now = new Date()) {
+  return rowUpdateInput(keys.submission(id), update, now, openRuns(id));
+}
+
+/** The send after `update`, or null when its condition did not hold. */
+export async function updateSubmission(id: string, update: RowUpdate, now = new Date()): Promise<Submission | null> {
   try {
     const { Attributes } = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.submission(id),
-        UpdateExpression: `SET ${set.expression}`,
-        ConditionExpression: 'attribute_exists(pk) AND #status_ = :processing AND #stage_ = :from',
-        ExpressionAttributeNames: { ...set.names, '#status_': 'status', '#stage_': 'stage' },
-        ExpressionAttributeValues: { ...set.values, ':processing': 'processing', ':from': from },
-        ReturnValues: 'ALL_NEW',
-      }),
+      new UpdateCommand({ ...submissionUpdateInput(id, update, now), ReturnValues: 'ALL_NEW' }),
     );
     return asSubmission(Attributes ?? {});
   } catch (err) {
@@ -238,32 +218,52 @@ export async function advanceSubmission(
   }
 }
 
-/** The fields a finished send keeps: off the open index, no stage, no lease. */
-function finishUpdate(id: string, fields: Record<string, unknown>, condition: string, values: Record<string, unknown>) {
-  const set = setClauses({ ...fields, stage: null, lease_until: 0 });
+/**
+ * Moves a send's request from step `from` to `to` with `fields`; null when
+ * the send is no longer there (the watchdog failed it, its lease having run
+ * out, or a request of the same run moved it first).
+ */
+export async function advanceSubmission(
+  submission: Pick<Submission, 'id' | 'run_id'>,
+  from: RequestStep,
+  to: RequestStep,
+  fields: StepFields = {},
+): Promise<Submission | null> {
+  return updateSubmission(submission.id, {
+    set: { ...fields, request_step: to },
+    expectStatus: ['processing'],
+    condition: 'run_id = :run AND request_step = :from',
+    values: { ':run': submission.run_id, ':from': from },
+  });
+}
+
+/** The fields a finished send keeps: off the open index, no request step, its run done. */
+function finishUpdate(
+  id: string,
+  fields: Record<string, unknown>,
+  guard: { condition: string; values: Record<string, unknown>; names?: Record<string, string> },
+) {
+  const set = setClauses({ ...fields, request_step: null, stage_state: 'done', stage_runner: null });
   return {
     TableName: tableName(),
     Key: keys.submission(id),
     UpdateExpression: `SET ${set.expression} REMOVE activepk, activesk`,
-    ConditionExpression: `attribute_exists(pk) AND #status_ = :processing AND ${condition}`,
-    ExpressionAttributeNames: { ...set.names, '#status_': 'status', '#stage_': 'stage' },
-    ExpressionAttributeValues: { ...set.values, ':processing': 'processing', ...values },
+    ConditionExpression: `attribute_exists(pk) AND #status_ = :processing AND ${guard.condition}`,
+    ExpressionAttributeNames: { ...set.names, '#status_': 'status', ...(guard.names ?? {}) },
+    ExpressionAttributeValues: { ...set.values, ':processing': 'processing', ...guard.values },
   };
 }
 
 /**
- * Fails a send in stage `from` (and, for the sweep, only while its lease is
- * still the one it saw expire), recording the refund it owes in the same
- * transaction. False when the send had moved on.
+ * Fails a send whose request is at step `from` in the run it was seen in,
+ * recording the refund it owes in the same transaction. False when the send
+ * had moved on.
  */
 export async function failSubmission(
-  submission: Pick<Submission, 'id' | 'created_at'>,
-  from: SubmissionStage,
+  submission: Pick<Submission, 'id' | 'created_at' | 'run_id'>,
+  from: RequestStep,
   error: string,
-  options: {
-    refund?: { teamId: string; reference: string; spend?: UnconfirmedSpend } | null;
-    leaseSeen?: number;
-  } = {},
+  options: { refund?: { teamId: string; reference: string; spend?: UnconfirmedSpend } | null } = {},
 ): Promise<boolean> {
   const now = new Date();
   const fields = {
@@ -272,13 +272,15 @@ export async function failSubmission(
     completed_at: now.toISOString(),
     processing_seconds: secondsSince(submission.created_at, now),
   };
-  const condition = options.leaseSeen === undefined ? '#stage_ = :from' : '#stage_ = :from AND lease_until = :seen';
-  const values = { ':from': from, ...(options.leaseSeen === undefined ? {} : { ':seen': options.leaseSeen }) };
+  const guard = {
+    condition: 'request_step = :from AND run_id = :run',
+    values: { ':from': from, ':run': submission.run_id },
+  };
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Update: finishUpdate(submission.id, fields, condition, values) },
+          { Update: finishUpdate(submission.id, fields, guard) },
           ...(options.refund
             ? [
                 {
@@ -302,10 +304,10 @@ export async function failSubmission(
   }
 }
 
-/** Completes a sending send (every item counted, or a dry run); null when it is no longer processing. */
+/** Completes a send (its run done, or a dry run); null when it is no longer processing. */
 export async function completeSubmission(
   submission: Pick<Submission, 'id' | 'created_at'>,
-  fields: StepFields = {},
+  fields: StepFields & Partial<Pick<Submission, 'claim_key'>> = {},
 ): Promise<Submission | null> {
   const now = new Date();
   const update = finishUpdate(
@@ -316,8 +318,7 @@ export async function completeSubmission(
       completed_at: now.toISOString(),
       processing_seconds: secondsSince(submission.created_at, now),
     },
-    'attribute_exists(#stage_)',
-    {},
+    { condition: 'attribute_exists(run_id)', values: {} },
   );
   try {
     const { Attributes } = await db().send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' }));
@@ -332,16 +333,12 @@ function secondsSince(createdAt: string, now: Date): number {
   return Math.round((now.getTime() - Date.parse(createdAt)) / 100) / 10;
 }
 
-/** The ids of processing sends whose lease ended before `now`, the longest expired first. */
-export async function* expiredSubmissionIds(now: Date): AsyncGenerator<string> {
-  const cutoff = now.toISOString();
-  for await (const row of indexRows(indexes.openSubmissions())) {
-    if (String(row.activesk) >= cutoff) return;
-    yield String(row.pk).slice('SUBMISSION#'.length);
-  }
+/** The ids of processing sends (the open-runs index), the quietest first. */
+export async function* openSubmissionIds(): AsyncGenerator<string> {
+  for await (const row of indexRows(indexes.openSubmissions())) yield String(row.pk).slice('SUBMISSION#'.length);
 }
 
-/** The purge's part: a claim's submissions, their item rows and its open-send row go with it. */
+/** The purge's part: a claim's submissions, their item and unit rows and its open-send row go with it. */
 export async function deleteClaimSubmissions(claimId: string): Promise<number> {
   const rows = await listClaimSubmissions(claimId);
   for (const row of rows) await deleteKeys(await partitionKeys(keys.submission(row.id).pk));

@@ -60,8 +60,6 @@ const SWEEPS = {
   // Longer than GATEWAY_LATENCY_MS (the test service's 3 s is for its failure tests).
   OPENROUTER_TIMEOUT_SECONDS: '10',
   CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS: '30',
-  CLAIMS_PLATFORM_FAN_OUT_LEASE_SECONDS: '15',
-  CLAIMS_PLATFORM_SENDING_LEASE_SECONDS: '30',
   ESTIMATION_SEND_LEASE_SECONDS: '30',
 };
 /** How long each AI answer takes until the kill, so jobs are still running when the other work is in flight. */
@@ -378,8 +376,7 @@ async function settledAsTheWorkDone(work: Work, timeoutMs: number, clickDied: bo
   return {
     jobs: jobs.map((j) => `${j.status} (recovery attempts ${j.recovery_attempts})`),
     recoveredJobs: jobs.filter((j) => j.recovery_attempts > 0).length,
-    claimsSend: `${submission.status}: ${submission.done_count} sent, ${submission.failed_count} failed of ${submission.item_count}, resumed ${submission.resumes} time(s)`,
-    claimsSendResumes: submission.resumes,
+    claimsSend: `${submission.status}: ${submission.done_count} sent, ${submission.failed_count} failed of ${submission.item_count}`,
     estimationSend: `${estimationSend.state}, ${sentItems.length} items on the platform`,
   };
 }
@@ -393,7 +390,6 @@ it('control: the same work without the kill ends as it should, with nothing to r
   const outcome = await settledAsTheWorkDone(work, 120_000, false);
   console.log('crash control:', JSON.stringify({ flight, outcome }, null, 1));
   expect(outcome.recoveredJobs).toBe(0);
-  expect(outcome.claimsSendResumes).toBe(0);
   expect((await work.estimationSend.answer) as { status: number }).toMatchObject({ status: 200 });
 });
 
@@ -429,8 +425,8 @@ it('the machine dies mid-flight: after a restart on the same data every job and 
     s.reference.startsWith(`job:${work.photo.clicked.jobId}:`),
   );
   expect(clickSpends.map((s) => s.refunded === s.amount && s.amount > 0)).toEqual([true]);
-  // Its queued messages were lost with the stack: only the send sweep's resume put its items on the queue again.
-  expect(outcome.claimsSendResumes).toBeGreaterThanOrEqual(1);
+  // The claims send was open at the kill and its queued messages were lost with the stack: it ended all the same
+  // (settledAsTheWorkDone), its lost units sent again by the watchdog.
 });
 
 it('a start after only the starting process was killed stops what that start left running, on the same data', async () => {

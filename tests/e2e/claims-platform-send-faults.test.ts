@@ -1,14 +1,14 @@
 /**
  * The claims platform send's request ended at each of its named fault points
  * (lib/faults) through the real route, as a crash or a timeout of the
- * function would end it, then left to the service: the watchdog's send sweep
- * (the stack's own schedule) settles the send once its lease has run out,
+ * function would end it, then left to the service: the watchdog (the stack's
+ * own schedule) settles the send's run once time has made it a dead request,
  * and the adjuster sends again. Each point also runs once disarmed, which must
  * show that nothing was cut off, so no case passes without its fault.
  * Last, a charge whose answer was lost (applied by the billing service only
  * after the request gave up on it) on a send the platform then refuses.
  */
-import { SEND_INTERRUPTED } from '../../lib/sends/submission-sweep-service';
+import { SEND_INTERRUPTED } from '../../lib/sends/claims-platform-run-service';
 import { getSubmission } from '../../lib/sends/submission-store';
 import type { FaultPointName } from '../../lib/faults/fault-points';
 import { SPEND_PATH } from '../../lib/integrations/billing-contract';
@@ -20,11 +20,11 @@ import { claimsPlatform, claimsPlatformTeam, expireSubmissionLease, openSubmissi
 jest.setTimeout(240_000);
 
 const POINTS: { point: FaultPointName; after: 'failed' | 'complete' }[] = [
-  // Ended before or right after the spend: the sweep fails the send and gives back what it took.
+  // Ended before or right after the spend: the watchdog fails the send and gives back what it took.
   { point: 'claims-send:recorded', after: 'failed' },
   { point: 'claims-send:spent', after: 'failed' },
   { point: 'claims-send:charged', after: 'failed' },
-  // Ended after the claim and rooms were synced: the sweep hands the send to the worker, which finishes it.
+  // Ended after the claim and rooms were synced and the items stage queued: the watchdog sends its lost message.
   { point: 'claims-send:synced', after: 'complete' },
 ];
 
@@ -51,7 +51,7 @@ it.concurrent.each(CASES)(
       expect(faultPointTripped(point, t.claimId)).toBe(true);
       const dead = await getSubmission(id);
       expect(dead).toMatchObject({ status: 'processing' });
-      // The request's lease runs out (60 s); the watchdog's sweep, on its own schedule, settles the send.
+      // The request's lease runs out (60 s) and the send goes quiet; the watchdog, on its own schedule, settles it.
       await expireSubmissionLease(id);
       const settled = await eventually(
         async () => {
@@ -61,7 +61,7 @@ it.concurrent.each(CASES)(
         150_000,
         1000,
       );
-      if (after === 'failed') expect(settled).toMatchObject({ error: SEND_INTERRUPTED, stage: null });
+      if (after === 'failed') expect(settled).toMatchObject({ error: SEND_INTERRUPTED, request_step: null });
     }
     if (!armed || after === 'complete')
       await eventually(async () => (await getSubmission(id))?.status === 'complete', 60_000, 250);

@@ -1,7 +1,7 @@
 /**
  * The claims platform send over HTTP, against the run's fake claims platform
  * (tests/fakes/claims-platform-server.ts), fake billing service and the
- * submissions queue worker: the synchronous claim and room sync, the
+ * engine's units: the synchronous claim and room sync, the
  * background items, photos and analysis, the Submission's lifecycle, charges
  * under as-send keys, re-submission of what failed, and the refusals; each
  * submission failure reaches the run's fake error tracker by ids only.

@@ -1,9 +1,11 @@
 /**
- * The one-time migration of claims platform sends made before sends were
- * leased state machines (lib/sends/claims-platform-migration-service.ts),
- * over rows written in that earlier shape: a refunded send whose reference a
- * new send must not reuse, and a send still processing at the deploy, which
- * the watchdog's send sweep (the stack's own schedule) must then finish.
+ * The one-time migration of claims platform sends made by earlier releases
+ * (lib/sends/claims-platform-migration-service.ts), over rows written in
+ * their shapes: a refunded send whose reference a new send must not reuse; a
+ * send still processing at the deploy from before sends were leased, which
+ * the engine must then finish; and sends of the leased shape, from before
+ * sends ran on the engine: one whose items were on their way is sent, one
+ * whose request died is failed and given back by the stack's own watchdog.
  */
 import { randomUUID } from 'node:crypto';
 import { chargeSend, refundSend } from '../../lib/billing/send-charge-service';
@@ -110,7 +112,7 @@ it.concurrent("records a claim's charge rounds, so a send after a refunded one m
   ]);
 });
 
-it.concurrent('hands a send still processing at the deploy to the send sweep, which finishes it; a click meanwhile answers it', async () => {
+it.concurrent('hands a send still processing at the deploy to the engine, which finishes it; a click meanwhile answers it', async () => {
   const t = await claimsPlatformTeam(['Globe', 'Atlas', 'Vase']);
   const [globe, atlas, vase] = t.items.map((i) => i.id);
   // The remote claim and room, as the earlier release's request left them before its items went out.
@@ -119,6 +121,9 @@ it.concurrent('hands a send still processing at the deploy to the send sweep, wh
   if (remote.outcome !== 'ok') throw new Error('claim upsert failed');
   const rooms = await platform.syncRooms(remote.body.claim_key, [{ external_id: t.roomId, name: 'Study' }]);
   if (rooms.outcome !== 'ok') throw new Error('room sync failed');
+  // The atlas's upload is held, so the send is still going out when the adjuster clicks.
+  const atlasUpload = `/items/${atlas}`;
+  await claimsPlatform().hold(atlasUpload, 30_000);
   const legacyId = await alone(async () => {
     // The globe went out before the deploy; the atlas and the vase did not.
     const id = await putLegacySubmission(t, {
@@ -132,19 +137,22 @@ it.concurrent('hands a send still processing at the deploy to the send sweep, wh
 
     const report = await migrateClaimsPlatformSends();
     expect(report.resumed).toBeGreaterThanOrEqual(1);
-    expect((await submissionItemIds(id, 'pending')).sort()).toEqual([atlas, vase].sort());
+    // A row per item, the globe's counted already (its run sends the others from now on).
+    expect((await submissionItemIds(id)).sort()).toEqual([globe, atlas, vase].sort());
+    expect(await submissionItemIds(id, 'done')).toContain(globe);
     // A second run changes nothing it already did.
-    await migrateClaimsPlatformSends();
-    expect((await submissionItemIds(id, 'done')).sort()).toEqual([globe]);
+    expect((await migrateClaimsPlatformSends()).resumed).toBe(0);
     return id;
   });
 
-  // A click before the sweep has run answers the send in flight: nothing is charged again.
+  // A click while the send is going out answers it: nothing is charged again.
+  await eventually(async () => (await claimsPlatform().requests({ match: `/items/${atlas}` })).length > 0, 30_000, 200);
   const click = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
   expect(click.status).toBe(200);
   expect(click.body.id).toBe(legacyId);
+  await claimsPlatform().release(atlasUpload);
 
-  // The watchdog's send sweep (its schedule runs every minute) hands it to the worker, which sends the rest.
+  // Its run's items stage, queued by the migration with its message, sends the rest.
   const done = await eventually(
     async () => {
       const s = await getSubmission(legacyId);
@@ -158,4 +166,121 @@ it.concurrent('hands a send still processing at the deploy to the send sweep, wh
   const [claim] = await claimsPlatform().claims(t.token);
   expect(claim.items.map((i) => i.external_id).sort()).toEqual([atlas, vase].sort());
   expect(await ledger(t)).toEqual([]);
+});
+
+/** A Submission as the release before the engine wrote it: a leased stage, its item rows, the claim's open send. */
+async function putLeasedSubmission(
+  t: Team,
+  fields: { stage: 'charging' | 'sending'; charge_key: string; claim_key?: string | null },
+) {
+  const id = randomUUID();
+  const createdAt = new Date(Date.now() - 10 * 60_000).toISOString();
+  const itemIds = t.items.map((i) => i.id);
+  await putLegacyRow({
+    ...keys.submission(id),
+    entity: 'Submission',
+    gsi1pk: `CLAIM#${t.claimId}#SUBMISSIONS`,
+    gsi1sk: `${createdAt}#${id}`,
+    activepk: 'SUBMISSIONS#OPEN',
+    activesk: `${createdAt}#${id}`,
+    id,
+    claim_id: t.claimId,
+    team_id: t.identity.team.id,
+    status: 'processing',
+    stage: fields.stage,
+    lease_until: Date.parse(createdAt) + 60_000,
+    resumes: 0,
+    charge_key: fields.charge_key,
+    credits: itemIds.length,
+    item_count: itemIds.length,
+    photo_count: 0,
+    done_count: 0,
+    failed_count: 0,
+    claim_key: fields.claim_key ?? null,
+    remote_claim_id: null,
+    dry_run: false,
+    error: null,
+    created_by_user_id: t.identity.user.id,
+    created_at: createdAt,
+    completed_at: null,
+    processing_seconds: null,
+  });
+  for (const itemId of itemIds)
+    await putLegacyRow({
+      ...keys.submissionItem(id, itemId),
+      entity: 'SubmissionItem',
+      item_id: itemId,
+      state: 'pending',
+    });
+  await putLegacyRow({
+    ...keys.claimSend(t.claimId),
+    entity: 'ClaimSend',
+    claim_id: t.claimId,
+    submission_id: id,
+    round_0: 1,
+  });
+  return id;
+}
+
+it.concurrent('gives sends of the leased shape their run: one whose items were on their way is sent, one whose request died is failed and refunded by the watchdog', async () => {
+  const sending = await claimsPlatformTeam(['Globe', 'Atlas']);
+  const charging = await claimsPlatformTeam(['Vase']);
+  const platform = new ClaimsPlatformClient({ baseUrl: claimsPlatform().origin, token: sending.token });
+  const remote = await platform.upsertClaim(sending.claimId, { claim_number: 'LEASED-1' });
+  if (remote.outcome !== 'ok') throw new Error('claim upsert failed');
+  await platform.syncRooms(remote.body.claim_key, [{ external_id: sending.roomId, name: 'Study' }]);
+  const chargeKey = `as-send:${charging.claimId}:0`;
+  const team = await getTeam(charging.identity.team.id);
+  if (!team) throw new Error('team not found');
+  const [sendingId, chargingId] = await alone(async () => {
+    const ids = [
+      await putLeasedSubmission(sending, {
+        stage: 'sending',
+        charge_key: `as-send:${sending.claimId}:0`,
+        claim_key: remote.body.claim_key,
+      }),
+      await putLeasedSubmission(charging, { stage: 'charging', charge_key: chargeKey }),
+    ];
+    // The dead request's charge did land before the deploy.
+    await chargeSend({ team, user: null, credits: 1, reference: chargeKey, description: 'leased send' });
+    expect((await migrateClaimsPlatformSends()).resumed).toBeGreaterThanOrEqual(2);
+    return ids;
+  });
+  expect(await getSubmission(sendingId)).toMatchObject({
+    run_id: expect.any(String),
+    pipeline: 'claims-platform-send',
+  });
+
+  // Its items stage was queued with its message: the items go out.
+  const sent = await eventually(
+    async () => {
+      const s = await getSubmission(sendingId);
+      return s?.status === 'complete' ? s : null;
+    },
+    60_000,
+    500,
+  );
+  expect(sent).toMatchObject({ done_count: 2, failed_count: 0 });
+  const [claim] = await claimsPlatform().claims(sending.token);
+  expect(claim.items).toHaveLength(2);
+
+  // The request that died in charging: the stack's watchdog fails it on its next tick and gives the charge back.
+  const failed = await eventually(
+    async () => {
+      const s = await getSubmission(chargingId);
+      return s?.status === 'failed' ? s : null;
+    },
+    150_000,
+    1000,
+  );
+  expect(failed).toMatchObject({ request_step: null, stage_state: 'done' });
+  const spends = await eventually(
+    async () => {
+      const all = (await ledger(charging)).filter((s) => s.reference === chargeKey);
+      return all.length === 1 && all[0].refunded === 1 ? all : null;
+    },
+    60_000,
+    1000,
+  );
+  expect(spends).toHaveLength(1);
 });

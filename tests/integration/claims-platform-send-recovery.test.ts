@@ -1,17 +1,19 @@
 /**
  * The claims platform send against the embedded stack and the run's fakes: a
  * request ended at its named fault points (recorded, charged, synced; through
- * the real route, as a crash would end it), left to the send sweep once its
- * lease has run out, and, in-process for what HTTP cannot reach, a send whose
- * items stalled on the queue.
+ * the real route, as a crash would end it), left to the stack's watchdog (its
+ * schedule runs every minute) once time has made it a dead request (its lease
+ * on the send's run ran out, no heartbeat since) or a lost message, and a
+ * send written on the table as one stuck for a day, which the watchdog ends.
  */
 import { randomUUID } from 'node:crypto';
 import { keys } from '../../lib/db/keys';
 import type { FaultPointName } from '../../lib/faults/fault-points';
+import { requestStageFields } from '../../lib/orchestrator/request-stage';
+import { claimsPlatformSendPipeline, SEND_INTERRUPTED } from '../../lib/sends/claims-platform-run-service';
 import { submitToClaimsPlatform } from '../../lib/sends/claims-platform-service';
 import { recordSubmissionItems, submissionItemIds } from '../../lib/sends/submission-item-store';
 import { getSubmission, openSubmission, type Submission } from '../../lib/sends/submission-store';
-import { SEND_INTERRUPTED, sweepExpiredSends } from '../../lib/sends/submission-sweep-service';
 import { eventually } from '../support/api';
 import { getRow } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
@@ -37,17 +39,22 @@ async function sendEndedAt(t: Team, point: FaultPointName) {
   return openSubmissionId(t.claimId);
 }
 
-/** The dead request's lease runs out and the send sweep runs (the watchdog's schedule may run it first). */
-async function swept(id: string) {
-  await expireSubmissionLease(id);
-  await sweepExpiredSends();
-}
+/** A send that reaches `status`, waited for over the watchdog's next tick or two. */
+const sendIn = (id: string, status: string) =>
+  eventually(
+    async () => {
+      const s = await getSubmission(id);
+      return s?.status === status ? s : null;
+    },
+    150_000,
+    500,
+  );
 
 describe.each([
   ['claims-send:recorded', []],
   ['claims-send:charged', [2]],
 ] as const)('a send whose request is ended at %s', (point, charged) => {
-  it.concurrent('stays the open send (a retry answers it and pays nothing), then the sweep fails and refunds it; the next send pays once', async () => {
+  it.concurrent('stays the open send (a retry answers it and pays nothing), then the watchdog fails and refunds it; the next send pays once', async () => {
     const t = await claimsPlatformTeam();
     const id = await sendEndedAt(t, point);
     // A second click while the dead request's send is open answers that send: no second charge.
@@ -56,9 +63,9 @@ describe.each([
     expect(again.body).toMatchObject({ id, status: 'processing' });
     expect((await ledger(t.member)).map(([, amount]) => amount)).toEqual(charged);
 
-    await swept(id);
-    expect(await getSubmission(id)).toMatchObject({ status: 'failed', error: SEND_INTERRUPTED, stage: null });
-    // The sweep cannot tell whether the dead request asked for its charge: it asks for it under the send's reference
+    await expireSubmissionLease(id);
+    expect(await sendIn(id, 'failed')).toMatchObject({ error: SEND_INTERRUPTED, request_step: null, stage_state: 'done' });
+    // The watchdog cannot tell whether the dead request asked for its charge: it asks for it under the send's reference
     // (the service answers the spend it made, or makes it now) and gives it back whole, once.
     expect(await ledger(t.member)).toEqual([[`as-send:${t.claimId}:0`, 2, 2]]);
     const owed = await getRow(`SENDREFUND#as-send:${t.claimId}:0`, 'OWED');
@@ -74,36 +81,43 @@ describe.each([
   });
 });
 
-it.concurrent('a send whose request was ended after the sync (its fan-out never sent) is handed to the worker by the sweep and completes, charged once', async () => {
+it.concurrent('a send whose request was ended after the sync (its items stage queued, its message never sent) is requeued by the watchdog and completes, charged once', async () => {
   const t = await claimsPlatformTeam();
   const id = await sendEndedAt(t, 'claims-send:synced');
-  expect(await getSubmission(id)).toMatchObject({ status: 'processing', stage: 'fanning_out' });
+  expect(await getSubmission(id)).toMatchObject({
+    status: 'processing',
+    request_step: null,
+    stage_name: 'items',
+    stage_state: 'queued',
+  });
 
-  await swept(id);
-  const done = await eventually(
-    async () => {
-      const s = await getSubmission(id);
-      return s?.status === 'complete' ? s : null;
-    },
-    60_000,
-    200,
-  );
-  expect(done).toMatchObject({ done_count: 2, failed_count: 0, resumes: 1 });
+  // What time does to a lost message: the send goes quiet past the watchdog's threshold for a queued stage.
+  await expireSubmissionLease(id);
+  const done = await sendIn(id, 'complete');
+  expect(done).toMatchObject({ done_count: 2, failed_count: 0 });
   expect(await ledger(t.member)).toEqual([[`as-send:${t.claimId}:0`, 2, 0]]);
   const [remote] = await claimsPlatform().claims(t.token);
   expect(remote.items).toHaveLength(2);
 });
 
-it('a send whose items stalled after it was resumed once counts what is left failed and completes', async () => {
+it.concurrent('a send stuck for a day is ended by the watchdog: what did not go out is counted failed, and it leaves the open runs', async () => {
   const t = await claimsPlatformTeam();
   const itemIds = t.items.map((i: { id: string }) => i.id);
-  const now = Date.now();
+  const longAgo = new Date(Date.now() - 2 * 86_400_000);
   const submission: Submission = {
+    // Its run in the items stage, two units sent long ago and never counted.
+    ...requestStageFields(claimsPlatformSendPipeline, randomUUID(), 60_000, longAgo),
+    stage_name: 'items',
+    stage_state: 'fanout',
+    stage_runner: null,
+    stage_lease_until: null,
+    fanout_total: 2,
+    fanout_next: 2,
     id: randomUUID(),
     claim_id: t.claimId,
     team_id: t.identity.team.id,
     status: 'processing',
-    stage: 'sending',
+    request_step: null,
     charge_key: `as-send:${t.claimId}:0`,
     credits: 0,
     item_count: itemIds.length,
@@ -115,19 +129,16 @@ it('a send whose items stalled after it was resumed once counts what is left fai
     dry_run: false,
     error: null,
     created_by_user_id: t.identity.user.id,
-    created_at: new Date(now).toISOString(),
+    created_at: longAgo.toISOString(),
     completed_at: null,
     processing_seconds: null,
-    lease_until: now - 1000,
-    resumes: 1,
   };
   expect(await openSubmission(submission, { previous: null, alreadySubmitted: 0, round: 1 })).toBe(true);
   await recordSubmissionItems(submission.id, itemIds);
 
-  expect((await sweepExpiredSends()).finished).toBeGreaterThanOrEqual(1);
-  expect(await getSubmission(submission.id)).toMatchObject({ status: 'complete', failed_count: 2, stage: null });
+  expect(await sendIn(submission.id, 'complete')).toMatchObject({ failed_count: 2, stage_state: 'done' });
   expect((await submissionItemIds(submission.id, 'failed')).sort()).toEqual([...itemIds].sort());
-  // Off the open index: a later sweep does not look at it again.
+  // Off the open-runs index: the watchdog does not look at it again.
   const row = await getRow(keys.submission(submission.id).pk, keys.submission(submission.id).sk);
   expect(row?.activepk).toBeUndefined();
 });

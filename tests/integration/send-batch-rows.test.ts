@@ -8,6 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { keys } from '../../lib/db/keys';
+import { requestStageFields } from '../../lib/orchestrator/request-stage';
+import { claimsPlatformSendPipeline } from '../../lib/sends/claims-platform-run-service';
 import { acquireSendLease, batchItemIds, recordBatchItems, recordSendStep } from '../../lib/sends/estimation-store';
 import { countSubmissionItem, recordSubmissionItems, submissionItemIds } from '../../lib/sends/submission-item-store';
 import { getSubmission, openSubmission } from '../../lib/sends/submission-store';
@@ -29,8 +31,10 @@ it('a claims platform send of 500 items keeps a small Submission row and counts 
       id,
       claim_id: claimId,
       team_id: randomUUID(),
+      // Its run, opened as the request opens it (the request holding its first stage).
+      ...requestStageFields(claimsPlatformSendPipeline, randomUUID(), 60_000, new Date(now)),
       status: 'processing',
-      stage: 'sending',
+      request_step: null,
       charge_key: `as-send:${claimId}:0`,
       credits: ITEMS,
       item_count: ITEMS,
@@ -45,17 +49,14 @@ it('a claims platform send of 500 items keeps a small Submission row and counts 
       created_at: new Date(now).toISOString(),
       completed_at: null,
       processing_seconds: null,
-      lease_until: now + 60_000,
-      resumes: 0,
     },
     { previous: null, alreadySubmitted: 0, round: 1 },
   );
   expect(opened).toBe(true);
   await recordSubmissionItems(id, itemIds);
-  const sweep = { sweep: true as const, now: Date.now() };
-  expect(await countSubmissionItem(id, itemIds[0], { ok: true, photos: 2 }, sweep)).toBe('counted');
-  expect(await countSubmissionItem(id, itemIds[0], { ok: true, photos: 2 }, sweep)).toBe('refused');
-  expect(await countSubmissionItem(id, itemIds[1], { ok: false }, sweep)).toBe('counted');
+  expect(await countSubmissionItem(id, itemIds[0], { ok: true, photos: 2 }, undefined)).toBe('counted');
+  expect(await countSubmissionItem(id, itemIds[0], { ok: true, photos: 2 }, undefined)).toBe('refused');
+  expect(await countSubmissionItem(id, itemIds[1], { ok: false }, undefined)).toBe('counted');
   expect(await getSubmission(id)).toMatchObject({ done_count: 1, failed_count: 1, photo_count: 2 });
   expect(await submissionItemIds(id, 'pending')).toHaveLength(ITEMS - 2);
   expect(await submissionItemIds(id, 'failed')).toEqual([itemIds[1]]);

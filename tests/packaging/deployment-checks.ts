@@ -468,9 +468,8 @@ export function describeDeploymentSafety(get: () => Packaged): void {
           ?.deadLetterTargetArn;
         if (r.Type === 'AWS::SQS::Queue' && target) deadLetterQueues.add(getAttId(target) as string);
       }
-      // exports, insured, photos, probe, purge, stages, submissions, units dead-letter queues, and the schedules'
-      // failures queue.
-      expect(deadLetterQueues.size).toBe(9);
+      // exports, insured, photos, probe, purge, stages, units dead-letter queues, and the schedules' failures queue.
+      expect(deadLetterQueues.size).toBe(8);
       const alarmed = new Map<string, Record<string, unknown>>();
       for (const { resource } of resourcesOfType('AWS::CloudWatch::Alarm')) {
         const props = resource.Properties as Record<string, any>;

@@ -3,7 +3,7 @@
  * faults and the check): the claims platform send and the estimation send,
  * each as the claim's first send (create) and as a later one (append), through
  * the real routes. A claims platform send whose request died is failed and
- * given back by the watchdog's send sweep once its lease has run out, and the
+ * given back by the watchdog once its lease has run out, and the
  * adjuster sends again; an estimation send whose request died is finished by
  * the watchdog's estimation sweep under the same reference. A refused send is
  * given back (the billing sweep settles a refund that was owed) and sent
@@ -78,7 +78,7 @@ async function claimsCell(kind: 'create' | 'append', fault: Fault, armed: boolea
     armFaultPoint(point, t.claimId);
     expect((await send()).status).toBeGreaterThanOrEqual(500);
     expect(faultPointTripped(point, t.claimId)).toBe(true);
-    // The request's lease runs out; the watchdog's send sweep, on its schedule, fails the send and gives back
+    // The request's lease runs out; the watchdog, on its schedule, fails the send and gives back
     // whatever it may have taken.
     const dead = await openSubmissionId(t.claimId);
     await expireSubmissionLease(dead);

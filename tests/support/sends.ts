@@ -107,9 +107,17 @@ export async function openSubmissionId(claimId: string): Promise<string> {
   return String((await getRow(key.pk, key.sk))?.submission_id);
 }
 
-/** What a dead request leaves once its lease has run out: the send is on the open index as expired. */
+/**
+ * What time does to a send whose request died: the request's lease on the send's run has run out and no heartbeat
+ * came for longer than the watchdog's quiet threshold (STUCK_JOB_MINUTES, 15), so the stack's watchdog, on its next
+ * tick, finds the request's stage without a worker, or the next stage queued with its message lost.
+ */
 export async function expireSubmissionLease(submissionId: string): Promise<void> {
   const key = keys.submission(submissionId);
-  const past = Date.now() - 1000;
-  await setFields(key.pk, key.sk, { lease_until: past, activesk: `${new Date(past).toISOString()}#${submissionId}` });
+  const quiet = new Date(Date.now() - 20 * 60_000).toISOString();
+  await setFields(key.pk, key.sk, {
+    stage_lease_until: new Date(Date.now() - 1000).toISOString(),
+    heartbeat_at: quiet,
+    activesk: `${quiet}#${submissionId}`,
+  });
 }

@@ -1,11 +1,11 @@
 /**
  * Covers: functions/schedules/watchdog.ts, lib/background/watchdog-parts.ts.
  *
- * The watchdog runs four parts in one invocation (the job recovery, the
- * claims platform and estimation send sweeps, the homeowner submit rounds).
- * One part failing must not skip the others: here the job recovery's read of
- * the table fails (the mocked table refuses its query), and the later parts
- * still read theirs; the invocation's report names the failed part, and the
+ * The watchdog runs three parts in one invocation (the recovery of every
+ * run kind's open runs, the estimation send sweep, the homeowner submit
+ * rounds). One kind or part failing must not skip the others: here one
+ * kind's read of the table fails (the mocked table refuses its query), and
+ * the other kind and the later parts still read theirs; the invocation's report names the failed part, and the
  * failure reaches error tracking (an in-process fake of the service).
  */
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
@@ -60,7 +60,8 @@ it('runs every part when the first fails, names the failed part, and reports it 
 
   const report = await runHandler();
 
-  // The three later parts each read their own index, after the job recovery's failed read.
+  // The runs' other kind (the claims platform sends) and the two later parts each read their own index, after the
+  // jobs' failed read.
   expect(queriedPartitions()).toEqual([
     activeJobs,
     indexes.openSubmissions().pk,
@@ -68,15 +69,14 @@ it('runs every part when the first fails, names the failed part, and reports it 
     indexes.openInsuredSubmits().pk,
   ]);
   expect(report).toMatchObject({
-    failed_parts: ['jobs'],
-    jobs: { error: expect.stringContaining('table refused the active jobs query') },
-    sends: { checked: 0 },
+    failed_parts: ['runs'],
+    runs: { error: expect.stringContaining('table refused the active jobs query') },
     estimation_sends: { checked: 0 },
     insured_submits: { checked: 0 },
   });
   const events = sentry.envelopes.flatMap((e) => e.items.map((i) => i.payload as Record<string, any>));
-  const failure = events.find((e) => e.tags?.part === 'jobs');
-  expect(failure).toMatchObject({ level: 'error', tags: { kind: 'watchdog_sweep', part: 'jobs' } });
+  const failure = events.find((e) => e.tags?.part === 'runs');
+  expect(failure).toMatchObject({ level: 'error', tags: { kind: 'watchdog_sweep', part: 'runs' } });
   expect(JSON.stringify(failure?.exception)).toContain('table refused the active jobs query');
 });
 
@@ -88,14 +88,14 @@ it('runs every part after a later one fails too, and reports nothing failed when
   });
   const report = await runHandler();
   expect(report).toMatchObject({
-    failed_parts: ['sends'],
-    jobs: { checked: 0 },
-    sends: { error: expect.stringContaining('sends index unreadable') },
+    failed_parts: ['runs'],
+    runs: { error: expect.stringContaining('sends index unreadable') },
+    estimation_sends: { checked: 0 },
     insured_submits: { checked: 0 },
   });
   expect(queriedPartitions()).toHaveLength(4);
 
   ddb.reset();
   ddb.on(QueryCommand).resolves({ Items: [] });
-  expect(await runHandler()).toMatchObject({ failed_parts: [], jobs: { checked: 0 }, insured_submits: { checked: 0 } });
+  expect(await runHandler()).toMatchObject({ failed_parts: [], runs: { checked: 0 }, insured_submits: { checked: 0 } });
 });

@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ConfigError, loadSettings } from '../../../lib/config';
-import { fanOutLeaseMs, requestLeaseMs, sendingLeaseMs } from '../../../lib/sends/claims-platform-rules';
+import { requestLeaseMs } from '../../../lib/sends/claims-platform-rules';
 
 const root = join(__dirname, '..', '..', '..');
 
@@ -36,17 +36,11 @@ describe('defaults', () => {
     expect(s.INSURED_ROUND_MAX_ATTEMPTS).toBe(5);
     expect(s.ESTIMATION_SEND_LEASE_SECONDS).toBe(60);
     expect(requestLeaseMs(s)).toBe(60_000);
-    expect(fanOutLeaseMs(s)).toBe(15 * 60_000);
-    expect(sendingLeaseMs(s)).toBe((5 * 720 + 300) * 1000);
   });
 
   it('give way to a set value', () => {
-    const s = load({
-      CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS: '45',
-      CLAIMS_PLATFORM_FAN_OUT_LEASE_SECONDS: '120',
-      CLAIMS_PLATFORM_SENDING_LEASE_SECONDS: '4000',
-    });
-    expect([requestLeaseMs(s), fanOutLeaseMs(s), sendingLeaseMs(s)]).toEqual([45_000, 120_000, 4_000_000]);
+    const s = load({ CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS: '45', ESTIMATION_SEND_LEASE_SECONDS: '90' });
+    expect([requestLeaseMs(s), s.ESTIMATION_SEND_LEASE_SECONDS]).toEqual([45_000, 90]);
   });
 });
 
@@ -90,8 +84,6 @@ describe('a lease or attempt limit', () => {
   it.each([
     ['CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS', '29', /more than 29/],
     ['ESTIMATION_SEND_LEASE_SECONDS', '10', /more than 29/],
-    ['CLAIMS_PLATFORM_FAN_OUT_LEASE_SECONDS', '0', /at least 1/],
-    ['CLAIMS_PLATFORM_SENDING_LEASE_SECONDS', '0', /at least 1/],
     ['INSURED_ROUND_STALE_SECONDS', '0', /at least 1/],
     ['INSURED_ROUND_MAX_ATTEMPTS', '0', /at least 1/],
     ['INSURED_ROUND_MAX_ATTEMPTS', '2.5', /whole number/],
@@ -104,7 +96,7 @@ describe('a lease or attempt limit', () => {
   it('accepts the smallest safe values', () => {
     expect(
       refusal('CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS', '30').concat(
-        refusal('CLAIMS_PLATFORM_SENDING_LEASE_SECONDS', '1'),
+        refusal('INSURED_ROUND_STALE_SECONDS', '1'),
         refusal('INSURED_ROUND_MAX_ATTEMPTS', '1'),
       ),
     ).toEqual([]);
