@@ -64,7 +64,11 @@ describe.each([
     expect((await ledger(t.member)).map(([, amount]) => amount)).toEqual(charged);
 
     await expireSubmissionLease(id);
-    expect(await sendIn(id, 'failed')).toMatchObject({ error: SEND_INTERRUPTED, request_step: null, stage_state: 'done' });
+    expect(await sendIn(id, 'failed')).toMatchObject({
+      error: SEND_INTERRUPTED,
+      request_step: null,
+      stage_state: 'done',
+    });
     // The watchdog cannot tell whether the dead request asked for its charge: it asks for it under the send's reference
     // (the service answers the spend it made, or makes it now) and gives it back whole, once.
     expect(await ledger(t.member)).toEqual([[`as-send:${t.claimId}:0`, 2, 2]]);
