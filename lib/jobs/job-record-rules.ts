@@ -3,7 +3,8 @@
  * the record of a new job (pure: no I/O). Reads and writes are in job-store.ts.
  */
 import { randomUUID } from 'node:crypto';
-import type { JobStatus, SourceType, StageState } from './job-rules';
+import type { RunState } from '../orchestrator/run-state';
+import type { JobStatus, SourceType } from './job-rules';
 
 /** A photo group whose answer was cut short (spec: Output budget and truncation). */
 export interface TruncatedGroup {
@@ -36,31 +37,9 @@ interface JobRecord {
 }
 
 /** The engine's slice (lib/orchestrator): which pipeline run, stage and fan-out the job is in, its leases and timings. */
-interface JobRunState {
-  pipeline: string | null;
-  run_id: string | null;
-  /** The run's W3C traceparent while tracing is on: its queue messages carry it and its end records the root span. */
-  trace_parent?: string | null;
-  stage_name: string | null;
-  stage_state: StageState | null;
-  stage_runner: string | null;
-  stage_lease_until: string | null;
-  fanout_total: number;
-  fanout_next: number;
-  fanout_done: number;
-  /** The fanning stage's progress range; progress moves across it as units finish. */
-  fanout_progress?: [number, number] | null;
-  /** While a stage's branches run side by side: each branch's own state, by branch name. */
-  branches?: Record<string, BranchRun> | null;
-  /** Branches of the current stage that are done (the join: the stage moves on when all are). */
-  branches_done?: number;
-  heartbeat_at: string | null;
-  recovery_attempts: number;
+interface JobRunState extends RunState {
   /** Set while the job runs a follow-up pass (read the rest): it ends complete again, even on failure. */
   follow_up_pass?: boolean;
-  /** Per-stage timings. */
-  stage_timings: Record<string, StageTiming>;
-  started_at: string | null;
   finished_at: string | null;
 }
 
@@ -210,18 +189,6 @@ interface MediaInfo {
   has_audio: boolean;
 }
 
-/** One branch of a stage whose branches run side by side (lib/orchestrator/branches.ts). */
-export interface BranchRun {
-  state: 'queued' | 'running' | 'fanout' | 'done';
-  runner?: string | null;
-  lease_until?: string | null;
-  fanout_total?: number;
-  fanout_next?: number;
-  fanout_done?: number;
-  /** Progress within the branch (0..1), from its heartbeats. */
-  fraction?: number;
-}
-
 /** A refund owed to the team for one charge round (lib/billing/settlement-store.ts). */
 export interface OwedRefund {
   round: number;
@@ -231,12 +198,6 @@ export interface OwedRefund {
   reference: string;
   /** Credits to give back; null gives back the whole spend. */
   amount: number | null;
-}
-
-interface StageTiming {
-  started_at: string;
-  finished_at: string | null;
-  seconds: number | null;
 }
 
 export interface NewJob {

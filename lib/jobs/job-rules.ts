@@ -3,6 +3,8 @@
  * sets that decide what may happen to a job, and its progress figure. Pure.
  */
 
+import type { StageState } from '../orchestrator/run-state';
+
 export const JOB_STATUSES = [
   'pending',
   'extracting',
@@ -51,9 +53,6 @@ export const isRunning = (status: JobStatus) => RUNNING_STATUSES.includes(status
 export const STARTABLE_STATUSES: readonly JobStatus[] = ['awaiting_grouping', 'awaiting_confirmation', 'error'];
 
 export type SourceType = 'video' | 'photo' | 'audio';
-
-/** Engine stage state of a job (lib/orchestrator); 'branches' while a stage's branches run side by side. */
-export type StageState = 'queued' | 'running' | 'fanout' | 'branches' | 'done';
 
 /** The fields of a job its progress is computed from. */
 export interface JobProgressFields {

@@ -8,51 +8,22 @@
  * hook of its kind. Messages carry the kind, so one queue, one lease
  * mechanism and one watchdog serve every kind.
  */
-import type { BranchRun } from '../jobs/job-record-rules';
-import type { StageState } from '../jobs/job-rules';
+import type { RowUpdate } from '../db/update';
 import type { RunContext, RunLog, RunPipeline } from './pipeline';
+import type { RunState } from './run-state';
 
-/** The engine's fields of a subject: its run's state. */
-export interface RunRecord {
+/** A run's subject as the engine sees it: the engine's fields (run-state.ts) and what every subject has. */
+export interface RunRecord extends RunState {
   id: string;
   status: string;
-  pipeline: string | null;
-  run_id: string | null;
-  /** The run's W3C traceparent while tracing is on: its messages carry it. */
-  trace_parent?: string | null;
   current_stage: string;
   progress_pct: number;
-  stage_name: string | null;
-  stage_state: StageState | null;
-  stage_runner: string | null;
-  stage_lease_until: string | null;
-  fanout_total: number;
-  fanout_next: number;
-  fanout_done: number;
-  fanout_progress?: [number, number] | null;
-  branches?: Record<string, BranchRun> | null;
-  branches_done?: number;
-  heartbeat_at: string | null;
-  recovery_attempts: number;
-  stage_timings: Record<string, { started_at: string; finished_at: string | null; seconds: number | null }>;
-  started_at: string | null;
   created_at: string;
   updated_at: string;
 }
 
 /** One conditional update of a subject's row (the kind's store adds its own bookkeeping, e.g. the open-runs index). */
-export interface RunUpdate {
-  /** Top-level fields, or nested paths such as 'stage_timings.extract'. */
-  set?: Record<string, unknown>;
-  /** Atomic increments. */
-  add?: Record<string, number>;
-  /** The subject must be in one of these statuses for the write to happen. */
-  expectStatus?: readonly string[];
-  /** Extra condition; values go in `values`, name placeholders in `names`. */
-  condition?: string;
-  values?: Record<string, unknown>;
-  names?: Record<string, string>;
-}
+export type RunUpdate = RowUpdate;
 
 /** The UpdateItem input of a RunUpdate, usable as one item of a transaction. */
 export interface UpdateInput {
