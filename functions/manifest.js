@@ -300,7 +300,11 @@ function build() {
     exposedResponseHeaders: ['Content-Disposition', 'Retry-After'],
     maxAge: 3600,
   };
-  return { functions, cors, profiles, settings, config };
+  // The schedules whose rate is a setting: the local stack may run them more often (localstack/offline-plugin.js).
+  const settingSchedules = backgroundFunctions
+    .filter((fn) => fn.kind === 'schedule' && !/^(rate|cron)\(/.test(fn.rate))
+    .map((fn) => fn.name);
+  return { functions, cors, profiles, settings, config, settingSchedules };
 }
 
 let built;
@@ -337,6 +341,10 @@ module.exports = {
   /** The packaging machine's settings (secrets blanked). */
   get settings() {
     return manifest().settings;
+  },
+  /** Names of the schedules whose rate is a setting (WATCHDOG_RATE, BILLING_SWEEP_RATE). */
+  get settingSchedules() {
+    return manifest().settingSchedules;
   },
   resources,
   queueLogicalId,

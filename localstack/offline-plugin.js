@@ -42,7 +42,30 @@ class LocalHandlerBuild {
   constructor(serverless, _options, utils) {
     this.serverless = serverless;
     this.log = (message) => (utils?.log?.notice ? utils.log.notice(message) : console.log(message));
-    this.hooks = { 'before:offline:start:init': () => this.useSharedBuild() };
+    this.hooks = {
+      'before:offline:start:init': () => {
+        this.useSharedBuild();
+        this.scheduleEvery(process.env.LOCAL_SCHEDULE_SECONDS);
+      },
+    };
+  }
+
+  /**
+   * LOCAL_SCHEDULE_SECONDS: the schedules whose rate is a setting (the watchdog, the billing sweep) run every that
+   * many seconds, which EventBridge cannot (a minute at the least), so a test's recovery waits are seconds. Set
+   * here, after the configuration was validated (which allows AWS's forms only): serverless offline reads a cron's
+   * seventh field as AWS's year and drops it, leaving node-schedule's six fields, seconds first.
+   */
+  scheduleEvery(value) {
+    const seconds = Number(value);
+    if (!value || !Number.isInteger(seconds) || seconds < 1 || seconds > 59) return;
+    const { settingSchedules } = require('../functions/manifest');
+    for (const name of settingSchedules) {
+      const fn = this.serverless.service.functions[name];
+      for (const event of fn?.events ?? [])
+        if (event.schedule) event.schedule = { ...event.schedule, rate: [`cron(*/${seconds} * * * * * *)`] };
+    }
+    this.log(`schedules ${settingSchedules.join(', ')}: every ${seconds} s (LOCAL_SCHEDULE_SECONDS)`);
   }
 
   useSharedBuild() {

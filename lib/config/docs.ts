@@ -74,6 +74,11 @@ const LOCAL_START_SETTINGS: [name: string, value: string, meaning: string][] = [
     "How long the start waits for serverless offline to answer before it gives up with its output (the test suite's global setup and the benchmarks use the same wait).",
   ],
   ['LOCAL_VERBOSE', '(empty)', "Any value: print serverless offline's own output (each request, each rebuild)."],
+  [
+    'LOCAL_SCHEDULE_SECONDS',
+    '(empty)',
+    'A whole number of seconds (1-59): the watchdog and the billing sweep run that often instead of at `WATCHDOG_RATE` and `BILLING_SWEEP_RATE` (the local stack only; the tests use 15).',
+  ],
 ];
 
 /** docs/configuration.md, every line of it: edit this function or lib/config/descriptions.ts, never the page. */

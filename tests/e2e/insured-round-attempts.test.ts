@@ -13,9 +13,9 @@
  * goes back to the draft; the failure reaches error tracking; and the
  * homeowner's next submit starts a new round.
  *
- * Nothing here calls the sweep: the stack's watchdog schedule (every minute)
+ * Nothing here calls the sweep: the stack's watchdog schedule (every 15 s)
  * hands the round on and gives it up. The test stack makes a round stale after
- * 10 s and gives it up after 2 makings (tests/support/global-setup.ts), so
+ * 20 s and gives it up after 2 makings (tests/support/global-setup.ts), so
  * each step waits one watchdog tick: handed on at the first, given up at the
  * second, and the third shows it is not handed on again.
  */

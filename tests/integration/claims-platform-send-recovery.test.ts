@@ -2,7 +2,7 @@
  * The claims platform send against the embedded stack and the run's fakes: a
  * request ended at its named fault points (recorded, charged, synced; through
  * the real route, as a crash would end it), left to the stack's watchdog (its
- * schedule runs every minute) once time has made it a dead request (its lease
+ * schedule runs every 15 s in the test stack) once time has made it a dead request (its lease
  * on the send's run ran out, no heartbeat since) or a lost message, and a
  * send written on the table as one stuck for a day, which the watchdog ends.
  */

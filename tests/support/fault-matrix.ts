@@ -3,7 +3,7 @@
  * each charging path is run once per fault with the fault injected at its
  * boundary (armed) and once without it (disarmed, the cell's control), through
  * the real routes of the test stack, and recovered only by the stack's own
- * schedules (the watchdog and the billing sweep, both every minute in the test
+ * schedules (the watchdog and the billing sweep, both every 15 s in the test
  * stack); a test only does what a user or time would: clicks again, or lets a
  * lease run out by writing its time into the row. Then the fake billing
  * service's ledger must equal what the spec bills for the work done: each

@@ -70,13 +70,13 @@ export default async function globalSetup(): Promise<void> {
       // serverless offline's own notices (a line per request and per invocation, tens of thousands a run) are not
       // read by anyone here; warnings and the functions' own log lines still come through.
       SLS_LOG_LEVEL: 'warning',
-      // The billing sweep on the watchdog's rate (the shortest a schedule takes), not every 5 minutes: the fault
-      // matrix (tests/e2e/ledger-fault-matrix-*.test.ts) waits for it to give back and settle what a fault left.
-      BILLING_SWEEP_RATE: 'rate(1 minute)',
+      // The watchdog and the billing sweep every 15 s (the local stack only; EventBridge's shortest is a minute):
+      // the fault tests leave recovery to these schedules, and wait for their ticks.
+      LOCAL_SCHEDULE_SECONDS: '15',
       // A homeowner round that always fails is handed on and given up by the watchdog's own schedule
-      // (tests/e2e/insured-round-attempts.test.ts): two makings, each wait before the next step (10 s, then 20 s)
-      // shorter than a watchdog tick, so it is given up on its second tick, not after five makings and 15 minutes.
-      INSURED_ROUND_STALE_SECONDS: '10',
+      // (tests/e2e/insured-round-attempts.test.ts): two makings, stale after 20 s (more than a tick, so a round
+      // waiting in a busy queue is not handed on by the next tick), given up a tick or two after the second.
+      INSURED_ROUND_STALE_SECONDS: '20',
       INSURED_ROUND_MAX_ATTEMPTS: '2',
       FAULT_POINTS: 'on',
       FAULT_POINTS_DIR: faultPointsDir,
