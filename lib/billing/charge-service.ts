@@ -42,7 +42,7 @@
  */
 import { settings as currentSettings } from '../config';
 import { ConflictError, NotFoundError } from '../errors';
-import { faultPoint } from '../faults/fault-points';
+import { endsInvocation, faultPoint } from '../faults/fault-points';
 import { isProcessing } from '../jobs/job-rules';
 import { getJob, type Job } from '../jobs/job-store';
 import { logger } from '../observability/logger';
@@ -373,6 +373,7 @@ export async function refundJob(job: Pick<Job, 'id'>, deps: BillingDeps = {}): P
     if (settled.state === 'pending') return { refunded: false, job: settled.job, reason: 'unavailable' };
     return { refunded: false, job: settled.job, reason: 'already_refunded' };
   } catch (err) {
+    if (endsInvocation(err)) throw err; // a crash returns nothing: the refund stays owed for the billing sweep
     logger.error('refund failed', { job_id: job.id, error: err instanceof Error ? err.message : String(err) });
     return { refunded: false, job: null, reason: 'unavailable' };
   }
