@@ -43,9 +43,9 @@ it.concurrent.each(CASES)(
     const first = await t.client.post(`/api/claims/${t.claimId}/submit-to-claims-platform`, {});
     const id = await openSubmissionId(t.claimId);
     if (!armed) {
-      // The control: nothing was cut off.
+      // The control: nothing was cut off (its items may have gone out already).
       expect(first.status).toBe(200);
-      expect(await getSubmission(id)).toMatchObject({ status: 'processing' });
+      expect((await getSubmission(id))?.status).toMatch(/^(processing|complete)$/);
     } else {
       expect(first.status).toBeGreaterThanOrEqual(500);
       expect(faultPointTripped(point, t.claimId)).toBe(true);

@@ -28,9 +28,9 @@ async function teamWithItems(member: LoginClaimsInput) {
   const client = await Client.signIn(member);
   await fakeBilling.setBalance(member.current_team_id, 1000);
   const room = await newRoom(client, 'Office');
-  await typedItems(client, room, ['Monitor', 'Desk lamp']);
+  const { items } = await typedItems(client, room, ['Monitor', 'Desk lamp']);
   const identity = await identityOfMember(member);
-  return { claimId: room.claim_id, team: identity.team, identity };
+  return { claimId: room.claim_id, team: identity.team, identity, items };
 }
 
 const sendCharges = async (member: LoginClaimsInput) =>
@@ -72,11 +72,15 @@ it('answers a request made while a send is open with that send, and one made aft
   const token = `cp-open-${randomUUID()}`;
   await fake().registerToken(token);
   const member = newTeamMember({ current_team_token: token });
-  const { claimId, identity } = await teamWithItems(member);
+  const { claimId, identity, items } = await teamWithItems(member);
+  // One item's upload is held, so the first send is still going out at the second click.
+  const uploads = `/items/${items[0].id}`;
+  await fake().hold(uploads, 20_000);
   const first = await submitToClaimsPlatform(identity, claimId, {});
   // The second click of a double click, made while the first send's items are going out.
   const second = await submitToClaimsPlatform(identity, claimId, {});
   expect(second.id).toBe(first.id);
+  await fake().release(uploads);
   await eventually(async () => (await getSubmission(first.id))?.status === 'complete', 60_000, 200);
   await expect(submitToClaimsPlatform(identity, claimId, {})).rejects.toMatchObject({
     code: 'invalid_request',
