@@ -31,6 +31,7 @@
  * | estimation batch item | ESTSEND#<claim_id>  | ITEM#<batch_id>#<item_id> |           |                     |                   |               |
  * | Submission        | SUBMISSION#<id>         | SUBMISSION | CLAIM#<claim_id>#SUBMISSIONS | <created_at>#<id> |               |               |
  * | submission item   | SUBMISSION#<id>         | ITEM#<item_id> |                    |                     |                   |               |
+ * | send unit's item  | SUBMISSION#<id>         | UNITITEM#<index> |                  |                     |                   |               |
  * | claim's open send | CLAIMSEND#<claim_id>    | SEND      |                         |                     |                   |               |
  * | Insured link      | INSUREDLINK#<id>        | LINK      | CLAIM#<claim_id>#INSUREDLINKS | <created_at>#<id> |              |               |
  * | insured draft room| INSUREDLINK#<id>        | ROOM#<room_id>, ROOMNAME#<lower name> |  |             |                   |               |
@@ -124,6 +125,11 @@ export const keys = {
   submissionItem: (submissionId: string, itemId: string) => ({
     pk: `SUBMISSION#${submissionId}`,
     sk: `ITEM#${itemId}`,
+  }),
+  /** Which item the `index`-th unit of a claims platform send's run sends (written by the run's plan). */
+  submissionUnitItem: (submissionId: string, index: number) => ({
+    pk: `SUBMISSION#${submissionId}`,
+    sk: `UNITITEM#${String(index).padStart(6, '0')}`,
   }),
   /** The claim's one open claims platform send (and the charge rounds its batches used). */
   claimSend: (claimId: string) => ({ pk: `CLAIMSEND#${claimId}`, sk: 'SEND' }),

@@ -7,7 +7,8 @@
  *    claim and rooms, answered at once: lib/orchestrator/request-stage.ts).
  *    A request that died is found by the watchdog once its lease has run
  *    out, and the send is failed with its charge owed back (`endSend`).
- *  - `items`: one unit per item, a few at a time
+ *  - `items`: one unit per item, a few at a time, each reading the one row that
+ *    names its item (numbered by the stage's plan)
  *    (claims-platform-item-service.ts); a unit that fails is run again after
  *    a backoff, a unit whose worker died is sent again by the watchdog.
  *
@@ -27,7 +28,7 @@ import { registerRunKind } from '../orchestrator/run-kinds';
 import { getTeam, type Team } from '../teams/store';
 import { getUser } from '../users/store';
 import { countItem, deliverSubmissionItem } from './claims-platform-item-service';
-import { submissionItemIds } from './submission-item-store';
+import { recordUnitItems, submissionItemIds, unitItemId } from './submission-item-store';
 import {
   completeSubmission,
   failSubmission,
@@ -50,9 +51,6 @@ interface ClaimsSendContext extends RunContext {
 /** Items sent side by side by one send: a few at a time keeps the platform's rate and the units queue fair. */
 const ITEMS_IN_FLIGHT = 8;
 
-/** The send's items in a fixed order: unit `index` sends the index-th. */
-const itemsInOrder = async (submissionId: string) => (await submissionItemIds(submissionId)).sort();
-
 export const claimsPlatformSendPipeline: RunPipeline<ClaimsSendContext, Submission, 'processing'> = {
   name: 'claims-platform-send',
   kind: 'claims-send',
@@ -71,12 +69,15 @@ export const claimsPlatformSendPipeline: RunPipeline<ClaimsSendContext, Submissi
       status: 'processing',
       progress: [10, 100],
       async run(ctx) {
-        const items = await itemsInOrder(ctx.submission.id);
+        // Numbered once here, in a fixed order (a restarted plan numbers them the same): unit i sends the i-th.
+        const items = (await submissionItemIds(ctx.submission.id)).sort();
+        await recordUnitItems(ctx.submission.id, items);
         return { kind: 'fanout', units: items.length, concurrency: ITEMS_IN_FLIGHT };
       },
       async unit(ctx, index) {
-        const items = await itemsInOrder(ctx.submission.id);
-        await deliverSubmissionItem(ctx.submission, items[index]);
+        const itemId = await unitItemId(ctx.submission.id, index);
+        if (!itemId) throw new Error(`send ${ctx.submission.id} has no item numbered ${index}`);
+        await deliverSubmissionItem(ctx.submission, itemId);
       },
     },
   ],

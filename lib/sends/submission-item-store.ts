@@ -47,6 +47,29 @@ export async function submissionItemIds(submissionId: string, state?: Submission
   return ids;
 }
 
+/**
+ * Numbers the send's items for the units of its run: row `index` names the
+ * item unit `index` sends, so a unit reads one row instead of the whole list.
+ * Written again by a restarted plan with the same numbers (the ids sorted).
+ */
+export async function recordUnitItems(submissionId: string, itemIds: string[]): Promise<void> {
+  await putRows(
+    itemIds.map((itemId, index) => ({
+      ...keys.submissionUnitItem(submissionId, index),
+      entity: 'SubmissionUnitItem',
+      item_id: itemId,
+    })),
+  );
+}
+
+/** The item unit `index` of the send's run sends (recordUnitItems). */
+export async function unitItemId(submissionId: string, index: number): Promise<string | null> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.submissionUnitItem(submissionId, index), ConsistentRead: true }),
+  );
+  return (Item?.item_id as string | undefined) ?? null;
+}
+
 /** Where one item of the send is: pending until its outcome is counted. */
 export async function submissionItemState(submissionId: string, itemId: string): Promise<SubmissionItemState | null> {
   const { Item } = await db().send(
