@@ -135,7 +135,9 @@ async function jobCell(spec: JobPathSpec, fault: Fault, armed: boolean) {
   const { teamId, client, jobId } = at;
   const action = spec.flow === 'job-start' ? 'process' : 'read-the-rest';
   const click = () => client.post(`/api/jobs/${jobId}/${action}`);
-  if (armed) await injectBillingFault(teamId, fault);
+  // A lost answer stays lost until the click's job is read below: the billing sweep (every 15 s) could otherwise
+  // confirm the spend between the click's answer and that read.
+  if (armed) await injectBillingFault(teamId, fault, { untilRecovered: true });
   if (BOUNDARY[fault] && armed) {
     // The click dies at the boundary; nothing runs, and no click comes while the round's lease holds.
     await clickEndedAt(client, jobId, pointOf(spec.flow, fault), action);
@@ -153,6 +155,7 @@ async function jobCell(spec: JobPathSpec, fault: Fault, armed: boolean) {
   // The service's lost-answer handling was reached (the run goes on an unconfirmed charge), or, disarmed, not.
   if (fault === "the charge's answer is lost" || fault === 'billing down at the charge')
     expect(charged?.billing_unconfirmed ?? false).toBe(armed);
+  if (fault === "the charge's answer is lost" && armed) await fakeBilling.recover(teamId);
   if (!done) throw new Error('the click started no run');
   expect(spec.failed(done)).toBe(fails);
   if (spec.items) expect(done.items_found).toBe(spec.items(fails));

@@ -50,11 +50,19 @@ const LATE_SPEND_MS = 17_000;
 /** One tick of a minute schedule, the tick's own run and a margin on a busy machine. */
 export const SWEEP_WAIT_MS = 180_000;
 
-/** The fault's part at the billing service, for the team's next calls (a send's or a job's only: one per team). */
-export async function injectBillingFault(teamId: number, fault: Fault): Promise<void> {
+/**
+ * The fault's part at the billing service, for the team's next calls (a send's or a job's only: one per team).
+ * `untilRecovered`: a lost answer stays lost for every later ask too (the billing sweep's confirmation included)
+ * until the test calls `fakeBilling.recover`, so the test can read the unconfirmed record before anything confirms it.
+ */
+export async function injectBillingFault(
+  teamId: number,
+  fault: Fault,
+  { untilRecovered = false }: { untilRecovered?: boolean } = {},
+): Promise<void> {
   // Every attempt of the charge call goes unanswered, and the spend lands once the caller has given up on it.
   if (fault === "the charge's answer is lost")
-    await fakeBilling.failNext('late', 3, teamId, SPEND_PATH, { delayMs: LATE_SPEND_MS });
+    await fakeBilling.failNext('late', untilRecovered ? 1000 : 3, teamId, SPEND_PATH, { delayMs: LATE_SPEND_MS });
   // Down for every spend until the test brings it back.
   if (fault === 'billing down at the charge') await fakeBilling.failNext('500', 1000, teamId, SPEND_PATH);
   if (fault === 'billing down during the refund') await fakeBilling.failNext('500', 1000, teamId, REFUND_PATH);
