@@ -4,14 +4,12 @@ import { loadSecrets } from '../../lib/config';
 import { sweepStaleSubmitRounds } from '../../lib/insured/submit-service';
 import { withSignalsFlushed } from '../../lib/observability/flush';
 import { runWatchdog } from '../../lib/orchestrator/recovery';
-import { sweepInterruptedEstimationSends } from '../../lib/sends/estimation-sweep-service';
 
 // Each part runs whatever the others do; the report names a part that failed (lib/background/watchdog-parts.ts).
 export const handler = withSignalsFlushed(async () => {
   await loadSecrets();
   return runWatchdogParts({
     runs: () => runWatchdog(),
-    estimation_sends: () => sweepInterruptedEstimationSends(),
     insured_submits: () => sweepStaleSubmitRounds(),
   });
 });

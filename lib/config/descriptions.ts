@@ -189,13 +189,13 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
     title: 'Schedules, sweeps and leases',
     descriptions: {
       WATCHDOG_RATE:
-        'How often the watchdog runs (the recovery of runs: jobs and claims platform sends; the estimation send sweep; homeowner submit rounds): an EventBridge rate expression, rate(<n> minute|minutes|hour|hours|day|days). Read when the functions are packaged and by `npm start`.',
+        'How often the watchdog runs (the recovery of runs: jobs and both platforms\' sends; homeowner submit rounds): an EventBridge rate expression, rate(<n> minute|minutes|hour|hours|day|days). Read when the functions are packaged and by `npm start`.',
       BILLING_SWEEP_RATE:
         'How often the billing sweep settles unconfirmed refunds and lost spends: an EventBridge rate expression, as WATCHDOG_RATE.',
       CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS:
         "A claims platform send's request's lease on the send's run; more than the API's 29 s, so a live request never loses it. Past it (and a minute with no heartbeat), the watchdog fails the send and gives its charge back.",
       ESTIMATION_SEND_LEASE_SECONDS:
-        "An estimation platform send's lease while it works; more than the API's 29 s. Past it, the watchdog's send sweep (or the claim's next send) finishes an interrupted send.",
+        "An estimation platform send's request's lease on the send's run; more than the API's 29 s, so a live request never loses it. Past it (and a minute with no heartbeat), the watchdog has an engine worker carry the send on under the same charge reference.",
       UNSTARTED_ROUND_LEASE_SECONDS:
         "How long a job's charged round may wait for its run to start (and a spend asked for, for its answer to be recorded); more than the API's 29 s, since the request that charges it starts it. Past it, the billing sweep gives the round back and the next Process click charges a new one.",
       INSURED_ROUND_STALE_SECONDS:

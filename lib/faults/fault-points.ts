@@ -34,13 +34,16 @@ const FAULT_POINTS = [
   'read-the-rest:recorded',
   'read-the-rest:spent',
   'read-the-rest:charged',
-  // The estimation send's request: after the batch and its reference are recorded, before the spend is asked;
-  // after the spend answered, before its answer is recorded; after that record, before the remote call; after the
-  // remote accepted the batch, before its answer is recorded.
+  // The estimation send's stage (its request, or the worker that carries it on): after the batch and its reference
+  // are recorded, before the spend is asked; after the spend answered, before its answer is recorded; after that
+  // record, before the remote call; after the remote accepted the batch, before its answer is recorded; after that
+  // record, before the stamps; after a refusal's failure and owed refund are recorded, before the refund is asked.
   'estimation-send:recorded',
   'estimation-send:spent',
   'estimation-send:charged',
   'estimation-send:accepted',
+  'estimation-send:delivered',
+  'estimation-send:failed',
   // The homeowner submit round's maker (the submit request, or the insured worker): after it marked the rows it
   // takes, before it makes their jobs; after the first room's jobs are made, before the next room's; after every job
   // is made and the re-encodes are queued, before the round is recorded made.

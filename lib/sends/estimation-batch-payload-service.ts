@@ -1,5 +1,5 @@
 /**
- * The payload of a recorded estimation send batch (estimation-batch-service.ts):
+ * The payload of a recorded estimation send batch (estimation-delivery-service.ts):
  * its items read as they are now, each with the links of its photos, and the
  * warning the adjuster sees when photos could not be linked.
  */

@@ -1,33 +1,26 @@
 /**
  * POST /api/claims/{id}/submit-to-estimation-platform (spec: Estimation
- * platform send). The rules are in estimation-rules.ts; this is the order of
- * the steps and what makes the send exactly-once:
+ * platform send). The rules are in estimation-rules.ts; the send is a run on
+ * the engine (estimation-run-service.ts) whose one stage this request runs:
  *
  *  1. Refusals that need no network: the claim (403/404), the platform's base
- *     URL and the team's key (409), nothing new to send (400).
- *  2. The claim's send lease (estimation-store.ts): one send per claim at a
- *     time. A request that arrives while another send of the claim runs waits
- *     for it. Then, when every item it would send now was carried by that send
- *     (nothing of its own is left), that send's result is its answer (a double
- *     click sends and charges once); otherwise it sends what is left itself
- *     (another user's request after adding items sends them, never dropped).
- *  3. The batch and its charge reference are recorded before the spend, the
- *     spend is made (402 stops here, nothing sent, and the round moves on: the
- *     service keeps a refused reference refused), then the remote call.
- *  4. The remote's answer is recorded before the local stamps, then the items
- *     are stamped, the claim linked, the spend added to the claim.
+ *     URL and the team's key (409), a named target claim that is gone (409),
+ *     nothing new to send (400).
+ *  2. One send per claim at a time, decided by one conditional write that
+ *     opens the claim's run (estimation-store.ts). A request that finds a
+ *     send under way waits for it (then 409 if it is still going); when that
+ *     send ends, and the request has nothing of its own left to send, that
+ *     send's result is its answer (a double click sends and charges once);
+ *     otherwise it sends what is left itself (another user's request after
+ *     adding items sends them, never dropped).
+ *  3. The batch and its charge reference are recorded (the run opened)
+ *     before the spend; then the spend, the remote call, its record, the
+ *     stamps (estimation-delivery-service.ts). A refusal fails the run with
+ *     the refund it owes, written first, and is answered.
  *
- * A process that dies anywhere leaves the record in 'sending' or 'delivered'
- * with an expired lease. The next send of the claim finishes it first: the
- * same batch under the same reference (the billing service answers a repeated
- * reference with its first answer: no second charge), the same remote call
- * (create is idempotent on external_reference, append per item: nothing is
- * added twice, and created=false or skipped items still name the claim), then
- * the stamps. A refused send records its failure, which moves the charge
- * round on (a later attempt is charged again under a new reference), in one
- * write with the refund it owes, and only then asks for that refund (the
- * billing sweep asks again until the service confirms it): a reference is
- * never refunded while the record could still be finished under it.
+ * A request that dies anywhere leaves the run under its lease; once the lease
+ * has run out the watchdog has a worker carry the send on under the same
+ * reference (no second charge, nothing added twice), or fail and refund it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Identity } from '../auth/identity-rules';
@@ -35,54 +28,49 @@ import { type Claim, getClaim } from '../claims/store';
 import { settings as currentSettings, type Settings } from '../config';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
 import { faultPoint } from '../faults/fault-points';
-import { getTeam } from '../teams/store';
+import { teamFeatures } from '../features/store';
+import { finishRequestStage, requestStageFields } from '../orchestrator/request-stage';
+import { getTeam, type Team } from '../teams/store';
 import { loadClaimForTeam } from '../tenancy/service';
 import { listActiveClaimItems } from './claim-items-service';
-import {
-  type Checkpoint,
-  completeInterruptedSend,
-  requestLeaseMs,
-  SEND_IN_PROGRESS,
-  type SendStep,
-  startSendBatch,
-} from './estimation-batch-service';
+import { createEstimationClient, loadTargetClaim } from './estimation-remote-service';
 import {
   answeredBySend,
   itemsToSend,
   NO_TEAM_KEY,
   NOT_CONFIGURED,
   NOTHING_NEW,
+  sendChargeReference,
+  sendCredits,
   sendDestination,
 } from './estimation-rules';
+import { deliverOrFail, estimationSendPipeline, estimationSendRunKind } from './estimation-run-service';
 import type * as schemas from './estimation-schemas';
 import {
-  acquireSendLease,
   batchItemIds,
+  dropBatch,
   type EstimationSend,
   getEstimationSend,
-  releaseSendLease,
+  openEstimationSend,
+  recordBatchItems,
   type SendResult,
 } from './estimation-store';
 
 type SendBody = import('zod').output<typeof schemas.estimationSendBody>;
 
-/** The steps with a named fault point (lib/faults/fault-points.ts). */
-type FaultPointStep = 'recorded' | 'spent' | 'charged' | 'accepted';
-const FAULT_POINT_STEPS: ReadonlySet<SendStep> = new Set<FaultPointStep>(['recorded', 'spent', 'charged', 'accepted']);
+const SEND_IN_PROGRESS =
+  'A send to the estimation platform is already in progress for this claim; try again in a moment.';
 
-/** How long a request waits for a send of the same claim already running. */
+/** How long a request waits for a send of the same claim already under way. */
 const WAIT_FOR_RUNNING_SEND_MS = 10_000;
 const WAIT_STEP_MS = 250;
 
+/** A request's lease on its send's stage (ESTIMATION_SEND_LEASE_SECONDS): longer than an HTTP function may run (29 s). */
+const requestLeaseMs = (config: Pick<Settings, 'ESTIMATION_SEND_LEASE_SECONDS'>) =>
+  config.ESTIMATION_SEND_LEASE_SECONDS * 1000;
+
 export interface SendDeps {
   config?: Settings;
-  /** When the request reached the service (the gateway's receive time); default now. */
-  receivedAt?: Date;
-  /**
-   * Fault injection for tests: called at each step; whatever it throws stops
-   * the send there as a dead process would (nothing more runs, the lease stays held).
-   */
-  interrupt?: (step: SendStep) => void;
 }
 
 export type SendResponse = SendResult & { deep_link: string | null };
@@ -108,97 +96,116 @@ export async function submitToEstimationPlatform(
   if (!dryRun && !config.ESTIMATION_PLATFORM_BASE_URL.trim()) throw new ConflictError(NOT_CONFIGURED);
   if (!dryRun && !team.estimation_platform_key) throw new ConflictError(NO_TEAM_KEY);
 
-  const arrived = (deps.receivedAt ?? new Date()).toISOString();
-  // Nothing new and no send of the claim running, left unfinished or ended since this request
-  // arrived: refused before anything is written.
-  const existing = await getEstimationSend(claim.id);
-  const unsettled =
-    existing &&
-    (existing.lease_until > Date.now() ||
-      existing.state === 'sending' ||
-      existing.state === 'delivered' ||
-      (existing.result?.sent_at ?? '') >= arrived);
-  if (!unsettled && itemsToSend(await listActiveClaimItems(claim.id), body.item_ids).length === 0) {
-    throw new InvalidRequestError(NOTHING_NEW);
-  }
-
-  const owner = randomUUID();
-  const lease = await acquireOrWait(claim, owner, arrived);
-  let released = false;
-  const checkpoint: Checkpoint = (step) => {
-    try {
-      deps.interrupt?.(step);
-      // Through the real route, the request ends at the step's fault point (lib/faults), as a crash would end it.
-      if (FAULT_POINT_STEPS.has(step)) faultPoint(`estimation-send:${step as FaultPointStep}`, [claim.id]);
-    } catch (err) {
-      released = true; // a dead process releases nothing
-      throw err;
-    }
-  };
-  try {
-    let recovered: SendResult | null = null;
-    if (lease.previous && (lease.previous.state === 'sending' || lease.previous.state === 'delivered')) {
-      recovered = await completeInterruptedSend(lease.previous, owner, team, config, checkpoint);
+  const deadline = Date.now() + WAIT_FOR_RUNNING_SEND_MS;
+  // The batch of the send this request found under way and waited for: its result may be this request's answer.
+  let waitedFor: string | null = null;
+  for (;;) {
+    const existing = await getEstimationSend(claim.id);
+    if (existing?.status === 'processing') {
+      if (Date.now() >= deadline) throw new ConflictError(SEND_IN_PROGRESS);
+      waitedFor = existing.batch_id;
+      await sleep(WAIT_STEP_MS);
+      continue;
     }
     const current = (await getClaim(claim.id, true)) ?? claim;
-    const active = await listActiveClaimItems(current.id);
-    const batch = itemsToSend(active, body.item_ids);
-    // Nothing of its own left to send: a repeat of the send that overlapped it, or of an interrupted send that
-    // has just been finished, gets that send's result; anything left is this request's to send.
-    const answer = recovered ?? lease.overlapped;
-    if (answer && answeredBySend(batch.length, body.item_ids, answer.item_ids)) return withDeepLink(answer, config);
+    const batch = itemsToSend(await listActiveClaimItems(current.id), body.item_ids);
+    if (waitedFor && existing?.status === 'done' && existing.batch_id === waitedFor && existing.result) {
+      // Nothing of its own left to send: a repeat of the send it waited for gets that send's result.
+      const carried = await batchItemIds(existing);
+      if (answeredBySend(batch.length, body.item_ids, carried))
+        return withDeepLink({ ...existing.result, item_ids: carried }, config);
+    }
     if (batch.length === 0) throw new InvalidRequestError(NOTHING_NEW);
-    // The round after whatever the previous send (or its recovery) left: a failure (refused or refunded) moved it on.
-    const previousRound = (await getEstimationSend(claim.id))?.round ?? 1;
-    const result = await startSendBatch({
+    const opened = await openSend({
+      identity,
       claim: current,
       team,
-      identity,
-      owner,
-      round: previousRound,
-      batchIds: batch.map((i) => i.id),
-      destination: sendDestination(current, body.target_claim_key),
-      pricing: {
-        depreciation_schedule_id: body.depreciation_schedule_id,
-        shopping_profile_id: body.shopping_profile_id,
-      },
-      dryRun,
+      existing,
+      body,
       config,
-      checkpoint,
+      ids: batch.map((i) => i.id),
     });
-    released = true;
-    return withDeepLink(result, config);
-  } finally {
-    if (!released) await releaseSendLease(claim.id, owner).catch(() => undefined);
+    if (opened) return withDeepLink(await runSend(opened, config), config);
+    // Another request opened the claim's send first: this one waits for it.
   }
 }
 
 /**
- * Takes the claim's lease, waiting for a running send to end. `overlapped`
- * is the result of a send that overlapped this request (it held the lease
- * meanwhile or ended after the request arrived), with the items it carried:
- * the caller decides whether it answers the request (answeredBySend).
+ * Records the batch and opens the claim's send with its stage held by this
+ * request; null when another request opened one first. A named target claim
+ * that is gone is refused before anything is written.
  */
-async function acquireOrWait(
-  claim: Claim,
-  owner: string,
-  arrived: string,
-): Promise<{ previous: EstimationSend | null; overlapped: SendResult | null }> {
-  const deadline = Date.now() + WAIT_FOR_RUNNING_SEND_MS;
-  let waited = false;
-  for (;;) {
-    const now = Date.now();
-    const lease = await acquireSendLease(claim, owner, now, now + requestLeaseMs());
-    if (!lease.busy) {
-      const previous = lease.previous;
-      // A send that ended after this request arrived overlapped it (a double click that lost the race).
-      if (previous?.state === 'done' && previous.result && (waited || previous.result.sent_at >= arrived)) {
-        return { previous, overlapped: { ...previous.result, item_ids: await batchItemIds(previous) } };
-      }
-      return { previous, overlapped: null };
-    }
-    if (Date.now() >= deadline) throw new ConflictError(SEND_IN_PROGRESS);
-    waited = true;
-    await sleep(WAIT_STEP_MS);
+async function openSend(input: {
+  identity: Identity;
+  claim: Claim;
+  team: Team;
+  existing: EstimationSend | null;
+  body: SendBody;
+  config: Settings;
+  ids: string[];
+}): Promise<EstimationSend | null> {
+  const { identity, claim, team, existing, body, config, ids } = input;
+  const dryRun = claim.is_training;
+  let destination = sendDestination(claim, body.target_claim_key);
+  if (destination.mode === 'append_target' && !dryRun) {
+    const target = await loadTargetClaim(createEstimationClient(config, team), destination.claim_key);
+    if (!target.ok) throw target.error;
+    destination = { ...destination, claim_id: target.claim_id };
   }
+  const features = await teamFeatures(team.id);
+  // The round after whatever the previous send left: a failure (refused or refunded) moved it on.
+  const round = existing?.round ?? 1;
+  const batchId = randomUUID();
+  await recordBatchItems(claim.id, batchId, ids);
+  const now = new Date();
+  const send: EstimationSend = {
+    ...requestStageFields(estimationSendPipeline, randomUUID(), requestLeaseMs(config), now),
+    id: claim.id,
+    claim_id: claim.id,
+    team_id: claim.team_id,
+    status: 'processing',
+    state: 'sending',
+    round,
+    reference: sendChargeReference(claim, ids, round),
+    planned_credits: sendCredits({
+      itemCount: ids.length,
+      creditsPerItem: config.COST_PER_CONTENTS_ESTIMATION_ITEM,
+      enterprise: features.enterprise,
+      training: claim.is_training,
+    }),
+    credits: 0,
+    charge_unconfirmed: false,
+    charge_spend: null,
+    batch_id: batchId,
+    item_count: ids.length,
+    destination,
+    pricing: { depreciation_schedule_id: body.depreciation_schedule_id, shopping_profile_id: body.shopping_profile_id },
+    photos_included: 0,
+    warnings: [],
+    dry_run: dryRun,
+    sender_user_id: identity.user.id,
+    remote: null,
+    result: null,
+    error: null,
+    created_at: now.toISOString(),
+  };
+  if (!(await openEstimationSend(send, existing?.run_id ?? null))) {
+    await dropBatch(claim.id, batchId);
+    return null;
+  }
+  if (existing?.batch_id) await dropBatch(claim.id, existing.batch_id);
+  return send;
+}
+
+/** The send's stage, run by this request: a refusal is failed (and refunded) and thrown; a result closes the run. */
+async function runSend(send: EstimationSend, config: Settings): Promise<SendResult> {
+  // A test ends the request here, through the real route, as a crash would (lib/faults).
+  faultPoint('estimation-send:recorded', [send.claim_id]);
+  const { result, itemIds } = await deliverOrFail(send, config);
+  // The run's closing write; lost only when the watchdog took the send over, which finishes it the same way.
+  await finishRequestStage(estimationSendRunKind, send, estimationSendPipeline, {
+    runner: send.stage_runner as string,
+    set: { result },
+  });
+  return { ...result, item_ids: itemIds };
 }

@@ -1,30 +1,37 @@
 /**
  * The estimation platform send record: one row per claim (ESTSEND#<claim_id>)
- * that serialises the claim's sends and remembers the last one, so a send
- * interrupted anywhere can be finished and a repeated one answered.
+ * that carries the claim's current (or last) send as a run on the engine
+ * (estimation-run-service.ts) and remembers how it ended, so a send cut off
+ * anywhere is finished and a repeated one answered.
  *
- * - A send holds a lease (owner, lease_until) taken with a conditional write:
- *   one send per claim at a time; a lease left by a dead process expires.
- * - It records each step before the next: the batch and its charge
- *   (state 'sending'), the remote's answer ('delivered'), the local stamps and
- *   the response ('done'), or a refusal ('failed', which moves the charge
- *   round on, written in one transaction with the refund it owes, before the
- *   refund is asked for). Every write after the lease is conditional on the
- *   owner, so a process that lost its lease can no longer write.
+ * - A send is opened by one conditional write: only while no run of the
+ *   claim is under way and the row is still the one the request read, so of
+ *   two requests (a double click) one opens and the other answers its send.
+ * - Its steps are recorded in order: the batch and its charge reference
+ *   (state 'sending'), the remote's answer ('delivered'), the stamps and the
+ *   response ('done'); or a refusal ('failed', which moves the charge round
+ *   on, written in one transaction with the refund it owes, before the refund
+ *   is asked for). Every write of a step is conditional on the run and the
+ *   runner holding its stage, so a request or worker that lost it can no
+ *   longer write.
  * - The batch's item ids are rows of their own in the claim's send partition
  *   (ITEM#<batch_id>#<item_id>), not lists on the record, so a send of
  *   thousands of items never meets DynamoDB's 400 KB row limit.
  */
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { owedSendRefundPut, type UnconfirmedSpend } from '../billing/send-refund-store';
 import { deleteKeys, partitionKeys, putRows } from '../db/batch';
-import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
+import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { indexRows, partitionRows } from '../db/query';
-import { setClauses } from '../db/update';
+import { type RowUpdate, rowUpdateInput, setClauses } from '../db/update';
+import type { RunRecord } from '../orchestrator/run-kind';
 import type { Destination, Pricing } from './estimation-rules';
 
+/** How far the send got: its batch recorded and charged ('sending'), accepted by the remote, finished or refused. */
 type SendState = 'sending' | 'delivered' | 'done' | 'failed';
+/** The run's status: under way, or how it ended. */
+type SendStatus = 'processing' | 'done' | 'failed';
 
 export interface RemoteOutcome {
   claim_key: string;
@@ -50,25 +57,27 @@ export interface SendResult {
   sent_at: string;
 }
 
-type StoredSendResult = Omit<SendResult, 'item_ids'>;
+export type StoredSendResult = Omit<SendResult, 'item_ids'>;
 
-export interface EstimationSend {
+export interface EstimationSend extends RunRecord {
+  /** The claim's id: the send's run is addressed by it. */
+  id: string;
   claim_id: string;
   team_id: string;
-  owner: string;
-  /** Epoch ms; a lease in the past is free. */
-  lease_until: number;
+  status: SendStatus;
   state: SendState;
-  /** Charge round of the current (or last) attempt; moves on after a refunded failure. */
+  /** Charge round of the current (or last) attempt; moves on after a failure. */
   round: number;
   reference: string | null;
-  /** Credits the attempt spent (0 when uncharged). */
+  /** Credits the batch costs, decided when it is recorded. */
+  planned_credits: number;
+  /** Credits the attempt spent, once the billing service answered (0 before, and when uncharged). */
   credits: number;
   /** The spend's answer was lost: the service may hold it. */
   charge_unconfirmed: boolean;
   /** That lost spend, as asked: a refund of it asks for it again first (send-refund-store.ts). */
   charge_spend?: UnconfirmedSpend | null;
-  /** The current (or last) batch: its item rows are ITEM#<batch_id>#…; null before the first. */
+  /** The current (or last) batch: its item rows are ITEM#<batch_id>#…. */
   batch_id: string | null;
   item_count: number;
   destination: Destination | null;
@@ -80,102 +89,70 @@ export interface EstimationSend {
   remote: RemoteOutcome | null;
   /** The finished send's response, without its item ids (those are the batch's rows). */
   result: StoredSendResult | null;
-  updated_at: string;
+  /** Why the last attempt failed, in the user's words. */
+  error?: string | null;
 }
+
+/** A row written before sends ran on the engine has no id, run or status: they are read from its state. */
+function asEstimationSend(row: Record<string, unknown>): EstimationSend {
+  const send = withoutKeys(row) as unknown as EstimationSend;
+  return {
+    ...send,
+    id: send.claim_id,
+    // One still sending or delivered is under way (the migration gives it its run); any other has ended.
+    status:
+      send.status ??
+      (send.state === 'sending' || send.state === 'delivered'
+        ? 'processing'
+        : send.state === 'failed'
+          ? 'failed'
+          : 'done'),
+    planned_credits: send.planned_credits ?? send.credits ?? 0,
+  };
+}
+
+/** The send's place on the open-runs index the watchdog walks: listed while processing, by its last heartbeat. */
+const openRuns = (claimId: string) => ({
+  pk: indexes.openEstimationSends().pk,
+  id: claimId,
+  listed: (status: string) => status === 'processing',
+});
 
 export async function getEstimationSend(claimId: string): Promise<EstimationSend | null> {
   const { Item } = await db().send(
     new GetCommand({ TableName: tableName(), Key: keys.estimationSend(claimId), ConsistentRead: true }),
   );
-  return Item ? (withoutKeys(Item) as unknown as EstimationSend) : null;
+  return Item ? asEstimationSend(Item) : null;
 }
 
 /**
- * Takes the claim's send lease for `owner` until `leaseUntil` when it is free
- * (no record, or its lease in the past). Answers the record as it was before
- * (null when there was none), or `busy` when another send holds the lease.
- * With `interrupted` (the send sweep's take-over of a send it saw open with
- * an expired lease) it takes the lease only while the record is still that
- * send: still open ('sending', 'delivered') under the lease seen; one that
- * another process has taken over, finished or failed since answers `busy`.
+ * Opens a send: the claim's row becomes `send` (its run under way) only
+ * while no send of the claim is under way and the row is the one the
+ * request read (`seenRunId`: its run, null when it had none). False when
+ * another request opened one first (its send is this request's answer).
  */
-export async function acquireSendLease(
-  claim: { id: string; team_id: string },
-  owner: string,
-  now: number,
-  leaseUntil: number,
-  interrupted?: { leaseSeen: number },
-): Promise<{ busy: true } | { busy: false; previous: EstimationSend | null }> {
-  const free = 'attribute_not_exists(pk) OR lease_until < :now';
+export async function openEstimationSend(send: EstimationSend, seenRunId: string | null): Promise<boolean> {
+  // A row of before the engine still sending or delivered has no run yet (the migration gives it one): never replaced.
+  const seen = seenRunId ? 'run_id = :seen' : 'attribute_not_exists(run_id) AND NOT (#state IN (:sending, :delivered))';
   try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({
+    await db().send(
+      new PutCommand({
         TableName: tableName(),
-        Key: keys.estimationSend(claim.id),
-        UpdateExpression:
-          'SET #owner = :owner, lease_until = :until, claim_id = :claim, team_id = :team, entity = :entity, updated_at = :at',
-        ConditionExpression: interrupted
-          ? 'lease_until < :now AND lease_until = :seen AND #state IN (:sending, :delivered)'
-          : free,
-        ExpressionAttributeNames: { '#owner': 'owner', ...(interrupted ? { '#state': 'state' } : {}) },
-        ExpressionAttributeValues: {
-          ':owner': owner,
-          ':until': leaseUntil,
-          ':claim': claim.id,
-          ':team': claim.team_id,
-          ':entity': 'EstimationSend',
-          ':at': new Date(now).toISOString(),
-          ':now': now,
-          ...(interrupted ? { ':seen': interrupted.leaseSeen, ':sending': 'sending', ':delivered': 'delivered' } : {}),
+        Item: {
+          ...keys.estimationSend(send.claim_id),
+          entity: 'EstimationSend',
+          activepk: indexes.openEstimationSends().pk,
+          activesk: `${send.heartbeat_at}#${send.claim_id}`,
+          ...send,
         },
-        ReturnValues: 'ALL_OLD',
+        ConditionExpression: `attribute_not_exists(pk) OR ((attribute_not_exists(#status) OR #status <> :processing) AND ${seen})`,
+        ExpressionAttributeNames: { '#status': 'status', ...(seenRunId ? {} : { '#state': 'state' }) },
+        ExpressionAttributeValues: {
+          ':processing': 'processing',
+          ...(seenRunId ? { ':seen': seenRunId } : { ':sending': 'sending', ':delivered': 'delivered' }),
+        },
       }),
     );
-    const previous = Attributes?.state ? (withoutKeys(Attributes) as unknown as EstimationSend) : null;
-    return { busy: false, previous };
-  } catch (err) {
-    if (isConditionalCheckFailed(err)) return { busy: true };
-    throw err;
-  }
-}
-
-type StepFields = Partial<Omit<EstimationSend, 'claim_id' | 'team_id' | 'owner'>>;
-
-/** The conditional update of a step (see recordSendStep), also usable as one item of a transaction. */
-function stepUpdate(claimId: string, owner: string, fields: StepFields, options: { release?: boolean }) {
-  const at = new Date().toISOString();
-  // A send between its record and its end ('sending', 'delivered') is on the open index, so the send sweep
-  // finishes it if its process dies and no later send of the claim comes to do it.
-  const open = fields.state === 'sending' || fields.state === 'delivered';
-  const closed = fields.state === 'done' || fields.state === 'failed';
-  const set = setClauses({
-    ...fields,
-    ...(options.release ? { lease_until: 0 } : {}),
-    ...(open ? { activepk: indexes.openEstimationSends().pk, activesk: `${at}#${claimId}` } : {}),
-    updated_at: at,
-  });
-  return {
-    TableName: tableName(),
-    Key: keys.estimationSend(claimId),
-    UpdateExpression: `SET ${set.expression}${closed ? ' REMOVE activepk, activesk' : ''}`,
-    ConditionExpression: '#owner_ = :owner_',
-    ExpressionAttributeNames: { ...set.names, '#owner_': 'owner' },
-    ExpressionAttributeValues: { ...set.values, ':owner_': owner },
-  };
-}
-
-/**
- * Writes the step's fields while `owner` still holds the lease; `release`
- * frees it. False when the lease was lost (another send took it over).
- */
-export async function recordSendStep(
-  claimId: string,
-  owner: string,
-  fields: StepFields,
-  options: { release?: boolean } = {},
-): Promise<boolean> {
-  try {
-    await db().send(new UpdateCommand(stepUpdate(claimId, owner, fields, options)));
     return true;
   } catch (err) {
     if (isConditionalCheckFailed(err)) return false;
@@ -183,58 +160,122 @@ export async function recordSendStep(
   }
 }
 
+/** One conditional update of the send's row, keeping its place on the open-runs index (the run kind's store). */
+export function estimationSendUpdateInput(claimId: string, update: RowUpdate, now = new Date()) {
+  return rowUpdateInput(keys.estimationSend(claimId), update, now, openRuns(claimId));
+}
+
+/** The send after `update`, or null when its condition did not hold. */
+export async function updateEstimationSend(
+  claimId: string,
+  update: RowUpdate,
+  now = new Date(),
+): Promise<EstimationSend | null> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({ ...estimationSendUpdateInput(claimId, update, now), ReturnValues: 'ALL_NEW' }),
+    );
+    return asEstimationSend(Attributes ?? {});
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
+type StepFields = Partial<
+  Pick<
+    EstimationSend,
+    'state' | 'credits' | 'charge_unconfirmed' | 'charge_spend' | 'remote' | 'photos_included' | 'warnings'
+  >
+>;
+
+/** The run and the runner that hold the send's stage: every step is written only while they still do. */
+export type StageHolder = Pick<EstimationSend, 'claim_id' | 'run_id' | 'stage_runner'>;
+
+const heldBy = (holder: StageHolder): RowUpdate => ({
+  expectStatus: ['processing'],
+  condition: 'run_id = :run AND stage_state = :running AND stage_runner = :runner',
+  values: { ':run': holder.run_id, ':running': 'running', ':runner': holder.stage_runner },
+});
+
+/** Writes a step's fields while `holder` holds the send's stage; null when it no longer does. */
+export function recordSendStep(holder: StageHolder, fields: StepFields): Promise<EstimationSend | null> {
+  return updateEstimationSend(holder.claim_id, { ...heldBy(holder), set: fields });
+}
+
 /**
- * Records a refused attempt while `owner` still holds the lease: state
- * 'failed', the charge round moved on to `nextRound`, the lease released and,
- * in the same transaction, the refund of its charge owed to the team (the
- * billing sweep asks for it until the service confirms it). Only then may the
- * refund be asked for: a refunded reference must never be left on a record
- * still 'sending', which the next send would finish under it for free. False
- * when the lease was lost (the send is another's now: nothing is owed).
+ * Ends the send's run in failure: state 'failed', the charge round moved on,
+ * the run off the open index and, in the same transaction, the refund its
+ * charge owes (the billing sweep asks for it until the service confirms it).
+ * Only then may the refund be asked for: a refunded reference must never be
+ * left on a send still under way, which would be finished under it for free.
+ * `holder`: only while that runner holds the stage (the request, or a
+ * worker); without it, while the run is the one seen and still under way (the
+ * watchdog). False when the send had moved on.
  */
 export async function recordSendFailure(
-  claimId: string,
-  owner: string,
-  nextRound: number,
+  send: Pick<EstimationSend, 'claim_id' | 'run_id' | 'round'>,
+  error: string,
   refund: { teamId: string; reference: string; spend?: UnconfirmedSpend } | null,
+  holder?: StageHolder,
 ): Promise<boolean> {
-  const fields: StepFields = { state: 'failed', round: nextRound, remote: null, result: null };
-  if (!refund) return recordSendStep(claimId, owner, fields, { release: true });
+  const guard: RowUpdate = holder
+    ? heldBy(holder)
+    : { expectStatus: ['processing'], condition: 'run_id = :run', values: { ':run': send.run_id } };
+  const update = estimationSendUpdateInput(send.claim_id, {
+    ...guard,
+    set: {
+      status: 'failed',
+      state: 'failed',
+      round: send.round + 1,
+      error,
+      remote: null,
+      result: null,
+      stage_state: 'done',
+      stage_runner: null,
+    },
+  });
+  const now = new Date();
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Update: stepUpdate(claimId, owner, fields, { release: true }) },
-          { Put: owedSendRefundPut(refund.teamId, refund.reference, new Date(), undefined, refund.spend) },
+          { Update: update },
+          ...(refund
+            ? [{ Put: owedSendRefundPut(refund.teamId, refund.reference, now, undefined, refund.spend) }]
+            : []),
         ],
       }),
     );
     return true;
   } catch (err) {
-    if (!isTransactionCanceled(err)) throw err;
+    if (!isConditionRace(err)) throw err;
     const [record, owed] = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-    if (record?.Code === 'ConditionalCheckFailed') return false;
-    // The refund is owed already (recorded by an earlier attempt under this reference): the failure alone.
-    if (owed?.Code === 'ConditionalCheckFailed' && (!record?.Code || record.Code === 'None'))
-      return recordSendStep(claimId, owner, fields, { release: true });
-    throw err;
+    // The refund is owed already (recorded under this reference before): the failure alone.
+    if (refund && owed?.Code === 'ConditionalCheckFailed' && (!record?.Code || record.Code === 'None'))
+      return recordSendFailure(send, error, null, holder);
+    return false;
   }
 }
 
-/** Frees the lease without recording a step (a send refused before it started: nothing to remember). */
-export async function releaseSendLease(claimId: string, owner: string): Promise<void> {
-  await recordSendStep(claimId, owner, {}, { release: true });
+/** Ends the send's run done (after its closing write); false when it had ended already (another writer won). */
+export async function recordSendDone(send: Pick<EstimationSend, 'claim_id' | 'run_id'>): Promise<boolean> {
+  const done = await updateEstimationSend(send.claim_id, {
+    set: { status: 'done', state: 'done', error: null, stage_runner: null },
+    expectStatus: ['processing'],
+    condition: 'run_id = :run',
+    values: { ':run': send.run_id },
+  });
+  return Boolean(done);
 }
 
-/** The claims whose estimation send is between its record and its end (its process may have died). */
+/** The claims whose estimation send is under way (the open-runs index), the quietest first. */
 export async function* openEstimationSendClaimIds(): AsyncGenerator<string> {
   for await (const row of indexRows(indexes.openEstimationSends())) yield String(row.pk).slice('ESTSEND#'.length);
 }
 
-/** Writes the item rows of a new batch, after dropping those of earlier batches. */
+/** Writes the item rows of a new batch (before the send that names it is opened). */
 export async function recordBatchItems(claimId: string, batchId: string, itemIds: string[]): Promise<void> {
-  const earlier = (await partitionKeys(keys.estimationSend(claimId).pk)).filter((k) => k.sk.startsWith('ITEM#'));
-  await deleteKeys(earlier);
   await putRows(
     itemIds.map((itemId) => ({
       ...keys.estimationSendItem(claimId, batchId, itemId),
@@ -242,6 +283,14 @@ export async function recordBatchItems(claimId: string, batchId: string, itemIds
       item_id: itemId,
     })),
   );
+}
+
+/** Drops the item rows of one batch (the previous send's, once a new one is open; or a request's that lost the open). */
+export async function dropBatch(claimId: string, batchId: string): Promise<void> {
+  const rows = (await partitionKeys(keys.estimationSend(claimId).pk)).filter((k) =>
+    k.sk.startsWith(`ITEM#${batchId}#`),
+  );
+  await deleteKeys(rows);
 }
 
 /** The item ids of the record's batch (a record written before batches had rows keeps them in a list). */
@@ -260,4 +309,49 @@ export async function batchItemIds(record: Pick<EstimationSend, 'claim_id' | 'ba
 /** The purge's part: the record and its batch rows go with the claim. */
 export async function deleteEstimationSend(claimId: string): Promise<void> {
   await deleteKeys(await partitionKeys(keys.estimationSend(claimId).pk));
+}
+
+/**
+ * Gives a send of before the engine (still 'sending' or 'delivered', no run,
+ * its lease run out) its run, with `run`'s fields (the migration's). Null
+ * when the row has a run already, has ended, or its old lease still holds.
+ */
+export async function openMigratedEstimationRun(
+  claimId: string,
+  run: Record<string, unknown> & { heartbeat_at: string },
+  now: number,
+): Promise<EstimationSend | null> {
+  const set = setClauses({
+    ...run,
+    activepk: indexes.openEstimationSends().pk,
+    activesk: `${run.heartbeat_at}#${claimId}`,
+  });
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.estimationSend(claimId),
+        UpdateExpression: `SET ${set.expression} REMOVE #owner_, lease_until`,
+        ConditionExpression:
+          'attribute_not_exists(run_id) AND #state_ IN (:sending, :delivered) AND (attribute_not_exists(lease_until) OR lease_until < :now)',
+        ExpressionAttributeNames: { ...set.names, '#owner_': 'owner', '#state_': 'state' },
+        ExpressionAttributeValues: { ...set.values, ':sending': 'sending', ':delivered': 'delivered', ':now': now },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return asEstimationSend(Attributes ?? {});
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
+/** The raw rows of the claims whose send is listed open (a send of before the engine is listed there too). */
+export async function* openEstimationSendRows(): AsyncGenerator<Record<string, unknown>> {
+  for await (const claimId of openEstimationSendClaimIds()) {
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.estimationSend(claimId), ConsistentRead: true }),
+    );
+    if (Item) yield withoutKeys(Item);
+  }
 }

@@ -266,7 +266,13 @@ async function stateOf(work: Work) {
   return {
     jobs,
     claimsSend: submission && { ...submission, charge_spend: undefined },
-    estimationSend: send && { state: send.state, lease_until: send.lease_until, now: Date.now() },
+    estimationSend: send && {
+      status: send.status,
+      state: send.state,
+      stage_state: send.stage_state,
+      stage_lease_until: send.stage_lease_until,
+      now: new Date().toISOString(),
+    },
   };
 }
 
@@ -303,7 +309,7 @@ async function settledAsTheWorkDone(work: Work, timeoutMs: number, clickDied: bo
   });
   const estimationSend = await ended('the estimation send', async () => {
     const s = await getEstimationSend(work.estimationSend.claimId);
-    return s && (s.state === 'done' || s.state === 'failed') ? s : null;
+    return s && s.status !== 'processing' ? s : null;
   });
 
   // Photo jobs: a complete job billed one credit per photo (each answered once) and holds one item per photo; a

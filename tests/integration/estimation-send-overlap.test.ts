@@ -1,20 +1,29 @@
 /**
  * Estimation sends that overlap: a request that arrives while another send of
- * the claim is held at the platform, and two send sweeps (overlapping
- * watchdog runs) on one interrupted send. A send is held mid-call by a
- * forwarding proxy in front of the run's fake estimation platform: it keeps
- * the matching request until the test lets it go, then passes it on.
+ * the claim is held at the platform (held mid-call by a forwarding proxy in
+ * front of the run's fake estimation platform, which keeps the matching
+ * request until the test lets it go, then passes it on), and the stage
+ * message of a send being carried on delivered twice.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { settings } from '../../lib/config';
-import { keys } from '../../lib/db/keys';
+import { sendToQueue } from '../../lib/queue/queues';
 import { submitToEstimationPlatform } from '../../lib/sends/estimation-service';
-import { acquireSendLease, getEstimationSend } from '../../lib/sends/estimation-store';
-import { sweepInterruptedEstimationSends } from '../../lib/sends/estimation-sweep-service';
-import { Client } from '../support/api';
-import { getRow, setFields } from '../support/aws';
-import { addItem, fake, identityOfMember, type SendTeam, sendTeam, spendsOf, submit } from '../support/sends';
+import { getEstimationSend } from '../../lib/sends/estimation-store';
+import { Client, eventually } from '../support/api';
+import { getRow } from '../support/aws';
+import { armFaultPoint } from '../support/fault-points';
+import {
+  addItem,
+  expireEstimationSendLease,
+  fake,
+  identityOfMember,
+  type SendTeam,
+  sendTeam,
+  spendsOf,
+  submit,
+} from '../support/sends';
 import { teammateOf } from '../support/tokens';
 
 jest.setTimeout(120_000);
@@ -139,94 +148,43 @@ it('a double click while the first send is held at the platform is answered with
   expect(await netPaid(t)).toBe(2);
 });
 
-class ProcessDied extends Error {}
+/** The claim's send once it has ended (done or failed), waited for over the watchdog's next ticks. */
+const sendEnded = (claimId: string) =>
+  eventually(
+    async () => {
+      const s = await getEstimationSend(claimId);
+      return s && s.status !== 'processing' ? s : null;
+    },
+    150_000,
+    500,
+  );
 
-const dieAt = (step: string, at: string) => {
-  if (step === at) throw new ProcessDied(`died after ${at}`);
-};
-
-/** Everything but the clock runs for real: the test moves the service's time on to the next watchdog run. */
-const clockOnly = () =>
-  jest.useFakeTimers({
-    advanceTimers: true,
-    doNotFake: [
-      'hrtime',
-      'nextTick',
-      'performance',
-      'queueMicrotask',
-      'requestAnimationFrame',
-      'cancelAnimationFrame',
-      'requestIdleCallback',
-      'cancelIdleCallback',
-      'setImmediate',
-      'clearImmediate',
-      'setInterval',
-      'clearInterval',
-      'setTimeout',
-      'clearTimeout',
-    ],
-  });
-
-it('two overlapping watchdog runs finish an interrupted send once: one batch to the platform, one stamp, one charge', async () => {
+it("a send's stage message delivered twice while a worker carries the send on runs it once: one batch to the platform, one stamp, one charge", async () => {
   const t = await sendTeam();
-  const identity = await identityOfMember(t.member);
-  await expect(
-    submitToEstimationPlatform(identity, t.claimId, {}, { interrupt: (step) => dieAt(step, 'charged') }),
-  ).rejects.toThrow(ProcessDied);
-  // The dead request's lease has run out: the send is the sweep's.
-  const key = keys.estimationSend(t.claimId);
-  await setFields(key.pk, key.sk, { lease_until: 0 });
+  armFaultPoint('estimation-send:recorded', t.claimId);
+  expect((await submit(t)).status).toBeGreaterThanOrEqual(500);
+  const dead = await getEstimationSend(t.claimId);
   const revisions = async () =>
     Promise.all(t.items.map(async (i) => Number((await getRow(`ITEM#${i.id}`, 'ITEM'))?.rev ?? 0)));
   const before = await revisions();
 
-  const platform = await holdingPlatform('POST /intake/contents-inventory');
-  const reports: { finished: number }[] = [];
-  clockOnly();
-  try {
-    // One run takes the send over and is held at the platform (a slow platform: a create can take 20 s, and
-    // its follow-up append 20 s more) ...
-    const first = sweepInterruptedEstimationSends(undefined, { config: platform.config });
-    await platform.held;
-    // ... while the watchdog starts its next run a minute later.
-    jest.setSystemTime(Date.now() + 61_000);
-    const second = await sweepInterruptedEstimationSends();
-    platform.release();
-    reports.push(await first, second);
-  } finally {
-    jest.useRealTimers();
-    platform.release();
-    await platform.close();
-  }
-  expect(await getEstimationSend(t.claimId)).toMatchObject({ state: 'done', lease_until: 0 });
-  // The platform got the batch once, each item was stamped once, the ledger and the claim were charged once.
+  // Time makes the request a dead one; the watchdog restarts its stage under a new run and queues its message ...
+  await expireEstimationSendLease(t.claimId);
+  const restarted = await eventually(
+    async () => {
+      const s = await getEstimationSend(t.claimId);
+      return s && s.run_id !== dead?.run_id ? s : null;
+    },
+    150_000,
+    200,
+  );
+  // ... and the queue delivers that message a second time (SQS is at-least-once).
+  await sendToQueue('stages', { kind: 'estimation-send', id: t.claimId, run_id: restarted.run_id, stage: 'send' });
+
+  expect(await sendEnded(t.claimId)).toMatchObject({ status: 'done', state: 'done' });
   expect(await fake().requests({ key: t.key, match: 'POST /intake/contents-inventory' })).toHaveLength(1);
   expect(await revisions()).toEqual(before.map((rev) => rev + 1));
   expect(await unsentCount(t)).toBe(0);
   expect((await spendsOf(t)).map((s) => [s.reference, s.amount, s.refunded])).toEqual([[`ce-send:${t.claimId}`, 2, 0]]);
   expect((await t.client.get(`/api/claims/${t.claimId}`)).body.spend_usd).toBe(2);
-  expect(reports.reduce((n, r) => n + r.finished, 0)).toBe(1);
-});
-
-it('a sweep takes over only the open send it saw: not one finished, failed or taken over since its read', async () => {
-  const t = await sendTeam();
-  const identity = await identityOfMember(t.member);
-  await expect(
-    submitToEstimationPlatform(identity, t.claimId, {}, { interrupt: (step) => dieAt(step, 'charged') }),
-  ).rejects.toThrow(ProcessDied);
-  const key = keys.estimationSend(t.claimId);
-  await setFields(key.pk, key.sk, { lease_until: 0 });
-  const claim = { id: t.claimId, team_id: (await getEstimationSend(t.claimId))!.team_id };
-  const takeOver = (leaseSeen: number) =>
-    acquireSendLease(claim, 'sweep', Date.now(), Date.now() + 60_000, { leaseSeen });
-
-  // The sweep read it open under lease 0; a request took it over meanwhile (its lease is another): left alone.
-  await setFields(key.pk, key.sk, { lease_until: 1 });
-  expect(await takeOver(0)).toEqual({ busy: true });
-  // The request finished it and let go of its lease (0 again): a finished send is not run again.
-  const finished = await submitToEstimationPlatform(identity, t.claimId, {});
-  expect(finished.items_sent).toBe(2);
-  expect(await getEstimationSend(t.claimId)).toMatchObject({ state: 'done', lease_until: 0 });
-  expect(await takeOver(0)).toEqual({ busy: true });
-  expect(await fake().requests({ key: t.key, match: 'POST /intake/contents-inventory' })).toHaveLength(1);
 });

@@ -1,120 +1,147 @@
 /**
- * The estimation send in-process against the embedded stack and the run's
- * fakes, for what HTTP cannot reach: a process that dies between the steps
- * (record, charge, remote call, stamps), a training claim's dry run, the
- * enterprise exemption and a deployment without PUBLIC_BASE_URL.
+ * The estimation send against the embedded stack and the run's fakes: a
+ * request ended at each of its named fault points (through the real route,
+ * as a crash would end it) and left to the stack's watchdog (every 15 s in
+ * the test stack) once time has made it a dead request (its lease on the
+ * send's run ran out, no heartbeat since), which has a worker carry the send
+ * on under the same reference; a worker that dies too, which the watchdog
+ * then fails and refunds; a refused send whose request died after its
+ * failure was recorded, refunded by the billing sweep. Then, in-process, what
+ * HTTP cannot reach: a training claim's dry run, the enterprise exemption and
+ * deployments without PUBLIC_BASE_URL or the platform's address.
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getOwedSendRefund } from '../../lib/billing/send-refund-store';
-import { settlePendingEntry } from '../../lib/billing/sweep-service';
 import { settings } from '../../lib/config';
 import { keys } from '../../lib/db/keys';
+import type { FaultPointName } from '../../lib/faults/fault-points';
 import { SPEND_PATH } from '../../lib/integrations/billing-contract';
 import { PHOTOS_NOT_SENT } from '../../lib/sends/estimation-batch-payload-service';
+import { SEND_INTERRUPTED } from '../../lib/sends/estimation-run-service';
 import { submitToEstimationPlatform } from '../../lib/sends/estimation-service';
-import { getEstimationSend } from '../../lib/sends/estimation-store';
-import { sweepInterruptedEstimationSends } from '../../lib/sends/estimation-sweep-service';
+import { type EstimationSend, getEstimationSend } from '../../lib/sends/estimation-store';
 import { findTeamByExternalId } from '../../lib/teams/store';
+import { eventually } from '../support/api';
 import { doc, getRow, setFields, table } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
-import { addItem, fake, identityOfMember, type SendTeam, sendTeam, spendsOf } from '../support/sends';
-import { dieAt, ProcessDied } from '../support/process-death';
+import { armFaultPoint, faultPointTripped } from '../support/fault-points';
+import {
+  addItem,
+  expireEstimationSendLease,
+  fake,
+  identityOfMember,
+  type SendTeam,
+  sendTeam,
+  spendsOf,
+  submit,
+} from '../support/sends';
 
-jest.setTimeout(120_000);
+jest.setTimeout(180_000);
 
 const identityFor = (t: SendTeam) => identityOfMember(t.member);
-
-/** What a dead process leaves: its lease, until it expires (here: at once). */
-const expireLease = (claimId: string) => {
-  const key = keys.estimationSend(claimId);
-  return setFields(key.pk, key.sk, { lease_until: 0 });
-};
 
 const unsentCount = async (t: SendTeam) =>
   (await t.client.get(`/api/claims/${t.claimId}/estimation-platform-items`)).body.unsent_item_count;
 
-// Each case has a claim and a team of its own, and most of their time is waiting (a lost charge answer's
-// retries, a held lease), so they run side by side; only the send sweep, which takes every open send, runs
-// after them, one case at a time.
-it.concurrent.each(['recorded', 'charged', 'delivered'])(
-  'a send whose process dies after %s is finished by the next send: one charge, each item added once, every item stamped',
-  async (step) => {
-    const t = await sendTeam();
-    const identity = await identityFor(t);
-    await expect(submitToEstimationPlatform(identity, t.claimId, {}, { interrupt: dieAt(step) })).rejects.toThrow(
-      ProcessDied,
-    );
-    expect((await getEstimationSend(t.claimId))?.state).toBe(step === 'delivered' ? 'delivered' : 'sending');
-    expect(await unsentCount(t)).toBe(2);
-
-    // While the dead process's lease lasts, another send waits and then gives up: never two at once.
-    await expireLease(t.claimId);
-    const finished = await submitToEstimationPlatform(identity, t.claimId, {});
-    expect(finished).toMatchObject({ items_sent: 2, credits_charged: 2 });
-    expect(await unsentCount(t)).toBe(0);
-    const [remote] = await fake().claims(t.key);
-    expect(remote.items).toHaveLength(2);
-    expect((await spendsOf(t)).map((s) => [s.reference, s.amount, s.refunded])).toEqual([
-      [`ce-send:${t.claimId}`, 2, 0],
-    ]);
-    const claim = await t.client.get(`/api/claims/${t.claimId}`);
-    expect(claim.body.estimation_claim_key).toBe(remote.claim_key);
-    expect(claim.body.spend_usd).toBeGreaterThanOrEqual(2);
-  },
-);
-
-describe.each(['recorded', 'charged', 'delivered'])(
-  'a send whose process dies after %s, with no later send',
-  (step) => {
-    it('is finished by the send sweep once its lease has run out: one charge, each item added once, every item stamped', async () => {
-      const t = await sendTeam();
-      const identity = await identityFor(t);
-      await expect(submitToEstimationPlatform(identity, t.claimId, {}, { interrupt: dieAt(step) })).rejects.toThrow(
-        ProcessDied,
-      );
-      // While its lease lasts, the sweep leaves it alone.
-      await sweepInterruptedEstimationSends();
-      expect((await getEstimationSend(t.claimId))?.state).not.toBe('done');
-
-      await expireLease(t.claimId);
-      await sweepInterruptedEstimationSends();
-      const record = await getEstimationSend(t.claimId);
-      expect(record).toMatchObject({ state: 'done', lease_until: 0 });
-      expect(await unsentCount(t)).toBe(0);
-      const [remote] = await fake().claims(t.key);
-      expect(remote.items).toHaveLength(2);
-      expect((await spendsOf(t)).map((s) => [s.reference, s.amount, s.refunded])).toEqual([
-        [`ce-send:${t.claimId}`, 2, 0],
-      ]);
-      // Off the open index: the next sweep does not look at it again.
-      const key = keys.estimationSend(t.claimId);
-      expect((await getRow(key.pk, key.sk))?.activepk).toBeUndefined();
-    });
-  },
-);
-
 /** What the team has paid for its sends on the ledger: every spend less what it has had back. */
 const netPaid = async (t: SendTeam) => (await spendsOf(t)).reduce((sum, s) => sum + s.amount - s.refunded, 0);
 
-it.concurrent('a refused send whose request dies right after its refund was asked is charged again when it is sent again', async () => {
-  const t = await sendTeam();
-  const identity = await identityFor(t);
-  await fake().failNext('422', { key: t.key, match: 'POST /intake/contents-inventory' });
-  await expect(submitToEstimationPlatform(identity, t.claimId, {}, { interrupt: dieAt('failed') })).rejects.toThrow(
-    ProcessDied,
-  );
-  expect(await netPaid(t)).toBe(0);
+const ledger = async (t: SendTeam) => (await spendsOf(t)).map((s) => [s.reference, s.amount, s.refunded]);
 
-  // The platform is back and the adjuster sends again once the dead request's lease has run out.
-  await expireLease(t.claimId);
-  const sent = await submitToEstimationPlatform(identity, t.claimId, {});
-  expect(sent).toMatchObject({ items_sent: 2, credits_charged: 2 });
+/** The send's request through the real route, ended at `point`: the invocation fails (5xx) and the point tripped. */
+async function sendEndedAt(t: SendTeam, point: FaultPointName) {
+  armFaultPoint(point, t.claimId);
+  const res = await submit(t);
+  expect(res.status).toBeGreaterThanOrEqual(500);
+  expect(faultPointTripped(point, t.claimId)).toBe(true);
+}
+
+/** The claim's send once it has ended (done or failed), waited for over the watchdog's next ticks. */
+const sendEnded = (t: SendTeam) =>
+  eventually(
+    async () => {
+      const s = await getEstimationSend(t.claimId);
+      return s && s.status !== 'processing' ? s : null;
+    },
+    150_000,
+    500,
+  ) as Promise<EstimationSend>;
+
+describe.each([
+  ['estimation-send:recorded', 'sending'],
+  ['estimation-send:spent', 'sending'],
+  ['estimation-send:charged', 'sending'],
+  ['estimation-send:delivered', 'delivered'],
+] as const)('a send whose request is ended at %s', (point, state) => {
+  it.concurrent('stays under way, then a worker carries it on for the watchdog: one charge, each item added once, every item stamped', async () => {
+    const t = await sendTeam();
+    await sendEndedAt(t, point);
+    expect(await getEstimationSend(t.claimId)).toMatchObject({ status: 'processing', state, stage_state: 'running' });
+    expect(await unsentCount(t)).toBe(2);
+    if (point === 'estimation-send:charged') {
+      // While the dead request's lease lasts, another click waits for its send and then gives up: never two at once.
+      const again = await submit(t);
+      expect(again.status).toBe(409);
+      expect(again.body.detail).toMatch(/already in progress/);
+    }
+
+    await expireEstimationSendLease(t.claimId);
+    expect(await sendEnded(t)).toMatchObject({ status: 'done', state: 'done', recovery_attempts: 1 });
+    expect(await unsentCount(t)).toBe(0);
+    const [remote] = await fake().claims(t.key);
+    expect(remote.items).toHaveLength(2);
+    // The platform was asked once: by the request when it died after the platform's answer, else by the worker.
+    expect(await fake().requests({ key: t.key, match: 'POST /intake/contents-inventory' })).toHaveLength(1);
+    expect(await ledger(t)).toEqual([[`ce-send:${t.claimId}`, 2, 0]]);
+    const claim = await t.client.get(`/api/claims/${t.claimId}`);
+    expect(claim.body.estimation_claim_key).toBe(remote.claim_key);
+    expect(claim.body.spend_usd).toBe(2);
+    // Off the open index: the watchdog does not look at it again.
+    const key = keys.estimationSend(t.claimId);
+    expect((await getRow(key.pk, key.sk))?.activepk).toBeUndefined();
+  });
+});
+
+it.concurrent('a send whose worker dies too is failed by the watchdog and given back whole; the next send pays once', async () => {
+  const t = await sendTeam();
+  await sendEndedAt(t, 'estimation-send:charged');
+  // The worker that carries it on dies at the same point: the send's second interruption.
+  armFaultPoint('estimation-send:charged', t.claimId);
+  await expireEstimationSendLease(t.claimId);
+  await eventually(async () => faultPointTripped('estimation-send:charged', t.claimId), 150_000, 500);
+  await expireEstimationSendLease(t.claimId);
+  expect(await sendEnded(t)).toMatchObject({ status: 'failed', state: 'failed', error: SEND_INTERRUPTED, round: 2 });
+  expect(await fake().requests({ key: t.key, match: 'POST /intake/contents-inventory' })).toEqual([]);
+  // The refund was owed with the failure and asked for at once (or by the billing sweep).
+  await eventually(async () => (await getOwedSendRefund(`ce-send:${t.claimId}`)) === null, 60_000, 500);
+  expect(await ledger(t)).toEqual([[`ce-send:${t.claimId}`, 2, 2]]);
+
+  const sent = await submit(t);
+  expect(sent.status).toBe(200);
+  expect(sent.body).toMatchObject({ items_sent: 2, credits_charged: 2 });
+  expect(await ledger(t)).toEqual([
+    [`ce-send:${t.claimId}`, 2, 2],
+    [`ce-send:${t.claimId}:r2`, 2, 0],
+  ]);
+});
+
+it.concurrent('a refused send whose request is ended right after its failure and owed refund were recorded is refunded by the billing sweep, and charged again when sent again', async () => {
+  const t = await sendTeam();
+  await fake().failNext('422', { key: t.key, match: 'POST /intake/contents-inventory' });
+  await sendEndedAt(t, 'estimation-send:failed');
+  expect(await getEstimationSend(t.claimId)).toMatchObject({ status: 'failed', state: 'failed', round: 2 });
+  // The billing sweep, on its schedule, asks for the refund the dead request never asked for.
+  await eventually(async () => (await netPaid(t)) === 0, 90_000, 500);
+
+  const sent = await submit(t);
+  expect(sent.status).toBe(200);
+  expect(sent.body).toMatchObject({ items_sent: 2, credits_charged: 2 });
   expect(await unsentCount(t)).toBe(0);
   const [remote] = await fake().claims(t.key);
   expect(remote.items).toHaveLength(2);
   // The two items delivered are paid for once; the refused attempt costs nothing.
   expect(await netPaid(t)).toBe(2);
-  expect((await spendsOf(t)).map((s) => [s.reference, s.amount, s.refunded])).toEqual([
+  expect(await ledger(t)).toEqual([
     [`ce-send:${t.claimId}`, 2, 2],
     [`ce-send:${t.claimId}:r2`, 2, 0],
   ]);
@@ -122,21 +149,20 @@ it.concurrent('a refused send whose request dies right after its refund was aske
 
 it.concurrent('a refused send whose charge answer was lost, the spend landing after the send failed, nets to nothing', async () => {
   const t = await sendTeam();
-  const identity = await identityFor(t);
   const team = t.member.current_team_id;
   // Every attempt of the charge goes unanswered; the spend lands well after the client gave up and the send failed.
   await fakeBilling.failNext('late', 3, team, SPEND_PATH, { delayMs: 20_000 });
   await fake().failNext('422', { key: t.key, match: 'POST /intake/contents-inventory' });
-  await expect(submitToEstimationPlatform(identity, t.claimId, {})).rejects.toMatchObject({ code: 'unprocessable' });
+  const refused = await submit(t);
+  expect(refused.status).toBe(422);
   await fakeBilling.lateApplied(team);
-  // The billing sweep's part for whatever is still owed under the send's reference.
+  // The billing sweep, on its schedule, settles what is still owed under the send's reference.
   const reference = `ce-send:${t.claimId}`;
-  await settlePendingEntry({ kind: 'send-refund', reference });
+  await eventually(async () => (await getOwedSendRefund(reference)) === null, 90_000, 500);
 
   expect((await spendsOf(t)).map((s) => [s.reference, s.amount])).toEqual([[reference, 2]]);
   expect(await netPaid(t)).toBe(0);
-  expect(await getOwedSendRefund(reference)).toBeNull();
-}, 90_000);
+});
 
 it.concurrent('a send refused for credits (402) leaves its reference behind: the next one, with an item added, is charged for all it sends', async () => {
   const t = await sendTeam([['Sofa'], ['Lamp']], 1);
@@ -154,20 +180,6 @@ it.concurrent('a send refused for credits (402) leaves its reference behind: the
   expect(await unsentCount(t)).toBe(0);
   expect(await netPaid(t)).toBe(3);
 });
-
-it.concurrent('a send still holding its lease makes another one wait, then refuses it with 409', async () => {
-  const t = await sendTeam();
-  const identity = await identityFor(t);
-  await expect(submitToEstimationPlatform(identity, t.claimId, {}, { interrupt: dieAt('charged') })).rejects.toThrow(
-    ProcessDied,
-  );
-  await expect(submitToEstimationPlatform(identity, t.claimId, {})).rejects.toMatchObject({
-    code: 'conflict',
-    message: expect.stringMatching(/already in progress/),
-  });
-  await expireLease(t.claimId);
-  await expect(submitToEstimationPlatform(identity, t.claimId, {})).resolves.toMatchObject({ items_sent: 2 });
-}, 60_000);
 
 it.concurrent('a training claim is a dry run: no remote call, no charge, a stand-in key, and it never locks', async () => {
   const t = await sendTeam();

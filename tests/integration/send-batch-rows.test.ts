@@ -10,7 +10,15 @@ import { randomUUID } from 'node:crypto';
 import { keys } from '../../lib/db/keys';
 import { requestStageFields } from '../../lib/orchestrator/request-stage';
 import { claimsPlatformSendPipeline } from '../../lib/sends/claims-platform-run-service';
-import { acquireSendLease, batchItemIds, recordBatchItems, recordSendStep } from '../../lib/sends/estimation-store';
+import { estimationSendPipeline } from '../../lib/sends/estimation-run-service';
+import {
+  batchItemIds,
+  dropBatch,
+  type EstimationSend,
+  openEstimationSend,
+  recordBatchItems,
+  recordSendStep,
+} from '../../lib/sends/estimation-store';
 import { countSubmissionItem, recordSubmissionItems, submissionItemIds } from '../../lib/sends/submission-item-store';
 import { getSubmission, openSubmission } from '../../lib/sends/submission-store';
 import { getRow } from '../support/aws';
@@ -65,20 +73,44 @@ it('a claims platform send of 500 items keeps a small Submission row and counts 
 });
 
 it('an estimation send of 500 items keeps a small record and reads its batch back', async () => {
-  const claim = { id: randomUUID(), team_id: randomUUID() };
-  const owner = randomUUID();
-  const now = Date.now();
-  expect(await acquireSendLease(claim, owner, now, now + 60_000)).toEqual({ busy: false, previous: null });
+  const claimId = randomUUID();
   const first = ids();
-  await recordBatchItems(claim.id, 'batch-1', first);
-  expect(await recordSendStep(claim.id, owner, { state: 'sending', batch_id: 'batch-1', item_count: ITEMS })).toBe(
-    true,
-  );
-  expect((await batchItemIds({ claim_id: claim.id, batch_id: 'batch-1' })).sort()).toEqual([...first].sort());
-  // A later batch replaces the rows of the earlier one.
-  await recordBatchItems(claim.id, 'batch-2', first.slice(0, 3));
-  expect(await batchItemIds({ claim_id: claim.id, batch_id: 'batch-1' })).toEqual([]);
-  expect(await batchItemIds({ claim_id: claim.id, batch_id: 'batch-2' })).toHaveLength(3);
-  const key = keys.estimationSend(claim.id);
+  await recordBatchItems(claimId, 'batch-1', first);
+  const now = new Date();
+  const send: EstimationSend = {
+    ...requestStageFields(estimationSendPipeline, randomUUID(), 60_000, now),
+    id: claimId,
+    claim_id: claimId,
+    team_id: randomUUID(),
+    status: 'processing',
+    state: 'sending',
+    round: 1,
+    reference: `ce-send:${claimId}`,
+    planned_credits: ITEMS,
+    credits: 0,
+    charge_unconfirmed: false,
+    batch_id: 'batch-1',
+    item_count: ITEMS,
+    destination: { mode: 'create' },
+    pricing: {},
+    photos_included: 0,
+    warnings: [],
+    dry_run: false,
+    sender_user_id: null,
+    remote: null,
+    result: null,
+    created_at: now.toISOString(),
+  };
+  expect(await openEstimationSend(send, null)).toBe(true);
+  // One send of a claim at a time: a second open loses.
+  expect(await openEstimationSend({ ...send, run_id: randomUUID() }, null)).toBe(false);
+  expect(await recordSendStep(send, { credits: ITEMS })).toMatchObject({ credits: ITEMS });
+  expect((await batchItemIds({ claim_id: claimId, batch_id: 'batch-1' })).sort()).toEqual([...first].sort());
+  // The next send's batch, once it is open, drops the rows of the earlier one.
+  await recordBatchItems(claimId, 'batch-2', first.slice(0, 3));
+  await dropBatch(claimId, 'batch-1');
+  expect(await batchItemIds({ claim_id: claimId, batch_id: 'batch-1' })).toEqual([]);
+  expect(await batchItemIds({ claim_id: claimId, batch_id: 'batch-2' })).toHaveLength(3);
+  const key = keys.estimationSend(claimId);
   expect(rowBytes(await getRow(key.pk, key.sk))).toBeLessThan(4096);
 });

@@ -10,11 +10,10 @@
  * again. A send whose charge's answer was lost goes out on it; billing down at
  * the charge lets the send go out uncharged (the spec's fail-open).
  */
-import { keys } from '../../lib/db/keys';
 import { getEstimationSend } from '../../lib/sends/estimation-store';
 import { getSubmission } from '../../lib/sends/submission-store';
 import { eventually } from './api';
-import { getRow, setFields } from './aws';
+import { getRow } from './aws';
 import { fakeBilling } from './fake-billing';
 import {
   BOUNDARY,
@@ -31,6 +30,7 @@ import {
   addItem,
   claimsPlatform,
   claimsPlatformTeam,
+  expireEstimationSendLease,
   expireSubmissionLease,
   fake as fakeEstimation,
   openSubmissionId,
@@ -134,11 +134,10 @@ async function estimationCell(kind: 'create' | 'append', fault: Fault, armed: bo
     armFaultPoint(point, t.claimId);
     expect((await send()).status).toBeGreaterThanOrEqual(500);
     expect(faultPointTripped(point, t.claimId)).toBe(true);
-    // The request's lease runs out; the watchdog's estimation sweep, on its schedule, finishes the send under the
-    // same reference (no second charge).
-    const key = keys.estimationSend(t.claimId);
-    await setFields(key.pk, key.sk, { lease_until: 0 });
-    await eventually(async () => (await getEstimationSend(t.claimId))?.state === 'done', SWEEP_WAIT_MS, 1000);
+    // The request's lease runs out; the watchdog, on its schedule, has a worker carry the send on under the same
+    // reference (no second charge).
+    await expireEstimationSendLease(t.claimId);
+    await eventually(async () => (await getEstimationSend(t.claimId))?.status === 'done', SWEEP_WAIT_MS, 1000);
     sentByRequest = false;
   } else if (armed && failsTheWork(fault)) {
     await fakeEstimation().failNext('422', { key: t.key, detail: 'items.0.title: too long for the platform' });

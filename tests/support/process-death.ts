@@ -1,9 +1,7 @@
 /**
  * A request cut off where a crash or a timeout would cut it: through the real
- * route, at a named fault point (lib/faults) the test arms for the job, or, in
- * the test's own process, where a use case's `interrupt` dependency throws
- * ProcessDied at the named step. The job's billing rows the sweeps read, and
- * the passing of a round's lease.
+ * route, at a named fault point (lib/faults) the test arms for the job. The
+ * job's billing rows the sweeps read, and the passing of a round's lease.
  */
 import { pendingBillingEntries } from '../../lib/billing/settlement-store';
 import { unstartedRoundLeaseMs } from '../../lib/billing/settlement-rules';
@@ -11,13 +9,6 @@ import type { FaultPointName } from '../../lib/faults/fault-points';
 import type { Client } from './api';
 import { setFields } from './aws';
 import { armFaultPoint, faultPointTripped } from './fault-points';
-
-export class ProcessDied extends Error {}
-
-/** An `interrupt` that dies once `step` is reached. */
-export const dieAt = (step: string) => (at: string) => {
-  if (at === step) throw new ProcessDied(`died after ${step}`);
-};
 
 /**
  * The job's click (`action`: process or read-the-rest) through the real route, ended at `point`: the invocation

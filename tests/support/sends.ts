@@ -113,11 +113,19 @@ export async function openSubmissionId(claimId: string): Promise<string> {
  * tick, finds the request's stage without a worker, or the next stage queued with its message lost.
  */
 export async function expireSubmissionLease(submissionId: string): Promise<void> {
-  const key = keys.submission(submissionId);
+  await expireRunLease(keys.submission(submissionId), submissionId);
+}
+
+/** The same for a claim's estimation send, whose run is addressed by the claim's id. */
+export async function expireEstimationSendLease(claimId: string): Promise<void> {
+  await expireRunLease(keys.estimationSend(claimId), claimId);
+}
+
+async function expireRunLease(key: { pk: string; sk: string }, id: string): Promise<void> {
   const quiet = new Date(Date.now() - 20 * 60_000).toISOString();
   await setFields(key.pk, key.sk, {
     stage_lease_until: new Date(Date.now() - 1000).toISOString(),
     heartbeat_at: quiet,
-    activesk: `${quiet}#${submissionId}`,
+    activesk: `${quiet}#${id}`,
   });
 }

@@ -1,9 +1,8 @@
 /**
  * Covers: functions/schedules/watchdog.ts, lib/background/watchdog-parts.ts.
  *
- * The watchdog runs three parts in one invocation (the recovery of every
- * run kind's open runs, the estimation send sweep, the homeowner submit
- * rounds). One kind or part failing must not skip the others: here one
+ * The watchdog runs two parts in one invocation (the recovery of every run
+ * kind's open runs, the homeowner submit rounds). One kind or part failing must not skip the others: here one
  * kind's read of the table fails (the mocked table refuses its query), and
  * the other kind and the later parts still read theirs; the invocation's report names the failed part, and the
  * failure reaches error tracking (an in-process fake of the service).
@@ -60,8 +59,8 @@ it('runs every part when the first fails, names the failed part, and reports it 
 
   const report = await runHandler();
 
-  // The runs' other kind (the claims platform sends) and the two later parts each read their own index, after the
-  // jobs' failed read.
+  // The runs' other kinds (the two platforms' sends) and the later part each read their own index, after the jobs'
+  // failed read.
   expect(queriedPartitions()).toEqual([
     activeJobs,
     indexes.openSubmissions().pk,
@@ -71,7 +70,6 @@ it('runs every part when the first fails, names the failed part, and reports it 
   expect(report).toMatchObject({
     failed_parts: ['runs'],
     runs: { error: expect.stringContaining('table refused the active jobs query') },
-    estimation_sends: { checked: 0 },
     insured_submits: { checked: 0 },
   });
   const events = sentry.envelopes.flatMap((e) => e.items.map((i) => i.payload as Record<string, any>));
@@ -90,7 +88,6 @@ it('runs every part after a later one fails too, and reports nothing failed when
   expect(report).toMatchObject({
     failed_parts: ['runs'],
     runs: { error: expect.stringContaining('sends index unreadable') },
-    estimation_sends: { checked: 0 },
     insured_submits: { checked: 0 },
   });
   expect(queriedPartitions()).toHaveLength(4);
