@@ -189,7 +189,7 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
     title: 'Schedules, sweeps and leases',
     descriptions: {
       WATCHDOG_RATE:
-        'How often the watchdog runs (the recovery of runs: jobs and both platforms\' sends; homeowner submit rounds): an EventBridge rate expression, rate(<n> minute|minutes|hour|hours|day|days). Read when the functions are packaged and by `npm start`.',
+        "How often the watchdog runs (the recovery of runs: jobs and both platforms' sends; homeowner submit rounds): an EventBridge rate expression, rate(<n> minute|minutes|hour|hours|day|days). Read when the functions are packaged and by `npm start`.",
       BILLING_SWEEP_RATE:
         'How often the billing sweep settles unconfirmed refunds and lost spends: an EventBridge rate expression, as WATCHDOG_RATE.',
       CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS:
