@@ -15,6 +15,8 @@ import { listNewestJobIds, listRunningJobs } from './job-list-service';
 import { LEADERBOARD_SIZE, OVERVIEW_LIST_SIZE } from './rules';
 import { getJobsInOrder, getTeamsById, listNewestFeedRows } from './store';
 import { adminJobView, namesOf } from './view';
+import type { SendPlatform } from '../sends/destination-rules';
+import { SEND_DESTINATIONS } from '../sends/destination-rules';
 
 const pick = <T extends object, K extends keyof T>(row: T, names: readonly K[]) =>
   Object.fromEntries(names.map((name) => [name, row[name]])) as Pick<T, K>;
@@ -66,7 +68,10 @@ export async function showOverview(rangeParam: string | undefined, now = new Dat
     processing_now: running.map((job) => adminJobView(job, names)),
     recent_failures: failures.map((failure) => ({ ...failure, team_name: teamName(failure.team_id) })),
     activity,
-    submissions: { claims_platform: totals.submissions, estimation_platform: totals.estimation_sends },
+    submissions: Object.fromEntries(SEND_DESTINATIONS.map((d) => [d.platform, totals[d.statsCounter]])) as Record<
+      SendPlatform,
+      number
+    >,
     quality: qualityAverages(totals),
     stats: pick(totals, ['ai_cost_usd', 'ai_tokens', 'ai_calls', 'processing_seconds']),
     active_users: activeUsers,

@@ -25,6 +25,7 @@ import { logger } from '../observability/logger';
 import { type RunContext, type RunLog, type RunPipeline, registerPipeline } from '../orchestrator/pipeline';
 import type { RunKind } from '../orchestrator/run-kind';
 import { registerRunKind } from '../orchestrator/run-kinds';
+import { destinationOf } from './destination-rules';
 import { getTeam, type Team } from '../teams/store';
 import { getUser } from '../users/store';
 import { countItem, deliverSubmissionItem } from './claims-platform-item-service';
@@ -51,9 +52,12 @@ interface ClaimsSendContext extends RunContext {
 /** Items sent side by side by one send: a few at a time keeps the platform's rate and the units queue fair. */
 const ITEMS_IN_FLIGHT = 8;
 
+/** This send's destination (destination-rules.ts): its run kind and pipeline take their names from it. */
+export const claimsPlatformDestination = destinationOf('claims_platform');
+
 export const claimsPlatformSendPipeline: RunPipeline<ClaimsSendContext, Submission, 'processing'> = {
-  name: 'claims-platform-send',
-  kind: 'claims-send',
+  name: claimsPlatformDestination.pipeline,
+  kind: claimsPlatformDestination.runKind,
   stages: [
     {
       name: 'request',
@@ -94,7 +98,7 @@ function sendLog(submissionId: string): RunLog {
 }
 
 export const claimsSendRunKind: RunKind<Submission, ClaimsSendContext> = {
-  name: 'claims-send',
+  name: claimsPlatformDestination.runKind,
   // Unit rows sit in the send's own partition, beside its item rows (`ITEM#…`): they go when the send does.
   unitPartition: (id) => keys.submission(id).pk,
   get: getSubmission,

@@ -36,7 +36,12 @@ import { recordSend } from '../stats/service';
 import { getTeam, type Team } from '../teams/store';
 import { loadClaimForTeam } from '../tenancy/service';
 import { listActiveClaimItems } from './claim-items-service';
-import { claimsPlatformSendPipeline, claimsSendRunKind, failSend } from './claims-platform-run-service';
+import {
+  claimsPlatformDestination,
+  claimsPlatformSendPipeline,
+  claimsSendRunKind,
+  failSend,
+} from './claims-platform-run-service';
 import {
   claimsPlatformFailure,
   dryRunClaimKey,
@@ -222,7 +227,7 @@ export async function submitToClaimsPlatform(
     throw err;
   }
   faultPoint('claims-send:spent', [claim.id]);
-  await recordSend(claim.team_id, 'claims_platform', now);
+  await recordSend(claim.team_id, claimsPlatformDestination.statsCounter, now);
   const syncing = await advanceSubmission(submission, 'charging', 'syncing', {
     credits: charged.credits,
     // A lost answer: every refund this send owes asks for the spend again first.
@@ -290,7 +295,7 @@ async function completeDryRun(submission: Submission, claim: Claim, batch: { id:
   const at = new Date().toISOString();
   for (const item of batch) await updateItemFields(item.id, { claims_platform_submitted_at: at });
   if (!claim.submitted_at) await setClaimSubmitted(claim.id, at);
-  await recordSend(claim.team_id, 'claims_platform', new Date(submission.created_at));
+  await recordSend(claim.team_id, claimsPlatformDestination.statsCounter, new Date(submission.created_at));
   return (
     (await completeSubmission(submission, {
       claim_key: dryRunClaimKey(claim.id),

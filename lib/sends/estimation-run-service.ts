@@ -29,6 +29,7 @@ import { logger } from '../observability/logger';
 import { type RunContext, type RunLog, type RunPipeline, registerPipeline } from '../orchestrator/pipeline';
 import type { RunKind } from '../orchestrator/run-kind';
 import { registerRunKind } from '../orchestrator/run-kinds';
+import { destinationOf } from './destination-rules';
 import { recordSend } from '../stats/service';
 import { getTeam, type Team } from '../teams/store';
 import { getUser } from '../users/store';
@@ -52,9 +53,12 @@ interface EstimationSendContext extends RunContext {
   send: EstimationSend;
 }
 
+/** This send's destination (destination-rules.ts): its run kind and pipeline take their names from it. */
+const estimationPlatformDestination = destinationOf('estimation_platform');
+
 export const estimationSendPipeline: RunPipeline<EstimationSendContext, EstimationSend, 'processing'> = {
-  name: 'estimation-platform-send',
-  kind: 'estimation-send',
+  name: estimationPlatformDestination.pipeline,
+  kind: estimationPlatformDestination.runKind,
   stages: [
     {
       name: 'send',
@@ -80,7 +84,7 @@ function sendLog(claimId: string): RunLog {
 }
 
 export const estimationSendRunKind: RunKind<EstimationSend, EstimationSendContext> = {
-  name: 'estimation-send',
+  name: estimationPlatformDestination.runKind,
   unitPartition: (id) => keys.estimationSend(id).pk,
   get: getEstimationSend,
   update: updateEstimationSend,
@@ -117,7 +121,7 @@ registerPipeline(estimationSendPipeline);
 async function completeEstimationSend(send: EstimationSend): Promise<EstimationSend | null> {
   if (!(await recordSendDone(send))) return null;
   if (send.credits > 0) await addClaimSpend(send.claim_id, send.credits);
-  await recordSend(send.team_id, 'estimation_platform', new Date());
+  await recordSend(send.team_id, estimationPlatformDestination.statsCounter, new Date());
   logger.info('estimation send done', {
     claim_id: send.claim_id,
     claim_key: send.remote?.claim_key,

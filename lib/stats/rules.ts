@@ -41,6 +41,8 @@ export const MEDIA_COUNTERS = [
 export const TEAM_COUNTERS = ['claims', 'submissions', 'estimation_sends'] as const;
 type MediaCounter = (typeof MEDIA_COUNTERS)[number];
 type TeamCounter = (typeof TEAM_COUNTERS)[number];
+/** The counters a send destination's sends add to (lib/sends/destination-rules.ts). */
+export type SendCounter = Exclude<TeamCounter, 'claims'>;
 type Counter = MediaCounter | TeamCounter;
 
 export type UsageEvent =

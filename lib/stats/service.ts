@@ -9,7 +9,7 @@
  * (jobs, claims, submissions) stay the truth.
  */
 import { logger } from '../observability/logger';
-import { processingSeconds, type MediaType, type UsageEvent, usageIncrements } from './rules';
+import { processingSeconds, type MediaType, type SendCounter, type UsageEvent, usageIncrements } from './rules';
 import { addUsageRows, putFailureEntry } from './store';
 
 /** What the counters need of a job. */
@@ -90,13 +90,7 @@ export async function recordClaimCreated(claim: { team_id: string; created_at: s
   await count(claim.team_id, claim.created_at, { counts: { claims: 1 } });
 }
 
-/** A send to the claims platform (a submission) or to the estimation platform went out. */
-export async function recordSend(
-  teamId: string,
-  platform: 'claims_platform' | 'estimation_platform',
-  at = new Date(),
-): Promise<void> {
-  await count(teamId, at.toISOString(), {
-    counts: platform === 'claims_platform' ? { submissions: 1 } : { estimation_sends: 1 },
-  });
+/** A send went out to a destination, counted under the destination's own counter (lib/sends/destination-rules.ts). */
+export async function recordSend(teamId: string, counter: SendCounter, at = new Date()): Promise<void> {
+  await count(teamId, at.toISOString(), { counts: { [counter]: 1 } });
 }
