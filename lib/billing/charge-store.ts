@@ -35,7 +35,7 @@ export async function recordSpendRequest(
 ): Promise<Job | null> {
   const at = now.toISOString();
   const round = roundIs(spend.previous);
-  return updateJob(jobId, {
+  return updateJob(jobId, ['billing'], {
     set: {
       billing_spend_round: spend.round,
       billing_spend_amount: spend.amount,
@@ -50,7 +50,7 @@ export async function recordSpendRequest(
 
 /** Clears the request of a spend that cannot have charged (a call that never reached the service). */
 export async function clearSpendRequest(jobId: string, round: number): Promise<void> {
-  await updateJob(jobId, {
+  await updateJob(jobId, ['billing'], {
     set: { billing_spend_round: null, billing_spend_amount: null },
     condition: 'billing_spend_round = :round',
     values: { ':round': round },
@@ -66,7 +66,7 @@ export async function clearSpendRequest(jobId: string, round: number): Promise<v
  * reference recorded it, or the sweep gave the request up and took its round).
  */
 export async function recordRefusedSpend(jobId: string, round: number): Promise<void> {
-  await updateJob(jobId, {
+  await updateJob(jobId, ['billing'], {
     set: { billing_spend_round: null, billing_spend_amount: null, billing_refused_round: round },
     add: { billing_version: 1 },
     condition: 'billing_spend_round = :round',
@@ -90,7 +90,7 @@ export async function recordChargeRound(
   const { previous, round, amount, transactionId } = charge;
   const at = now.toISOString();
   const condition = roundIs(previous);
-  return updateJob(jobId, {
+  return updateJob(jobId, ['billing'], {
     set: {
       billing_charged: true,
       billing_txn_id: transactionId,
@@ -197,5 +197,5 @@ export async function recordCompletionBilling(
   billing: ReturnType<typeof completionBilling>,
   now = new Date(),
 ): Promise<Job | null> {
-  return updateJob(jobId, { set: billing.set, condition: billing.condition, values: billing.values }, now);
+  return updateJob(jobId, ['billing'], { set: billing.set, condition: billing.condition, values: billing.values }, now);
 }

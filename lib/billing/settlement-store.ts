@@ -44,7 +44,7 @@ export function owedFields(job: Pick<Job, 'id' | 'refunds_owed'>, owed: (OwedRef
  */
 export async function abandonRound(job: Pick<Job, 'id' | 'refunds_owed'>, owed: OwedRefund): Promise<Job | null> {
   const fields = owedFields(job, [owed]);
-  return updateJob(job.id, {
+  return updateJob(job.id, ['billing'], {
     set: { ...fields.set, billing_round_abandoned: true },
     add: fields.add,
     condition:
@@ -67,7 +67,7 @@ export async function abandonUnrecordedSpend(
   spend: { round: number; previous: number; amount: number; refund: OwedRefund },
 ): Promise<Job | null> {
   const fields = owedFields(job, [spend.refund]);
-  return updateJob(job.id, {
+  return updateJob(job.id, ['billing'], {
     set: {
       ...fields.set,
       billing_charged: true,

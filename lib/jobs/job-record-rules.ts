@@ -104,6 +104,8 @@ interface JobAiUsage {
   ai_input_tokens: number;
   ai_output_tokens: number;
   ai_api_calls: number;
+  /** Set once the job is counted among the jobs with AI calls (lib/jobs/job-totals-store.ts), with its first call. */
+  with_ai_calls_counted?: boolean;
 }
 
 /** A video's or voice note's slice (lib/uploads, lib/pipelines/video, audio): the recording, its probe and transcript. */
@@ -160,6 +162,25 @@ interface JobContentsLists {
  * through the engine).
  */
 export type Job = JobRecord & JobRunState & JobBilling & JobAiUsage & JobRecording & JobPhotoWork & JobContentsLists;
+
+/**
+ * The slices of a job by name. A write names the slices it writes (`updateJob` in job-store.ts) and may set only
+ * their fields; tests/unit/project/job-slices.test.ts checks each writer's folder owns the slices it names.
+ */
+export interface JobSlices {
+  job: JobRecord;
+  run: JobRunState;
+  billing: JobBilling;
+  ai: JobAiUsage;
+  recording: JobRecording;
+  photo: JobPhotoWork;
+  contents: JobContentsLists;
+}
+export type JobSlice = keyof JobSlices;
+
+type Intersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+/** Every field of the slices `S`. */
+export type SliceFields<S extends JobSlice> = Intersection<JobSlices[S]>;
 
 /** One contents list (PDF) of a photo upload, from its upload slot to the end of its read. */
 export interface PdfDocument {

@@ -10,13 +10,13 @@ import { db, isConditionalCheckFailed, isConditionCancellation, tableName } from
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { type RowUpdate, rowUpdateInput, setClauses } from '../db/update';
 import { queryAll } from '../db/query';
-import type { Job } from './job-record-rules';
+import type { Job, JobSlice, SliceFields } from './job-record-rules';
 import { isRunning, type JobStatus } from './job-rules';
 import { isTotalledJob, type JobTotalsFlags, totalsOf } from './job-totals-rules';
 import { totalsChange, writeWithTotals } from './job-totals-store';
 import { recordJobCreated } from '../stats/service';
 
-export type { Job, OwedRefund, PdfDocument, TruncatedGroup } from './job-record-rules';
+export type { Job, JobSlice, OwedRefund, SliceFields, PdfDocument, TruncatedGroup } from './job-record-rules';
 export { newJobRecord } from './job-record-rules';
 
 /** Index attributes a job row carries; `active*` only while the engine may run it (the watchdog's sparse index). */
@@ -113,11 +113,15 @@ export async function listRoomJobs(roomId: string): Promise<Job[]> {
   return queryAll<Job>(indexes.roomJobs(roomId), { ScanIndexForward: false });
 }
 
-export interface JobUpdate {
-  /** Top-level fields, or nested paths such as 'stage_timings.extract'. */
-  set?: Partial<Job> & Record<string, unknown>;
+/** Keys of the table's indexes a job row may be put on or taken off (beside its fields). */
+type IndexKey = 'activepk' | 'activesk' | 'archpk' | 'archsk';
+
+/** One conditional update of a job by a writer of the slices `S` (job-record-rules.ts): it sets only their fields. */
+export interface JobUpdate<S extends JobSlice = JobSlice> {
+  /** Fields of its slices, nested paths of them (such as 'stage_timings.extract'), or index keys. */
+  set?: Partial<SliceFields<S>> & { [path: `${string}.${string}`]: unknown } & Partial<Record<IndexKey, unknown>>;
   /** Atomic increments. */
-  add?: Partial<Record<keyof Job, number>>;
+  add?: Partial<Record<keyof SliceFields<S>, number>>;
   /** The job must be in one of these statuses for the write to happen. */
   expectStatus?: readonly JobStatus[];
   /** Extra condition, e.g. 'billing_refunded = :false'; values go in `values`, name placeholders in `names`. */
@@ -131,10 +135,15 @@ export interface JobUpdate {
  * condition did not hold (wrong status, already done, gone). Keeps the
  * watchdog's sparse index in step with the status.
  */
-export async function updateJob(jobId: string, update: JobUpdate, now = new Date()): Promise<Job | null> {
+export async function updateJob<S extends JobSlice>(
+  jobId: string,
+  slices: readonly S[],
+  update: JobUpdate<NoInfer<S>>,
+  now = new Date(),
+): Promise<Job | null> {
   try {
     const { Attributes } = await db().send(
-      new UpdateCommand({ ...jobUpdateInput(jobId, update, now), ReturnValues: 'ALL_NEW' }),
+      new UpdateCommand({ ...jobUpdateInput(jobId, slices, update, now), ReturnValues: 'ALL_NEW' }),
     );
     return withoutKeys(Attributes ?? {}) as unknown as Job;
   } catch (err) {
@@ -144,7 +153,12 @@ export async function updateJob(jobId: string, update: JobUpdate, now = new Date
 }
 
 /** The conditional UpdateItem input of a job update, also usable as one item of a transaction. */
-export function jobUpdateInput(jobId: string, update: JobUpdate, now = new Date()) {
+export function jobUpdateInput<S extends JobSlice>(
+  jobId: string,
+  _slices: readonly S[],
+  update: JobUpdate<NoInfer<S>>,
+  now = new Date(),
+) {
   // The watchdog's sparse index lists jobs in the processing states.
   return rowUpdateInput(keys.job(jobId), update as RowUpdate, now, {
     pk: indexes.activeJobs().pk,
@@ -253,7 +267,7 @@ export async function addJobAiSpend(
   add: Pick<Job, 'ai_api_calls' | 'ai_input_tokens' | 'ai_output_tokens' | 'ai_cost_usd'>,
 ): Promise<Job | null> {
   if (add.ai_api_calls > 0 && !settledAiCount.has(jobId)) {
-    const first = jobUpdateInput(jobId, {
+    const first = jobUpdateInput(jobId, ['ai'], {
       add,
       set: { with_ai_calls_counted: true },
       condition: 'attribute_exists(in_job_totals) AND attribute_not_exists(with_ai_calls_counted)',
@@ -268,7 +282,7 @@ export async function addJobAiSpend(
       rememberSettled(jobId);
     }
   }
-  return updateJob(jobId, { add });
+  return updateJob(jobId, ['ai'], { add });
 }
 
 /**

@@ -58,6 +58,6 @@ export async function measureJobDuration(jobId: string, attempt = 1): Promise<vo
     await log.warn(`The file states no duration (${describe(result)})`);
     return;
   }
-  await updateJob(jobId, { set: { duration: result.duration } });
+  await updateJob(jobId, ['recording'], { set: { duration: result.duration } });
   await log.info(`Measured duration ${result.duration.toFixed(1)} s (${describe(result)})`);
 }

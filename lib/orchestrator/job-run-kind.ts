@@ -10,7 +10,7 @@
 import { settings } from '../config';
 import { indexes } from '../db/keys';
 import { indexRows } from '../db/query';
-import { getJob, jobUpdateInput, updateJob, type Job, type JobUpdate } from '../jobs/job-store';
+import { getJob, jobUpdateInput, updateJob, type Job, type JobSlice, type JobUpdate } from '../jobs/job-store';
 import { PREPARING_STATUSES, RUNNING_STATUSES } from '../jobs/job-rules';
 import { JobLog } from '../jobs/log-store';
 import { preparingPipelineFor, type PipelineDefinition, type StageContext } from './pipeline';
@@ -22,14 +22,20 @@ const NOTHING_CONFIRMED =
 /** How long after its upload links expire a preparing job that never started is left alone. */
 const UNCONFIRMED_GRACE_SECONDS = 600;
 
-const asJobUpdate = (update: RunUpdate) => update as JobUpdate;
+/**
+ * The slices the engine writes: its own run state, the job's status and progress, and what a pipeline's stages
+ * record on the job (their outcome's `set`). Never billing (terminal.ts settles it with the run's end).
+ */
+const ENGINE_SLICES = ['job', 'run', 'recording', 'photo', 'contents'] as const satisfies readonly JobSlice[];
+type EngineSlice = (typeof ENGINE_SLICES)[number];
+const asJobUpdate = (update: RunUpdate) => update as JobUpdate<EngineSlice>;
 
 export const jobRunKind: RunKind<Job, StageContext> = {
   name: 'job',
   unitPartition: (id) => `JOBUNIT#${id}`,
   get: (id) => getJob(id),
-  update: (id, update, now) => updateJob(id, asJobUpdate(update), now),
-  updateInput: (id, update, now) => jobUpdateInput(id, asJobUpdate(update), now),
+  update: (id, update, now) => updateJob(id, ENGINE_SLICES, asJobUpdate(update), now),
+  updateInput: (id, update, now) => jobUpdateInput(id, ENGINE_SLICES, asJobUpdate(update), now),
   log: (id) => new JobLog(id),
   context: (job, heartbeat) => ({ job, log: new JobLog(job.id), heartbeat }),
   runningStatuses: RUNNING_STATUSES,

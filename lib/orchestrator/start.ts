@@ -6,7 +6,7 @@
  * what hears a run's end into its function.
  */
 import { randomUUID } from 'node:crypto';
-import { updateJob, type Job } from '../jobs/job-store';
+import { updateJob, type Job, type SliceFields } from '../jobs/job-store';
 import { PREPARING_STATUSES, STARTABLE_STATUSES } from '../jobs/job-rules';
 import { JobLog } from '../jobs/log-store';
 import { newRunTraceparent } from '../observability/job-trace';
@@ -24,7 +24,7 @@ const NO_RUN_YET = { condition: 'attribute_type(run_id, :null_type)', values: { 
 export async function startJob(
   job: Job,
   definition: PipelineDefinition | PipelineRef,
-  extra: Partial<Job> = {},
+  extra: Partial<SliceFields<'billing' | 'photo'>> = {},
   /**
    * Further conditions the start write must meet (no photo edit under way, the charged round still open); null
    * result when one does not. Their value placeholders must differ.
@@ -35,7 +35,7 @@ export async function startJob(
   const now = new Date().toISOString();
   // A preparing run starts once per job (a restart after an interruption is recovery's, not a start).
   const conditions = [...guards, ...(pipeline.preparation ? [NO_RUN_YET] : [])];
-  const started = await updateJob(job.id, {
+  const started = await updateJob(job.id, ['job', 'run', 'billing', 'photo'], {
     // A follow-up pass starts from a complete job and keeps its earlier stage timings.
     expectStatus: pipeline.followUp ? ['complete'] : pipeline.preparation ? PREPARING_STATUSES : STARTABLE_STATUSES,
     ...(conditions.length > 0

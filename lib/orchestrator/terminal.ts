@@ -54,7 +54,7 @@ export async function completeJob(job: Job, pipeline: PipelineDefinition): Promi
   const chargedRun =
     !pipeline.followUp || (Boolean(job.pass_charge_round) && job.pass_charge_round === job.billing_rounds);
   const owed = owedFields(job, [chargedRun ? unbilledRefund(job, billing.credits) : null]);
-  const done = await updateJob(job.id, {
+  const done = await updateJob(job.id, ['job', 'run', 'billing'], {
     expectStatus: PROCESSING_STATUSES,
     set: {
       ...billing.set,
@@ -98,7 +98,7 @@ export async function failJob(job: Job, message: string): Promise<Job | null> {
   if (job.follow_up_pass) return failPass(job, message);
   if (PREPARING_STATUSES.includes(job.status)) return endPreparation(job, { error: message });
   const owed = owedFields(job, [wholeRefund(job)]);
-  const failed = await updateJob(job.id, {
+  const failed = await updateJob(job.id, ['job', 'run', 'billing'], {
     expectStatus: PROCESSING_STATUSES,
     set: {
       ...owed.set,
@@ -144,7 +144,7 @@ async function completePreparation(job: Job, pipeline: PipelineDefinition): Prom
  */
 async function endPreparation(job: Job, outcome: { items: number } | { error: string }): Promise<Job | null> {
   const status = statusAfterPreparing(job);
-  const ended = await updateJob(job.id, {
+  const ended = await updateJob(job.id, ['job', 'run', 'contents'], {
     expectStatus: PREPARING_STATUSES,
     set: {
       status,
@@ -175,7 +175,7 @@ async function failPass(job: Job, message: string): Promise<Job | null> {
   const owed = owedFields(job, [
     job.pass_charge_round && job.billing_rounds === job.pass_charge_round ? wholeRefund(job) : null,
   ]);
-  const back = await updateJob(job.id, {
+  const back = await updateJob(job.id, ['job', 'run', 'billing', 'photo'], {
     expectStatus: PROCESSING_STATUSES,
     set: {
       ...owed.set,

@@ -109,7 +109,7 @@ async function recordArrivals(job: Job, named: Set<number>): Promise<Job> {
       );
       const after = confirmedDocuments(before, problems);
       if (after.every((d, i) => d === before[i])) return;
-      const written = await updateJob(job.id, {
+      const written = await updateJob(job.id, ['contents'], {
         set: { pdf_documents: after },
         expectStatus: ['importing_pdf'],
         condition: 'attribute_type(run_id, :null_type) AND pdf_documents = :documents_before',

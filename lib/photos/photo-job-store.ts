@@ -19,7 +19,7 @@ export function reservePhotoBatch(
   batch: { bytes: number; count: number | null; ceiling: number },
   jobStatuses: readonly JobStatus[],
 ): Promise<Job | null> {
-  return updateJob(jobId, {
+  return updateJob(jobId, ['photo'], {
     add: { photo_bytes_reserved: batch.bytes, ...(batch.count !== null ? { photo_next_index: batch.count } : {}) },
     expectStatus: jobStatuses,
     condition:
@@ -30,7 +30,7 @@ export function reservePhotoBatch(
 
 /** Moves photo_next_index up to `next`; never moves it back (null when it is already there or past it). */
 export function raisePhotoNextIndex(jobId: string, next: number): Promise<Job | null> {
-  return updateJob(jobId, {
+  return updateJob(jobId, ['photo'], {
     set: { photo_next_index: next },
     condition: 'attribute_not_exists(photo_next_index) OR photo_next_index < :next',
     values: { ':next': next },
@@ -47,7 +47,7 @@ export function takePhotoIndices(
   jobStatuses: readonly JobStatus[],
   maxIndex: number,
 ): Promise<Job | null> {
-  return updateJob(jobId, {
+  return updateJob(jobId, ['photo'], {
     add: { photo_next_index: count },
     expectStatus: jobStatuses,
     condition: 'photo_next_index <= :ceiling',

@@ -24,7 +24,7 @@ const RECORDING_ITEMS = 3;
 async function completeWith(job: Job, drafts: ItemDraft[]): Promise<Job | null> {
   const room = await getRoom(job.room_id);
   await saveItemBatch(job, room?.name ?? null, `training-${derivedId(job.id, 'training')}`, 1, drafts);
-  const done = await updateJob(job.id, {
+  const done = await updateJob(job.id, ['job', 'billing'], {
     set: {
       status: 'complete',
       current_stage: 'complete',

@@ -305,7 +305,7 @@ async function main() {
 async function roundTrips(
   jobId: string,
   getJob: (id: string) => Promise<unknown>,
-  updateJob: (id: string, update: { set: Record<string, unknown> }) => Promise<unknown>,
+  updateJob: (id: string, slices: ['job'], update: { set: { current_stage: string } }) => Promise<unknown>,
 ) {
   const timed = async (n: number, fn: () => Promise<unknown>) => {
     const out: number[] = [];
@@ -317,7 +317,9 @@ async function roundTrips(
     return out;
   };
   const get = await timed(30, () => getJob(jobId));
-  const update = await timed(30, () => updateJob(jobId, { set: { bench_probe_at: new Date().toISOString() } }));
+  const update = await timed(30, () =>
+    updateJob(jobId, ['job'], { set: { current_stage: `bench probe ${new Date().toISOString()}` } }),
+  );
   const sqs = new SQSClient({});
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `bench-probe-${process.pid}` }));
   const send: number[] = [];

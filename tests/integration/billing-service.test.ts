@@ -607,7 +607,7 @@ describe('refunds owed', () => {
       amount: 2,
     });
     const fields = owedFields(charged.job, [owed]);
-    await updateJob(job.id, { set: fields.set, add: fields.add });
+    await updateJob(job.id, ['billing'], { set: fields.set, add: fields.add });
 
     await Promise.all([settleJobBilling(job.id), settleJobBilling(job.id)]);
     expect(fake.balance(w.team.external_id!, APP)).toBe(39);
@@ -630,7 +630,7 @@ describe('refunds owed', () => {
     });
     // Owed again (a repeated completion), it is still given back once: the service refunds a reference once.
     const again = owedFields((await getJob(job.id))!, [owed]);
-    await updateJob(job.id, { set: again.set, add: again.add });
+    await updateJob(job.id, ['billing'], { set: again.set, add: again.add });
     expect(await settleJobBilling(job.id)).toMatchObject({ state: 'settled' });
     expect(fake.balance(w.team.external_id!, APP)).toBe(39);
   });

@@ -161,7 +161,7 @@ describe('every terminal path archives the log', () => {
 
   it("an administrator's dismissal", async () => {
     const job = await newJob({});
-    await updateJob(job.id, {
+    await updateJob(job.id, ['job', 'run'], {
       set: {
         status: 'analyzing',
         pipeline: linearPipeline.name,

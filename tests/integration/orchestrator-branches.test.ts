@@ -241,7 +241,7 @@ describe('the watchdog on a branch stage', () => {
   async function strandedInBranches(branches: Job['branches'], branchesDone: number): Promise<Job> {
     const job = await newJob({});
     const now = new Date().toISOString();
-    await updateJob(job.id, {
+    await updateJob(job.id, ['job', 'run'], {
       set: {
         status: 'extracting',
         pipeline: branchPipeline.name,

@@ -278,7 +278,9 @@ describe('the engine, its workers shared by cases side by side', () => {
 
   it.concurrent('lets an admin dismiss a processing job, and refuses to dismiss a finished one', async () => {
     const job = await newJob({});
-    await updateJob(job.id, { set: { status: 'analyzing', run_id: randomUUID(), stage_state: 'running' } });
+    await updateJob(job.id, ['job', 'run'], {
+      set: { status: 'analyzing', run_id: randomUUID(), stage_state: 'running' },
+    });
     const dismissed = await dismissJob((await getJob(job.id)) as Job);
     expect(dismissed.status).toBe('error');
     const refused = await dismissJob(dismissed).catch((err: unknown) => err);
@@ -447,7 +449,7 @@ describe('interruptions and the watchdog', () => {
     const job = await run({ hangStage: 'a' });
     await eventually(async () => (await getJob(job.id))?.stage_state === 'running');
     await killed(child);
-    await updateJob(job.id, { set: { recovery_attempts: 1 } });
+    await updateJob(job.id, ['run'], { set: { recovery_attempts: 1 } });
     await runWatchdog(later(20));
     const failed = await getJob(job.id);
     expect(failed).toMatchObject({ status: 'error', error_message: jobRunKind.messages.interrupted });
@@ -456,7 +458,7 @@ describe('interruptions and the watchdog', () => {
   it('requeues a stage whose message was lost', async () => {
     const job = await newJob({});
     // Start it with the queue message "lost": state queued, nothing sent.
-    await updateJob(job.id, {
+    await updateJob(job.id, ['job', 'run'], {
       set: {
         status: 'pending',
         pipeline: linearPipeline.name,
@@ -495,7 +497,7 @@ describe('interruptions and the watchdog', () => {
   it('fails a hung job that still holds its lease after the queue threshold', async () => {
     const job = await newJob({});
     const now = new Date();
-    await updateJob(job.id, {
+    await updateJob(job.id, ['job', 'run'], {
       set: {
         status: 'analyzing',
         pipeline: linearPipeline.name,
@@ -544,7 +546,7 @@ describe('fault injection: the engine cannot lose work', () => {
     const job = await newJob({});
     const runId = randomUUID();
     const now = new Date().toISOString();
-    await updateJob(job.id, {
+    await updateJob(job.id, ['job', 'run'], {
       set: {
         status: 'analyzing',
         pipeline: fanoutPipeline.name,

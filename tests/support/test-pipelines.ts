@@ -77,7 +77,7 @@ export async function scriptedJob(script: Script, fields: Partial<Job> = {}): Pr
 /** Puts the job 25 hours into a run of the linear test pipeline, its stage b still queued: past the watchdog's day limit. */
 export async function makeStuckForADay(jobId: string): Promise<void> {
   const dayAgo = new Date(Date.now() - 25 * 3600_000).toISOString();
-  await updateJob(jobId, {
+  await updateJob(jobId, ['job', 'run'], {
     set: {
       status: 'analyzing',
       pipeline: linearPipeline.name,
