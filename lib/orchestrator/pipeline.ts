@@ -9,12 +9,22 @@
 import type { Job } from '../jobs/job-store';
 import { type JobStatus, PREPARING_STATUSES, type SourceType } from '../jobs/job-rules';
 import type { JobLog } from '../jobs/log-store';
+import { logger } from '../observability/logger';
 
 /** A run's own log (what its user reads), beside the service's log. */
 export interface RunLog {
   info(message: string): Promise<void>;
   warn(message: string): Promise<void>;
   error(message: string): Promise<void>;
+}
+
+/** The run log of a kind that keeps none of its own (a send): its lines go to the service's log, with `context`. */
+export function serviceRunLog(context: Record<string, unknown>): RunLog {
+  return {
+    info: async (message) => logger.info(message, context),
+    warn: async (message) => logger.warn(message, context),
+    error: async (message) => logger.error(message, context),
+  };
 }
 
 /** What every step's context has, whatever the kind adds (a job's context adds the job). */

@@ -22,7 +22,7 @@ import type { UnconfirmedSpend } from '../billing/send-refund-store';
 import { settings } from '../config';
 import { keys } from '../db/keys';
 import { logger } from '../observability/logger';
-import { type RunContext, type RunLog, type RunPipeline, registerPipeline } from '../orchestrator/pipeline';
+import { type RunContext, type RunPipeline, registerPipeline, serviceRunLog } from '../orchestrator/pipeline';
 import type { RunKind } from '../orchestrator/run-kind';
 import { registerRunKind } from '../orchestrator/run-kinds';
 import { destinationOf } from './destination-rules';
@@ -88,14 +88,7 @@ export const claimsPlatformSendPipeline: RunPipeline<ClaimsSendContext, Submissi
 };
 
 /** A send's lines go to the service's log (a send has no log of its own). */
-function sendLog(submissionId: string): RunLog {
-  const context = { submission_id: submissionId };
-  return {
-    info: async (message) => logger.info(message, context),
-    warn: async (message) => logger.warn(message, context),
-    error: async (message) => logger.error(message, context),
-  };
-}
+const sendLog = (submissionId: string) => serviceRunLog({ submission_id: submissionId });
 
 export const claimsSendRunKind: RunKind<Submission, ClaimsSendContext> = {
   name: claimsPlatformDestination.runKind,

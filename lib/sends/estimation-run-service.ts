@@ -26,7 +26,7 @@ import { DomainError, InsufficientCreditsError } from '../errors';
 import { endsInvocation, faultPoint } from '../faults/fault-points';
 import { keys } from '../db/keys';
 import { logger } from '../observability/logger';
-import { type RunContext, type RunLog, type RunPipeline, registerPipeline } from '../orchestrator/pipeline';
+import { type RunContext, type RunPipeline, registerPipeline, serviceRunLog } from '../orchestrator/pipeline';
 import type { RunKind } from '../orchestrator/run-kind';
 import { registerRunKind } from '../orchestrator/run-kinds';
 import { destinationOf } from './destination-rules';
@@ -74,14 +74,7 @@ export const estimationSendPipeline: RunPipeline<EstimationSendContext, Estimati
 };
 
 /** A send's lines go to the service's log (a send has no log of its own). */
-function sendLog(claimId: string): RunLog {
-  const context = { claim_id: claimId, send: 'estimation_platform' };
-  return {
-    info: async (message) => logger.info(message, context),
-    warn: async (message) => logger.warn(message, context),
-    error: async (message) => logger.error(message, context),
-  };
-}
+const sendLog = (claimId: string) => serviceRunLog({ claim_id: claimId, send: 'estimation_platform' });
 
 export const estimationSendRunKind: RunKind<EstimationSend, EstimationSendContext> = {
   name: estimationPlatformDestination.runKind,
