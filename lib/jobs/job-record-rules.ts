@@ -167,7 +167,7 @@ export type Job = JobRecord & JobRunState & JobBilling & JobAiUsage & JobRecordi
  * The slices of a job by name. A write names the slices it writes (`updateJob` in job-store.ts) and may set only
  * their fields; tests/unit/project/job-slices.test.ts checks each writer's folder owns the slices it names.
  */
-export interface JobSlices {
+interface JobSlices {
   job: JobRecord;
   run: JobRunState;
   billing: JobBilling;
