@@ -60,19 +60,18 @@ it('runs every part when the first fails, names the failed part, and reports it 
 
   const report = await runHandler();
 
-  // The runs' other kind (the claims platform sends) and the two later parts each read their own index, after the
-  // jobs' failed read.
+  // The runs' other kinds (the claims platform sends, the homeowner submit rounds) and the later part each read
+  // their own index, after the jobs' failed read.
   expect(queriedPartitions()).toEqual([
     activeJobs,
     indexes.openSubmissions().pk,
+    indexes.openInsuredRounds().pk,
     indexes.openEstimationSends().pk,
-    indexes.openInsuredSubmits().pk,
   ]);
   expect(report).toMatchObject({
     failed_parts: ['runs'],
     runs: { error: expect.stringContaining('table refused the active jobs query') },
     estimation_sends: { checked: 0 },
-    insured_submits: { checked: 0 },
   });
   const events = sentry.envelopes.flatMap((e) => e.items.map((i) => i.payload as Record<string, any>));
   const failure = events.find((e) => e.tags?.part === 'runs');
@@ -91,11 +90,14 @@ it('runs every part after a later one fails too, and reports nothing failed when
     failed_parts: ['runs'],
     runs: { error: expect.stringContaining('sends index unreadable') },
     estimation_sends: { checked: 0 },
-    insured_submits: { checked: 0 },
   });
   expect(queriedPartitions()).toHaveLength(4);
 
   ddb.reset();
   ddb.on(QueryCommand).resolves({ Items: [] });
-  expect(await runHandler()).toMatchObject({ failed_parts: [], runs: { checked: 0 }, insured_submits: { checked: 0 } });
+  expect(await runHandler()).toMatchObject({
+    failed_parts: [],
+    runs: { checked: 0 },
+    estimation_sends: { checked: 0 },
+  });
 });
