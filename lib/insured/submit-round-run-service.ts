@@ -19,14 +19,19 @@
  * to the draft, the link's round is over (the next submit starts a new one),
  * and the failure is logged at error and reported to error tracking. The spec
  * gives a submit no failed state to show.
+ *
+ * The kind and pipeline are registered with the engine by
+ * submit-round-registration-service.ts, loaded by the workers and the
+ * watchdog (lib/pipelines/index.ts) only: the submit request runs its stage
+ * with the kind itself, and the engine's registry would bring the job kind
+ * (billing, team rows) into the homeowner's public function.
  */
 import { settings } from '../config';
 import { keys } from '../db/keys';
 import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
-import { type RunContext, type RunLog, type RunPipeline, registerPipeline } from '../orchestrator/pipeline';
+import type { RunContext, RunLog, RunPipeline } from '../orchestrator/pipeline';
 import type { RunKind } from '../orchestrator/run-kind';
-import { registerRunKind } from '../orchestrator/run-kinds';
 import { restoreRoundRows, submitRoundRows } from './submit-round-service';
 import {
   endInsuredRound,
@@ -98,9 +103,6 @@ export const insuredRoundRunKind: RunKind<InsuredRound, InsuredRoundContext> = {
     dismissed: 'Stopped by an administrator; what was not handed over is back in the draft.',
   },
 };
-
-registerRunKind(insuredRoundRunKind);
-registerPipeline(insuredRoundPipeline);
 
 /**
  * Ends a round the engine gives up on: its rows that reached no job go back
