@@ -194,8 +194,9 @@ describe('the homeowner link, end to end', () => {
 const roundMade = (linkId: string, round: number) =>
   eventually(async () => ((await getRow(`INSUREDLINK#${linkId}`, 'LINK'))?.submitted_round ?? 0) >= round, 60_000);
 
+// Each case waits for a tick of the stack's watchdog: they run side by side.
 describe('homeowner submit, exactly once', () => {
-  it('makes one set of jobs from two submits at once, and finishes a submit that died after marking its rows', async () => {
+  it.concurrent('makes one set of jobs from two submits at once, and finishes a submit that died after marking its rows', async () => {
     const { adjuster, claimId, linkId, token } = await invitedLink();
     const h = homeowner(token);
     const porch = (await h.post('/rooms', { name: 'Porch' })).body;
@@ -243,7 +244,7 @@ describe('homeowner submit, exactly once', () => {
     expect(names.sort()).toEqual(['Mower', 'Rake']);
   });
 
-  it('hands a round larger than the request can make to a stage worker, and the watchdog resends a lost one', async () => {
+  it.concurrent('hands a round larger than the request can make to a stage worker, and the watchdog resends a lost one', async () => {
     const { adjuster, claimId, linkId, token } = await invitedLink();
     const h = homeowner(token);
     const attic = (await h.post('/rooms', { name: 'Attic' })).body;
