@@ -1,7 +1,6 @@
 import '../../lib/pipelines'; // recovery restarts and fails runs through their pipeline's declaration and kind
 import { runWatchdogParts } from '../../lib/background/watchdog-parts';
 import { loadSecrets } from '../../lib/config';
-import { sweepStaleSubmitRounds } from '../../lib/insured/submit-service';
 import { withSignalsFlushed } from '../../lib/observability/flush';
 import { runWatchdog } from '../../lib/orchestrator/recovery';
 
@@ -10,6 +9,5 @@ export const handler = withSignalsFlushed(async () => {
   await loadSecrets();
   return runWatchdogParts({
     runs: () => runWatchdog(),
-    insured_submits: () => sweepStaleSubmitRounds(),
   });
 });

@@ -123,17 +123,6 @@ export const backgroundFunctions: BackgroundFunction[] = [
     environment: { MALLOC_ARENA_MAX: '2' },
     layers: ['sharp', 'pdfkit'],
   },
-  // Homeowner submit rounds too large to make inside the submit request (lib/insured/submit-service.ts): marks
-  // the rows a round takes and makes its jobs, up to 7,000 rows and 2,000 photos at a link's ceilings.
-  {
-    kind: 'queue',
-    name: 'insuredWorker',
-    handler: 'workers/insured',
-    queue: 'insured',
-    batchSize: 1,
-    timeout: 300,
-    maximumConcurrency: 2,
-  },
   // Job events (server-sent events): ~10 minutes of polling per connection.
   { kind: 'stream', name: 'jobStream', handler: 'streams/job-stream', timeout: 660 },
   { kind: 'schedule', name: 'watchdog', handler: 'schedules/watchdog', rate: 'WATCHDOG_RATE', timeout: 300 },

@@ -198,10 +198,6 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
         "An estimation platform send's request's lease on the send's run; more than the API's 29 s, so a live request never loses it. Past it (and a minute with no heartbeat), the watchdog has an engine worker carry the send on under the same charge reference.",
       UNSTARTED_ROUND_LEASE_SECONDS:
         "How long a job's charged round may wait for its run to start (and a spend asked for, for its answer to be recorded); more than the API's 29 s, since the request that charges it starts it. Past it, the billing sweep gives the round back and the next Process click charges a new one.",
-      INSURED_ROUND_STALE_SECONDS:
-        'A homeowner submit round started (or last handed on) this long ago and not made has lost its maker: the watchdog or the next submit hands it to the insured worker again.',
-      INSURED_ROUND_MAX_ATTEMPTS:
-        'Makings of one homeowner submit round (the first, and each hand-on) before it is given up: its rows that reached no job go back to the draft, logged and reported to error tracking, and the next submit starts a new round.',
     },
   },
 ];

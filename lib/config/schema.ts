@@ -238,8 +238,6 @@ const settingFields = z.object({
   CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS: int(60).refine((v) => v > 29, 'must be more than 29 (the API limit)'),
   ESTIMATION_SEND_LEASE_SECONDS: int(60).refine((v) => v > 29, 'must be more than 29 (the API limit)'),
   UNSTARTED_ROUND_LEASE_SECONDS: int(60).refine((v) => v > 29, 'must be more than 29 (the API limit)'),
-  INSURED_ROUND_STALE_SECONDS: int(60).refine((v) => v >= 1, 'must be at least 1'),
-  INSURED_ROUND_MAX_ATTEMPTS: int(5).refine((v) => v >= 1, 'must be at least 1'),
 });
 
 export const settingsSchema = settingFields.superRefine((values, ctx) => {

@@ -35,6 +35,7 @@
  * | claim's open send | CLAIMSEND#<claim_id>    | SEND      |                         |                     |                   |               |
  * | Insured link      | INSUREDLINK#<id>        | LINK      | CLAIM#<claim_id>#INSUREDLINKS | <created_at>#<id> |              |               |
  * | insured draft room| INSUREDLINK#<id>        | ROOM#<room_id>, ROOMNAME#<lower name> |  |             |                   |               |
+ * | insured submit round | INSUREDROUND#<id>    | ROUND     |                         |                     | INSUREDROUNDS#OPEN (making) | <heartbeat>#<id> |
  * | link token unique | INSUREDTOKEN#<sha256>   | UNIQUE    |                         |                     |                   |               |
  * | link mail unique  | INSUREDMAIL#<message id> | UNIQUE   |                         |                     |                   |               |
  * | mail event seen   | MAILEVENT#<token>       | SEEN      |                         |                     |                   |               |
@@ -172,6 +173,8 @@ export const keys = {
   /** A row the homeowner typed, in the link's partition. */
   insuredItem: (linkId: string, itemId: string) => ({ pk: `INSUREDLINK#${linkId}`, sk: `ITEM#${itemId}` }),
   /** One row per draft room name of a link (lower-cased), so a name is added once. */
+  /** A homeowner submit round (its id derived from the link and the round): its run on the engine. */
+  insuredRound: (id: string) => ({ pk: `INSUREDROUND#${id}`, sk: 'ROUND' }),
   insuredRoomName: (linkId: string, name: string) => ({ pk: `INSUREDLINK#${linkId}`, sk: `ROOMNAME#${name}` }),
   /** A link's current token (its SHA-256): the public routes' lookup. */
   insuredToken: (tokenHash: string) => ({ pk: `INSUREDTOKEN#${tokenHash}`, sk: 'UNIQUE' }),
@@ -225,7 +228,9 @@ export const indexes = {
   activeJobs: () => ({ index: 'active', pk: 'ACTIVE' }),
   openSubmissions: () => ({ index: 'active', pk: 'SUBMISSIONS#OPEN' }),
   openEstimationSends: () => ({ index: 'active', pk: 'ESTSENDS#OPEN' }),
-  /** Homeowner submits started and not yet made (activesk=<started at>#<link id>): the watchdog hands on a lost one. */
+  /** Homeowner submit rounds being made (their run under way), walked by the watchdog. */
+  openInsuredRounds: () => ({ index: 'active', pk: 'INSUREDROUNDS#OPEN' }),
+  /** Links of the shape before rounds ran on the engine, with a round being made: what the migration moves on. */
   openInsuredSubmits: () => ({ index: 'active', pk: 'INSUREDSUBMITS#OPEN' }),
   pendingBilling: () => ({ index: 'archived', pk: 'BILLING#PENDING' }),
   /** The media jobs created on one UTC day (yyyy-mm-dd). */

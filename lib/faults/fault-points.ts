@@ -44,7 +44,7 @@ const FAULT_POINTS = [
   'estimation-send:accepted',
   'estimation-send:delivered',
   'estimation-send:failed',
-  // The homeowner submit round's maker (the submit request, or the insured worker): after it marked the rows it
+  // The homeowner submit round's maker (the submit request, or a stage worker): after it marked the rows it
   // takes, before it makes their jobs; after the first room's jobs are made, before the next room's; after every job
   // is made and the re-encodes are queued, before the round is recorded made.
   'insured-round:marked',

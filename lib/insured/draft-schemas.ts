@@ -143,7 +143,3 @@ export const insuredUploadStatusResponse = uploadStatusResponse
   .extend({ file_id: z.string().nullable() });
 
 export const insuredUploadCompleteResponse = insuredUploadStatusResponse.extend({ file: draftFileResponse });
-
-/** The insured worker's message (functions/workers/insured.ts): a started homeowner submit round to make. */
-export const insuredRoundMessage = z.object({ link_id: z.string().min(1), round: z.number().int().min(1) });
-export type InsuredRoundMessage = z.output<typeof insuredRoundMessage>;

@@ -93,11 +93,3 @@ export const bareMessageId = (id: string) => id.trim().replace(/^<|>$/g, '');
 /** True while a submit round is being handed over (started, its jobs not all made yet). */
 export const submitProcessing = (link: { submit_round?: number; submitted_round?: number }) =>
   (link.submitted_round ?? 0) < (link.submit_round ?? 0);
-
-/**
- * How long after its last hand-on a submit round that is still not made is
- * handed on again: one stale period after its first making, then twice as
- * long each time (1, 2, 4 … periods), so a round waiting behind others on a
- * busy worker is not given up within a few minutes.
- */
-export const roundHandOnWaitMs = (staleMs: number, attempts: number) => staleMs * 2 ** Math.max(0, attempts - 1);

@@ -10,6 +10,7 @@ import { deleteKeys, partitionKeys } from '../db/batch';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { indexRows, queryAll, queryPartition } from '../db/query';
+import { derivedId } from '../inventory/item-rules';
 import { setClauses, uniqueRowPut } from '../db/update';
 
 export interface InsuredLink {
@@ -42,16 +43,11 @@ export interface InsuredLink {
   items_count?: number;
   /** The last submit round started; a round is being made while it is above submitted_round. */
   submit_round?: number;
-  /** The last round over: made, or given up once its makings were spent (lib/insured/submit-service.ts). */
+  /** The last round over: made, or given up by the engine (its round row: lib/insured/submit-round-store.ts). */
   submitted_round?: number;
-  /** Makings of the last round: the submit's, then one per hand-on, at most INSURED_ROUND_MAX_ATTEMPTS. */
-  submit_attempts?: number;
-  /** When the last round was last handed to a maker (started, or handed on): stale INSURED_ROUND_STALE_SECONDS later. */
-  submit_handed_at?: string | null;
   /** When the last round started, and what the submit that started it counted (answered to a submit meanwhile). */
   submit_started_at?: string | null;
   submit_summary?: SubmitRoundSummary | null;
-  submit_lease_until?: string | null;
 }
 
 /** What a round sends, as the submit that started it counted the draft. */
@@ -237,8 +233,12 @@ export async function deleteClaimInsuredLinks(claimId: string): Promise<number> 
     keys.insuredToken(l.token_hash),
     ...(l.mail_message_id ? [keys.insuredMail(l.mail_message_id)] : []),
   ]);
-  // The link's partition: the link row and its drafts.
-  for (const link of links) rows.push(...(await partitionKeys(keys.insuredLink(link.id).pk)));
+  // The link's partition (the link row and its drafts) and its submit rounds' rows.
+  for (const link of links) {
+    rows.push(...(await partitionKeys(keys.insuredLink(link.id).pk)));
+    for (let round = 1; round <= (link.submit_round ?? 0); round++)
+      rows.push(keys.insuredRound(derivedId('insured-round', link.id, round)));
+  }
   await deleteKeys(rows);
   return links.length;
 }
@@ -307,56 +307,13 @@ export async function putInsuredRoomOnce(room: InsuredRoom): Promise<{ room: Ins
 }
 
 /**
- * Starts submit `round` (the one after `previous`) with what it will send,
- * unless a round is already being made or another submit started this one
- * first: true when this call started it. The link joins the open-submits
- * index until the round is made (endSubmit), so a round whose maker was lost
- * is handed on by the watchdog.
+ * The links whose round was being made under the shape before rounds ran on
+ * the engine (they sat on the open-submits index): what the migration moves
+ * on (lib/insured/submit-round-migration-service.ts).
  */
-export async function startSubmitRound(
-  linkId: string,
-  previous: number,
-  summary: SubmitRoundSummary,
-  now: Date,
-): Promise<boolean> {
-  const at = now.toISOString();
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.insuredLink(linkId),
-        UpdateExpression:
-          'SET submit_round = :round, submit_started_at = :at, submit_summary = :summary, submit_attempts = :first, submit_handed_at = :at, activepk = :open, activesk = :sk',
-        // Nothing started yet, or the last round started is made: no two rounds at once.
-        ConditionExpression:
-          previous === 0
-            ? 'attribute_exists(pk) AND (attribute_not_exists(submit_round) OR submit_round = :previous)'
-            : 'submit_round = :previous AND submitted_round = :previous',
-        ExpressionAttributeValues: {
-          ':round': previous + 1,
-          ':previous': previous,
-          ':first': 1,
-          ':at': at,
-          ':summary': summary,
-          ':open': indexes.openInsuredSubmits().pk,
-          ':sk': `${at}#${linkId}`,
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionalCheckFailed(err)) return false;
-    throw err;
-  }
-}
-
-/** The links whose open submit round was last handed to a maker (started, or handed on) before `before`, oldest first. */
-export async function listStaleSubmitLinkIds(before: string): Promise<string[]> {
+export async function listLegacyOpenSubmitLinkIds(): Promise<string[]> {
   const ids: string[] = [];
-  for await (const row of indexRows(indexes.openInsuredSubmits(), {
-    KeyConditionExpression: '#pk = :pk AND activesk < :before',
-    ExpressionAttributeValues: { ':before': before },
-  }))
+  for await (const row of indexRows(indexes.openInsuredSubmits()))
     ids.push(String(row.activesk).slice(String(row.activesk).indexOf('#') + 1));
   return ids;
 }

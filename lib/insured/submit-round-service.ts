@@ -12,19 +12,20 @@
  *   - typed rows → items, with their photos, on a job that is already
  *     complete and billed nothing.
  *
- * Exactly once: one maker at a time holds the link's lease. It first marks
- * the rows it takes with the round (and the job each goes to), then makes the
- * jobs; everything it makes has ids derived from the link, the round and the
- * room, so a maker that died is finished by the next one with the same jobs,
- * and a row is never taken twice. The photos' re-encodes are queued last,
- * once every job is written. lib/insured/submit-service.ts decides who makes
- * a round: the submit itself for a small one, the insured worker otherwise.
+ * Exactly once: one maker at a time holds the round's stage on the engine
+ * (its lease; submit-round-run-service.ts). It first marks the rows it takes
+ * with the round (and the job each goes to), then makes the jobs; everything
+ * it makes has ids derived from the link, the round and the room, so a maker
+ * that died is finished by the next one (the engine's restart) with the same
+ * jobs, and a row is never taken twice. The photos' re-encodes are queued
+ * last, once every job is written. lib/insured/submit-service.ts decides who
+ * makes a round: the submit itself for a small one, a stage worker otherwise.
  */
 import pLimit from 'p-limit';
 import { blobKeys } from '../blob/keys';
 import { settings as currentSettings } from '../config';
 import { ROWS_PER_TRANSACTION } from '../db/batch';
-import { endsInvocation, faultPoint } from '../faults/fault-points';
+import { faultPoint } from '../faults/fault-points';
 import { keys } from '../db/keys';
 import { derivedId } from '../inventory/item-rules';
 import { type ItemDraft, saveItemBatch } from '../inventory/item-store';
@@ -45,7 +46,7 @@ import {
   type RoundRow,
 } from './draft-store';
 import { getInsuredLink, type InsuredLink, type InsuredRoom, listInsuredRooms, type SubmitRoundSummary } from './store';
-import { endGivenUpRound, endSubmit, releaseRoundRows, takeSubmitLease } from './submit-round-store';
+import { releaseRoundRows } from './submit-round-store';
 
 /**
  * Marking transactions (100 rows each) in flight at once. Marking is one conditional write per row (a row is taken
@@ -272,105 +273,79 @@ async function markRound(link: InsuredLink, round: number, files: DraftFile[], i
 export const listDraft = (linkId: string) => Promise.all([listDraftFiles(linkId), listDraftItems(linkId)]);
 
 /**
- * Makes submit `round` of the link, holding the link's lease for `leaseMs`:
- * marks the rows it takes, makes their jobs and queues the re-encodes, then
- * records the round made. What it made; 'made already' when the round is
- * made (or never started), 'busy' when another maker holds the lease.
+ * Makes submit `round` of the link: marks the rows it takes, makes their jobs
+ * and queues the re-encodes; what it made. Run by the round's run on the
+ * engine (submit-round-run-service.ts) under its stage's lease: the submit
+ * request's for a small round, a stage worker's otherwise, or again after a
+ * maker died. Run again, it finds its rows marked and its jobs made (their
+ * ids are derived), so it makes nothing twice.
  */
-export async function completeSubmitRound(
+export async function submitRoundRows(
   linkId: string,
   round: number,
-  leaseMs: number,
-): Promise<(SubmitRoundSummary & { submitted_at: string }) | 'made already' | 'busy'> {
+): Promise<SubmitRoundSummary & { submitted_at: string }> {
   const link = await getInsuredLink(linkId);
-  if (!link || (link.submitted_round ?? 0) >= round || (link.submit_round ?? 0) < round) return 'made already';
-  if (!(await takeSubmitLease(link.id, round, new Date(), leaseMs))) {
-    // Over since it was read (made, or given up), or another maker holds it.
-    const now = await getInsuredLink(linkId);
-    return !now || (now.submitted_round ?? 0) >= round ? 'made already' : 'busy';
-  }
-  let made: SubmitRoundSummary & { submitted_at: string };
-  try {
-    await markRound(link, round, ...(await listDraft(link.id)));
-    faultPoint('insured-round:marked', [link.id]);
-    // Read again: a row edited between the first read and its mark went with its edit.
-    const [allFiles, allItems] = await listDraft(link.id);
-    const files = allFiles.filter((f) => f.round === round);
-    const items = allItems.filter((i) => i.round === round);
-    const claimRooms = await listClaimRooms(link.claim_id, false);
-    const photosOf = new Map<string, DraftFile[]>();
-    for (const f of files) if (f.item_id) photosOf.set(f.item_id, [...(photosOf.get(f.item_id) ?? []), f]);
-    let photoJobs = 0;
-    let mediaJobs = 0;
-    const reencodes: ReencodeJob[] = [];
-    for (const draft of await listInsuredRooms(link.id)) {
-      const roomFiles = files.filter((f) => f.room_id === draft.id);
-      const roomItems = items.filter((i) => i.room_id === draft.id);
-      if (!roomFiles.length && !roomItems.length) continue;
-      const room = await claimRoomFor(link, draft, claimRooms);
-      const photos = roomFiles.filter((f) => f.kind === 'photo');
-      if (photos.length) {
-        reencodes.push(await submitRoomPhotos(link, room, round, draft.id, photos));
-        photoJobs += 1;
-      }
-      for (const media of roomFiles.filter((f) => f.kind !== 'photo')) {
-        await submitMedia(link, room, media);
-        mediaJobs += 1;
-      }
-      if (roomItems.length) reencodes.push(await submitTypedRows(link, room, round, draft.id, roomItems, photosOf));
-      faultPoint('insured-round:making', [link.id]);
+  if (!link) throw new Error(`insured link ${linkId} is gone`);
+  await markRound(link, round, ...(await listDraft(link.id)));
+  faultPoint('insured-round:marked', [link.id]);
+  // Read again: a row edited between the first read and its mark went with its edit.
+  const [allFiles, allItems] = await listDraft(link.id);
+  const files = allFiles.filter((f) => f.round === round);
+  const items = allItems.filter((i) => i.round === round);
+  const claimRooms = await listClaimRooms(link.claim_id, false);
+  const photosOf = new Map<string, DraftFile[]>();
+  for (const f of files) if (f.item_id) photosOf.set(f.item_id, [...(photosOf.get(f.item_id) ?? []), f]);
+  let photoJobs = 0;
+  let mediaJobs = 0;
+  const reencodes: ReencodeJob[] = [];
+  for (const draft of await listInsuredRooms(link.id)) {
+    const roomFiles = files.filter((f) => f.room_id === draft.id);
+    const roomItems = items.filter((i) => i.room_id === draft.id);
+    if (!roomFiles.length && !roomItems.length) continue;
+    const room = await claimRoomFor(link, draft, claimRooms);
+    const photos = roomFiles.filter((f) => f.kind === 'photo');
+    if (photos.length) {
+      reencodes.push(await submitRoomPhotos(link, room, round, draft.id, photos));
+      photoJobs += 1;
     }
-    await queueReencodes(reencodes);
-    faultPoint('insured-round:made', [link.id]);
-    made = {
-      submitted_at: new Date().toISOString(),
-      photo_jobs: photoJobs,
-      photos: files.filter((f) => f.room_id && f.kind === 'photo').length,
-      media_jobs: mediaJobs,
-      items: items.length,
-      pending_files: stillUploading(allFiles).length,
-    };
-  } catch (err) {
-    // A failed making gives the lease back for the next maker; a crash gives nothing back (its lease runs out).
-    if (!endsInvocation(err)) await endSubmit(link.id, null);
-    throw err;
+    for (const media of roomFiles.filter((f) => f.kind !== 'photo')) {
+      await submitMedia(link, room, media);
+      mediaJobs += 1;
+    }
+    if (roomItems.length) reencodes.push(await submitTypedRows(link, room, round, draft.id, roomItems, photosOf));
+    faultPoint('insured-round:making', [link.id]);
   }
-  await endSubmit(link.id, { round, at: made.submitted_at });
-  return made;
+  await queueReencodes(reencodes);
+  faultPoint('insured-round:made', [link.id]);
+  return {
+    submitted_at: new Date().toISOString(),
+    photo_jobs: photoJobs,
+    photos: files.filter((f) => f.room_id && f.kind === 'photo').length,
+    media_jobs: mediaJobs,
+    items: items.length,
+    pending_files: stillUploading(allFiles).length,
+  };
 }
 
 /**
- * Gives up open submit `round` of the link once its makings are spent
- * (lib/insured/submit-service.ts decides when), holding the link's lease so
- * no maker works meanwhile: the rows whose job was made stay in it (and those
- * jobs' photos get the re-encodes the round queues last), the other rows go
- * back to the draft, and the round ends, so the homeowner's next submit
- * starts a new one. Null when the round is over or a maker holds it.
+ * What a round the engine gives up leaves (submit-round-run-service.ts): the
+ * rows whose job was made stay in it (and those jobs' photos get the
+ * re-encodes the round queues last), the other rows go back to the draft, so
+ * the homeowner's next submit takes them. Safe to run again.
  */
-export async function failSubmitRound(
+export async function restoreRoundRows(
   linkId: string,
   round: number,
-  leaseMs: number,
-): Promise<{ rows_kept: number; rows_returned: number } | null> {
-  if (!(await takeSubmitLease(linkId, round, new Date(), leaseMs))) return null;
-  let ended = false;
-  try {
-    const [files, items] = await listDraft(linkId);
-    const taken = [
-      ...files.filter((f) => f.round === round).map((f) => ({ key: keys.insuredFile(linkId, f.id), jobId: f.job_id })),
-      ...items.filter((i) => i.round === round).map((i) => ({ key: keys.insuredItem(linkId, i.id), jobId: i.job_id })),
-    ];
-    const made = new Set<string>();
-    for (const jobId of new Set(taken.map((row) => row.jobId)))
-      if (jobId && (await getJob(jobId, true))) made.add(jobId);
-    await queueReencodes([...made].map((id) => ({ id })));
-    const back = taken.filter((row) => !row.jobId || !made.has(row.jobId)).map((row) => row.key);
-    await releaseRoundRows(back, round);
-    await endGivenUpRound(linkId, round, new Date().toISOString());
-    ended = true;
-    return { rows_kept: taken.length - back.length, rows_returned: back.length };
-  } finally {
-    // Cut off before the end: the lease goes back, and the next sweep gives the round up again.
-    if (!ended) await endSubmit(linkId, null);
-  }
+): Promise<{ rows_kept: number; rows_returned: number }> {
+  const [files, items] = await listDraft(linkId);
+  const taken = [
+    ...files.filter((f) => f.round === round).map((f) => ({ key: keys.insuredFile(linkId, f.id), jobId: f.job_id })),
+    ...items.filter((i) => i.round === round).map((i) => ({ key: keys.insuredItem(linkId, i.id), jobId: i.job_id })),
+  ];
+  const made = new Set<string>();
+  for (const jobId of new Set(taken.map((row) => row.jobId))) if (jobId && (await getJob(jobId, true))) made.add(jobId);
+  await queueReencodes([...made].map((id) => ({ id })));
+  const back = taken.filter((row) => !row.jobId || !made.has(row.jobId)).map((row) => row.key);
+  await releaseRoundRows(back, round);
+  return { rows_kept: taken.length - back.length, rows_returned: back.length };
 }

@@ -1,87 +1,291 @@
 /**
- * The link's writes that make a homeowner submit round one maker at a time
- * (its lease), hand it on and give it up (lib/insured/submit-service.ts
- * decides when; submit-round-service.ts makes and gives up rounds). Each but
- * the end of a submit is conditional on the round still being open, so a
- * round made or given up meanwhile is left alone.
+ * A homeowner submit round's own row (INSUREDROUND#<id>, the id derived from
+ * the link and the round: insuredRoundId): the round's run on the engine (lib/orchestrator: its fields in
+ * run-state.ts) and what the round is (its number, what the submit counted,
+ * what it made or why it was given up). The link keeps only which round was
+ * started last and which is over (submit_round, submitted_round): the round
+ * is started on both in one transaction and ended on both in one, so a
+ * link's round is open exactly while its round row is being made. A round
+ * being made sits on the open-runs index the watchdog walks.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
-import { db, isConditionalCheckFailed, tableName } from '../db/client';
-import { keys } from '../db/keys';
+import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
+import { indexes, keys, withoutKeys } from '../db/keys';
+import { indexRows } from '../db/query';
+import { type RowUpdate, rowUpdateInput, setClauses } from '../db/update';
+import { derivedId } from '../inventory/item-rules';
+import type { RunRecord } from '../orchestrator/run-kind';
+import type { SubmitRoundSummary } from './store';
+
+/** Being made (its run under way), made, or given up (the engine ended its run: its rows are back in the draft). */
+type RoundStatus = 'making' | 'made' | 'given_up';
+
+export interface InsuredRound extends RunRecord {
+  /** insuredRoundId(link_id, round). */
+  id: string;
+  link_id: string;
+  claim_id: string;
+  team_id: string;
+  round: number;
+  status: RoundStatus;
+  /** What the submit that started the round counted (answered to a submit meanwhile). */
+  summary: SubmitRoundSummary;
+  /** What the maker made, recorded with the run's last write. */
+  made?: (SubmitRoundSummary & { submitted_at: string }) | null;
+  error: string | null;
+  finished_at: string | null;
+}
+
+/** The run fields a round is opened with (the request's stage taken, or the workers' stage queued). */
+export type RoundRun = Omit<RunRecord, 'id' | 'status' | 'created_at'>;
 
 const ROUND_OPEN = 'submit_round = :round AND (attribute_not_exists(submitted_round) OR submitted_round < :round)';
-/** No maker holds the link's submit lease (at `:now`; a released lease is `:none`). */
-const LEASE_FREE =
-  '(attribute_not_exists(submit_lease_until) OR submit_lease_until = :none OR submit_lease_until < :now)';
 /** Row releases in flight at once (all rows of a link share its partition). */
 const RELEASES_IN_FLIGHT = 8;
 
+/** A round's id (a UUID, as the engine's messages name their subject), found again from its link and number. */
+export const insuredRoundId = (linkId: string, round: number) => derivedId('insured-round', linkId, round);
+
+const roundKey = (id: string) => keys.insuredRound(id);
+
+/** A round's place on the open-runs index the watchdog walks: listed while it is being made. */
+const openRuns = (id: string) => ({
+  pk: indexes.openInsuredRounds().pk,
+  id,
+  listed: (status: string) => status === 'making',
+});
+
+const asRound = (row: Record<string, unknown>) => withoutKeys(row) as unknown as InsuredRound;
+
+export async function getInsuredRound(id: string): Promise<InsuredRound | null> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: roundKey(id), ConsistentRead: true }));
+  return Item ? asRound(Item) : null;
+}
+
+export function insuredRoundUpdateInput(id: string, update: RowUpdate, now = new Date()) {
+  return rowUpdateInput(roundKey(id), update, now, openRuns(id));
+}
+
+/** The round after `update`, or null when its condition did not hold. */
+export async function updateInsuredRound(
+  id: string,
+  update: RowUpdate,
+  now = new Date(),
+): Promise<InsuredRound | null> {
+  try {
+    const { Attributes } = await db().send(
+      new UpdateCommand({ ...insuredRoundUpdateInput(id, update, now), ReturnValues: 'ALL_NEW' }),
+    );
+    return asRound(Attributes ?? {});
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
+}
+
+/** Ids of the rounds being made, one page at a time. */
+export async function* openInsuredRoundIds(): AsyncGenerator<string> {
+  for await (const row of indexRows(indexes.openInsuredRounds())) yield String(row.pk).slice('INSUREDROUND#'.length);
+}
+
 /**
- * Takes the link's submit lease to make (or give up) open round `round`: one
- * maker at a time. False while another holds it, or once the round is over
- * (made, or given up), so a maker that read the round open before it was
- * given up cannot make it afterwards.
+ * Starts submit round `previous + 1` of the link with its run open, in one
+ * transaction: the link's round moves on (unless a round is being made, or
+ * another submit started this one first) and the round row is written on the
+ * open-runs index. The round, or null when another submit won.
  */
-export async function takeSubmitLease(linkId: string, round: number, now: Date, ms: number): Promise<boolean> {
+export async function startSubmitRound(
+  link: { id: string; claim_id: string; team_id: string },
+  previous: number,
+  summary: SubmitRoundSummary,
+  run: RoundRun,
+  now: Date,
+): Promise<InsuredRound | null> {
+  const at = now.toISOString();
+  const round = previous + 1;
+  const id = insuredRoundId(link.id, round);
+  const record: InsuredRound = {
+    ...run,
+    id,
+    link_id: link.id,
+    claim_id: link.claim_id,
+    team_id: link.team_id,
+    round,
+    status: 'making',
+    summary,
+    made: null,
+    error: null,
+    created_at: at,
+    updated_at: at,
+    finished_at: null,
+  };
   try {
     await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.insuredLink(linkId),
-        UpdateExpression: 'SET submit_lease_until = :until',
-        ConditionExpression: `${ROUND_OPEN} AND ${LEASE_FREE}`,
-        ExpressionAttributeValues: {
-          ':round': round,
-          ':until': new Date(now.getTime() + ms).toISOString(),
-          ':now': now.toISOString(),
-          ':none': null,
-        },
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.insuredLink(link.id),
+              UpdateExpression: 'SET submit_round = :round, submit_started_at = :at, submit_summary = :summary',
+              // Nothing started yet, or the last round started is over: no two rounds at once.
+              ConditionExpression:
+                previous === 0
+                  ? 'attribute_exists(pk) AND (attribute_not_exists(submit_round) OR submit_round = :previous)'
+                  : 'submit_round = :previous AND submitted_round = :previous',
+              ExpressionAttributeValues: { ':round': round, ':previous': previous, ':at': at, ':summary': summary },
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...roundKey(id),
+                entity: 'InsuredRound',
+                activepk: indexes.openInsuredRounds().pk,
+                activesk: `${run.heartbeat_at ?? at}#${id}`,
+                ...record,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
       }),
     );
-    return true;
+    return record;
   } catch (err) {
-    if (isConditionalCheckFailed(err)) return false;
+    if (isConditionRace(err)) return null;
     throw err;
   }
 }
 
 /**
- * Counts one more making of open submit `round` and stamps when it was handed
- * on (the round is stale again a stale period after `at`), in one conditional
- * write: unless a maker holds the round's lease (at `leaseNow`, the clock the
- * makers write leases with) or the round has had `max` makings. True when
- * counted: the caller then queues it.
+ * Ends round `round` of its run, in one transaction: the round row leaves
+ * the open-runs index as made or given up, and the link's round is over
+ * (made: submitted_at is the round's; given up: the last made round's stays).
+ * A round whose link was ended already (by a maker of the shape before the
+ * engine, at the migration) ends its row alone. Null when it had ended
+ * already, or another run of it owns it.
  */
-export async function countSubmitAttempt(
-  linkId: string,
-  round: number,
-  max: number,
-  at: Date,
-  leaseNow: Date,
-): Promise<boolean> {
-  const stamp = at.toISOString();
+export async function endInsuredRound(
+  round: Pick<InsuredRound, 'id' | 'link_id' | 'round' | 'run_id'>,
+  end: { status: 'made'; at: string } | { status: 'given_up'; at: string; error: string },
+): Promise<InsuredRound | null> {
+  const set = setClauses({
+    status: end.status,
+    finished_at: end.at,
+    updated_at: end.at,
+    stage_state: 'done',
+    stage_runner: null,
+    ...(end.status === 'given_up' ? { error: end.error } : {}),
+  });
+  const roundEnd = {
+    TableName: tableName(),
+    Key: roundKey(round.id),
+    UpdateExpression: `SET ${set.expression} REMOVE activepk, activesk`,
+    ConditionExpression: '#status_ = :making AND run_id = :run',
+    ExpressionAttributeNames: { ...set.names, '#status_': 'status' },
+    ExpressionAttributeValues: { ...set.values, ':making': 'making', ':run': round.run_id },
+  };
   try {
     await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.insuredLink(linkId),
-        UpdateExpression: 'SET submit_handed_at = :at, activesk = :sk ADD submit_attempts :one',
-        ConditionExpression: `${ROUND_OPEN} AND ${LEASE_FREE} AND (attribute_not_exists(submit_attempts) OR submit_attempts < :max)`,
-        ExpressionAttributeValues: {
-          ':round': round,
-          ':none': null,
-          ':now': leaseNow.toISOString(),
-          ':max': max,
-          ':at': stamp,
-          ':sk': `${stamp}#${linkId}`,
-          ':one': 1,
-        },
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: roundEnd },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.insuredLink(round.link_id),
+              UpdateExpression:
+                end.status === 'made'
+                  ? 'SET submitted_round = :round, submitted_at = :at, updated_at = :at'
+                  : 'SET submitted_round = :round, updated_at = :at',
+              ConditionExpression: ROUND_OPEN,
+              ExpressionAttributeValues: { ':round': round.round, ':at': end.at },
+            },
+          },
+        ],
       }),
     );
-    return true;
   } catch (err) {
-    if (isConditionalCheckFailed(err)) return false;
+    if (!isConditionRace(err)) throw err;
+    const { Item: link } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.insuredLink(round.link_id), ConsistentRead: true }),
+    );
+    if (Number(link?.submitted_round ?? 0) < round.round) return null;
+    try {
+      await db().send(new UpdateCommand(roundEnd));
+    } catch (again) {
+      if (isConditionalCheckFailed(again)) return null;
+      throw again;
+    }
+  }
+  return getInsuredRound(round.id);
+}
+
+/**
+ * The migration's write for a link whose round `round` was being made under
+ * the shape before the engine: the round row is written with its run, and
+ * the link leaves the old open-submits index and sheds that shape's lease and
+ * hand-on fields, in one transaction. Null when the round is over or has its
+ * row already (a migration run again).
+ */
+export async function openMigratedRound(
+  link: { id: string; claim_id: string; team_id: string },
+  round: number,
+  summary: SubmitRoundSummary,
+  run: RoundRun,
+  createdAt: string,
+): Promise<InsuredRound | null> {
+  const id = insuredRoundId(link.id, round);
+  const record: InsuredRound = {
+    ...run,
+    id,
+    link_id: link.id,
+    claim_id: link.claim_id,
+    team_id: link.team_id,
+    round,
+    status: 'making',
+    summary,
+    made: null,
+    error: null,
+    created_at: createdAt,
+    updated_at: run.updated_at ?? createdAt,
+    finished_at: null,
+  };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: keys.insuredLink(link.id),
+              UpdateExpression: 'REMOVE activepk, activesk, submit_lease_until, submit_attempts, submit_handed_at',
+              ConditionExpression: ROUND_OPEN,
+              ExpressionAttributeValues: { ':round': round },
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: {
+                ...roundKey(id),
+                entity: 'InsuredRound',
+                activepk: indexes.openInsuredRounds().pk,
+                activesk: `${run.heartbeat_at ?? createdAt}#${id}`,
+                ...record,
+              },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+    return record;
+  } catch (err) {
+    if (isConditionRace(err)) return null;
     throw err;
   }
 }
@@ -108,40 +312,5 @@ export async function releaseRoundRows(rows: { pk: string; sk: string }[], round
         }
       }),
     ),
-  );
-}
-
-/**
- * Ends open round `round` given up: the round is over (the next submit starts
- * the one after it), the link leaves the open-submits index and the lease is
- * given back. submitted_at stays the last made round's.
- */
-export async function endGivenUpRound(linkId: string, round: number, at: string): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.insuredLink(linkId),
-      UpdateExpression:
-        'SET submitted_round = :round, submit_lease_until = :none, updated_at = :at REMOVE activepk, activesk',
-      ConditionExpression: ROUND_OPEN,
-      ExpressionAttributeValues: { ':round': round, ':none': null, ':at': at },
-    }),
-  );
-}
-
-/** Ends a submit: the round is finished (when one ran) and the lease is given back. */
-export async function endSubmit(linkId: string, finished: { round: number; at: string } | null): Promise<void> {
-  const set = finished
-    ? 'SET submitted_round = :round, submitted_at = :at, submit_lease_until = :none, updated_at = :at REMOVE activepk, activesk'
-    : 'SET submit_lease_until = :none';
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.insuredLink(linkId),
-      UpdateExpression: set,
-      ExpressionAttributeValues: finished
-        ? { ':round': finished.round, ':at': finished.at, ':none': null }
-        : { ':none': null },
-    }),
   );
 }

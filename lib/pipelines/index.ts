@@ -7,6 +7,7 @@
 import { registerPipeline } from '../orchestrator/pipeline';
 import '../sends/claims-platform-run-service'; // a claims platform send's run: its kind and pipeline register themselves
 import '../sends/estimation-run-service'; // an estimation platform send's run, the same way
+import '../insured/submit-round-registration-service'; // a homeowner submit round's run: its kind and pipeline
 import './run-end-subscribers'; // what hears a run's end, in every function that runs jobs
 import { audioPipeline } from './audio/pipeline';
 import { captureImportPipeline } from './capture/pipeline';

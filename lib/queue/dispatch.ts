@@ -18,7 +18,6 @@ const WORKER_FOR_QUEUE: Record<QueuePurpose, string> = {
   probe: 'probeWorker',
   photos: 'photoWorker',
   exports: 'exportWorker',
-  insured: 'insuredWorker',
 };
 
 /** The receipt handle of a message handed over by direct invoke (it is on no queue). */

@@ -14,7 +14,7 @@ import pLimit from 'p-limit';
 import { settings } from '../config';
 
 /** Every queue the service sends to; each has a -dlq twin in serverless.yml. */
-const QUEUE_PURPOSES = ['purge', 'stages', 'units', 'probe', 'photos', 'exports', 'insured'] as const;
+const QUEUE_PURPOSES = ['purge', 'stages', 'units', 'probe', 'photos', 'exports'] as const;
 export type QueuePurpose = (typeof QUEUE_PURPOSES)[number];
 
 /**
@@ -30,7 +30,6 @@ export const QUEUE_MAX_RECEIVES: Record<QueuePurpose, number> = {
   probe: 5,
   photos: 5,
   exports: 3,
-  insured: 5,
 };
 
 /** How long a send may take before the queue counts as unreachable (spec: ~3 s). */

@@ -7,13 +7,15 @@
  * counts those too). Every photo is a real small JPEG in the bucket under the
  * claim's homeowner folder, its row as a confirmed upload leaves it. Then one
  * POST /api/public/insured/{token}/submit is timed over HTTP. A round this
- * large is handed to the insured worker (lib/insured/submit-service.ts): the
- * answer says processing, and the round is made in the background.
+ * large is queued for the stage workers as its run on the engine
+ * (lib/insured/submit-service.ts): the answer says processing, and the round
+ * is made in the background.
  *
  *   pass: the submit answers 200 within 29 s (API Gateway's integration
  *   limit), counting every room photo and typed row, and the worker has made
- *   the round (every row taken, its jobs written) within 300 s, the insured
- *   worker's timeout
+ *   the round (every row taken, its jobs written) within 300 s (the bound the
+ *   insured worker's timeout set before rounds ran on the engine; a stage
+ *   worker may run 900 s)
  *
  * Also printed, not bound: how long after the round was made the photo
  * worker has re-encoded every staged photo (the queue drained).
@@ -49,7 +51,7 @@ const OBJECT_PUTS_IN_FLIGHT = 16;
 const ROW_WRITES_IN_FLIGHT = 8;
 const ROW_WRITE_ATTEMPTS = 20;
 const BOUND_SECONDS = 29;
-/** The insured worker's timeout (lib/background/functions.ts): a round must be made within one invocation. */
+/** A round is made within this, well inside one stage worker's invocation (lib/background/functions.ts). */
 const ROUND_BOUND_SECONDS = 300;
 const DRAIN_TIMEOUT_MS = 20 * 60_000;
 
@@ -325,7 +327,7 @@ async function main(): Promise<void> {
       'answer',
       `photo_jobs ${answer.photo_jobs}, photos ${answer.photos}, items ${answer.items}${complete ? '' : ' (NOT everything seeded)'}`,
     ],
-    ['answered as', answer.processing ? 'processing (handed to the insured worker)' : 'made in the request'],
+    ['answered as', answer.processing ? 'processing (queued for a stage worker)' : 'made in the request'],
     [
       'round made (every row taken, its jobs written), from the submit',
       made === null

@@ -17,9 +17,17 @@ import { eventually } from '../support/api';
 import { getRow, objectExists, setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway, modelItem } from '../support/fake-gateway';
-import { addPhoto, addVideo, homeowner, invitedLink, photo, seedTypedRows } from '../support/insured';
-import { INLINE_ROUND_ROWS, staleRoundMs, sweepStaleSubmitRounds } from '../../lib/insured/submit-service';
-import { startSubmitRound } from '../../lib/insured/store';
+import {
+  addPhoto,
+  addVideo,
+  homeowner,
+  invitedLink,
+  photo,
+  roundRow,
+  seedTypedRows,
+  startAbandonedRound,
+} from '../support/insured';
+import { INLINE_ROUND_ROWS } from '../../lib/insured/submit-service';
 import { makeVideo, waitForDuration } from '../support/uploads';
 
 const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
@@ -186,8 +194,9 @@ describe('the homeowner link, end to end', () => {
 const roundMade = (linkId: string, round: number) =>
   eventually(async () => ((await getRow(`INSUREDLINK#${linkId}`, 'LINK'))?.submitted_round ?? 0) >= round, 60_000);
 
+// Each case waits for a tick of the stack's watchdog: they run side by side.
 describe('homeowner submit, exactly once', () => {
-  it('makes one set of jobs from two submits at once, and finishes a submit that died after marking its rows', async () => {
+  it.concurrent('makes one set of jobs from two submits at once, and finishes a submit that died after marking its rows', async () => {
     const { adjuster, claimId, linkId, token } = await invitedLink();
     const h = homeowner(token);
     const porch = (await h.post('/rooms', { name: 'Porch' })).body;
@@ -207,12 +216,13 @@ describe('homeowner submit, exactly once', () => {
     ).id;
     expect((await adjuster.get(`/api/rooms/${roomId}/jobs`)).body).toHaveLength(2);
 
-    // Round 2 started, one of its rows marked, and the request died: the next submit answers that round and hands
-    // it to the worker, which makes it; the row typed meanwhile goes with it (it was ready when the round was made).
+    // Round 2 started, one of its rows marked, and the request died: the next submit answers that round, and the
+    // watchdog (its own schedule) finds the dead request's lease run out and restarts the round on a stage worker,
+    // which makes it; the row typed meanwhile goes with it (it was ready when the round was made).
     const shed = (await h.post('/rooms', { name: 'Shed' })).body;
     const mower = (await h.post(`/rooms/${shed.id}/items`, { name: 'Mower' })).body;
     const summary = { photo_jobs: 0, photos: 0, media_jobs: 0, items: 1, pending_files: 0 };
-    expect(await startSubmitRound(linkId, 1, summary, new Date(Date.now() - 2 * staleRoundMs()))).toBe(true);
+    expect(await startAbandonedRound(linkId, 1, summary, 'request died')).toBeTruthy();
     await setFields(`INSUREDLINK#${linkId}`, `ITEM#${mower.id}`, { round: 2 });
     await h.post(`/rooms/${shed.id}/items`, { name: 'Rake' });
     // Both sides see the round still being handed over.
@@ -222,6 +232,7 @@ describe('homeowner submit, exactly once', () => {
     const resumed = await h.post('/submit');
     expect(resumed.body).toMatchObject({ nothing_new: false, processing: true, round: 2, items: 1 });
     await roundMade(linkId, 2);
+    expect(await roundRow(linkId, 2)).toMatchObject({ status: 'made', recovery_attempts: 1 });
     expect((await h.get()).body.submit_processing).toBe(false);
     expect((await listedLinks())[0]).toMatchObject({ submit_processing: false, progress: { submits: 2 } });
     expect((await h.post('/submit')).body).toMatchObject({ nothing_new: true, round: 2 });
@@ -233,7 +244,7 @@ describe('homeowner submit, exactly once', () => {
     expect(names.sort()).toEqual(['Mower', 'Rake']);
   });
 
-  it('hands a round larger than the request can make to the worker, and the watchdog hands on a lost one', async () => {
+  it.concurrent('hands a round larger than the request can make to a stage worker, and the watchdog resends a lost one', async () => {
     const { adjuster, claimId, linkId, token } = await invitedLink();
     const h = homeowner(token);
     const attic = (await h.post('/rooms', { name: 'Attic' })).body;
@@ -260,14 +271,16 @@ describe('homeowner submit, exactly once', () => {
     await roundMade(linkId, 1);
     expect((await h.post('/submit')).body).toMatchObject({ nothing_new: true, round: 1 });
 
-    // A round whose submit died right after starting it (nothing marked, no message sent), and nobody submits
-    // again: the watchdog's sweep hands it to the worker.
+    expect(await roundRow(linkId, 1)).toMatchObject({ status: 'made', recovery_attempts: 0 });
+
+    // A round whose submit died right after starting it (nothing marked, its stage's message never sent), and
+    // nobody submits again: the watchdog (its own schedule) sends the stage again, and a worker makes it.
     await seedTypedRows(linkId, attic.id, 3);
     const summary = { photo_jobs: 0, photos: 0, media_jobs: 0, items: 3, pending_files: 0 };
-    expect(await startSubmitRound(linkId, 1, summary, new Date(Date.now() - 2 * staleRoundMs()))).toBe(true);
-    expect((await sweepStaleSubmitRounds()).handed_on).toBeGreaterThanOrEqual(1);
+    expect(await startAbandonedRound(linkId, 1, summary, 'message lost')).toBeTruthy();
     await roundMade(linkId, 2);
     expect(await atticJobs()).toHaveLength(2);
-    expect((await getRow(`INSUREDLINK#${linkId}`, 'LINK'))?.activepk).toBeUndefined();
+    expect(await roundRow(linkId, 2)).toMatchObject({ status: 'made', recovery_attempts: 0 });
+    expect((await roundRow(linkId, 2))?.activepk).toBeUndefined();
   });
 });

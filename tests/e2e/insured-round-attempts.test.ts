@@ -1,52 +1,45 @@
 /**
- * Covers: lib/insured/submit-service.ts (sweepStaleSubmitRounds on the
- * watchdog's own schedule: a round's makings are counted and capped),
- * lib/insured/submit-round-service.ts (failSubmitRound),
- * lib/insured/submit-round-store.ts.
+ * Covers: lib/insured/submit-round-run-service.ts (a round the engine gives
+ * up: giveUpRound), lib/insured/submit-service.ts (a making that failed in
+ * the request is handed to a worker), lib/insured/submit-round-service.ts
+ * (restoreRoundRows).
  *
- * A homeowner submit round whose making always fails is handed to the insured
- * worker again by the watchdog until INSURED_ROUND_MAX_ATTEMPTS makings in all
- * (the submit's own, then each hand-on), never more: then it is given up. The
- * fault is real: one of the round's photos lies outside the claim's homeowner
- * folder, which the maker refuses to stage, so every making (the submit's, the
- * worker's) throws at that room. What a made job took stays submitted; the rest
- * goes back to the draft; the failure reaches error tracking; and the
- * homeowner's next submit starts a new round.
+ * A homeowner submit round that never gets made is ended by the engine after
+ * its attempts, never retried forever, and its rows that reached no job go
+ * back to the draft so the homeowner can submit again:
  *
- * Nothing here calls the sweep: the stack's watchdog schedule (every 15 s)
- * hands the round on and gives it up. The test stack makes a round stale after
- * 20 s and gives it up after 2 makings (tests/support/global-setup.ts), so
- * each step waits one watchdog tick: handed on at the first, given up at the
- * second, and the third shows it is not handed on again.
+ *  - a making that always fails (one of the round's photos lies outside the
+ *    claim's homeowner folder, which the maker refuses to stage): the
+ *    submit's making fails, the round goes to a stage worker (the run's one
+ *    recovery), whose making fails too, and the engine fails the run. What a
+ *    made job took stays submitted; the failure reaches error tracking; the
+ *    next submit starts a new round.
+ *  - a maker that dies every time (an armed fault point, armed again after it
+ *    tripped): the watchdog's own schedule restarts the run once, and at the
+ *    second interruption ends it. The dead makers' leases are written back
+ *    rather than waited out.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { settings } from '../../lib/config';
-import { startSubmitRound } from '../../lib/insured/store';
 import { eventually } from '../support/api';
 import { getRow, setFields } from '../support/aws';
 import { fakeSentry } from '../support/fake-sentry';
-import { addPhoto, homeowner, invitedLink, photo } from '../support/insured';
+import { armFaultPoint, faultPointTripped } from '../support/fault-points';
+import { addPhoto, homeowner, invitedLink, photo, roundKey, roundRow } from '../support/insured';
 
-jest.setTimeout(330_000);
+jest.setTimeout(240_000);
 
 const errors = fakeSentry(process.env.TEST_FAKE_SENTRY_URL as string);
 
 const linkRow = (linkId: string) => getRow(`INSUREDLINK#${linkId}`, 'LINK');
 const isOpen = (row: Record<string, any> | null) => Number(row?.submitted_round ?? 0) < Number(row?.submit_round ?? 0);
 
-/**
- * Resolves once the watchdog has swept after this call: a second link's empty round, started two stale periods
- * back, is handed on by the first sweep that lists the open rounds after it was written.
- */
-async function nextWatchdogSweep(): Promise<void> {
-  const probe = await invitedLink();
-  const empty = { photo_jobs: 0, photos: 0, media_jobs: 0, items: 0, pending_files: 0 };
-  const past = new Date(Date.now() - 2 * settings().INSURED_ROUND_STALE_SECONDS * 1000);
-  expect(await startSubmitRound(probe.linkId, 0, empty, past)).toBe(true);
-  await eventually(async () => Number((await linkRow(probe.linkId))?.submit_attempts ?? 0) >= 2, 150_000, 1000);
+/** A dead maker's lease and heartbeat written back, as time would leave them (STAGE_LEASE_SECONDS is 960 s). */
+async function leaseRunOut(linkId: string) {
+  const past = new Date(Date.now() - 120_000).toISOString();
+  const key = roundKey(linkId, 1);
+  await setFields(key.pk, key.sk, { stage_lease_until: past, heartbeat_at: past });
 }
 
-it('hands a round that always fails on until its attempts are spent, then gives it up; the next submit starts a new round', async () => {
+it.concurrent('ends a round whose making always fails after its two makings; the next submit starts a new round', async () => {
   const { adjuster, claimId, linkId, token } = await invitedLink();
   const h = homeowner(token);
   const den = (await h.post('/rooms', { name: 'Den' })).body;
@@ -57,35 +50,25 @@ it('hands a round that always fails on until its attempts are spent, then gives 
   const trunkRow = await getRow(`INSUREDLINK#${linkId}`, `FILE#${trunk.id}`);
   await setFields(`INSUREDLINK#${linkId}`, `FILE#${trunk.id}`, { key: `elsewhere/${trunkRow?.key}` });
 
-  // The submit makes the round itself (two rows) and fails at the Attic's photo: the round stays open, its first
-  // making counted, and the lease is given back (a failed making, not a crash).
-  await h.post('/submit');
-  const submitted = await linkRow(linkId);
-  expect(isOpen(submitted)).toBe(true);
-  expect(submitted).toMatchObject({ submit_round: 1, submit_attempts: 1, submit_lease_until: null });
+  // The submit's making fails at the Attic's photo: the round goes to a stage worker, and the answer says it is
+  // still being handed over.
+  const submitted = await h.post('/submit');
+  expect(submitted.status).toBe(200);
+  expect(submitted.body).toMatchObject({ round: 1, processing: true });
 
-  // The watchdog's ticks from here: each hand-on stamps the round and counts a making in one write; the worker's
-  // making fails like the submit's. Every state the link passes through is watched, so no making goes unseen.
-  const max = settings().INSURED_ROUND_MAX_ATTEMPTS;
-  const handOns = new Set<string>();
-  let mostAttempts = 0;
-  const watchUntil = Date.now() + 280_000;
-  let row = submitted;
-  while (isOpen(row) && Date.now() < watchUntil) {
-    await sleep(500);
-    row = await linkRow(linkId);
-    mostAttempts = Math.max(mostAttempts, Number(row?.submit_attempts ?? 0));
-    if (row?.submit_handed_at && row.submit_handed_at !== submitted?.submit_handed_at)
-      handOns.add(row.submit_handed_at);
-  }
-  expect(isOpen(row)).toBe(false);
-  // The submit's own making, then max - 1 hand-ons: max makings in all, never more. Given up, not made.
-  expect({ handedOn: handOns.size, mostAttempts }).toEqual({ handedOn: max - 1, mostAttempts: max });
-  expect(row).toMatchObject({ submitted_round: 1, submit_attempts: max, submit_lease_until: null });
-  expect(row?.activepk).toBeUndefined();
-  // Given up, it is not handed on again: the watchdog's next sweep leaves it as it is (run meanwhile).
-  const swept = nextWatchdogSweep();
-  swept.catch(() => undefined); // awaited below; its failure is reported there
+  // The worker's making fails the same way: the engine fails the run, and the round is given up.
+  const row = await eventually(async () => {
+    const link = await linkRow(linkId);
+    return isOpen(link) ? null : link;
+  }, 60_000);
+  expect(row).toMatchObject({ submit_round: 1, submitted_round: 1 });
+  const round = await roundRow(linkId, 1);
+  expect(round).toMatchObject({
+    status: 'given_up',
+    recovery_attempts: 1,
+    error: expect.stringContaining('outside its claim'),
+  });
+  expect(round?.activepk).toBeUndefined();
 
   // The homeowner sees nothing being handed over; the lamp went with the job made from it, the trunk's photo is
   // back in the draft, and the adjuster has the lamp.
@@ -99,19 +82,12 @@ it('hands a round that always fails on until its attempts are spent, then gives 
   expect(denJobs).toHaveLength(1);
   expect((await adjuster.get(`/api/inventory/${denJobs[0].id}`)).body.map((i: any) => i.name)).toEqual(['Floor lamp']);
 
-  // Error tracking heard of it, from the watchdog.
+  // Error tracking heard of it.
   const report = await eventually(
-    async () => (await errors.events(linkId)).find((e) => e.tags?.kind === 'watchdog_sweep'),
+    async () => (await errors.events(linkId)).find((e) => e.tags?.kind === 'pipeline_failure'),
     30_000,
   );
-  expect(report).toMatchObject({ level: 'error', tags: { kind: 'watchdog_sweep', link_id: linkId } });
-
-  await swept;
-  expect(await linkRow(linkId)).toMatchObject({
-    submitted_round: 1,
-    submit_attempts: max,
-    submit_handed_at: row?.submit_handed_at,
-  });
+  expect(report).toMatchObject({ level: 'error', tags: { kind: 'pipeline_failure', link_id: linkId } });
 
   // The photo is the homeowner's again: removed, and a row typed instead, the next submit starts round 2.
   expect((await h.delete(`/files/${trunk.id}`)).status).toBe(200);
@@ -124,4 +100,42 @@ it('hands a round that always fails on until its attempts are spent, then gives 
   );
   const [atticJob] = (await adjuster.get(`/api/rooms/${atticRoom.id}/jobs`)).body;
   expect((await adjuster.get(`/api/inventory/${atticJob.id}`)).body.map((i: any) => i.name)).toEqual(['Steamer trunk']);
+});
+
+it.concurrent('ends a round whose maker dies every time at the second interruption, by the watchdog alone', async () => {
+  const { linkId, token } = await invitedLink();
+  const h = homeowner(token);
+  const den = (await h.post('/rooms', { name: 'Den' })).body;
+  for (const name of ['Floor lamp', 'Armchair']) await h.post(`/rooms/${den.id}/items`, { name });
+
+  // The submit dies after marking the rows; armed again, so the worker the watchdog restarts the round on dies too.
+  armFaultPoint('insured-round:marked', linkId);
+  expect((await h.post('/submit')).status).toBeGreaterThanOrEqual(500);
+  expect(faultPointTripped('insured-round:marked', linkId)).toBe(true);
+  armFaultPoint('insured-round:marked', linkId);
+  expect(await roundRow(linkId, 1)).toMatchObject({ status: 'making', stage_state: 'running', recovery_attempts: 0 });
+  await leaseRunOut(linkId);
+
+  // The watchdog's tick restarts the round on a stage worker, which dies at the same point.
+  await eventually(async () => faultPointTripped('insured-round:marked', linkId), 90_000, 500);
+  const restarted = await eventually(async () => {
+    const row = await roundRow(linkId, 1);
+    return row?.stage_state === 'running' && row.recovery_attempts === 1 ? row : null;
+  }, 30_000);
+  expect(restarted).toMatchObject({ status: 'making' });
+  await leaseRunOut(linkId);
+
+  // The second interruption ends the round: its rows, marked and never made into a job, are the homeowner's again.
+  const ended = await eventually(async () => {
+    const row = await roundRow(linkId, 1);
+    return row?.status === 'making' ? null : row;
+  }, 90_000);
+  expect(ended).toMatchObject({ status: 'given_up', recovery_attempts: 1, error: expect.stringContaining('twice') });
+  expect(await linkRow(linkId)).toMatchObject({ submit_round: 1, submitted_round: 1 });
+  const state = (await h.get()).body;
+  expect(state.submit_processing).toBe(false);
+  const items = (state.rooms as any[]).find((r) => r.name === 'Den').items as any[];
+  expect(items.map((i) => i.submitted)).toEqual([false, false]);
+  const again = await h.post('/submit');
+  expect(again.body).toMatchObject({ round: 2, nothing_new: false, processing: false, items: 2 });
 });

@@ -1,26 +1,25 @@
 /**
- * Covers: lib/insured/submit-round-service.ts (completeSubmitRound's fault
- * points), lib/insured/submit-service.ts (the watchdog's
- * sweepStaleSubmitRounds, on its own schedule).
+ * Covers: lib/insured/submit-round-service.ts (submitRoundRows' fault
+ * points), lib/insured/submit-round-run-service.ts (the round's run on the
+ * engine, recovered by the watchdog on its own schedule).
  *
  * The homeowner's submit, through the real route, ended at each named point
  * of the round's maker (lib/faults) as a crash or a timeout would end it:
  * after it marked the rows it takes, before any job; after the first room's
  * jobs, before the next room's; after every job, before the round is
  * recorded made. A crash gives nothing back: the round is left open and the
- * dead maker's lease stays held until it runs out (the submit's lease, 60 s,
- * waited out here); only then does the watchdog's own schedule hand the round
- * to the insured worker, which finishes it. Then every draft row is in
- * exactly one job (none lost, none taken twice), the round is made and
- * nothing was charged. Each point also runs disarmed: the submit makes the
- * round itself and the watchdog never hands it on. A round past
- * INLINE_ROUND_ROWS is made by the insured worker: its making is cut off
- * after the marks and after every job, its lease (the worker's timeout and
- * 30 s, written back here rather than waited out) stays held, and the
- * watchdog's hand-on finishes it, each row one item once.
+ * dead request keeps the run's stage until its lease runs out (60 s, waited
+ * out here); only then does the watchdog's own schedule restart the stage on
+ * a stage worker, under the same round, which finishes it. Then every draft
+ * row is in exactly one job (none lost, none taken twice), the round is made
+ * and nothing was charged. Each point also runs disarmed: the submit makes
+ * the round itself and the watchdog never touches it. A round past
+ * INLINE_ROUND_ROWS is made by a stage worker: its making is cut off after
+ * the marks and after every job, its stage's lease (STAGE_LEASE_SECONDS,
+ * written back here rather than waited out) stays held, and the watchdog's
+ * restart finishes it, each row one item once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { settings } from '../../lib/config';
 import { keys } from '../../lib/db/keys';
 import type { FaultPointName } from '../../lib/faults/fault-points';
 import { listDraftFiles, listDraftItems } from '../../lib/insured/draft-store';
@@ -32,7 +31,7 @@ import { getRow, setFields } from '../support/aws';
 import { fakeBilling } from '../support/fake-billing';
 import { armFaultPoint, faultPointTripped } from '../support/fault-points';
 import { faultTable } from '../support/fault-table';
-import { addPhoto, homeowner, invitedLink, photo, seedTypedRows } from '../support/insured';
+import { addPhoto, homeowner, invitedLink, photo, roundKey, roundRow, seedTypedRows } from '../support/insured';
 
 jest.setTimeout(300_000);
 
@@ -42,30 +41,30 @@ const CASES = [true, false].flatMap((armed) => POINTS.map((point) => ({ point, a
 
 const table = faultTable('Homeowner submit round, maker ended at each fault point');
 
-/** The link's submit lease as it stands: when it runs out, or null when no maker holds it. */
-async function leaseOf(linkId: string): Promise<string | null> {
-  const row = await getRow(keys.insuredLink(linkId).pk, keys.insuredLink(linkId).sk);
-  return (row?.submit_lease_until as string | null | undefined) ?? null;
-}
-
-/** The dead maker's lease, read a moment after its point tripped: still held (a crash gives nothing back). */
+/** The dead maker's stage, read a moment after its point tripped: still running under its lease (a crash gives nothing back). */
 async function leaseLeftHeld(linkId: string): Promise<string> {
   await sleep(1000);
-  const until = await leaseOf(linkId);
-  expect({ lease_until: until, held: until !== null && Date.parse(until) > Date.now() }).toEqual({
-    lease_until: expect.any(String),
-    held: true,
-  });
+  const row = await roundRow(linkId, 1);
+  const until = (row?.stage_lease_until as string | null | undefined) ?? null;
+  expect({
+    stage_state: row?.stage_state,
+    lease_until: until,
+    held: until !== null && Date.parse(until) > Date.now(),
+  }).toEqual({ stage_state: 'running', lease_until: expect.any(String), held: true });
   return until as string;
 }
 
-/** The link's round as it stands: started, made, makings counted. */
+/** The link's round as it stands: started, made (or given up), and the restarts of its run. */
 async function roundOf(linkId: string) {
-  const row = await getRow(keys.insuredLink(linkId).pk, keys.insuredLink(linkId).sk);
+  const [link, round] = await Promise.all([
+    getRow(keys.insuredLink(linkId).pk, keys.insuredLink(linkId).sk),
+    roundRow(linkId, 1),
+  ]);
   return {
-    started: Number(row?.submit_round ?? 0),
-    made: Number(row?.submitted_round ?? 0),
-    attempts: Number(row?.submit_attempts ?? 0),
+    started: Number(link?.submit_round ?? 0),
+    made: Number(link?.submitted_round ?? 0),
+    status: round?.status,
+    restarts: Number(round?.recovery_attempts ?? 0),
   };
 }
 
@@ -79,18 +78,13 @@ async function rowJobs(linkId: string) {
 }
 
 /**
- * What time does to a round whose worker died: its lease runs out and it is a stale period past its hand-on. The
- * worker's lease is its timeout and 30 s (330 s), too long to wait out here.
+ * What time does to a round whose worker died: its stage's lease runs out and no heartbeat renews it. The stage's
+ * lease (STAGE_LEASE_SECONDS, 960 s) is too long to wait out here, so it and the heartbeat are written back.
  */
-async function staleRound(linkId: string) {
-  const past = new Date(Date.now() - settings().INSURED_ROUND_STALE_SECONDS * 1000 - 5000).toISOString();
-  const key = keys.insuredLink(linkId);
-  await setFields(key.pk, key.sk, {
-    submit_handed_at: past,
-    submit_started_at: past,
-    submit_lease_until: past,
-    activesk: `${past}#${linkId}`,
-  });
+async function deadWorker(linkId: string) {
+  const past = new Date(Date.now() - 120_000).toISOString();
+  const key = roundKey(linkId, 1);
+  await setFields(key.pk, key.sk, { stage_lease_until: past, heartbeat_at: past });
 }
 
 it.concurrent.each(CASES)(
@@ -114,11 +108,11 @@ it.concurrent.each(CASES)(
         // The control: the submit made the round itself, and nothing is left for the watchdog.
         expect(submitted.status).toBe(200);
         expect(submitted.body).toMatchObject({ round: 1, processing: false, items: 3, photos: 1 });
-        expect(await roundOf(linkId)).toEqual({ started: 1, made: 1, attempts: 1 });
+        expect(await roundOf(linkId)).toEqual({ started: 1, made: 1, status: 'made', restarts: 0 });
       } else {
         expect(submitted.status).toBeGreaterThanOrEqual(500);
         expect(faultPointTripped(point, linkId)).toBe(true);
-        expect(await roundOf(linkId)).toEqual({ started: 1, made: 0, attempts: 1 });
+        expect(await roundOf(linkId)).toEqual({ started: 1, made: 0, status: 'making', restarts: 0 });
         // What the dead maker left: every row taken by round 1 with its job; the jobs made up to the point.
         const left = await rowJobs(linkId);
         expect(left.rows.map((r) => r.round)).toEqual([1, 1, 1, 1]);
@@ -129,14 +123,14 @@ it.concurrent.each(CASES)(
         // Mid making: the first room's job(s) only (the Attic has two: its photos' and its typed row's).
         if (point === 'insured-round:making') expect([1, 2]).toContain(left.made.length);
         else expect(left.made).toHaveLength(madeBefore as number);
-        // The dead submit still holds the link's lease: no maker can take the round until it runs out. The
-        // watchdog's first tick after that hands the round on.
+        // The dead submit still holds the run's stage: no worker can take it until its lease runs out. The
+        // watchdog's first tick after that (and a minute with no heartbeat) restarts the stage on a worker.
         const leaseUntil = await leaseLeftHeld(linkId);
         await eventually(async () => (await roundOf(linkId)).made === 1, 200_000, 1000);
-        // Handed on once (the submit's making and the worker's), and only once the lease had run out.
-        expect(await roundOf(linkId)).toEqual({ started: 1, made: 1, attempts: 2 });
-        const handedAt = (await getRow(keys.insuredLink(linkId).pk, keys.insuredLink(linkId).sk))?.submit_handed_at;
-        expect(Date.parse(handedAt as string)).toBeGreaterThanOrEqual(Date.parse(leaseUntil));
+        // Restarted once, under the same round, and only once the lease had run out.
+        expect(await roundOf(linkId)).toEqual({ started: 1, made: 1, status: 'made', restarts: 1 });
+        const restartedAt = (await roundRow(linkId, 1))?.stage_timings?.make?.started_at;
+        expect(Date.parse(restartedAt as string)).toBeGreaterThanOrEqual(Date.parse(leaseUntil));
       }
 
       // Every row is in round 1 with a job that exists; three jobs (Den's rows, the Attic's rows, the Attic's photos).
@@ -170,12 +164,12 @@ it.concurrent.each(CASES)(
     }),
 );
 
-/** Typed rows past INLINE_ROUND_ROWS: the round is handed to the insured worker, whose making is cut off. */
+/** Typed rows past INLINE_ROUND_ROWS: the round is made by a stage worker, whose making is cut off. */
 const WORKER_ROWS = INLINE_ROUND_ROWS + 1;
 const WORKER_POINTS: FaultPointName[] = ['insured-round:marked', 'insured-round:made'];
 
 it.concurrent.each([true, false].flatMap((armed) => WORKER_POINTS.map((point) => ({ point, armed }))))(
-  '$point, armed $armed: a round made by the insured worker, cut off there, makes every row one item once',
+  '$point, armed $armed: a round made by a stage worker, cut off there, makes every row one item once',
   ({ point, armed }) =>
     table.cell(`homeowner round made by the worker (${WORKER_ROWS} rows)`, point, armed, async () => {
       const { adjuster, teamId, claimId, linkId, token } = await invitedLink();
@@ -190,12 +184,12 @@ it.concurrent.each([true, false].flatMap((armed) => WORKER_POINTS.map((point) =>
         await eventually(async () => faultPointTripped(point, linkId), 60_000, 250);
         expect((await roundOf(linkId)).made).toBe(0);
         await leaseLeftHeld(linkId);
-        await staleRound(linkId);
+        await deadWorker(linkId);
       }
-      // The worker's message comes back, or the watchdog hands the round on: either way one maker finishes it.
+      // The watchdog restarts the stage whose worker died (or the stage's message, back, finds it so): one maker
+      // finishes it.
       await eventually(async () => (await roundOf(linkId)).made === 1, 150_000, 1000);
-      const round = await roundOf(linkId);
-      expect(round.attempts).toBeLessThanOrEqual(armed ? 2 : 1);
+      expect(await roundOf(linkId)).toEqual({ started: 1, made: 1, status: 'made', restarts: armed ? 1 : 0 });
 
       const after = await rowJobs(linkId);
       expect(after.rows).toHaveLength(WORKER_ROWS);

@@ -292,7 +292,6 @@ export function describeDeploymentSafety(get: () => Packaged): void {
         probeWorker: 'ProbeWorkerRole',
         photoWorker: 'PhotosWorkerRole',
         purgeWorker: 'PurgeWorkerRole',
-        insuredWorker: 'InsuredWorkerRole',
         watchdog: 'SchedulesRole',
         dailyPurge: 'SchedulesRole',
         uploadSweep: 'SchedulesRole',
@@ -337,7 +336,6 @@ export function describeDeploymentSafety(get: () => Packaged): void {
         ['ProbeWorkerRole', 'ProbeQueue'],
         ['PhotosWorkerRole', 'PhotosQueue'],
         ['PurgeWorkerRole', 'PurgeQueue'],
-        ['InsuredWorkerRole', 'InsuredQueue'],
       ]) {
         for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage'])
           expect([role, action, grants(role, action)]).toEqual([role, action, [queue]]);
@@ -397,8 +395,8 @@ export function describeDeploymentSafety(get: () => Packaged): void {
       expect(objects('insuredSubmit')).toEqual([]);
       // A staged homeowner original is served from the claim's homeowner folder until it is re-encoded.
       expect(objects('getPhoto')).toEqual(expect.arrayContaining(['teams/*/claims/*/insured/*']));
-      // A round too large for the request goes to the insured worker.
-      expect(queues('insuredSubmit').sort()).toEqual(['InsuredQueue', 'PhotosQueue', 'ProbeQueue']);
+      // A round too large for the request (or whose making failed in it) goes to the stage workers.
+      expect(queues('insuredSubmit').sort()).toEqual(['PhotosQueue', 'ProbeQueue', 'StagesQueue']);
       expect(queues('insuredWizardState')).toEqual([]);
       expect(objects('verifyTrainingCertificate')).toEqual([]);
       expect(leadingKeys('verifyTrainingCertificate')).toContain('CERTIFICATE#*');
@@ -468,8 +466,8 @@ export function describeDeploymentSafety(get: () => Packaged): void {
           ?.deadLetterTargetArn;
         if (r.Type === 'AWS::SQS::Queue' && target) deadLetterQueues.add(getAttId(target) as string);
       }
-      // exports, insured, photos, probe, purge, stages, units dead-letter queues, and the schedules' failures queue.
-      expect(deadLetterQueues.size).toBe(8);
+      // exports, photos, probe, purge, stages, units dead-letter queues, and the schedules' failures queue.
+      expect(deadLetterQueues.size).toBe(7);
       const alarmed = new Map<string, Record<string, unknown>>();
       for (const { resource } of resourcesOfType('AWS::CloudWatch::Alarm')) {
         const props = resource.Properties as Record<string, any>;

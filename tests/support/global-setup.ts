@@ -76,11 +76,6 @@ export default async function globalSetup(): Promise<void> {
       // A charged round whose run never started is given back after 30 s, the least the setting allows (more than
       // the API's 29 s): the fault matrix's dead clicks wait for it.
       UNSTARTED_ROUND_LEASE_SECONDS: '30',
-      // A homeowner round that always fails is handed on and given up by the watchdog's own schedule
-      // (tests/e2e/insured-round-attempts.test.ts): two makings, stale after 20 s (more than a tick, so a round
-      // waiting in a busy queue is not handed on by the next tick), given up a tick or two after the second.
-      INSURED_ROUND_STALE_SECONDS: '20',
-      INSURED_ROUND_MAX_ATTEMPTS: '2',
       FAULT_POINTS: 'on',
       FAULT_POINTS_DIR: faultPointsDir,
       OPENROUTER_BASE_URL: gateway.url,

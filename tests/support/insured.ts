@@ -6,7 +6,14 @@ import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import pLimit from 'p-limit';
 import { type DraftItem, putDraftItem } from '../../lib/insured/draft-store';
+import { getInsuredLink, type SubmitRoundSummary } from '../../lib/insured/store';
+import { insuredRoundPipeline } from '../../lib/insured/submit-round-run-service';
+import { insuredRoundId, startSubmitRound } from '../../lib/insured/submit-round-store';
+import { keys } from '../../lib/db/keys';
+import { requestStageFields } from '../../lib/orchestrator/request-stage';
+import { queuedStage } from '../../lib/orchestrator/transitions';
 import { Client, request } from './api';
+import { getRow } from './aws';
 import { fakeBilling } from './fake-billing';
 import { newTeamMember } from './tokens';
 import { newRoom } from './uploads';
@@ -126,4 +133,32 @@ export async function seedTypedRows(linkId: string, roomId: string, count: numbe
       }),
     ),
   );
+}
+
+/** A homeowner submit round's own row: its run on the engine (lib/insured/submit-round-store.ts). */
+export const roundRow = (linkId: string, round: number) => {
+  const key = keys.insuredRound(insuredRoundId(linkId, round));
+  return getRow(key.pk, key.sk);
+};
+
+/** A round's row key, to write fields of a state time would leave it in. */
+export const roundKey = (linkId: string, round: number) => keys.insuredRound(insuredRoundId(linkId, round));
+
+/**
+ * Starts round `previous + 1` of the link as a submit that died would leave it, for the stack's watchdog to find:
+ * 'request died' (its stage taken under the request's lease, run out a minute ago, no heartbeat for two), or
+ * 'message lost' (its stage queued twenty minutes ago, past the watchdog's quiet limit, its message never sent).
+ */
+export async function startAbandonedRound(
+  linkId: string,
+  previous: number,
+  summary: SubmitRoundSummary,
+  how: 'request died' | 'message lost',
+) {
+  const link = await getInsuredLink(linkId);
+  if (!link) throw new Error(`no link ${linkId}`);
+  const at = new Date(Date.now() - (how === 'request died' ? 120_000 : 20 * 60_000));
+  const taken = requestStageFields(insuredRoundPipeline, 'a-request-that-died', 60_000, at);
+  const run = how === 'request died' ? taken : { ...taken, ...queuedStage('make'), stage_timings: {} };
+  return startSubmitRound(link, previous, summary, run, at);
 }

@@ -1,11 +1,12 @@
 /**
  * Covers: functions/schedules/watchdog.ts, lib/background/watchdog-parts.ts.
  *
- * The watchdog runs two parts in one invocation (the recovery of every run
- * kind's open runs, the homeowner submit rounds). One kind or part failing must not skip the others: here one
- * kind's read of the table fails (the mocked table refuses its query), and
- * the other kind and the later parts still read theirs; the invocation's report names the failed part, and the
- * failure reaches error tracking (an in-process fake of the service).
+ * The watchdog's part `runs` recovers every run kind's open runs (jobs, both
+ * platforms' sends, homeowner submit rounds). One kind failing must not skip
+ * the others: here one kind's read of the table fails (the mocked table
+ * refuses its query), and the other kinds still read theirs; the invocation's
+ * report names the failed part, and the failure reaches error tracking (an
+ * in-process fake of the service).
  */
 import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -50,7 +51,7 @@ const queriedPartitions = () =>
 
 const runHandler = () => (handler as unknown as () => Promise<Record<string, unknown>>)();
 
-it('runs every part when the first fails, names the failed part, and reports it to error tracking', async () => {
+it('reads every kind when the first fails, names the failed part, and reports it to error tracking', async () => {
   const activeJobs = indexes.activeJobs().pk;
   ddb.on(QueryCommand).callsFake(async (input: QueryCommandInput) => {
     if (input.ExpressionAttributeValues?.[':pk'] === activeJobs) throw new Error('table refused the active jobs query');
@@ -59,18 +60,17 @@ it('runs every part when the first fails, names the failed part, and reports it 
 
   const report = await runHandler();
 
-  // The runs' other kinds (the two platforms' sends) and the later part each read their own index, after the jobs'
-  // failed read.
+  // The runs' other kinds (the two platforms' sends, the homeowner submit rounds) each read their own index, after
+  // the jobs' failed read.
   expect(queriedPartitions()).toEqual([
     activeJobs,
     indexes.openSubmissions().pk,
     indexes.openEstimationSends().pk,
-    indexes.openInsuredSubmits().pk,
+    indexes.openInsuredRounds().pk,
   ]);
   expect(report).toMatchObject({
     failed_parts: ['runs'],
     runs: { error: expect.stringContaining('table refused the active jobs query') },
-    insured_submits: { checked: 0 },
   });
   const events = sentry.envelopes.flatMap((e) => e.items.map((i) => i.payload as Record<string, any>));
   const failure = events.find((e) => e.tags?.part === 'runs');
@@ -78,7 +78,7 @@ it('runs every part when the first fails, names the failed part, and reports it 
   expect(JSON.stringify(failure?.exception)).toContain('table refused the active jobs query');
 });
 
-it('runs every part after a later one fails too, and reports nothing failed when none did', async () => {
+it('reads every kind after a later one fails too, and reports nothing failed when none did', async () => {
   const sends = indexes.openSubmissions().pk;
   ddb.on(QueryCommand).callsFake(async (input: QueryCommandInput) => {
     if (input.ExpressionAttributeValues?.[':pk'] === sends) throw new Error('sends index unreadable');
@@ -88,11 +88,13 @@ it('runs every part after a later one fails too, and reports nothing failed when
   expect(report).toMatchObject({
     failed_parts: ['runs'],
     runs: { error: expect.stringContaining('sends index unreadable') },
-    insured_submits: { checked: 0 },
   });
   expect(queriedPartitions()).toHaveLength(4);
 
   ddb.reset();
   ddb.on(QueryCommand).resolves({ Items: [] });
-  expect(await runHandler()).toMatchObject({ failed_parts: [], runs: { checked: 0 }, insured_submits: { checked: 0 } });
+  expect(await runHandler()).toMatchObject({
+    failed_parts: [],
+    runs: { checked: 0 },
+  });
 });

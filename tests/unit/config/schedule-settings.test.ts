@@ -32,8 +32,6 @@ describe('defaults', () => {
     const s = load();
     expect(s.WATCHDOG_RATE).toBe('rate(1 minute)');
     expect(s.BILLING_SWEEP_RATE).toBe('rate(5 minutes)');
-    expect(s.INSURED_ROUND_STALE_SECONDS).toBe(60);
-    expect(s.INSURED_ROUND_MAX_ATTEMPTS).toBe(5);
     expect(s.ESTIMATION_SEND_LEASE_SECONDS).toBe(60);
     expect(requestLeaseMs(s)).toBe(60_000);
   });
@@ -84,9 +82,6 @@ describe('a lease or attempt limit', () => {
   it.each([
     ['CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS', '29', /more than 29/],
     ['ESTIMATION_SEND_LEASE_SECONDS', '10', /more than 29/],
-    ['INSURED_ROUND_STALE_SECONDS', '0', /at least 1/],
-    ['INSURED_ROUND_MAX_ATTEMPTS', '0', /at least 1/],
-    ['INSURED_ROUND_MAX_ATTEMPTS', '2.5', /whole number/],
   ])('refuses %s=%s', (name, value, why) => {
     const problems = refusal(name, value);
     expect(problems).toHaveLength(1);
@@ -95,10 +90,7 @@ describe('a lease or attempt limit', () => {
 
   it('accepts the smallest safe values', () => {
     expect(
-      refusal('CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS', '30').concat(
-        refusal('INSURED_ROUND_STALE_SECONDS', '1'),
-        refusal('INSURED_ROUND_MAX_ATTEMPTS', '1'),
-      ),
+      refusal('CLAIMS_PLATFORM_REQUEST_LEASE_SECONDS', '30').concat(refusal('ESTIMATION_SEND_LEASE_SECONDS', '30')),
     ).toEqual([]);
   });
 });

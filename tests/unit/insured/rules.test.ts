@@ -11,7 +11,6 @@ import {
   mailEventKind,
   mailEventSignatureValid,
   normalizeEmail,
-  roundHandOnWaitMs,
   submitProcessing,
 } from '../../../lib/insured/rules';
 import { recordMailEvent } from '../../../lib/insured/service';
@@ -92,13 +91,5 @@ describe('submitProcessing', () => {
     expect(submitProcessing({ submit_round: 1 })).toBe(true);
     expect(submitProcessing({ submit_round: 2, submitted_round: 1 })).toBe(true);
     expect(submitProcessing({ submit_round: 2, submitted_round: 2 })).toBe(false);
-  });
-});
-
-describe('roundHandOnWaitMs', () => {
-  it('waits one stale period after the first making, then twice as long after each hand-on', () => {
-    expect([0, 1, 2, 3, 4, 5].map((attempts) => roundHandOnWaitMs(60_000, attempts))).toEqual([
-      60_000, 60_000, 120_000, 240_000, 480_000, 960_000,
-    ]);
   });
 });
