@@ -12,7 +12,8 @@
  * A maker that died (its lease run out, no heartbeat for a minute) is found
  * by the watchdog, which restarts the stage once, under the same round (the
  * maker's derived ids make the re-run idempotent); a second interruption, or
- * a worker's making that fails, ends the run in failure. A round whose making
+ * a worker's making that still fails after its two retries (a store fault
+ * that passes is tried again, after a pause), ends the run in failure. A round whose making
  * fails in the request is handed to a worker once, counted as the run's
  * recovery. Either way a round that keeps failing is ended by the engine
  * (`fail`): what reached a made job stays submitted, its other rows go back
@@ -58,6 +59,8 @@ export const insuredRoundPipeline: RunPipeline<InsuredRoundContext, InsuredRound
       name: 'make',
       status: 'making',
       progress: [0, 100],
+      // A worker's making that meets a store fault tries again (the derived ids make it safe) before the round ends.
+      retries: 2,
       async run(ctx) {
         const made = await submitRoundRows(ctx.round.link_id, ctx.round.round);
         return { kind: 'next', set: { made } };

@@ -26,11 +26,20 @@ import { endsInvocation, faultPoint } from '../faults/fault-points';
 import { inRunSpan } from '../observability/job-trace';
 import { logger } from '../observability/logger';
 import { retryDelaySeconds } from '../queue/delivery';
+import { withRetry } from '../retry';
 import { advance } from './advance';
 import { stepKey } from './branch-rules';
 import { afterBranchDone, branchClosing, handleBranchMessage, openBranchStage } from './branches';
 import { branchContextFor, contextFor, errorText, raiseBranchProgress, withHeartbeat } from './context';
-import { type AnyStageDefinition, type AnyStep, getPipeline, isBranchStage, type RunPipeline } from './pipeline';
+import {
+  type AnyStageDefinition,
+  type AnyStep,
+  getPipeline,
+  isBranchStage,
+  type RunContext,
+  type RunPipeline,
+  type StepStage,
+} from './pipeline';
 import { handlePossibleInterruption } from './recovery';
 import type { RunKind, RunRecord } from './run-kind';
 import { runKind } from './run-kinds';
@@ -43,6 +52,25 @@ export { startJob } from './start';
 
 /** A unit that failed this many deliveries is given up on (recorded as failed) so the fan-in can finish. */
 const UNIT_MAX_ATTEMPTS = 3;
+
+/** Pause before a failed stage's next attempt (then doubling): a store or queue fault passes in seconds. */
+const STAGE_RETRY_BACKOFF_MS = 2000;
+
+/** A stage's work, tried again in this invocation (under its lease) as often as the stage allows. */
+function runStage<C extends RunContext>(def: StepStage<C, unknown, string>, ctx: C) {
+  const retries = def.retries ?? 0;
+  if (retries <= 0) return def.run(ctx);
+  return withRetry(() => def.run(ctx), {
+    attempts: 1 + retries,
+    backoffMs: STAGE_RETRY_BACKOFF_MS,
+    jitter: true,
+    retryable: (err) => !(err instanceof PipelineFailure) && !endsInvocation(err),
+    onRetry: (err, attempt) =>
+      ctx.log.warn(
+        `Stage ${def.name} failed (${errorText(err)}); trying it again (attempt ${attempt + 1} of ${1 + retries})`,
+      ),
+  });
+}
 
 /** How the queue delivered a unit message: lets the engine have it delivered again after a backoff. */
 export interface UnitDelivery {
@@ -127,7 +155,7 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
   let outcome: Awaited<ReturnType<typeof def.run>>;
   try {
     outcome = await inRunSpan(`stage.${def.name}`, claimed.trace_parent, spanAttributes(kind, claimed, def.name), () =>
-      withHeartbeat(ctx, () => def.run(ctx)),
+      withHeartbeat(ctx, () => runStage(def, ctx)),
     );
   } catch (err) {
     if (endsInvocation(err)) throw err; // a crash fails nothing: the stage's lease runs out

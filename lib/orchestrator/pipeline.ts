@@ -87,8 +87,8 @@ interface StageBase<S extends string> {
 /** The work of a stage, or of one branch of a stage: a run under a lease, optionally fanning out units. */
 export interface Step<C extends RunContext = StageContext, R = Job> {
   /**
-   * The work. Throwing fails the run (no retry): with the message of a
-   * PipelineFailure, else "The <name> stage failed: …".
+   * The work. Throwing fails the run (unless the stage allows `retries`):
+   * with the message of a PipelineFailure, else "The <name> stage failed: …".
    */
   run(ctx: C): Promise<StageOutcome<R>>;
   /** Runs one fan-out unit; must be safe to run again for the same index (a redelivered message). */
@@ -100,6 +100,13 @@ export interface StepStage<C extends RunContext = StageContext, R = Job, S exten
   extends StageBase<S>,
     Step<C, R> {
   branches?: never;
+  /**
+   * Further attempts of `run`, in the same invocation and under the same
+   * lease after a pause, when it throws anything but a PipelineFailure (a
+   * store or queue fault that passes): for a stage whose work is safe to run
+   * again. Unset, a throw fails the run at once.
+   */
+  retries?: number;
 }
 
 /** One branch of a branch stage: a step with a name unique within its stage (lower case letters, digits, _). */

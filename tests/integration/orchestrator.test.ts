@@ -35,6 +35,7 @@ import { getTotal, putSource } from '../support/example-pipeline/word-count-stor
 import {
   fanoutPipeline,
   linearPipeline,
+  retryingPipeline,
   makeStuckForADay,
   registerTestPipelines,
   scriptedJob,
@@ -197,6 +198,25 @@ describe('the engine, its workers shared by cases side by side', () => {
     expect(done).toMatchObject({ status: 'error', error_message: 'Every AI call failed.' });
     expect((await runRecord(job.id)).order).toEqual(['a', 'b']);
     await eventually(async () => (await readArchivedLog(job.id))?.some((l) => l.level === 'error'));
+  });
+
+  it.concurrent('a stage that allows retries is run again after a fault that passes, under the same lease, and the run completes', async () => {
+    const job = await run({ stageFaults: { flaky: 2 } }, retryingPipeline);
+    const done = await finished(job.id);
+    expect(done).toMatchObject({ status: 'complete', recovery_attempts: 0 });
+    expect((await runRecord(job.id)).runs).toEqual({ flaky: 3 });
+  });
+
+  it.concurrent('a stage whose retries are spent fails the run with its fault; a PipelineFailure is never retried', async () => {
+    const spent = await run({ stageFaults: { flaky: 3 } }, retryingPipeline);
+    const refused = await run({ fail: { stage: 'flaky', message: 'Nothing to read.' } }, retryingPipeline);
+    expect(await finished(spent.id)).toMatchObject({
+      status: 'error',
+      error_message: 'The flaky stage failed: stage flaky faulted on purpose',
+    });
+    expect((await runRecord(spent.id)).runs).toEqual({ flaky: 3 });
+    expect(await finished(refused.id)).toMatchObject({ status: 'error', error_message: 'Nothing to read.' });
+    expect((await runRecord(refused.id)).runs).toEqual({ flaky: 1 });
   });
 
   it.concurrent('a linear pipeline does not start a job twice, nor one that is not startable', async () => {

@@ -31,6 +31,8 @@ export interface Script {
   outlast?: Record<string, string>;
   /** What the 'split' stage, or the 'frames' branch, fans out. */
   fanout?: { units: number; concurrency: number };
+  /** Stage name → how many of its first runs throw a plain error (a store fault that passes, not a PipelineFailure). */
+  stageFaults?: Record<string, number>;
   /** Unit index → how many of its first attempts throw. */
   unitFailures?: Record<number, number>;
   /** Unit index → how many of its first attempts never return (their worker looks dead). */
@@ -162,13 +164,15 @@ function scriptedStep(name: string): Step {
   return {
     async run({ job }) {
       const start = Date.now();
-      await record(
+      const runs = await record(
         job.id,
         `ADD #runs :one SET #order = list_append(#order, :name)`,
         { ':one': 1, ':name': [name] },
         { '#runs': `runs_${name}`, '#order': 'order' },
       );
       const s = await script(job.id);
+      if ((s.stageFaults?.[name] ?? 0) >= Number(runs[`runs_${name}`]))
+        throw new Error(`stage ${name} faulted on purpose`);
       if (s.hangStage === name) await new Promise(() => undefined);
       const sibling = s.outlast?.[name];
       if (sibling)
@@ -242,6 +246,11 @@ export const fanoutPipeline = pipeline('test-fanout', [
   scriptedStage('finish', 'synthesizing', [80, 100]),
 ]);
 
+/** One stage that may run three times: after a fault (not a PipelineFailure) it is tried again twice. */
+export const retryingPipeline = pipeline('test-retrying', [
+  { ...scriptedStage('flaky', 'analyzing', [0, 100]), retries: 2 },
+]);
+
 /** Frames (a fan-out) ‖ transcript (one run), joined before analyze; the video pipeline's status rule. */
 export const branchPipeline = pipeline('test-branches', [
   {
@@ -268,6 +277,7 @@ export function registerTestPipelines(): void {
   registerPipeline(linearPipeline);
   registerPipeline(preparingPipeline);
   registerPipeline(fanoutPipeline);
+  registerPipeline(retryingPipeline);
   registerPipeline(branchPipeline);
   registerPipeline(wordCountPipeline);
 }
