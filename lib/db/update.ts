@@ -1,5 +1,6 @@
 /** Building DynamoDB update expressions from a map of fields, and transaction items shared by stores. */
-import { tableName } from './client';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, isConditionalCheckFailed, tableName } from './client';
 
 export interface SetClauses {
   /** `#name = :name, …`, ready to follow `SET `. */
@@ -131,4 +132,20 @@ export function rowUpdateInput(key: Record<string, unknown>, update: RowUpdate, 
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };
+}
+
+/**
+ * Sends one conditional update (a `rowUpdateInput`) and answers the row as it
+ * left it, keys included, or null when its condition did not hold.
+ */
+export async function updateRowReturningNew(
+  input: ReturnType<typeof rowUpdateInput>,
+): Promise<Record<string, unknown> | null> {
+  try {
+    const { Attributes } = await db().send(new UpdateCommand({ ...input, ReturnValues: 'ALL_NEW' }));
+    return Attributes ?? {};
+  } catch (err) {
+    if (isConditionalCheckFailed(err)) return null;
+    throw err;
+  }
 }

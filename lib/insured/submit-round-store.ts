@@ -13,7 +13,7 @@ import pLimit from 'p-limit';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { indexRows } from '../db/query';
-import { type RowUpdate, rowUpdateInput, setClauses } from '../db/update';
+import { type RowUpdate, rowUpdateInput, setClauses, updateRowReturningNew } from '../db/update';
 import { derivedId } from '../inventory/item-rules';
 import type { RunRecord } from '../orchestrator/run-kind';
 import type { SubmitRoundSummary } from './store';
@@ -58,6 +58,49 @@ const openRuns = (id: string) => ({
 
 const asRound = (row: Record<string, unknown>) => withoutKeys(row) as unknown as InsuredRound;
 
+/** A round being made, as its row is first written. */
+function newRound(
+  link: { id: string; claim_id: string; team_id: string },
+  round: number,
+  summary: SubmitRoundSummary,
+  run: RoundRun,
+  createdAt: string,
+  updatedAt: string,
+): InsuredRound {
+  return {
+    ...run,
+    id: insuredRoundId(link.id, round),
+    link_id: link.id,
+    claim_id: link.claim_id,
+    team_id: link.team_id,
+    round,
+    status: 'making',
+    summary,
+    made: null,
+    error: null,
+    created_at: createdAt,
+    updated_at: updatedAt,
+    finished_at: null,
+  };
+}
+
+/** The transaction item that writes a new round's row, listed open (the watchdog walks it) by its heartbeat. */
+function roundPut(id: string, record: InsuredRound, heartbeatAt: string) {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...roundKey(id),
+        entity: 'InsuredRound',
+        activepk: indexes.openInsuredRounds().pk,
+        activesk: `${heartbeatAt}#${id}`,
+        ...record,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
 export async function getInsuredRound(id: string): Promise<InsuredRound | null> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: roundKey(id), ConsistentRead: true }));
   return Item ? asRound(Item) : null;
@@ -73,15 +116,8 @@ export async function updateInsuredRound(
   update: RowUpdate,
   now = new Date(),
 ): Promise<InsuredRound | null> {
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({ ...insuredRoundUpdateInput(id, update, now), ReturnValues: 'ALL_NEW' }),
-    );
-    return asRound(Attributes ?? {});
-  } catch (err) {
-    if (isConditionalCheckFailed(err)) return null;
-    throw err;
-  }
+  const row = await updateRowReturningNew(insuredRoundUpdateInput(id, update, now));
+  return row && asRound(row);
 }
 
 /** Ids of the rounds being made, one page at a time. */
@@ -105,21 +141,7 @@ export async function startSubmitRound(
   const at = now.toISOString();
   const round = previous + 1;
   const id = insuredRoundId(link.id, round);
-  const record: InsuredRound = {
-    ...run,
-    id,
-    link_id: link.id,
-    claim_id: link.claim_id,
-    team_id: link.team_id,
-    round,
-    status: 'making',
-    summary,
-    made: null,
-    error: null,
-    created_at: at,
-    updated_at: at,
-    finished_at: null,
-  };
+  const record = newRound(link, round, summary, run, at, at);
   try {
     await db().send(
       new TransactWriteCommand({
@@ -137,19 +159,7 @@ export async function startSubmitRound(
               ExpressionAttributeValues: { ':round': round, ':previous': previous, ':at': at, ':summary': summary },
             },
           },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...roundKey(id),
-                entity: 'InsuredRound',
-                activepk: indexes.openInsuredRounds().pk,
-                activesk: `${run.heartbeat_at ?? at}#${id}`,
-                ...record,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
+          roundPut(id, record, run.heartbeat_at ?? at),
         ],
       }),
     );
@@ -239,21 +249,7 @@ export async function openMigratedRound(
   createdAt: string,
 ): Promise<InsuredRound | null> {
   const id = insuredRoundId(link.id, round);
-  const record: InsuredRound = {
-    ...run,
-    id,
-    link_id: link.id,
-    claim_id: link.claim_id,
-    team_id: link.team_id,
-    round,
-    status: 'making',
-    summary,
-    made: null,
-    error: null,
-    created_at: createdAt,
-    updated_at: run.updated_at ?? createdAt,
-    finished_at: null,
-  };
+  const record = newRound(link, round, summary, run, createdAt, run.updated_at ?? createdAt);
   try {
     await db().send(
       new TransactWriteCommand({
@@ -267,19 +263,7 @@ export async function openMigratedRound(
               ExpressionAttributeValues: { ':round': round },
             },
           },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...roundKey(id),
-                entity: 'InsuredRound',
-                activepk: indexes.openInsuredRounds().pk,
-                activesk: `${run.heartbeat_at ?? createdAt}#${id}`,
-                ...record,
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
+          roundPut(id, record, run.heartbeat_at ?? createdAt),
         ],
       }),
     );

@@ -4,11 +4,11 @@
  * current status, so a retried or duplicated request can never move a job
  * backwards or past a state it is not in.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteKeys, partitionKeys, type RowKey } from '../db/batch';
 import { db, isConditionalCheckFailed, isConditionCancellation, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
-import { type RowUpdate, rowUpdateInput, setClauses } from '../db/update';
+import { type RowUpdate, rowUpdateInput, setClauses, updateRowReturningNew } from '../db/update';
 import { queryAll } from '../db/query';
 import type { Job, JobSlice, SliceFields } from './job-record-rules';
 import { isRunning, type JobStatus } from './job-rules';
@@ -141,15 +141,8 @@ export async function updateJob<S extends JobSlice>(
   update: JobUpdate<NoInfer<S>>,
   now = new Date(),
 ): Promise<Job | null> {
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({ ...jobUpdateInput(jobId, slices, update, now), ReturnValues: 'ALL_NEW' }),
-    );
-    return withoutKeys(Attributes ?? {}) as unknown as Job;
-  } catch (err) {
-    if (isConditionalCheckFailed(err)) return null;
-    throw err;
-  }
+  const row = await updateRowReturningNew(jobUpdateInput(jobId, slices, update, now));
+  return row && (withoutKeys(row) as unknown as Job);
 }
 
 /** The conditional UpdateItem input of a job update, also usable as one item of a transaction. */

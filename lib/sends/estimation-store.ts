@@ -24,7 +24,7 @@ import { deleteKeys, partitionKeys, putRows } from '../db/batch';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { indexRows, partitionRows } from '../db/query';
-import { type RowUpdate, rowUpdateInput, setClauses } from '../db/update';
+import { type RowUpdate, rowUpdateInput, setClauses, updateRowReturningNew } from '../db/update';
 import type { RunRecord } from '../orchestrator/run-kind';
 import type { Destination, Pricing } from './estimation-rules';
 
@@ -171,15 +171,8 @@ export async function updateEstimationSend(
   update: RowUpdate,
   now = new Date(),
 ): Promise<EstimationSend | null> {
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({ ...estimationSendUpdateInput(claimId, update, now), ReturnValues: 'ALL_NEW' }),
-    );
-    return asEstimationSend(Attributes ?? {});
-  } catch (err) {
-    if (isConditionalCheckFailed(err)) return null;
-    throw err;
-  }
+  const row = await updateRowReturningNew(estimationSendUpdateInput(claimId, update, now));
+  return row && asEstimationSend(row);
 }
 
 type StepFields = Partial<

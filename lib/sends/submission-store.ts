@@ -20,7 +20,7 @@ import { deleteKeys, partitionKeys } from '../db/batch';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { indexRows, queryAll } from '../db/query';
-import { type RowUpdate, rowUpdateInput, setClauses } from '../db/update';
+import { type RowUpdate, rowUpdateInput, setClauses, updateRowReturningNew } from '../db/update';
 import type { RunRecord } from '../orchestrator/run-kind';
 
 type SubmissionStatus = 'processing' | 'complete' | 'failed';
@@ -207,15 +207,8 @@ export function submissionUpdateInput(id: string, update: RowUpdate, now = new D
 
 /** The send after `update`, or null when its condition did not hold. */
 export async function updateSubmission(id: string, update: RowUpdate, now = new Date()): Promise<Submission | null> {
-  try {
-    const { Attributes } = await db().send(
-      new UpdateCommand({ ...submissionUpdateInput(id, update, now), ReturnValues: 'ALL_NEW' }),
-    );
-    return asSubmission(Attributes ?? {});
-  } catch (err) {
-    if (isConditionalCheckFailed(err)) return null;
-    throw err;
-  }
+  const row = await updateRowReturningNew(submissionUpdateInput(id, update, now));
+  return row && asSubmission(row);
 }
 
 /**
