@@ -42,6 +42,8 @@
  *   POST /__fake/balance {team_id, balance, app?}, GET /__fake/balance?team_id=&app=,
  *   POST /__fake/fail {mode, count, team_id?, path?, delay_ms?} (team_id: only that team's calls fail),
  *   POST /__fake/recover {team_id?} (drops the pending failures, of that team or all),
+ *   POST /__fake/console-refund {team_id, reference, app?} (an operator's whole refund at the service's console:
+ *   the ledger's refund, never met by an injected failure),
  *   POST /__fake/late-applied {team_id?} (answers once the late applications waiting are applied),
  *   GET /__fake/requests?team_id= (that team's calls, in order),
  *   GET /__fake/spends?team_id=&app= (that team's ledger).
@@ -220,6 +222,15 @@ export async function startFakeBillingServer(
       for (let i = failures.length - 1; i >= 0; i--)
         if (team === null || failures[i].teamId === team) failures.splice(i, 1);
       send(res, 200, { ok: true });
+    } else if (method === 'POST' && path === '/__fake/console-refund') {
+      // An operator's whole refund at the service's own console: applied to the ledger as a refund call would be,
+      // but never met by the failures injected into the API.
+      const [status, answer] = ledger.refund({
+        app: body?.app ?? defaultApp,
+        team_id: body?.team_id,
+        reference: body?.reference,
+      });
+      send(res, status, answer);
     } else if (method === 'POST' && path === '/__fake/late-applied') {
       await lateApplied(team);
       send(res, 200, { ok: true });

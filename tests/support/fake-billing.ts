@@ -51,6 +51,9 @@ export function fakeBillingAt(base: () => string) {
       }),
     /** Drops the team's pending failures: the service is back for it. */
     recover: (teamExternalId: number | string) => call('POST', '/__fake/recover', { team_id: teamExternalId }),
+    /** An operator gives the whole spend back at the service's console (the API's injected failures do not apply). */
+    consoleRefund: (teamExternalId: number | string, reference: string) =>
+      call('POST', '/__fake/console-refund', { team_id: teamExternalId, reference }),
     /** Resolves once the team's late applications ('late' failures) waiting now have landed. */
     lateApplied: (teamExternalId: number | string) => call('POST', '/__fake/late-applied', { team_id: teamExternalId }),
     /** The team's ledger: each spend with what it has had back. */
