@@ -99,13 +99,13 @@ async function chargeBatch(send: EstimationSend, claim: Claim, team: Team): Prom
   });
 }
 
-function callRemote(
+async function callRemote(
   send: EstimationSend,
   claim: Claim,
   team: Team,
   batch: Awaited<ReturnType<typeof loadRemoteBatch>>,
   config: Settings,
-): Promise<RemoteCall> | RemoteCall {
+): Promise<RemoteCall> {
   if (send.dry_run)
     return {
       ok: true,
@@ -116,24 +116,22 @@ function callRemote(
         skipped: 0,
       },
     };
-  return (async () => {
-    const creator =
-      (await getUser(claim.created_by_user_id)) ?? (send.sender_user_id ? await getUser(send.sender_user_id) : null);
-    return deliverToEstimationPlatform({
-      client: createEstimationClient(config, team),
-      claim,
-      destination: send.destination ?? { mode: 'create' },
-      items: batch.items,
-      payload: (pricing) =>
-        createPayload({
-          claim,
-          createdBy: { external_id: creator?.external_id ?? null, email: creator?.email ?? '' },
-          pricing,
-          items: batch.items,
-        }),
-      pricing: send.pricing ?? {},
-    });
-  })();
+  const creator =
+    (await getUser(claim.created_by_user_id)) ?? (send.sender_user_id ? await getUser(send.sender_user_id) : null);
+  return deliverToEstimationPlatform({
+    client: createEstimationClient(config, team),
+    claim,
+    destination: send.destination ?? { mode: 'create' },
+    items: batch.items,
+    payload: (pricing) =>
+      createPayload({
+        claim,
+        createdBy: { external_id: creator?.external_id ?? null, email: creator?.email ?? '' },
+        pricing,
+        items: batch.items,
+      }),
+    pricing: send.pricing ?? {},
+  });
 }
 
 /** Stamps the batch's items sent and links the claim; answers the send's response. */
