@@ -118,9 +118,12 @@ export class RemoteFailureError extends DomainError {
   }
 }
 
-/** Not available in this deployment or right now (503). */
+/** Not available in this deployment or right now (503); `retryAfterSeconds`, when known, says when to ask again. */
 export class UnavailableError extends DomainError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds?: number,
+  ) {
     super('unavailable', message);
   }
 }

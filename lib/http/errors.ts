@@ -4,9 +4,9 @@
  * HttpError is for what only the edge decides (415 content type, 422 request
  * validation). The error middleware turns either into `{"detail": "..."}` (or
  * the body given, e.g. the spec's 402 body) with the status code, and any
- * headers the answer needs (Retry-After on a 429).
+ * headers the answer needs (Retry-After on a 429, and on a 503 that knows when).
  */
-import { DomainError, type DomainErrorCode, RateLimitedError } from '../errors';
+import { DomainError, type DomainErrorCode, RateLimitedError, UnavailableError } from '../errors';
 
 export class HttpError extends Error {
   constructor(
@@ -51,8 +51,9 @@ export const STATUS_OF_DOMAIN_ERROR: Record<DomainErrorCode, number> = {
 export function httpErrorOf(err: unknown): HttpError | null {
   if (err instanceof HttpError) return err;
   if (err instanceof DomainError) {
-    const headers =
-      err instanceof RateLimitedError ? { 'Retry-After': retryAfterValue(err.retryAfterSeconds) } : undefined;
+    const retryAfter =
+      err instanceof RateLimitedError || err instanceof UnavailableError ? err.retryAfterSeconds : undefined;
+    const headers = retryAfter === undefined ? undefined : { 'Retry-After': retryAfterValue(retryAfter) };
     return new HttpError(STATUS_OF_DOMAIN_ERROR[err.code], err.message, err.body, headers);
   }
   return null;

@@ -19,8 +19,8 @@ import type { RemoteOutcome } from './estimation-store';
 /**
  * A send makes up to three calls (target lookup or catalog, then create or
  * append, then the follow-up append): each gets this much, so the request
- * stays inside an HTTP function's 29 s. A send cut short is finished by the
- * next one (estimation-service.ts).
+ * mostly stays inside an HTTP function's 29 s; a request that runs short of
+ * time hands its send to the workers (estimation-service.ts).
  */
 const SEND_CALL_DEADLINE_MS = 8_000;
 

@@ -79,13 +79,14 @@ export const estimationRoutes = {
       'Sends the claim’s unsent items (or the unsent ones among item_ids) to the estimation platform. The server picks the destination: the linked remote claim; else target_claim_key, which becomes the link; else a new remote claim (with the pricing choice). ' +
       'Charges the credits per item first (402 with the billing body when short; enterprise teams and training claims are free; a failed send is refunded), then stamps the items sent, which freezes them. Training claims are dry runs. ' +
       '400 when nothing new would travel; 409 without a configured platform or team key, for a key the platform refuses, for an append to a remote claim that is gone, and while another send of the claim runs for longer than a moment; 422 passes the platform’s validation detail through; 502 when it fails or cannot be reached. ' +
-      'A repeated or concurrent request for the same items charges and sends once.',
+      'A repeated or concurrent request for the same items charges and sends once. ' +
+      '503 with Retry-After when the send outlasts the request (a slow platform or billing service): it carries on in the background and marks its items sent when done; asked again while it runs, the request waits for it and answers with its result.',
     handler: 'api/sends/submit-to-estimation-platform',
     params: idParams,
     body: estimationSendBody,
     response: estimationSendResponse,
     examples: estimationSendExamples,
-    errors: [400, 402, 404, 409, 502],
+    errors: [400, 402, 404, 409, 502, 503],
     idempotent: true,
   }),
   itemLock: defineRoute({

@@ -5,7 +5,8 @@
  * charge of the recorded batch, the remote call, its record, the stamps.
  *
  *  - The send's request runs the stage itself and answers with its result
- *    (lib/orchestrator/request-stage.ts).
+ *    (lib/orchestrator/request-stage.ts); a request running short of time
+ *    hands the stage to the workers instead and answers 503.
  *  - A request that died is found by the watchdog once its lease has run
  *    out; the engine runs the stage again on a worker, from where the record
  *    says the send got, under the same charge reference: no second charge,

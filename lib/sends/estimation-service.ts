@@ -18,6 +18,8 @@
  *     stamps (estimation-delivery-service.ts). A refusal fails the run with
  *     the refund it owes, written first, and is answered.
  *
+ * A request running short of time hands the stage to the engine workers and
+ * answers 503 (Retry-After): the send goes on under the same reference.
  * A request that dies anywhere leaves the run under its lease; once the lease
  * has run out the watchdog has a worker carry the send on under the same
  * reference (no second charge, nothing added twice), or fail and refund it.
@@ -26,10 +28,15 @@ import { randomUUID } from 'node:crypto';
 import type { Identity } from '../auth/identity-rules';
 import { type Claim, getClaim } from '../claims/store';
 import { settings as currentSettings, type Settings } from '../config';
-import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
+import { ConflictError, InvalidRequestError, NotFoundError, UnavailableError } from '../errors';
 import { faultPoint } from '../faults/fault-points';
 import { teamFeatures } from '../features/store';
-import { finishRequestStage, requestStageFields } from '../orchestrator/request-stage';
+import {
+  finishRequestStage,
+  handRequestStageToWorkers,
+  requestStageFields,
+  withinRequestTime,
+} from '../orchestrator/request-stage';
 import { getTeam, type Team } from '../teams/store';
 import { loadClaimForTeam } from '../tenancy/service';
 import { listActiveClaimItems } from './claim-items-service';
@@ -71,7 +78,20 @@ const requestLeaseMs = (config: Pick<Settings, 'ESTIMATION_SEND_LEASE_SECONDS'>)
 
 export interface SendDeps {
   config?: Settings;
+  /** The request's time left when it was handed over (its Lambda context's); unbounded when absent. */
+  timeLeftMs?: number;
 }
+
+/**
+ * The time a request keeps back from its last moment, to hand its send over
+ * and answer: a conditional write and a queue message, on a busy machine.
+ */
+const HAND_OVER_MARGIN_MS = 5_000;
+/** When a request whose send was handed over suggests asking again: a worker takes the send within seconds. */
+const HANDED_OVER_RETRY_AFTER_S = 10;
+
+export const SEND_CONTINUES =
+  'The send to the estimation platform is taking longer than usual and carries on in the background; its items are marked sent when it is done.';
 
 export type SendResponse = SendResult & { deep_link: string | null };
 
@@ -89,6 +109,7 @@ export async function submitToEstimationPlatform(
   deps: SendDeps = {},
 ): Promise<SendResponse> {
   const config = deps.config ?? currentSettings();
+  const handOverAt = deps.timeLeftMs === undefined ? undefined : Date.now() + deps.timeLeftMs - HAND_OVER_MARGIN_MS;
   const claim = await loadClaimForTeam(identity, claimId);
   const team = await getTeam(claim.team_id);
   if (!team) throw new NotFoundError('Claim not found');
@@ -125,7 +146,7 @@ export async function submitToEstimationPlatform(
       config,
       ids: batch.map((i) => i.id),
     });
-    if (opened) return withDeepLink(await runSend(opened, config), config);
+    if (opened) return withDeepLink(await runSend(opened, config, handOverAt), config);
     // Another request opened the claim's send first: this one waits for it.
   }
 }
@@ -197,15 +218,28 @@ async function openSend(input: {
   return send;
 }
 
-/** The send's stage, run by this request: a refusal is failed (and refunded) and thrown; a result closes the run. */
-async function runSend(send: EstimationSend, config: Settings): Promise<SendResult> {
-  // A test ends the request here, through the real route, as a crash would (lib/faults).
-  faultPoint('estimation-send:recorded', [send.claim_id]);
-  const { result, itemIds } = await deliverOrFail(send, config);
-  // The run's closing write; lost only when the watchdog took the send over, which finishes it the same way.
-  await finishRequestStage(estimationSendRunKind, send, estimationSendPipeline, {
-    runner: send.stage_runner as string,
-    set: { result },
-  });
-  return { ...result, item_ids: itemIds };
+/**
+ * The send's stage, run by this request: a refusal is failed (and refunded)
+ * and thrown; a result closes the run. Past `handOverAt` the stage is handed
+ * to the workers, who carry the send on from its record (no second charge,
+ * nothing added twice), and the request answers 503: asked again, it answers
+ * with that send's result.
+ */
+async function runSend(send: EstimationSend, config: Settings, handOverAt: number | undefined): Promise<SendResult> {
+  const runner = send.stage_runner as string;
+  const work = (async () => {
+    // A test ends the request here, through the real route, as a crash would (lib/faults).
+    faultPoint('estimation-send:recorded', [send.claim_id]);
+    const { result, itemIds } = await deliverOrFail(send, config);
+    // The run's closing write; lost only when the stage was taken over, whose runner finishes it the same way.
+    await finishRequestStage(estimationSendRunKind, send, estimationSendPipeline, { runner, set: { result } });
+    return { ...result, item_ids: itemIds };
+  })();
+  const budget = handOverAt === undefined ? undefined : handOverAt - Date.now();
+  const outcome = await withinRequestTime(work, budget, { claim_id: send.claim_id, send: 'estimation_platform' });
+  if (outcome.finished) return outcome.value;
+  if (await handRequestStageToWorkers(estimationSendRunKind, send, runner))
+    throw new UnavailableError(SEND_CONTINUES, HANDED_OVER_RETRY_AFTER_S);
+  // The run moved on as the time ran out: the request's own closing or failing write won, and the work is ending.
+  return work;
 }

@@ -43,9 +43,11 @@
  *   the run. With `afterApply` the request is applied first (as an authorised,
  *   valid request would be), then the failure answers instead: "the platform
  *   applied it but the answer was lost".
- * - hold(match, ms?) keeps requests whose "METHOD /path" contains `match`
- *   unanswered (and not yet applied) until release(match), for `ms` at most:
- *   a platform that is slow while a test does something else.
+ * - hold(match, ms?) keeps requests whose "KEY METHOD /path" (the API key
+ *   sent, then the request) contains `match` unanswered (and not yet
+ *   applied) until release(match), for `ms` at most: a platform that is slow
+ *   while a test does something else; a match that starts with the key slows
+ *   that firm's calls only.
  * - Every request is recorded (method, raw path, query, key, body, status
  *   answered, failure injected), in order.
  * - Control API for other processes (tests/support/fake-estimation.ts), never
@@ -57,6 +59,7 @@
  *     GET  /__fake/claims?key=                                        the firm's claims with their items
  *     GET  /__fake/requests?key=&match=                               recorded requests (key exact, match as above)
  *     POST /__fake/fail {mode, count?, match?, key?, afterApply?, detail?}
+ *     POST /__fake/hold {match, ms?}         POST /__fake/release {match}
  *     POST /__fake/reset {all?}   forgets requests and pending failures (and with all: keys, catalogs, claims)
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -617,7 +620,7 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
       at: new Date().toISOString(),
     };
     requests.push(record);
-    await holds.heldBack(`${record.method} ${record.path}`);
+    await holds.heldBack(`${record.key ?? ''} ${record.method} ${record.path}`);
     const failure = takeFailure(record);
     if (failure) {
       record.failure = failure.mode;
@@ -665,6 +668,14 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
             detail: body.detail,
           },
         );
+        return sendJson(res, 200, { ok: true });
+      }
+      if (method === 'POST' && path === '/__fake/hold') {
+        holds.hold(body.match as string, body.ms as number | undefined);
+        return sendJson(res, 200, { ok: true });
+      }
+      if (method === 'POST' && path === '/__fake/release') {
+        holds.release(body.match as string);
         return sendJson(res, 200, { ok: true });
       }
       if (method === 'POST' && path === '/__fake/reset') {

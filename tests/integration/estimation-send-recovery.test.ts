@@ -6,7 +6,9 @@
  * send's run ran out, no heartbeat since), which has a worker carry the send
  * on under the same reference; a worker that dies too, which the watchdog
  * then fails and refunds; a refused send whose request died after its
- * failure was recorded, refunded by the billing sweep. Then, in-process, what
+ * failure was recorded, refunded by the billing sweep; a send slower than its
+ * request (billing and the platform slow), handed to the workers at once.
+ * Then, in-process, what
  * HTTP cannot reach: a training claim's dry run, the enterprise exemption and
  * deployments without PUBLIC_BASE_URL or the platform's address.
  */
@@ -18,7 +20,7 @@ import type { FaultPointName } from '../../lib/faults/fault-points';
 import { SPEND_PATH } from '../../lib/integrations/billing-contract';
 import { PHOTOS_NOT_SENT } from '../../lib/sends/estimation-batch-payload-service';
 import { SEND_INTERRUPTED } from '../../lib/sends/estimation-run-service';
-import { submitToEstimationPlatform } from '../../lib/sends/estimation-service';
+import { SEND_CONTINUES, submitToEstimationPlatform } from '../../lib/sends/estimation-service';
 import { type EstimationSend, getEstimationSend } from '../../lib/sends/estimation-store';
 import { findTeamByExternalId } from '../../lib/teams/store';
 import { eventually } from '../support/api';
@@ -162,6 +164,36 @@ it.concurrent('a refused send whose charge answer was lost, the spend landing af
 
   expect((await spendsOf(t)).map((s) => [s.reference, s.amount])).toEqual([[reference, 2]]);
   expect(await netPaid(t)).toBe(0);
+});
+
+it.concurrent('a send that outlasts its request is handed to the workers at once: 503 with Retry-After, then one charge, each item added once', async () => {
+  const t = await sendTeam();
+  const team = t.member.current_team_id;
+  const profiles = await t.client.get(`/api/claims/${t.claimId}/estimation-platform-profiles`);
+  const schedule = profiles.body.schedules.find((s: any) => s.shopping_profiles.length > 0);
+  // Slow at every step, each within its own limits: the charge's answer is lost at every attempt (the billing
+  // client gives up after its 15 s and the send goes on), then the platform takes 7 s for the catalog (a schedule
+  // chosen without its profile) and 7 s for the create, each under the client's 8 s a call: more than the request has.
+  await fakeBilling.failNext('late', 3, team, SPEND_PATH, { delayMs: 17_000 });
+  const slow = [`${t.key} GET /intake/catalog`, `${t.key} POST /intake/contents-inventory`];
+  for (const match of slow) await fake().hold(match, 7_000);
+  const res = await submit(t, { depreciation_schedule_id: schedule.id });
+  expect({ status: res.status, detail: res.body.detail }).toEqual({ status: 503, detail: SEND_CONTINUES });
+  expect(res.headers.get('retry-after')).toBe('10');
+  // Handed over, not failed or left to wait out the request's lease: still under way, on a worker.
+  const handed = await getEstimationSend(t.claimId);
+  expect(handed).toMatchObject({ status: 'processing', recovery_attempts: 0 });
+  for (const match of slow) await fake().release(match);
+
+  // A worker carries the send on from its record: the spend recorded unconfirmed is not asked again.
+  expect(await sendEnded(t)).toMatchObject({ status: 'done', state: 'done', recovery_attempts: 0 });
+  expect(await unsentCount(t)).toBe(0);
+  const [remote] = await fake().claims(t.key);
+  expect(remote.items).toHaveLength(2);
+  await fakeBilling.lateApplied(team);
+  expect(await ledger(t)).toEqual([[`ce-send:${t.claimId}`, 2, 0]]);
+  const claim = await t.client.get(`/api/claims/${t.claimId}`);
+  expect(claim.body.estimation_claim_key).toBe(remote.claim_key);
 });
 
 it.concurrent('a send refused for credits (402) leaves its reference behind: the next one, with an item added, is charged for all it sends', async () => {

@@ -42,6 +42,9 @@ interface FakeEstimationControl {
     mode: EstimationFailureMode,
     options?: EstimationFailOptions & { count?: number; match?: string },
   ): Promise<void>;
+  /** Keeps requests whose "KEY METHOD /path" contains `match` unanswered and unapplied until release(match), `ms` at most. */
+  hold(match: string, ms?: number): Promise<void>;
+  release(match: string): Promise<void>;
   /** Forgets recorded requests and pending failures (with `all`, keys, catalogs and claims too). */
   reset(all?: boolean): Promise<void>;
 }
@@ -64,6 +67,8 @@ export function fakeEstimation(url: string): FakeEstimationControl {
       return call('GET', `/__fake/requests${query.size ? `?${query}` : ''}`);
     },
     failNext: async (mode, options = {}) => void (await call('POST', '/__fake/fail', { mode, ...options })),
+    hold: async (match, ms) => void (await call('POST', '/__fake/hold', { match, ...(ms ? { ms } : {}) })),
+    release: async (match) => void (await call('POST', '/__fake/release', { match })),
     reset: async (all = false) => void (await call('POST', '/__fake/reset', all ? { all: true } : {})),
   };
 }

@@ -1,12 +1,12 @@
 /**
  * A RateLimitedError (lib/errors.ts) answers 429 with Retry-After in whole
- * seconds (lib/http/errors.ts httpErrorOf), and the endpoint's error
+ * seconds (an UnavailableError that knows when, 503 with it too) (lib/http/errors.ts httpErrorOf), and the endpoint's error
  * middleware (lib/http/endpoint.ts) sends that header alongside the JSON
  * content type and the CORS headers.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { loadSettings, resetSettings } from '../../../lib/config';
-import { NotFoundError, RateLimitedError } from '../../../lib/errors';
+import { NotFoundError, RateLimitedError, UnavailableError } from '../../../lib/errors';
 import { buildEndpoint } from '../../../lib/http/endpoint';
 import { HttpError, httpErrorOf, STATUS_OF_DOMAIN_ERROR } from '../../../lib/http/errors';
 import { defineRoute } from '../../../lib/http/route';
@@ -31,6 +31,14 @@ describe('httpErrorOf', () => {
     expect(answer).toBeInstanceOf(HttpError);
     expect(answer).toMatchObject({ status: 429, detail: 'Too many requests, slow down', body: undefined });
     expect(answer?.headers).toEqual({ 'Retry-After': header });
+  });
+
+  it('answers an UnavailableError that knows when with 503 and Retry-After, one that does not without', () => {
+    expect(httpErrorOf(new UnavailableError('carries on in the background', 10))).toMatchObject({
+      status: 503,
+      headers: { 'Retry-After': '10' },
+    });
+    expect(httpErrorOf(new UnavailableError('not configured'))?.headers).toBeUndefined();
   });
 
   it('gives other errors no extra headers', () => {
