@@ -16,6 +16,14 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { zipFiles } = require('./zip-directory');
 
+/**
+ * The child process a function that reads PDFs runs each document in
+ * (lib/pdf/sandbox.ts): bundled like a handler and zipped beside the handler
+ * of every function with the pdfjs layer, where PDF_SANDBOX_ENTRY's default
+ * finds it under the function's root.
+ */
+const PDF_SANDBOX = 'functions/sandbox/pdf-reader';
+
 /** Handlers bundled by one esbuild pass: its memory grows with the bundles it holds (~100 MB each). */
 const HANDLERS_PER_PASS = 20;
 
@@ -53,6 +61,8 @@ class PackageBundles {
     const serviceDir = this.serverless.serviceDir ?? this.serverless.config.servicePath;
     const settings = service.custom?.esbuild ?? {};
     const modules = new Map(names.map((name) => [name, this.entryOf(serviceDir, name)]));
+    const { profiles } = require('./manifest.js');
+    const readsPdfs = (name) => Boolean(profiles[name]?.layers.includes('pdfjs'));
     const buildDir = path.join(serviceDir, '.esbuild', 'package');
     // Serverless keeps artifacts in the service's .serverless and moves them to --package at the end.
     const artifactDir = '.serverless';
@@ -60,7 +70,7 @@ class PackageBundles {
     fs.mkdirSync(path.join(serviceDir, artifactDir), { recursive: true });
 
     const started = Date.now();
-    const entries = [...new Set(modules.values())];
+    const entries = [...new Set([...modules.values(), ...(names.some(readsPdfs) ? [PDF_SANDBOX] : [])])];
     const passes = Math.ceil(entries.length / HANDLERS_PER_PASS);
     this.log(`bundling ${names.length} functions (${entries.length} handler files) in ${passes} esbuild passes…`);
     const options = Object.fromEntries(
@@ -83,7 +93,8 @@ class PackageBundles {
       let total = 0;
       for (const [name, module] of modules) {
         const artifact = path.join(artifactDir, `${name}.zip`);
-        await zipFiles(buildDir, [`${module}.js`], path.join(serviceDir, artifact));
+        const files = [`${module}.js`, ...(readsPdfs(name) ? [`${PDF_SANDBOX}.js`] : [])];
+        await zipFiles(buildDir, files, path.join(serviceDir, artifact));
         total += fs.statSync(path.join(serviceDir, artifact)).size;
         service.getFunction(name).package = { artifact };
       }

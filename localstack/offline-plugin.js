@@ -77,6 +77,8 @@ class LocalHandlerBuild {
     this.serverless.service.custom ??= {};
     const { custom } = this.serverless.service;
     custom['serverless-offline'] = { ...custom['serverless-offline'], location: path.relative(serviceDir, outDir) };
+    // The PDF sandbox's child (lib/pdf/sandbox.ts) is built with the handlers; the functions inherit this.
+    process.env.PDF_SANDBOX_ENTRY ??= path.join(outDir, 'functions', 'sandbox', 'pdf-reader.mjs');
     if (watching) this.watch(serviceDir);
   }
 

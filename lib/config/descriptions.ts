@@ -186,6 +186,17 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
     },
   },
   {
+    title: 'The PDF sandbox (every read of an uploaded PDF runs in a child process of its own)',
+    descriptions: {
+      PDF_SANDBOX_MEMORY_MB:
+        "Resident memory the child reading one PDF may reach, in MB; past it the child is killed and the document fails as too large to read. Keep it below the PDF workers' memory (2,048 MB) less the worker's own (about 400 MB).",
+      PDF_SANDBOX_SECONDS:
+        'Wall time the child may take to open a PDF, and then for each step (a unit of pages, an image, a render), in seconds; past it the child is killed and the document fails as too large to read.',
+      PDF_SANDBOX_ENTRY:
+        "The child's script: relative to the function's root (the packaging puts it there), or absolute (the local stack and the tests name their build).",
+    },
+  },
+  {
     title: 'Schedules, sweeps and leases',
     descriptions: {
       WATCHDOG_RATE:

@@ -231,6 +231,12 @@ const settingFields = z.object({
   STREAM_BASE_URL: str(),
   PRESIGNED_URL_TTL_SECONDS: int(900).refine((v) => v > 0 && v <= 604800, 'must be between 1 and 604800'),
 
+  // --- The PDF sandbox (lib/pdf/sandbox.ts) ---
+  /** Below the PDF workers' 2,048 MB, with room for the worker itself. */
+  PDF_SANDBOX_MEMORY_MB: int(1024).refine((v) => v >= 128, 'must be at least 128'),
+  PDF_SANDBOX_SECONDS: int(120).refine((v) => v >= 1, 'must be at least 1'),
+  PDF_SANDBOX_ENTRY: str('functions/sandbox/pdf-reader.js'),
+
   // --- Schedules, sweeps and leases (rates are read when the functions are packaged or `npm start` starts) ---
   WATCHDOG_RATE: rate('rate(1 minute)'),
   BILLING_SWEEP_RATE: rate('rate(5 minutes)'),

@@ -1,6 +1,7 @@
 /**
  * Where each image XObject is drawn on a page, read from the content stream
- * and its Form XObjects with pdf-lib (no image is decoded): the current
+ * and its Form XObjects with pdf-lib (no image is decoded; tiling patterns'
+ * cells are decoded within the same budget, as a render would): the current
  * transformation matrix at each `Do` of an image maps the unit square to the
  * image's box in the page's user space. The same walk finds the fonts the
  * page's text selects, for their limits (./font-limits.ts).
@@ -174,7 +175,9 @@ function walk(
   const xobjects = dictIn('XObject');
   const fonts = dictIn('Font');
   const states = dictIn('ExtGState');
-  if (!xobjects && !fonts && !states) return; // nothing to place or load (inline images are not looked at)
+  const patterns = dictIn('Pattern');
+  // Nothing to place, load or paint with (inline images are not looked at).
+  if (!xobjects && !fonts && !states && !patterns) return;
   const useFont = (object: PDFObject | undefined) => {
     const font = context.lookup(object);
     if (font instanceof PDFDict) visitor.font({ font, resources });
@@ -199,6 +202,28 @@ function walk(
       const state = context.lookup(states.get(PDFName.of(operand.name)));
       const font = state instanceof PDFDict ? context.lookup(state.get(PDFName.of('Font'))) : undefined;
       if (font instanceof PDFArray && font.size() > 0) useFont(font.get(0));
+    } else if (op === 'scn' || op === 'SCN') {
+      // A tiling pattern's cell is drawing instructions too, which a render decodes: within the page's budget.
+      const operand = operands[operands.length - 1];
+      if (!patterns || !operand || typeof operand !== 'object') return;
+      const ref = patterns.get(PDFName.of(operand.name));
+      const pattern = context.lookup(ref);
+      const key = ref instanceof PDFRef ? ref.toString() : `pattern ${operand.name}`;
+      if (!(pattern instanceof PDFRawStream) || forms.has(key) || forms.size >= MAX_FORM_DEPTH) return;
+      const own = context.lookup(pattern.dict.get(PDFName.of('Resources')));
+      forms.add(key);
+      // Its images repeat a fill, not photos placed on the page: only its fonts are reported.
+      walk(
+        context,
+        catalog,
+        decodeWithin(pattern, budget) ?? new Uint8Array(),
+        own instanceof PDFDict ? own : undefined,
+        ctm,
+        forms,
+        budget,
+        { font: visitor.font },
+      );
+      forms.delete(key);
     } else {
       const operand = operands[operands.length - 1];
       if (!xobjects || !operand || typeof operand !== 'object') return;

@@ -174,6 +174,8 @@ class DocumentReader implements PdfReader {
   private readonly fonts: FontLimits;
 
   private loaded: Promise<PDFDocumentProxy> | null = null;
+  /** Pages whose drawing and fonts were measured: a render measures a page first, as a layout does. */
+  private readonly measured = new Set<number>();
 
   constructor(
     private readonly structure: PDFDocument,
@@ -215,8 +217,7 @@ class DocumentReader implements PdfReader {
       const view = viewport.transform as unknown as Matrix;
       // The drawing and its fonts first: they decode the page's content and the fonts its text uses within
       // their limits, so pdf.js never reads a page refused for either.
-      const drawing = readPageDrawing(this.structure.context, this.catalog, this.pages[page - 1].node);
-      this.fonts.checkPage(drawing.fonts);
+      const drawing = this.measure(page);
       const images = drawing.placements.map(
         ({ image, ctm }): PdfImagePlacement =>
           roundBox({
@@ -245,6 +246,29 @@ class DocumentReader implements PdfReader {
   }
 
   /**
+   * The page's drawing, its content and fonts measured within their limits
+   * (PdfUnreadable 'too_large' past them); pdf.js decodes the same for its
+   * text and its renders.
+   */
+  private measure(page: number) {
+    const drawing = readPageDrawing(this.structure.context, this.catalog, this.pages[page - 1].node);
+    this.fonts.checkPage(drawing.fonts);
+    this.measured.add(page);
+    return drawing;
+  }
+
+  /** Before a render: a page not measured yet is measured, so pdf.js never renders a page refused for its size. */
+  private measuredForRender(page: number): void {
+    if (this.measured.has(page) || !Number.isInteger(page) || page < 1 || page > this.pageCount) return;
+    try {
+      this.measure(page);
+    } catch (error) {
+      if (error instanceof PdfUnreadable) throw error;
+      throw new PdfUnreadable('corrupt', { cause: error });
+    }
+  }
+
+  /**
    * Where `part` lies in the document's bytes, or null when it is not a view of them. pdf-lib cuts a stream's
    * contents out of the document with its `slice`, which for a Buffer shares the bytes.
    */
@@ -269,12 +293,14 @@ class DocumentReader implements PdfReader {
   }
 
   async renderPage(page: number, longEdge: number): Promise<Buffer> {
+    this.measuredForRender(page);
     const proxy = await this.page(page);
     const { width, height } = proxy.getViewport({ scale: 1 });
     return renderBox(proxy, { x: 0, y: 0, width, height }, longEdge);
   }
 
   async renderRegion(page: number, box: PdfBox, longEdge: number): Promise<Buffer> {
+    this.measuredForRender(page);
     return renderBox(await this.page(page), box, longEdge);
   }
 

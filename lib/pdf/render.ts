@@ -10,6 +10,13 @@ import type { PdfBox } from './layout';
 
 const JPEG_QUALITY = 90;
 
+/**
+ * pdf.js's AnnotationMode.DISABLE: annotations (stamps, comments, form
+ * fields) are not drawn. A list's photos and text are the page's content, and
+ * an annotation's appearance is a stream no page guard measures.
+ */
+const NO_ANNOTATIONS = 0;
+
 /** Renders `box` (points, top-left origin, clipped to the page) with its long edge `longEdge` px. */
 export async function renderBox(page: PDFPageProxy, box: PdfBox, longEdge: number): Promise<Buffer> {
   const full = page.getViewport({ scale: 1 });
@@ -32,6 +39,7 @@ export async function renderBox(page: PDFPageProxy, box: PdfBox, longEdge: numbe
       viewport: page.getViewport({ scale }),
       transform: [1, 0, 0, 1, -x * scale, -y * scale],
       background: '#ffffff',
+      annotationMode: NO_ANNOTATIONS,
     }).promise;
     return await canvas.encode('jpeg', JPEG_QUALITY);
   } finally {

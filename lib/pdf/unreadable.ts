@@ -15,10 +15,11 @@ const MESSAGES: Record<PdfUnreadableKind, string> = {
 export class PdfUnreadable extends Error {
   override readonly name = 'PdfUnreadable';
 
+  /** `message` replaces the kind's own when the reason is more particular (a sandbox's ceiling). */
   constructor(
     readonly kind: PdfUnreadableKind,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; message?: string },
   ) {
-    super(MESSAGES[kind], options);
+    super(options?.message ?? MESSAGES[kind], options);
   }
 }

@@ -28,7 +28,7 @@ import { type InventoryItem, type ItemPhoto, itemRowOf, photoRowOf } from '../..
 import { photoUrl } from '../../lib/photos/view';
 import { putNewRoom } from '../../lib/rooms/store';
 import { bytes, childFigures, emitResult, printTable, queueWorker, runBenchmarkWithChild, seconds } from './report';
-import { peakRssMb as measuredPeakRssMb } from './process-rss';
+import { peakRssMb as measuredPeakRssMb } from '../support/process-rss';
 
 const NAME = 'exports';
 const ROOMS = 10;

@@ -66,7 +66,7 @@ import {
   runBenchmarkWithChild,
   seconds,
 } from './report';
-import { peakRssMb } from './process-rss';
+import { peakRssMb } from '../support/process-rss';
 
 const NAME = 'pdf-import-300-pages';
 const PAGES = 300;

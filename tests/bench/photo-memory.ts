@@ -21,7 +21,7 @@ import type { QueueWorker } from '../../lib/background/functions';
 import { HEIC_DECODE_PEAK_RSS_MB } from '../../lib/media/heic';
 import { normalizePhoto } from '../../lib/media/images';
 import { childFigures, emitResult, printTable, queueWorker, runBenchmarkWithChild, seconds } from './report';
-import { peakRssMb } from './process-rss';
+import { peakRssMb } from '../support/process-rss';
 
 const NAME = 'photo-worker-memory';
 const FIXTURE = join(process.cwd(), 'tests', 'fixtures', 'images', 'photo-12mp-p3.heic');

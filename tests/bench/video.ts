@@ -63,7 +63,7 @@ import { modelItem } from '../support/fake-gateway';
 import { startFakeSpeechServer } from '../fakes/speech-server';
 import { newTeamMember, signLoginToken } from '../support/tokens';
 import { makeWalkthrough, type WalkthroughObject } from '../support/walkthrough';
-import { processTree, type RssPeaks, sampleRss, peakRssMb } from './process-rss';
+import { processTree, type RssPeaks, sampleRss, peakRssMb } from '../support/process-rss';
 import {
   bytes,
   childFigures,

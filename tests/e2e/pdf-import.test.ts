@@ -24,6 +24,8 @@ import {
 } from '../support/pdf-fixtures';
 import { damagedImageList } from '../support/damaged-images';
 import { hostilePdfs } from '../support/hostile-pdfs';
+import { residentMb } from '../support/process-rss';
+import { structureBombs } from '../support/structure-bombs';
 import { restrictedList } from '../support/restricted-pdfs';
 import { vectorList } from '../support/vector-pdfs';
 import { flatJpeg, photoIndexOf } from '../support/pdf-drawing';
@@ -361,6 +363,50 @@ describe('documents that cannot be read', () => {
       }),
     );
   }, 120_000);
+
+  it('reads documents built to exhaust a worker in a sandbox: each ends, the service process stays within the ceiling, and a list after them reads', async () => {
+    const bombs = structureBombs();
+    const pid = Number(process.env.TEST_SERVICE_PID);
+    const before = residentMb(pid);
+    let peak = before;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, residentMb(pid));
+    }, 100);
+    try {
+      const cases = [
+        // Its parse alone takes more than the sandbox's memory: the child is killed, the document fails with why.
+        { bytes: bombs.xrefSizeBomb, reason: 'more than 1024 MB of memory' },
+        // A tiling pattern's cell inflating to 200 MB: refused by the page's drawing budget before any render.
+        { bytes: bombs.tilingPatternBomb, reason: 'too large to read safely' },
+        // Read within the ceiling, whatever they end as: the point is the worker's memory, measured below.
+        { bytes: bombs.pageTreeFanOut, reason: null },
+        { bytes: bombs.objectStreamBomb, reason: null },
+        { bytes: bombs.annotationAppearanceBomb, reason: null },
+        { bytes: bombs.duplicateObjectBomb, reason: null },
+      ];
+      for (const { bytes, reason } of cases) {
+        const name = `bomb-${randomUUID().slice(0, 8)}.pdf`;
+        const job = await handedOn((await uploadWithPdf(bytes, 0, name)).job.id);
+        expect(['failed', 'read']).toContain(job.pdf_documents[0].state);
+        if (reason)
+          expect(job.pdf_documents[0]).toMatchObject({ state: 'failed', message: expect.stringContaining(reason) });
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+    // What the documents made the parsers allocate was the sandboxes', not the service process's.
+    expect(peak - before).toBeLessThan(1024);
+    process.stdout.write(
+      `hostile PDFs through the import: service process ${Math.round(before)} MB, peak ${Math.round(peak)} MB\n`,
+    );
+    // The worker is alive and reads a normal list right after.
+    const tag = randomUUID().slice(0, 6);
+    const list = await cardGridList({ pages: 1, header: header(tag), footerLines: footer(tag) });
+    const name = `after-bombs-${tag}.pdf`;
+    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
+    const job = await handedOn((await uploadWithPdf(list.bytes, 0, name)).job.id);
+    expect(job.pdf_documents[0]).toMatchObject({ state: 'read', pages: 1 });
+  }, 300_000);
 
   it('leaves out a photo whose image is damaged, keeps the others and says so on the job and in the report', async () => {
     const tag = randomUUID().slice(0, 6);

@@ -8,7 +8,7 @@
  * looks), Swagger UI's files for the API reference, which functions carry
  * which layer, and Lambda's limits for a function with its layers.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -336,21 +336,29 @@ export function describeMediaLayers(get: () => Packaged): void {
       expect(Buffer.compare(inLayer, installed)).toBe(0);
     });
 
-    it("reads and renders a page with the pdfjs layer's modules required through NODE_PATH (as in Lambda)", async () => {
-      // The layer's canvas build is for arm64; this machine's build of the same version stands in for it.
+    /**
+     * The pdfjs layer unzipped into `opt`, its arm64 canvas build swapped for this machine's build of the same
+     * version; answers the layer's node_modules (what NODE_PATH names in Lambda).
+     */
+    const pdfjsLayerHere = (opt: string) => {
       const canvasDir = path.join(repoModules, '@napi-rs', 'canvas');
       const { optionalDependencies } = JSON.parse(fs.readFileSync(path.join(canvasDir, 'package.json'), 'utf8')) as {
         optionalDependencies: Record<string, string>;
       };
       const hostBuilds = Object.keys(optionalDependencies).filter((pkg) => fs.existsSync(path.join(repoModules, pkg)));
       expect(hostBuilds.length).toBeGreaterThan(0);
+      extractZip(zip('pdfjs'), opt);
+      const layerModules = path.join(opt, 'nodejs', 'node_modules');
+      fs.rmSync(path.join(layerModules, '@napi-rs', 'canvas-linux-arm64-gnu'), { recursive: true });
+      for (const pkg of hostBuilds)
+        fs.cpSync(path.join(repoModules, pkg), path.join(layerModules, pkg), { recursive: true });
+      return layerModules;
+    };
+
+    it("reads and renders a page with the pdfjs layer's modules required through NODE_PATH (as in Lambda)", async () => {
       const opt = fs.mkdtempSync(path.join(os.tmpdir(), 'media-layer-opt-'));
       try {
-        extractZip(zip('pdfjs'), opt);
-        const layerModules = path.join(opt, 'nodejs', 'node_modules');
-        fs.rmSync(path.join(layerModules, '@napi-rs', 'canvas-linux-arm64-gnu'), { recursive: true });
-        for (const pkg of hostBuilds)
-          fs.cpSync(path.join(repoModules, pkg), path.join(layerModules, pkg), { recursive: true });
+        const layerModules = pdfjsLayerHere(opt);
         const pdf = await PDFDocument.create();
         const font = await pdf.embedFont(StandardFonts.HelveticaBold);
         pdf.addPage([400, 200]).drawText('Living room: sofa', { x: 20, y: 100, size: 24, font });
@@ -400,6 +408,63 @@ export function describeMediaLayers(get: () => Packaged): void {
         for (const file of resolved) expect(file.startsWith(layerModules)).toBe(true);
       } finally {
         fs.rmSync(opt, { recursive: true, force: true });
+      }
+    });
+
+    it("runs the PDF sandbox's child from the stage worker's own zip, with the pdfjs layer through NODE_PATH (as in Lambda)", async () => {
+      const child = 'functions/sandbox/pdf-reader.js';
+      for (const name of ['stageWorker', 'unitWorker'])
+        expect([name, zipEntries(functionZip(name)).some((e) => e.name === child)]).toEqual([name, true]);
+      expect(zipEntries(functionZip('getClaim')).some((e) => e.name === child)).toBe(false);
+      const opt = fs.mkdtempSync(path.join(os.tmpdir(), 'media-layer-opt-'));
+      const task = fs.mkdtempSync(path.join(os.tmpdir(), 'function-root-'));
+      try {
+        const layerModules = pdfjsLayerHere(opt);
+        // The stage worker's sharp layer is an arm64 build: this machine's sharp stands in for it, as the canvas does.
+        const sharpHere = path.join(opt, 'host-sharp');
+        fs.mkdirSync(sharpHere);
+        for (const pkg of ['sharp', '@img']) fs.symlinkSync(path.join(repoModules, pkg), path.join(sharpHere, pkg));
+        extractZip(functionZip('stageWorker'), task);
+        const pdf = await PDFDocument.create();
+        const font = await pdf.embedFont(StandardFonts.HelveticaBold);
+        pdf.addPage([400, 200]).drawText('Living room: sofa', { x: 20, y: 100, size: 24, font });
+        // The messages lib/pdf/sandbox.ts sends, to the child as Lambda would start it beside the stage worker.
+        const reader = fork(path.join(task, child), [], {
+          cwd: task,
+          env: {
+            PATH: process.env.PATH,
+            NODE_PATH: [layerModules, sharpHere].join(path.delimiter),
+            LAMBDA_TASK_ROOT: task,
+          },
+          serialization: 'advanced',
+          stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+        });
+        const answers: Record<string, unknown>[] = [];
+        const answered = (n: number) =>
+          new Promise<void>((resolve, reject) => {
+            const check = () => (answers.length >= n ? resolve() : undefined);
+            reader.on('message', (m: Record<string, unknown>) => {
+              answers.push(m);
+              check();
+            });
+            reader.once('exit', (code) => reject(new Error(`the child exited (${code})`)));
+          });
+        const done = answered(2);
+        reader.send({ type: 'open', bytes: await pdf.save(), options: {} });
+        reader.send({ type: 'call', id: 1, method: 'pageLayout', args: [1] });
+        await done;
+        reader.send({ type: 'close' });
+        expect(answers[0]).toEqual({
+          type: 'opened',
+          pageCount: 1,
+          producer: 'pdf-lib (https://github.com/Hopding/pdf-lib)',
+        });
+        expect(answers[1]).toMatchObject({ type: 'result', id: 1, value: { page: 1, width: 400, height: 200 } });
+        const layout = answers[1].value as { texts: { str: string }[] };
+        expect(layout.texts.map((t) => t.str).join('')).toBe('Living room: sofa');
+      } finally {
+        fs.rmSync(opt, { recursive: true, force: true });
+        fs.rmSync(task, { recursive: true, force: true });
       }
     });
 

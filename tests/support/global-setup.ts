@@ -111,6 +111,8 @@ export default async function globalSetup(): Promise<void> {
     TEST_DATA_DIR: dataDir,
     // The temporary directory the local service gives its functions (checked for leftovers by the import fuzz).
     TEST_SERVICE_TMPDIR: service.offlineTempDir,
+    // The serverless offline process every function runs in (its memory is watched while hostile PDFs are read).
+    TEST_SERVICE_PID: String(service.offlinePid),
     TEST_FAKE_GATEWAY_URL: gateway.url,
     TEST_FAKE_BILLING_URL: billing.url,
     TEST_FAKE_SPEECH_URL: speech.url,

@@ -10,7 +10,9 @@
 import { readObject } from '../../blob/objects';
 import type { Job, PdfDocument } from '../../jobs/job-store';
 import type { PdfPageLayout } from '../../pdf/layout';
-import { type OpenOptions, openPdf, type PdfReader, PdfUnreadable } from '../../pdf/reader';
+import type { OpenOptions, PdfReader } from '../../pdf/reader';
+import { openSandboxedPdf } from '../../pdf/sandbox';
+import { PdfUnreadable } from '../../pdf/unreadable';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { LAYOUT_PAGES_PER_UNIT, pageRanges, pagesToRead } from './limit-rules';
 import {
@@ -43,11 +45,15 @@ export function documentKey(job: Job, document: number): string {
 export const missingDocument = () =>
   new PdfUnreadable('corrupt', { cause: new Error('the uploaded file is missing from storage') });
 
-/** Opens one of the job's documents from the bucket; throws PdfUnreadable for a file that is not a readable PDF. */
+/**
+ * Opens one of the job's documents from the bucket, in a sandbox of its own
+ * (lib/pdf/sandbox.ts); throws PdfUnreadable for a file that is not a
+ * readable PDF, or one that passes the sandbox's memory or time.
+ */
 export async function openDocument(job: Job, document: number, options: OpenOptions = {}): Promise<PdfReader> {
   const stored = await readObject(documentKey(job, document));
   if (!stored) throw missingDocument();
-  return openPdf(stored.body, options);
+  return openSandboxedPdf(stored.body, options);
 }
 
 const failureText = (err: unknown) =>

@@ -1,7 +1,8 @@
 /**
  * Resident memory of a process and everything it started, read from /proc
  * (Linux): how the video benchmark watches the local service's Node process
- * and the ffmpeg processes its workers run.
+ * and the ffmpeg processes its workers run, and the PDF import's tests the
+ * service's process while hostile documents are read.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -34,6 +35,15 @@ export function peakRssMb(): number {
     return Number(PEAK_LINE.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024;
   } catch {
     return process.resourceUsage().maxRSS / 1024; // not Linux: kilobytes there too, possibly inherited
+  }
+}
+
+/** A process's resident memory in MB, from /proc; 0 once it is gone. */
+export function residentMb(pid: number): number {
+  try {
+    return Number(RSS_LINE.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
   }
 }
 

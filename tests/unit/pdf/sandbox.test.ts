@@ -1,0 +1,146 @@
+/**
+ * The PDF sandbox (lib/pdf/sandbox.ts) with its real child, built from
+ * functions/sandbox/pdf-reader.ts: a list reads the same through it as in
+ * this process, the reader's refusals cross with their kind, and a document
+ * that passes the child's memory or time ceiling fails as too large while
+ * this process stays as it was and the child is gone.
+ */
+import type { PdfReader } from '../../../lib/pdf/reader';
+import { openPdf } from '../../../lib/pdf/reader';
+import { openSandboxedPdf } from '../../../lib/pdf/sandbox';
+import { PdfUnreadable } from '../../../lib/pdf/unreadable';
+import { badPdfs, cardGridList } from '../../support/pdf-fixtures';
+import { testSandboxLimits } from '../../support/pdf-sandbox';
+import { smaskBombOf, structureBombs } from '../../support/structure-bombs';
+
+jest.setTimeout(120_000);
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The child's pid, read from the reader the sandbox made (a test's look inside). */
+const childPid = (reader: PdfReader) => (reader as unknown as { child: { pid: number } }).child.pid;
+
+it('reads a list exactly as the reader does in this process, stored JPEGs and renders included', async () => {
+  const list = await cardGridList({ pages: 2, photosPerPage: 2 });
+  const direct = await openPdf(list.bytes);
+  const sandboxed = await openSandboxedPdf(list.bytes, {}, testSandboxLimits());
+  try {
+    expect([sandboxed.pageCount, sandboxed.producer]).toEqual([direct.pageCount, direct.producer]);
+    for (let page = 1; page <= direct.pageCount; page++) {
+      const layout = await sandboxed.pageLayout(page);
+      expect(layout).toEqual(await direct.pageLayout(page));
+      const image = layout.images[0];
+      const jpeg = await sandboxed.imageJpeg(page, image);
+      expect(Buffer.isBuffer(jpeg)).toBe(true);
+      expect(jpeg.equals(await direct.imageJpeg(page, image))).toBe(true);
+    }
+    const render = await sandboxed.renderPage(1, 400);
+    expect(render.subarray(0, 3).toString('hex')).toBe('ffd8ff');
+    await expect(sandboxed.pageLayout(99)).rejects.toBeInstanceOf(RangeError);
+  } finally {
+    await sandboxed.close();
+    await direct.close();
+  }
+  expect(alive(childPid(sandboxed))).toBe(false);
+});
+
+it.each(['truncated', 'encrypted', 'zeroPages', 'jpegNamedPdf'] as const)(
+  "refuses a %s file with the reader's own kind",
+  async (name) => {
+    const bad = (await badPdfs())[name];
+    const refused = await openSandboxedPdf(bad.bytes, {}, testSandboxLimits()).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(PdfUnreadable);
+    expect((refused as PdfUnreadable).kind).toBe(bad.kind);
+  },
+);
+
+it('kills a child that passes its memory ceiling: too large, named by the ceiling, this process unchanged', async () => {
+  const bomb = structureBombs().xrefSizeBomb;
+  const before = process.memoryUsage().rss;
+  const started = performance.now();
+  const refused = await openSandboxedPdf(bomb, {}, testSandboxLimits({ memoryMb: 300 })).catch((e: unknown) => e);
+  const seconds = (performance.now() - started) / 1000;
+  expect(refused).toBeInstanceOf(PdfUnreadable);
+  expect(refused).toMatchObject({ kind: 'too_large', message: expect.stringContaining('more than 300 MB of memory') });
+  // Found within a few samples of the ceiling, long before the parse would have ended (10 s, 1.25 GB in-process).
+  expect(seconds).toBeLessThan(8);
+  expect((process.memoryUsage().rss - before) / 1024 ** 2).toBeLessThan(100);
+});
+
+it('kills a child that passes its time on a step: too large, named by the time', async () => {
+  const bomb = structureBombs().xrefSizeBomb;
+  const refused = await openSandboxedPdf(bomb, {}, testSandboxLimits({ memoryMb: 4096, seconds: 1 })).catch(
+    (e: unknown) => e,
+  );
+  expect(refused).toMatchObject({ kind: 'too_large', message: expect.stringContaining('longer than 1 s') });
+});
+
+it('refuses to start without its entry, as a fault of the deployment rather than of the document', async () => {
+  const list = await cardGridList({ pages: 1, photosPerPage: 1 });
+  const refused = await openSandboxedPdf(list.bytes, {}, testSandboxLimits({ entry: '/nowhere/pdf-reader.js' })).catch(
+    (e: unknown) => e,
+  );
+  expect(refused).not.toBeInstanceOf(PdfUnreadable);
+  expect((refused as Error).message).toMatch(/entry is missing/);
+});
+
+describe('documents built to exhaust a reader, each read the way the import reads it, in the sandbox', () => {
+  const figures: string[] = [];
+  afterAll(() => {
+    process.stdout.write(
+      `hostile PDFs through the sandbox (ceiling 1024 MB):\n${figures.map((f) => `  ${f}\n`).join('')}`,
+    );
+  });
+
+  /** Open, the first page's layout, then its render: the outcome, the child's peak and this process's growth. */
+  async function readInSandbox(name: string, bytes: Buffer) {
+    const before = process.memoryUsage().rss;
+    const started = performance.now();
+    let reader: Awaited<ReturnType<typeof openSandboxedPdf>> | null = null;
+    let outcome: string;
+    try {
+      reader = await openSandboxedPdf(bytes, {}, testSandboxLimits());
+      await reader.pageLayout(1);
+      await reader.renderPage(1, 1000);
+      outcome = 'read';
+    } catch (error) {
+      outcome =
+        error instanceof PdfUnreadable ? `${error.kind}: ${error.message}` : `error: ${(error as Error).message}`;
+    } finally {
+      await reader?.close();
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const grewMb = (process.memoryUsage().rss - before) / 1024 ** 2;
+    const peak = reader ? `child peak ${Math.round(reader.peakMb)} MB` : 'refused at open';
+    figures.push(
+      `${name}: ${outcome.slice(0, 70)} (${seconds.toFixed(1)} s, ${peak}, this process +${Math.round(grewMb)} MB)`,
+    );
+    return { outcome, seconds, grewMb };
+  }
+
+  const bombs = structureBombs();
+  const MEMORY = 'too_large: This PDF needs more than 1024 MB of memory';
+  it.each([
+    // Past the ceiling: the child is killed and the document fails for its memory.
+    ['an xref stream declaring 5,000,000 objects in 421 bytes', bombs.xrefSizeBomb, MEMORY],
+    ['a JBIG2 region declared 100,000 px square', bombs.jbig2Bomb, MEMORY],
+    ['a sampled function of 65,535 × 65,535 samples', bombs.sampledFunctionBomb, MEMORY],
+    ['a soft mask of 15,000 px square inflating to 200 MiB', smaskBombOf(15_000, 200 * 1024 ** 2), MEMORY],
+    // Refused by the reader's own limits, now measured before a render too.
+    ['a page whose content inflates to 200 MiB', bombs.renderOnlyContentBomb, 'too_large: This PDF holds'],
+    ['a tiling pattern whose cell inflates to 200 MiB', bombs.tilingPatternBomb, 'too_large: This PDF holds'],
+    // Within the ceiling: read, with annotations not drawn.
+    ['an annotation whose appearance inflates to 200 MiB', bombs.annotationAppearanceBomb, 'read'],
+  ])('%s', async (name, bytes, expected) => {
+    const { outcome, grewMb } = await readInSandbox(name, bytes);
+    expect(outcome.startsWith(expected)).toBe(true);
+    expect(grewMb).toBeLessThan(100);
+  });
+});
