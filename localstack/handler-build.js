@@ -98,4 +98,7 @@ function ensureHandlerBuild({ log = () => {}, sourceMaps = false } = {}) {
   return { outDir: OUT_DIR, built: true, entries };
 }
 
-module.exports = { ensureHandlerBuild };
+/** The PDF sandbox's child in a build (lib/pdf/sandbox.ts runs it for every PDF a function reads). */
+const pdfSandboxEntryIn = (outDir = OUT_DIR) => path.join(outDir, 'functions', 'sandbox', 'pdf-reader.mjs');
+
+module.exports = { ensureHandlerBuild, pdfSandboxEntryIn };

@@ -12,7 +12,7 @@
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const { ensureHandlerBuild } = require('./handler-build');
+const { ensureHandlerBuild, pdfSandboxEntryIn } = require('./handler-build');
 
 const WATCHED = ['functions', 'lib'];
 /**
@@ -78,7 +78,7 @@ class LocalHandlerBuild {
     const { custom } = this.serverless.service;
     custom['serverless-offline'] = { ...custom['serverless-offline'], location: path.relative(serviceDir, outDir) };
     // The PDF sandbox's child (lib/pdf/sandbox.ts) is built with the handlers; the functions inherit this.
-    process.env.PDF_SANDBOX_ENTRY ??= path.join(outDir, 'functions', 'sandbox', 'pdf-reader.mjs');
+    process.env.PDF_SANDBOX_ENTRY ??= pdfSandboxEntryIn(outDir);
     if (watching) this.watch(serviceDir);
   }
 

@@ -182,6 +182,19 @@ function walk(
     const font = context.lookup(object);
     if (font instanceof PDFDict) visitor.font({ font, resources });
   };
+  /** A form's or a tiling pattern's instructions, decoded within the budget; each once on a nesting path. */
+  const walkNested = (
+    key: string,
+    stream: PDFRawStream,
+    own: PDFDict | undefined,
+    at: Matrix,
+    inner: DrawingVisitor,
+  ) => {
+    if (forms.has(key) || forms.size >= MAX_FORM_DEPTH) return;
+    forms.add(key);
+    walk(context, catalog, decodeWithin(stream, budget) ?? new Uint8Array(), own, at, forms, budget, inner);
+    forms.delete(key);
+  };
   const stack: Matrix[] = [];
   let ctm = start;
   scanContent(content, (op, operands: Operand[]) => {
@@ -209,21 +222,10 @@ function walk(
       const ref = patterns.get(PDFName.of(operand.name));
       const pattern = context.lookup(ref);
       const key = ref instanceof PDFRef ? ref.toString() : `pattern ${operand.name}`;
-      if (!(pattern instanceof PDFRawStream) || forms.has(key) || forms.size >= MAX_FORM_DEPTH) return;
+      if (!(pattern instanceof PDFRawStream)) return;
       const own = context.lookup(pattern.dict.get(PDFName.of('Resources')));
-      forms.add(key);
       // Its images repeat a fill, not photos placed on the page: only its fonts are reported.
-      walk(
-        context,
-        catalog,
-        decodeWithin(pattern, budget) ?? new Uint8Array(),
-        own instanceof PDFDict ? own : undefined,
-        ctm,
-        forms,
-        budget,
-        { font: visitor.font },
-      );
-      forms.delete(key);
+      walkNested(key, pattern, own instanceof PDFDict ? own : undefined, ctm, { font: visitor.font });
     } else {
       const operand = operands[operands.length - 1];
       if (!xobjects || !operand || typeof operand !== 'object') return;
@@ -235,22 +237,15 @@ function walk(
         return;
       }
       const form = context.lookup(ref);
-      const key = ref.toString();
-      if (!(form instanceof PDFRawStream) || forms.has(key) || forms.size >= MAX_FORM_DEPTH) return;
-      if (name(form.dict.get(PDFName.of('Subtype'))) !== 'Form') return;
+      if (!(form instanceof PDFRawStream) || name(form.dict.get(PDFName.of('Subtype'))) !== 'Form') return;
       const own = context.lookup(form.dict.get(PDFName.of('Resources')));
-      forms.add(key);
-      walk(
-        context,
-        catalog,
-        decodeWithin(form, budget) ?? new Uint8Array(),
+      walkNested(
+        ref.toString(),
+        form,
         own instanceof PDFDict ? own : resources,
         multiply(matrixOf(context, form.dict), ctm),
-        forms,
-        budget,
         visitor,
       );
-      forms.delete(key);
     }
   });
 }

@@ -14,7 +14,17 @@
  * password) is parsed decrypted (./decrypted-structure.ts): its streams are
  * then copies, so no stored JPEG gets a byte range in the document.
  */
-import { ParseSpeeds, PDFDict, PDFDocument, PDFHexString, PDFName, type PDFPage, PDFString } from 'pdf-lib';
+import {
+  ParseSpeeds,
+  PDFArray,
+  PDFDict,
+  PDFDocument,
+  PDFHexString,
+  PDFName,
+  PDFPageLeaf,
+  PDFRef,
+  PDFString,
+} from 'pdf-lib';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { decryptedStructure, mentionsEncryption, NeedsPassword } from './decrypted-structure';
 import { boundsOf, type Matrix, multiply, roundBox, UNIT_SQUARE } from './geometry';
@@ -129,16 +139,51 @@ export async function openPdf(data: Uint8Array, options: OpenOptions = {}): Prom
   const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   if (!looksLikePdf(bytes)) throw new PdfUnreadable('not_pdf');
   const structure = await loadStructure(bytes);
-  let pages: PDFPage[];
+  let pages: PDFPageLeaf[];
   try {
-    pages = structure.getPages();
+    pages = listPages(structure);
   } catch (error) {
+    if (error instanceof PdfUnreadable) throw error;
     throw new PdfUnreadable('corrupt', { cause: error });
   }
   if (pages.length === 0) throw new PdfUnreadable('empty');
   const reader = new DocumentReader(structure, pages, bytes);
   if (options.checkRendering ?? true) await reader.rendering();
   return reader;
+}
+
+/**
+ * Page-tree nodes a document may have: far more pages than any contents list
+ * (the import reads the first 2,000), far fewer than a hostile tree claims.
+ */
+const MAX_PAGE_TREE_NODES = 20_000;
+
+/**
+ * The page tree's leaves in reading order, each node visited once: a node a
+ * tree lists twice (three levels of 300 references to one child list 27
+ * million pages) is damage, and a tree past MAX_PAGE_TREE_NODES is refused
+ * before anything is listed for it.
+ */
+function listPages(structure: PDFDocument): PDFPageLeaf[] {
+  const { context } = structure;
+  const leaves: PDFPageLeaf[] = [];
+  const seen = new Set<string | PDFDict>();
+  const pending: unknown[] = [structure.catalog.get(PDFName.of('Pages'))];
+  while (pending.length > 0) {
+    const entry = pending.pop();
+    const node = context.lookup(entry as PDFRef);
+    if (!(node instanceof PDFDict)) continue;
+    const key = entry instanceof PDFRef ? entry.toString() : node;
+    if (seen.has(key)) throw new PdfUnreadable('corrupt', { cause: new Error(`page tree lists ${key} twice`) });
+    seen.add(key);
+    if (seen.size > MAX_PAGE_TREE_NODES) throw new PdfUnreadable('too_large');
+    const kids = context.lookup(node.get(PDFName.of('Kids')));
+    if (kids instanceof PDFArray) {
+      // Last first onto the stack, so the first kid is taken next: pages come out in order.
+      for (let i = kids.size() - 1; i >= 0; i--) pending.push(kids.get(i));
+    } else if (node instanceof PDFPageLeaf) leaves.push(node);
+  }
+  return leaves;
 }
 
 /** The document's Producer as text; an entry that is not a string (a damaged Info dictionary) counts as absent. */
@@ -179,7 +224,7 @@ class DocumentReader implements PdfReader {
 
   constructor(
     private readonly structure: PDFDocument,
-    private readonly pages: PDFPage[],
+    private readonly pages: PDFPageLeaf[],
     private readonly bytes: Uint8Array,
   ) {
     this.pageCount = pages.length;
@@ -251,7 +296,7 @@ class DocumentReader implements PdfReader {
    * text and its renders.
    */
   private measure(page: number) {
-    const drawing = readPageDrawing(this.structure.context, this.catalog, this.pages[page - 1].node);
+    const drawing = readPageDrawing(this.structure.context, this.catalog, this.pages[page - 1]);
     this.fonts.checkPage(drawing.fonts);
     this.measured.add(page);
     return drawing;

@@ -75,6 +75,7 @@ import {
   readBytes,
   requestHolds,
   sendJson,
+  answerHoldControl,
 } from './http';
 
 const FAILURE_MODES = ['401', '404', '422', '429', '500', '503', 'timeout', 'reset', 'garbage'] as const;
@@ -670,14 +671,7 @@ export async function startFakeEstimationPlatform(options: { port?: number } = {
         );
         return sendJson(res, 200, { ok: true });
       }
-      if (method === 'POST' && path === '/__fake/hold') {
-        holds.hold(body.match as string, body.ms as number | undefined);
-        return sendJson(res, 200, { ok: true });
-      }
-      if (method === 'POST' && path === '/__fake/release') {
-        holds.release(body.match as string);
-        return sendJson(res, 200, { ok: true });
-      }
+      if (answerHoldControl(holds, { method, path, body }, res)) return;
       if (method === 'POST' && path === '/__fake/reset') {
         reset(body.all === true);
         return sendJson(res, 200, { ok: true });

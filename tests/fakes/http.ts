@@ -190,3 +190,21 @@ export function requestHolds() {
     },
   };
 }
+
+/**
+ * The hold controls of a fake with requestHolds(): POST /__fake/hold {match, ms?}
+ * and POST /__fake/release {match}, answered {ok: true}. True when the request
+ * was one of them.
+ */
+export function answerHoldControl(
+  holds: Pick<ReturnType<typeof requestHolds>, 'hold' | 'release'>,
+  request: { method: string; path: string; body: Record<string, unknown> },
+  res: ServerResponse,
+): boolean {
+  if (request.method !== 'POST') return false;
+  if (request.path === '/__fake/hold') holds.hold(request.body.match as string, request.body.ms as number | undefined);
+  else if (request.path === '/__fake/release') holds.release(request.body.match as string);
+  else return false;
+  sendJson(res, 200, { ok: true });
+  return true;
+}

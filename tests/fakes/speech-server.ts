@@ -37,7 +37,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { controlBody, listenFake, misbehave, readBytes, requestHolds, sendJson } from './http';
+import { answerHoldControl, controlBody, listenFake, misbehave, readBytes, requestHolds, sendJson } from './http';
 
 const FAILURE_MODES = ['500', '503', '429', '400', '401', 'timeout', 'reset', 'garbage', 'empty'] as const;
 export type SpeechFailureMode = (typeof FAILURE_MODES)[number];
@@ -326,14 +326,7 @@ export async function startFakeSpeechServer(
         setLatency(body.ms as number);
         return sendJson(res, 200, { ok: true });
       }
-      if (method === 'POST' && path === '/__fake/hold') {
-        hold(body.match as string, body.ms as number | undefined);
-        return sendJson(res, 200, { ok: true });
-      }
-      if (method === 'POST' && path === '/__fake/release') {
-        release(body.match as string);
-        return sendJson(res, 200, { ok: true });
-      }
+      if (answerHoldControl({ hold, release }, { method, path, body }, res)) return;
       if (method === 'GET' && path === '/__fake/requests') {
         const match = query.get('match');
         return sendJson(res, 200, match ? requests.filter((r) => r.url.includes(match)) : requests);

@@ -20,6 +20,7 @@ import { captureDownloadHosts, serviceEnv, TEST_MAIL_DOMAIN } from './service-en
 
 const { startLocalService } = require('../../localstack/service.js');
 const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators.js');
+const { pdfSandboxEntryIn }: { pdfSandboxEntryIn: () => string } = require('../../localstack/handler-build.js');
 
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
@@ -113,6 +114,8 @@ export default async function globalSetup(): Promise<void> {
     TEST_SERVICE_TMPDIR: service.offlineTempDir,
     // The serverless offline process every function runs in (its memory is watched while hostile PDFs are read).
     TEST_SERVICE_PID: String(service.offlinePid),
+    // Workers a test runs in its own process read PDFs in the stack build's sandbox child, as the stack's do.
+    PDF_SANDBOX_ENTRY: pdfSandboxEntryIn(),
     TEST_FAKE_GATEWAY_URL: gateway.url,
     TEST_FAKE_BILLING_URL: billing.url,
     TEST_FAKE_SPEECH_URL: speech.url,

@@ -192,6 +192,24 @@ function pageTreeFanOutOf(kidsPerLevel: number, levels: number): Buffer {
   ]);
 }
 
+/** One /Pages node over `count` distinct pages that share one small content stream: a wide but honest tree. */
+export function widePageTree(count: number): Buffer {
+  const content = count + 3;
+  const kids = Array.from({ length: count }, (_, i) => `${i + 3} 0 R`).join(' ');
+  return withXrefTable([
+    CATALOG,
+    { num: 2, body: `<< /Type /Pages /Kids [${kids}] /Count ${count} >>` },
+    ...Array.from(
+      { length: count },
+      (_, i): NumberedObject => ({
+        num: i + 3,
+        body: `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${content} 0 R >>`,
+      }),
+    ),
+    { num: content, body: '<< >>', stream: latin1('0 0 m 100 100 l S\n') },
+  ]);
+}
+
 /** A one-page document whose page object lies in an object stream that inflates to `inflatedBytes`. */
 function objectStreamBombOf(inflatedBytes: number): Buffer {
   return withXrefStream([CATALOG, ONE_PAGE_TREE, { num: 4, body: '<< >>', stream: latin1('0 0 m 100 100 l S\n') }], {

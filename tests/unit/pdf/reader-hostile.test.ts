@@ -7,6 +7,7 @@
 import { openPdf } from '../../../lib/pdf/reader';
 import { FLOOD_GLYPHS, hostilePdfs, type HostilePdfs } from '../../support/hostile-pdfs';
 import { flatJpeg } from '../../support/pdf-drawing';
+import { structureBombs, widePageTree } from '../../support/structure-bombs';
 
 let files: HostilePdfs;
 const figures: string[] = [];
@@ -86,4 +87,17 @@ it('refuses an object graph nested past any stack as damaged', async () => {
 
 it('refuses a page tree that lists itself as damaged', async () => {
   expect(await readFirstPage(files.cyclicPageTree)).toMatchObject({ kind: 'corrupt' });
+});
+
+describe('the page tree, walked once per node', () => {
+  it('refuses a tree that lists one node many times (27,000,000 pages from three levels of 300) as damaged', async () => {
+    expect(await readFirstPage(structureBombs().pageTreeFanOut)).toMatchObject({ kind: 'corrupt' });
+  });
+
+  it('reads a wide honest tree (2,500 pages) and refuses one past 20,000 nodes as too large', async () => {
+    const reader = await openPdf(widePageTree(2_500));
+    expect(reader.pageCount).toBe(2_500);
+    await reader.close();
+    expect(await readFirstPage(widePageTree(20_001))).toMatchObject({ kind: 'too_large' });
+  });
 });

@@ -64,13 +64,9 @@ it.each(['truncated', 'encrypted', 'zeroPages', 'jpegNamedPdf'] as const)(
 it('kills a child that passes its memory ceiling: too large, named by the ceiling, this process unchanged', async () => {
   const bomb = structureBombs().xrefSizeBomb;
   const before = process.memoryUsage().rss;
-  const started = performance.now();
   const refused = await openSandboxedPdf(bomb, {}, testSandboxLimits({ memoryMb: 300 })).catch((e: unknown) => e);
-  const seconds = (performance.now() - started) / 1000;
   expect(refused).toBeInstanceOf(PdfUnreadable);
   expect(refused).toMatchObject({ kind: 'too_large', message: expect.stringContaining('more than 300 MB of memory') });
-  // Found within a few samples of the ceiling, long before the parse would have ended (10 s, 1.25 GB in-process).
-  expect(seconds).toBeLessThan(8);
   expect((process.memoryUsage().rss - before) / 1024 ** 2).toBeLessThan(100);
 });
 
@@ -136,6 +132,8 @@ describe('documents built to exhaust a reader, each read the way the import read
     // Refused by the reader's own limits, now measured before a render too.
     ['a page whose content inflates to 200 MiB', bombs.renderOnlyContentBomb, 'too_large: This PDF holds'],
     ['a tiling pattern whose cell inflates to 200 MiB', bombs.tilingPatternBomb, 'too_large: This PDF holds'],
+    // Refused before anything is listed for it: a page tree that names one node again and again.
+    ['a page tree listing one page 27,000,000 times', bombs.pageTreeFanOut, 'corrupt'],
     // Within the ceiling: read, with annotations not drawn.
     ['an annotation whose appearance inflates to 200 MiB', bombs.annotationAppearanceBomb, 'read'],
   ])('%s', async (name, bytes, expected) => {
