@@ -8,12 +8,12 @@
  */
 
 /** The operators ./placements.ts acts on. */
-export type DrawingOperator = 'q' | 'Q' | 'cm' | 'Do' | 'Tf' | 'gs' | 'scn' | 'SCN';
+export type DrawingOperator = 'q' | 'Q' | 'cm' | 'Do' | 'Tf' | 'gs' | 'scn' | 'SCN' | 'sh';
 
 /** Numbers and names are kept as operands; anything else is a placeholder. */
 export type Operand = number | { name: string } | null;
 
-const WANTED = new Set<string>(['q', 'Q', 'cm', 'Do', 'Tf', 'gs', 'scn', 'SCN']);
+const WANTED = new Set<string>(['q', 'Q', 'cm', 'Do', 'Tf', 'gs', 'scn', 'SCN', 'sh']);
 
 const isWhite = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
 const isDelimiter = (c: number) =>

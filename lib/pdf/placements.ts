@@ -19,6 +19,7 @@ import {
   PDFRef,
 } from 'pdf-lib';
 import { type Operand, scanContent } from './content-stream';
+import { checkGraphicsState, checkShading } from './function-limits';
 import { IDENTITY, type Matrix, multiply } from './geometry';
 import { checkImagePixels, DecodeBudget, decodeWithin } from './reading-limits';
 
@@ -106,6 +107,15 @@ export class ImageCatalog {
     const pixelHeight = numberIn(this.context, dict, 'Height') ?? 0;
     if (pixelWidth <= 0 || pixelHeight <= 0) return null;
     checkImagePixels(pixelWidth, pixelHeight);
+    // A soft mask or a stencil mask is an image of its own size, decoded with the image: the same bound.
+    for (const key of ['SMask', 'Mask']) {
+      const mask = this.context.lookup(dict.get(PDFName.of(key)));
+      if (mask instanceof PDFRawStream)
+        checkImagePixels(
+          numberIn(this.context, mask.dict, 'Width') ?? 0,
+          numberIn(this.context, mask.dict, 'Height') ?? 0,
+        );
+    }
     const filters = filtersOf(this.context, dict);
     return {
       id,
@@ -176,8 +186,9 @@ function walk(
   const fonts = dictIn('Font');
   const states = dictIn('ExtGState');
   const patterns = dictIn('Pattern');
+  const shadings = dictIn('Shading');
   // Nothing to place, load or paint with (inline images are not looked at).
-  if (!xobjects && !fonts && !states && !patterns) return;
+  if (!xobjects && !fonts && !states && !patterns && !shadings) return;
   const useFont = (object: PDFObject | undefined) => {
     const font = context.lookup(object);
     if (font instanceof PDFDict) visitor.font({ font, resources });
@@ -213,8 +224,14 @@ function walk(
       const operand = operands[operands.length - 1];
       if (!states || !operand || typeof operand !== 'object') return;
       const state = context.lookup(states.get(PDFName.of(operand.name)));
-      const font = state instanceof PDFDict ? context.lookup(state.get(PDFName.of('Font'))) : undefined;
+      if (!(state instanceof PDFDict)) return;
+      checkGraphicsState(context, state);
+      const font = context.lookup(state.get(PDFName.of('Font')));
       if (font instanceof PDFArray && font.size() > 0) useFont(font.get(0));
+    } else if (op === 'sh') {
+      const operand = operands[operands.length - 1];
+      if (shadings && operand && typeof operand === 'object')
+        checkShading(context, shadings.get(PDFName.of(operand.name)));
     } else if (op === 'scn' || op === 'SCN') {
       // A tiling pattern's cell is drawing instructions too, which a render decodes: within the page's budget.
       const operand = operands[operands.length - 1];
@@ -222,6 +239,8 @@ function walk(
       const ref = patterns.get(PDFName.of(operand.name));
       const pattern = context.lookup(ref);
       const key = ref instanceof PDFRef ? ref.toString() : `pattern ${operand.name}`;
+      // A shading pattern paints with its shading's function.
+      if (pattern instanceof PDFDict) checkShading(context, pattern.get(PDFName.of('Shading')));
       if (!(pattern instanceof PDFRawStream)) return;
       const own = context.lookup(pattern.dict.get(PDFName.of('Resources')));
       // Its images repeat a fill, not photos placed on the page: only its fonts are reported.

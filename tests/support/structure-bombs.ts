@@ -353,6 +353,8 @@ export interface StructureBombs {
   smaskBomb: Buffer;
   /** A page whose graphics state sets a transfer function sampled at 65,535 × 65,535 points (4.3 G samples). */
   sampledFunctionBomb: Buffer;
+  /** An axial shading painted with `sh` whose one-input sampled function declares 2,000,000,000 samples. */
+  shadingFunctionBomb: Buffer;
 }
 
 export function structureBombs(): StructureBombs {
@@ -382,6 +384,14 @@ export function structureBombs(): StructureBombs {
       { body: '<< >>', stream: latin1('q /GS0 gs 100 100 300 300 re f Q\n') },
       {
         body: '<< /FunctionType 0 /Domain [0 1 0 1] /Range [0 1] /Size [65535 65535] /BitsPerSample 8 >>',
+        stream: Buffer.alloc(16),
+      },
+    ]),
+    shadingFunctionBomb: onePage('/Resources << /Shading << /Sh0 5 0 R >> >> /Contents 4 0 R', [
+      { body: '<< >>', stream: latin1('q 100 0 0 100 100 100 cm /Sh0 sh Q\n') },
+      { body: '<< /ShadingType 2 /ColorSpace /DeviceGray /Coords [0 0 1 0] /Function 6 0 R >>' },
+      {
+        body: '<< /FunctionType 0 /Domain [0 1] /Range [0 1] /Size [2000000000] /BitsPerSample 8 >>',
         stream: Buffer.alloc(16),
       },
     ]),

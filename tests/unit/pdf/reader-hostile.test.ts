@@ -89,6 +89,16 @@ it('refuses a page tree that lists itself as damaged', async () => {
   expect(await readFirstPage(files.cyclicPageTree)).toMatchObject({ kind: 'corrupt' });
 });
 
+describe('declared sizes measured before anything is drawn', () => {
+  it.each([
+    ['a transfer function of 65,535 × 65,535 samples', () => structureBombs().sampledFunctionBomb],
+    ['a shading whose function declares 2,000,000,000 samples', () => structureBombs().shadingFunctionBomb],
+    ['a 10 × 10 image whose soft mask declares 100,000 × 100,000 pixels', () => structureBombs().smaskBomb],
+  ])('refuses %s as too large', async (_name, bomb) => {
+    expect(await readFirstPage(bomb())).toMatchObject({ kind: 'too_large' });
+  });
+});
+
 describe('the page tree, walked once per node', () => {
   it('refuses a tree that lists one node many times (27,000,000 pages from three levels of 300) as damaged', async () => {
     expect(await readFirstPage(structureBombs().pageTreeFanOut)).toMatchObject({ kind: 'corrupt' });
