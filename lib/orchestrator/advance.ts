@@ -18,6 +18,14 @@ export function timing(record: Pick<RunRecord, 'stage_timings'>, stage: string, 
   };
 }
 
+/** The condition of a write only the runner holding the run's running stage `stage` can win. */
+export function heldByRunner(record: Pick<RunRecord, 'run_id'>, stage: string, runner: string) {
+  return {
+    condition: 'run_id = :run AND stage_name = :stage AND stage_state = :running AND stage_runner = :runner',
+    values: { ':run': record.run_id, ':stage': stage, ':running': 'running', ':runner': runner },
+  };
+}
+
 /**
  * Moves the run from stage `index` to the next one (or completes it), as one
  * conditional write: only the lease holder of a running stage, whoever
@@ -46,10 +54,7 @@ export async function advance(
         values: { ':run': record.run_id, ':stage': def.name, ':in_branches': 'branches', ':all': def.branches.length },
       }
     : how.runner
-      ? {
-          condition: 'run_id = :run AND stage_name = :stage AND stage_state = :running AND stage_runner = :runner',
-          values: { ':run': record.run_id, ':stage': def.name, ':running': 'running', ':runner': how.runner },
-        }
+      ? heldByRunner(record, def.name, how.runner)
       : {
           condition: 'run_id = :run AND stage_name = :stage AND stage_state = :fanout',
           values: { ':run': record.run_id, ':stage': def.name, ':fanout': 'fanout' },

@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { newRunTraceparent } from '../observability/job-trace';
 import { logger } from '../observability/logger';
-import { advance } from './advance';
+import { advance, heldByRunner } from './advance';
 import type { RunPipeline } from './pipeline';
 import type { RunKind, RunRecord } from './run-kind';
 import { queuedStage, sendStage } from './transitions';
@@ -61,21 +61,21 @@ export function finishRequestStage(
 export type RaceOutcome<T> = { finished: true; value: T } | { finished: false };
 
 /**
- * Runs `work` for at most `budgetMs` (all the time it needs when undefined).
- * Past the budget the work is left to go on in the background, its outcome
+ * Runs `work` until `until` (epoch ms; all the time it needs when undefined).
+ * Past it the work is left to go on in the background, its outcome
  * only logged: each of its writes is conditional on still holding the stage,
  * so once the stage is handed over it stops at its next one, and each of its
  * remote calls is safe to make twice.
  */
 export async function withinRequestTime<T>(
   work: Promise<T>,
-  budgetMs: number | undefined,
+  until: number | undefined,
   logContext: Record<string, unknown>,
 ): Promise<RaceOutcome<T>> {
-  if (budgetMs === undefined) return { finished: true, value: await work };
+  if (until === undefined) return { finished: true, value: await work };
   let timer: NodeJS.Timeout | undefined;
   const timeUp = new Promise<RaceOutcome<T>>((resolve) => {
-    timer = setTimeout(() => resolve({ finished: false }), Math.max(0, budgetMs));
+    timer = setTimeout(() => resolve({ finished: false }), Math.max(0, until - Date.now()));
   });
   try {
     const outcome = await Promise.race([work.then((value) => ({ finished: true as const, value })), timeUp]);
@@ -102,8 +102,7 @@ export async function handRequestStageToWorkers(kind: RunKind, record: RunRecord
   const stage = record.stage_name as string;
   const moved = await kind.update(record.id, {
     set: { ...queuedStage(stage), heartbeat_at: new Date().toISOString() },
-    condition: 'run_id = :run AND stage_name = :stage AND stage_state = :running AND stage_runner = :runner',
-    values: { ':run': record.run_id, ':stage': stage, ':running': 'running', ':runner': runner },
+    ...heldByRunner(record, stage, runner),
   });
   if (!moved) return false;
   await kind.log(record.id).warn(`Stage ${stage} handed to the workers: its request ran out of time`);

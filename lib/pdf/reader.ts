@@ -302,9 +302,12 @@ class DocumentReader implements PdfReader {
     return drawing;
   }
 
-  /** Before a render: a page not measured yet is measured, so pdf.js never renders a page refused for its size. */
+  /**
+   * Before a render of a page (its number checked by `page`): a page not
+   * measured yet is measured, so pdf.js never renders a page refused for its size.
+   */
   private measuredForRender(page: number): void {
-    if (this.measured.has(page) || !Number.isInteger(page) || page < 1 || page > this.pageCount) return;
+    if (this.measured.has(page)) return;
     try {
       this.measure(page);
     } catch (error) {
@@ -338,15 +341,16 @@ class DocumentReader implements PdfReader {
   }
 
   async renderPage(page: number, longEdge: number): Promise<Buffer> {
-    this.measuredForRender(page);
     const proxy = await this.page(page);
+    this.measuredForRender(page);
     const { width, height } = proxy.getViewport({ scale: 1 });
     return renderBox(proxy, { x: 0, y: 0, width, height }, longEdge);
   }
 
   async renderRegion(page: number, box: PdfBox, longEdge: number): Promise<Buffer> {
+    const proxy = await this.page(page);
     this.measuredForRender(page);
-    return renderBox(await this.page(page), box, longEdge);
+    return renderBox(proxy, box, longEdge);
   }
 
   async close(): Promise<void> {

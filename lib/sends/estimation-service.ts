@@ -222,8 +222,8 @@ async function openSend(input: {
  * The send's stage, run by this request: a refusal is failed (and refunded)
  * and thrown; a result closes the run. Past `handOverAt` the stage is handed
  * to the workers, who carry the send on from its record (no second charge,
- * nothing added twice), and the request answers 503: asked again, it answers
- * with that send's result.
+ * nothing added twice), and the request answers 503: asked again while the
+ * send runs, it waits for it and answers with its result.
  */
 async function runSend(send: EstimationSend, config: Settings, handOverAt: number | undefined): Promise<SendResult> {
   const runner = send.stage_runner as string;
@@ -235,8 +235,7 @@ async function runSend(send: EstimationSend, config: Settings, handOverAt: numbe
     await finishRequestStage(estimationSendRunKind, send, estimationSendPipeline, { runner, set: { result } });
     return { ...result, item_ids: itemIds };
   })();
-  const budget = handOverAt === undefined ? undefined : handOverAt - Date.now();
-  const outcome = await withinRequestTime(work, budget, { claim_id: send.claim_id, send: 'estimation_platform' });
+  const outcome = await withinRequestTime(work, handOverAt, { claim_id: send.claim_id, send: 'estimation_platform' });
   if (outcome.finished) return outcome.value;
   if (await handRequestStageToWorkers(estimationSendRunKind, send, runner))
     throw new UnavailableError(SEND_CONTINUES, HANDED_OVER_RETRY_AFTER_S);
