@@ -7,7 +7,7 @@
  * ./reading-limits.ts and the page refused (PdfUnreadable 'too_large') once
  * one is passed, after at most a limit's worth of work.
  */
-import { PDFArray, type PDFContext, PDFDict, PDFName, type PDFObject, UnsupportedEncodingError } from 'pdf-lib';
+import { PDFArray, type PDFContext, PDFDict, PDFName, type PDFObject, UnsupportedEncodingError } from '@cantoo/pdf-lib';
 import { type FontUse, type ImageCatalog, walkDrawing } from './placements';
 import { checkType3Glyphs, DecodeBudget, decodeWithin } from './reading-limits';
 import { PdfUnreadable } from './unreadable';

@@ -7,7 +7,7 @@
  * anything is drawn, and a table past MAX_FUNCTION_SAMPLES refuses the
  * document as too large.
  */
-import { PDFArray, type PDFContext, PDFDict, PDFName, PDFNumber, type PDFObject, PDFRawStream } from 'pdf-lib';
+import { PDFArray, type PDFContext, PDFDict, PDFName, PDFNumber, type PDFObject, PDFRawStream } from '@cantoo/pdf-lib';
 import { PdfUnreadable } from './unreadable';
 
 /** Samples one function may declare: 16 times a 1,024 × 1,024 table (real ones hold a few thousand). */

@@ -5,7 +5,7 @@
  * soft masks, other bit depths...) returns null and the reader renders the
  * image's region of its page instead.
  */
-import { decodePDFRawStream, PDFArray, type PDFContext, PDFDict, PDFName, PDFRawStream } from 'pdf-lib';
+import { decodePDFRawStream, PDFArray, type PDFContext, PDFDict, PDFName, PDFRawStream } from '@cantoo/pdf-lib';
 import sharp from 'sharp';
 import { numberIn, type StoredImage } from './placements';
 

@@ -17,7 +17,8 @@ import {
   type PDFPageLeaf,
   PDFRawStream,
   PDFRef,
-} from 'pdf-lib';
+} from '@cantoo/pdf-lib';
+import { jbig2DeclaredPixels, jpxDeclaredPixels } from './codestream-limits';
 import { type Operand, scanContent } from './content-stream';
 import { checkGraphicsState, checkShading } from './function-limits';
 import { IDENTITY, type Matrix, multiply } from './geometry';
@@ -117,6 +118,7 @@ export class ImageCatalog {
         );
     }
     const filters = filtersOf(this.context, dict);
+    checkCodestreamPixels(object, filters);
     return {
       id,
       stream: object,
@@ -126,6 +128,18 @@ export class ImageCatalog {
       jpeg: filters.length === 1 && filters[0] === 'DCTDecode',
     };
   }
+}
+
+/**
+ * A JPEG 2000 or JBIG2 image is decoded to the size its own data declares:
+ * that size is held to the image bound too. Read where the codec's data is
+ * stored as is (its only filter); behind another filter it is left to the
+ * sandbox's ceiling.
+ */
+function checkCodestreamPixels(image: PDFRawStream, filters: string[]): void {
+  if (filters.length !== 1) return;
+  if (filters[0] === 'JPXDecode') checkImagePixels(jpxDeclaredPixels(image.contents) ?? 0, 1);
+  if (filters[0] === 'JBIG2Decode') checkImagePixels(jbig2DeclaredPixels(image.contents), 1);
 }
 
 /** A page's content: one stream or several, read as one (they split at token boundaries). */

@@ -1,7 +1,8 @@
 /**
  * Reads a PDF for the contents-list import: per page, the text runs with
  * their boxes (pdf.js) and where each embedded image is drawn (the content
- * streams, read with pdf-lib, so no image is decoded); an image's JPEG bytes
+ * streams, read with pdf-lib from the objects ./object-graph.ts builds, the
+ * ones pdf.js reads too; so no image is decoded); an image's JPEG bytes
  * (kept as stored when it is a JPEG); and pages or regions rendered to JPEG.
  *
  * Both libraries hold the document once for the reader's lifetime (pdf.js a
@@ -11,27 +12,25 @@
  * applied through pdf.js's viewport).
  *
  * A document encrypted with owner restrictions only (it opens without a
- * password) is parsed decrypted (./decrypted-structure.ts): its streams are
- * then copies, so no stored JPEG gets a byte range in the document.
+ * password) is loaded decrypted by pdf-lib: its streams are then copies, so no stored JPEG gets a byte range in the document.
  */
 import {
-  ParseSpeeds,
   PDFArray,
+  type PDFContext,
   PDFDict,
-  PDFDocument,
   PDFHexString,
   PDFName,
   PDFPageLeaf,
   PDFRef,
   PDFString,
-} from 'pdf-lib';
+} from '@cantoo/pdf-lib';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { decryptedStructure, mentionsEncryption, NeedsPassword } from './decrypted-structure';
 import { boundsOf, type Matrix, multiply, roundBox, UNIT_SQUARE } from './geometry';
 import { keepsStoredJpeg, storedImageJpeg } from './image-samples';
 import type { PdfBox, PdfImagePlacement, PdfPageLayout, PdfText } from './layout';
 import { loadPdfjs, pdfjsDataDirs } from './pdfjs';
 import { FontLimits } from './font-limits';
+import { loadObjectGraph } from './object-graph';
 import { ImageCatalog, readPageDrawing } from './placements';
 import { MAX_CANVAS_BYTES, MAX_IMAGE_PIXELS } from './reading-limits';
 import { renderBox } from './render';
@@ -65,39 +64,6 @@ export interface PdfReader {
 function looksLikePdf(bytes: Uint8Array): boolean {
   const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString('latin1');
   return head.includes('%PDF-');
-}
-
-/**
- * An encrypted document that opens without a password (owner restrictions only), decrypted; one that
- * needs a password is refused as encrypted.
- */
-async function loadDecrypted(bytes: Uint8Array, cause?: unknown): Promise<PDFDocument> {
-  try {
-    return await decryptedStructure(bytes);
-  } catch (error) {
-    if (error instanceof NeedsPassword) throw new PdfUnreadable('encrypted', { cause: error });
-    throw new PdfUnreadable('corrupt', { cause: cause ?? error });
-  }
-}
-
-async function loadStructure(bytes: Uint8Array): Promise<PDFDocument> {
-  let structure: PDFDocument;
-  try {
-    structure = await PDFDocument.load(bytes, {
-      // Checked below, where it can be told apart from damage.
-      ignoreEncryption: true,
-      updateMetadata: false,
-      parseSpeed: ParseSpeeds.Fastest,
-      throwOnInvalidObject: true,
-    });
-  } catch (error) {
-    // Encrypted object streams are ciphertext to pdf-lib: such a document only parses decrypted.
-    if (mentionsEncryption(bytes)) return loadDecrypted(bytes, error);
-    throw new PdfUnreadable('corrupt', { cause: error });
-  }
-  // Its streams (images included) are ciphertext to pdf-lib, even when no password is needed to view it.
-  if (structure.isEncrypted) return loadDecrypted(bytes);
-  return structure;
 }
 
 async function loadRendering(bytes: Uint8Array): Promise<PDFDocumentProxy> {
@@ -138,16 +104,16 @@ export async function openPdf(data: Uint8Array, options: OpenOptions = {}): Prom
   // As a Buffer (a view, not a copy), pdf-lib's streams share the document's bytes (see rangeOf).
   const bytes = Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   if (!looksLikePdf(bytes)) throw new PdfUnreadable('not_pdf');
-  const structure = await loadStructure(bytes);
+  const context = await loadObjectGraph(bytes);
   let pages: PDFPageLeaf[];
   try {
-    pages = listPages(structure);
+    pages = listPages(context);
   } catch (error) {
     if (error instanceof PdfUnreadable) throw error;
     throw new PdfUnreadable('corrupt', { cause: error });
   }
   if (pages.length === 0) throw new PdfUnreadable('empty');
-  const reader = new DocumentReader(structure, pages, bytes);
+  const reader = new DocumentReader(context, pages, bytes);
   if (options.checkRendering ?? true) await reader.rendering();
   return reader;
 }
@@ -164,11 +130,11 @@ const MAX_PAGE_TREE_NODES = 20_000;
  * million pages) is damage, and a tree past MAX_PAGE_TREE_NODES is refused
  * before anything is listed for it.
  */
-function listPages(structure: PDFDocument): PDFPageLeaf[] {
-  const { context } = structure;
+function listPages(context: PDFContext): PDFPageLeaf[] {
   const leaves: PDFPageLeaf[] = [];
   const seen = new Set<string | PDFDict>();
-  const pending: unknown[] = [structure.catalog.get(PDFName.of('Pages'))];
+  const catalog = context.lookup(context.trailerInfo.Root);
+  const pending: unknown[] = [catalog instanceof PDFDict ? catalog.get(PDFName.of('Pages')) : undefined];
   while (pending.length > 0) {
     const entry = pending.pop();
     const node = context.lookup(entry as PDFRef);
@@ -187,8 +153,8 @@ function listPages(structure: PDFDocument): PDFPageLeaf[] {
 }
 
 /** The document's Producer as text; an entry that is not a string (a damaged Info dictionary) counts as absent. */
-function producerOf(structure: PDFDocument): string | null {
-  const info = structure.context.lookup(structure.context.trailerInfo.Info);
+function producerOf(context: PDFContext): string | null {
+  const info = context.lookup(context.trailerInfo.Info);
   const entry = info instanceof PDFDict ? info.lookup(PDFName.of('Producer')) : undefined;
   const text = entry instanceof PDFString || entry instanceof PDFHexString ? entry.decodeText() : '';
   return text.trim() || null;
@@ -223,14 +189,14 @@ class DocumentReader implements PdfReader {
   private readonly measured = new Set<number>();
 
   constructor(
-    private readonly structure: PDFDocument,
+    private readonly context: PDFContext,
     private readonly pages: PDFPageLeaf[],
     private readonly bytes: Uint8Array,
   ) {
     this.pageCount = pages.length;
-    this.producer = producerOf(structure);
-    this.catalog = new ImageCatalog(structure.context);
-    this.fonts = new FontLimits(structure.context, this.catalog);
+    this.producer = producerOf(context);
+    this.catalog = new ImageCatalog(context);
+    this.fonts = new FontLimits(context, this.catalog);
   }
 
   /** pdf.js's copy of the document, loaded once, checked to read the same pages as pdf-lib. */
@@ -271,7 +237,7 @@ class DocumentReader implements PdfReader {
             pixelWidth: image.pixelWidth,
             pixelHeight: image.pixelHeight,
             jpeg: image.jpeg,
-            jpegRange: keepsStoredJpeg(this.structure.context, image) ? this.rangeOf(image.stream.contents) : null,
+            jpegRange: keepsStoredJpeg(this.context, image) ? this.rangeOf(image.stream.contents) : null,
             contentHash: this.catalog.contentHash(image),
             storedBytes: image.stream.contents.length,
           }),
@@ -296,7 +262,7 @@ class DocumentReader implements PdfReader {
    * text and its renders.
    */
   private measure(page: number) {
-    const drawing = readPageDrawing(this.structure.context, this.catalog, this.pages[page - 1]);
+    const drawing = readPageDrawing(this.context, this.catalog, this.pages[page - 1]);
     this.fonts.checkPage(drawing.fonts);
     this.measured.add(page);
     return drawing;
@@ -328,7 +294,7 @@ class DocumentReader implements PdfReader {
   async imageJpeg(page: number, image: PdfImagePlacement): Promise<Buffer> {
     const stored = this.catalog.imageById(image.id);
     if (!stored) throw new RangeError(`No image ${image.id} in the document`);
-    const jpeg = await storedImageJpeg(this.structure.context, stored).catch(() => null);
+    const jpeg = await storedImageJpeg(this.context, stored).catch(() => null);
     if (jpeg) return jpeg;
     const edge = Math.min(MAX_RENDERED_IMAGE_EDGE, Math.max(stored.pixelWidth, stored.pixelHeight));
     try {

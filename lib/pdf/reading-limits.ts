@@ -5,7 +5,7 @@
  * hostile or broken document is refused (PdfUnreadable 'too_large') instead
  * of exhausting the worker.
  */
-import { decodePDFRawStream, type PDFObject, PDFRawStream, PDFStream } from 'pdf-lib';
+import { decodePDFRawStream, type PDFObject, PDFRawStream, PDFStream } from '@cantoo/pdf-lib';
 import { MAX_INPUT_PIXELS } from '../media/decoding';
 import { PdfUnreadable } from './unreadable';
 

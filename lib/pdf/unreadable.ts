@@ -8,7 +8,7 @@ const MESSAGES: Record<PdfUnreadableKind, string> = {
     'This PDF is password-protected or encrypted; save a copy without a password or restrictions and upload that copy.',
   empty: 'This PDF has no pages.',
   too_large:
-    'This PDF holds an image, a page, a font or a colour function too large to read safely (more than 100 megapixels, drawing instructions that expand past 32 MB, fonts that expand past 32 MB each or 64 MB on a page, or a colour function of more than 16 million samples); export the list again at a normal resolution and upload the new copy.',
+    'This PDF holds an image, a page, a font, its object streams or a colour function too large to read safely (more than 100 megapixels, drawing instructions that expand past 32 MB, fonts that expand past 32 MB each or 64 MB on a page, object streams that expand past 32 MB in all, or a colour function of more than 16 million samples); export the list again at a normal resolution and upload the new copy.',
 };
 
 /** The file cannot be read as a PDF at all; `message` is meant for the user. */

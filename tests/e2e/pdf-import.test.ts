@@ -374,15 +374,29 @@ describe('documents that cannot be read', () => {
     }, 100);
     let ended: { reason: string | null; document: any }[] = [];
     try {
+      const tooLarge = 'too large to read safely';
+      const damaged = 'damaged or incomplete';
       const cases = [
-        // Its parse alone takes more than the sandbox's memory: the child is killed, the document fails with why.
-        { bytes: bombs.xrefSizeBomb, reason: 'more than 1024 MB of memory' },
-        // A tiling pattern's cell inflating to 200 MB: refused by the page's drawing budget before any render.
-        { bytes: bombs.tilingPatternBomb, reason: 'too large to read safely' },
-        // A page tree naming one page 27,000,000 times: refused as damaged before anything is listed for it.
-        { bytes: bombs.pageTreeFanOut, reason: 'damaged or incomplete' },
+        // Past every check the reader makes, decoded by pdf.js: the child is killed at its memory ceiling.
+        { bytes: bombs.deflatedJbig2Bomb, reason: 'more than 1024 MB of memory' },
+        // Refused before anything is built or decoded for them.
+        { bytes: bombs.xrefSizeBomb, reason: damaged },
+        { bytes: bombs.pageTreeFanOut, reason: damaged },
+        { bytes: bombs.objectStreamBomb, reason: tooLarge },
+        // Refused by the page's drawing budget before any render: its content, a pattern's cell, and the
+        // copy of an object defined twice that the cross-reference names.
+        { bytes: bombs.renderOnlyContentBomb, reason: tooLarge },
+        { bytes: bombs.tilingPatternBomb, reason: tooLarge },
+        { bytes: bombs.duplicateObjectBomb, reason: tooLarge },
+        // Sizes declared inside an image's data or a function's: refused before any decoding.
+        { bytes: bombs.jpxBomb, reason: tooLarge },
+        { bytes: bombs.jbig2Bomb, reason: tooLarge },
+        { bytes: bombs.smaskBomb, reason: tooLarge },
+        { bytes: bombs.sampledFunctionBomb, reason: tooLarge },
         // Read within the ceiling: annotations are not drawn.
         { bytes: bombs.annotationAppearanceBomb, reason: null },
+        // Owner restrictions only, its key length given by its crypt filter alone: read.
+        { bytes: (await restrictedList({ encryption: 'aes-128', keyLengthInCryptFilter: true })).bytes, reason: null },
       ];
       const jobs = await Promise.all(
         cases.map(async ({ bytes }) =>

@@ -22,7 +22,7 @@ import {
   popGraphicsState,
   pushGraphicsState,
   StandardFonts,
-} from 'pdf-lib';
+} from '@cantoo/pdf-lib';
 import { flatJpeg, PAGE_HEIGHT, PAGE_WIDTH, photoColour } from '../support/pdf-drawing';
 import { cardGridPdfJob } from '../support/pdf-jobs';
 

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { loadServerlessConfig } from '../../localstack/provision';
 import { fontFile, REPORT_FONTS } from '../../lib/exports/report-fonts-view';
 import { kib, type PackageRun, type TemplateFile, table } from '../support/packaging';

@@ -17,7 +17,7 @@ import {
   PDFRawStream,
   popGraphicsState,
   pushGraphicsState,
-} from 'pdf-lib';
+} from '@cantoo/pdf-lib';
 import { cardGridList } from './pdf-fixtures';
 import { PAGE_HEIGHT } from './pdf-drawing';
 

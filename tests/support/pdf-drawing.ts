@@ -3,7 +3,7 @@
  * top-left origin, the photos' colours, and the answer collected as pages
  * are drawn.
  */
-import { type PDFDocument, type PDFFont, type PDFImage, type PDFPage, rgb, StandardFonts } from 'pdf-lib';
+import { type PDFDocument, type PDFFont, type PDFImage, type PDFPage, rgb, StandardFonts } from '@cantoo/pdf-lib';
 import PDFKit from 'pdfkit';
 import sharp from 'sharp';
 import type { PdfBox } from '../../lib/pdf/layout';

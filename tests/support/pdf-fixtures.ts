@@ -23,7 +23,7 @@
  * (a leading "N x" kept), `quantity` comes from that "N x" (null without
  * one), `capturedAt` is the printed "Photographed" date normalised.
  */
-import { PDFDocument, type PDFImage } from 'pdf-lib';
+import { PDFDocument, type PDFImage } from '@cantoo/pdf-lib';
 import sharp from 'sharp';
 import type { PdfBox, PdfUnreadableKind } from '../../lib/pdf/layout';
 import {

@@ -8,6 +8,9 @@
  *  - aes-256-r6: pdfkit's revision 5 turned into revision 6 (the user
  *    entries recomputed with ISO 32000-2's hash, algorithm 2.B, for the same
  *    file key), which is what current Acrobat writes (no user password);
+ *  - keyLengthInCryptFilter (aes-128): the encryption dictionary's own
+ *    /Length left out, as some writers do, so the key length is the crypt
+ *    filter's (/Length 16, in bytes);
  *  - objectStreamUpdate: an incremental update whose new document
  *    information (Producer) lies in an encrypted object stream, found
  *    through a cross-reference stream.
@@ -163,11 +166,24 @@ function withObjectStreamUpdate(bytes: Buffer): Buffer {
   return Buffer.concat(parts);
 }
 
+/** The encryption dictionary's top-level /Length blanked out (with spaces: every offset stays true). */
+function withoutTopLevelKeyLength(bytes: Buffer): Buffer {
+  const text = bytes.toString('latin1');
+  const dictionary = text.indexOf('/Filter /Standard');
+  const entry = text.indexOf('/Length 128', dictionary);
+  if (dictionary < 0 || entry < 0 || entry > text.indexOf('/CF', dictionary))
+    throw new Error('no top-level /Length to drop');
+  const out = Buffer.from(bytes);
+  out.fill(' ', entry, entry + '/Length 128'.length, 'latin1');
+  return out;
+}
+
 /** A two-page card list encrypted as `encryption` says; no user password unless one is given. */
 export async function restrictedList(options: {
   encryption: Encryption;
   userPassword?: string;
   objectStreamUpdate?: boolean;
+  keyLengthInCryptFilter?: boolean;
   /** The header line on both pages (default RESTRICTED_HEADER). */
   header?: string;
 }): Promise<RestrictedList> {
@@ -212,6 +228,10 @@ export async function restrictedList(options: {
   if (options.objectStreamUpdate) {
     if (!options.encryption.startsWith('aes-256')) throw new Error('the update is sealed with a revision 5 key');
     bytes = withObjectStreamUpdate(bytes);
+  }
+  if (options.keyLengthInCryptFilter) {
+    if (options.encryption !== 'aes-128') throw new Error('only revision 4 has a crypt filter with its own length');
+    bytes = withoutTopLevelKeyLength(bytes);
   }
   if (options.encryption === 'aes-256-r6') {
     if (options.userPassword) throw new Error('revision 6 is made here for the empty user password only');

@@ -293,7 +293,7 @@ function imagePage(imageEntries: string, imageBytes: Buffer, more: Omit<Numbered
 }
 
 /** A 10 × 10 JPXDecode image whose codestream declares `width` × `height` pixels. */
-function jpxBombOf(width: number, height: number): Buffer {
+export function jpxBombOf(width: number, height: number): Buffer {
   return imagePage(
     '/Width 10 /Height 10 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Filter /JPXDecode',
     j2kHeader(width, height),
@@ -305,10 +305,21 @@ function jpxBombOf(width: number, height: number): Buffer {
  * wasm decoder draws into a page of the dictionary's size and fails on a region past its own limit; pdf.js
  * then falls back to its JavaScript decoder, which allocates the declared page and decodes the whole region.
  */
-function jbig2BombOf(width: number, height: number): Buffer {
+export function jbig2BombOf(width: number, height: number): Buffer {
   return imagePage(
     '/Width 10 /Height 10 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter /JBIG2Decode',
     jbig2Page(width, height),
+  );
+}
+
+/**
+ * The same JBIG2 data behind a FlateDecode filter: the reader reads a codec's declared size only where its
+ * data is stored as is, so this one reaches pdf.js, and only the sandbox's ceiling stops it.
+ */
+function deflatedJbig2BombOf(width: number, height: number): Buffer {
+  return imagePage(
+    '/Width 10 /Height 10 /ColorSpace /DeviceGray /BitsPerComponent 1 /Filter [/FlateDecode /JBIG2Decode]',
+    deflateSync(jbig2Page(width, height)),
   );
 }
 
@@ -349,6 +360,8 @@ export interface StructureBombs {
   jpxBomb: Buffer;
   /** A 10 × 10 JBIG2Decode image whose stream declares a 100,000 × 100,000 page and generic region. */
   jbig2Bomb: Buffer;
+  /** The JBIG2 bomb behind a FlateDecode filter, where the reader does not read its declared size. */
+  deflatedJbig2Bomb: Buffer;
   /** A 10 × 10 image whose soft mask declares 100,000 × 100,000 pixels and inflates to 200 MiB. */
   smaskBomb: Buffer;
   /** A page whose graphics state sets a transfer function sampled at 65,535 × 65,535 points (4.3 G samples). */
@@ -379,6 +392,7 @@ export function structureBombs(): StructureBombs {
     duplicateObjectBomb: duplicateObjectBombOf(BOMB_BYTES),
     jpxBomb: jpxBombOf(30_000, 30_000),
     jbig2Bomb: jbig2BombOf(100_000, 100_000),
+    deflatedJbig2Bomb: deflatedJbig2BombOf(100_000, 100_000),
     smaskBomb: smaskBombOf(100_000, BOMB_BYTES),
     sampledFunctionBomb: onePage('/Resources << /ExtGState << /GS0 << /TR 5 0 R >> >> >> /Contents 4 0 R', [
       { body: '<< >>', stream: latin1('q /GS0 gs 100 100 300 300 re f Q\n') },

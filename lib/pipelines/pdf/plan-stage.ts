@@ -17,6 +17,7 @@ import { MAX_PHOTO_INDEX } from '../../photos/rules';
 import type { PdfPhotoFinding } from './finding';
 import { documentFingerprint } from './fingerprint-rules';
 import { documentName, openDocument } from './layout-stage';
+import { PdfUnreadable } from '../../pdf/unreadable';
 import { imagesToTake, inRuns, MAX_REGIONS_PER_PAGE, PHOTOS_PER_UNIT, RENDERED_PAGES_PER_UNIT } from './limit-rules';
 import { inventoryPageRange } from './page-range-rules';
 import { DEFAULT_RECIPE, type Recipe } from './recipe';
@@ -160,7 +161,16 @@ export async function planExtraction(ctx: StageContext): Promise<StageOutcome> {
       await log.warn(`Document ${doc.document + 1}: not read (${failure})`);
       continue;
     }
-    const result = await planDocument(ctx, doc, pages);
+    let result: Awaited<ReturnType<typeof planDocument>>;
+    try {
+      result = await planDocument(ctx, doc, pages);
+    } catch (err) {
+      // A sample page that cannot be rendered (damaged, or past the sandbox's ceiling) fails its document.
+      if (!(err instanceof PdfUnreadable)) throw err;
+      failures.push({ document: doc.document, failure: err.message });
+      await log.warn(`Document ${doc.document + 1}: not read (${err.message})`);
+      continue;
+    }
     planned.push({ doc, pages, ...result });
     await log.info(
       `Document ${doc.document + 1}: pages ${result.reading.first_page}–${result.reading.last_page} hold the inventory; ` +

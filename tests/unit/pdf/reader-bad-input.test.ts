@@ -1,4 +1,4 @@
-import { PDFDict, PDFDocument, PDFName } from 'pdf-lib';
+import { PDFDict, PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { openPdf, PdfUnreadable } from '../../../lib/pdf/reader';
 import { badPdfs, cardGridList } from '../../support/pdf-fixtures';
 

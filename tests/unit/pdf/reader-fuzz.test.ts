@@ -14,7 +14,7 @@
  * running the reader outside jest with a process `unhandledRejection` listener.
  */
 import fc from 'fast-check';
-import { PDFDocument } from 'pdf-lib';
+import { PDFDocument } from '@cantoo/pdf-lib';
 import { openPdf, PdfUnreadable } from '../../../lib/pdf/reader';
 import { smallPng } from '../../support/uploads';
 import { cardGridList } from '../../support/pdf-fixtures';
@@ -73,12 +73,18 @@ it('reads a damaged list encrypted with owner restrictions only or refuses it as
   );
 }, 40_000);
 
-it('refuses the damaged list fuzzing once found: an image to render that lies outside its page', async () => {
+it('reads or refuses the damaged list fuzzing once found, where an image to render lay outside its page', async () => {
   const found: Damage[] = [
     { kind: 'splice', at: 0.882546, bytes: [40] },
     { kind: 'overwrite', at: 0.56578, bytes: [136] },
   ];
-  await expect(readAll(damaged(base, found))).rejects.toBeInstanceOf(PdfUnreadable);
+  // Read front to back, its image once lay outside its page (a RangeError); its objects as the
+  // cross-reference names them read whole. Either is right; any other error is not.
+  const outcome = await readAll(damaged(base, found)).then(
+    () => 'read',
+    (error: unknown) => error,
+  );
+  if (outcome !== 'read') expect(outcome).toBeInstanceOf(PdfUnreadable);
 });
 
 it('refuses the encrypted list fuzzing once found with nothing failing after it: a page pdf.js fetched ahead and never used', async () => {

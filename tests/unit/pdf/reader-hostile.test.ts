@@ -7,7 +7,7 @@
 import { openPdf } from '../../../lib/pdf/reader';
 import { FLOOD_GLYPHS, hostilePdfs, type HostilePdfs } from '../../support/hostile-pdfs';
 import { flatJpeg } from '../../support/pdf-drawing';
-import { structureBombs, widePageTree } from '../../support/structure-bombs';
+import { jbig2BombOf, jpxBombOf, structureBombs, widePageTree } from '../../support/structure-bombs';
 
 let files: HostilePdfs;
 const figures: string[] = [];
@@ -109,5 +109,66 @@ describe('the page tree, walked once per node', () => {
     expect(reader.pageCount).toBe(2_500);
     await reader.close();
     expect(await readFirstPage(widePageTree(20_001))).toMatchObject({ kind: 'too_large' });
+  });
+});
+
+describe('one object graph, bounded before it is built', () => {
+  it('refuses a 421-byte cross-reference stream declaring 5,000,000 objects as damaged, building nothing for them', async () => {
+    const bytes = structureBombs().xrefSizeBomb;
+    const refused = await openPdf(bytes).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ kind: 'corrupt' });
+    expect(String((refused as Error).cause)).toContain(`declares 5000000 objects in a file of ${bytes.length} bytes`);
+  });
+
+  it('refuses an object stream that inflates to 200 MiB as too large, decoding no more than its budget', async () => {
+    expect(await readFirstPage(structureBombs().objectStreamBomb)).toMatchObject({ kind: 'too_large' });
+  });
+
+  it('measures the copy of an object defined twice that the cross-reference names, as pdf.js reads it', async () => {
+    // The page's content where the cross-reference points inflates to 200 MiB; a small copy follows it.
+    expect(await readFirstPage(structureBombs().duplicateObjectBomb)).toMatchObject({ kind: 'too_large' });
+  });
+
+  it('refuses an encrypted file whose object defined twice is not the copy its cross-reference names, as damaged', async () => {
+    // An encrypted file is loaded front to back by the library's decryption, which keeps the last copy.
+    const bytes = Buffer.from(
+      structureBombs().duplicateObjectBomb.toString('latin1').replace('/Root 1 0 R >>', '/Root 1 0 R /Encrypt 99 0 R >>'),
+      'latin1',
+    );
+    const refused = await openPdf(bytes).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ kind: 'corrupt' });
+    expect(String((refused as Error).cause)).toContain('object 4 is defined twice');
+  });
+
+  it('reads a list whose cross-reference is lost from its objects, the last copy of each winning', async () => {
+    const intact = structureBombs().duplicateObjectBomb;
+    // startxref names no section: pdf.js rebuilds the table from the objects, and so does the reader.
+    const text = intact.toString('latin1');
+    const at = text.lastIndexOf('startxref') + 'startxref'.length;
+    const offset = /\s*\d+/.exec(text.slice(at))?.[0] ?? '';
+    const lost = Buffer.from(intact);
+    lost.write(offset.replace(/\d/g, '0'), at, 'latin1');
+    const reader = await openPdf(lost);
+    try {
+      expect((await reader.pageLayout(1)).texts.map((t) => t.str)).toEqual(['Hello']);
+    } finally {
+      await reader.close();
+    }
+  });
+});
+
+describe("an image's own data declares its size", () => {
+  it.each([
+    ['a JPEG 2000 codestream declaring 30,000 × 30,000 px', () => jpxBombOf(30_000, 30_000)],
+    ['JBIG2 data declaring a page and a region 100,000 px square', () => jbig2BombOf(100_000, 100_000)],
+  ])('refuses a 10 × 10 image with %s as too large, decoding nothing', async (_name, bomb) => {
+    expect(await readFirstPage(bomb())).toMatchObject({ kind: 'too_large' });
+  });
+
+  it.each([
+    ['JPEG 2000', () => jpxBombOf(200, 200)],
+    ['JBIG2', () => jbig2BombOf(200, 200)],
+  ])('reads a %s image whose data declares 200 × 200 px', async (_name, image) => {
+    expect(await readFirstPage(image())).toMatchObject({ kind: null });
   });
 });

@@ -6,7 +6,7 @@ import {
   PDFDocument,
   popGraphicsState,
   pushGraphicsState,
-} from 'pdf-lib';
+} from '@cantoo/pdf-lib';
 import sharp from 'sharp';
 import { openPdf, type PdfReader } from '../../../lib/pdf/reader';
 import { photoColour, photoIndexOf } from '../../support/pdf-fixtures';

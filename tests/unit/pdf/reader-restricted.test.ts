@@ -35,6 +35,21 @@ describe.each(ENCRYPTIONS)('a list with owner restrictions only, %s', (encryptio
   });
 });
 
+it("reads an AES-128 list whose key length is only its crypt filter's (no top-level /Length)", async () => {
+  const list = await restrictedList({ encryption: 'aes-128', keyLengthInCryptFilter: true });
+  const reader = await openPdf(list.bytes);
+  try {
+    expect(reader.producer).toBe(list.producer);
+    const layout = await reader.pageLayout(1);
+    expect(layout.texts.map((t) => t.str)).toEqual(expect.arrayContaining(['Item 1', 'Item 2']));
+    const photo = list.photos[0];
+    const image = layout.images.find((i) => Math.abs(i.x - photo.box.x) < 1 && Math.abs(i.y - photo.box.y) < 1);
+    expect(Buffer.compare(await reader.imageJpeg(1, image as never), photo.jpeg)).toBe(0);
+  } finally {
+    await reader.close();
+  }
+});
+
 it.each<Encryption>(['aes-256', 'aes-256-r6'])(
   'reads an update kept in an encrypted object stream (%s)',
   async (encryption) => {
