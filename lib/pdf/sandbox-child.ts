@@ -1,9 +1,10 @@
 /**
- * The child process of a sandboxed PDF read (./sandbox.ts): it opens one
+ * The child process of a sandboxed PDF read (./sandbox.ts): it opens a
  * document with the reader (./reader.ts) and answers its parent's calls, so
  * whatever the document makes the parsers allocate or loop over is this
- * process's, which its parent measures and kills. Started by the entry
- * functions/sandbox/pdf-reader.ts.
+ * process's, which its parent measures and kills. Released, it closes the
+ * document and waits for the next one, the parsers loaded and compiled.
+ * Started by the entry functions/sandbox/pdf-reader.ts.
  */
 import { writeFileSync } from 'node:fs';
 import { openPdf, type PdfReader, PdfUnreadable } from './reader';
@@ -29,7 +30,21 @@ function volunteerForOutOfMemoryKill(): void {
   }
 }
 
-/** Serves one document over the IPC channel until told to close or the parent goes. */
+/**
+ * Once a document is closed: its garbage collected, so the resident memory the
+ * parent weighs before keeping this child is what stays, and the peak reset, so
+ * the next document's peak is its own. Both where the platform allows.
+ */
+function forgetDocument(): void {
+  global.gc?.();
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    // Not Linux: the next document's peak includes this one's.
+  }
+}
+
+/** Serves documents one after another over the IPC channel until the parent goes. */
 export function servePdfReads(): void {
   const send = process.send?.bind(process);
   if (!send) throw new Error('the PDF sandbox runs as a child process with an IPC channel');
@@ -43,12 +58,32 @@ export function servePdfReads(): void {
   const reply = (message: FromChild) => send(message);
   // Messages are handled in the order they came: a call sent right after the open waits for the document.
   let opened: Promise<PdfReader | null> = Promise.resolve(null);
+  // Calls not yet answered: a release waits for them, so no answer of this document follows `released`.
+  const answering = new Set<Promise<void>>();
+
+  const answer = async (message: Extract<ToChild, { type: 'call' }>) => {
+    try {
+      const reader = await opened;
+      if (!reader) throw new Error('no document is open');
+      const method = reader[message.method] as (...args: unknown[]) => Promise<unknown>;
+      reply({ type: 'result', id: message.id, value: await method.apply(reader, message.args) });
+    } catch (error) {
+      reply({ type: 'failed', id: message.id, error: crossing(error) });
+    }
+  };
 
   process.on('disconnect', () => process.exit(0));
   process.on('message', async (message: ToChild) => {
-    if (message.type === 'close') {
-      await (await opened.catch(() => null))?.close();
-      process.exit(0);
+    if (message.type === 'release') {
+      const released = opened;
+      const calls = [...answering];
+      opened = Promise.resolve(null);
+      await Promise.allSettled(calls);
+      // A document that will not close leaves its state here: this child ends rather than read another.
+      await (await released.catch(() => null))?.close().catch(() => process.exit(BROKEN_BY_DOCUMENT_EXIT));
+      forgetDocument();
+      reply({ type: 'released' });
+      return;
     }
     if (message.type === 'open') {
       const opening = openPdf(message.bytes, message.options);
@@ -62,14 +97,10 @@ export function servePdfReads(): void {
       return;
     }
     if (message.type === 'call') {
-      try {
-        const reader = await opened;
-        if (!reader) throw new Error('no document is open');
-        const method = reader[message.method] as (...args: unknown[]) => Promise<unknown>;
-        reply({ type: 'result', id: message.id, value: await method.apply(reader, message.args) });
-      } catch (error) {
-        reply({ type: 'failed', id: message.id, error: crossing(error) });
-      }
+      const call = answer(message);
+      answering.add(call);
+      await call;
+      answering.delete(call);
     }
   });
 }

@@ -1,8 +1,10 @@
 /**
  * The messages between a sandboxed PDF read (./sandbox.ts, in the worker) and
- * the child process that does it (./sandbox-child.ts). One child reads one
- * document: `open` first, then calls of the reader's methods, each answered
- * by its id; the child exits when told to close or when its parent goes.
+ * the child process that does it (./sandbox-child.ts). A child reads one
+ * document at a time, one after another: `open`, then calls of the reader's
+ * methods, each answered by its id, then `release`, answered by `released`
+ * once the document is closed and every call on it answered; the child then
+ * waits for the next `open`. It exits when its parent goes (or kills it).
  * Bytes travel as Uint8Array (the channel's structured clone).
  */
 import type { OpenOptions } from './reader';
@@ -13,7 +15,7 @@ export type SandboxedMethod = 'pageLayout' | 'imageJpeg' | 'renderPage' | 'rende
 export type ToChild =
   | { type: 'open'; bytes: Uint8Array; options: OpenOptions }
   | { type: 'call'; id: number; method: SandboxedMethod; args: unknown[] }
-  | { type: 'close' };
+  | { type: 'release' };
 
 /** An error as it crosses: a PdfUnreadable keeps its kind, a RangeError its name, anything else its message. */
 export interface CrossingError {
@@ -25,7 +27,8 @@ export interface CrossingError {
 export type FromChild =
   | { type: 'opened'; pageCount: number; producer: string | null }
   | { type: 'result'; id: number; value: unknown }
-  | { type: 'failed'; id: number | null; error: CrossingError };
+  | { type: 'failed'; id: number | null; error: CrossingError }
+  | { type: 'released' };
 
 /** The exit code of a child the document broke (an exception nothing awaited): its parent reads it as damage. */
 export const BROKEN_BY_DOCUMENT_EXIT = 70;

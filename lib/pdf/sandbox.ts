@@ -1,6 +1,6 @@
 /**
- * Every read of an untrusted PDF runs in a child process of its own, with a
- * hard ceiling on its memory and on the time each step may take. The
+ * Every read of an untrusted PDF runs in a child process, with a hard
+ * ceiling on its memory and on the time each step may take. The
  * reader's own limits (./reading-limits.ts) refuse the documents they know
  * of; this holds against the ones they do not: a parser path nobody
  * guarded, the next library bug. A child that passes its resident memory
@@ -8,16 +8,19 @@
  * time is killed, and the read fails with PdfUnreadable 'too_large' naming
  * the ceiling, so the import records the document as failed with that reason
  * while the worker, which never held what the document made, goes on.
+ * A child whose document closed cleanly reads the worker's next document
+ * (./sandbox-pool.ts), under the same ceilings: they hold for the process,
+ * whatever it read before.
  *
  * The child runs functions/sandbox/pdf-reader (./sandbox-child.ts); the
  * packaging puts that bundle beside every function that reads PDFs.
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { settings as currentSettings, type Settings } from '../config';
 import type { PdfImagePlacement, PdfBox } from './layout';
 import type { OpenOptions, PdfReader } from './reader';
+import { giveBack, residentMb, type SandboxChild, takeChild } from './sandbox-pool';
 import {
   BROKEN_BY_DOCUMENT_EXIT,
   type CrossingError,
@@ -39,8 +42,8 @@ export interface SandboxLimits {
 /** How often the child's resident memory is read. */
 const SAMPLE_MS = 20;
 
-/** The part of the ceiling the child's V8 heap may take; the rest is for its buffers and native allocations. */
-const HEAP_SHARE = 0.75;
+/** How long a child may take to close its document and answer its last calls before it is killed, not kept. */
+const RELEASE_MS = 2000;
 
 /** The limits from the settings (PDF_SANDBOX_*); a relative entry is found under the function's root. */
 function sandboxLimits(
@@ -52,17 +55,6 @@ function sandboxLimits(
     seconds: config.PDF_SANDBOX_SECONDS,
     entry: path.resolve(root, config.PDF_SANDBOX_ENTRY),
   };
-}
-
-/** Resident and peak resident memory of a process in MB, from /proc; null where there is none. */
-function residentMb(pid: number): { rss: number; peak: number } | null {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'latin1');
-    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
-    return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
-  } catch {
-    return null;
-  }
 }
 
 const overMemory = (limits: SandboxLimits) =>
@@ -89,30 +81,37 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+/** What an answer is for: a call by its id, or the open or the release. */
+type Awaiting = number | 'open' | 'release';
+
 class SandboxedReader implements PdfReader {
   pageCount = 0;
   producer: string | null = null;
-  /** The child's highest resident memory seen, in MB (for the figures of tests and benchmarks). */
+  /** The child's highest resident memory while it read this document, in MB (for tests' and benchmarks' figures). */
   peakMb = 0;
 
-  private readonly pending = new Map<number | null, Pending>();
+  private readonly pending = new Map<Awaiting, Pending>();
   private nextId = 1;
-  /** Why the child is gone, once it is: every call after that fails with it. */
+  /** Why the child is gone or this document closed, once it is: every call after that fails with it. */
   private ended: Error | null = null;
   private breach: Error | null = null;
+  private closing: Promise<void> | null = null;
+  /** What the child wrote on its error stream while it read this document. */
   private stderrTail = '';
   private readonly sampler: NodeJS.Timeout;
 
   constructor(
-    private readonly child: ChildProcess,
+    private readonly child: SandboxChild,
     private readonly limits: SandboxLimits,
   ) {
-    child.on('message', (message: FromChild) => this.receive(message));
-    child.on('exit', (code, signal) => this.exited(code, signal));
-    child.on('error', (error) => this.end(new Error(`PDF reader: ${error.message}`)));
-    child.stderr?.on('data', (chunk: Buffer) => {
-      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-4096);
-    });
+    child.listener = {
+      message: (message) => this.receive(message),
+      exited: (code, signal) => this.exited(code, signal),
+      failed: (error) => this.end(new Error(`PDF reader: ${error.message}`)),
+      stderr: (text) => {
+        this.stderrTail = (this.stderrTail + text).slice(-4096);
+      },
+    };
     this.sampler = setInterval(() => this.sample(), SAMPLE_MS);
     this.sampler.unref();
   }
@@ -129,21 +128,23 @@ class SandboxedReader implements PdfReader {
   private kill(breach: Error): void {
     if (this.ended || this.breach) return;
     this.breach = breach;
-    this.child.kill('SIGKILL');
+    this.child.process.kill('SIGKILL');
   }
 
   private receive(message: FromChild): void {
-    const id = message.type === 'opened' ? null : message.id;
-    const waiting = this.pending.get(id);
+    const awaiting: Awaiting =
+      message.type === 'opened' ? 'open' : message.type === 'released' ? 'release' : (message.id ?? 'open');
+    const waiting = this.pending.get(awaiting);
     if (!waiting) return;
-    this.pending.delete(id);
+    this.pending.delete(awaiting);
     clearTimeout(waiting.timer);
     if (message.type === 'failed') waiting.reject(received(message.error));
     else if (message.type === 'opened') {
       this.pageCount = message.pageCount;
       this.producer = message.producer;
       waiting.resolve(undefined);
-    } else waiting.resolve(message.value);
+    } else if (message.type === 'result') waiting.resolve(message.value);
+    else waiting.resolve(undefined);
   }
 
   private exited(code: number | null, signal: NodeJS.Signals | null): void {
@@ -166,20 +167,20 @@ class SandboxedReader implements PdfReader {
     clearInterval(this.sampler);
     this.sample();
     this.ended ??= reason;
-    for (const [id, waiting] of this.pending) {
+    for (const [awaiting, waiting] of this.pending) {
       clearTimeout(waiting.timer);
       waiting.reject(this.ended);
-      this.pending.delete(id);
+      this.pending.delete(awaiting);
     }
   }
 
-  /** Sends a message and waits for its answer, within the time limit. */
-  request(message: ToChild, id: number | null): Promise<unknown> {
+  /** Sends a message and waits for its answer, within the time limit (past it the child is killed). */
+  request(message: ToChild, awaiting: Awaiting, ms = this.limits.seconds * 1000): Promise<unknown> {
     if (this.ended) return Promise.reject(this.ended);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => this.kill(overTime(this.limits)), this.limits.seconds * 1000);
-      this.pending.set(id, { resolve, reject, timer });
-      this.child.send(message, (error) => {
+      const timer = setTimeout(() => this.kill(overTime(this.limits)), ms);
+      this.pending.set(awaiting, { resolve, reject, timer });
+      this.child.process.send(message, (error) => {
         if (error) this.end(new Error(`PDF reader: ${error.message}`));
       });
     });
@@ -206,17 +207,21 @@ class SandboxedReader implements PdfReader {
     return asBuffer(await this.call('renderRegion', page, box, longEdge));
   }
 
-  async close(): Promise<void> {
-    if (!this.ended && this.child.connected) this.child.send({ type: 'close' } satisfies ToChild, () => undefined);
-    // The child exits on `close`; one that does not (busy in a parser) is not waited for.
-    const gone = new Promise<void>((resolve) => {
-      if (this.child.exitCode !== null || this.child.signalCode !== null) resolve();
-      else this.child.once('exit', () => resolve());
-    });
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
-    await gone;
-    clearTimeout(timer);
+  /** Once only: a second close must not touch a child another read may hold by then. */
+  close(): Promise<void> {
+    this.closing ??= this.release();
+    return this.closing;
+  }
+
+  /** Has the child close the document; one that does so in time goes back to the pool, any other is killed. */
+  private async release(): Promise<void> {
+    const released = await this.request({ type: 'release' }, 'release', RELEASE_MS).then(
+      () => true,
+      () => false,
+    );
+    // Sampled once more as it ends: a child over its ceiling now is killed here, and so not kept.
     this.end(new Error('the PDF reader was closed'));
+    await (released ? giveBack(this.child, this.limits) : this.child.retire());
   }
 }
 
@@ -227,10 +232,11 @@ function asBuffer(value: unknown): Buffer {
 }
 
 /**
- * Opens a PDF in a sandbox of its own: a PdfReader whose every call runs in
- * the child. Throws PdfUnreadable as the reader would (not a PDF, damaged,
- * needs a password, no pages) and 'too_large' when the child passes its
- * memory or its time. Close it: the child lives until then.
+ * Opens a PDF in a sandbox: a PdfReader whose every call runs in a child
+ * process, this worker's warm one if it has one. Throws PdfUnreadable as the
+ * reader would (not a PDF, damaged, needs a password, no pages) and
+ * 'too_large' when the child passes its memory or its time. Close it: the
+ * child is this document's until then.
  */
 export async function openSandboxedPdf(
   bytes: Uint8Array,
@@ -239,16 +245,11 @@ export async function openSandboxedPdf(
 ): Promise<PdfReader & { peakMb: number }> {
   // A missing entry is the deployment's fault, not the document's: it fails the stage, not the document.
   if (!existsSync(limits.entry)) throw new Error(`the PDF sandbox's entry is missing: ${limits.entry}`);
-  const heapMb = Math.max(64, Math.floor(limits.memoryMb * HEAP_SHARE));
-  const child = fork(limits.entry, [], {
-    execArgv: [`--max-old-space-size=${heapMb}`],
-    serialization: 'advanced',
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-  });
-  const reader = new SandboxedReader(child, limits);
+  const reader = new SandboxedReader(takeChild(limits), limits);
   try {
-    await reader.request({ type: 'open', bytes, options }, null);
+    await reader.request({ type: 'open', bytes, options }, 'open');
   } catch (error) {
+    // After a refusal the child is well and is kept; after a breach or a crash it is gone.
     await reader.close();
     throw error;
   }

@@ -3,8 +3,13 @@
  * functions/sandbox/pdf-reader.ts: a list reads the same through it as in
  * this process, the reader's refusals cross with their kind, and a document
  * that passes the child's memory or time ceiling fails as too large while
- * this process stays as it was and the child is gone.
+ * this process stays as it was and the child is gone. A child that closed
+ * its document cleanly reads the next one; one that breached, or grew past
+ * its share of the ceiling, does not.
  */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import type { PdfReader } from '../../../lib/pdf/reader';
 import { openPdf } from '../../../lib/pdf/reader';
 import { openSandboxedPdf } from '../../../lib/pdf/sandbox';
@@ -50,7 +55,134 @@ it('reads a list exactly as the reader does in this process, stored JPEGs and re
     await sandboxed.close();
     await direct.close();
   }
-  expect(alive(childPid(sandboxed))).toBe(false);
+  // Closed, the child waits for the next document, and the next open takes it.
+  expect(alive(childPid(sandboxed))).toBe(true);
+  const next = await openSandboxedPdf(list.bytes, {}, testSandboxLimits());
+  await next.close();
+  expect(childPid(next)).toBe(childPid(sandboxed));
+});
+
+/** Every page's layout and stored JPEGs through the sandbox, checked against the reader in this process. */
+async function expectReadAsDirect(bytes: Uint8Array, sandboxed: PdfReader) {
+  const direct = await openPdf(bytes);
+  try {
+    expect([sandboxed.pageCount, sandboxed.producer]).toEqual([direct.pageCount, direct.producer]);
+    for (let page = 1; page <= direct.pageCount; page++) {
+      const layout = await sandboxed.pageLayout(page);
+      expect(layout).toEqual(await direct.pageLayout(page));
+      for (const image of layout.images) {
+        expect((await sandboxed.imageJpeg(page, image)).equals(await direct.imageJpeg(page, image))).toBe(true);
+      }
+    }
+  } finally {
+    await direct.close();
+  }
+}
+
+describe('a warm child, kept for the next document', () => {
+  it('reads documents one after another in the same child, each as the reader does in this process', async () => {
+    const lists = [
+      await cardGridList({ pages: 2, photosPerPage: 2 }),
+      await cardGridList({ pages: 3, photosPerPage: 1, photoPx: [200, 150] }),
+      await cardGridList({ pages: 1, photosPerPage: 3 }),
+    ];
+    const pids: number[] = [];
+    for (const list of lists) {
+      const reader = await openSandboxedPdf(list.bytes, {}, testSandboxLimits());
+      try {
+        await expectReadAsDirect(list.bytes, reader);
+      } finally {
+        await reader.close();
+      }
+      pids.push(childPid(reader));
+      // A closed document's calls fail in this process; they never reach the child that reads the next one.
+      await expect(reader.pageLayout(1)).rejects.toThrow(/closed/);
+    }
+    expect(new Set(pids).size).toBe(1);
+  });
+
+  it('kills a reused child that passes its ceiling, and the next open reads in a new child', async () => {
+    const limits = testSandboxLimits({ memoryMb: 300 });
+    const list = await cardGridList({ pages: 2, photosPerPage: 2 });
+    const first = await openSandboxedPdf(list.bytes, {}, limits);
+    await first.close();
+    const warm = childPid(first);
+    expect(alive(warm)).toBe(true);
+
+    // The bomb's open takes the warm child, which passes 300 MB: it is killed, the bomb refused.
+    const refused = await openSandboxedPdf(structureBombs().xrefSizeBomb, {}, limits).catch((e: unknown) => e);
+    expect(refused).toMatchObject({
+      kind: 'too_large',
+      message: expect.stringContaining('more than 300 MB of memory'),
+    });
+    expect(alive(warm)).toBe(false);
+
+    const after = await openSandboxedPdf(list.bytes, {}, limits);
+    try {
+      expect(childPid(after)).not.toBe(warm);
+      await expectReadAsDirect(list.bytes, after);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it("keeps a child whose open was refused: the refusal is the document's, the child is well", async () => {
+    const list = await cardGridList({ pages: 1, photosPerPage: 1 });
+    const first = await openSandboxedPdf(list.bytes, {}, testSandboxLimits());
+    await first.close();
+    const refused = await openSandboxedPdf((await badPdfs()).truncated.bytes, {}, testSandboxLimits()).catch(
+      (e: unknown) => e,
+    );
+    expect(refused).toMatchObject({ kind: 'corrupt' });
+    const next = await openSandboxedPdf(list.bytes, {}, testSandboxLimits());
+    try {
+      expect(childPid(next)).toBe(childPid(first));
+      await expectReadAsDirect(list.bytes, next);
+    } finally {
+      await next.close();
+    }
+  });
+
+  it('kills a child over half its ceiling at close rather than keep it', async () => {
+    // A child that has read a list holds some 120 MB: over half of 200 MB, well within all of it.
+    const limits = testSandboxLimits({ memoryMb: 200 });
+    const list = await cardGridList({ pages: 2, photosPerPage: 2 });
+    const first = await openSandboxedPdf(list.bytes, {}, limits);
+    await expectReadAsDirect(list.bytes, first);
+    await first.close();
+    expect(first.peakMb).toBeGreaterThan(100);
+    expect(alive(childPid(first))).toBe(false);
+    const next = await openSandboxedPdf(list.bytes, {}, limits);
+    await next.close();
+    expect(childPid(next)).not.toBe(childPid(first));
+  });
+
+  it('does not keep the worker alive while it waits: a process that read a document ends, and its child with it', async () => {
+    const root = path.join(__dirname, '..', '..', '..');
+    const script = `
+      const { openSandboxedPdf } = require('./lib/pdf/sandbox.ts');
+      const { cardGridList } = require('./tests/support/pdf-fixtures.ts');
+      (async () => {
+        const list = await cardGridList({ pages: 1, photosPerPage: 1 });
+        const reader = await openSandboxedPdf(list.bytes, {}, { memoryMb: 1024, seconds: 60, entry: ${JSON.stringify(testSandboxLimits().entry)} });
+        await reader.pageLayout(1);
+        await reader.close();
+        process.stdout.write(String(reader.child.pid));
+      })();
+    `;
+    const started = performance.now();
+    const { stdout } = await promisify(execFile)(process.execPath, ['--require', 'tsx/cjs', '-e', script], {
+      cwd: root,
+      timeout: 60_000,
+    });
+    const seconds = (performance.now() - started) / 1000;
+    process.stdout.write(`a process that read one document in the sandbox ended after ${seconds.toFixed(1)} s\n`);
+    const pid = Number(stdout);
+    expect(pid).toBeGreaterThan(0);
+    // The waiting child ends when its parent goes (its channel closes).
+    for (let tries = 0; tries < 50 && alive(pid); tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(alive(pid)).toBe(false);
+  });
 });
 
 it.each(['truncated', 'encrypted', 'zeroPages', 'jpegNamedPdf'] as const)(
