@@ -186,7 +186,8 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
     },
   },
   {
-    title: 'The PDF sandbox (every read of an uploaded PDF runs in a child process of its own)',
+    title:
+      'The PDF sandbox (every read of an uploaded PDF runs in a child process; a worker keeps one child warm for its next document while the child stays under half this ceiling)',
     descriptions: {
       PDF_SANDBOX_MEMORY_MB:
         "Resident memory the child reading one PDF may reach, in MB; past it the child is killed and the document fails as too large to read. Keep it below the PDF workers' memory (2,048 MB) less the worker's own (about 400 MB).",

@@ -449,11 +449,14 @@ export function describeMediaLayers(get: () => Packaged): void {
             });
             reader.once('exit', (code) => reject(new Error(`the child exited (${code})`)));
           });
-        const done = answered(2);
+        const done = answered(3);
         reader.send({ type: 'open', bytes: await pdf.save(), options: {} });
         reader.send({ type: 'call', id: 1, method: 'pageLayout', args: [1] });
+        reader.send({ type: 'release' });
         await done;
-        reader.send({ type: 'close' });
+        // The child waits for its next document until its parent goes.
+        reader.disconnect();
+        expect(answers[2]).toEqual({ type: 'released' });
         expect(answers[0]).toEqual({
           type: 'opened',
           pageCount: 1,

@@ -132,7 +132,9 @@ describe('one object graph, bounded before it is built', () => {
   it('refuses an encrypted file whose object defined twice is not the copy its cross-reference names, as damaged', async () => {
     // An encrypted file is loaded front to back by the library's decryption, which keeps the last copy.
     const bytes = Buffer.from(
-      structureBombs().duplicateObjectBomb.toString('latin1').replace('/Root 1 0 R >>', '/Root 1 0 R /Encrypt 99 0 R >>'),
+      structureBombs()
+        .duplicateObjectBomb.toString('latin1')
+        .replace('/Root 1 0 R >>', '/Root 1 0 R /Encrypt 99 0 R >>'),
       'latin1',
     );
     const refused = await openPdf(bytes).catch((error: unknown) => error);
