@@ -269,6 +269,7 @@ function build() {
       ...base,
       timeout: fn.timeout,
       ...(fn.memorySize ? { memorySize: fn.memorySize } : {}),
+      ...(fn.ephemeralStorageMb ? { ephemeralStorageSize: fn.ephemeralStorageMb } : {}),
       environment: { ...base.environment, ...(fn.environment ?? {}) },
       ...(fn.layers?.length ? { layers: fn.layers.map((layer) => ({ Ref: layerLogicalId(layer) })) } : {}),
       events: [

@@ -23,6 +23,8 @@ export interface QueueWorker {
   batchSize: number;
   timeout: number;
   memorySize?: number;
+  /** /tmp in MB, when the default 512 MB is too little (Lambda allows up to 10,240). */
+  ephemeralStorageMb?: number;
   /** Extra environment for this worker only. */
   environment?: Record<string, string>;
   /** The media layers this worker's code needs at run time (see MediaLayer). */
@@ -67,6 +69,8 @@ export const backgroundFunctions: BackgroundFunction[] = [
     batchSize: 1,
     timeout: 900,
     memorySize: 2048,
+    // A PDF being read is written to /tmp for its sandbox (lib/pdf/sandbox.ts): the largest upload, 512 MiB, and room.
+    ephemeralStorageMb: 1024,
     maximumConcurrency: 'WORKER_CONCURRENCY',
     layers: ['ffmpeg', 'ffprobe', 'sharp', 'pdfjs'],
   },
@@ -80,6 +84,8 @@ export const backgroundFunctions: BackgroundFunction[] = [
     batchSize: 1,
     timeout: 900,
     memorySize: 2048,
+    // A PDF being read is written to /tmp for its sandbox (lib/pdf/sandbox.ts): the largest upload, 512 MiB, and room.
+    ephemeralStorageMb: 1024,
     maximumConcurrency: 'OPENROUTER_GLOBAL_CONCURRENCY',
     layers: ['ffmpeg', 'ffprobe', 'sharp', 'pdfjs'],
   },

@@ -7,7 +7,9 @@ import {
   PutObjectCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { createWriteStream } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { mediaBucket, s3 } from './client';
 import { type ByteRange, cutRanges, spanRanges } from './range-rules';
 
@@ -75,6 +77,23 @@ export async function readObject(key: string): Promise<{ body: Buffer; metadata:
     if (isMissingObject(err)) return null;
     throw err;
   }
+}
+
+/**
+ * Streams an object into `file` (never whole in memory); false when the
+ * object is gone. A file left half-written by a failure is the caller's to remove.
+ */
+export async function downloadObject(key: string, file: string): Promise<boolean> {
+  let body: Readable;
+  try {
+    const { Body } = await s3().send(new GetObjectCommand({ Bucket: mediaBucket(), Key: key }));
+    body = Body as Readable;
+  } catch (err) {
+    if (isMissingObject(err)) return false;
+    throw err;
+  }
+  await pipeline(body, createWriteStream(file));
+  return true;
 }
 
 /** One PUT: the object is replaced atomically (readers see the old bytes or the new, never a mix). */

@@ -48,15 +48,24 @@ const MAX_OBJECT_STREAM_BYTES = 32 * 1024 ** 2;
 
 const corrupt = (why: string) => new PdfUnreadable('corrupt', { cause: new Error(why) });
 
-/** An object definition's header (`12 0 obj`) wherever one starts. */
-const HEADER = /(\d{1,10})\s+(\d{1,5})\s+obj\b/g;
+/** An object definition's header (`12 0 obj`) wherever one starts (not inside a longer number). */
+const HEADER = /(?<![0-9])(\d{1,10})\s+(\d{1,5})\s+obj\b/g;
+
+/** The file is scanned for headers this many bytes at a time: a string of a whole 512 MiB file is past V8's limit. */
+const SCAN_CHUNK = 16 * 1024 ** 2;
+/** Bytes a chunk's text takes from each neighbour, so a header across a boundary is seen whole, once. */
+const SCAN_OVERLAP = 64;
 
 /** Every object header in the file in order: where its object starts (after `obj`), its number and generation. */
 function* headersIn(bytes: Buffer) {
-  const text = bytes.toString('latin1');
-  HEADER.lastIndex = 0;
-  for (let match = HEADER.exec(text); match; match = HEADER.exec(text)) {
-    yield { start: match.index + match[0].length, number: Number(match[1]), generation: Number(match[2]) };
+  for (let base = 0; base < bytes.length; base += SCAN_CHUNK) {
+    const from = Math.max(0, base - SCAN_OVERLAP);
+    const text = bytes.toString('latin1', from, Math.min(bytes.length, base + SCAN_CHUNK + SCAN_OVERLAP));
+    HEADER.lastIndex = base - from;
+    for (let match = HEADER.exec(text); match; match = HEADER.exec(text)) {
+      if (from + match.index >= base + SCAN_CHUNK) break;
+      yield { start: from + match.index + match[0].length, number: Number(match[1]), generation: Number(match[2]) };
+    }
   }
 }
 

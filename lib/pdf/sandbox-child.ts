@@ -7,6 +7,7 @@
  * Started by the entry functions/sandbox/pdf-reader.ts.
  */
 import { writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { openPdf, type PdfReader, PdfUnreadable } from './reader';
 import { BROKEN_BY_DOCUMENT_EXIT, type CrossingError, type FromChild, type ToChild } from './sandbox-protocol';
 
@@ -86,7 +87,10 @@ export function servePdfReads(): void {
       return;
     }
     if (message.type === 'open') {
-      const opening = openPdf(message.bytes, message.options);
+      const { document } = message;
+      const opening = Promise.resolve()
+        .then(() => ('file' in document ? readFile(document.file) : document.bytes))
+        .then((bytes) => openPdf(bytes, message.options));
       opened = opening;
       try {
         const reader = await opening;

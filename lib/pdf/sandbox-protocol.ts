@@ -5,15 +5,22 @@
  * methods, each answered by its id, then `release`, answered by `released`
  * once the document is closed and every call on it answered; the child then
  * waits for the next `open`. It exits when its parent goes (or kills it).
- * Bytes travel as Uint8Array (the channel's structured clone).
+ * Bytes travel as Uint8Array (the channel's structured clone); a document
+ * may instead be named by a file on the worker's disk.
  */
 import type { OpenOptions } from './reader';
+
+/**
+ * The document to read: its bytes, or a file the child reads itself (a large
+ * list then never crosses the channel, nor sits in the worker's memory).
+ */
+export type SandboxedDocument = { bytes: Uint8Array } | { file: string };
 
 /** The reader methods a child answers (PdfReader's, less close). */
 export type SandboxedMethod = 'pageLayout' | 'imageJpeg' | 'renderPage' | 'renderRegion';
 
 export type ToChild =
-  | { type: 'open'; bytes: Uint8Array; options: OpenOptions }
+  | { type: 'open'; document: SandboxedDocument; options: OpenOptions }
   | { type: 'call'; id: number; method: SandboxedMethod; args: unknown[] }
   | { type: 'release' };
 

@@ -25,6 +25,7 @@ import {
   BROKEN_BY_DOCUMENT_EXIT,
   type CrossingError,
   type FromChild,
+  type SandboxedDocument,
   type SandboxedMethod,
   type ToChild,
 } from './sandbox-protocol';
@@ -233,13 +234,14 @@ function asBuffer(value: unknown): Buffer {
 
 /**
  * Opens a PDF in a sandbox: a PdfReader whose every call runs in a child
- * process, this worker's warm one if it has one. Throws PdfUnreadable as the
+ * process, this worker's warm one if it has one. The document is its bytes,
+ * or a file the child reads (the file may go once this resolves). Throws PdfUnreadable as the
  * reader would (not a PDF, damaged, needs a password, no pages) and
  * 'too_large' when the child passes its memory or its time. Close it: the
  * child is this document's until then.
  */
 export async function openSandboxedPdf(
-  bytes: Uint8Array,
+  document: Uint8Array | { file: string },
   options: OpenOptions = {},
   limits: SandboxLimits = sandboxLimits(),
 ): Promise<PdfReader & { peakMb: number }> {
@@ -247,7 +249,8 @@ export async function openSandboxedPdf(
   if (!existsSync(limits.entry)) throw new Error(`the PDF sandbox's entry is missing: ${limits.entry}`);
   const reader = new SandboxedReader(takeChild(limits), limits);
   try {
-    await reader.request({ type: 'open', bytes, options }, 'open');
+    const sent: SandboxedDocument = document instanceof Uint8Array ? { bytes: document } : document;
+    await reader.request({ type: 'open', document: sent, options }, 'open');
   } catch (error) {
     // After a refusal the child is well and is kept; after a breach or a crash it is gone.
     await reader.close();

@@ -270,6 +270,9 @@ async function main() {
     // The first PDF read of this stack (cold functions), then the same list again with them loaded.
     const cold = await read('cold');
     const { job, metrics, wallS } = await read('warm');
+    // The layout stage's own account of its time (its log line): the download, the sandbox's open, the pages.
+    const logs = await api.call('GET', `/api/jobs/${job.id}/logs`);
+    const layoutLine = (logs.lines as { message: string }[]).find((l) => l.message.includes('page(s) to read'));
     const reading = childFigures<{ seconds: number; maxRssMb: number; photos: number; photoBytes: number }>(
       __filename,
       [file],
@@ -307,6 +310,7 @@ async function main() {
         `${seconds(wallS)} = ${ratio(wallS)} × (poppler + floor) (limit ${BOUND_FACTOR}: ${seconds(boundS)})`,
       ],
       ...Object.entries(timings(metrics)).map(([stage, took]): [string, string] => [`  warm stage ${stage}`, took]),
+      ['  warm layout, as its log says', layoutLine?.message.replace(/^[^:]*: /, '') ?? '(no log line)'],
       ['photos staged / in the document', `${photos} / ${expectedPhotos}`],
       [
         'peak RSS of the reading process (whole document, fresh process)',

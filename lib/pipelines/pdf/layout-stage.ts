@@ -7,7 +7,10 @@
  * read while the stage has the document open, so a list of up to one unit's
  * pages is read without a fan-out.
  */
-import { readObject } from '../../blob/objects';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { downloadObject } from '../../blob/objects';
 import type { Job, PdfDocument } from '../../jobs/job-store';
 import type { PdfPageLayout } from '../../pdf/layout';
 import type { OpenOptions, PdfReader } from '../../pdf/reader';
@@ -51,10 +54,26 @@ export const missingDocument = () =>
  * readable PDF, or one that passes the sandbox's memory or time.
  */
 export async function openDocument(job: Job, document: number, options: OpenOptions = {}): Promise<PdfReader> {
-  const stored = await readObject(documentKey(job, document));
-  if (!stored) throw missingDocument();
-  return openSandboxedPdf(stored.body, options);
+  return (await openDocumentTimed(job, document, options)).reader;
 }
+
+/** openDocument, with the time its download and its open took (ms). */
+async function openDocumentTimed(job: Job, document: number, options: OpenOptions) {
+  // The document goes from the bucket to a file the sandbox's child reads: the worker never holds its bytes.
+  const dir = await mkdtemp(path.join(tmpdir(), 'pdf-document-'));
+  try {
+    const started = performance.now();
+    const file = path.join(dir, 'document.pdf');
+    if (!(await downloadObject(documentKey(job, document), file))) throw missingDocument();
+    const downloaded = performance.now();
+    const reader = await openSandboxedPdf({ file }, options);
+    return { reader, downloadMs: downloaded - started, openMs: performance.now() - downloaded };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 const failureText = (err: unknown) =>
   err instanceof PdfUnreadable ? err.message : `The document could not be read: ${String(err)}`;
@@ -66,7 +85,9 @@ export async function planLayouts(ctx: StageContext): Promise<StageOutcome> {
   for (const doc of queuedDocuments(job)) {
     let reader: PdfReader | null = null;
     try {
-      reader = await openDocument(job, doc.document);
+      const timed = await openDocumentTimed(job, doc.document, {});
+      reader = timed.reader;
+      const opened = performance.now();
       const { pages, limit } = pagesToRead(reader.pageCount);
       const own = pageRanges(pages, LAYOUT_PAGES_PER_UNIT).map(
         (range, n): LayoutUnit => ({ index: units.length + n, document: doc.document, ...range }),
@@ -76,7 +97,9 @@ export async function planLayouts(ctx: StageContext): Promise<StageOutcome> {
       own[0].read_by_plan = true;
       units.push(...own);
       documents.push({ document: doc.document, pages, producer: reader.producer, failure: null, limit });
-      await log.info(`${doc.original_filename}: ${pages} page(s) to read${limit ? ` (${limit})` : ''}`);
+      // How long the open (download, sandbox, parse) and the first unit took: where a slow read spends its time.
+      const took = `downloaded in ${seconds(timed.downloadMs)}, opened in ${seconds(timed.openMs)}, first ${own[0].last - own[0].first + 1} page(s) read in ${seconds(performance.now() - opened)}`;
+      await log.info(`${doc.original_filename}: ${pages} page(s) to read${limit ? ` (${limit})` : ''}; ${took}`);
     } catch (err) {
       if (!(err instanceof PdfUnreadable)) throw err;
       documents.push({ document: doc.document, pages: 0, producer: null, failure: failureText(err), limit: null });

@@ -4,6 +4,7 @@
  * within bounds, never decoded past its limits. The process's memory before
  * and after each case is printed with the results.
  */
+import { deflateSync } from 'node:zlib';
 import { openPdf } from '../../../lib/pdf/reader';
 import { FLOOD_GLYPHS, hostilePdfs, type HostilePdfs } from '../../support/hostile-pdfs';
 import { flatJpeg } from '../../support/pdf-drawing';
@@ -173,4 +174,26 @@ describe("an image's own data declares its size", () => {
   ])('reads a %s image whose data declares 200 × 200 px', async (_name, image) => {
     expect(await readFirstPage(image())).toMatchObject({ kind: null });
   });
+});
+
+it('measures an object whose header straddles a 16 MiB scan boundary when the cross-reference is lost', async () => {
+  const head = [
+    '%PDF-1.7',
+    '1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj',
+    '2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj',
+    '3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >> endobj',
+    '',
+  ].join('\n');
+  // The page's content inflates past the page's 32 MiB: found, it is refused; missed, pdf.js would decode it.
+  const content = deflateSync(Buffer.alloc(40 * 1024 ** 2, 0x20));
+  // A comment up to three bytes before the boundary: "4 0 obj" starts in one scan chunk and ends in the next.
+  const boundary = 16 * 1024 ** 2;
+  const comment = `%${'x'.repeat(boundary - 3 - head.length - 2)}\n`;
+  const bytes = Buffer.concat([
+    Buffer.from(`${head}${comment}4 0 obj << /Length ${content.length} /Filter /FlateDecode >> stream\n`, 'latin1'),
+    content,
+    Buffer.from('\nendstream endobj\ntrailer << /Root 1 0 R >>\nstartxref\n0\n%%EOF\n', 'latin1'),
+  ]);
+  expect(bytes.indexOf('4 0 obj')).toBe(boundary - 3);
+  expect(await readFirstPage(bytes)).toMatchObject({ kind: 'too_large' });
 });

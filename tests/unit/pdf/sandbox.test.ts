@@ -14,6 +14,8 @@ import type { PdfReader } from '../../../lib/pdf/reader';
 import { openPdf } from '../../../lib/pdf/reader';
 import { openSandboxedPdf } from '../../../lib/pdf/sandbox';
 import { PdfUnreadable } from '../../../lib/pdf/unreadable';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import fc from 'fast-check';
 import { damage, damaged } from '../../support/damaged-pdfs';
 import { badPdfs, cardGridList } from '../../support/pdf-fixtures';
@@ -183,6 +185,21 @@ describe('a warm child, kept for the next document', () => {
     for (let tries = 0; tries < 50 && alive(pid); tries++) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(alive(pid)).toBe(false);
   });
+});
+
+it('reads a document from a file the child reads itself, as from its bytes', async () => {
+  const list = await cardGridList({ pages: 2, photosPerPage: 2 });
+  const dir = mkdtempSync(path.join(tmpdir(), 'sandbox-test-'));
+  const file = path.join(dir, 'list.pdf');
+  writeFileSync(file, list.bytes);
+  const fromFile = await openSandboxedPdf({ file }, {}, testSandboxLimits());
+  // Read at the open: the file may go at once.
+  rmSync(dir, { recursive: true });
+  try {
+    await expectReadAsDirect(list.bytes, fromFile);
+  } finally {
+    await fromFile.close();
+  }
 });
 
 it.each(['truncated', 'encrypted', 'zeroPages', 'jpegNamedPdf'] as const)(
