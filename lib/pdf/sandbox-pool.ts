@@ -10,8 +10,17 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
-import type { SandboxLimits } from './sandbox';
 import type { FromChild } from './sandbox-protocol';
+
+/** The ceilings a sandbox's child reads under (./sandbox.ts); a child waits only for the same ones. */
+export interface SandboxLimits {
+  /** Resident memory the child may reach, in MB. */
+  memoryMb: number;
+  /** Wall time the open, and each call after it, may take, in seconds. */
+  seconds: number;
+  /** The child's entry script (absolute). */
+  entry: string;
+}
 
 /** The part of the ceiling the child's V8 heap may take; the rest is for its buffers and native allocations. */
 const HEAP_SHARE = 0.75;

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { settings as currentSettings, type Settings } from '../config';
 import type { PdfImagePlacement, PdfBox } from './layout';
 import type { OpenOptions, PdfReader } from './reader';
-import { giveBack, residentMb, type SandboxChild, takeChild } from './sandbox-pool';
+import { giveBack, residentMb, type SandboxChild, type SandboxLimits, takeChild } from './sandbox-pool';
 import {
   BROKEN_BY_DOCUMENT_EXIT,
   type CrossingError,
@@ -31,14 +31,7 @@ import {
 } from './sandbox-protocol';
 import { PdfUnreadable } from './unreadable';
 
-export interface SandboxLimits {
-  /** Resident memory the child may reach, in MB. */
-  memoryMb: number;
-  /** Wall time the open, and each call after it, may take, in seconds. */
-  seconds: number;
-  /** The child's entry script (absolute). */
-  entry: string;
-}
+export type { SandboxLimits } from './sandbox-pool';
 
 /** How often the child's resident memory is read. */
 const SAMPLE_MS = 20;

@@ -450,7 +450,7 @@ export function describeMediaLayers(get: () => Packaged): void {
             reader.once('exit', (code) => reject(new Error(`the child exited (${code})`)));
           });
         const done = answered(3);
-        reader.send({ type: 'open', bytes: await pdf.save(), options: {} });
+        reader.send({ type: 'open', document: { bytes: await pdf.save() }, options: {} });
         reader.send({ type: 'call', id: 1, method: 'pageLayout', args: [1] });
         reader.send({ type: 'release' });
         await done;
