@@ -32,6 +32,30 @@ interface Card {
   caption: PdfLine[];
 }
 
+/**
+ * Where a photo's card may start its text, left of the photo: right of the
+ * photo beside it on the left (one sharing some of its height), and never
+ * further than half the photo's longer edge. A portrait photo centred in a
+ * landscape card has its label and caption printed from the card's left
+ * edge, left of the photo itself.
+ */
+function cardLeftEdge(photo: PagePhoto, photos: readonly PagePhoto[]): number {
+  const reach = photo.x - Math.max(photo.width, photo.height) / 2;
+  const beside = photos.filter((p) => p !== photo && verticalOverlap(p, photo) > 0 && rightOf(p) <= photo.x + TOUCH_PT);
+  return Math.max(reach, ...beside.map(rightOf));
+}
+
+/**
+ * True when the line is in the photo's column: it shares some of the
+ * photo's width, or (cards printed above or below their photo) it starts on
+ * the photo's card left of the photo (cardLeftEdge).
+ */
+function inColumn(line: PdfLine, photo: PagePhoto, content: PageContent, recipe: Recipe): boolean {
+  if (horizontalOverlap(line, photo) > 0) return true;
+  if (recipe.description_position !== 'below' && recipe.description_position !== 'above') return false;
+  return line.x < photo.x && line.x >= cardLeftEdge(photo, content.photos) - TOUCH_PT;
+}
+
 /** A line drawn on the photo: it shares the photo's columns and its middle is within the photo's height. */
 const isOver = (line: PdfLine, photo: PagePhoto) =>
   horizontalOverlap(line, photo) > 0 && middleOf(line) >= photo.y && middleOf(line) <= bottomOf(photo);
@@ -75,7 +99,7 @@ function findLabel(
   const over = free.filter((l) => isOver(l, photo));
   const under = free.find(
     (l) =>
-      horizontalOverlap(l, photo) > 0 &&
+      inColumn(l, photo, content, recipe) &&
       middleOf(l) > bottomOf(photo) &&
       l.y - bottomOf(photo) <= recipe.description_max_gap_pt &&
       !reachesPhotoBelow(l, photo, content.photos),
@@ -93,7 +117,9 @@ function findLabel(
 function walkVertical(card: Card, content: PageContent, stops: (l: PdfLine) => boolean, recipe: Recipe, down: boolean) {
   const { photo, label } = card;
   const column = content.lines
-    .filter((l) => horizontalOverlap(l, photo) > 0 && (down ? middleOf(l) > bottomOf(photo) : middleOf(l) < photo.y))
+    .filter(
+      (l) => inColumn(l, photo, content, recipe) && (down ? middleOf(l) > bottomOf(photo) : middleOf(l) < photo.y),
+    )
     .sort((a, b) => (down ? a.y - b.y : bottomOf(b) - bottomOf(a)));
   let edge = down ? bottomOf(photo) : photo.y;
   let allowance = recipe.description_max_gap_pt;
@@ -172,7 +198,7 @@ function runningLines(contents: readonly PageContent[]): Set<string> {
  * not on a photo, below the top of the page's first photo, with no photo
  * below them in their column, and not a running header or footer.
  */
-function orphanLines(content: PageContent, used: Set<PdfLine>, running: Set<string>): PdfLine[] {
+function orphanLines(content: PageContent, used: Set<PdfLine>, running: Set<string>, recipe: Recipe): PdfLine[] {
   if (content.photos.length === 0) return [];
   const top = Math.min(...content.photos.map((p) => p.y));
   return content.lines.filter(
@@ -181,7 +207,7 @@ function orphanLines(content: PageContent, used: Set<PdfLine>, running: Set<stri
       l.y >= top &&
       !running.has(masked(l)) &&
       !content.photos.some(
-        (p) => horizontalOverlap(p, l) > 0 && (p.y >= bottomOf(l) - TOUCH_PT || verticalOverlap(p, l) > 0),
+        (p) => inColumn(l, p, content, recipe) && (p.y >= bottomOf(l) - TOUCH_PT || verticalOverlap(p, l) > 0),
       ),
   );
 }
@@ -205,7 +231,7 @@ function readCards(content: PageContent, recipe: Recipe, pattern: RegExp | null,
         : walkSide(card, content, stops, recipe, position === 'right');
     for (const line of card.caption) used.add(line);
   }
-  return { cards, orphans: orphanLines(content, used, running) };
+  return { cards, orphans: orphanLines(content, used, running, recipe) };
 }
 
 function findingOf(page: number, card: Card, room: string | null): PdfPhotoFinding {

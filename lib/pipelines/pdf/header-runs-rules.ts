@@ -121,6 +121,24 @@ export function readHeaderRuns(pages: PdfPageLayout[], recipe: Recipe): PdfPhoto
   return runs.filter((run) => run.photos.length > 0).flatMap((run) => findingsOf(run, contents, isHeading, recipe));
 }
 
+/** Dashes, colons and the like between a heading's label and its description ("Item 1 – Sofa, 3-seat"). */
+const LEADING_SEPARATORS = /^[\s\-–—:.,;|/]+/u;
+const TRAILING_SEPARATORS = /[\s\-–—:.,;|/]+$/u;
+
+/**
+ * A heading's label and the description printed after it: with a
+ * label_pattern that matches the heading's start, the match is the label and
+ * what follows (separators dropped) is the start of the description; else
+ * the whole heading is the label.
+ */
+export function splitHeading(text: string, pattern: RegExp | null): { label: string; rest: string | null } {
+  const match = pattern?.exec(text);
+  const label = match?.index === 0 ? match[0].replace(TRAILING_SEPARATORS, '').trim() : '';
+  if (!match || !label) return { label: text, rest: null };
+  const rest = text.slice(match[0].length).replace(LEADING_SEPARATORS, '').trim();
+  return { label, rest: rest || null };
+}
+
 function findingsOf(run: Run, contents: readonly PageContent[], isHeading: (l: PdfLine) => boolean, recipe: Recipe) {
   const first = run.photos[0];
   const headingPage = contents[run.pageIndex];
@@ -140,11 +158,14 @@ function findingsOf(run: Run, contents: readonly PageContent[], isHeading: (l: P
     const index = headingPage.lines.indexOf(line);
     return index >= 0 ? index : headingPage.lines.length + between.indexOf(line);
   }
-  const label = run.heading.text;
-  const description = lines.map((l) => l.text).join(' ') || null;
-  const texts = description === null ? [label] : [description, label];
-  const quantity = firstValue(texts, leadingQuantity);
-  const capturedAt = firstValue([...lines.map((l) => l.text), label], normalizePrintedDate);
+  const { label, rest } = splitHeading(run.heading.text, compilePattern(recipe.label_pattern));
+  const body = lines.map((l) => l.text).join(' ') || null;
+  const description = [rest, body].filter((t): t is string => t !== null).join(' ') || null;
+  const quantity = firstValue(
+    [body, rest, label].filter((t): t is string => t !== null),
+    leadingQuantity,
+  );
+  const capturedAt = firstValue([...lines.map((l) => l.text), ...(rest ? [rest] : []), label], normalizePrintedDate);
   return run.photos.map(
     ({ page, photo }): PdfPhotoFinding => ({
       page,

@@ -461,3 +461,49 @@ describe('readCardGrid: across pages, quantities, dates, rooms', () => {
     expect(readCardGrid([], recipe())).toEqual([]);
   });
 });
+
+describe('readCardGrid: portrait photos centred in landscape cards', () => {
+  /**
+   * Two rows of two 250 x 190 pt cards; each card's photo is centred in it (portrait 120 x 160 pt, or
+   * landscape 230 x 160 pt), its label 6 pt under the photo and its caption under that, both printed from the
+   * card's left edge (left of a portrait photo).
+   */
+  function cardsPage(n: number, portrait: (r: number, c: number) => boolean, label: (r: number, c: number) => string) {
+    const texts = [];
+    const images = [];
+    for (const r of [0, 1]) {
+      for (const c of [0, 1]) {
+        const cardX = 40 + c * 270;
+        const top = 80 + r * 260;
+        const [w, h] = portrait(r, c) ? [120, 160] : [230, 160];
+        images.push(image(`${n}-r${r}c${c}`, cardX + (250 - w) / 2, top, w, h, { width: w * 4, height: h * 4 }));
+        texts.push(run(label(r, c), cardX, top + h + 6, 10), run(`3 x ${label(r, c)} things`, cardX, top + h + 19, 9));
+      }
+    }
+    return page(n, { texts, images });
+  }
+
+  it('labels and describes each portrait photo from its card, and carries no caption to the next page', () => {
+    const label = (n: number) => (r: number, c: number) =>
+      `Item ${String((n - 1) * 4 + r * 2 + c + 1).padStart(4, '0')}`;
+    const pages = [1, 2].map((n) => cardsPage(n, (r, c) => (r + c + n) % 2 === 0, label(n)));
+    const findings = readCardGrid(pages, recipe());
+    expect(findings.map((f) => [f.label, f.description, f.quantity])).toEqual(
+      [1, 2].flatMap((n) =>
+        [0, 1].flatMap((r) => [0, 1].map((c) => [label(n)(r, c), `3 x ${label(n)(r, c)} things`, 3])),
+      ),
+    );
+  });
+
+  it('gives a line starting right of the photo beside to the portrait photo of its card', () => {
+    // A portrait photo right of a landscape one: its label starts in the gap after the landscape photo.
+    const p = page(1, {
+      images: [
+        image('a', 40, 80, 230, 160, { width: 920, height: 640 }),
+        image('b', 375, 80, 120, 160, { width: 480, height: 640 }),
+      ],
+      texts: [run('Item A', 40, 246), run('Item B', 310, 246)],
+    });
+    expect(readCardGrid([p], recipe()).map((f) => f.label)).toEqual(['Item A', 'Item B']);
+  });
+});

@@ -1,5 +1,5 @@
 import type { PdfPhotoFinding } from '../../../../lib/pipelines/pdf/finding';
-import { HEADING_HEIGHT_RATIO, readHeaderRuns } from '../../../../lib/pipelines/pdf/header-runs-rules';
+import { HEADING_HEIGHT_RATIO, readHeaderRuns, splitHeading } from '../../../../lib/pipelines/pdf/header-runs-rules';
 import { image, page, recipe, run, stacked } from '../../../support/pdf-layouts';
 
 const brief = (findings: PdfPhotoFinding[]) =>
@@ -38,29 +38,40 @@ describe('readHeaderRuns', () => {
 
   it('gives each heading the run of photos below it, across pages, and drops photos before the first heading', () => {
     const findings = readHeaderRuns(carryingDocument(), recipe({ label_pattern: '^Item \\d+:', ...ignorePages }));
+    // The label pattern's match is the label; the rest of the heading starts the description.
     expect(brief(findings)).toEqual([
-      [1, 'a1', 'Item 1: Sofa'],
-      [1, 'a2', 'Item 1: Sofa'],
-      [1, 'b1', 'Item 2: Lamp'],
-      [1, 'b2', 'Item 2: Lamp'],
-      [2, 'b3', 'Item 2: Lamp'],
-      [2, 'c1', 'Item 3: Rug'],
+      [1, 'a1', 'Item 1'],
+      [1, 'a2', 'Item 1'],
+      [1, 'b1', 'Item 2'],
+      [1, 'b2', 'Item 2'],
+      [2, 'b3', 'Item 2'],
+      [2, 'c1', 'Item 3'],
     ]);
     expect(findings[0]).toEqual({
       page: 1,
       source: { kind: 'embedded', imageId: 'a1' },
-      label: 'Item 1: Sofa',
-      description: 'Grey fabric, 3 seats',
+      label: 'Item 1',
+      description: 'Sofa Grey fabric, 3 seats',
       quantity: null,
       room: null,
       capturedAt: null,
     });
     // A line in the heading's band counts as text between the heading and its photos.
-    expect(findings[2].description).toBe('Qty: 2');
+    expect(findings[2].description).toBe('Lamp Qty: 2');
     expect(findings[5]).toMatchObject({
-      description: 'Wool, bought 03/14/2024 2:30 PM',
+      description: 'Rug Wool, bought 03/14/2024 2:30 PM',
       capturedAt: '2024-03-14T14:30:00',
     });
+  });
+
+  it.each([
+    ['Item 1 – Sofa, 3-seat', '^Item \\d+', { label: 'Item 1', rest: 'Sofa, 3-seat' }],
+    ['C-0023: Lamp', '^C-\\d+', { label: 'C-0023', rest: 'Lamp' }],
+    ['Item 0018', '^Item \\d+', { label: 'Item 0018', rest: null }],
+    ['Sofa (Item 4)', 'Item \\d+', { label: 'Sofa (Item 4)', rest: null }],
+    ['Item 5 – Chair', null, { label: 'Item 5 – Chair', rest: null }],
+  ])('splits the heading %j by the label pattern %j', (text, source, expected) => {
+    expect(splitHeading(text, source === null ? null : new RegExp(source))).toEqual(expected);
   });
 
   it(`without a label_pattern, takes lines ${HEADING_HEIGHT_RATIO}x taller than the body text as headings`, () => {
