@@ -40,10 +40,17 @@ interface Card {
  * edge, left of the photo itself.
  */
 function cardLeftEdge(photo: PagePhoto, photos: readonly PagePhoto[]): number {
+  const known = leftEdges.get(photo);
+  if (known !== undefined) return known;
   const reach = photo.x - Math.max(photo.width, photo.height) / 2;
   const beside = photos.filter((p) => p !== photo && verticalOverlap(p, photo) > 0 && rightOf(p) <= photo.x + TOUCH_PT);
-  return Math.max(reach, ...beside.map(rightOf));
+  const edge = Math.max(reach, ...beside.map(rightOf));
+  leftEdges.set(photo, edge);
+  return edge;
 }
+
+/** Each photo's card edge, worked out once: every line of its page is tested against it. */
+const leftEdges = new WeakMap<PagePhoto, number>();
 
 /**
  * True when the line is in the photo's column: it shares some of the
