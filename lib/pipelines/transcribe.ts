@@ -11,9 +11,8 @@
  * failing, the outcome says so and the caller decides (a video goes on
  * visual-only; a voice note cannot).
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
+
 import pLimit from 'p-limit';
 import { presignedGet } from '../blob/client';
 import { blobKeys } from '../blob/keys';
@@ -24,6 +23,7 @@ import { segmentWords, stitchPieces, type TranscriptPiece } from '../integration
 import type { Job } from '../jobs/job-store';
 import type { JobLog } from '../jobs/log-store';
 import { audioPieces, extractAudioTrack } from '../media/audio-track';
+import { makeWorkDir } from '../media/work-dirs';
 import type { StoredTranscript } from './transcript-rules';
 
 /**
@@ -52,38 +52,11 @@ export async function readTranscript(job: Pick<Job, 'team_id' | 'claim_id' | 'id
   return stored ? (JSON.parse(stored.body.toString('utf8')) as StoredTranscript) : null;
 }
 
-/** Work directories are named after the process that made them, so a later run can tell which are abandoned. */
-const WORK_DIR_PREFIX = 'transcribe-';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * Removes the work directories of processes that are gone: a worker killed
- * mid-transcription (a timeout, a crash) never ran its clean-up, and on
- * Lambda /tmp outlives it in the warm container.
- */
-async function removeAbandonedWorkDirs(): Promise<void> {
-  const entries = await readdir(tmpdir()).catch(() => [] as string[]);
-  for (const entry of entries) {
-    const pid = Number(/^transcribe-(\d+)-/.exec(entry)?.[1]);
-    if (pid && pid !== process.pid && !isAlive(pid))
-      await rm(join(tmpdir(), entry), { recursive: true, force: true }).catch(() => undefined);
-  }
-}
-
 export async function transcribeRecording(job: Job, log: JobLog): Promise<TranscriptOutcome> {
   const client = SpeechToTextClient.fromSettings(settings());
   if (!client.configured) return { kind: 'unconfigured', reason: 'speech-to-text is not configured' };
   if (!job.media_key) throw new Error('the job has no uploaded file');
-  await removeAbandonedWorkDirs();
-  const dir = await mkdtemp(join(tmpdir(), `${WORK_DIR_PREFIX}${process.pid}-`));
+  const dir = await makeWorkDir('transcribe');
   try {
     // Beside frame extraction at normal priority: the provider's answer still takes seconds after the track is
     // made, so a track starved by the frames would make the transcript the branch the run waits for.

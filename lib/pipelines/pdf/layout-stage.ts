@@ -7,9 +7,9 @@
  * read while the stage has the document open, so a list of up to one unit's
  * pages is read without a fan-out.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { makeWorkDir } from '../../media/work-dirs';
 import { downloadObject } from '../../blob/objects';
 import type { Job, PdfDocument } from '../../jobs/job-store';
 import type { PdfPageLayout } from '../../pdf/layout';
@@ -60,7 +60,7 @@ export async function openDocument(job: Job, document: number, options: OpenOpti
 /** openDocument, with the time its download and its open took (ms). */
 async function openDocumentTimed(job: Job, document: number, options: OpenOptions) {
   // The document goes from the bucket to a file the sandbox's child reads: the worker never holds its bytes.
-  const dir = await mkdtemp(path.join(tmpdir(), 'pdf-document-'));
+  const dir = await makeWorkDir('pdf-document');
   try {
     const started = performance.now();
     const file = path.join(dir, 'document.pdf');
