@@ -28,6 +28,15 @@ export interface CrossReference {
   trailer: PDFDict;
 }
 
+/** The object header (`12 0 obj`) at `offset`, white space before it allowed; null where there is none. */
+export function objectHeaderAt(
+  bytes: Buffer,
+  offset: number,
+): { number: number; generation: number; length: number } | null {
+  const header = /^\s*(\d+)\s+(\d+)\s+obj/.exec(bytes.toString('latin1', offset, offset + 64));
+  return header ? { number: Number(header[1]), generation: Number(header[2]), length: header[0].length } : null;
+}
+
 /** Sections followed through /Prev before the chain counts as a loop. */
 const MAX_SECTIONS = 1000;
 
@@ -75,9 +84,9 @@ class SectionReader {
       throw damaged('offset outside the file');
     const head = this.bytes.toString('latin1', offset, offset + 64);
     if (/^\s*xref/.test(head)) return this.readTable(offset + head.indexOf('xref') + 4);
-    const header = /^\s*(\d+)\s+(\d+)\s+obj/.exec(head);
+    const header = objectHeaderAt(this.bytes, offset);
     if (!header) throw damaged('no section at startxref');
-    return this.readStream(offset + header[0].length);
+    return this.readStream(offset + header.length);
   }
 
   /** A classic table: subsections of 20-byte rows, then `trailer` and its dictionary. */

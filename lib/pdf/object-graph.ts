@@ -34,6 +34,7 @@ import {
   type CrossReference,
   type CrossReferenceEntry,
   DamagedCrossReference,
+  objectHeaderAt,
   readCrossReference,
 } from './cross-reference';
 import { DecodeBudget, decodeWithin } from './reading-limits';
@@ -82,12 +83,11 @@ class GraphBuilder {
 
   /** The object at a direct entry's offset, whose header must name it there (pdf.js checks the same). */
   parseEntry(number: number, offset: number, generation: number): PDFObject {
-    const head = this.bytes.toString('latin1', offset, offset + 40);
-    const header = /^\s*(\d+)\s+(\d+)\s+obj/.exec(head);
-    if (!header || Number(header[1]) !== number || Number(header[2]) !== generation) {
+    const header = objectHeaderAt(this.bytes, offset);
+    if (header?.number !== number || header.generation !== generation) {
       throw new DamagedCrossReference(`object ${number} is not where the cross-reference says`);
     }
-    return this.parseAt(offset + header[0].length);
+    return this.parseAt(offset + header.length);
   }
 
   /**
@@ -131,7 +131,9 @@ class GraphBuilder {
     }
     for (const [number, entry] of entries) {
       if (entry.kind !== 'compressed') continue;
-      compressed.set(entry.stream, [...(compressed.get(entry.stream) ?? []), { number, index: entry.index }]);
+      const wanted = compressed.get(entry.stream) ?? [];
+      wanted.push({ number, index: entry.index });
+      compressed.set(entry.stream, wanted);
     }
     for (const [stream, wanted] of compressed) {
       const held = this.objectsIn(this.context.lookup(PDFRef.of(stream)));
@@ -241,8 +243,8 @@ function disagreements(bytes: Buffer, { entries }: CrossReference): number[] {
   return [...twice].filter((number) => {
     const entry = entries.get(number);
     if (entry?.kind !== 'direct') return true;
-    const named = /^\s*\d+\s+\d+\s+obj/.exec(bytes.toString('latin1', entry.offset, entry.offset + 40));
-    return !named || entry.offset + named[0].length !== last.get(number);
+    const named = objectHeaderAt(bytes, entry.offset);
+    return !named || entry.offset + named.length !== last.get(number);
   });
 }
 
