@@ -15,7 +15,7 @@ import { getRow, listKeys } from '../support/aws';
 import { TEST_ADMIN_EXTERNAL_IDS } from '../support/service-env';
 import { fakeBilling } from '../support/fake-billing';
 import { fakeGateway, modelItem } from '../support/fake-gateway';
-import { badPdfs, CARD_GRID_ROOMS, cardGridList, CARD_GRID_RECIPE } from '../support/pdf-fixtures';
+import { badPdfs, CARD_GRID_ROOMS, cardGridList, CARD_GRID_RECIPE, layoutTag } from '../support/pdf-fixtures';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, postDocument, type TestRoom } from '../support/uploads';
 
@@ -74,7 +74,7 @@ async function stagedPhotos(jobId: string): Promise<any[]> {
 }
 
 describe('a claim import of a list with rooms and a damaged file', () => {
-  const tag = randomUUID().slice(0, 6);
+  const tag = layoutTag();
   const goodName = `rooms-${tag}.pdf`;
   let room: TestRoom;
   let fixture: Awaited<ReturnType<typeof cardGridList>>;
@@ -214,7 +214,7 @@ describe('a claim import of a list with rooms and a damaged file', () => {
 
 describe('a claim import of a list without rooms', () => {
   it('puts its photos in a room named after the file; a file that never arrived is skipped and the rest completes', async () => {
-    const tag = randomUUID().slice(0, 6);
+    const tag = layoutTag();
     const name = `Garage_list_${tag}.pdf`;
     const room = await newRoom(alice, 'Office');
     const fixture = await cardGridList({ pages: 2, photosPerPage: 3, ...layout(tag) });

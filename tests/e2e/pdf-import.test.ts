@@ -19,6 +19,7 @@ import {
   cardGridList,
   coverAndAppendixList,
   headerRunsList,
+  layoutTag,
   scannedList,
   CARD_GRID_RECIPE,
 } from '../support/pdf-fixtures';
@@ -119,7 +120,7 @@ const markedPhoto = (box: PdfBox, label: string, description: string | null) => 
 });
 
 describe('a card-grid contents list with loose photos', () => {
-  const tag = randomUUID().slice(0, 6);
+  const tag = layoutTag();
   let fixture: Awaited<ReturnType<typeof cardGridList>>;
   let upload: Upload;
   let job: any;
@@ -192,13 +193,14 @@ describe('a card-grid contents list with loose photos', () => {
 });
 
 describe('the recipe cache', () => {
-  const tag = randomUUID().slice(0, 6);
+  const tag = layoutTag();
 
   it('reads a second file of a known layout without asking, a near-identical one by signature, a new one by asking', async () => {
     const first = await cardGridList({ pages: 2, header: header(tag), footerLines: footer(tag) });
     const firstName = `known-${tag}-a.pdf`;
     await gateway.script(recipeMatch(firstName), [{ items: [], content: CARD_GRID_RECIPE }]);
-    await handedOn((await uploadWithPdf(first.bytes, 0, firstName)).job.id);
+    const firstJob = await handedOn((await uploadWithPdf(first.bytes, 0, firstName)).job.id);
+    expect(firstJob.pdf_documents[0]).toMatchObject({ state: 'read', photos: first.expected.photos.length });
     expect(await recipeCalls(firstName)).toHaveLength(1);
 
     // The same layout for another insured and claim: the header differs, the rest of the layout matches.
@@ -264,7 +266,7 @@ describe('other layouts', () => {
   }, 120_000);
 
   it('stages every item photo and never the logo a writer embedded anew on every page', async () => {
-    const tag = randomUUID().slice(0, 6);
+    const tag = layoutTag();
     const fixture = await cardGridList({
       pages: 3,
       header: header(tag),
@@ -282,7 +284,7 @@ describe('other layouts', () => {
   }, 120_000);
 
   it('renders a list whose pictures are vector drawings, and keeps the photos the AI marks on its pages', async () => {
-    const tag = randomUUID().slice(0, 6);
+    const tag = layoutTag();
     const list = await vectorList({ header: header(tag) });
     const name = `vector-${tag}.pdf`;
     // The recipe reads a card grid; with no embedded image to take out, the pages are rendered and marked.
@@ -322,7 +324,7 @@ describe('other layouts', () => {
 
 describe('documents with owner restrictions', () => {
   it('reads a list encrypted with owner restrictions only; refuses one that needs a password', async () => {
-    const tag = randomUUID().slice(0, 6);
+    const tag = layoutTag();
     const list = await restrictedList({ encryption: 'aes-128', header: header(tag) });
     const name = `restricted-${tag}.pdf`;
     await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
@@ -417,7 +419,7 @@ describe('documents that cannot be read', () => {
       else expect(document.state).toBe('read');
     }
     // The worker is alive and reads a normal list right after.
-    const tag = randomUUID().slice(0, 6);
+    const tag = layoutTag();
     const list = await cardGridList({ pages: 1, header: header(tag), footerLines: footer(tag) });
     const name = `after-bombs-${tag}.pdf`;
     await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
@@ -426,7 +428,7 @@ describe('documents that cannot be read', () => {
   }, 300_000);
 
   it('leaves out a photo whose image is damaged, keeps the others and says so on the job and in the report', async () => {
-    const tag = randomUUID().slice(0, 6);
+    const tag = layoutTag();
     const list = await damagedImageList({ header: header(tag), footerLines: footer(tag) });
     const name = `damaged-${tag}.pdf`;
     await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);

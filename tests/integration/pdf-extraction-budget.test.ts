@@ -7,10 +7,9 @@
  * the first, and its entry on the job says the limit was reached. The same
  * document with its budget untouched yields every photo and no message.
  */
-import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { startInProcessWorkers, useEngineStage, type EngineStage } from '../support/engine';
-import { cardGridList } from '../support/pdf-fixtures';
+import { cardGridList, layoutTag } from '../support/pdf-fixtures';
 import { cardGridPdfJob, handedOn, pdfNames, pdfPhotos, startPdfRead } from '../support/pdf-jobs';
 import { db, tableName } from '../../lib/db/client';
 import { putNewJob, type Job } from '../../lib/jobs/job-store';
@@ -24,7 +23,7 @@ let fixture: Awaited<ReturnType<typeof cardGridList>>;
 beforeAll(async () => {
   stage = await useEngineStage({}, 'engine-pdf-budget');
   // A layout of this file's own, so no template another suite learned matches it.
-  const tag = randomUUID().slice(0, 6);
+  const tag = layoutTag();
   fixture = await cardGridList({
     pages: 3,
     photosPerPage: 3,

@@ -7,7 +7,6 @@
  * document; the job then reaches awaiting_grouping with every photo of the
  * document staged once, numbered consecutively after the loose photo.
  */
-import { randomUUID } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import {
   killed,
@@ -18,7 +17,7 @@ import {
   type EngineStage,
 } from '../support/engine';
 import { flatJpeg } from '../support/pdf-drawing';
-import { cardGridList, photoIndexOf } from '../support/pdf-fixtures';
+import { cardGridList, layoutTag, photoIndexOf } from '../support/pdf-fixtures';
 import { cardGridPdfJob, handedOn, pdfNames, pdfPhotos, startPdfRead } from '../support/pdf-jobs';
 import '../../lib/pipelines'; // the watchdog restarts a job through its pipeline, as functions/schedules/watchdog.ts
 import { listNames } from '../../lib/blob/client';
@@ -48,7 +47,7 @@ let fixture: Awaited<ReturnType<typeof cardGridList>>;
 beforeAll(async () => {
   stage = await useEngineStage({}, 'engine-pdf-restart');
   // A layout of this file's own, so no template another suite learned matches it.
-  const tag = randomUUID().slice(0, 6);
+  const tag = layoutTag();
   fixture = await cardGridList({
     pages: PAGES,
     photosPerPage: PER_PAGE,

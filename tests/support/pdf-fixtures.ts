@@ -24,6 +24,7 @@
  * one), `capturedAt` is the printed "Photographed" date normalised.
  */
 import { PDFDocument, type PDFImage } from '@cantoo/pdf-lib';
+import { randomInt } from 'node:crypto';
 import sharp from 'sharp';
 import type { PdfBox, PdfUnreadableKind } from '../../lib/pdf/layout';
 import {
@@ -56,6 +57,13 @@ export const CARD_GRID_RECIPE = {
   description_line_gap_pt: 6,
   min_image_px: 80,
 };
+
+/**
+ * A word that makes one test's layout its own: six random letters. The
+ * layout fingerprint masks digits, so a tag with digits in it ('1a2b3c',
+ * '4a5b6c') can print differently and still fingerprint alike; letters never do.
+ */
+export const layoutTag = () => Array.from({ length: 6 }, () => String.fromCharCode(97 + randomInt(26))).join('');
 
 export const CARD_GRID_HEADER = 'Acme Restoration - Contents inventory - Claim 88-12345 - Insured: Jane Doe';
 export const CARD_GRID_ROOMS = ['Kitchen', 'Living Room', 'Master Bedroom', 'Garage'];
