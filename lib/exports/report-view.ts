@@ -1,7 +1,8 @@
 /**
  * The insurer-ready contents report (PDF): a claim header with totals, then
- * per room a table of item number, thumbnail, name, quantity, condition,
- * estimated price and line value, with the room's total; the claim total
+ * per room a table of item number, thumbnail, name (with the label a
+ * contents list printed for it, in small type under the name), quantity,
+ * condition, estimated price and line value, with the room's total; the claim total
  * closes the report. Tables continue across pages with their header
  * repeated, and every page is numbered. Every text is drawn with embedded
  * Noto fonts (report-fonts-view.ts), so names in any script print, and any reader
@@ -131,7 +132,26 @@ function roomTable(
     text(String(item.item_number), 'number');
     const thumb = thumbnails.get(item.id);
     if (thumb) doc.image(thumb.jpeg, MARGIN + COLUMNS.photo.x, y + 2, { fit: [THUMB_BOX, THUMB_BOX] });
-    text(item.name, 'name');
+    if (item.source_label) {
+      writeText(doc, item.name, 'regular', MARGIN + COLUMNS.name.x, y + 2, {
+        width: COLUMNS.name.width,
+        height: ROW_HEIGHT - 16,
+        ellipsis: true,
+      });
+      writeText(
+        doc.fontSize(7).fillColor('#555555'),
+        item.source_label,
+        'regular',
+        MARGIN + COLUMNS.name.x,
+        y + ROW_HEIGHT - 13,
+        {
+          width: COLUMNS.name.width,
+          lineBreak: false,
+          ellipsis: true,
+        },
+      );
+      doc.fontSize(9).fillColor('black');
+    } else text(item.name, 'name');
     text(String(item.quantity), 'quantity', 'right');
     text(item.condition ?? '', 'condition');
     text(formatMoney(item.estimated_price), 'price', 'right');

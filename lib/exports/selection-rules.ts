@@ -23,6 +23,7 @@ export type ExportItem = Pick<
   | 'estimated_price'
   | 'damage'
   | 'notes'
+  | 'source_label'
   | 'room'
   | 'confidence'
   | 'reviewed'
@@ -62,6 +63,8 @@ export const EXPORT_COLUMNS: Column[] = [
   { header: 'Estimated price', width: 15, value: (i) => i.estimated_price },
   { header: 'Damage', width: 24, value: (i) => i.damage },
   { header: 'Notes', width: 36, value: (i) => i.notes },
+  // The contents list's own label ('Item 0018'), so each row can be matched to the vendor's line.
+  { header: 'Source label', width: 18, value: (i) => i.source_label ?? null },
   { header: 'Approved', width: 10, value: (i) => yesNo(i.approved) },
   { header: 'Reviewed', width: 10, value: (i) => yesNo(i.reviewed) },
   { header: 'Confidence', width: 11, value: (i) => Math.round(i.confidence * 100) / 100 },

@@ -13,6 +13,23 @@ export function derivedId(...parts: (string | number)[]): string {
 /** Batch keys of a pipeline pass start with this, so a pass's batches can be found again. */
 export const passBatchPrefix = (pass: number) => `pass${pass}#`;
 
+/**
+ * The labels a contents list printed for an item's photos, as one text:
+ * each label once (spaces collapsed, case ignored), in order, joined by '; '.
+ * Null when none was printed.
+ */
+export function joinedSourceLabels(labels: readonly (string | null | undefined)[]): string | null {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const label of labels) {
+    const text = label?.replace(/\s+/g, ' ').trim();
+    if (!text || seen.has(text.toLowerCase())) continue;
+    seen.add(text.toLowerCase());
+    out.push(text);
+  }
+  return out.length ? out.join('; ') : null;
+}
+
 /** The fields a pipeline or a person gives a new item (the edit fields). */
 export interface NewItemFields {
   name: string;
@@ -45,6 +62,8 @@ export interface NewItemOrigin {
   /** The pass that made it (0 for a person). */
   created_pass: number;
   source_group_index: number | null;
+  /** The label(s) a contents list printed for its photos; none when absent. */
+  source_label?: string | null;
   photo_path: string | null;
   /** The room name; the job's room when absent. */
   room?: string | null;
@@ -90,6 +109,7 @@ export function buildItem(fields: NewItemFields, at: NewItemPlace, origin: NewIt
     photo_path: origin.photo_path,
     created_pass: origin.created_pass,
     source_group_index: origin.source_group_index,
+    source_label: origin.source_label ?? null,
     created_at: now,
     updated_at: now,
     rev: 0,

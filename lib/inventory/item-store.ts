@@ -59,6 +59,8 @@ export interface InventoryItem {
   created_pass: number;
   /** The staged-photo group it came from. */
   source_group_index: number | null;
+  /** The label(s) the contents list printed for its photos ('Item 0018'), null when none (absent on older rows). */
+  source_label?: string | null;
   created_at: string;
   updated_at: string;
   /** Revision, bumped by every write (absent on rows never edited: 0). */
@@ -82,6 +84,8 @@ export interface ItemDraft extends NewItemFields {
   confidence: number;
   evidence?: string | null;
   source_group_index: number | null;
+  /** The label(s) a contents list printed for the photos it was made from. */
+  source_label?: string | null;
   /** Photos in order; the first is primary. */
   photos: { filename: string; key: string }[];
 }
@@ -136,6 +140,7 @@ function newItem(
       reviewed: false,
       created_pass: at.pass,
       source_group_index: draft.source_group_index,
+      source_label: draft.source_label ?? null,
       photo_path: photos[0] ? photoUrl(at.job.id, photos[0].filename) : null,
     },
   );

@@ -4,7 +4,7 @@
  * what an undo puts back. No I/O; ids and the clock come in as arguments.
  */
 import { photoUrl } from '../photos/view';
-import { buildItem, type NewItemFields, type NewItemPlace } from './item-rules';
+import { buildItem, joinedSourceLabels, type NewItemFields, type NewItemPlace } from './item-rules';
 import type { InventoryItem, ItemPhoto } from './item-store';
 
 export const MERGE_TOO_FEW = 'Choose at least two items to merge.';
@@ -52,9 +52,10 @@ export interface MergePlan {
   moved: ItemPhoto[];
   /**
    * Fields written to the winner. Quantities are not added up: merged items
-   * are usually one object found twice, so the winner's quantity stands.
+   * are usually one object found twice, so the winner's quantity stands. The
+   * labels a contents list printed for any of them are all kept.
    */
-  winnerFields: Pick<InventoryItem, 'photo_path'>;
+  winnerFields: { photo_path: string | null; source_label: string | null };
 }
 
 /**
@@ -87,7 +88,10 @@ export function mergePlan(
     winner,
     losers,
     moved,
-    winnerFields: { photo_path: newPrimary ? photoUrl(newPrimary.job_id, newPrimary.filename) : winner.photo_path },
+    winnerFields: {
+      photo_path: newPrimary ? photoUrl(newPrimary.job_id, newPrimary.filename) : winner.photo_path,
+      source_label: joinedSourceLabels([winner, ...losers].map((i) => i.source_label)),
+    },
   };
 }
 

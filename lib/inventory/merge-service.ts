@@ -54,7 +54,7 @@ export async function mergeItems(identity: Identity, body: z.output<typeof itemM
     entity_type: 'item',
     entity_id: plan.winner.id,
     snapshot: {
-      before: { photo_path: plan.winner.photo_path },
+      before: { photo_path: plan.winner.photo_path, source_label: plan.winner.source_label ?? null },
       rev: rev + 1,
       number: plan.winner.item_number,
       losers,
@@ -87,9 +87,14 @@ async function undoMerge(entry: Parameters<Restorer>[0], identity: Identity): Pr
   // Putting an item back may move the kept item up a number, which bumps its revision once per step.
   const now = await getItem(winner.id);
   const expected = rev + ((now?.item_number ?? winner.item_number) - winner.item_number);
-  const before = (snapshot.before ?? {}) as { photo_path?: string | null };
+  const before = (snapshot.before ?? {}) as { photo_path?: string | null; source_label?: string | null };
   const movedIds = Array.isArray(snapshot.moved_photo_ids) ? (snapshot.moved_photo_ids as string[]) : [];
-  if (!(await removeItemPhotoRows(winner, expected, movedIds, { photo_path: before.photo_path ?? null }))) {
+  // An entry written before items kept their printed labels leaves the label as it is.
+  const fields = {
+    photo_path: before.photo_path ?? null,
+    ...('source_label' in before ? { source_label: before.source_label ?? null } : {}),
+  };
+  if (!(await removeItemPhotoRows(winner, expected, movedIds, fields))) {
     for (const loser of restored) await deleteItemRows(loser.item.id, loser.photos);
     throw new ConflictError(ITEM_CHANGED_SINCE);
   }

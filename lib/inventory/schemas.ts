@@ -32,6 +32,9 @@ export const itemResponse = z.object({
   estimation_sent_at: nullableText,
   photo_path: nullableText.describe("The primary photo's path."),
   source_group_index: z.number().int().nullable(),
+  source_label: nullableText.describe(
+    "The label a contents list printed for the photos the item was made from (for example 'Item 0018'; several joined by '; ' after a merge), so the item can be matched to the vendor's line. Null for items not made from a contents list's photos.",
+  ),
   created_at: z.string(),
   updated_at: z.string(),
   photos: z.array(

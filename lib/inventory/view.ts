@@ -11,6 +11,7 @@ export function itemView(item: InventoryItem, photos: ItemPhoto[]) {
   void approved_by;
   return {
     ...rest,
+    source_label: item.source_label ?? null,
     photos: photos.map((p) => ({
       id: p.id,
       filename: p.filename,

@@ -128,6 +128,12 @@ export const stagedPhotoResponse = z.object({
   height: z.number().int().nullable(),
   source_description: z.string().nullable(),
   source_item_key: z.string().nullable(),
+  source_label: z
+    .string()
+    .nullable()
+    .describe(
+      "PDF-sourced: the item's label as the contents list prints it (for example 'Item 0018'), the same on every photo of that item; null for other photos and for a photo the list prints no label for.",
+    ),
   source_room: z.string().nullable(),
   url: z.string().describe('Capability URL of the photo: /api/photos/{job_id}/{filename}.'),
 });

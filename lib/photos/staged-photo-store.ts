@@ -64,6 +64,8 @@ export interface StagedPhoto {
   size_bytes: number;
   source_description: string | null;
   source_item_key: string | null;
+  /** PDF-sourced: the item's label as the contents list prints it ('Item 0018'); null when it prints none. */
+  source_label: string | null;
   source_room: string | null;
   created_at: string;
   updated_at: string;
@@ -107,6 +109,7 @@ export function newStagedPhoto(input: NewStagedPhoto, now = new Date()): StagedP
     size_bytes: input.sizeBytes,
     source_description: null,
     source_item_key: null,
+    source_label: null,
     source_room: null,
     created_at: at,
     updated_at: at,
@@ -151,6 +154,7 @@ export function newSegmentPhoto(original: StagedPhoto, segment: NewSegment, now 
     quantity: segment.quantity,
     source_description: original.source_description,
     source_item_key: original.source_item_key,
+    source_label: original.source_label,
     source_room: original.source_room,
   };
 }
@@ -161,9 +165,15 @@ export const stagedPhotoItem = (photo: StagedPhoto) => ({
   entity: 'StagedPhoto',
   ...photo,
 });
-/** Rows written before segments existed lack their fields: they read as not segmented. */
+/** Rows written before segments (or printed labels) existed lack their fields: they read as not segmented, unlabelled. */
 const fromItem = (row: Record<string, unknown>) =>
-  ({ segment_of: null, crop: null, hidden_by_segments: false, ...withoutKeys(row) }) as unknown as StagedPhoto;
+  ({
+    segment_of: null,
+    crop: null,
+    hidden_by_segments: false,
+    source_label: null,
+    ...withoutKeys(row),
+  }) as unknown as StagedPhoto;
 
 /**
  * Pauses between tries of a photo transaction that lost to a concurrent one

@@ -25,6 +25,7 @@ export function stagedPhotoView(photo: StagedPhoto) {
     height: photo.height,
     source_description: photo.source_description,
     source_item_key: photo.source_item_key,
+    source_label: photo.source_label,
     source_room: photo.source_room,
     url: photoUrl(photo.job_id, photo.filename),
   };

@@ -16,6 +16,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import sharp from 'sharp';
 import { Client, eventually } from '../support/api';
+import { setFields } from '../support/aws';
 import { fakeGateway, modelItem } from '../support/fake-gateway';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, photoJob, type TestRoom } from '../support/uploads';
@@ -36,6 +37,7 @@ const HEADERS = [
   'Estimated price',
   'Damage',
   'Notes',
+  'Source label',
   'Approved',
   'Reviewed',
   'Confidence',
@@ -124,6 +126,9 @@ beforeAll(async () => {
     modelItem('Toaster', 0.95, { brand: 'Breville', estimated_price: 80, quantity: 2 }),
     modelItem('=HYPERLINK("http://evil.example","click")', 0.7, { notes: '@SUM(1)', estimated_price: 5 }),
   ]);
+  // The toaster was made from a contents list's photos, which printed its label.
+  const toaster = ((await alice.get(`/api/inventory/${kitchenJob}`)).body as any[]).find((i) => i.name === 'Toaster');
+  await setFields(`ITEM#${toaster.id}`, 'ITEM', { source_label: 'Item 0018' });
   denJob = await jobWithItems(alice, den.id, 2, [
     modelItem('Armchair', 0.95, { estimated_price: 300 }),
     modelItem('Reading lamp', 0.7, { estimated_price: 40 }),
@@ -148,6 +153,7 @@ describe('CSV', () => {
       Quantity: '2',
       Brand: 'Breville',
       'Estimated price': '80',
+      'Source label': 'Item 0018',
       Approved: 'Yes',
       Reviewed: 'No',
     });
@@ -213,6 +219,7 @@ describe('Excel', () => {
     expect(sheet.getRow(3).getCell(13).value).toBe('@SUM(1)');
     expect(name.hyperlink).toMatch(/^'Photos'!A\d+$/);
     expect(sheet.getRow(2).getCell(11).value).toBe(80);
+    expect(sheet.getRow(2).getCell(HEADERS.indexOf('Source label') + 1).value).toBe('Item 0018');
 
     const photos = workbook.getWorksheet('Photos')!;
     expect(photos.getImages()).toHaveLength(4);
@@ -239,7 +246,7 @@ describe('PDF report', () => {
     const file = join(work, 'report.pdf');
     writeFileSync(file, bytes);
     const text = execFileSync('pdftotext', ['-layout', file, '-']).toString();
-    for (const name of ['Toaster', 'Armchair', 'Reading lamp', 'Pat Owner', 'Kitchen', 'Den: upstairs?'])
+    for (const name of ['Toaster', 'Item 0018', 'Armchair', 'Reading lamp', 'Pat Owner', 'Kitchen', 'Den: upstairs?'])
       expect(text).toContain(name);
     expect(text).toContain('$505.00');
     expect(execFileSync('pdfinfo', [file]).toString()).toMatch(/Pages:\s+1\n/);

@@ -187,13 +187,23 @@ describe('delete and merge', () => {
   });
 
   it('merges items into the lowest number and undoes it as one action', async () => {
+    // Two of them made from a contents list's photos, which printed their labels.
+    const before = await inventory(client, jobId);
+    await setFields(`ITEM#${before.find((i) => i.name === 'Sofa').id}`, 'ITEM', { source_label: 'Item 0018' });
+    await setFields(`ITEM#${before.find((i) => i.name === 'Chair').id}`, 'ITEM', { source_label: 'Item 0023' });
     const items = await inventory(client, jobId);
     const sofa = items.find((i) => i.name === 'Sofa');
     const lamp = items.find((i) => i.name === 'Lamp');
     const chair = items.find((i) => i.name === 'Chair');
+    expect([sofa.source_label, lamp.source_label]).toEqual(['Item 0018', null]);
     const merged = await client.post('/api/inventory/items/merge', { item_ids: [chair.id, lamp.id, sofa.id] });
     expect(merged.status).toBe(200);
-    expect(merged.body).toMatchObject({ id: sofa.id, quantity: sofa.quantity, photo_path: sofa.photo_path });
+    expect(merged.body).toMatchObject({
+      id: sofa.id,
+      quantity: sofa.quantity,
+      photo_path: sofa.photo_path,
+      source_label: 'Item 0018; Item 0023',
+    });
     expect(merged.body.photos.map((p: any) => [p.id, p.is_primary, p.ordering])).toEqual([
       [sofa.photos[0].id, true, 0],
       [lamp.photos[0].id, false, 1],
@@ -210,6 +220,7 @@ describe('delete and merge', () => {
       const was = items.find((i) => i.id === item.id);
       expect(item.photos).toEqual(was.photos);
       expect(item.photo_path).toBe(was.photo_path);
+      expect(item.source_label).toBe(was.source_label);
     }
   });
 

@@ -10,9 +10,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { parse } from 'csv-parse/sync';
 import { Client, eventually } from '../support/api';
 import { doc, table } from '../support/aws';
-import { fakeGateway } from '../support/fake-gateway';
+import { fakeGateway, modelItem } from '../support/fake-gateway';
 import { fakeMail } from '../support/fake-mail';
 import {
   badPdfs,
@@ -31,6 +32,7 @@ import { restrictedList } from '../support/restricted-pdfs';
 import { vectorList } from '../support/vector-pdfs';
 import { flatJpeg, photoIndexOf } from '../support/pdf-drawing';
 import type { PdfBox } from '../../lib/pdf/layout';
+import type { PdfFixture } from '../support/pdf-drawing';
 import { newTeamMember } from '../support/tokens';
 import { newRoom, postDocument, postToBucket, smallPng, type TestRoom } from '../support/uploads';
 
@@ -109,6 +111,26 @@ const recipeCalls = async (filename: string) =>
     JSON.stringify(r.response_format).includes('contents_list_recipe'),
   );
 
+/** Each staged photo (in document order) with the label, caption, quantity and date its list printed for it. */
+function expectPrinted(staged: any[], fixture: PdfFixture): void {
+  const inOrder = [...staged].sort((a, b) => a.index - b.index);
+  expect(inOrder).toHaveLength(fixture.expected.photos.length);
+  for (const [i, photo] of fixture.expected.photos.entries()) {
+    const group = fixture.expected.groups.find((g) => g.photos.includes(photo.index));
+    expect({
+      label: inOrder[i].source_label,
+      description: inOrder[i].source_description,
+      quantity: inOrder[i].quantity,
+      capturedAt: inOrder[i].captured_at?.slice(0, 19) ?? null,
+    }).toEqual({
+      label: group?.label,
+      description: group?.description,
+      quantity: group?.quantity,
+      capturedAt: group?.capturedAt,
+    });
+  }
+}
+
 /** A photo box as the AI marks it on a rendered page: fractions of the 612 × 792 pt page. */
 const markedPhoto = (box: PdfBox, label: string, description: string | null) => ({
   x: box.x / 612,
@@ -174,6 +196,7 @@ describe('a card-grid contents list with loose photos', () => {
     for (const group of fixture.expected.groups) {
       const members = group.photos.map((n) => fromPdf[n]);
       for (const m of members) {
+        expect(m.source_label).toBe(group.label);
         expect(m.source_description).toBe(group.description);
         expect(m.quantity).toBe(group.quantity);
         expect(m.captured_at?.slice(0, 19)).toBe(group.capturedAt);
@@ -252,9 +275,59 @@ describe('the recipe cache', () => {
   }, 240_000);
 });
 
+describe("the vendor's printed labels", () => {
+  it('reach the staged photos, the items made from them and the export, portrait photos included', async () => {
+    const tag = layoutTag();
+    const fixture = await cardGridList({ pages: 2, portraitEvery: 3, header: header(tag), footerLines: footer(tag) });
+    const name = `labels-${tag}.pdf`;
+    await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
+    const job = await handedOn((await uploadWithPdf(fixture.bytes, 0, name)).job.id);
+    expect(job.pdf_documents[0]).toMatchObject({ state: 'read', photos: fixture.expected.photos.length });
+    expectPrinted(await stagedPhotos(job.id), fixture);
+
+    // Each group's AI call (its photos are labelled with the list's name) finds one item.
+    await gateway.script(name, [{ items: [modelItem('Listed item', 0.9)] }]);
+    expect((await alice.post(`/api/jobs/${job.id}/process`)).status).toBe(200);
+    const done = await eventually(
+      async () => {
+        const res = await alice.get(`/api/jobs/${job.id}`);
+        return ['complete', 'error'].includes(res.body.status) ? res.body : null;
+      },
+      120_000,
+      300,
+    );
+    expect(done.status).toBe('complete');
+    const items = (await alice.get(`/api/inventory/${job.id}`)).body as any[];
+    // One item per label (two for a label over the per-item photo limit), each showing its label.
+    const blocks = (n: number) => Math.ceil(n / 5);
+    const expected = fixture.expected.groups.flatMap((g) => Array(blocks(g.photos.length)).fill(g.label)).sort();
+    expect(items.map((i) => i.source_label).sort()).toEqual(expected);
+    for (const group of fixture.expected.groups.filter((g) => g.photos.length <= 5)) {
+      const item = items.find((i) => i.source_label === group.label);
+      expect(item.notes).toBe(`From the source PDF: ${group.description}`);
+    }
+
+    const requested = await alice.get(`/api/inventory/${job.id}/export/csv`);
+    expect(requested.status).toBe(202);
+    const ready = await eventually(
+      async () => {
+        const poll = await alice.get(requested.body.poll_url);
+        return poll.body.status === 'ready' ? poll.body : null;
+      },
+      90_000,
+      300,
+    );
+    const rows: string[][] = parse(Buffer.from(await (await fetch(ready.download_url)).arrayBuffer()), { bom: true });
+    const column = rows[0].indexOf('Source label');
+    expect(column).toBeGreaterThan(0);
+    const byNumber = new Map(items.map((i) => [String(i.item_number), i.source_label]));
+    expect(rows.slice(1).map((r) => r[column])).toEqual(rows.slice(1).map((r) => byNumber.get(r[0])));
+  }, 300_000);
+});
+
 describe('other layouts', () => {
-  it('trims a cover page and an appendix around the inventory pages', async () => {
-    const fixture = await coverAndAppendixList();
+  it('trims a cover page and an appendix around the inventory pages, and reads its portrait photos like the others', async () => {
+    const fixture = await coverAndAppendixList({ portraitEvery: 2 });
     const name = `cover-${randomUUID().slice(0, 8)}.pdf`;
     await gateway.script(recipeMatch(name), [{ items: [], content: CARD_GRID_RECIPE }]);
     const job = await handedOn((await uploadWithPdf(fixture.bytes, 0, name)).job.id);
@@ -263,6 +336,7 @@ describe('other layouts', () => {
       (await stagedPhotos(job.id)).map((p) => Number(/page (\d+)$/.exec(p.original_filename)?.[1])),
     );
     expect([...pages].sort()).toEqual([2, 3, 4]);
+    expectPrinted(await stagedPhotos(job.id), fixture);
   }, 120_000);
 
   it('stages every item photo and never the logo a writer embedded anew on every page', async () => {

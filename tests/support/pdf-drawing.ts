@@ -160,10 +160,16 @@ export class Answer {
     readonly cameraPhotos = false,
   ) {}
 
-  async photo(sheet: Sheet, box: PdfBox, group: Omit<ExpectedGroup, 'photos' | 'pages'>): Promise<void> {
+  /** Draws the next photo in `box` (of `px` pixels, the list's photo size unless given) under `group`. */
+  async photo(
+    sheet: Sheet,
+    box: PdfBox,
+    group: Omit<ExpectedGroup, 'photos' | 'pages'>,
+    px: readonly [number, number] = this.photoPx,
+  ): Promise<void> {
     const index = this.photos.length;
     const colour = photoColour(index);
-    const [pixelWidth, pixelHeight] = this.photoPx;
+    const [pixelWidth, pixelHeight] = px;
     const jpeg = this.cameraPhotos
       ? await cameraJpeg(colour, index, pixelWidth, pixelHeight)
       : await flatJpeg(colour, pixelWidth, pixelHeight);

@@ -5,7 +5,9 @@
  *  - cardGridList: 2×3 photo cards per page, label just under each photo,
  *    caption lines under the label; a repeated header naming the insured and
  *    the claim, "Page N of M" footers, a logo on every page (small and drawn
- *    once unless `logo` says otherwise); optional "Room: X" headings.
+ *    once unless `logo` says otherwise); optional "Room: X" headings; with
+ *    `portraitEvery`, some photos portrait, centred in their landscape card,
+ *    their label and caption printed from the card's left edge (left of the photo).
  *  - headerRunsList: "Item N - Name" headings, each owning the photos below it
  *    until the next heading (across page breaks); photos before the first heading.
  *  - scannedList: each page one full-page JPEG of a card layout, no text layer.
@@ -137,6 +139,17 @@ function planItem(template: ItemTemplate, serial: number, cycle: number, room: s
   };
 }
 
+/**
+ * A portrait photo (`px` turned upright) centred in a landscape card: as tall as
+ * the card's photo area, so the label and caption under it start at the
+ * card's left edge, left of the photo.
+ */
+function portraitBox(slot: PdfBox, px: readonly [number, number]): PdfBox {
+  const [long, short] = [Math.max(...px), Math.min(...px)];
+  const width = (slot.height * short) / long;
+  return { x: slot.x + (slot.width - width) / 2, y: slot.y, width, height: slot.height };
+}
+
 /** Label and caption lines of a card, starting at `top` (the photo's bottom edge, or a free slot's top). */
 function drawCardText(sheet: Sheet, fonts: Fonts, x: number, top: number, item: PlannedItem): void {
   sheet.text(item.label, x, top + 14, 11, fonts.bold);
@@ -160,6 +173,8 @@ export interface CardGridOptions {
   footerLines?: string[];
   /** The logo in every page's corner (default: LOGO_PX, embedded once). */
   logo?: LogoOptions;
+  /** Every n-th photo is portrait, centred in its landscape card (default: none). */
+  portraitEvery?: number;
 }
 
 /**
@@ -184,6 +199,7 @@ interface CardGridDraw {
   header: string;
   footerLines: string[];
   logo?: LogoOptions;
+  portraitEvery?: number;
 }
 
 const LOGO_PX: readonly [number, number] = [96, 48];
@@ -258,13 +274,21 @@ async function drawCardGrid(doc: PDFDocument, answer: Answer, fonts: Fonts, draw
         state.next++;
       }
       const item = state.item as PlannedItem;
-      await answer.photo(sheet, box, {
-        room: item.room,
-        label: item.label,
-        quantity: item.quantity,
-        description: item.lines.join(' '),
-        capturedAt: item.capturedAt,
-      });
+      const portrait = draw.portraitEvery && (answer.photos.length + 1) % draw.portraitEvery === 0;
+      const [wide, high] = answer.photoPx;
+      const px = portrait ? ([Math.min(wide, high), Math.max(wide, high)] as const) : answer.photoPx;
+      await answer.photo(
+        sheet,
+        portrait ? portraitBox(box, px) : box,
+        {
+          room: item.room,
+          label: item.label,
+          quantity: item.quantity,
+          description: item.lines.join(' '),
+          capturedAt: item.capturedAt,
+        },
+        px,
+      );
       if (!carried) drawCardText(sheet, fonts, box.x, box.y + box.height, item);
       state.left--;
     }
@@ -287,6 +311,7 @@ export async function cardGridList(options: CardGridOptions = {}): Promise<PdfFi
     header: options.header ?? CARD_GRID_HEADER,
     footerLines: options.footerLines ?? [],
     logo: options.logo,
+    portraitEvery: options.portraitEvery,
   });
   return {
     bytes: await doc.save(),
@@ -453,7 +478,7 @@ const COVER_LOGO_PX: readonly [number, number] = [600, 300];
 const SIGNATURE_PX: readonly [number, number] = [400, 120];
 
 /** Page 1 a cover, pages 2-4 a card grid (640×480 photos), pages 5-6 terms with a signature image on page 6. */
-export async function coverAndAppendixList(): Promise<PdfFixture> {
+export async function coverAndAppendixList(options: { portraitEvery?: number } = {}): Promise<PdfFixture> {
   const doc = await PDFDocument.create();
   doc.setProducer('Acme Inventory Suite 4.2');
   const fonts = await fontsOf(doc);
@@ -474,6 +499,7 @@ export async function coverAndAppendixList(): Promise<PdfFixture> {
     totalPages,
     header: CARD_GRID_HEADER,
     footerLines: [],
+    portraitEvery: options.portraitEvery,
   });
   const terms = [
     'Terms and conditions',

@@ -143,6 +143,7 @@ function rowOf(
     height: photo.height || null,
     source_description: grouped.sourceDescription,
     source_item_key: grouped.sourceItemKey,
+    source_label: grouped.sourceLabel,
     source_room: grouped.sourceRoom,
   };
 }

@@ -15,6 +15,8 @@ export interface GroupedFinding {
   groupIndex: number;
   /** Stable key of the (room, label) item, the same in every block and every import; null for an unlabeled photo. */
   sourceItemKey: string | null;
+  /** The item's label as first printed (spaces collapsed), the same in every block; null for an unlabeled photo. */
+  sourceLabel: string | null;
   /** The photo's caption, or else the first caption of its item: every block of an item carries one. */
   sourceDescription: string | null;
   /** The item's room as first printed (trimmed), the same in every block. */
@@ -39,6 +41,8 @@ export function sourceItemKey(room: string | null, label: string): string {
 
 interface Item {
   key: string | null;
+  /** The label as first printed. */
+  label: string | null;
   members: number[];
 }
 
@@ -59,14 +63,14 @@ export function groupFindings(
   findings.forEach((finding, i) => {
     const label = keyText(finding.label);
     if (label === null) {
-      items.push({ key: null, members: [i] });
+      items.push({ key: null, label: null, members: [i] });
       return;
     }
     const key = sourceItemKey(finding.room, label);
     const item = byKey.get(key);
     if (item) item.members.push(i);
     else {
-      const opened = { key, members: [i] };
+      const opened = { key, label: printed(finding.label), members: [i] };
       byKey.set(key, opened);
       items.push(opened);
     }
@@ -84,6 +88,7 @@ export function groupFindings(
           finding: findings[i],
           groupIndex: next,
           sourceItemKey: item.key,
+          sourceLabel: item.label,
           sourceDescription: printed(findings[i].description) ?? description,
           sourceRoom: room,
         };

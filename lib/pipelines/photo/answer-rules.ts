@@ -2,6 +2,7 @@
  * Reading the vision model's answer for a photo group: lenient parsing of
  * each item, and the item drafts a group's answer becomes.
  */
+import { joinedSourceLabels } from '../../inventory/item-rules';
 import type { ItemDraft } from '../../inventory/item-store';
 import { modelItem, type ModelItem } from './answer-schemas';
 
@@ -48,7 +49,13 @@ export function sourceNoteLine(notes: string[]): string | null {
 
 export function draftFromModel(
   item: ModelItem,
-  group: { group_index: number; photos: { filename: string; key: string }[]; notes: string[]; quantity: number | null },
+  group: {
+    group_index: number;
+    photos: { filename: string; key: string }[];
+    notes: string[];
+    labels?: string[];
+    quantity: number | null;
+  },
 ): ItemDraft {
   const notes = [item.notes, sourceNoteLine(group.notes)].filter(Boolean).join('\n') || null;
   return {
@@ -67,6 +74,7 @@ export function draftFromModel(
     confidence: item.confidence,
     evidence: item.evidence,
     source_group_index: group.group_index,
+    source_label: joinedSourceLabels(group.labels ?? []),
     photos: group.photos,
   };
 }

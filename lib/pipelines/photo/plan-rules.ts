@@ -37,6 +37,8 @@ export interface PlannedGroup {
   quantity: number | null;
   /** Source notes of the group's photos, de-duplicated, in photo order. */
   notes: string[];
+  /** The labels a contents list printed for the group's photos, de-duplicated, in photo order (absent in older plans). */
+  labels?: string[];
   /** Read the rest: which pass this call is (1 = the first call) and the names already found. */
   pass: number;
   names_found: string[];
@@ -55,7 +57,7 @@ type PlanPhoto = Pick<
   | 'deleted'
   | 'source_description'
   | 'hidden_by_segments'
-> & { normalized?: boolean; segment_of?: number | null };
+> & { normalized?: boolean; segment_of?: number | null; source_label?: string | null };
 
 /** De-duplicated notes (case- and space-insensitive), in order. */
 export function mergeNotes(notes: (string | null | undefined)[]): string[] {
@@ -106,6 +108,7 @@ export function planGroups(photos: PlanPhoto[]): PlannedGroup[] {
         manual_name: name,
         quantity,
         notes: mergeNotes(members.map((m) => m.source_description)),
+        labels: mergeNotes(members.map((m) => m.source_label)),
         pass: 1,
         names_found: [],
       } satisfies PlannedGroup;

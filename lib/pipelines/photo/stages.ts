@@ -12,7 +12,7 @@
 import { settings } from '../../config';
 import { jobCharge } from '../../billing/credit-rules';
 import { loadChargeExemptions } from '../../billing/exemption-service';
-import { passBatchPrefix } from '../../inventory/item-rules';
+import { joinedSourceLabels, passBatchPrefix } from '../../inventory/item-rules';
 import { saveItemBatch, type InventoryItem, type ItemDraft } from '../../inventory/item-store';
 import type { Job, TruncatedGroup } from '../../jobs/job-store';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
@@ -62,6 +62,7 @@ function describedDraft(group: PlannedGroup): ItemDraft {
     confidence: 1,
     notes: sourceNoteLine(group.notes),
     source_group_index: group.group_index,
+    source_label: joinedSourceLabels(group.labels ?? []),
     photos: group.photos.map((p) => ({ filename: p.filename, key: p.key })),
   };
 }
@@ -99,7 +100,13 @@ export async function synthesize(ctx: StageContext, allFailed: string): Promise<
     const items = result.items.length || group.prompt !== 'merged' ? result.items : [unidentifiedItem()];
     drafts.push(
       ...items.map((item) =>
-        draftFromModel(item, { group_index: group.group_index, photos, notes: group.notes, quantity: group.quantity }),
+        draftFromModel(item, {
+          group_index: group.group_index,
+          photos,
+          notes: group.notes,
+          labels: group.labels,
+          quantity: group.quantity,
+        }),
       ),
     );
     if (result.cut_short) {

@@ -62,6 +62,7 @@ describe('item rules', () => {
         photo_path: '/api/photos/job-1/orig_0001.jpg',
         created_pass: 1,
         source_group_index: 3,
+        source_label: null,
         created_at: '2026-03-01T00:00:00.000Z',
         updated_at: '2026-03-01T00:00:00.000Z',
         rev: 0,

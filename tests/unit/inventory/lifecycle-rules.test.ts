@@ -101,7 +101,17 @@ describe('mergePlan', () => {
       ['a0', 'b', 5, false],
       ['a1', 'b', 6, false],
     ]);
-    expect(plan.winnerFields).toEqual({ photo_path: '/p/b0' });
+    expect(plan.winnerFields).toEqual({ photo_path: '/p/b0', source_label: null });
+  });
+
+  it("keeps every contents-list label of the merged items, the winner's first, each once", () => {
+    const a = item('a', 3, { source_label: 'Item 0019' });
+    const b = item('b', 1, { source_label: 'Item 0018' });
+    const c = item('c', 7, { source_label: 'item  0018' });
+    const d = item('d', 9);
+    expect(mergePlan([a, b, c, d], new Map(), undefined).winnerFields.source_label).toBe('Item 0018; Item 0019');
+    expect(mergePlan([a, b, c, d], new Map(), 'd').winnerFields.source_label).toBe('Item 0018; Item 0019');
+    expect(mergePlan([d, item('e', 10)], new Map(), undefined).winnerFields.source_label).toBeNull();
   });
 
   it('makes the first moved photo primary when the winner had none', () => {

@@ -44,6 +44,8 @@ describe('groupFindings', () => {
     expect(new Set(grouped.map((g) => g.groupIndex))).toEqual(new Set([0]));
     expect(new Set(grouped.map((g) => g.sourceItemKey)).size).toBe(1);
     expect(grouped.map((g) => g.sourceRoom)).toEqual(['Kitchen', 'Kitchen', 'Kitchen']);
+    // The label as first printed (spaces collapsed, case kept) is the readable one on every photo.
+    expect(grouped.map((g) => g.sourceLabel)).toEqual(['Dining chair', 'Dining chair', 'Dining chair']);
   });
 
   it('keeps one label in two rooms as two items, and a label with no room apart from one with a room', () => {
@@ -67,6 +69,7 @@ describe('groupFindings', () => {
     );
     expect(grouped.map((g) => g.groupIndex)).toEqual([0, 1, 2, 3]);
     expect(grouped.map((g) => g.sourceItemKey)).toEqual([null, null, null, sourceItemKey(null, 'Vase')]);
+    expect(grouped.map((g) => g.sourceLabel)).toEqual([null, null, null, 'Vase']);
     expect(grouped[0]).toMatchObject({ sourceDescription: 'Blue vase', sourceRoom: 'Den' });
   });
 
@@ -87,6 +90,7 @@ describe('groupFindings', () => {
     expect(new Set(box.map((g) => g.sourceItemKey))).toEqual(new Set([sourceItemKey('Garage', 'Box 7')]));
     expect(new Set(box.map((g) => g.sourceDescription))).toEqual(new Set(['2 x Toolboxes']));
     expect(new Set(box.map((g) => g.sourceRoom))).toEqual(new Set(['Garage']));
+    expect(new Set(box.map((g) => g.sourceLabel))).toEqual(new Set(['Box 7']));
   });
 
   it("keeps each photo's own caption, and gives an uncaptioned photo its item's first caption", () => {

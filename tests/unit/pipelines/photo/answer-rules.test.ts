@@ -95,11 +95,22 @@ describe('the draft of an item', () => {
       quantity: 2,
       notes: null,
       source_group_index: 2,
+      source_label: null,
       photos: group.photos,
     });
     expect(draftFromModel(item, { ...group, notes: ['2 lamps, brass'] }).notes).toBe(
       'From the source PDF: 2 lamps, brass',
     );
+  });
+
+  it("carries the contents list's printed labels to the item, each once", () => {
+    const item = readModelItem({ name: 'Watering can', quantity: 3, confidence: 0.9 })!;
+    expect(draftFromModel(item, { ...group, labels: ['Item 0018'] }).source_label).toBe('Item 0018');
+    expect(draftFromModel(item, { ...group, labels: ['C-0023', 'C-0024', 'c-0023'] }).source_label).toBe(
+      'C-0023; C-0024',
+    );
+    // A plan stored before labels were kept has none.
+    expect(draftFromModel(item, group).source_label).toBeNull();
   });
 
   it('joins several source notes on one line', () => {

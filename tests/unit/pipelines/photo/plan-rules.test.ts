@@ -65,8 +65,19 @@ describe('planning the groups', () => {
       photo(1, { group_index: 0, source_description: 'red chair' }),
     ]);
     expect(plan[0].notes).toEqual(['Red chair']);
+    expect(plan[0].labels).toEqual([]);
     expect(promptNotes(['y'.repeat(2000)])).toHaveLength(SOURCE_NOTE_MAX_CHARS);
     expect(promptNotes([])).toBeNull();
+  });
+
+  it("carries the contents list's printed labels of a group's photos, each once, in photo order", () => {
+    const plan = planGroups([
+      photo(0, { group_index: 0, source_label: 'Item 0018' }),
+      photo(1, { group_index: 0, source_label: 'item 0018' }),
+      photo(2, { group_index: 0, source_label: 'Item 0019' }),
+      photo(3, { group_index: 3 }),
+    ]);
+    expect(plan.map((g) => g.labels)).toEqual([['Item 0018', 'Item 0019'], []]);
   });
 
   it('the note goes into the prompt as evidence, never as the name, and the read-the-rest prompt lists the names found', () => {
