@@ -272,6 +272,9 @@ describe('the recipe cache', () => {
     expect(otherJob.pdf_documents[0].photos).toBe(runs.reduce((n, g) => n + g.photos.length, 0));
     const staged = (await stagedPhotos(otherJob.id)).sort((a, b) => a.index - b.index);
     expect(new Set(staged.map((p) => p.source_item_key)).size).toBe(runs.length);
+    // Each heading ("Item 1 - Refrigerator") holds the label and the description: the pattern splits them.
+    const printed = runs.flatMap((g) => g.photos.map(() => /^(Item \d+) - (.+)$/.exec(g.label as string)?.slice(1)));
+    expect(staged.map((p) => [p.source_label, p.source_description])).toEqual(printed);
   }, 240_000);
 });
 
