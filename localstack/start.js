@@ -44,6 +44,121 @@ function localCaptureDownloadHosts(settings, { parseHostRule }) {
   return typeof parseHostRule(origin) === 'string' ? undefined : origin;
 }
 
+const HTTP_METHODS = 'GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS';
+/** A request line's method and path, as serverless offline prints it: `GET /api/... (λ: name)`. */
+const REQUEST_PATH = new RegExp(`\\b(${HTTP_METHODS}) (/[^\\s]*)`, 'g');
+/** Without a route, a homeowner token by position (after /insured/) or shape (43 base64url characters). */
+const INSURED_SEGMENT = /(\/insured\/)[^/?#\s]+/g;
+const LINK_TOKEN_SEGMENT = /(^|\/)[A-Za-z0-9_-]{43}(?=\/|$)/g;
+
+/**
+ * The route table and lib/http/route.ts's loggablePath from one bundle: the
+ * credential marks of the routes' parameters live in route.ts's registry, so
+ * both must share one copy of it (the way functions/manifest.js loads TypeScript).
+ */
+function loadRequestPaths() {
+  const Module = require('node:module');
+  const { buildSync } = require('esbuild');
+  const file = path.join(root, 'localstack', 'request-paths.ts');
+  const { outputFiles } = buildSync({
+    stdin: {
+      contents:
+        "export { routeTable } from '../lib/api/route-table'; export { loggablePath, MASKED_CREDENTIAL } from '../lib/http/route';",
+      resolveDir: path.dirname(file),
+      sourcefile: file,
+      loader: 'ts',
+    },
+    bundle: true,
+    write: false,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    logLevel: 'silent',
+    packages: 'external',
+  });
+  const mod = new Module(file, module);
+  mod.filename = file;
+  mod.paths = Module._nodeModulePaths(root);
+  mod._compile(outputFiles[0].text, file);
+  return mod.exports;
+}
+
+/**
+ * The masking of serverless offline's request lines: each path written as
+ * the service's request log writes it (loggablePath: its route's template
+ * with the ids filled in and credential parameters, a homeowner link's token,
+ * masked as MASKED_CREDENTIAL); a path no route matches loses any segment
+ * after /insured/ and any token-shaped segment; a query string is dropped.
+ */
+function requestLineMasker({ routeTable, loggablePath, MASKED_CREDENTIAL }) {
+  // Static routes first: /api/public/insured/mail-events is not a token.
+  const routes = routeTable
+    .map((route) => {
+      const names = [];
+      const pattern = route.path
+        .split(/(\{[^}]+\})/)
+        .map((part) => {
+          const param = /^\{([^}+]+)(\+?)\}$/.exec(part);
+          if (!param) return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+          names.push(param[1]);
+          return param[2] ? '(.+)' : '([^/]+)';
+        })
+        .join('');
+      return { route, names, pattern: new RegExp(`^${pattern}$`) };
+    })
+    .sort((a, b) => a.names.length - b.names.length);
+  const maskedPath = (method, requestPath) => {
+    const [pathOnly, query] = requestPath.split(/(?=[?#])/, 2);
+    const suffix = query === undefined ? '' : '?[query]';
+    for (const { route, names, pattern } of routes) {
+      if (route.method !== method && method !== 'HEAD' && method !== 'OPTIONS') continue;
+      const match = pattern.exec(pathOnly);
+      if (!match) continue;
+      const values = Object.fromEntries(names.map((name, i) => [name, safeDecode(match[i + 1])]));
+      return loggablePath(route, values) + suffix;
+    }
+    return (
+      pathOnly
+        .replace(INSURED_SEGMENT, `$1${MASKED_CREDENTIAL}`)
+        .replace(LINK_TOKEN_SEGMENT, `$1${MASKED_CREDENTIAL}`) + suffix
+    );
+  };
+  return (text) =>
+    text.replace(REQUEST_PATH, (_, method, requestPath) => `${method} ${maskedPath(method, requestPath)}`);
+}
+
+function safeDecode(value) {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * serverless offline's output passed through with its request lines masked
+ * (LOCAL_VERBOSE=1): a line is written once it is whole, so a path split
+ * across two chunks is masked all the same.
+ */
+function maskedOfflineOutput(write, mask) {
+  let partial = '';
+  return (chunk) => {
+    const text = partial + chunk;
+    const end = text.lastIndexOf('\n') + 1;
+    partial = text.slice(end);
+    if (end > 0) write(mask(text.slice(0, end)));
+  };
+}
+
+/** The masking with the service's routes; without them (they failed to load) every path gets the fallback. */
+function offlineRequestMask() {
+  try {
+    return requestLineMasker(loadRequestPaths());
+  } catch {
+    return requestLineMasker({ routeTable: [], loggablePath: () => '', MASKED_CREDENTIAL: '[credential]' });
+  }
+}
+
 async function main() {
   let defaults;
   try {
@@ -88,7 +203,9 @@ async function main() {
       env: defaults,
       watch: true,
       log,
-      onOfflineOutput: process.env.LOCAL_VERBOSE ? (chunk) => process.stdout.write(chunk) : undefined,
+      onOfflineOutput: process.env.LOCAL_VERBOSE
+        ? maskedOfflineOutput((text) => process.stdout.write(text), offlineRequestMask())
+        : undefined,
     });
   } catch (err) {
     console.error(`[local] could not start: ${err.message}`);
@@ -103,4 +220,6 @@ async function main() {
   );
 }
 
-void main();
+if (require.main === module) void main();
+
+module.exports = { requestLineMasker, loadRequestPaths, maskedOfflineOutput };

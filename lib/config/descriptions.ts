@@ -169,6 +169,8 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       SENTRY_DSN: 'Error tracking DSN of the backend project (Sentry); empty turns error tracking off.',
       SIGNALS_TIMEOUT_MS:
         'Longest one outbound signal may take (an OTLP export, an analytics batch, an error report); the flush at the end of every invocation waits at most this long.',
+      SIGNALS_ID_KEY:
+        "Key of the hashes ids leave as: every UUID in a span, OTLP log record, error report or analytics event becomes id_ + the first 24 hex characters of HMAC-SHA256(key, id in lower case), so a job id (which opens the job's media) never reaches those services (stdout logs keep raw ids). Empty: a key derived (HKDF-SHA256) from CLAIMS_PLATFORM_JWT_SECRET, which changes when that secret does; with neither, APP_ENV=local uses a fixed local-only key and other stages send every id as id_unkeyed. Set at least 32 random bytes to keep hashes stable across login secret rotations.",
     },
   },
   {

@@ -217,6 +217,7 @@ const settingFields = z.object({
   POSTHOG_HOST: str('https://us.i.posthog.com'),
   SENTRY_DSN: str(),
   SIGNALS_TIMEOUT_MS: int(2000).refine((v) => v >= 1 && v <= 10_000, 'must be between 1 and 10000'),
+  SIGNALS_ID_KEY: str(),
 
   // --- Deployment names (serverless.yml sets these; local defaults match the embedded stack) ---
   TABLE_NAME: str('contents-inventory-local'),

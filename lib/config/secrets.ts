@@ -31,6 +31,8 @@ export const SECRET_SETTING_NAMES = [
   'OTEL_EXPORTER_OTLP_HEADERS',
   'POSTHOG_API_KEY',
   'SENTRY_DSN',
+  // The key of the hashes job, team and other ids leave as (ids open media without a session).
+  'SIGNALS_ID_KEY',
   // The local bypass team's credentials (the local demo of the sends): credentials all the same.
   'LOCAL_AUTH_TEAM_TOKEN',
   'LOCAL_AUTH_ESTIMATION_KEY',

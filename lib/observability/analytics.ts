@@ -9,6 +9,7 @@
 import { settings } from '../config';
 import { type AnalyticsEvent, analyticsTarget, batchBody } from './analytics-rules';
 import { logger } from './logger';
+import { outboundIdKey, withOutboundIds } from './outbound-id-rules';
 
 /** A container that cannot send keeps at most this many events; the oldest go first. */
 const MAX_QUEUED = 1000;
@@ -20,10 +21,14 @@ export function analyticsEnabled(): boolean {
   return analyticsTarget(settings()) !== null;
 }
 
-/** Queues an event for the end of the invocation; nothing when analytics is off. */
+/**
+ * Queues an event for the end of the invocation, its UUIDs (the distinct id
+ * too) already replaced by their keyed hashes (outbound-id-rules.ts);
+ * nothing when analytics is off.
+ */
 export function captureAnalytics(event: AnalyticsEvent): void {
   if (!analyticsEnabled()) return;
-  queue.push(event);
+  queue.push(withOutboundIds(event, outboundIdKey(settings())));
   if (queue.length > MAX_QUEUED) queue.splice(0, queue.length - MAX_QUEUED);
 }
 

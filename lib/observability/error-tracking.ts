@@ -11,6 +11,7 @@
 import { type Settings, settings } from '../config';
 import { type ErrorReport, trackedEventOf } from './error-report-rules';
 import { logger } from './logger';
+import { outboundIdKey } from './outbound-id-rules';
 import type { ErrorClient } from './sentry-client';
 
 let client: ErrorClient | null = null;
@@ -30,7 +31,7 @@ function errorClient(): ErrorClient | null {
     try {
       // Required here, not imported: a process without a DSN never loads (or runs) the SDK's code.
       const { startErrorClient }: typeof import('./sentry-client') = require('./sentry-client');
-      client = startErrorClient(dsn, config.APP_ENV, config.SIGNALS_TIMEOUT_MS);
+      client = startErrorClient(dsn, config.APP_ENV, config.SIGNALS_TIMEOUT_MS, () => outboundIdKey(settings()));
     } catch (err) {
       // A malformed DSN: error tracking stays off rather than failing the function.
       logger.warn('error tracking not started', { error: String(err) });

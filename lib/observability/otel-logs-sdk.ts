@@ -7,18 +7,55 @@
 import type { Logger as OtelLogger } from '@opentelemetry/api-logs';
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchLogRecordProcessor, LoggerProvider } from '@opentelemetry/sdk-logs';
+import {
+  BatchLogRecordProcessor,
+  LoggerProvider,
+  type LogRecordProcessor,
+  type ReadWriteLogRecord,
+} from '@opentelemetry/sdk-logs';
+import { settings } from '../config';
 import type { SignalExport } from './otel';
+import { outboundIdKey, withOutboundIds } from './outbound-id-rules';
 import type { OtlpConfig } from './signal-rules';
 
 export interface LogExport extends SignalExport {
   logger: OtelLogger;
 }
 
+/**
+ * The log export's boundary, ahead of the batch processor: every record
+ * leaves with the UUIDs in its body and attributes replaced by their keyed
+ * hashes (outbound-id-rules.ts). The line printed to stdout was written
+ * before and keeps its raw ids.
+ */
+export class OutboundIdLogProcessor implements LogRecordProcessor {
+  constructor(private readonly key: () => Buffer | null) {}
+
+  onEmit(record: ReadWriteLogRecord): void {
+    const key = this.key();
+    if (record.body !== undefined) record.setBody(withOutboundIds(record.body, key));
+    for (const [name, value] of Object.entries(record.attributes)) {
+      const outName = withOutboundIds(name, key);
+      // A name holding an id is written anew under its outbound name.
+      if (outName !== name) delete (record.attributes as Record<string, unknown>)[name];
+      record.setAttribute(outName, withOutboundIds(value, key));
+    }
+  }
+
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
 export function startLogs(config: OtlpConfig): LogExport {
   const provider = new LoggerProvider({
     resource: resourceFromAttributes(config.resource),
     processors: [
+      new OutboundIdLogProcessor(() => outboundIdKey(settings())),
       new BatchLogRecordProcessor({
         exporter: new OTLPLogExporter({
           url: config.logsUrl,

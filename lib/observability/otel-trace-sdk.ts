@@ -4,7 +4,7 @@
  * job-trace.ts loads this module, with require() on first use; its imports are
  * named, so bundles keep only what is used.
  */
-import { context, type Tracer } from '@opentelemetry/api';
+import { type Attributes, context, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -13,8 +13,12 @@ import {
   BatchSpanProcessor,
   type IdGenerator,
   RandomIdGenerator,
+  type ReadableSpan,
+  type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
+import { settings } from '../config';
 import type { SignalExport } from './otel';
+import { outboundIdKey, withOutboundIds, withOutboundIdsInText } from './outbound-id-rules';
 import type { OtlpConfig, TraceIds } from './signal-rules';
 
 export interface TraceExport extends SignalExport {
@@ -50,6 +54,68 @@ class PinnableIdGenerator implements IdGenerator {
   }
 }
 
+/**
+ * The span exporter's boundary: every span leaves with the UUIDs in its
+ * name, attributes, status message, events and links replaced by their
+ * keyed hashes (outbound-id-rules.ts). Trace and span ids are not UUIDs and
+ * stay.
+ */
+export class OutboundIdSpanExporter implements SpanExporter {
+  constructor(
+    private readonly inner: SpanExporter,
+    private readonly key: () => Buffer | null,
+  ) {}
+
+  export(spans: ReadableSpan[], resultCallback: Parameters<SpanExporter['export']>[1]): void {
+    const key = this.key();
+    this.inner.export(
+      spans.map((span) => outboundSpan(span, key)),
+      resultCallback,
+    );
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
+function outboundSpan(span: ReadableSpan, key: Buffer | null): ReadableSpan {
+  const attributes = (a: Attributes) => withOutboundIds(a, key);
+  return {
+    name: withOutboundIdsInText(span.name, key),
+    kind: span.kind,
+    spanContext: () => span.spanContext(),
+    parentSpanContext: span.parentSpanContext,
+    startTime: span.startTime,
+    endTime: span.endTime,
+    status:
+      span.status.message === undefined
+        ? span.status
+        : { ...span.status, message: withOutboundIdsInText(span.status.message, key) },
+    attributes: attributes(span.attributes),
+    links: span.links.map((link) => ({
+      ...link,
+      ...(link.attributes ? { attributes: attributes(link.attributes) } : {}),
+    })),
+    events: span.events.map((event) => ({
+      ...event,
+      name: withOutboundIdsInText(event.name, key),
+      ...(event.attributes ? { attributes: attributes(event.attributes) } : {}),
+    })),
+    duration: span.duration,
+    ended: span.ended,
+    resource: span.resource,
+    instrumentationScope: span.instrumentationScope,
+    droppedAttributesCount: span.droppedAttributesCount,
+    droppedEventsCount: span.droppedEventsCount,
+    droppedLinksCount: span.droppedLinksCount,
+  };
+}
+
 export function startTraces(config: OtlpConfig): TraceExport {
   // A stage span is current while its stage runs, so log records inside it carry its ids.
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -59,7 +125,10 @@ export function startTraces(config: OtlpConfig): TraceExport {
     idGenerator: ids,
     spanProcessors: [
       new BatchSpanProcessor(
-        new OTLPTraceExporter({ url: config.tracesUrl, headers: config.headers, timeoutMillis: config.timeoutMs }),
+        new OutboundIdSpanExporter(
+          new OTLPTraceExporter({ url: config.tracesUrl, headers: config.headers, timeoutMillis: config.timeoutMs }),
+          () => outboundIdKey(settings()),
+        ),
         // Sent by flush() only: the long delay keeps the timer from firing in a frozen container.
         { scheduledDelayMillis: 60_000, exportTimeoutMillis: config.timeoutMs, maxQueueSize: 4096 },
       ),

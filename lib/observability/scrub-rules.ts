@@ -5,7 +5,8 @@
  * second line: email addresses, tokens and keys, and URL query strings
  * (presigned URLs carry credentials) are masked wherever text appears, and an
  * error-tracking event loses every part that could describe a person (user,
- * request, breadcrumbs, host name). Ids (UUIDs, numbers) stay.
+ * request, breadcrumbs, host name). Ids (UUIDs, numbers) stay here; each
+ * sink replaces UUIDs by keyed hashes on its way out (outbound-id-rules.ts).
  */
 
 const EMAIL = /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g;
@@ -17,19 +18,35 @@ const URL_QUERY = /\b(https?:\/\/[^\s?#"'<>]+)\?[^\s#"'<>]*/gi;
 /** `key=...`, `token: ...`, `secret ...` and the like: the value goes. */
 const CREDENTIAL_PAIR =
   /\b([A-Za-z_-]*(?:token|secret|password|passwd|api[_-]?key|apikey|authorization|signature|dsn|cookie)[A-Za-z_-]*)(\s*[=:]\s*)("[^"]*"|'[^']*'|[^\s,;&]+)/gi;
+/**
+ * A homeowner link's token by position: whatever follows `/insured/` up to
+ * the next `/`, `?`, `#`, quote or space (the wizard's URL and its API paths).
+ */
+const INSURED_PATH_SEGMENT = /(\/insured\/)([^/?#"'`\s]+)/g;
+/**
+ * A homeowner link's token by shape, wherever it appears: 32 random bytes in
+ * base64url are a run of exactly 43 such characters, digits or not.
+ */
+const LINK_TOKEN_SHAPE = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
+/** Already masked (`[credential]`, `[token]`) or a route template's parameter (`{token}`): kept. */
+const PLACEHOLDER = /^(\[[a-z]+\]|\{[A-Za-z_]+\+?\})$/;
 /** A long run of key-like characters with digits in it: tokens, keys, signatures (UUIDs are ids and stay). */
 const LONG_RUN = /[A-Za-z0-9_+=-]{32,}/g;
 const HAS_DIGIT = /\d/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Masks email addresses, tokens, credentials and URL query strings in a text. */
+/** Masks email addresses, tokens (homeowner link tokens by position and shape), credentials and URL query strings in a text. */
 export function scrubText(text: string): string {
   return text
+    .replace(INSURED_PATH_SEGMENT, (all, prefix: string, segment: string) =>
+      UUID.test(segment) || PLACEHOLDER.test(segment) ? all : `${prefix}[token]`,
+    )
     .replace(URL_QUERY, '$1?[query]')
     .replace(JWT, '[token]')
     .replace(BEARER, '$1 [token]')
     .replace(CREDENTIAL_PAIR, (_all, key: string, separator: string) => `${key}${separator}[redacted]`)
     .replace(EMAIL, '[email]')
+    .replace(LINK_TOKEN_SHAPE, '[token]')
     .replace(LONG_RUN, (run) => (UUID.test(run) || !HAS_DIGIT.test(run) ? run : '[token]'));
 }
 

@@ -8,9 +8,11 @@
  * The client runs on its own, without the SDK's default integrations: nothing
  * is captured behind our back (no console breadcrumbs, no request data, no
  * host name, no automatic instrumentation), and every event is scrubbed again
- * just before it leaves (scrub-rules.ts).
+ * just before it leaves (scrub-rules.ts), its UUIDs replaced by their keyed
+ * hashes (outbound-id-rules.ts).
  */
 import { createTransport, defaultStackParser, NodeClient, Scope } from '@sentry/node';
+import { withOutboundIds } from './outbound-id-rules';
 import type { TrackedEvent } from './scrub-rules';
 import { scrubEvent } from './scrub-rules';
 
@@ -46,7 +48,13 @@ export interface ErrorClient {
   close(timeoutMs: number): Promise<void>;
 }
 
-export function startErrorClient(dsn: string, environment: string, timeoutMs: number): ErrorClient {
+/** `idKey`: the key of the hashes ids leave as, read at each event (the settings may change). */
+export function startErrorClient(
+  dsn: string,
+  environment: string,
+  timeoutMs: number,
+  idKey: () => Buffer | null,
+): ErrorClient {
   const client = new NodeClient({
     dsn,
     environment,
@@ -57,7 +65,8 @@ export function startErrorClient(dsn: string, environment: string, timeoutMs: nu
     includeServerName: false,
     sendClientReports: false,
     maxBreadcrumbs: 0,
-    beforeSend: (event) => scrubEvent(event),
+    // The one step every event passes last: whatever the SDK or a caller added goes through it too.
+    beforeSend: (event) => withOutboundIds(scrubEvent(event), idKey()),
   });
   client.init();
   return {

@@ -5,7 +5,8 @@
  * an import crash for a preparing read). A subscriber of run ends
  * (lib/jobs/run-end-service.ts), so it runs once per run end, after the
  * conditional write that ended it. Never throws and never waits: everything
- * is sent when the invocation ends.
+ * is sent when the invocation ends. The job and team ids here leave as keyed
+ * hashes (lib/observability/outbound-id-rules.ts): a job id opens the job's media.
  */
 import type { RunEnd } from '../jobs/run-end-service';
 import { captureAnalytics } from '../observability/analytics';

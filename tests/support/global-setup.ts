@@ -22,6 +22,9 @@ const { startLocalService } = require('../../localstack/service.js');
 const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators.js');
 const { pdfSandboxEntryIn }: { pdfSandboxEntryIn: () => string } = require('../../localstack/handler-build.js');
 
+/** SIGNALS_ID_KEY of the stack and of the test processes. */
+const TEST_SIGNALS_ID_KEY = 'test-signals-id-key-0123456789abcdef';
+
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const dataDir = mkdtempSync(join(tmpdir(), 'contents-inventory-test-'));
@@ -96,6 +99,8 @@ export default async function globalSetup(): Promise<void> {
       POSTHOG_HOST: posthog.url,
       POSTHOG_API_KEY: posthog.apiKey,
       SENTRY_DSN: sentry.dsn,
+      // The key of the hashes ids leave as, explicit so this process can compute them (tests/e2e/capability-ids.test.ts).
+      SIGNALS_ID_KEY: TEST_SIGNALS_ID_KEY,
     },
     log: (line: string) => output.push(line),
     onOfflineOutput: (chunk: string) => {
@@ -126,6 +131,8 @@ export default async function globalSetup(): Promise<void> {
     TEST_FAKE_OTLP_URL: collector.url,
     TEST_FAKE_POSTHOG_URL: posthog.url,
     TEST_FAKE_SENTRY_URL: sentry.url,
+    // Signals sent from this process hash ids as the stack does.
+    SIGNALS_ID_KEY: TEST_SIGNALS_ID_KEY,
     // Use cases called in a test's own process send their signals to the fakes in this process, which answer
     // late while three test files and the stack share two cores: a 1 s bound there dropped error reports the
     // tests wait for, and on a machine busy with other work so did 5 s (this process also runs the S3 and SQS

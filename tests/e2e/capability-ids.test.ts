@@ -1,0 +1,144 @@
+/**
+ * A job id is a capability (spec: it opens /api/jobs/{id}/video|audio|frames|
+ * stream and /api/photos/{job_id}/{filename} without a session), so it must
+ * never reach the services the outbound signals go to. Over real HTTP with
+ * every signal on (the run's fake OTLP collector, error tracker and analytics
+ * service, tests/support/global-setup.ts): a completed and a failed photo job
+ * (the failure makes an error report), then everything the fakes received is
+ * searched for the raw job ids and the team id. The keyed hash each id
+ * leaves as (lib/observability/outbound-id-rules.ts, with the stack's
+ * SIGNALS_ID_KEY, which the global setup gives this process too) is found
+ * where the raw ids were, so the test cannot pass by nothing being sent.
+ */
+import { randomUUID } from 'node:crypto';
+import { outboundId, outboundIdKey } from '../../lib/observability/outbound-id-rules';
+import { Client, eventually } from '../support/api';
+import { fakeGateway, modelItem } from '../support/fake-gateway';
+import { fakeOtlp } from '../support/fake-otlp';
+import { fakePostHog } from '../support/fake-posthog';
+import { fakeSentry } from '../support/fake-sentry';
+import { texturedJpeg } from '../support/inventory';
+import { newTeamMember } from '../support/tokens';
+import { newRoom, photoJob, type TestRoom } from '../support/uploads';
+
+const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
+const otlp = fakeOtlp(process.env.TEST_FAKE_OTLP_URL as string);
+const analytics = fakePostHog(process.env.TEST_FAKE_POSTHOG_URL as string);
+const errors = fakeSentry(process.env.TEST_FAKE_SENTRY_URL as string);
+
+const tag = () => randomUUID().slice(0, 8);
+
+/** The value an id leaves the stack as: the stack's key, read by the same rule the service reads it with. */
+function hashed(id: string): string {
+  const SIGNALS_ID_KEY = process.env.SIGNALS_ID_KEY ?? '';
+  expect(SIGNALS_ID_KEY).not.toBe('');
+  return outboundId(id, outboundIdKey({ SIGNALS_ID_KEY, CLAIMS_PLATFORM_JWT_SECRET: '', APP_ENV: 'stage' }));
+}
+
+/** A photo job of two photos, each answered as scripted. */
+async function photoJobOf(client: Client, room: TestRoom, answers: 'items' | 'fail') {
+  const t = tag();
+  const names = [`cap-a-${t}.jpg`, `cap-b-${t}.jpg`];
+  for (const [i, name] of names.entries())
+    await gateway.script(
+      name,
+      answers === 'items'
+        ? [{ items: [modelItem(i === 0 ? 'Armchair' : 'Side table', 0.9)] }]
+        : [{ items: [], fail: '500' }],
+    );
+  const { jobId } = await photoJob(client, room.id, [await texturedJpeg(1), await texturedJpeg(2)], names);
+  return jobId;
+}
+
+async function processToEnd(client: Client, jobId: string) {
+  const started = await client.post(`/api/jobs/${jobId}/process`);
+  expect(started.status).toBe(200);
+  return eventually(
+    async () => {
+      const job = (await client.get(`/api/jobs/${jobId}`)).body;
+      return job.status === 'complete' || job.status === 'error' ? job : null;
+    },
+    120_000,
+    300,
+  );
+}
+
+describe('job and team ids in the outbound signals', () => {
+  let completedId: string;
+  let failedId: string;
+  let teamId: string;
+  let claimId: string;
+
+  beforeAll(async () => {
+    const client = await Client.signIn(newTeamMember({ current_team_name: `Capability ${tag()} Adjusters` }));
+    const room = await newRoom(client, 'Study');
+    claimId = room.claim_id;
+    completedId = await photoJobOf(client, room, 'items');
+    failedId = await photoJobOf(client, room, 'fail');
+    const [completed, failed] = await Promise.all([processToEnd(client, completedId), processToEnd(client, failedId)]);
+    expect(completed).toMatchObject({ status: 'complete', items_found: 2 });
+    expect(failed.status).toBe('error');
+    teamId = completed.team_id;
+    expect(teamId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  }, 300_000);
+
+  it('leave as their keyed hashes: in spans, log records, error reports and analytics events', async () => {
+    for (const [jobId, outcome] of [
+      [completedId, 'complete'],
+      [failedId, 'error'],
+    ] as const) {
+      const spans = await eventually(async () => {
+        const found = await otlp.spans(hashed(jobId));
+        return found.some((s) => s.name === 'job.process') ? found : null;
+      }, 30_000);
+      const root = spans.find((s) => s.name === 'job.process');
+      expect(root?.attributes).toMatchObject({ 'job.id': hashed(jobId), 'job.outcome': outcome });
+      expect(spans.filter((s) => s.name.startsWith('stage.')).length).toBeGreaterThan(0);
+      for (const span of spans) expect(span.attributes['job.id']).toBe(hashed(jobId));
+    }
+
+    const outcome = await eventually(async () =>
+      (await analytics.events(hashed(completedId))).find((e) => e.event === 'job_completed'),
+    );
+    expect(outcome.properties).toMatchObject({
+      job_id: hashed(completedId),
+      team_id: hashed(teamId),
+      claim_id: hashed(claimId),
+    });
+    await eventually(async () => (await analytics.events(hashed(failedId))).find((e) => e.event === 'job_failed'));
+
+    const [report] = await eventually(async () => {
+      const found = await errors.events(hashed(failedId));
+      return found.length > 0 ? found : null;
+    });
+    expect(report.tags).toMatchObject({ kind: 'pipeline_failure', job_id: hashed(failedId), team_id: hashed(teamId) });
+
+    const lines = await eventually(async () => {
+      const found = await otlp.logs(hashed(failedId));
+      return found.some((l) => l.severityText === 'ERROR') ? found : null;
+    });
+    expect(lines.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('never leave raw: nothing any sink received names the job ids or the team id', async () => {
+    // The signals above have arrived (the previous test waited for each); give stragglers time to land too.
+    await eventually(async () => (await errors.events(hashed(failedId))).length > 0 || null, 60_000);
+    await new Promise((r) => setTimeout(r, 3000));
+    const received = {
+      spans: JSON.stringify(await otlp.spans()),
+      logs: JSON.stringify(await otlp.logs()),
+      metrics: JSON.stringify(await otlp.metrics()),
+      analytics: JSON.stringify(await analytics.events()),
+      errors: (await errors.envelopes()).map((e) => e.raw).join('\n'),
+    };
+    for (const [sink, text] of Object.entries(received)) {
+      const lower = text.toLowerCase();
+      for (const id of [completedId, failedId, teamId, claimId])
+        expect({ sink, id, found: lower.includes(id.toLowerCase()) }).toEqual({ sink, id, found: false });
+    }
+    // What was searched holds this run's signals: the hashes are in it.
+    expect(received.spans).toContain(hashed(completedId));
+    expect(received.errors).toContain(hashed(failedId));
+    expect(received.analytics).toContain(hashed(teamId));
+  }, 120_000);
+});
