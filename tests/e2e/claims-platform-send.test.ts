@@ -16,6 +16,7 @@ import { PUBLIC_BASE_URL } from '../support/sends';
 import { type LoginClaimsInput, newTeamMember } from '../support/tokens';
 import { setFields } from '../support/aws';
 import { newRoom } from '../support/uploads';
+import { signalId } from '../support/outbound-ids';
 
 const fake = () => fakeClaimsPlatform(process.env.TEST_FAKE_CLAIMS_PLATFORM_URL as string);
 const errors = fakeSentry(process.env.TEST_FAKE_SENTRY_URL as string);
@@ -57,7 +58,7 @@ const spendsOf = async (t: PlatformTeam) =>
 
 /** The run's error-tracking report that names `id` (a claim or item id): its event and its bytes as sent. */
 async function reportOf(id: string) {
-  const envelope = await eventually(async () => (await errors.envelopes(id))[0]);
+  const envelope = await eventually(async () => (await errors.envelopes(signalId(id)))[0]);
   const event = envelope.items.find((i) => i.header.type === 'event')?.payload as Record<string, any>;
   return { event, raw: envelope.raw };
 }
@@ -130,7 +131,12 @@ describe('submit-to-claims-platform', () => {
     const itemReport = await reportOf(kettle.id);
     expect(itemReport.event).toMatchObject({
       level: 'warning',
-      tags: { kind: 'claims_platform_submission', step: 'item', item_id: kettle.id, submission_id: first.body.id },
+      tags: {
+        kind: 'claims_platform_submission',
+        step: 'item',
+        item_id: signalId(kettle.id),
+        submission_id: signalId(first.body.id),
+      },
     });
     expectNoPersonalData(itemReport.raw, t);
     expect(itemReport.raw).not.toContain('title rejected');
@@ -191,7 +197,7 @@ describe('submit-to-claims-platform', () => {
       tags: {
         kind: 'claims_platform_submission',
         step: 'claim_sync',
-        claim_id: t.claimId,
+        claim_id: signalId(t.claimId),
         team_id: expect.any(String),
       },
       exception: { values: [{ type: 'ClaimsPlatformSubmissionFailure' }] },

@@ -24,6 +24,7 @@ import { getRow, setFields } from '../support/aws';
 import { fakeSentry } from '../support/fake-sentry';
 import { armFaultPoint, faultPointTripped } from '../support/fault-points';
 import { addPhoto, homeowner, invitedLink, photo, roundKey, roundRow } from '../support/insured';
+import { signalId } from '../support/outbound-ids';
 
 jest.setTimeout(240_000);
 
@@ -84,10 +85,10 @@ it.concurrent('ends a round whose making always fails after its two makings; the
 
   // Error tracking heard of it.
   const report = await eventually(
-    async () => (await errors.events(linkId)).find((e) => e.tags?.kind === 'pipeline_failure'),
+    async () => (await errors.events(signalId(linkId))).find((e) => e.tags?.kind === 'pipeline_failure'),
     30_000,
   );
-  expect(report).toMatchObject({ level: 'error', tags: { kind: 'pipeline_failure', link_id: linkId } });
+  expect(report).toMatchObject({ level: 'error', tags: { kind: 'pipeline_failure', link_id: signalId(linkId) } });
 
   // The photo is the homeowner's again: removed, and a row typed instead, the next submit starts round 2.
   expect((await h.delete(`/files/${trunk.id}`)).status).toBe(200);

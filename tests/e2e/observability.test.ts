@@ -23,6 +23,7 @@ import { fakeOtlp } from '../support/fake-otlp';
 import { fakePostHog } from '../support/fake-posthog';
 import { fakeSentry } from '../support/fake-sentry';
 import { texturedJpeg } from '../support/inventory';
+import { signalId } from '../support/outbound-ids';
 import { newTeamMember, signLoginToken, type LoginClaimsInput } from '../support/tokens';
 import { newRoom, photoJob, type TestRoom } from '../support/uploads';
 
@@ -85,7 +86,7 @@ async function processToEnd(client: Client, jobId: string) {
 /** The run's spans once its root has arrived (the terminal path records it last). */
 const runSpans = (jobId: string) =>
   eventually(async () => {
-    const spans = await otlp.spans(jobId);
+    const spans = await otlp.spans(signalId(jobId));
     return spans.some((s) => s.name === 'job.process') ? spans : null;
   }, 30_000);
 
@@ -110,7 +111,12 @@ describe('a processed photo job', () => {
     const spans = await runSpans(jobId);
     const root = spans.find((s) => s.name === 'job.process') as RecordedSpan;
     expect(root.parentSpanId).toBeNull();
-    expect(root.attributes).toMatchObject({ 'job.id': jobId, 'job.pipeline': 'photo', 'job.outcome': 'complete' });
+    // The job id is a capability: it leaves the service as its keyed hash only.
+    expect(root.attributes).toMatchObject({
+      'job.id': signalId(jobId),
+      'job.pipeline': 'photo',
+      'job.outcome': 'complete',
+    });
     expect(root.status.code).toBe(1); // OK
     expect(root.resource['service.name']).toBe('contents-inventory');
 
@@ -124,7 +130,7 @@ describe('a processed photo job', () => {
     for (const span of children) {
       expect(span.traceId).toBe(root.traceId);
       expect(span.parentSpanId).toBe(root.spanId);
-      expect(span.attributes['job.id']).toBe(jobId);
+      expect(span.attributes['job.id']).toBe(signalId(jobId));
       // The root covers the run: it starts before and ends after every stage.
       expect(BigInt(span.startTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(root.startTimeUnixNano));
       expect(BigInt(span.endTimeUnixNano)).toBeLessThanOrEqual(BigInt(root.endTimeUnixNano));
@@ -159,23 +165,26 @@ describe('a processed photo job', () => {
     expect((await photoPoints('contentsvision.items.produced')).some((p) => (p.value ?? 0) >= 2)).toBe(true);
     expect((await photoPoints('contentsvision.billing.credits')).some((p) => (p.value ?? 0) >= 2)).toBe(true);
     // Metrics carry kinds, never ids.
-    expect(JSON.stringify(await otlp.metrics())).not.toContain(jobId);
+    const metrics = JSON.stringify(await otlp.metrics());
+    expect(metrics).not.toContain(jobId);
+    expect(metrics).not.toContain(signalId(jobId));
   });
 
   it('mirrors the job outcome and the activity to analytics, without personal data', async () => {
     const outcome = await eventually(async () =>
-      (await analytics.events(jobId)).find((e) => e.event === 'job_completed'),
+      (await analytics.events(signalId(jobId))).find((e) => e.event === 'job_completed'),
     );
     expect(outcome).toMatchObject({
-      distinct_id: job.created_by_user_id,
-      properties: { job_id: jobId, pipeline: 'photo', source_type: 'photo', items_found: 2, credits: 2 },
+      distinct_id: signalId(job.created_by_user_id),
+      properties: { job_id: signalId(jobId), pipeline: 'photo', source_type: 'photo', items_found: 2, credits: 2 },
     });
-    const activity = await analytics.events(room.claim_id);
+    const activity = await analytics.events(signalId(room.claim_id));
     expect(activity.find((e) => e.event === 'create_claim')).toMatchObject({
-      distinct_id: userId,
-      properties: { source: 'activity', entity_type: 'claim', entity_id: room.claim_id },
+      distinct_id: signalId(userId),
+      properties: { source: 'activity', entity_type: 'claim', entity_id: signalId(room.claim_id) },
     });
-    const everything = JSON.stringify(await analytics.events(userId));
+    const everything = JSON.stringify(await analytics.events(signalId(userId)));
+    expect(everything).not.toContain(userId);
     for (const personal of [member.email, member.user_name, member.current_team_name, member.current_team_token])
       expect(everything).not.toContain(personal as string);
   });
@@ -197,17 +206,17 @@ describe('a failing pipeline', () => {
 
   it('yields exactly one error report, with no email, name or token in its raw bytes', async () => {
     const reports = await eventually(async () => {
-      const found = await errors.envelopes(jobId);
+      const found = await errors.envelopes(signalId(jobId));
       return found.length > 0 ? found : null;
     });
     // Whatever else was still on its way has arrived by now.
     await new Promise((r) => setTimeout(r, 3000));
-    expect(await errors.envelopes(jobId)).toHaveLength(1);
+    expect(await errors.envelopes(signalId(jobId))).toHaveLength(1);
     const [report] = reports;
     const event = report.items.find((i) => i.header.type === 'event')?.payload as Record<string, any>;
     expect(event).toMatchObject({
       level: 'error',
-      tags: { kind: 'pipeline_failure', job_id: jobId, pipeline: 'photo' },
+      tags: { kind: 'pipeline_failure', job_id: signalId(jobId), pipeline: 'photo' },
       exception: { values: [{ type: 'PipelineFailure', value: expect.stringMatching(/Every AI request/) }] },
     });
     expect(event.user).toBeUndefined();
@@ -220,6 +229,7 @@ describe('a failing pipeline', () => {
       member.current_team_token,
       client.token,
       client.token.split('.')[2],
+      jobId,
     ])
       expect(report.raw).not.toContain(personal as string);
     expect(report.raw).not.toMatch(/[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+\.[A-Za-z]{2,}/);
@@ -231,7 +241,7 @@ describe('a failing pipeline', () => {
     expect(root.status).toMatchObject({ code: 2, message: expect.stringMatching(/Every AI request/) });
     expect(root.attributes['job.outcome']).toBe('error');
     const lines = await eventually(async () => {
-      const logs = await otlp.logs(jobId);
+      const logs = await otlp.logs(signalId(jobId));
       return logs.some((l) => l.severityText === 'ERROR') ? logs : null;
     });
     const failure = lines.find((l) => l.severityText === 'ERROR' && /Every AI request/.test(String(l.body)));
@@ -241,8 +251,10 @@ describe('a failing pipeline', () => {
   });
 
   it('tells analytics the job failed', async () => {
-    const event = await eventually(async () => (await analytics.events(jobId)).find((e) => e.event === 'job_failed'));
-    expect(event.properties).toMatchObject({ job_id: jobId, outcome: 'error' });
+    const event = await eventually(async () =>
+      (await analytics.events(signalId(jobId))).find((e) => e.event === 'job_failed'),
+    );
+    expect(event.properties).toMatchObject({ job_id: signalId(jobId), outcome: 'error' });
     expect(JSON.stringify(event)).not.toMatch(/Every AI request/);
   });
 });
@@ -257,21 +269,21 @@ describe('an expired login token', () => {
     expect(res.body).toEqual({ detail: 'Invalid or expired token' });
 
     const event = await eventually(async () =>
-      (await analytics.events(userId)).find((e) => e.event === 'session_expired'),
+      (await analytics.events(signalId(userId))).find((e) => e.event === 'session_expired'),
     );
-    expect(event.distinct_id).toBe(userId);
+    expect(event.distinct_id).toBe(signalId(userId));
     expect(event.properties).toMatchObject({ token_via: 'bearer' });
     expect(event.properties.expired_seconds_ago).toBeGreaterThanOrEqual(100);
 
     const [report] = await eventually(async () => {
-      const found = await errors.envelopes(userId);
+      const found = await errors.envelopes(signalId(userId));
       return found.length > 0 ? found : null;
     });
     const message = report.items.find((i) => i.header.type === 'event')?.payload as Record<string, any>;
     expect(message).toMatchObject({
       level: 'info',
       message: expect.stringMatching(/Session expired/),
-      tags: { kind: 'session_expired', token_via: 'bearer', user_id: userId },
+      tags: { kind: 'session_expired', token_via: 'bearer', user_id: signalId(userId) },
     });
     for (const personal of [member.email, member.user_name, member.current_team_token, expired.split('.')[1]])
       expect(report.raw).not.toContain(personal as string);
@@ -320,7 +332,7 @@ describe.each(['down', 'hanging'] as const)('with an outbound endpoint %s', (mod
       const endpoint = endpoints[name];
       // Only this member's signals meet the outage (their analytics events and error reports name the user):
       // the endpoints serve every file of the run at once.
-      await endpoint.setMode(mode, userId);
+      await endpoint.setMode(mode, signalId(userId));
       const [create, read, expired] = await requestsAsUsual();
       for (const ms of [create, read, expired]) expect(ms).toBeLessThan(usual + FLUSH_BOUND_MS + SLACK_MS);
       if (mode === 'hanging') {
@@ -333,7 +345,9 @@ describe.each(['down', 'hanging'] as const)('with an outbound endpoint %s', (mod
       // After the outage, requests leave their signals again.
       const after = await client.post('/api/claims', { claim_number: `OBS-${tag()}` });
       expect(after.status).toBe(201);
-      await eventually(async () => (await analytics.events(after.body.id)).find((e) => e.event === 'create_claim'));
+      await eventually(async () =>
+        (await analytics.events(signalId(after.body.id))).find((e) => e.event === 'create_claim'),
+      );
     },
     60_000,
   );
@@ -343,7 +357,7 @@ describe.each(['down', 'hanging'] as const)('with an outbound endpoint %s', (mod
     const jobId = await photoJobOf(client, room, 'items');
     const before = await otlp.stats();
     // Only this job's signals meet the outage (they name it).
-    await Promise.all(Object.values(endpoints).map((e) => e.setMode(mode, jobId)));
+    await Promise.all(Object.values(endpoints).map((e) => e.setMode(mode, signalId(jobId))));
     const job = await processToEnd(client, jobId);
     expect(job).toMatchObject({ status: 'complete', items_found: 2, billed_cost_usd: 2 });
     const items = (await client.get(`/api/inventory/${jobId}`)).body as { name: string }[];
@@ -351,6 +365,6 @@ describe.each(['down', 'hanging'] as const)('with an outbound endpoint %s', (mod
     // The workers did try to export: the collector was reached, and nothing was recorded for this job.
     const after = await otlp.stats();
     expect(after.received.traces).toBeGreaterThan(before.received.traces);
-    expect(await otlp.spans(jobId)).toEqual([]);
+    expect(await otlp.spans(signalId(jobId))).toEqual([]);
   }, 180_000);
 });

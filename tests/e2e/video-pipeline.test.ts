@@ -25,6 +25,7 @@ import { fakeSpeech } from '../support/fake-speech';
 import { newTeamMember } from '../support/tokens';
 import { chunkedUpload, newRoom, photoJob, smallPng, type TestRoom, waitForDuration } from '../support/uploads';
 import { makeVoiceNote, makeWalkthrough, type WalkthroughObject } from '../support/walkthrough';
+import { signalId } from '../support/outbound-ids';
 
 const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
 const speech = fakeSpeech(process.env.TEST_FAKE_SPEECH_URL as string);
@@ -333,7 +334,7 @@ describe('video pipeline: a walkthrough into items', () => {
 
   it('is one trace: the branches side by side and their units are stage spans under the job.process root', async () => {
     const spans = await eventually(async () => {
-      const found = await otlp.spans(jobId);
+      const found = await otlp.spans(signalId(jobId));
       return found.some((s) => s.name === 'job.process') ? found : null;
     }, 30_000);
     const root = spans.find((s) => s.name === 'job.process') as RecordedSpan;

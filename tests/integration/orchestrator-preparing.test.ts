@@ -17,6 +17,7 @@ import { readArchivedLog, readLiveLog } from '../../lib/jobs/log-store';
 import { startJob } from '../../lib/orchestrator/engine';
 import { flushSignals } from '../../lib/observability/flush';
 import { RESTARTING, runWatchdog } from '../../lib/orchestrator/recovery';
+import { signalId } from '../support/outbound-ids';
 
 const errors = fakeSentry(process.env.TEST_FAKE_SENTRY_URL as string);
 let stage: EngineStage;
@@ -101,15 +102,15 @@ it('hands the job on with the failure recorded when a stage fails', async () => 
   await eventually(async () => (await messages(job.id)).includes('The PDF is damaged.'));
   // Error tracking hears of the crashed read once (the worker sends it before its invocation ends).
   const crash = await eventually(async () =>
-    (await errors.events(job.id)).find((e) => e.tags?.kind === 'import_crash'),
+    (await errors.events(signalId(job.id))).find((e) => e.tags?.kind === 'import_crash'),
   );
   expect(crash).toMatchObject({
     level: 'error',
-    tags: { job_id: job.id, pipeline: 'test-preparing', source_type: 'photo' },
+    tags: { job_id: signalId(job.id), pipeline: 'test-preparing', source_type: 'photo' },
     exception: { values: [{ type: 'ImportCrash', value: 'The PDF is damaged.' }] },
   });
   await new Promise((r) => setTimeout(r, 1000));
-  expect((await errors.events(job.id)).filter((e) => e.tags?.kind === 'import_crash')).toHaveLength(1);
+  expect((await errors.events(signalId(job.id))).filter((e) => e.tags?.kind === 'import_crash')).toHaveLength(1);
 });
 
 it('starts once: a second start while it runs, or after it ended, is refused', async () => {
@@ -157,9 +158,9 @@ it('hands on a preparing job whose files were never confirmed, once its upload l
   // Files that never came are not a crash: error tracking hears only of the sweep that handed it on.
   await flushSignals();
   const reports = await eventually(async () => {
-    const found = await errors.events(job.id);
+    const found = await errors.events(signalId(job.id));
     return found.length > 0 ? found : null;
   });
   expect(reports.map((e) => e.tags?.kind)).toEqual(['watchdog_sweep']);
-  expect(reports[0].extra).toMatchObject({ failed_job_ids: expect.stringContaining(job.id) });
+  expect(reports[0].extra).toMatchObject({ failed_job_ids: expect.stringContaining(signalId(job.id)) });
 });

@@ -54,6 +54,7 @@ import { startJob } from '../../lib/orchestrator/engine';
 import type { PipelineDefinition } from '../../lib/orchestrator/pipeline';
 import { jobRunKind } from '../../lib/orchestrator/job-run-kind';
 import { dismissJob, RESTARTING, runWatchdog } from '../../lib/orchestrator/recovery';
+import { signalId } from '../support/outbound-ids';
 
 const errors = fakeSentry(process.env.TEST_FAKE_SENTRY_URL as string);
 
@@ -505,12 +506,12 @@ describe('interruptions and the watchdog', () => {
     // Error tracking hears of the sweep (the run's fake, as the scheduled function would send it), naming the job.
     await flushSignals();
     const sweep = await eventually(async () =>
-      (await errors.events(job.id)).find((e) => e.tags?.kind === 'watchdog_sweep'),
+      (await errors.events(signalId(job.id))).find((e) => e.tags?.kind === 'watchdog_sweep'),
     );
     expect(sweep).toMatchObject({
       level: 'warning',
       exception: { values: [{ type: 'WatchdogSweep', value: expect.stringMatching(/\d+ failed of \d+ checked/) }] },
-      extra: { failed: expect.any(Number), failed_job_ids: expect.stringContaining(job.id) },
+      extra: { failed: expect.any(Number), failed_job_ids: expect.stringContaining(signalId(job.id)) },
     });
   });
 
