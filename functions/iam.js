@@ -13,6 +13,9 @@
  *    streams of a named log group (…:log-group:<name>:*) are open-ended.
  *  - One role per public route (auth 'none' or 'capability'), scoped to the
  *    rows, objects and queues its own code uses (publicRoleStatements).
+ *  - The team-objects role (teamObjectsRole), when a public function's code
+ *    asks for a team's S3 client: the only way those functions reach objects
+ *    under teams/, one team per session (the session tag `team`).
  *  - One CloudWatch alarm per dead-letter queue (any queue another queue's
  *    RedrivePolicy names, plus the schedules' failure destination), firing as
  *    soon as one message is visible there.
@@ -49,6 +52,17 @@ const OBJECT_ACTIONS = [
   's3:ListMultipartUploadParts',
   's3:AbortMultipartUpload',
 ];
+
+/** The role public functions assume, tagged with one team, to reach that team's objects (lib/blob/team-credentials.ts). */
+const TEAM_OBJECTS_ROLE = 'TeamObjectsRole';
+const TEAM_TAG = 'team';
+/** A session carries exactly one tag, `team`, and it is not empty. */
+const TEAM_TAG_CONDITION = {
+  StringLike: { [`aws:RequestTag/${TEAM_TAG}`]: '?*' },
+  'ForAllValues:StringEquals': { 'aws:TagKeys': [TEAM_TAG] },
+};
+/** Lambda's own role assuming another is role chaining: an hour at most. */
+const TEAM_SESSION_SECONDS = 3600;
 
 const getAtt = (id, attribute) => ({ 'Fn::GetAtt': [id, attribute] });
 const sub = (text) => ({ 'Fn::Sub': text });
@@ -121,6 +135,19 @@ function secretStatements(parameterArn, secretNames) {
   ];
 }
 
+/**
+ * The team-objects role's name and ARN, fixed so that the public roles can
+ * name it without a reference (its trust policy names them: a reference
+ * both ways would be a cycle).
+ */
+const teamObjectsRoleName = (service, stage) => `${service}-${stage}-team-objects`;
+const teamObjectsRoleArn = (service, stage) =>
+  sub(`arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/${teamObjectsRoleName(service, stage)}`);
+
+/** teams/*\/claims/*\/insured/* → <bucket ARN>/teams/${aws:PrincipalTag/team}/claims/*\/insured/* ("${!" is Fn::Sub's literal "${"). */
+const teamObjectArn = (pattern) =>
+  sub(`\${MediaBucket.Arn}/${pattern.replace(/^teams\/\*\//, `teams/\${!aws:PrincipalTag/${TEAM_TAG}}/`)}`);
+
 const parameterArnOf = (service, stage) => (suffix) =>
   sub(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${service}/${stage}${suffix}`);
 
@@ -136,10 +163,13 @@ const parameterArnOf = (service, stage) => (suffix) =>
  *
  * The key design has no team in a partition key (CLAIM#<id>, INSUREDLINK#<id>)
  * or a way for a role to know the team a token resolves to, so no role can
- * stop one team's link from naming another team's rows or objects: that
- * rests on the token lookup (lib/insured/access-service.ts) and the key
- * checks before signing (lib/jobs/job-object-rules.ts). The role bounds what
- * kind of row and object a public function can reach at all.
+ * stop one team's link from naming another team's rows: that rests on the
+ * token lookup (lib/insured/access-service.ts). Objects do begin with their
+ * team: a function that asks for a team's S3 client gets no teams/… object
+ * here, only sts:AssumeRole on the team-objects role with one `team` session
+ * tag (teamObjectsRole), so S3 itself refuses another team's key. For the
+ * others, the key checks before signing (lib/jobs/job-object-rules.ts) do,
+ * and the role bounds what kind of row and object they can reach at all.
  */
 function publicRoleStatements({ service, stage, profile, profiles, secretNames }) {
   const { access } = profile;
@@ -167,6 +197,12 @@ function publicRoleStatements({ service, stage, profile, profiles, secretNames }
         access.objects.patterns.map((pattern) => ({ 'Fn::Join': ['/', [getAtt('MediaBucket', 'Arn'), pattern]] })),
       ),
     );
+  }
+  if (access.teamObjects) {
+    statements.push({
+      ...allow(['sts:AssumeRole', 'sts:TagSession'], teamObjectsRoleArn(service, stage)),
+      Condition: TEAM_TAG_CONDITION,
+    });
   }
   if (access.bucketList) {
     statements.push({
@@ -227,6 +263,63 @@ function logPolicies({ service, stage, role, members }) {
   return policies;
 }
 
+/**
+ * The team-objects role: assumable only by the roles of the public functions
+ * whose code asks for a team's client, with exactly one session tag `team`;
+ * each teams/*\/… pattern they use becomes the same pattern under
+ * teams/${aws:PrincipalTag/team}/, with the actions the functions using that
+ * pattern need. No listing, no other prefix.
+ */
+function teamObjectsRole({ service, stage, profiles }) {
+  const users = Object.keys(profiles)
+    .filter((name) => profiles[name].access?.teamObjects)
+    .sort();
+  if (!users.length) return {};
+  const actionsByPattern = new Map();
+  for (const name of users) {
+    const { actions, patterns } = profiles[name].access.teamObjects;
+    for (const pattern of patterns) {
+      if (!actionsByPattern.has(pattern)) actionsByPattern.set(pattern, new Set());
+      for (const action of actions) actionsByPattern.get(pattern).add(action);
+    }
+  }
+  const patternsByActions = new Map();
+  for (const [pattern, actions] of [...actionsByPattern].sort(([a], [b]) => a.localeCompare(b))) {
+    const key = [...actions].sort().join(',');
+    if (!patternsByActions.has(key)) patternsByActions.set(key, []);
+    patternsByActions.get(key).push(pattern);
+  }
+  const statements = [...patternsByActions].map(([actions, patterns]) =>
+    allow(actions.split(','), patterns.map(teamObjectArn)),
+  );
+  return {
+    [TEAM_OBJECTS_ROLE]: {
+      Type: 'AWS::IAM::Role',
+      Properties: {
+        RoleName: teamObjectsRoleName(service, stage),
+        MaxSessionDuration: TEAM_SESSION_SECONDS,
+        AssumeRolePolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [
+            {
+              Effect: 'Allow',
+              Principal: { AWS: [...new Set(users.map((name) => profiles[name].role))].map((r) => getAtt(r, 'Arn')) },
+              Action: ['sts:AssumeRole', 'sts:TagSession'],
+              Condition: TEAM_TAG_CONDITION,
+            },
+          ],
+        },
+        Policies: [
+          {
+            PolicyName: `${service}-${stage}-${TEAM_OBJECTS_ROLE}`,
+            PolicyDocument: { Version: '2012-10-17', Statement: statements },
+          },
+        ],
+      },
+    },
+  };
+}
+
 function roles({ service, stage, profiles, secretNames, scheduleFailuresQueue }) {
   const groups = new Map();
   for (const [name, profile] of Object.entries(profiles)) {
@@ -267,6 +360,7 @@ function roles({ service, stage, profiles, secretNames, scheduleFailuresQueue })
       },
     };
   }
+  Object.assign(resources, teamObjectsRole({ service, stage, profiles }));
   return resources;
 }
 
@@ -319,4 +413,4 @@ function generatedResources({ service, stage, profiles, secretNames, scheduleFai
   };
 }
 
-module.exports = { generatedResources, deadLetterQueues, roleStatements };
+module.exports = { generatedResources, deadLetterQueues, roleStatements, roles, TEAM_OBJECTS_ROLE };

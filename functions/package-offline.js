@@ -10,7 +10,10 @@
  *    they resolve the values at run time (lib/config/secrets.ts). Offline runs
  *    keep reading secrets from the environment, so this is added here and not
  *    in the manifest.
- * 3. Keep packaging offline: serverless-plugin-split-stacks reads the
+ * 3. Give the functions whose code asks for a team's S3 client the ARN of
+ *    the team-objects role (TEAM_OBJECTS_ROLE_ARN, functions/iam.js). Offline
+ *    runs have no STS: without the variable they use their own credentials.
+ * 4. Keep packaging offline: serverless-plugin-split-stacks reads the
  *    deployed stack (CloudFormation ListStackResources on the root and every
  *    nested stack) before splitting, so resources that already live in a
  *    nested stack stay there. That needs AWS credentials and the network, and
@@ -27,6 +30,7 @@
  * deploymentBucket is configured; serverless.yml does not configure one.
  */
 const SECRETS_PARAMETER_PATH = 'SECRETS_PARAMETER_PATH';
+const TEAM_OBJECTS_ROLE_ARN = 'TEAM_OBJECTS_ROLE_ARN';
 
 class PackageOffline {
   constructor(serverless) {
@@ -35,6 +39,7 @@ class PackageOffline {
       'before:package:initialize': () => {
         this.refuseLocalOnlySettings();
         this.pointSecretReadersAtParameterStore();
+        this.pointTeamClientsAtTeamObjectsRole();
       },
       'before:aws:package:finalize:mergeCustomProviderResources': () => this.skipDeployedStackLookup(),
     };
@@ -83,6 +88,20 @@ class PackageOffline {
       if (!profiles[name]?.readsSecrets) continue;
       const fn = service.getFunction(name);
       fn.environment = { ...(fn.environment || {}), [SECRETS_PARAMETER_PATH]: parameterPath };
+    }
+  }
+
+  pointTeamClientsAtTeamObjectsRole() {
+    const { profiles } = require('./manifest.js');
+    const { TEAM_OBJECTS_ROLE } = require('./iam.js');
+    const service = this.serverless.service;
+    for (const name of service.getAllFunctions()) {
+      if (!profiles[name]?.access?.teamObjects) continue;
+      const fn = service.getFunction(name);
+      fn.environment = {
+        ...(fn.environment || {}),
+        [TEAM_OBJECTS_ROLE_ARN]: { 'Fn::GetAtt': [TEAM_OBJECTS_ROLE, 'Arn'] },
+      };
     }
   }
 

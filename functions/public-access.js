@@ -11,7 +11,11 @@
  *    under (blobKeys.claimPrefix(…)}insured/ → teams/*\/claims/*\/insured/*),
  *    for the S3 calls it makes;
  *  - queues: the purposes it dispatches to, and the workers of those queues
- *    (the queue-outage fallback invokes them directly).
+ *    (the queue-outage fallback invokes them directly);
+ *  - team objects: a function whose code asks for a team's S3 client
+ *    (s3ForTeam, lib/blob/team-credentials.ts) reaches teams/… objects only
+ *    through the team-objects role, assumed with the team as a session tag
+ *    (functions/iam.js); its own role keeps the objects outside teams/.
  *
  * Everything is an over-approximation of one request (a module bundled for
  * the handler counts whole), never an under-approximation: a handler whose
@@ -119,11 +123,13 @@ function bundleFacts(bundleText, sources) {
     commands: [
       ...matches(text, /\b(\w+?)Command\b/g),
       ...matches(text, /\bnew (?:\w+\.)?(Upload)\(/g),
-      ...matches(text, /\b(createPresignedPost)\(/g),
+      // esbuild calls an import as (0, import_x.createPresignedPost)(…).
+      ...matches(text, /\b(createPresignedPost)\)?\(/g),
     ],
     // A prefix builder and the literal folder written right after it in a template, if any.
     objectKeys: matches(sourceText, /\bblobKeys\d*\.(\w+)\([^()]*\)(?:\}([a-z_-]+\/))?/g),
     queues: matches(text, /\b(?:dispatch|dispatchAll|sendToQueue|sendBatchToQueue)\d*\(\s*['"]([a-z-]+)['"]/g),
+    teamClient: /\bs3ForTeam\d*\(/.test(text),
   };
 }
 
@@ -151,7 +157,8 @@ function objectPatterns(objectKeys, handler) {
 }
 
 /**
- * The access of a public function: { table?, indexes?, objects?, bucketList?, queues }.
+ * The access of a public function: { table?, indexes?, objects?, bucketList?, teamObjects?, queues }.
+ * teamObjects: the teams/… patterns and actions it reaches through the team-objects role.
  * `keys` and `indexes` are lib/db/keys.ts's builders.
  */
 function publicAccess({ handler, facts, packages, keys, indexes }) {
@@ -192,8 +199,20 @@ function publicAccess({ handler, facts, packages, keys, indexes }) {
       throw new Error(
         `functions/public-access.js: ${handler} calls S3 but builds no key with lib/blob/keys.ts; a public function gets no object it cannot name`,
       );
-    access.objects = { actions: [...objectActions].sort(), patterns: objects };
-    if (bucketActions.size) access.bucketList = objects;
+    const actions = [...objectActions].sort();
+    if (facts.teamClient) {
+      if (bucketActions.size)
+        throw new Error(
+          `functions/public-access.js: ${handler} lists the bucket and uses a team's S3 client; the team-objects role grants no listing`,
+        );
+      const teamPatterns = objects.filter((p) => p.startsWith('teams/'));
+      const ownPatterns = objects.filter((p) => !p.startsWith('teams/'));
+      if (teamPatterns.length) access.teamObjects = { actions, patterns: teamPatterns };
+      if (ownPatterns.length) access.objects = { actions, patterns: ownPatterns };
+    } else {
+      access.objects = { actions, patterns: objects };
+      if (bucketActions.size) access.bucketList = objects;
+    }
   }
   return access;
 }

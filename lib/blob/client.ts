@@ -3,18 +3,30 @@
  * carry the empty-body CRC and S3 rejects the browser's upload
  * (aws-sdk-js-v3 #6994). Path-style addressing when a local endpoint is set.
  */
-import { DeleteObjectsCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  S3Client,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
 import { settings } from '../config';
 import { withRetry } from '../retry';
 
 let client: S3Client | undefined;
 
-export function s3(): S3Client {
-  client ??= new S3Client({
+/** A client with this service's S3 options; the function's own credentials unless others are given. */
+export function createS3Client(credentials?: S3ClientConfig['credentials']): S3Client {
+  return new S3Client({
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3 || process.env.AWS_ENDPOINT_URL),
+    ...(credentials ? { credentials } : {}),
   });
+}
+
+export function s3(): S3Client {
+  client ??= createS3Client();
   return client;
 }
 
@@ -86,16 +98,17 @@ export async function deletePrefix(prefix: string): Promise<number> {
 /**
  * A short-lived GET URL for an object (S3 then serves HTTP Range itself).
  * contentType, when given, is the Content-Type S3 answers with (it is part of
- * the signed URL), whatever type the object was stored with.
+ * the signed URL), whatever type the object was stored with; client, when
+ * given, signs it (a team's client: ./team-credentials.ts).
  */
 export async function presignedGet(
   key: string,
   ttlSeconds = settings().PRESIGNED_URL_TTL_SECONDS,
-  options: { contentType?: string } = {},
+  options: { contentType?: string; client?: S3Client } = {},
 ): Promise<string> {
   const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
   const command = new GetObjectCommand({ Bucket: mediaBucket(), Key: key, ResponseContentType: options.contentType });
-  return getSignedUrl(s3(), command, { expiresIn: ttlSeconds });
+  return getSignedUrl(options.client ?? s3(), command, { expiresIn: ttlSeconds });
 }
 
 /** Object keys directly under a prefix (one level), sorted. */

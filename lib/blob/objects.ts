@@ -1,10 +1,14 @@
-/** Single-object operations on the media bucket; a missing object is null, not an error. */
+/**
+ * Single-object operations on the media bucket; a missing object is null, not an error.
+ * Those that take a client use it instead of the function's own (a team's: ./team-credentials.ts).
+ */
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
   PutObjectCommand,
+  type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createWriteStream } from 'node:fs';
@@ -24,9 +28,9 @@ export interface ObjectHead {
   metadata: Record<string, string>;
 }
 
-export async function headObject(key: string): Promise<ObjectHead | null> {
+export async function headObject(key: string, client: S3Client = s3()): Promise<ObjectHead | null> {
   try {
-    const head = await s3().send(new HeadObjectCommand({ Bucket: mediaBucket(), Key: key }));
+    const head = await client.send(new HeadObjectCommand({ Bucket: mediaBucket(), Key: key }));
     const metadata = Object.fromEntries(Object.entries(head.Metadata ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
     return { size: head.ContentLength ?? 0, metadata };
   } catch (err) {
@@ -36,9 +40,9 @@ export async function headObject(key: string): Promise<ObjectHead | null> {
 }
 
 /** Bytes [start, end) of an object (one Range GET; fewer when it ends sooner), or null when it is gone. */
-async function readObjectSpan(key: string, start: number, end: number): Promise<Buffer | null> {
+async function readObjectSpan(key: string, start: number, end: number, client = s3()): Promise<Buffer | null> {
   try {
-    const { Body } = await s3().send(
+    const { Body } = await client.send(
       new GetObjectCommand({ Bucket: mediaBucket(), Key: key, Range: `bytes=${start}-${end - 1}` }),
     );
     const data = Buffer.from(await Body!.transformToByteArray());
@@ -50,8 +54,8 @@ async function readObjectSpan(key: string, start: number, end: number): Promise<
 }
 
 /** The first `bytes` bytes of an object (a Range GET), or null when it is gone. */
-export function readObjectHead(key: string, bytes: number): Promise<Buffer | null> {
-  return readObjectSpan(key, 0, bytes);
+export function readObjectHead(key: string, bytes: number, client: S3Client = s3()): Promise<Buffer | null> {
+  return readObjectSpan(key, 0, bytes, client);
 }
 
 /**
@@ -66,9 +70,12 @@ export async function readObjectRanges(key: string, ranges: readonly ByteRange[]
   return cutRanges(ranges, spans, bodies as Buffer[]);
 }
 
-export async function readObject(key: string): Promise<{ body: Buffer; metadata: Record<string, string> } | null> {
+export async function readObject(
+  key: string,
+  client: S3Client = s3(),
+): Promise<{ body: Buffer; metadata: Record<string, string> } | null> {
   try {
-    const { Body, Metadata } = await s3().send(new GetObjectCommand({ Bucket: mediaBucket(), Key: key }));
+    const { Body, Metadata } = await client.send(new GetObjectCommand({ Bucket: mediaBucket(), Key: key }));
     const metadata = Object.fromEntries(Object.entries(Metadata ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
     const bytes = await Body!.transformToByteArray();
     // A view of the bytes read, not a second copy (a contents list can be hundreds of MB).
@@ -97,8 +104,8 @@ export async function downloadObject(key: string, file: string): Promise<boolean
 }
 
 /** One PUT: the object is replaced atomically (readers see the old bytes or the new, never a mix). */
-export async function putJpeg(key: string, jpeg: Buffer): Promise<void> {
-  await s3().send(
+export async function putJpeg(key: string, jpeg: Buffer, client: S3Client = s3()): Promise<void> {
+  await client.send(
     new PutObjectCommand({
       Bucket: mediaBucket(),
       Key: key,
@@ -142,7 +149,12 @@ export async function putJson(key: string, value: unknown): Promise<void> {
 }
 
 export async function deleteObject(key: string): Promise<void> {
-  await s3().send(new DeleteObjectCommand({ Bucket: mediaBucket(), Key: key }));
+  await deleteObjectWith(s3(), key);
+}
+
+/** deleteObject with the given client; its own name so `keys.map(deleteObject)` stays safe. */
+export async function deleteObjectWith(client: S3Client, key: string): Promise<void> {
+  await client.send(new DeleteObjectCommand({ Bucket: mediaBucket(), Key: key }));
 }
 
 /**

@@ -226,6 +226,8 @@ const settingFields = z.object({
   QUEUE_NAME_PREFIX: str('contents-inventory-local-'),
   /** Lambda function names are <prefix><function>, e.g. contents-inventory-local-stageWorker. */
   FUNCTION_NAME_PREFIX: str('contents-inventory-local-'),
+  /** The role a public function assumes, tagged with one team, to reach that team's objects only (lib/blob/team-credentials.ts); empty locally. */
+  TEAM_OBJECTS_ROLE_ARN: str(),
   /** How long a worker holds a stage or unit before another may take it over (longer than a worker can run). */
   STAGE_LEASE_SECONDS: int(960).refine((v) => v >= 1, 'must be at least 1'),
   /** Origin of the job event stream (the jobStream Function URL in AWS; npm start runs one locally). */

@@ -17,9 +17,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
-import { mediaBucket, presignedGet, s3 } from '../blob/client';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { mediaBucket, presignedGet } from '../blob/client';
 import { blobKeys } from '../blob/keys';
-import { deleteObject, headObject, readObjectHead } from '../blob/objects';
+import { deleteObjectWith, headObject, readObjectHead } from '../blob/objects';
+import { s3ForTeam } from '../blob/team-credentials';
 import { settings as currentSettings } from '../config';
 import { ConflictError, NotFoundError, TooLargeError, UnsupportedTypeError } from '../errors';
 import { HttpResponse } from '../http/response';
@@ -120,7 +122,7 @@ async function issuePhotoUpload(token: string, link: InsuredLink, owner: PhotoOw
   });
   if (!reserved) await handleRefusedReservation(link, file.size_bytes);
   const expiresIn = config.PRESIGNED_URL_TTL_SECONDS;
-  const post = await createPresignedPost(s3(), {
+  const post = await createPresignedPost(await s3ForTeam(link.team_id), {
     Bucket: mediaBucket(),
     Key: file.key,
     Conditions: [['content-length-range', 1, file.size_bytes]],
@@ -142,12 +144,13 @@ async function confirmPhotoUpload(token: string, link: InsuredLink, owner: Photo
   if (file.kind !== 'photo' || file.room_id !== owner.room_id || file.item_id !== owner.item_id)
     throw new NotFoundError(FILE_NOT_FOUND);
   if (file.status === 'ready') return { file: draftFileView(token, file) };
-  const head = await headObject(file.key);
+  const client = await s3ForTeam(link.team_id);
+  const head = await headObject(file.key, client);
   if (!head) throw new ConflictError('The photo has not arrived yet: send it to the upload URL first.');
-  const header = await readObjectHead(file.key, SNIFF_HEAD_BYTES);
+  const header = await readObjectHead(file.key, SNIFF_HEAD_BYTES, client);
   const notPhoto = header ? sniffedTypeProblem(sniffImage(header)) : 'The upload could not be read.';
   if (notPhoto) {
-    await deleteObject(file.key);
+    await deleteObjectWith(client, file.key);
     await deleteDraftFile(file);
     throw new UnsupportedTypeError(`${notPhoto} The file was not added.`);
   }
@@ -198,10 +201,11 @@ export async function editFileNote(
 }
 
 /** Removes a file's bytes (and a chunked upload's parts) from the bucket. */
-export async function deleteFileBytes(file: DraftFile): Promise<void> {
-  if (file.s3_upload_id && file.status !== 'ready') await abortMultipart(file.key, file.s3_upload_id).catch(() => {});
-  await deleteObject(file.key);
-  if (file.thumb_key) await deleteObject(file.thumb_key);
+export async function deleteFileBytes(file: DraftFile, client: S3Client): Promise<void> {
+  if (file.s3_upload_id && file.status !== 'ready')
+    await abortMultipart(file.key, file.s3_upload_id, client).catch(() => {});
+  await deleteObjectWith(client, file.key);
+  if (file.thumb_key) await deleteObjectWith(client, file.thumb_key);
 }
 
 /** DELETE .../{token}/files/{file_id}: the file goes, bytes too; its bytes still count against the link's ceiling. */
@@ -211,7 +215,7 @@ export async function removeFile(token: string, fileId: string, caller: PublicCa
   if (file.round !== null) throw new ConflictError(SUBMITTED_ROW);
   if (file.status === 'completing') throw new ConflictError('This upload is being completed; try again shortly.');
   if (!(await deleteDraftFile(file))) throw new ConflictError(SUBMITTED_ROW);
-  await deleteFileBytes(file);
+  await deleteFileBytes(file, await s3ForTeam(link.team_id));
   return { id: file.id, deleted: true };
 }
 
@@ -221,10 +225,11 @@ export async function redirectToFileContent(token: string, fileId: string, calle
   const file = await loadDraftFile(link, fileId);
   if (file.status !== 'ready') throw new NotFoundError(FILE_NOT_FOUND);
   let contentType = file.content_type;
+  const client = await s3ForTeam(link.team_id);
   if (file.kind === 'photo') {
-    const header = await readObjectHead(file.key, SNIFF_HEAD_BYTES);
+    const header = await readObjectHead(file.key, SNIFF_HEAD_BYTES, client);
     contentType = servedContentType(header ? sniffImage(header) : null) ?? 'application/octet-stream';
   }
   const ttl = currentSettings().PRESIGNED_URL_TTL_SECONDS;
-  return HttpResponse.redirect(await presignedGet(file.key, ttl, { contentType }));
+  return HttpResponse.redirect(await presignedGet(file.key, ttl, { contentType, client }));
 }

@@ -6,6 +6,7 @@
  * adjuster's: it can no longer be changed (409).
  */
 import { randomUUID } from 'node:crypto';
+import { s3ForTeam } from '../blob/team-credentials';
 import { settings as currentSettings } from '../config';
 import { ConflictError, NotFoundError, TooLargeError } from '../errors';
 import { openLink, type PublicCaller } from './access-service';
@@ -91,7 +92,7 @@ export async function removeDraftItem(token: string, itemId: string, caller: Pub
   const photos = await itemPhotos(item);
   if (!(await deleteDraftItem(item))) throw new ConflictError(SUBMITTED_ROW);
   for (const photo of photos) {
-    if (await deleteDraftFile(photo)) await deleteFileBytes(photo);
+    if (await deleteDraftFile(photo)) await deleteFileBytes(photo, await s3ForTeam(link.team_id));
   }
   return { id: item.id, deleted: true, photos_deleted: photos.length };
 }

@@ -7,6 +7,7 @@
  */
 import { presignedGet } from '../blob/client';
 import { headObject, putJpeg, readObject } from '../blob/objects';
+import { s3ForTeam } from '../blob/team-credentials';
 import { settings as currentSettings } from '../config';
 import { NotFoundError } from '../errors';
 import { HttpResponse } from '../http/response';
@@ -27,15 +28,16 @@ export async function redirectToFileThumb(token: string, fileId: string, caller:
   const file = await loadDraftFile(link, fileId);
   if (file.kind !== 'photo' || file.status !== 'ready') throw new NotFoundError('File not found');
   const thumbKey = `${draftFileFolder(link, file.id)}thumb-${THUMB_LONG_EDGE}.jpg`;
-  if (!file.thumb_key || !(await headObject(thumbKey))) {
-    const original = await readObject(file.key);
+  const client = await s3ForTeam(link.team_id);
+  if (!file.thumb_key || !(await headObject(thumbKey, client))) {
+    const original = await readObject(file.key, client);
     if (!original) throw new NotFoundError('File not found');
     const { jpeg } = await normalizePhoto(original.body, { maxLongEdge: THUMB_LONG_EDGE, quality: 80 }).catch(() => {
       throw new NotFoundError('This photo cannot be read.');
     });
-    await putJpeg(thumbKey, jpeg);
+    await putJpeg(thumbKey, jpeg, client);
     await setDraftFileThumb(file, thumbKey);
   }
   const ttl = currentSettings().PRESIGNED_URL_TTL_SECONDS;
-  return HttpResponse.redirect(await presignedGet(thumbKey, ttl, { contentType: 'image/jpeg' }));
+  return HttpResponse.redirect(await presignedGet(thumbKey, ttl, { contentType: 'image/jpeg', client }));
 }

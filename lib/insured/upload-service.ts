@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { headObject } from '../blob/objects';
+import { s3ForTeam } from '../blob/team-credentials';
 import { settings as currentSettings } from '../config';
 import { ConflictError, InvalidRequestError, NotFoundError, UnprocessableError } from '../errors';
 import { logger } from '../observability/logger';
@@ -83,7 +84,8 @@ async function sweepAbandonedUploads(link: InsuredLink, now: Date): Promise<void
     (f) => f.status === 'open' && f.s3_upload_id && Date.parse(f.created_at) < cutoff,
   );
   for (const file of stale) {
-    if (await closeDraftUpload(file, 'expired')) await abortMultipart(file.key, file.s3_upload_id as string);
+    if (await closeDraftUpload(file, 'expired'))
+      await abortMultipart(file.key, file.s3_upload_id as string, await s3ForTeam(link.team_id));
   }
   if (stale.length) logger.info('insured link: abandoned uploads expired', { link_id: link.id, count: stale.length });
 }
@@ -129,13 +131,14 @@ export async function initInsuredUpload(
     updated_at: at,
   };
   // The multipart upload first: a row never names one that does not exist.
-  file.s3_upload_id = await createMultipart(key, contentType);
+  const client = await s3ForTeam(link.team_id);
+  file.s3_upload_id = await createMultipart(key, contentType, client);
   const reserved = await putDraftFile(file, {
     bytesBefore: boundBefore(ceilings.totalBytes, file.size_bytes),
     filesBefore: boundBefore(ceilings.files, 1),
   });
   if (!reserved) {
-    await abortMultipart(key, file.s3_upload_id);
+    await abortMultipart(key, file.s3_upload_id, client);
     await handleRefusedReservation(link, file.size_bytes);
   }
   return { upload_id: id, chunk_size: file.chunk_size as number, part_count: file.part_count as number, received: [] };
@@ -158,10 +161,11 @@ export async function presignInsuredParts(token: string, id: string, indices: nu
     );
   const ttl = currentSettings().PRESIGNED_URL_TTL_SECONDS;
   const expiresAt = new Date(Date.now() + ttl * 1000).toISOString();
+  const client = await s3ForTeam(link.team_id);
   const urls = await Promise.all(
     [...new Set(indices)].map(async (index) => {
       const size = partSize(index, file.size_bytes, file.chunk_size as number);
-      const url = await presignPart(file.key, file.s3_upload_id as string, index + 1, size, ttl);
+      const url = await presignPart(file.key, file.s3_upload_id as string, index + 1, size, ttl, client);
       return { index, url, size, expires_at: expiresAt };
     }),
   );
@@ -187,7 +191,8 @@ export async function showInsuredUpload(token: string, id: string, caller: Publi
   if (file.status === 'ready') return statusView(file, all);
   if (file.status !== 'open' && file.status !== 'completing') return statusView(file, []);
   try {
-    return statusView(file, received(await listAllParts(file.key, file.s3_upload_id as string), file));
+    const client = await s3ForTeam(link.team_id);
+    return statusView(file, received(await listAllParts(file.key, file.s3_upload_id as string, client), file));
   } catch (err) {
     if (!isNoSuchUpload(err)) throw err;
     if (file.status === 'completing') return statusView(file, all);
@@ -211,10 +216,11 @@ export async function completeInsuredUpload(token: string, id: string, caller: P
   if (file.status === 'ready') return done();
   if (file.status === 'aborted' || file.status === 'expired') throw new ConflictError(NOT_OPEN[file.status]);
   const uploadId = file.s3_upload_id as string;
+  const client = await s3ForTeam(link.team_id);
   let parts: StoredPart[] | null = null;
   if (file.status === 'open') {
     try {
-      parts = await listAllParts(file.key, uploadId);
+      parts = await listAllParts(file.key, uploadId, client);
     } catch (err) {
       if (!isNoSuchUpload(err)) throw err;
       await closeDraftUpload(file, 'expired');
@@ -228,11 +234,11 @@ export async function completeInsuredUpload(token: string, id: string, caller: P
     file = (await updateDraftFile(file, { status: 'completing' }, ['open', 'completing'])) ?? file;
   }
   try {
-    await completeMultipart(file.key, uploadId, parts ?? (await listAllParts(file.key, uploadId)));
+    await completeMultipart(file.key, uploadId, parts ?? (await listAllParts(file.key, uploadId, client)), client);
   } catch (err) {
     if (!isNoSuchUpload(err)) throw err;
     // A concurrent complete assembled it already (or is doing so now).
-    if ((await headObject(file.key))?.size !== file.size_bytes)
+    if ((await headObject(file.key, client))?.size !== file.size_bytes)
       throw new ConflictError('This upload is being completed; try again shortly.');
   }
   file = (await updateDraftFile(file, { status: 'ready' }, ['completing', 'ready'])) ?? (await loadUpload(link, id));
@@ -248,7 +254,7 @@ export async function abortInsuredUpload(token: string, id: string, caller: Publ
     throw new ConflictError(`${NOT_OPEN[file.status]} Remove the file instead.`);
   if (file.status === 'open') await closeDraftUpload(file, 'aborted');
   // Repeated on every call so an abort interrupted after the row changed still reaches S3.
-  await abortMultipart(file.key, file.s3_upload_id as string);
+  await abortMultipart(file.key, file.s3_upload_id as string, await s3ForTeam(link.team_id));
   const now = await loadUpload(link, id);
   return { upload_id: id, status: now.status === 'expired' ? ('expired' as const) : ('aborted' as const) };
 }

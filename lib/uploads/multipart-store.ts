@@ -3,13 +3,15 @@
  * PUTs straight to the bucket through presigned UploadPart URLs.
  * Each URL signs the part's exact Content-Length, so S3 refuses a body of any
  * other size (SignatureDoesNotMatch); that is also how MAX_CHUNK_BYTES is
- * enforced, since no part is ever signed larger than chunk_size.
+ * enforced, since no part is ever signed larger than chunk_size. Each call
+ * takes the client to use: a team's for the homeowner link (lib/blob/team-credentials.ts).
  */
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
   ListPartsCommand,
+  type S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -28,8 +30,8 @@ export function isNoSuchUpload(err: unknown): boolean {
   return e?.name === 'NoSuchUpload' || e?.Code === 'NoSuchUpload';
 }
 
-export async function createMultipart(key: string, contentType: string): Promise<string> {
-  const { UploadId } = await s3().send(
+export async function createMultipart(key: string, contentType: string, client: S3Client = s3()): Promise<string> {
+  const { UploadId } = await client.send(
     new CreateMultipartUploadCommand({ Bucket: mediaBucket(), Key: key, ContentType: contentType }),
   );
   if (!UploadId) throw new Error('S3 returned no UploadId');
@@ -47,9 +49,10 @@ export async function presignPart(
   partNumber: number,
   size: number,
   ttlSeconds: number,
+  client: S3Client = s3(),
 ): Promise<string> {
   return getSignedUrl(
-    s3(),
+    client,
     new UploadPartCommand({
       Bucket: mediaBucket(),
       Key: key,
@@ -62,11 +65,11 @@ export async function presignPart(
 }
 
 /** Every part S3 holds for the upload, ascending (ListParts pages through 1,000 at a time). */
-export async function listAllParts(key: string, uploadId: string): Promise<StoredPart[]> {
+export async function listAllParts(key: string, uploadId: string, client: S3Client = s3()): Promise<StoredPart[]> {
   const parts: StoredPart[] = [];
   let marker: string | undefined;
   for (;;) {
-    const page = await s3().send(
+    const page = await client.send(
       new ListPartsCommand({ Bucket: mediaBucket(), Key: key, UploadId: uploadId, PartNumberMarker: marker }),
     );
     for (const p of page.Parts ?? [])
@@ -78,8 +81,13 @@ export async function listAllParts(key: string, uploadId: string): Promise<Store
   return parts.sort((a, b) => a.partNumber - b.partNumber);
 }
 
-export async function completeMultipart(key: string, uploadId: string, parts: StoredPart[]): Promise<void> {
-  await s3().send(
+export async function completeMultipart(
+  key: string,
+  uploadId: string,
+  parts: StoredPart[],
+  client: S3Client = s3(),
+): Promise<void> {
+  await client.send(
     new CompleteMultipartUploadCommand({
       Bucket: mediaBucket(),
       Key: key,
@@ -90,9 +98,9 @@ export async function completeMultipart(key: string, uploadId: string, parts: St
 }
 
 /** Aborts a multipart upload; one S3 no longer knows counts as aborted. */
-export async function abortMultipart(key: string, uploadId: string): Promise<void> {
+export async function abortMultipart(key: string, uploadId: string, client: S3Client = s3()): Promise<void> {
   try {
-    await s3().send(new AbortMultipartUploadCommand({ Bucket: mediaBucket(), Key: key, UploadId: uploadId }));
+    await client.send(new AbortMultipartUploadCommand({ Bucket: mediaBucket(), Key: key, UploadId: uploadId }));
   } catch (err) {
     if (!isNoSuchUpload(err)) throw err;
   }

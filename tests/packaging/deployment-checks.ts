@@ -73,6 +73,7 @@ const getAttId = (value: unknown): string | undefined => {
  *   - the objects of the media bucket:   <MediaBucket.Arn>/* or a key pattern below it
  *   - the indexes of the table:          <Table.Arn>/index/* or index/<name>
  *   - the log streams of a named group:  arn:…:logs:…:log-group:/aws/lambda/<function>:*
+ *   - one team's objects (the team-objects role): ${MediaBucket.Arn}/teams/${aws:PrincipalTag/team}/<key pattern>
  */
 function wildcardProblem(resource: unknown): string | undefined {
   if (typeof resource === 'string') return resource.includes('*') ? `wildcard resource ${resource}` : undefined;
@@ -88,6 +89,7 @@ function wildcardProblem(resource: unknown): string | undefined {
   }
   if ('Fn::Sub' in obj) {
     const text = subText(obj);
+    if (TEAM_OBJECTS.test(text)) return undefined;
     // Pseudo parameters hold colons themselves; they stand for one fixed partition, region and account.
     const parts = text
       .replace(/\$\{AWS::(Partition|Region|AccountId)\}/g, (_, p: string) => p.toLowerCase())
@@ -101,6 +103,10 @@ function wildcardProblem(resource: unknown): string | undefined {
   }
   return `unrecognised resource ${JSON.stringify(obj)}`;
 }
+
+/** Objects below the session's team tag ("${!" is Fn::Sub's literal "${"). */
+const TEAM_OBJECTS_PREFIX = `\${MediaBucket.Arn}/teams/\${!aws:PrincipalTag/team}/`;
+const TEAM_OBJECTS = /^\$\{MediaBucket\.Arn\}\/teams\/\$\{!aws:PrincipalTag\/team\}\/[\w*/-]+$/;
 
 /** The template of an Fn::Sub (the framework writes both the string and the [string, variables] form). */
 function subText(value: unknown): string {
@@ -167,7 +173,7 @@ function publicRoleProblems(role: string, statements: Statement[]): string[] {
 const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
 /** The route contracts, read the way the manifest reads them: which routes are public is their `auth`. */
-const routeTable = (): { name: string; auth: string }[] =>
+const routeTable = (): { name: string; auth: string; path: string }[] =>
   require('../../functions/manifest').loadTypeScript('lib/api/route-table.ts').routeTable;
 
 export function describeDeploymentSafety(get: () => Packaged): void {
@@ -390,7 +396,8 @@ export function describeDeploymentSafety(get: () => Packaged): void {
       expect(leadingKeys('insuredWizardState')).toEqual(
         expect.arrayContaining(['INSUREDTOKEN#*', 'INSUREDLINK#*', 'CLAIM#*']),
       );
-      expect(objects('insuredUploadInit')).toEqual(['teams/*/claims/*/insured/*']);
+      // Its objects are reached through the team-objects role only (next test).
+      expect(objects('insuredUploadInit')).toEqual([]);
       // The submit stages the homeowner's files where they lie: it reads and writes no object.
       expect(objects('insuredSubmit')).toEqual([]);
       // A staged homeowner original is served from the claim's homeowner folder until it is re-encoded.
@@ -400,6 +407,78 @@ export function describeDeploymentSafety(get: () => Packaged): void {
       expect(queues('insuredWizardState')).toEqual([]);
       expect(objects('verifyTrainingCertificate')).toEqual([]);
       expect(leadingKeys('verifyTrainingCertificate')).toContain('CERTIFICATE#*');
+    });
+
+    it("reaches the homeowner link's objects only through the team-objects role, one team per session", () => {
+      const homeowner = routeTable()
+        .filter((route) => route.path.startsWith('/api/public/insured/{token}'))
+        .map((route) => route.name);
+      expect(homeowner).toEqual(
+        expect.arrayContaining(['insuredUploadInit', 'insuredAddRoomFile', 'insuredFileThumb']),
+      );
+      const tagCondition = {
+        StringLike: { 'aws:RequestTag/team': '?*' },
+        'ForAllValues:StringEquals': { 'aws:TagKeys': ['team'] },
+      };
+      const teamRole = rootResource('TeamObjectsRole') as Resource;
+      expect(teamRole?.Type).toBe('AWS::IAM::Role');
+      const roleName = `${SERVICE}-${STAGE}-team-objects`;
+      expect(teamRole.Properties?.RoleName).toBe(roleName);
+
+      // Every object statement is below the session's team tag; nothing else, no listing.
+      const teamStatements = statementsOf(teamRole);
+      expect(teamStatements.length).toBeGreaterThan(0);
+      for (const statement of teamStatements) {
+        expect(list(statement.Action).every((a) => a.startsWith('s3:') && a !== 's3:ListBucket')).toBe(true);
+        for (const resource of list(statement.Resource))
+          expect(subText(resource).startsWith(TEAM_OBJECTS_PREFIX)).toBe(true);
+      }
+      expect(teamStatements.flatMap((s) => list(s.Resource)).map(subText)).toContain(
+        `${TEAM_OBJECTS_PREFIX}claims/*/insured/*`,
+      );
+
+      // Trusted: the homeowner functions' own roles only, with sts:TagSession and exactly one non-empty team tag.
+      const trust = (teamRole.Properties as { AssumeRolePolicyDocument: { Statement: Record<string, any>[] } })
+        .AssumeRolePolicyDocument.Statement;
+      expect(trust).toHaveLength(1);
+      const principals = list(trust[0].Principal.AWS).map(getAttId);
+      const homeownerRoles = homeowner.map((name) => roleOfFunction(name));
+      expect(principals.every((role) => homeownerRoles.includes(role))).toBe(true);
+      expect(principals).toContain(roleOfFunction('insuredUploadInit'));
+      expect(principals).not.toContain(roleOfFunction('getPhoto'));
+      expect(list(trust[0].Action).sort()).toEqual(['sts:AssumeRole', 'sts:TagSession']);
+      expect(trust[0].Condition).toEqual(tagCondition);
+
+      // The homeowner functions' own roles reach no object of the bucket; those that need objects assume the team role.
+      const problems: string[] = [];
+      for (const name of homeowner) {
+        const role = roleOfFunction(name) as string;
+        const statements = statementsOf(rootResource(role) as Resource);
+        for (const statement of statements)
+          if (list(statement.Resource).some((r) => JSON.stringify(r).includes('MediaBucket')))
+            problems.push(`${name}: ${role} reaches ${JSON.stringify(statement.Resource)}`);
+        const assume = statements.filter((s) => list(s.Action).includes('sts:AssumeRole'));
+        if (principals.includes(role)) {
+          expect([name, assume.map((s) => [subText(s.Resource), s.Condition])]).toEqual([
+            name,
+            [[`arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/${roleName}`, tagCondition]],
+          ]);
+        } else expect([name, assume]).toEqual([name, []]);
+      }
+      expect(problems).toEqual([]);
+
+      // The role's ARN reaches the functions that assume it, and no other.
+      const roleArnOf = (name: string) => {
+        const fn = lambdaByName().get(name);
+        const variables = (fn?.resource.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)
+          ?.Variables;
+        const value = variables?.TEAM_OBJECTS_ROLE_ARN;
+        return value === undefined ? undefined : getAttId(throughParameters(get(), fn?.file as string, value));
+      };
+      expect(roleArnOf('insuredUploadInit')).toBe('TeamObjectsRole');
+      expect(roleArnOf('insuredFileThumb')).toBe('TeamObjectsRole');
+      expect(roleArnOf('insuredWizardState')).toBeUndefined();
+      expect(roleArnOf('getRoom')).toBeUndefined();
     });
 
     it('lets roles read the secret parameters of this stage only, and keeps each role policy within the IAM size limit', () => {

@@ -40,6 +40,34 @@ describe('public function access', () => {
     expect(access.queues).toEqual(['photos']);
   });
 
+  it('counts a presigned POST as esbuild calls an import, (0, import_x.createPresignedPost)(…)', () => {
+    const facts = bundleFacts(
+      'const post = await (0, import_s3_presigned_post.createPresignedPost)(client, {});',
+      sources,
+    );
+    const access = publicAccess({ handler: 'api/x', facts, packages: ['@aws-sdk/s3-presigned-post'], keys, indexes });
+    expect(access.objects.actions).toEqual(['s3:PutObject']);
+  });
+
+  it("moves the teams/ objects of a function that asks for a team's S3 client to the team-objects role", () => {
+    const teamSources = {
+      ...sources,
+      'lib/settings/x.ts': "const file = blobKeys.teamSettings(teamId, 'prompt_settings.json');",
+    };
+    const facts = bundleFacts(`${bundle}\nconst client = await s3ForTeam2(link.team_id);`, teamSources);
+    const access = publicAccess({ handler: 'api/x', facts, packages, keys, indexes });
+    expect(access.teamObjects).toEqual({ actions: ['s3:PutObject'], patterns: ['teams/*/claims/*/insured/*'] });
+    // What lies outside teams/ stays with the function's own role.
+    expect(access.objects).toEqual({ actions: ['s3:PutObject'], patterns: ['team_settings/*'] });
+    const listing = bundleFacts(
+      `${bundle}\nawait s3ForTeam(t);\nawait c.send(new import_client_s3.ListObjectsV2Command({}));`,
+      sources,
+    );
+    expect(() => publicAccess({ handler: 'api/z', facts: listing, packages, keys, indexes })).toThrow(
+      /grants no listing/,
+    );
+  });
+
   it('refuses a function that calls S3 without building a key, or names a key builder that does not exist', () => {
     const noKeys = bundleFacts(bundle, {});
     expect(() => publicAccess({ handler: 'api/x', facts: noKeys, packages, keys, indexes })).toThrow(/builds no key/);
