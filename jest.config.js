@@ -78,6 +78,8 @@ module.exports = {
       testMatch: ['<rootDir>/tests/integration/**/*.test.ts', '<rootDir>/tests/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/tests/support/global-setup.ts',
       globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
+      // Fails a test file whose answers do not match the API document (tests/support/openapi-conformance.ts).
+      setupFilesAfterEnv: ['<rootDir>/tests/support/conformance-setup.ts'],
     },
     {
       ...common,

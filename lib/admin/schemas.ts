@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { activityEntryResponse } from '../activity/routes';
 import { COMPONENT_DEFAULTS } from '../features/rules';
+import type { AiFailureKind } from '../integrations/ai-call';
 import { uuid } from '../http/schemas';
 import { JOB_STATUSES } from '../jobs/job-rules';
 import { MEDIA_TYPES, OVERVIEW_RANGES } from '../stats/rules';
@@ -262,11 +263,20 @@ export const mediaResponse = z.object({
   ),
 });
 
+// The redacted record lib/jobs/ai-request-store.ts keeps for this view: every field is for the admin.
 const aiRequest = z.object({
   id: z.string(),
   purpose: z.string(),
+  detail: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe('Where in the job the call was made, e.g. {group_index, pass}; null when the caller gave none.'),
   model: z.string(),
   outcome: z.string(),
+  failure_kind: z
+    .enum(['unconfigured', 'http', 'timeout', 'unreachable', 'empty', 'unreadable'] satisfies AiFailureKind[])
+    .nullable()
+    .describe('Why a failed call failed; null when it was answered.'),
   http_status: z.number().nullable(),
   error_message: z.string().nullable(),
   attempts: z.number(),
@@ -275,11 +285,17 @@ const aiRequest = z.object({
   output_tokens: z.number(),
   cost_usd: z.number(),
   finish_reason: z.string().nullable(),
+  max_tokens: z.number().describe('The answer token limit sent with the call.'),
+  temperature: z.number().nullable().describe('The temperature sent; null when the model takes none.'),
   request: z
     .object({
       system: z.string(),
       text: z.string(),
       images: z.array(z.object({ label: z.string(), bytes: z.number(), sha256: z.string() })),
+      response_format: z
+        .object({ name: z.string(), schema: z.record(z.string(), z.unknown()) })
+        .nullable()
+        .describe('The JSON schema the answer was asked to follow; null when the call asked for free text.'),
     })
     .describe('What was sent; images only as label, size and hash.'),
   content: z.string().nullable(),

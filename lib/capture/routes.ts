@@ -136,7 +136,8 @@ export const captureRoutes = {
     summary:
       'Public; authenticated by signature: X-Capture-Signature is sha256=<hex HMAC-SHA256 of the raw body> under CAPTURE_SOURCE_WEBHOOK_SECRET (no secret configured: 503; a mismatch: 401). ' +
       'The event’s org_id names the connection (none: 202 ignored). Only submission.created acts (data: assignmentId, submissionId, mediaIds): an ImportBatch of exactly the submitted media, into the claim the assignment’s imports land in on that connection, else a new claim; manifest.auto records the event, submission and delivery ids. ' +
-      'A redelivered event, or a new event for the same submission, answers the first batch (duplicate).',
+      'A redelivered event, or a new event for the same submission, answers the first batch (duplicate). ' +
+      'A body that is not JSON answers 400; an event without its id, type or org_id, or a submission.created without its data, 422.',
     handler: 'api/capture/capture-source-webhook',
     response: z.object({
       status: z.enum(['created', 'duplicate', 'ignored']),
@@ -144,6 +145,6 @@ export const captureRoutes = {
       batch_id: z.string().nullable(),
     }),
     successStatus: 202,
-    errors: [400, 401, 503],
+    errors: [400, 401, 422, 503],
   }),
 };

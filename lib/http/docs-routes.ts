@@ -37,7 +37,7 @@ export const docsRoutes = {
       name: z.string().max(100).describe('The file: `swagger-ui-bundle.js`, `swagger-ui.css` or `reference.js`.'),
     }),
     produces: ['text/javascript', 'text/css'],
-    errors: [404],
+    errors: [304, 404],
     // The swagger-ui-dist files are read at run time; a zip holds the handler's bundle only.
     layers: ['swaggerUi'],
   }),

@@ -24,6 +24,7 @@ export interface ApiDescription {
 }
 
 const ERROR_TEXT: Record<number, string> = {
+  304: 'Not modified: the `If-None-Match` ETag is still current; no body',
   400: 'Bad request: the request is valid but the resource is not in a state that allows it',
   401: 'Missing, invalid or expired token or login cookie',
   402: 'Insufficient credits',
@@ -165,6 +166,8 @@ function errorReasons(route: RouteContract): Map<number, string[]> {
 
 function errorResponse(status: number, why: string[]) {
   const description = why.length === 1 ? why[0] : `One of:\n${why.map((w) => `- ${w}`).join('\n')}`;
+  // A 304 (a cached file still current) has no body.
+  if (status < 400) return { description };
   return {
     description,
     ...(status === 429

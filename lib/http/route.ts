@@ -44,7 +44,10 @@ export interface RouteContract {
   examples?: { body?: Record<string, RouteExample>; response?: Record<string, RouteExample> };
   /** Status of a successful answer; 200 unless stated. */
   successStatus?: number;
-  /** Documented error statuses besides 401/422 which every authenticated route has. */
+  /**
+   * Documented error statuses besides 401/422 which every authenticated route has; a 304 here (a cached file
+   * still current) is documented without a body.
+   */
   errors?: number[];
   /**
    * Honours the Idempotency-Key header (lib/http/idempotency.ts): a retry with the same key

@@ -84,7 +84,7 @@ export const insuredRoutes = {
     params: tokenParams,
     response: wizardStateResponse,
     examples: wizardStateExamples,
-    errors: [404],
+    errors: [404, 429],
   }),
   identify: defineRoute({
     name: 'insuredIdentify',
@@ -99,7 +99,7 @@ export const insuredRoutes = {
     body: identifyBody,
     response: wizardStateResponse,
     examples: identifyExamples,
-    errors: [404],
+    errors: [404, 429],
   }),
   addRoom: defineRoute({
     name: 'insuredAddRoom',
@@ -114,7 +114,7 @@ export const insuredRoutes = {
     body: insuredRoomBody,
     response: insuredRoomResponse,
     examples: addRoomExamples,
-    errors: [404],
+    errors: [404, 429],
   }),
   mailEvents: defineRoute({
     name: 'insuredMailEvents',

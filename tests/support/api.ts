@@ -1,4 +1,7 @@
-/** Real HTTP against the local service started by the global setup. */
+/** Real HTTP against the local service started by the global setup; each answer is checked against the API document. */
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { paths } from './api-types';
+import { recordAnswer } from './openapi-conformance';
 import { signLoginToken, type LoginClaimsInput } from './tokens';
 
 export function serviceUrl(): string {
@@ -36,6 +39,7 @@ export async function request<T = any>(
   }
   const res = await fetch(`${serviceUrl()}${path}`, { method, headers, body, redirect: 'manual' });
   const text = await res.text();
+  await recordAnswer({ method, path, status: res.status, contentType: res.headers.get('content-type'), text });
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : null;
@@ -74,6 +78,30 @@ export class Client {
   delete<T = any>(path: string, options: RequestOptions = {}) {
     return request<T>('DELETE', path, { token: this.token, ...options });
   }
+}
+
+/** Checks the typed client's answers against the API document, as request() does. */
+const conformanceCheck: Middleware = {
+  async onResponse({ request, response }) {
+    const url = new URL(request.url);
+    await recordAnswer({
+      method: request.method,
+      path: `${url.pathname}${url.search}`,
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      text: await response.clone().text(),
+    });
+  },
+};
+
+/**
+ * A client typed by the API document (tests/support/api-types.ts, `npm run api:types`), signed in as `client`:
+ * paths, parameters, bodies and answers are checked by the compiler against the routes' contracts.
+ */
+export function typedClient(client: Client) {
+  const typed = createClient<paths>({ baseUrl: serviceUrl(), headers: { authorization: `Bearer ${client.token}` } });
+  typed.use(conformanceCheck);
+  return typed;
 }
 
 /** Polls GET /api/jobs/{id} until the job is in one of `statuses` (default: finished, complete or error); the job. */
