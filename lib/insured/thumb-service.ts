@@ -26,7 +26,8 @@ export async function redirectToFileThumb(token: string, fileId: string, caller:
   const link = await openLink(token, 'read', caller);
   const file = await loadDraftFile(link, fileId);
   if (file.kind !== 'photo' || file.status !== 'ready') throw new NotFoundError('File not found');
-  const thumbKey = `${draftFileFolder(link, file.id)}thumb-${THUMB_LONG_EDGE}.jpg`;
+  // In a folder of its own: a homeowner's file name (one path segment) never names it, so no POST replaces it.
+  const thumbKey = `${draftFileFolder(link, file.id)}thumb/${THUMB_LONG_EDGE}.jpg`;
   if (!file.thumb_key || !(await headObject(thumbKey))) {
     const original = await readObject(file.key);
     if (!original) throw new NotFoundError('File not found');
@@ -37,5 +38,5 @@ export async function redirectToFileThumb(token: string, fileId: string, caller:
     await setDraftFileThumb(file, thumbKey);
   }
   const ttl = currentSettings().PRESIGNED_URL_TTL_SECONDS;
-  return HttpResponse.redirect(await presignedGet(thumbKey, ttl, { contentType: 'image/jpeg' }));
+  return HttpResponse.redirect(await presignedGet(thumbKey, { contentType: 'image/jpeg', disposition: 'inline' }, ttl));
 }
