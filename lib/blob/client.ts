@@ -96,19 +96,69 @@ export async function deletePrefix(prefix: string): Promise<number> {
 }
 
 /**
- * A short-lived GET URL for an object (S3 then serves HTTP Range itself).
- * contentType, when given, is the Content-Type S3 answers with (it is part of
- * the signed URL), whatever type the object was stored with; client, when
- * given, signs it (a team's client: ./team-credentials.ts).
+ * How a browser is to take an object it fetches through a presigned GET. Both
+ * go into the signed URL, so S3 answers with them whatever the object was
+ * stored with (a stored text/html is never served as a page from the bucket).
+ */
+export interface ServedAs {
+  /** The type the service knows the bytes are (sniffed, or written by the service itself), never the stored one. */
+  contentType: string;
+  /** inline: shown or played by the page; attachment: saved under this file name. */
+  disposition: 'inline' | { attachment: string };
+}
+
+/** RFC 5987 attr-chars are kept; every other byte of the UTF-8 name is percent-encoded. */
+const encodeExtValue = (name: string) =>
+  encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+const isControl = (c: string) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f;
+
+/**
+ * A Content-Disposition value (RFC 6266): an attachment's name as a quoted
+ * string, and, when it is more than printable ASCII, as filename* in UTF-8
+ * with a quoted ASCII fallback (anything else, quotes, backslashes and '%'
+ * become "_"); path separators and control characters never get in.
+ */
+export function contentDisposition(disposition: ServedAs['disposition']): string {
+  if (disposition === 'inline') return 'inline';
+  const name =
+    [...disposition.attachment]
+      .map((c) => (c === '/' || c === '\\' || isControl(c) ? '_' : c))
+      .join('')
+      .trim() || 'download';
+  const fallback = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  if (fallback === name) return `attachment; filename="${name}"`;
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeExtValue(name)}`;
+}
+
+/**
+ * A short-lived GET URL of user content for a browser (S3 then serves HTTP
+ * Range itself), answered with the type and disposition `served` names;
+ * client, when given, signs it (a team's client: ./team-credentials.ts).
  */
 export async function presignedGet(
   key: string,
+  served: ServedAs,
   ttlSeconds = settings().PRESIGNED_URL_TTL_SECONDS,
-  options: { contentType?: string; client?: S3Client } = {},
+  client?: S3Client,
 ): Promise<string> {
   const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
-  const command = new GetObjectCommand({ Bucket: mediaBucket(), Key: key, ResponseContentType: options.contentType });
-  return getSignedUrl(options.client ?? s3(), command, { expiresIn: ttlSeconds });
+  const command = new GetObjectCommand({
+    Bucket: mediaBucket(),
+    Key: key,
+    ResponseContentType: served.contentType,
+    ResponseContentDisposition: contentDisposition(served.disposition),
+  });
+  return getSignedUrl(client ?? s3(), command, { expiresIn: ttlSeconds });
+}
+
+/**
+ * A short-lived GET URL only the service's own tools fetch (ffmpeg reading a
+ * recording); never handed to a browser: those get presignedGet's.
+ */
+export async function presignedToolRead(key: string, ttlSeconds: number): Promise<string> {
+  const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
+  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: mediaBucket(), Key: key }), { expiresIn: ttlSeconds });
 }
 
 /** Object keys directly under a prefix (one level), sorted. */

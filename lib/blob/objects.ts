@@ -161,9 +161,9 @@ export async function deleteObjectWith(client: S3Client, key: string): Promise<v
  * A copy inside the bucket, made by the store (no bytes pass through the
  * caller); metadata and content type go with it. False when the source is gone.
  */
-export async function copyObject(from: string, to: string): Promise<boolean> {
+export async function copyObject(from: string, to: string, client: S3Client = s3()): Promise<boolean> {
   try {
-    await s3().send(
+    await client.send(
       new CopyObjectCommand({
         Bucket: mediaBucket(),
         Key: to,

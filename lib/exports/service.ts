@@ -115,7 +115,14 @@ export async function showExport(identity: Identity, exportId: string) {
     filename: record.filename,
     item_count: record.item_count,
     download_url: ready
-      ? await presignedGet(record.object_key, ttl, { contentType: EXPORT_FORMATS[record.format].contentType })
+      ? await presignedGet(
+          record.object_key,
+          {
+            contentType: EXPORT_FORMATS[record.format].contentType,
+            disposition: { attachment: record.filename ?? `export.${EXPORT_FORMATS[record.format].extension}` },
+          },
+          ttl,
+        )
       : null,
     download_expires_in: ready ? ttl : null,
     error: record.error,

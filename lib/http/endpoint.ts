@@ -1,6 +1,7 @@
 /**
  * The middy stack every HTTP handler is built with:
- *   outbound signals sent last → request log line → CORS (CORS_ORIGINS) → errors as {"detail": ...} →
+ *   outbound signals sent last → request log line → common headers (nosniff) → CORS (CORS_ORIGINS) →
+ *   errors as {"detail": ...} →
  *   caller for the route's level (a resolver injected from above the domains,
  *   lib/api/endpoint.ts) → cross-site check on cookie-signed writes (403) →
  *   JSON content type (415) → path/query/body validation (422) → handler.
@@ -102,6 +103,17 @@ const requestLog = (
   };
 };
 
+/** Headers of every answer, errors and redirects included: browsers never sniff a type other than the one named. */
+const COMMON_RESPONSE_HEADERS: Readonly<Record<string, string>> = { 'x-content-type-options': 'nosniff' };
+
+/** Registered outside the error handler, so the answers it makes of errors get the common headers too. */
+const commonHeaders = (): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => {
+  const add = async (request: middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>) => {
+    if (request.response) request.response.headers = { ...request.response.headers, ...COMMON_RESPONSE_HEADERS };
+  };
+  return { after: add, onError: add };
+};
+
 /**
  * Lambda freezes the container once the answer is returned, so what the request left for the outbound signals
  * (analytics events, error reports, log records, metrics) is sent first, within SIGNALS_TIMEOUT_MS. Registered
@@ -145,6 +157,7 @@ export function buildEndpoint<C extends RouteContract, I>(
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(base)
     .use(signalsFlush())
     .use(requestLog(route))
+    .use(commonHeaders())
     .use(httpCors({ origins: config.CORS_ORIGINS, credentials: true }))
     .use(errorResponses())
     // Deployed stages read secret settings from SSM before the handler (lib/config/secrets.ts).

@@ -6,8 +6,13 @@
  *   {filename, content_type, size, note?} → the file, counted against the
  *       link's ceilings at once (413 past one; 415 for what is not a photo),
  *       and a presigned POST limited to the declared size and the file's key;
- *   {file_id} → the upload is checked (it arrived; its header is an image's,
- *       else 415 and it is removed) and the file is ready.
+ *   {file_id} → the upload is copied where no presigned POST reaches and
+ *       the copy checked (it arrived; its header is an image's, else 415 and
+ *       it is removed); the file, now that copy, is ready.
+ *
+ * The presigned POST stays valid after the confirm, so the key it names may
+ * be written again: what is checked is the copy, and the copy is all that is
+ * read afterwards (content, thumbnail, the submit's jobs).
  *
  * A room's photo carries the homeowner's note (the source note the AI reads
  * at grouping); a typed row's photo goes to the table only, never to the AI.
@@ -18,9 +23,9 @@
 import { randomUUID } from 'node:crypto';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { mediaBucket, presignedGet } from '../blob/client';
+import { mediaBucket, presignedGet, type ServedAs } from '../blob/client';
 import { blobKeys } from '../blob/keys';
-import { deleteObjectWith, headObject, readObjectHead } from '../blob/objects';
+import { copyObject, deleteObjectWith, headObject, readObjectHead } from '../blob/objects';
 import { s3ForTeam } from '../blob/team-credentials';
 import { settings as currentSettings } from '../config';
 import { ConflictError, NotFoundError, TooLargeError, UnsupportedTypeError } from '../errors';
@@ -30,6 +35,7 @@ import { photoUploadContentType, sniffedTypeProblem } from '../photos/upload-rul
 import { servedContentType } from '../photos/rules';
 import { abortMultipart } from '../uploads/multipart-store';
 import { sanitizeFilename } from '../uploads/rules';
+import { RECORDING_SNIFF_BYTES, recordingContentType } from '../uploads/sniff-rules';
 import { openLink, type PublicCaller } from './access-service';
 import {
   boundBefore,
@@ -54,6 +60,18 @@ const FILE_NOT_FOUND = 'File not found';
 /** Where a link's files live: under the claim (its purge takes them), one folder per file. */
 export const draftFileFolder = (link: Pick<InsuredLink, 'team_id' | 'claim_id' | 'id'>, fileId: string) =>
   `${blobKeys.claimPrefix(link.team_id, link.claim_id)}insured/${link.id}/files/${fileId}/`;
+
+/**
+ * Where a photo's checked bytes are kept: a folder of the file's own that no
+ * presigned POST names (a sanitized file name has no '/').
+ */
+const checkedPhotoKey = (uploadKey: string) => {
+  const cut = uploadKey.lastIndexOf('/') + 1;
+  return `${uploadKey.slice(0, cut)}checked/${uploadKey.slice(cut)}`;
+};
+
+/** The key a checked photo was uploaded under (an upload form may have written it again since). */
+const uploadKeyOf = (checkedKey: string) => checkedKey.replace(/\/checked\/([^/]*)$/, '/$1');
 
 export function handleDraftProblem(problem: DraftProblem): never {
   throw problem.status === 413 ? new TooLargeError(problem.detail) : new UnsupportedTypeError(problem.detail);
@@ -144,18 +162,30 @@ async function confirmPhotoUpload(token: string, link: InsuredLink, owner: Photo
   if (file.kind !== 'photo' || file.room_id !== owner.room_id || file.item_id !== owner.item_id)
     throw new NotFoundError(FILE_NOT_FOUND);
   if (file.status === 'ready') return { file: draftFileView(token, file) };
+  const uploadKey = file.key;
+  const checkedKey = checkedPhotoKey(uploadKey);
   const client = await s3ForTeam(link.team_id);
-  const head = await headObject(file.key, client);
-  if (!head) throw new ConflictError('The photo has not arrived yet: send it to the upload URL first.');
-  const header = await readObjectHead(file.key, SNIFF_HEAD_BYTES, client);
+  if (!(await copyObject(uploadKey, checkedKey, client))) {
+    // A confirm running alongside may have made it ready (and removed the upload) meanwhile.
+    const now = await loadDraftFile(link, fileId);
+    if (now.status === 'ready') return { file: draftFileView(token, now) };
+    throw new ConflictError('The photo has not arrived yet: send it to the upload URL first.');
+  }
+  const head = await headObject(checkedKey, client);
+  const header = head ? await readObjectHead(checkedKey, SNIFF_HEAD_BYTES, client) : null;
   const notPhoto = header ? sniffedTypeProblem(sniffImage(header)) : 'The upload could not be read.';
-  if (notPhoto) {
-    await deleteObjectWith(client, file.key);
+  if (notPhoto || !head) {
+    await Promise.all([deleteObjectWith(client, checkedKey), deleteObjectWith(client, uploadKey)]);
     await deleteDraftFile(file);
     throw new UnsupportedTypeError(`${notPhoto} The file was not added.`);
   }
-  const ready = await updateDraftFile(file, { status: 'ready', size_bytes: head.size }, ['pending', 'ready']);
+  const ready = await updateDraftFile(file, { status: 'ready', size_bytes: head.size, key: checkedKey }, [
+    'pending',
+    'ready',
+  ]);
   if (!ready) throw new NotFoundError(FILE_NOT_FOUND);
+  // Never read again: a second POST to it changes nothing the service uses.
+  await deleteObjectWith(client, uploadKey);
   return { file: draftFileView(token, ready) };
 }
 
@@ -200,12 +230,32 @@ export async function editFileNote(
   return draftFileView(token, updated);
 }
 
-/** Removes a file's bytes (and a chunked upload's parts) from the bucket. */
+/**
+ * Removes a file's bytes (and a chunked upload's parts) from the bucket, the
+ * upload a form wrote again after its confirm included. Every key is known:
+ * the team's role may list nothing.
+ */
 export async function deleteFileBytes(file: DraftFile, client: S3Client): Promise<void> {
   if (file.s3_upload_id && file.status !== 'ready')
     await abortMultipart(file.key, file.s3_upload_id, client).catch(() => {});
-  await deleteObjectWith(client, file.key);
-  if (file.thumb_key) await deleteObjectWith(client, file.thumb_key);
+  const keys = new Set([file.key, uploadKeyOf(file.key), ...(file.thumb_key ? [file.thumb_key] : [])]);
+  await Promise.all([...keys].map((key) => deleteObjectWith(client, key)));
+}
+
+/**
+ * How a file's bytes are served: a photo or a recording as the type its first bytes show, shown or played in
+ * the page; bytes that are neither (whatever they were stored as) only as a download.
+ */
+async function servedFile(file: DraftFile, client: S3Client): Promise<ServedAs> {
+  const photo = file.kind === 'photo';
+  const header = await readObjectHead(file.key, photo ? SNIFF_HEAD_BYTES : RECORDING_SNIFF_BYTES, client);
+  const contentType = !header
+    ? null
+    : photo
+      ? servedContentType(sniffImage(header))
+      : recordingContentType(header, file.kind === 'audio' ? 'audio' : 'video');
+  if (contentType) return { contentType, disposition: 'inline' };
+  return { contentType: 'application/octet-stream', disposition: { attachment: file.filename } };
 }
 
 /** DELETE .../{token}/files/{file_id}: the file goes, bytes too; its bytes still count against the link's ceiling. */
@@ -224,12 +274,7 @@ export async function redirectToFileContent(token: string, fileId: string, calle
   const link = await openLink(token, 'read', caller);
   const file = await loadDraftFile(link, fileId);
   if (file.status !== 'ready') throw new NotFoundError(FILE_NOT_FOUND);
-  let contentType = file.content_type;
-  const client = await s3ForTeam(link.team_id);
-  if (file.kind === 'photo') {
-    const header = await readObjectHead(file.key, SNIFF_HEAD_BYTES, client);
-    contentType = servedContentType(header ? sniffImage(header) : null) ?? 'application/octet-stream';
-  }
   const ttl = currentSettings().PRESIGNED_URL_TTL_SECONDS;
-  return HttpResponse.redirect(await presignedGet(file.key, ttl, { contentType, client }));
+  const client = await s3ForTeam(link.team_id);
+  return HttpResponse.redirect(await presignedGet(file.key, await servedFile(file, client), ttl, client));
 }

@@ -27,7 +27,8 @@ export async function redirectToFileThumb(token: string, fileId: string, caller:
   const link = await openLink(token, 'read', caller);
   const file = await loadDraftFile(link, fileId);
   if (file.kind !== 'photo' || file.status !== 'ready') throw new NotFoundError('File not found');
-  const thumbKey = `${draftFileFolder(link, file.id)}thumb-${THUMB_LONG_EDGE}.jpg`;
+  // In a folder of its own: a homeowner's file name (one path segment) never names it, so no POST replaces it.
+  const thumbKey = `${draftFileFolder(link, file.id)}thumb/${THUMB_LONG_EDGE}.jpg`;
   const client = await s3ForTeam(link.team_id);
   if (!file.thumb_key || !(await headObject(thumbKey, client))) {
     const original = await readObject(file.key, client);
@@ -39,5 +40,7 @@ export async function redirectToFileThumb(token: string, fileId: string, caller:
     await setDraftFileThumb(file, thumbKey);
   }
   const ttl = currentSettings().PRESIGNED_URL_TTL_SECONDS;
-  return HttpResponse.redirect(await presignedGet(thumbKey, ttl, { contentType: 'image/jpeg', client }));
+  return HttpResponse.redirect(
+    await presignedGet(thumbKey, { contentType: 'image/jpeg', disposition: 'inline' }, ttl, client),
+  );
 }

@@ -3,7 +3,7 @@
  * duration probed for pricing"): measure an uploaded job's media with ffprobe
  * (lib/media/probe.ts) straight from the bucket and store its duration.
  */
-import { presignedGet } from '../blob/client';
+import { presignedToolRead } from '../blob/client';
 import { ProbeError, type ProbeResult, probeMedia } from '../media/probe';
 import { logger } from '../observability/logger';
 import { getJob, updateJob } from './job-store';
@@ -43,7 +43,7 @@ export async function measureJobDuration(jobId: string, attempt = 1): Promise<vo
   const log = new JobLog(jobId);
   let result: ProbeResult;
   try {
-    result = await probeMedia(await presignedGet(job.media_key, URL_TTL_SECONDS));
+    result = await probeMedia(await presignedToolRead(job.media_key, URL_TTL_SECONDS));
   } catch (err) {
     const reason = err instanceof ProbeError ? err.message : String(err);
     const transient = !(err instanceof ProbeError) || err.transient;

@@ -9,7 +9,6 @@ import type { Identity } from '../auth/identity-rules';
 import { isSafeFileName, presignedGet } from '../blob/client';
 import { headObject, readObjectHead } from '../blob/objects';
 import { blobKeys } from '../blob/keys';
-import { settings } from '../config';
 import { NotFoundError } from '../errors';
 import { HttpResponse } from '../http/response';
 import { SNIFF_HEAD_BYTES, sniffImage } from '../media/sniff';
@@ -89,7 +88,7 @@ export async function redirectToPhoto(jobId: string, filename: string): Promise<
     }
   }
   if (!contentType) throw new NotFoundError(PHOTO_NOT_FOUND);
-  return HttpResponse.redirect(await presignedGet(key, settings().PRESIGNED_URL_TTL_SECONDS, { contentType }));
+  return HttpResponse.redirect(await presignedGet(key, { contentType, disposition: 'inline' }));
 }
 
 /** A picture a pipeline cut for an item (no staged-photo row): served when it is in the job's photos. */
@@ -98,7 +97,5 @@ async function redirectToPipelinePicture(jobId: string, filename: string): Promi
   if (!job) throw new NotFoundError(PHOTO_NOT_FOUND);
   const key = `${blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)}photos/${filename}`;
   if (!(await headObject(key))) throw new NotFoundError(PHOTO_NOT_FOUND);
-  return HttpResponse.redirect(
-    await presignedGet(key, settings().PRESIGNED_URL_TTL_SECONDS, { contentType: 'image/jpeg' }),
-  );
+  return HttpResponse.redirect(await presignedGet(key, { contentType: 'image/jpeg', disposition: 'inline' }));
 }

@@ -5,7 +5,7 @@
  * user (a retry would not read it better); anything else (network, storage)
  * throws as is.
  */
-import { presignedGet } from '../blob/client';
+import { presignedToolRead } from '../blob/client';
 import type { Job } from '../jobs/job-store';
 import { ProbeError, type ProbeResult, probeMedia } from '../media/probe';
 import { PipelineFailure } from '../orchestrator/terminal';
@@ -24,7 +24,7 @@ export interface ProbedRecording {
 /** `what` names the upload in messages: 'video' or 'recording'. */
 export async function probeRecording(job: Job, what: 'video' | 'recording'): Promise<ProbedRecording> {
   if (!job.media_key) throw new PipelineFailure(`This job has no uploaded ${what}. Nothing was charged.`);
-  const input = await presignedGet(job.media_key, READ_URL_SECONDS);
+  const input = await presignedToolRead(job.media_key, READ_URL_SECONDS);
   let probed: ProbeResult;
   try {
     probed = await probeMedia(input);

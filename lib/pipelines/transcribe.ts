@@ -14,7 +14,7 @@
 import { readFile, rm } from 'node:fs/promises';
 
 import pLimit from 'p-limit';
-import { presignedGet } from '../blob/client';
+import { presignedToolRead } from '../blob/client';
 import { blobKeys } from '../blob/keys';
 import { putJson, readObject } from '../blob/objects';
 import { settings } from '../config';
@@ -60,7 +60,7 @@ export async function transcribeRecording(job: Job, log: JobLog): Promise<Transc
   try {
     // Beside frame extraction at normal priority: the provider's answer still takes seconds after the track is
     // made, so a track starved by the frames would make the transcript the branch the run waits for.
-    const input = await presignedGet(job.media_key, READ_URL_SECONDS);
+    const input = await presignedToolRead(job.media_key, READ_URL_SECONDS);
     const track = await extractAudioTrack({ input, dir });
     if (!track) return { kind: 'no_audio' };
     const pieces = await audioPieces(track, PIECE_LIMITS);

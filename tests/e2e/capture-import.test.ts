@@ -41,6 +41,15 @@ const jpeg = (seed: number, width = 120, height = 90) =>
     .jpeg()
     .toBuffer();
 
+/** An ISO-BMFF file's first box (ftyp): recordings are stored only when their bytes are audio or video. */
+function ftypHead(brand: 'isom' | 'M4A '): Buffer {
+  const head = Buffer.alloc(24);
+  head.writeUInt32BE(24, 0);
+  head.write(`ftyp${brand}`, 4, 'latin1');
+  head.write(`${brand}mp42`, 16, 'latin1');
+  return head;
+}
+
 async function connectedTeam() {
   const client = await Client.signIn(newTeamMember());
   const org = await capture.seedOrg({ teams: [{ name: 'Crew' }] });
@@ -187,7 +196,7 @@ describe('capture import', () => {
           type: 'video',
           location_id: garage.id,
           filename: 'stalled.mp4',
-          bytes: Buffer.alloc(7 * MIB),
+          bytes: Buffer.concat([ftypHead('isom'), Buffer.alloc(7 * MIB - 24)]),
           stall_after_bytes: 6 * MIB,
         },
       ]);
@@ -244,7 +253,13 @@ describe('capture import', () => {
     const [kitchen] = assignment.locations;
     await capture.seedMedia(org.org_id, assignment.id, [
       { type: 'photo', location_id: kitchen.id, filename: 'a.jpg', bytes: await jpeg(1), submitted: true },
-      { type: 'audio', location_id: kitchen.id, filename: 'note.m4a', bytes: Buffer.from('voice'), submitted: true },
+      {
+        type: 'audio',
+        location_id: kitchen.id,
+        filename: 'note.m4a',
+        bytes: Buffer.concat([ftypHead('M4A '), Buffer.from('voice')]),
+        submitted: true,
+      },
       { type: 'audio', location_id: null, filename: 'draft.m4a', bytes: Buffer.from('draft') },
     ]);
     const claim = (await client.post('/api/claims', { claim_number: `R-${randomUUID().slice(0, 5)}` })).body;

@@ -9,7 +9,10 @@
  * room job expects it; when its original cannot be read, the capture
  * source's proxy is used instead. A video or voice note streams straight into
  * the bucket (a multipart upload: its bytes never all in memory, never on
- * disk). A download a guard stops fails that item with the reason. Each
+ * disk), stored as the type its first bytes show, never the type the capture
+ * source declared (a recording listed as text/html would be served as a page
+ * from the bucket's origin); bytes that are no recording fail the item. A
+ * download a guard stops fails that item with the reason. Each
  * item's sha256 and size go on its Upload record; the unit's results are
  * written once, so a unit that runs again does nothing.
  */
@@ -28,6 +31,7 @@ import { normalizePhoto } from '../../media/normalize';
 import type { StageContext } from '../../orchestrator/pipeline';
 import { SINGLE_PHOTO_MAX_BYTES } from '../../photos/upload-rules';
 import { maxUploadBytes } from '../../uploads/rules';
+import { RECORDING_SNIFF_BYTES, recordingContentType } from '../../uploads/sniff-rules';
 import { captureAnswer, runnerBatch } from './expand-stage';
 import { type DownloadResult, getImportPlan, getUnitResults, type PlannedMedia, putUnitResults } from './run-store';
 
@@ -72,17 +76,39 @@ async function* measured(body: AsyncIterable<Buffer>, sums: { hash: ReturnType<t
   }
 }
 
+/** The body's first `bytes` bytes (fewer when it ends sooner), and the whole body again, those bytes first. */
+async function peek(body: AsyncIterable<Buffer>, bytes: number) {
+  const pieces = body[Symbol.asyncIterator]();
+  const read: Buffer[] = [];
+  let size = 0;
+  while (size < bytes) {
+    const next = await pieces.next();
+    if (next.done) break;
+    read.push(next.value);
+    size += next.value.length;
+  }
+  const head = Buffer.concat(read);
+  async function* whole() {
+    yield head;
+    for (let next = await pieces.next(); !next.done; next = await pieces.next()) yield next.value;
+  }
+  return { head, whole: whole() };
+}
+
+/** The recording is not audio or video: nothing is stored. */
+const notARecording = (entry: PlannedMedia) =>
+  `The capture source's file is not a ${entry.type === 'audio' ? 'voice note' : 'video'}: its bytes are in no audio or video format.`;
+
 async function recording(entry: PlannedMedia, signed: CaptureSignedMedia): Promise<DownloadResult> {
   const cap = downloadCap(entry, limitsOf());
   if (typeof cap === 'string') return failed(entry, cap);
   const { body } = await openDownload(signed.original_url, captureDownloadGuard(cap));
   const sums = { hash: createHash('sha256'), size: 0 };
   try {
-    await putStream(
-      entry.key,
-      Readable.from(measured(body, sums), { objectMode: false }),
-      entry.content_type || 'application/octet-stream',
-    );
+    const { head, whole } = await peek(body, RECORDING_SNIFF_BYTES);
+    const contentType = recordingContentType(head, entry.type === 'audio' ? 'audio' : 'video');
+    if (!contentType) return failed(entry, notARecording(entry));
+    await putStream(entry.key, Readable.from(measured(whole, sums), { objectMode: false }), contentType);
   } finally {
     // An upload that failed on its own side stops the download too.
     body.destroy();

@@ -15,7 +15,7 @@
  *                 key, without sound, or when the provider keeps failing, the
  *                 run goes on visual-only.
  */
-import { presignedGet } from '../../blob/client';
+import { presignedToolRead } from '../../blob/client';
 import { settings } from '../../config';
 import type { Job } from '../../jobs/job-store';
 import { frameName, useKeyframeDecode } from '../../media/extraction-rules';
@@ -51,7 +51,7 @@ export async function probeVideo(ctx: StageContext): Promise<StageOutcome> {
   const [{ probed, duration }, rate, removed] = await Promise.all([
     probeRecording(job, 'video'),
     minRatio > 0
-      ? presignedGet(mediaKeyOf(job), READ_URL_SECONDS)
+      ? presignedToolRead(mediaKeyOf(job), READ_URL_SECONDS)
           .then((input) => keyframeRate(input))
           .catch(() => null)
       : null,
@@ -110,7 +110,7 @@ export async function extractFrameUnit(ctx: StageContext, index: number): Promis
   const measure = plan.measure_sharpness === false ? frameSize : measureFrame;
   let lastBeat = Date.now();
   await extractFrames({
-    input: await presignedGet(mediaKeyOf(job), READ_URL_SECONDS),
+    input: await presignedToolRead(mediaKeyOf(job), READ_URL_SECONDS),
     startSeconds: unit.start,
     endSeconds: unit.end,
     fps: plan.fps,

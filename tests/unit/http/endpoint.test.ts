@@ -83,6 +83,7 @@ const routes = {
   created: defineRoute({ ...base, name: 'tCreated', method: 'POST', path: '/t/created', successStatus: 201 }),
   noContent: defineRoute({ ...base, name: 'tNoContent', method: 'DELETE', path: '/t/no-content' }),
   user: defineRoute({ ...base, auth: 'user', name: 'tUser', method: 'GET', path: '/t/user' }),
+  redirect: defineRoute({ ...base, name: 'tRedirect', method: 'GET', path: '/t/redirect' }),
 };
 
 const creditsBody = {
@@ -123,6 +124,7 @@ beforeAll(() => {
     created: httpEndpoint(routes.created, async () => ({ id: 'new' })),
     noContent: httpEndpoint(routes.noContent, async () => HttpResponse.noContent()),
     user: httpEndpoint(routes.user, userImpl),
+    redirect: httpEndpoint(routes.redirect, async () => HttpResponse.redirect('https://media.example.com/x')),
   };
 });
 afterAll(() => resetSettings());
@@ -172,6 +174,25 @@ describe('httpEndpoint errors', () => {
       'unhandled error',
       expect.objectContaining({ error: expect.objectContaining({ message: expect.stringContaining('hunter2') }) }),
     );
+  });
+});
+
+describe('httpEndpoint common headers', () => {
+  it('forbid content sniffing on every answer: success, redirect, no content, refusals and failures', async () => {
+    const answers = {
+      200: await call(handlers.echo, echoEvent()),
+      201: await call(handlers.created, event({ method: 'POST', path: '/t/created' })),
+      204: await call(handlers.noContent, event({ method: 'DELETE', path: '/t/no-content' })),
+      302: await call(handlers.redirect, event({ path: '/t/redirect' })),
+      401: await call(handlers.user, event({ path: '/t/user' })),
+      402: await call(handlers.credits, event({ method: 'POST', path: '/t/credits' })),
+      404: await call(handlers.notFound, event({ path: '/t/not-found' })),
+      422: await call(handlers.echo, echoEvent({ body: '{' })),
+      500: await call(handlers.boom, event({ path: '/t/boom' })),
+    };
+    for (const [status, res] of Object.entries(answers))
+      expect([status, res.status, res.headers['x-content-type-options']]).toEqual([status, Number(status), 'nosniff']);
+    expect(answers[302].headers.location).toBe('https://media.example.com/x');
   });
 });
 

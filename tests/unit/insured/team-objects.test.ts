@@ -9,6 +9,7 @@
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
+  CopyObjectCommand,
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
@@ -134,10 +135,12 @@ describe("the homeowner link's object calls", () => {
     s3.on(HeadObjectCommand).resolves({ ContentLength: 100 });
     s3.on(GetObjectCommand).resolves({ Body: body(Buffer.from('not an image at all')) });
     s3.on(DeleteObjectCommand).resolves({});
+    s3.on(CopyObjectCommand).resolves({});
 
     await expect(addRoomPhoto('tok', 'r1', { file_id: 'f1' })).rejects.toThrow();
-    expect(s3.commandCalls(DeleteObjectCommand)).toHaveLength(1);
-    expectOnlyTeamClient(3);
+    // The checked copy and the upload both go.
+    expect(s3.commandCalls(DeleteObjectCommand)).toHaveLength(2);
+    expectOnlyTeamClient(5);
   });
 
   it("reads the content's header and signs its GET with the team's session", async () => {

@@ -47,6 +47,36 @@ describe('address rules', () => {
       expect([address, isPublicAddress(address)]).toEqual([address, false]);
   });
 
+  it('judge every IPv6 form that carries an IPv4 address by the address it carries', () => {
+    const forms = (v4: string, hex: string) => [
+      `::ffff:${v4}`, // IPv4-mapped
+      `::${v4}`, // IPv4-compatible
+      `::${hex}`,
+      `::ffff:0:${v4}`, // SIIT (IPv4-translated)
+      `::ffff:0:${hex}`,
+      `64:ff9b::${v4}`, // NAT64
+      `64:ff9b::${hex}`,
+      `2002:${hex}::1`, // 6to4
+    ];
+    for (const address of [...forms('10.0.0.1', 'a00:1'), ...forms('169.254.169.254', 'a9fe:a9fe')])
+      expect([address, isPublicAddress(address)]).toEqual([address, false]);
+    for (const address of forms('8.8.8.8', '808:808'))
+      expect([address, isPublicAddress(address)]).toEqual([address, true]);
+    for (const address of forms('127.0.0.1', '7f00:1')) {
+      expect([address, isPublicAddress(address)]).toEqual([address, false]);
+      expect([address, isLoopbackAddress(address)]).toEqual([address, true]);
+    }
+    expect(addressProblem('files.example.com', '::ffff:0:a00:1')).toBe(
+      'files.example.com resolves to ::ffff:0:a00:1, which is not a public address',
+    );
+    expect(addressProblem('localhost', '::a00:1')).toBe('localhost resolves to ::a00:1, which is not this machine');
+  });
+
+  it('keep :: and ::1 IPv6’s own, not IPv4-compatible forms', () => {
+    expect([isPublicAddress('::'), isLoopbackAddress('::')]).toEqual([false, false]);
+    expect([isPublicAddress('::1'), isLoopbackAddress('::1')]).toEqual([false, true]);
+  });
+
   it('read the IP address a URL hostname is written as, brackets off; none for a name', () => {
     expect(['10.0.0.5', '[::1]', '[fd00::2]', 'example.com', 'localhost'].map(literalAddress)).toEqual([
       '10.0.0.5',
