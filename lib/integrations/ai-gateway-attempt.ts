@@ -7,11 +7,13 @@
  *
  * A 200 with message content is an answer. 5xx, 429, timeouts, network errors
  * and a 200 whose body is empty, not JSON or carries no message content are
- * retryable failures; any other status is a failure not worth retrying.
+ * retryable failures; any other status is a failure not worth retrying, a
+ * redirect among them (never followed). What the body says reaches a message
+ * only bounded and scrubbed (bodyExcerpt).
  */
 import type { AiFailureKind } from './ai-call';
 import { type AiUsage, usageOf } from './ai-usage';
-import { causeOf, retryAfterMs } from './http-failures';
+import { answerText, bodyExcerpt, causeOf, NO_REDIRECTS, refusedRedirect, retryAfterMs } from './http-failures';
 
 const CHAT_COMPLETIONS_PATH = '/chat/completions';
 
@@ -41,8 +43,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 function gatewayMessage(body: unknown, text: string): string {
   if (isRecord(body) && isRecord(body.error) && typeof body.error.message === 'string')
-    return body.error.message.slice(0, 300);
-  return text.slice(0, 300) || 'no body';
+    return bodyExcerpt(body.error.message) || 'no body';
+  return bodyExcerpt(text) || 'no body';
 }
 
 /** Sends one request body and classifies what comes back; never throws for HTTP or network failures. */
@@ -62,8 +64,20 @@ export async function postChatCompletion(
       },
       body,
       signal: controller.signal,
+      ...NO_REDIRECTS,
     });
-    const text = await res.text();
+    const text = await answerText(res);
+    const redirect = refusedRedirect(res.status);
+    if (redirect)
+      return {
+        ok: false,
+        kind: 'http',
+        status: res.status,
+        message: redirect,
+        retryable: false,
+        usage: null,
+        retryAfterMs: null,
+      };
     let parsed: unknown;
     let readable = false;
     try {
@@ -90,7 +104,7 @@ export async function postChatCompletion(
           ok: false,
           kind: 'unreadable',
           status: res.status,
-          message: `body is not JSON: ${text.slice(0, 200)}`,
+          message: `body is not JSON: ${bodyExcerpt(text, 200)}`,
           retryable: true,
           usage,
           retryAfterMs: null,

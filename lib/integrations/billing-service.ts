@@ -14,7 +14,9 @@
  *   - unknown_reference: a refund of a spend the service does not hold (404);
  *   - unavailable: the service could not be used (network failure, timeout,
  *     5xx, a 200 whose body is empty or unreadable, any other status such as a
- *     401 from a wrong key). The caller fails open. The error is a
+ *     401 from a wrong key, or a redirect, which is never followed). The
+ *     caller fails open. What the body says reaches a detail only bounded and
+ *     scrubbed (bodyExcerpt). The error is a
  *     BillingServiceUnreachable naming the call and the cause, and whether the
  *     request may have been applied even so (its answer lost).
  *
@@ -28,7 +30,7 @@
 import { baseUrl as normalizeBaseUrl, settings as currentSettings, type Settings } from '../config';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
-import { causeOf } from './http-failures';
+import { answerText, bodyExcerpt, causeOf, NO_REDIRECTS, refusedRedirect } from './http-failures';
 import {
   BALANCE_PATH,
   type BalanceResult,
@@ -64,7 +66,11 @@ export interface BillingClientOptions {
   deadlineMs?: number;
 }
 
+/** An answer; `text` is the body's. */
 type Answer = { status: number; body: unknown; text: string };
+
+/** The body's words for a detail: bounded and scrubbed. */
+const said = (text: string) => bodyExcerpt(text, 200) || 'no body';
 
 /** Connection failures that happen before a request is sent: it cannot have been applied. */
 const NOT_SENT =
@@ -173,7 +179,7 @@ export class BillingServiceClient {
       return { outcome: 'refunded', transactionId: str(b.transaction_id), balance: num(b.balance) };
     }
     if (res.status === 404) return { outcome: 'unknown_reference' };
-    if (res.status === 409) return { outcome: 'nothing_left', detail: res.text.slice(0, 200) || 'no body' };
+    if (res.status === 409) return { outcome: 'nothing_left', detail: said(res.text) };
     return { outcome: 'unavailable', error: this.rejected(call, res) };
   }
 
@@ -197,7 +203,7 @@ export class BillingServiceClient {
   }
 
   private rejected(call: string, res: { status: number; text: string }) {
-    return new BillingServiceUnreachable('rejected', call, res.text.slice(0, 200) || 'no body', res.status);
+    return new BillingServiceUnreachable('rejected', call, refusedRedirect(res.status) ?? said(res.text), res.status);
   }
 
   /**
@@ -236,20 +242,14 @@ export class BillingServiceClient {
             throw new BillingServiceUnreachable(
               'unreadable',
               call,
-              a.text ? `unexpected body: ${a.text.slice(0, 200)}` : 'empty body',
+              a.text.trim() ? `unexpected body: ${said(a.text)}` : 'empty body',
               200,
               true,
             );
           }
           if (a.status >= 500 || a.status === 429) {
             mayHaveApplied ||= a.status >= 500;
-            throw new BillingServiceUnreachable(
-              'server_error',
-              call,
-              a.text.slice(0, 200) || 'no body',
-              a.status,
-              a.status >= 500,
-            );
+            throw new BillingServiceUnreachable('server_error', call, said(a.text), a.status, a.status >= 500);
           }
           return a;
         },
@@ -303,8 +303,9 @@ export class BillingServiceClient {
         },
         body: body !== undefined ? JSON.stringify(body) : undefined,
         signal: controller.signal,
+        ...NO_REDIRECTS,
       });
-      const text = await res.text();
+      const text = await answerText(res);
       let parsed: unknown = null;
       try {
         parsed = text ? JSON.parse(text) : null;

@@ -1,10 +1,12 @@
 /**
  * The chat message after each media job finishes (spec: Events > Outbound
  * signals). Best-effort: a failed post is logged and swallowed, never breaking
- * the job. The body is a Slack-compatible incoming-webhook message.
+ * the job; a redirect is a failure, never followed. The body is a
+ * Slack-compatible incoming-webhook message.
  */
 import { settings } from '../config';
 import { logger } from '../observability/logger';
+import { NO_REDIRECTS, refusedRedirect } from './http-failures';
 
 export interface JobOutcomeMessage {
   outcome: 'success' | 'failure';
@@ -51,8 +53,13 @@ export async function postJobOutcome(message: JobOutcomeMessage): Promise<void> 
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(chatPayload(message)),
       signal: AbortSignal.timeout(POST_TIMEOUT_MS),
+      ...NO_REDIRECTS,
     });
-    if (!res.ok) logger.warn('chat webhook answered an error', { status: res.status });
+    // The answer's body is not needed; letting it go frees the connection.
+    await res.body?.cancel().catch(() => undefined);
+    const redirect = refusedRedirect(res.status);
+    if (redirect) logger.warn('chat webhook answered a redirect', { status: res.status, detail: redirect });
+    else if (!res.ok) logger.warn('chat webhook answered an error', { status: res.status });
   } catch (err) {
     logger.warn('chat webhook unreachable', { error: String(err) });
   }

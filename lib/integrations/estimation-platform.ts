@@ -204,9 +204,7 @@ export interface EstimationClientOptions extends JsonHttpOptions {
 
 // --- Internals ----------------------------------------------------------------------------------
 
-const snippet = (text: string) => text.trim().replace(/\s+/g, ' ').slice(0, 300) || 'no body';
-
-/** The platform's `detail` as text: a string as is, a FastAPI list as "loc: msg; ...", else the body. */
+/** The platform's `detail` as text: a string as is, a FastAPI list as "loc: msg; ...", else the body (json-http cuts it). */
 function detailText(text: string): string {
   const body = parseJson(text);
   const detail = isRecord(body) ? body.detail : undefined;
@@ -220,7 +218,7 @@ function detailText(text: string): string {
         return loc ? `${loc}: ${msg}` : msg;
       })
       .join('; ');
-  return snippet(text);
+  return text;
 }
 
 /** How the estimation platform's answers and failures read (lib/integrations/json-http.ts does the rest). */
@@ -230,10 +228,10 @@ const ESTIMATION_PLATFORM: Omit<JsonHttpSpec, 'headers'> = {
   tooManyRequests: 'rejected',
   // The platform answered: another attempt would get the same body.
   retryUnreadable: false,
-  unreadable: (status, text, error) =>
+  unreadable: (status, excerpt, error) =>
     `HTTP ${status} with an unreadable body, ${
       error === undefined
-        ? `not JSON: ${snippet(text)}`
+        ? `not JSON: ${excerpt || 'no body'}`
         : `not the contract's shape (${error.issues
             .slice(0, 3)
             .map((i) => `${i.path.join('.') || 'body'}: ${i.message}`)

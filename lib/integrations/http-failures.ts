@@ -1,4 +1,13 @@
-/** How the outbound HTTP clients (AI gateway, speech-to-text) read a failed call. */
+/**
+ * How the outbound HTTP clients read a failed call. None follows a redirect
+ * (`NO_REDIRECTS`): a platform's base URL pointed somewhere hostile could
+ * otherwise send our credentials and requests on to an internal address and
+ * have the answer reflected. A 3xx is a final failure naming its status. Text
+ * taken from an answer's body reaches details, logs and messages only as a
+ * `bodyExcerpt`: bounded and scrubbed of credentials and addresses.
+ */
+import { scrubText } from '../observability/scrub-rules';
+import { isRedirect } from './download-rules';
 
 /** A Retry-After longer than this is not honoured in full; the job has a deadline. */
 const MAX_RETRY_AFTER_MS = 30_000;
@@ -56,4 +65,42 @@ export function attemptRetryPolicy(attempts: number, backoffMs: number) {
 export function failureSummary(service: string, failure: AttemptFailure, attempts: number): string {
   const tried = failure.retryable ? ` after ${attempts} attempt${attempts === 1 ? '' : 's'}` : '';
   return `${service} ${failure.kind}${failure.status ? ` (HTTP ${failure.status})` : ''}${tried}: ${failure.message}`;
+}
+
+/** Every outbound fetch's init carries this: a 3xx comes back as the answer, never followed. */
+export const NO_REDIRECTS = { redirect: 'manual' } as const;
+
+/** A redirect (301, 302, 303, 307, 308) in words naming its status, or null for any other status. */
+export function refusedRedirect(status: number): string | null {
+  return isRedirect(status) ? `a redirect (HTTP ${status}), not followed` : null;
+}
+
+/** An answer's body as text; a redirect's is left unread (its status says all a caller needs). */
+export async function answerText(res: Pick<Response, 'status' | 'body' | 'text'>): Promise<string> {
+  if (!isRedirect(res.status)) return res.text();
+  await res.body?.cancel().catch(() => undefined);
+  return '';
+}
+
+/** The most of a response body that goes into a detail, a log line or a message. */
+const BODY_EXCERPT_CHARS = 300;
+/** The start of a body that is scrubbed before it is cut: the scrubbing stays cheap on a huge body. */
+const BODY_SCAN_CHARS = 2_000;
+
+/**
+ * Text from a response body fit for an error detail, a log line or a message:
+ * whitespace folded, credentials and email addresses masked (scrubText), at
+ * most `maxChars` characters; '' for an empty body. It is scrubbed before it
+ * is cut, so a cut never leaves part of an address or token unmasked.
+ */
+export function bodyExcerpt(text: string, maxChars = BODY_EXCERPT_CHARS): string {
+  let head = text;
+  if (head.length > BODY_SCAN_CHARS) {
+    head = head.slice(0, BODY_SCAN_CHARS);
+    // The last word may be cut, leaving a part of a token too short to be recognised as one: it goes.
+    const lastBreak = head.search(/[\s",;<>][^\s",;<>]*$/);
+    if (lastBreak > 0) head = head.slice(0, lastBreak);
+  }
+  const scrubbed = scrubText(head.replace(/\s+/g, ' ').trim());
+  return scrubbed.length > maxChars ? `${scrubbed.slice(0, maxChars - 1)}…` : scrubbed;
 }

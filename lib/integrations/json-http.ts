@@ -8,21 +8,24 @@
  *   - unavailable: `reason` 'network', 'timeout', 'server_error' (5xx, or a 429
  *     still refused after the retries, unless the client names it 'rejected'),
  *     'unreadable' (a 2xx whose body is not the contract's) or 'rejected' (any
- *     other status); `status` when the platform answered; `detail` a sentence
+ *     other status, a redirect among them: none is followed); `status` when
+ *     the platform answered; `detail` a sentence
  *     "<name> unreachable: <call>: <problem>"; `mayHaveApplied` true when any
  *     attempt may have been applied (a timeout, a dropped connection, a 5xx,
  *     an unreadable 2xx), false when none can have been (nothing listening,
  *     DNS, TLS, a 4xx).
  * Network failures, timeouts, 5xx and 429 (honouring Retry-After) are retried
  * with jittered exponential backoff, each retry logged at warn; an unreadable
- * 2xx only when the client says so. What differs between the platforms (the
- * credentials, how their error bodies read, wording) is the client's JsonHttpSpec.
+ * 2xx only when the client says so. Whatever the body says reaches a detail or
+ * a log line only bounded and scrubbed (bodyExcerpt). What differs between
+ * the platforms (the credentials, how their error bodies read, wording) is the
+ * client's JsonHttpSpec.
  */
 import type * as z from 'zod';
 import { baseUrl as normalizeBaseUrl } from '../config';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
-import { causeOf, retryAfterMs } from './http-failures';
+import { answerText, bodyExcerpt, causeOf, NO_REDIRECTS, refusedRedirect, retryAfterMs } from './http-failures';
 
 /** One attempt. */
 const DEFAULT_TIMEOUT_MS = 8_000;
@@ -79,16 +82,16 @@ export interface JsonHttpSpec {
   name: string;
   /** The credentials, sent with every request (never logged). */
   headers: Record<string, string>;
-  /** The platform's own words in an error answer's body. */
+  /** The platform's own words in an error answer's body (bounded and scrubbed by the caller). */
   words: (text: string) => string;
-  /** A 404's detail (default: the platform's words). */
-  notFoundDetail?: (call: string, text: string) => string;
+  /** A 404's detail from the platform's words, bounded and scrubbed (default: those words). */
+  notFoundDetail?: (call: string, said: string) => string;
   /** The reason of a 429 still refused after the retries. */
   tooManyRequests: 'server_error' | 'rejected';
   /** Whether an unreadable 2xx is worth another attempt. */
   retryUnreadable: boolean;
-  /** An unreadable 2xx in words; `error` is undefined when the body is not JSON. */
-  unreadable: (status: number, text: string, error: z.ZodError | undefined) => string;
+  /** An unreadable 2xx in words from an excerpt of the body; `error` is undefined when the body is not JSON. */
+  unreadable: (status: number, excerpt: string, error: z.ZodError | undefined) => string;
   /** A fetch failure in words. */
   networkCause: (err: unknown) => string;
   /** Whether a fetch failure surely happened before the request was sent (it cannot have been applied). */
@@ -137,14 +140,14 @@ export const parseJson = (text: string): unknown => {
   }
 };
 
-/** A platform's own words in an error answer: the JSON `detail`, else `error`, else the start of the body. */
+/** A platform's own words in an error answer: the JSON `detail`, else `error`, else the body (the caller cuts it). */
 function errorBodyWords(text: string): string {
   const body = parseJson(text);
   if (isRecord(body)) {
     if (typeof body.detail === 'string' && body.detail) return body.detail;
     if (typeof body.error === 'string' && body.error) return body.error;
   }
-  return text.trim().slice(0, 300) || 'no body';
+  return text;
 }
 
 /**
@@ -157,10 +160,10 @@ export function errorBodySpec(name: string, notSent: (cause: string) => boolean)
   return {
     name,
     words: errorBodyWords,
-    notFoundDetail: (call, text) => `${call}: ${errorBodyWords(text)}`,
+    notFoundDetail: (call, said) => `${call}: ${said}`,
     tooManyRequests: 'server_error',
     retryUnreadable: true,
-    unreadable: (status, text) => `unreadable answer (HTTP ${status}): ${text.trim().slice(0, 200) || 'empty body'}`,
+    unreadable: (status, excerpt) => `unreadable answer (HTTP ${status}): ${excerpt.slice(0, 200) || 'empty body'}`,
     networkCause: (err) => networkCause(err, true),
     notSent,
     minAttemptMs: 0,
@@ -276,6 +279,7 @@ export abstract class JsonHttpClient {
     let status: number;
     let text: string;
     let retryAfter: string | null;
+    let redirect: string | null;
     try {
       const res = await this.fetch(`${this.baseUrl}${path}`, {
         method,
@@ -286,10 +290,12 @@ export abstract class JsonHttpClient {
         },
         body: body !== undefined ? JSON.stringify(body) : undefined,
         signal: controller.signal,
+        ...NO_REDIRECTS,
       });
       status = res.status;
       retryAfter = res.headers.get('retry-after');
-      text = await res.text();
+      redirect = refusedRedirect(status);
+      text = await answerText(res);
     } catch (err) {
       if (controller.signal.aborted) throw new AttemptFailed('timeout', `no answer within ${timeoutMs} ms`, true, true);
       const cause = spec.networkCause(err);
@@ -298,18 +304,20 @@ export abstract class JsonHttpClient {
       clearTimeout(timer);
     }
 
+    if (redirect) throw new AttemptFailed('rejected', redirect, false, false, status, null, true);
     if (status >= 200 && status < 300) {
       const parsed = parseJson(text);
       const checked = request.schema.safeParse(parsed);
       if (checked.success) return { outcome: 'ok', status, body: checked.data };
-      const problem = spec.unreadable(status, text, parsed === undefined ? undefined : checked.error);
+      const problem = spec.unreadable(status, bodyExcerpt(text), parsed === undefined ? undefined : checked.error);
       const retry = spec.retryUnreadable;
       throw new AttemptFailed('unreadable', problem, true, retry, status, null, !retry);
     }
     if (status === 401) return { outcome: 'unauthorized' };
-    if (status === 404) return { outcome: 'not_found', detail: spec.notFoundDetail?.(call, text) ?? spec.words(text) };
-    if (status === 422) return { outcome: 'unprocessable', detail: spec.words(text) };
-    const problem = `HTTP ${status}: ${spec.words(text)}`;
+    const said = bodyExcerpt(spec.words(text)) || 'no body';
+    if (status === 404) return { outcome: 'not_found', detail: spec.notFoundDetail?.(call, said) ?? said };
+    if (status === 422) return { outcome: 'unprocessable', detail: said };
+    const problem = `HTTP ${status}: ${said}`;
     if (status >= 500) throw new AttemptFailed('server_error', problem, true, true, status, retryAfterMs(retryAfter));
     if (status === 429)
       throw new AttemptFailed(spec.tooManyRequests, problem, false, true, status, retryAfterMs(retryAfter));

@@ -18,7 +18,9 @@
  *
  * 5xx, 429, timeouts and network errors are retried with jittered exponential
  * backoff (a timed-out attempt may have been queued, so a retry can mail
- * twice: better than losing a report). Any other status fails at once. A
+ * twice: better than losing a report). Any other status fails at once, a
+ * redirect among them (never followed). What the body says reaches a message
+ * only bounded and scrubbed (bodyExcerpt). A
  * final failure throws MailError naming the cause (a refused key, an unknown
  * domain, the service's own words on a 400).
  */
@@ -28,9 +30,13 @@ import { withRetry } from '../retry';
 import {
   type AttemptFailure,
   AttemptFailed,
+  answerText,
   attemptRetryPolicy,
+  bodyExcerpt,
   causeOf,
   failureSummary,
+  NO_REDIRECTS,
+  refusedRedirect,
   retryAfterMs,
 } from './http-failures';
 
@@ -100,11 +106,12 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function serviceMessage(text: string): string {
   try {
     const body: unknown = JSON.parse(text);
-    if (isRecord(body) && typeof body.message === 'string' && body.message) return body.message.slice(0, 300);
+    if (isRecord(body) && typeof body.message === 'string' && body.message)
+      return bodyExcerpt(body.message) || 'no body';
   } catch {
     // Not JSON (the 401 answers a bare "Forbidden").
   }
-  return text.trim().slice(0, 300) || 'no body';
+  return bodyExcerpt(text) || 'no body';
 }
 
 export class MailClient {
@@ -243,8 +250,9 @@ export class MailClient {
           },
           body: form,
           signal: controller.signal,
+          ...NO_REDIRECTS,
         });
-        text = await res.text();
+        text = await answerText(res);
       } catch (err) {
         if (controller.signal.aborted)
           throw fail({
@@ -255,6 +263,8 @@ export class MailClient {
           });
         throw fail({ kind: 'unreachable', status: null, message: causeOf(err), retryable: true });
       }
+      const redirect = refusedRedirect(res.status);
+      if (redirect) throw fail({ kind: 'http', status: res.status, message: redirect, retryable: false });
       if (res.status < 200 || res.status >= 300)
         throw fail({
           kind: 'http',
@@ -274,7 +284,7 @@ export class MailClient {
         throw fail({
           kind: 'unreadable',
           status: res.status,
-          message: `the answer carries no message id (${text.slice(0, 200) || 'empty body'})`,
+          message: `the answer carries no message id (${bodyExcerpt(text, 200) || 'empty body'})`,
           retryable: false,
         });
       return body.id;

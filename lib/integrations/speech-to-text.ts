@@ -18,9 +18,10 @@
  * Fail-soft: without a key the call answers `{configured: false}` rather than
  * throwing, so a pipeline goes on visual-only with a warning. 5xx, 429,
  * timeouts, network errors and a 200 the client cannot read are retried with
- * jittered exponential backoff; any other status (401, 400, ...) fails at
- * once. A failure that is final throws SpeechToTextError, which the pipeline
- * turns into a warning too. A readable answer with no words (silence) is a
+ * jittered exponential backoff; any other status (401, 400, a redirect,
+ * which is never followed, ...) fails at once, the provider's words in it
+ * bounded and scrubbed (bodyExcerpt). A failure that is final throws
+ * SpeechToTextError, which the pipeline turns into a warning too. A readable answer with no words (silence) is a
  * transcript, not a failure.
  */
 import { baseUrl as normalizeBaseUrl, type Settings } from '../config';
@@ -30,9 +31,13 @@ import type { TranscriptWord } from './transcript-stitching';
 import {
   type AttemptFailure,
   AttemptFailed,
+  answerText,
   attemptRetryPolicy,
+  bodyExcerpt,
   causeOf,
   failureSummary,
+  NO_REDIRECTS,
+  refusedRedirect,
   retryAfterMs,
 } from './http-failures';
 
@@ -99,9 +104,9 @@ function providerMessage(body: unknown, text: string): string {
     const said = [body.err_code ?? body.category, body.err_msg ?? body.message ?? body.details]
       .filter((v): v is string => typeof v === 'string' && v !== '')
       .join(': ');
-    if (said) return said.slice(0, 300);
+    if (said) return bodyExcerpt(said) || 'no body';
   }
-  return text.slice(0, 300) || 'no body';
+  return bodyExcerpt(text) || 'no body';
 }
 
 /** The transcript in a 200 body, or why it cannot be read. */
@@ -231,8 +236,9 @@ export class SpeechToTextClient {
           },
           body: request.audio,
           signal: controller.signal,
+          ...NO_REDIRECTS,
         });
-        text = await res.text();
+        text = await answerText(res);
       } catch (err) {
         if (controller.signal.aborted)
           throw fail({
@@ -243,6 +249,8 @@ export class SpeechToTextClient {
           });
         throw fail({ kind: 'unreachable', status: null, message: causeOf(err), retryable: true });
       }
+      const redirect = refusedRedirect(res.status);
+      if (redirect) throw fail({ kind: 'http', status: res.status, message: redirect, retryable: false });
       let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : undefined;

@@ -93,10 +93,17 @@ it('prints names in Latin, Cyrillic, Greek, Arabic, Hebrew, Chinese, Japanese an
   ]);
 });
 
-it('keeps right-to-left words in their place among others, and their numbers reading left to right', async () => {
-  // pdftotext moves the spaces around an Arabic word inside other text; pdf.js reads them where they are drawn.
-  const names = ['تلفزيون 65 بوصة', 'Кресло Πολυθρόνα كرسي 椅子 의자', 'كرسي Chair'];
-  const file = await report([...names, 'Toaster'], 'Kitchen');
+it('draws a right-to-left name in visual order, its Latin words and numbers reading left to right in place', async () => {
+  // pdf.js gives a line's pieces in the order they are drawn, left to right, each piece's characters in reading order.
+  const drawn: [string, string][] = [
+    ['تلفزيون 65 بوصة', 'تلفزيون 65 بوصة'],
+    ['Кресло Πολυθρόνα كرسي 椅子 의자', 'Кресло Πολυθρόνα كرسي 椅子 의자'],
+    // A right-to-left name starts on the right: its first word is drawn right of the Latin one after it.
+    ['كرسي Chair', 'Chair كرسي'],
+    ['כיסא IKEA 2', 'IKEA 2 כיסא'],
+    ['טלוויזיה 55 אינץ׳ (סלון)', '(סלון) אינץ׳ 55 טלוויזיה'],
+  ];
+  const file = await report([...drawn.map(([name]) => name), 'Toaster'], 'Kitchen');
   const pdfjs = await loadPdfjs();
   const data = new Uint8Array(readFileSync(file));
   const doc = await pdfjs.getDocument({ data, ...pdfjsDataDirs(), verbosity: pdfjs.VerbosityLevel.ERRORS }).promise;
@@ -106,7 +113,10 @@ it('keeps right-to-left words in their place among others, and their numbers rea
     .map((item) => `${item.str}${item.hasEOL ? '\n' : ''}`)
     .join('')
     .split('\n');
-  for (const name of names) expect([name, lines.some((line) => line.includes(name))]).toEqual([name, true]);
+  for (const [name, order] of drawn) expect([name, lines.some((line) => line.includes(order))]).toEqual([name, true]);
+  // Not in stored order, as when each right-to-left run was drawn after the one before it.
+  for (const [name, order] of drawn)
+    if (order !== name) expect([name, lines.some((line) => line.includes(name))]).toEqual([name, false]);
 });
 
 it('embeds only the glyphs a report uses, and reads no other script’s font for a Latin report', async () => {
