@@ -45,6 +45,8 @@ export async function flushAnalytics(): Promise<void> {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(batchBody(target.apiKey, events)),
       signal: AbortSignal.timeout(config.SIGNALS_TIMEOUT_MS),
+      // Never followed: a redirect would carry the signals to wherever it points.
+      redirect: 'manual',
     });
     // The answer's body is not needed; reading it frees the connection.
     await res.arrayBuffer().catch(() => undefined);

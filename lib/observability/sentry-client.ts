@@ -30,6 +30,8 @@ const boundedTransport = (timeoutMs: number) => (options: TransportOptions) =>
       headers: { 'content-type': 'application/x-sentry-envelope', ...options.headers },
       body: request.body,
       signal: AbortSignal.timeout(timeoutMs),
+      // Never followed: a redirect would carry the signals to wherever it points.
+      redirect: 'manual',
     });
     await res.arrayBuffer().catch(() => undefined);
     return {

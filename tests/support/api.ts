@@ -39,7 +39,14 @@ export async function request<T = any>(
   }
   const res = await fetch(`${serviceUrl()}${path}`, { method, headers, body, redirect: 'manual' });
   const text = await res.text();
-  await recordAnswer({ method, path, status: res.status, contentType: res.headers.get('content-type'), text });
+  await recordAnswer({
+    method,
+    path,
+    status: res.status,
+    contentType: res.headers.get('content-type'),
+    text,
+    requestBytes: body === undefined ? 0 : Buffer.byteLength(body),
+  });
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : null;

@@ -8,6 +8,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import type { FaultPointName } from '../../lib/faults/fault-points';
 import { armedFile } from '../../lib/faults/armed-fault-points';
+import { expectCrashAnswers } from './openapi-conformance';
 
 const dir = () => {
   const value = process.env.FAULT_POINTS_DIR;
@@ -16,6 +17,8 @@ const dir = () => {
 };
 
 export function armFaultPoint(point: FaultPointName, id: string): void {
+  // The invocation that trips it answers as a crash does: the API document's check lets that answer through.
+  expectCrashAnswers();
   writeFileSync(armedFile(dir(), point, id), '');
 }
 

@@ -143,6 +143,8 @@ describe('the error-tracking client', () => {
         extra: { photo: `/api/photos/${JOB}/orig_0001.jpg` },
       });
       await flushErrors(2000);
+      // A redirect is never followed: it would carry the report wherever it points.
+      for (const [, init] of fetchSpy.mock.calls) expect((init as RequestInit).redirect).toBe('manual');
       return sentBodies(fetchSpy).join('\n');
     } finally {
       fetchSpy.mockRestore();
@@ -191,6 +193,7 @@ describe('the analytics capture', () => {
         ),
       );
       await flushAnalytics();
+      expect((fetchSpy.mock.calls[0][1] as RequestInit).redirect).toBe('manual');
       return String((fetchSpy.mock.calls[0][1] as RequestInit).body);
     } finally {
       fetchSpy.mockRestore();

@@ -108,11 +108,16 @@ describe('ConformanceChecker', () => {
     expect(checker.operationFor('delete', '/api/jobs/active')?.operation.operationId).toBe('deleteJob');
     expect(checker.operationFor('GET', '/api/jobs/abc/extra')).toBeUndefined();
     expect(checker.operationFor('GET', '/api/jobs/')).toBeUndefined();
+    // '..' is resolved as fetch resolves it: /api/jobs/abc/.. is /api/jobs/.
+    expect(checker.operationFor('GET', '/api/jobs/abc/..')).toBeUndefined();
     expect(checker.check(answer('POST', '/api/jobs/abc', 200, {}))).toEqual({
       operation: 'POST /api/jobs/abc',
       status: 200,
       problems: ['no operation in the document has this method and path'],
     });
+    // The gateway refuses a path no route has before any function runs: outside every operation.
+    expect(checker.check(answer('POST', '/api/jobs/abc', 404, { message: 'Not Found' }))).toBeNull();
+    expect(checker.check(answer('GET', '/api/jobs//x', 400, ''))).toBeNull();
   });
 
   it('checks a redirect by its status only, and a body the operation does not describe not at all', () => {
@@ -146,5 +151,50 @@ describe('mismatchReport', () => {
         '    status 429 is not documented',
       ].join('\n'),
     );
+  });
+});
+
+describe('answers the service did not make', () => {
+  type Conformance = typeof import('../../support/openapi-conformance');
+  const crash = { method: 'POST', path: '/api/jobs/a/process', contentType: 'application/json', status: 500 };
+  const fresh = (): Conformance => {
+    let loaded: Conformance | undefined;
+    jest.isolateModules(() => {
+      loaded = require('../../support/openapi-conformance');
+    });
+    return loaded as Conformance;
+  };
+  const url = process.env.TEST_SERVICE_URL;
+  beforeAll(() => {
+    // No stack here: an answer that reaches the document's check is reported as not checked.
+    delete process.env.TEST_SERVICE_URL;
+  });
+  afterAll(() => {
+    if (url !== undefined) process.env.TEST_SERVICE_URL = url;
+  });
+
+  it('is let through only in a file that armed a fault point, and only as the crash answer', async () => {
+    const unarmed = fresh();
+    unarmed.checkAnswersAgainstDocument();
+    await unarmed.recordAnswer({ ...crash, text: '{"detail":"Internal server error"}' });
+    expect(unarmed.conformanceReport()).toContain('answered 500 to POST /api/jobs/a/process');
+
+    const armed = fresh();
+    armed.checkAnswersAgainstDocument();
+    armed.expectCrashAnswers();
+    await armed.recordAnswer({ ...crash, text: '{"detail":"Internal server error"}' });
+    expect(armed.conformanceReport()).toBeNull();
+    await armed.recordAnswer({ ...crash, text: '{"detail":"Internal server error","stack":"at x"}' });
+    expect(armed.conformanceReport()).toContain('answered 500');
+  });
+
+  it("lets the gateway's 413 through only for a body over its 10 MiB limit", async () => {
+    const conformance = fresh();
+    conformance.checkAnswersAgainstDocument();
+    const tooLarge = { ...crash, status: 413, text: '{"message":"Request Entity Too Large"}' };
+    await conformance.recordAnswer({ ...tooLarge, requestBytes: 11 * 1024 * 1024 });
+    expect(conformance.conformanceReport()).toBeNull();
+    await conformance.recordAnswer({ ...tooLarge, requestBytes: 1024 });
+    expect(conformance.conformanceReport()).toContain('answered 413');
   });
 });
