@@ -13,9 +13,8 @@ import {
   type LogRecordProcessor,
   type ReadWriteLogRecord,
 } from '@opentelemetry/sdk-logs';
-import { settings } from '../config';
 import type { SignalExport } from './otel';
-import { outboundIdKey, withOutboundIds } from './outbound-id-rules';
+import { withOutboundIds } from './outbound-id-rules';
 import type { OtlpConfig } from './signal-rules';
 
 export interface LogExport extends SignalExport {
@@ -55,7 +54,7 @@ export function startLogs(config: OtlpConfig): LogExport {
   const provider = new LoggerProvider({
     resource: resourceFromAttributes(config.resource),
     processors: [
-      new OutboundIdLogProcessor(() => outboundIdKey(settings())),
+      new OutboundIdLogProcessor(() => config.idKey),
       new BatchLogRecordProcessor({
         exporter: new OTLPLogExporter({
           url: config.logsUrl,

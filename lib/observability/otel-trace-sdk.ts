@@ -3,6 +3,9 @@
  * started by job-trace.ts through otel.ts when the export is on. Only
  * job-trace.ts loads this module, with require() on first use; its imports are
  * named, so bundles keep only what is used.
+ * It reads no settings (the ids' key comes in its config): a module loaded with
+ * require() keeps what it imports whole, and the settings would bring every
+ * secret source's SDK client into each bundle.
  */
 import { type Attributes, context, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -16,9 +19,8 @@ import {
   type ReadableSpan,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
-import { settings } from '../config';
 import type { SignalExport } from './otel';
-import { outboundIdKey, withOutboundIds, withOutboundIdsInText } from './outbound-id-rules';
+import { withOutboundIds, withOutboundIdsInText } from './outbound-id-rules';
 import type { OtlpConfig, TraceIds } from './signal-rules';
 
 export interface TraceExport extends SignalExport {
@@ -127,7 +129,7 @@ export function startTraces(config: OtlpConfig): TraceExport {
       new BatchSpanProcessor(
         new OutboundIdSpanExporter(
           new OTLPTraceExporter({ url: config.tracesUrl, headers: config.headers, timeoutMillis: config.timeoutMs }),
-          () => outboundIdKey(settings()),
+          () => config.idKey,
         ),
         // Sent by flush() only: the long delay keeps the timer from firing in a frozen container.
         { scheduledDelayMillis: 60_000, exportTimeoutMillis: config.timeoutMs, maxQueueSize: 4096 },

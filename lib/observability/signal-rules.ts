@@ -4,9 +4,10 @@
  * service, the W3C trace context carried by queue messages, and how a
  * service log line becomes an OTLP log record.
  */
+import { type OutboundIdSettings, outboundIdKey } from './outbound-id-rules';
 
 /** The settings the export reads (lib/config's Settings has them all). */
-export interface OtlpSettings {
+export interface OtlpSettings extends OutboundIdSettings {
   OTEL_SDK_DISABLED: boolean;
   OTEL_EXPORTER_OTLP_ENDPOINT: string;
   OTEL_EXPORTER_OTLP_HEADERS: string;
@@ -23,6 +24,8 @@ export interface OtlpConfig {
   /** Each export is abandoned after this long. */
   timeoutMs: number;
   resource: Record<string, string>;
+  /** The key of the hashes ids leave as (outbound-id-rules.ts); the SDK modules take it from here, not from the settings. */
+  idKey: Buffer | null;
 }
 
 /**
@@ -41,6 +44,7 @@ export function otlpConfig(settings: OtlpSettings, env: Record<string, string | 
     headers: parseOtlpHeaders(settings.OTEL_EXPORTER_OTLP_HEADERS),
     timeoutMs: settings.SIGNALS_TIMEOUT_MS,
     resource: resourceAttributes(settings, env),
+    idKey: outboundIdKey(settings),
   };
 }
 

@@ -108,10 +108,18 @@ function wildcardProblem(resource: unknown): string | undefined {
 const TEAM_OBJECTS_PREFIX = `\${MediaBucket.Arn}/teams/\${!aws:PrincipalTag/team}/`;
 const TEAM_OBJECTS = /^\$\{MediaBucket\.Arn\}\/teams\/\$\{!aws:PrincipalTag\/team\}\/[\w*/-]+$/;
 
-/** The template of an Fn::Sub (the framework writes both the string and the [string, variables] form). */
+/**
+ * The template of an Fn::Sub (the framework writes both the string and the [string, variables] form). In the
+ * second form an attribute may come in as a variable, `${MediaBucket_Arn}` bound to the bucket's Arn: written
+ * back as `${MediaBucket.Arn}` when its binding names that resource.
+ */
 function subText(value: unknown): string {
   const body = (value as { 'Fn::Sub': unknown })['Fn::Sub'];
-  return String(Array.isArray(body) ? body[0] : body);
+  if (!Array.isArray(body)) return String(body);
+  const [text, variables] = body as [string, Record<string, unknown> | undefined];
+  return String(text).replace(/\$\{(\w+)_Arn\}/g, (whole, name: string) =>
+    JSON.stringify(variables?.[`${name}_Arn`] ?? null).includes(name) ? `\${${name}.Arn}` : whole,
+  );
 }
 
 interface Statement {

@@ -15,6 +15,8 @@ const base = {
   OTEL_SERVICE_NAME: 'contents-inventory',
   SIGNALS_TIMEOUT_MS: 2000,
   APP_ENV: 'production',
+  SIGNALS_ID_KEY: 'signals-id-key',
+  CLAIMS_PLATFORM_JWT_SECRET: '',
 };
 
 describe('otlpConfig', () => {
@@ -37,6 +39,8 @@ describe('otlpConfig', () => {
         'faas.name': 'contents-inventory-prod-stageWorker',
         'cloud.region': 'eu-west-1',
       },
+      // The SDK modules hash the ids that leave with it (they read no settings: see otel-trace-sdk.ts).
+      idKey: Buffer.from('signals-id-key'),
     });
   });
 
