@@ -79,3 +79,29 @@ describe('recordingContentType', () => {
     expect(RECORDING_SNIFF_BYTES).toBeGreaterThan(4 + 2 * 192);
   });
 });
+
+describe('recordingContentType, the edges of ISO-BMFF and its input', () => {
+  it('tells image brands from video ones, and a QuickTime or 3GPP voice note as audio', () => {
+    // A HEIF/AVIF photo is no recording: by its major brand, or by image brands with no video brand beside them.
+    expect(recordingContentType(ftyp('heic', 'mif1', 'heic'), 'video')).toBeNull();
+    expect(recordingContentType(ftyp('dash', 'mif1', 'heic'), 'video')).toBeNull();
+    expect(recordingContentType(ftyp('dash', 'mif1', 'isom'), 'video')).toBe('video/mp4');
+    expect(recordingContentType(ftyp('qt  ', 'qt  '), 'audio')).toBe('audio/mp4');
+    expect(recordingContentType(ftyp('3gp4', '3gp4'), 'audio')).toBe('audio/3gpp');
+    const moov = padded(Buffer.concat([Buffer.from([0, 0, 0, 8]), latin('moov')]));
+    expect(recordingContentType(moov, 'audio')).toBe('audio/mp4');
+  });
+
+  it('reads a Uint8Array view as the bytes it shows, and brands past the end of a short head as none', () => {
+    const mp4 = ftyp('isom', 'isom', 'avc1');
+    const backing = new Uint8Array(5 + mp4.length);
+    backing.set(mp4, 5);
+    const view = backing.subarray(5);
+    expect(recordingContentType(view, 'video')).toBe('video/mp4');
+    // The box says 64 bytes of brands, the head holds 12: the brands it cannot read count as none.
+    const cut = Buffer.alloc(14);
+    cut.writeUInt32BE(64, 0);
+    cut.write('ftypisom', 4, 'latin1');
+    expect(recordingContentType(cut, 'video')).toBe('video/mp4');
+  });
+});
