@@ -13,7 +13,7 @@
  *    streams of a named log group (…:log-group:<name>:*) are open-ended.
  *  - One role per public route (auth 'none' or 'capability'), scoped to the
  *    rows, objects and queues its own code uses (publicRoleStatements).
- *  - The team-objects role (teamObjectsRole), when a public function's code
+ *  - The team-objects role (functions/team-objects-role.js), when a public function's code
  *    asks for a team's S3 client: the only way those functions reach objects
  *    under teams/, one team per session (the session tag `team`).
  *  - One CloudWatch alarm per dead-letter queue (any queue another queue's
@@ -26,6 +26,7 @@
  * that key's ARN.
  */
 const { declaredResources, loadServerlessConfig } = require('../localstack/provision');
+const { TEAM_OBJECTS_ROLE, TEAM_TAG_CONDITION, teamObjectsRole, teamObjectsRoleArn } = require('./team-objects-role');
 
 const DYNAMODB_PACKAGES = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-lambda-powertools/idempotency'];
 const S3_PACKAGES = ['@aws-sdk/client-s3', '@aws-sdk/s3-request-presigner', '@aws-sdk/s3-presigned-post'];
@@ -52,17 +53,6 @@ const OBJECT_ACTIONS = [
   's3:ListMultipartUploadParts',
   's3:AbortMultipartUpload',
 ];
-
-/** The role public functions assume, tagged with one team, to reach that team's objects (lib/blob/team-credentials.ts). */
-const TEAM_OBJECTS_ROLE = 'TeamObjectsRole';
-const TEAM_TAG = 'team';
-/** A session carries exactly one tag, `team`, and it is not empty. */
-const TEAM_TAG_CONDITION = {
-  StringLike: { [`aws:RequestTag/${TEAM_TAG}`]: '?*' },
-  'ForAllValues:StringEquals': { 'aws:TagKeys': [TEAM_TAG] },
-};
-/** Lambda's own role assuming another is role chaining: an hour at most. */
-const TEAM_SESSION_SECONDS = 3600;
 
 const getAtt = (id, attribute) => ({ 'Fn::GetAtt': [id, attribute] });
 const sub = (text) => ({ 'Fn::Sub': text });
@@ -135,19 +125,6 @@ function secretStatements(parameterArn, secretNames) {
   ];
 }
 
-/**
- * The team-objects role's name and ARN, fixed so that the public roles can
- * name it without a reference (its trust policy names them: a reference
- * both ways would be a cycle).
- */
-const teamObjectsRoleName = (service, stage) => `${service}-${stage}-team-objects`;
-const teamObjectsRoleArn = (service, stage) =>
-  sub(`arn:\${AWS::Partition}:iam::\${AWS::AccountId}:role/${teamObjectsRoleName(service, stage)}`);
-
-/** teams/*\/claims/*\/insured/* → <bucket ARN>/teams/${aws:PrincipalTag/team}/claims/*\/insured/* ("${!" is Fn::Sub's literal "${"). */
-const teamObjectArn = (pattern) =>
-  sub(`\${MediaBucket.Arn}/${pattern.replace(/^teams\/\*\//, `teams/\${!aws:PrincipalTag/${TEAM_TAG}}/`)}`);
-
 const parameterArnOf = (service, stage) => (suffix) =>
   sub(`arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter/${service}/${stage}${suffix}`);
 
@@ -167,7 +144,7 @@ const parameterArnOf = (service, stage) => (suffix) =>
  * token lookup (lib/insured/access-service.ts). Objects do begin with their
  * team: a function that asks for a team's S3 client gets no teams/… object
  * here, only sts:AssumeRole on the team-objects role with one `team` session
- * tag (teamObjectsRole), so S3 itself refuses another team's key. For the
+ * tag (functions/team-objects-role.js), so S3 itself refuses another team's key. For the
  * others, the key checks before signing (lib/jobs/job-object-rules.ts) do,
  * and the role bounds what kind of row and object they can reach at all.
  */
@@ -261,63 +238,6 @@ function logPolicies({ service, stage, role, members }) {
     };
   }
   return policies;
-}
-
-/**
- * The team-objects role: assumable only by the roles of the public functions
- * whose code asks for a team's client, with exactly one session tag `team`;
- * each teams/*\/… pattern they use becomes the same pattern under
- * teams/${aws:PrincipalTag/team}/, with the actions the functions using that
- * pattern need. No listing, no other prefix.
- */
-function teamObjectsRole({ service, stage, profiles }) {
-  const users = Object.keys(profiles)
-    .filter((name) => profiles[name].access?.teamObjects)
-    .sort();
-  if (!users.length) return {};
-  const actionsByPattern = new Map();
-  for (const name of users) {
-    const { actions, patterns } = profiles[name].access.teamObjects;
-    for (const pattern of patterns) {
-      if (!actionsByPattern.has(pattern)) actionsByPattern.set(pattern, new Set());
-      for (const action of actions) actionsByPattern.get(pattern).add(action);
-    }
-  }
-  const patternsByActions = new Map();
-  for (const [pattern, actions] of [...actionsByPattern].sort(([a], [b]) => a.localeCompare(b))) {
-    const key = [...actions].sort().join(',');
-    if (!patternsByActions.has(key)) patternsByActions.set(key, []);
-    patternsByActions.get(key).push(pattern);
-  }
-  const statements = [...patternsByActions].map(([actions, patterns]) =>
-    allow(actions.split(','), patterns.map(teamObjectArn)),
-  );
-  return {
-    [TEAM_OBJECTS_ROLE]: {
-      Type: 'AWS::IAM::Role',
-      Properties: {
-        RoleName: teamObjectsRoleName(service, stage),
-        MaxSessionDuration: TEAM_SESSION_SECONDS,
-        AssumeRolePolicyDocument: {
-          Version: '2012-10-17',
-          Statement: [
-            {
-              Effect: 'Allow',
-              Principal: { AWS: [...new Set(users.map((name) => profiles[name].role))].map((r) => getAtt(r, 'Arn')) },
-              Action: ['sts:AssumeRole', 'sts:TagSession'],
-              Condition: TEAM_TAG_CONDITION,
-            },
-          ],
-        },
-        Policies: [
-          {
-            PolicyName: `${service}-${stage}-${TEAM_OBJECTS_ROLE}`,
-            PolicyDocument: { Version: '2012-10-17', Statement: statements },
-          },
-        ],
-      },
-    },
-  };
 }
 
 function roles({ service, stage, profiles, secretNames, scheduleFailuresQueue }) {

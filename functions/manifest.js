@@ -29,10 +29,10 @@ const root = path.join(__dirname, '..');
 /** The last analysis, reused while the sources are the same (every local start reads the manifest twice). */
 const ANALYSIS_CACHE = path.join(root, '.local', 'build', 'handler-analysis.json');
 
-function loadTypeScript(relativePath) {
-  const file = path.join(root, relativePath);
+/** Bundles TypeScript (an entry file, or source read as if it were `file`) and runs it as a CommonJS module. */
+function compiledModule(file, input) {
   const { outputFiles } = buildSync({
-    entryPoints: [file],
+    ...input,
     bundle: true,
     write: false,
     platform: 'node',
@@ -46,6 +46,23 @@ function loadTypeScript(relativePath) {
   mod.paths = Module._nodeModulePaths(path.dirname(file));
   mod._compile(outputFiles[0].text, file);
   return mod.exports;
+}
+
+function loadTypeScript(relativePath) {
+  const file = path.join(root, relativePath);
+  return compiledModule(file, { entryPoints: [file] });
+}
+
+/**
+ * What `source` (TypeScript, its imports resolved as if it were the file at
+ * `relativePath`) exports, from one bundle: modules it re-exports from share
+ * one copy of what they import.
+ */
+function loadTypeScriptSource(relativePath, source) {
+  const file = path.join(root, relativePath);
+  return compiledModule(file, {
+    stdin: { contents: source, resolveDir: path.dirname(file), sourcefile: file, loader: 'ts' },
+  });
 }
 
 /** PurgeQueue for purpose 'purge', the logical id serverless.yml declares. */
@@ -350,6 +367,7 @@ module.exports = {
   resources,
   queueLogicalId,
   loadTypeScript,
+  loadTypeScriptSource,
   JOB_STREAM_RESERVED_CONCURRENCY,
   SCHEDULE_FAILURES_QUEUE,
 };

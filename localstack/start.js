@@ -54,33 +54,14 @@ const LINK_TOKEN_SEGMENT = /(^|\/)[A-Za-z0-9_-]{43}(?=\/|$)/g;
 /**
  * The route table and lib/http/route.ts's loggablePath from one bundle: the
  * credential marks of the routes' parameters live in route.ts's registry, so
- * both must share one copy of it (the way functions/manifest.js loads TypeScript).
+ * both must share one copy of it.
  */
 function loadRequestPaths() {
-  const Module = require('node:module');
-  const { buildSync } = require('esbuild');
-  const file = path.join(root, 'localstack', 'request-paths.ts');
-  const { outputFiles } = buildSync({
-    stdin: {
-      contents:
-        "export { routeTable } from '../lib/api/route-table'; export { loggablePath, MASKED_CREDENTIAL } from '../lib/http/route';",
-      resolveDir: path.dirname(file),
-      sourcefile: file,
-      loader: 'ts',
-    },
-    bundle: true,
-    write: false,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    logLevel: 'silent',
-    packages: 'external',
-  });
-  const mod = new Module(file, module);
-  mod.filename = file;
-  mod.paths = Module._nodeModulePaths(root);
-  mod._compile(outputFiles[0].text, file);
-  return mod.exports;
+  const { loadTypeScriptSource } = require('../functions/manifest.js');
+  return loadTypeScriptSource(
+    'localstack/request-paths.ts',
+    "export { routeTable } from '../lib/api/route-table'; export { loggablePath, MASKED_CREDENTIAL } from '../lib/http/route';",
+  );
 }
 
 /**

@@ -29,7 +29,7 @@ const INSURED_PATH_SEGMENT = /(\/insured\/)([^/?#"'`\s]+)/g;
  */
 const LINK_TOKEN_SHAPE = /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g;
 /** Already masked (`[credential]`, `[token]`) or a route template's parameter (`{token}`): kept. */
-const PLACEHOLDER = /^(\[[a-z]+\]|\{[A-Za-z_]+\+?\})$/;
+const MASKED_OR_TEMPLATE = /^(\[[a-z]+\]|\{[A-Za-z_]+\+?\})$/;
 /** A long run of key-like characters with digits in it: tokens, keys, signatures (UUIDs are ids and stay). */
 const LONG_RUN = /[A-Za-z0-9_+=-]{32,}/g;
 const HAS_DIGIT = /\d/;
@@ -39,7 +39,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function scrubText(text: string): string {
   return text
     .replace(INSURED_PATH_SEGMENT, (all, prefix: string, segment: string) =>
-      UUID.test(segment) || PLACEHOLDER.test(segment) ? all : `${prefix}[token]`,
+      UUID.test(segment) || MASKED_OR_TEMPLATE.test(segment) ? all : `${prefix}[token]`,
     )
     .replace(URL_QUERY, '$1?[query]')
     .replace(JWT, '[token]')

@@ -13,52 +13,22 @@
 import { randomUUID } from 'node:crypto';
 import { Client, eventually } from '../support/api';
 import { getRow } from '../support/aws';
-import { fakeGateway, modelItem } from '../support/fake-gateway';
 import { fakeOtlp } from '../support/fake-otlp';
 import { fakePostHog } from '../support/fake-posthog';
 import { fakeSentry } from '../support/fake-sentry';
-import { texturedJpeg } from '../support/inventory';
 import { signalId } from '../support/outbound-ids';
 import { newTeamMember } from '../support/tokens';
-import { newRoom, photoJob, type TestRoom } from '../support/uploads';
+import { processToEnd, scriptedPhotoJob } from '../support/scripted-photo-jobs';
+import { newRoom, type TestRoom } from '../support/uploads';
 
-const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
 const otlp = fakeOtlp(process.env.TEST_FAKE_OTLP_URL as string);
 const analytics = fakePostHog(process.env.TEST_FAKE_POSTHOG_URL as string);
 const errors = fakeSentry(process.env.TEST_FAKE_SENTRY_URL as string);
 
 const tag = () => randomUUID().slice(0, 8);
 
-/** The value an id leaves the stack as. */
-const hashed = signalId;
-
-/** A photo job of two photos, each answered as scripted. */
-async function photoJobOf(client: Client, room: TestRoom, answers: 'items' | 'fail') {
-  const t = tag();
-  const names = [`cap-a-${t}.jpg`, `cap-b-${t}.jpg`];
-  for (const [i, name] of names.entries())
-    await gateway.script(
-      name,
-      answers === 'items'
-        ? [{ items: [modelItem(i === 0 ? 'Armchair' : 'Side table', 0.9)] }]
-        : [{ items: [], fail: '500' }],
-    );
-  const { jobId } = await photoJob(client, room.id, [await texturedJpeg(1), await texturedJpeg(2)], names);
-  return jobId;
-}
-
-async function processToEnd(client: Client, jobId: string) {
-  const started = await client.post(`/api/jobs/${jobId}/process`);
-  expect(started.status).toBe(200);
-  return eventually(
-    async () => {
-      const job = (await client.get(`/api/jobs/${jobId}`)).body;
-      return job.status === 'complete' || job.status === 'error' ? job : null;
-    },
-    120_000,
-    300,
-  );
-}
+const photoJobOf = (client: Client, room: TestRoom, answers: 'items' | 'fail') =>
+  scriptedPhotoJob(client, room, answers, 'cap');
 
 describe('job and team ids in the outbound signals', () => {
   let completedId: string;
@@ -86,33 +56,37 @@ describe('job and team ids in the outbound signals', () => {
       [failedId, 'error'],
     ] as const) {
       const spans = await eventually(async () => {
-        const found = await otlp.spans(hashed(jobId));
+        const found = await otlp.spans(signalId(jobId));
         return found.some((s) => s.name === 'job.process') ? found : null;
       }, 30_000);
       const root = spans.find((s) => s.name === 'job.process');
-      expect(root?.attributes).toMatchObject({ 'job.id': hashed(jobId), 'job.outcome': outcome });
+      expect(root?.attributes).toMatchObject({ 'job.id': signalId(jobId), 'job.outcome': outcome });
       expect(spans.filter((s) => s.name.startsWith('stage.')).length).toBeGreaterThan(0);
-      for (const span of spans) expect(span.attributes['job.id']).toBe(hashed(jobId));
+      for (const span of spans) expect(span.attributes['job.id']).toBe(signalId(jobId));
     }
 
     const outcome = await eventually(async () =>
-      (await analytics.events(hashed(completedId))).find((e) => e.event === 'job_completed'),
+      (await analytics.events(signalId(completedId))).find((e) => e.event === 'job_completed'),
     );
     expect(outcome.properties).toMatchObject({
-      job_id: hashed(completedId),
-      team_id: hashed(teamId),
-      claim_id: hashed(claimId),
+      job_id: signalId(completedId),
+      team_id: signalId(teamId),
+      claim_id: signalId(claimId),
     });
-    await eventually(async () => (await analytics.events(hashed(failedId))).find((e) => e.event === 'job_failed'));
+    await eventually(async () => (await analytics.events(signalId(failedId))).find((e) => e.event === 'job_failed'));
 
     const [report] = await eventually(async () => {
-      const found = await errors.events(hashed(failedId));
+      const found = await errors.events(signalId(failedId));
       return found.length > 0 ? found : null;
     });
-    expect(report.tags).toMatchObject({ kind: 'pipeline_failure', job_id: hashed(failedId), team_id: hashed(teamId) });
+    expect(report.tags).toMatchObject({
+      kind: 'pipeline_failure',
+      job_id: signalId(failedId),
+      team_id: signalId(teamId),
+    });
 
     const lines = await eventually(async () => {
-      const found = await otlp.logs(hashed(failedId));
+      const found = await otlp.logs(signalId(failedId));
       return found.some((l) => l.severityText === 'ERROR') ? found : null;
     });
     expect(lines.length).toBeGreaterThan(0);
@@ -120,7 +94,7 @@ describe('job and team ids in the outbound signals', () => {
 
   it('never leave raw: nothing any sink received names the job ids or the team id', async () => {
     // The signals above have arrived (the previous test waited for each); give stragglers time to land too.
-    await eventually(async () => (await errors.events(hashed(failedId))).length > 0 || null, 60_000);
+    await eventually(async () => (await errors.events(signalId(failedId))).length > 0 || null, 60_000);
     await new Promise((r) => setTimeout(r, 3000));
     const received = {
       spans: JSON.stringify(await otlp.spans()),
@@ -135,8 +109,8 @@ describe('job and team ids in the outbound signals', () => {
         expect({ sink, id, found: lower.includes(id.toLowerCase()) }).toEqual({ sink, id, found: false });
     }
     // What was searched holds this run's signals: the hashes are in it.
-    expect(received.spans).toContain(hashed(completedId));
-    expect(received.errors).toContain(hashed(failedId));
-    expect(received.analytics).toContain(hashed(teamId));
+    expect(received.spans).toContain(signalId(completedId));
+    expect(received.errors).toContain(signalId(failedId));
+    expect(received.analytics).toContain(signalId(teamId));
   }, 120_000);
 });

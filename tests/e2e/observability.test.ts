@@ -18,16 +18,14 @@
 import { randomUUID } from 'node:crypto';
 import type { RecordedSpan } from '../fakes/otlp-collector';
 import { Client, eventually, request } from '../support/api';
-import { fakeGateway, modelItem } from '../support/fake-gateway';
 import { fakeOtlp } from '../support/fake-otlp';
 import { fakePostHog } from '../support/fake-posthog';
 import { fakeSentry } from '../support/fake-sentry';
-import { texturedJpeg } from '../support/inventory';
 import { signalId } from '../support/outbound-ids';
 import { newTeamMember, signLoginToken, type LoginClaimsInput } from '../support/tokens';
-import { newRoom, photoJob, type TestRoom } from '../support/uploads';
+import { processToEnd, scriptedPhotoJob } from '../support/scripted-photo-jobs';
+import { newRoom, type TestRoom } from '../support/uploads';
 
-const gateway = fakeGateway(process.env.TEST_FAKE_GATEWAY_URL as string);
 const otlp = fakeOtlp(process.env.TEST_FAKE_OTLP_URL as string);
 const analytics = fakePostHog(process.env.TEST_FAKE_POSTHOG_URL as string);
 const errors = fakeSentry(process.env.TEST_FAKE_SENTRY_URL as string);
@@ -55,33 +53,8 @@ async function signedIn(member: LoginClaimsInput) {
   return { client, userId: me.body.user.id as string };
 }
 
-/** A photo job of two photos (two groups), each photo answered as scripted. */
-async function photoJobOf(client: Client, room: TestRoom, answers: 'items' | 'fail') {
-  const t = tag();
-  const names = [`obs-a-${t}.jpg`, `obs-b-${t}.jpg`];
-  for (const [i, name] of names.entries())
-    await gateway.script(
-      name,
-      answers === 'items'
-        ? [{ items: [modelItem(i === 0 ? 'Armchair' : 'Side table', 0.9)] }]
-        : [{ items: [], fail: '500' }],
-    );
-  const { jobId } = await photoJob(client, room.id, [await texturedJpeg(1), await texturedJpeg(2)], names);
-  return jobId;
-}
-
-async function processToEnd(client: Client, jobId: string) {
-  const started = await client.post(`/api/jobs/${jobId}/process`);
-  expect(started.status).toBe(200);
-  return eventually(
-    async () => {
-      const job = (await client.get(`/api/jobs/${jobId}`)).body;
-      return job.status === 'complete' || job.status === 'error' ? job : null;
-    },
-    120_000,
-    300,
-  );
-}
+const photoJobOf = (client: Client, room: TestRoom, answers: 'items' | 'fail') =>
+  scriptedPhotoJob(client, room, answers, 'obs');
 
 /** The run's spans once its root has arrived (the terminal path records it last). */
 const runSpans = (jobId: string) =>
