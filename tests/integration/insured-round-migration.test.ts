@@ -18,7 +18,7 @@ import { eventually } from '../support/api';
 import { getRow, setFields } from '../support/aws';
 import { homeowner, invitedLink, roundRow } from '../support/insured';
 
-jest.setTimeout(120_000);
+jest.setTimeout(150_000);
 
 /** The migration takes every link of the earlier shape in the table: one case's rows are written and migrated at a time. */
 let migrating: Promise<unknown> = Promise.resolve();
@@ -28,8 +28,11 @@ function alone<T>(step: () => Promise<T>): Promise<T> {
   return done;
 }
 
-/** A link with two typed rows in its Den, its round 1 open as the earlier release left it: the lamp marked already. */
-async function legacyOpenRound(lease: { until: Date; handedAt: Date }) {
+/**
+ * A link with two typed rows in its Den, its round 1 open as the earlier release left it: the lamp marked already.
+ * The lease's times are taken when the link row is written, so a slow setup does not use up a lease meant to be held.
+ */
+async function legacyOpenRound(lease: { leftMs: number; handedAgoMs: number }) {
   const { adjuster, claimId, linkId, token } = await invitedLink();
   const h = homeowner(token);
   const den = (await h.post('/rooms', { name: 'Den' })).body;
@@ -37,7 +40,8 @@ async function legacyOpenRound(lease: { until: Date; handedAt: Date }) {
   await h.post(`/rooms/${den.id}/items`, { name: 'Armchair' });
   const jobId = derivedId('insured-rows', linkId, 1, den.id);
   await setFields(`INSUREDLINK#${linkId}`, `ITEM#${lamp.id}`, { round: 1, job_id: jobId });
-  const handed = lease.handedAt.toISOString();
+  const now = Date.now();
+  const handed = new Date(now - lease.handedAgoMs).toISOString();
   const link = keys.insuredLink(linkId);
   await setFields(link.pk, link.sk, {
     submit_round: 1,
@@ -45,7 +49,7 @@ async function legacyOpenRound(lease: { until: Date; handedAt: Date }) {
     submit_summary: { photo_jobs: 0, photos: 0, media_jobs: 0, items: 2, pending_files: 0 },
     submit_attempts: 2,
     submit_handed_at: handed,
-    submit_lease_until: lease.until.toISOString(),
+    submit_lease_until: new Date(now + lease.leftMs).toISOString(),
     activepk: 'INSUREDSUBMITS#OPEN',
     activesk: `${handed}#${linkId}`,
   });
@@ -53,10 +57,10 @@ async function legacyOpenRound(lease: { until: Date; handedAt: Date }) {
 }
 
 /** Every typed row of the link in round 1 and in the one job, the job holding each once; the link in the new shape. */
-async function expectMadeOnce(t: Awaited<ReturnType<typeof legacyOpenRound>>) {
+async function expectMadeOnce(t: Awaited<ReturnType<typeof legacyOpenRound>>, withinMs = 60_000) {
   await eventually(
     async () => Number((await getRow(`INSUREDLINK#${t.linkId}`, 'LINK'))?.submitted_round ?? 0) >= 1,
-    60_000,
+    withinMs,
   );
   const items = await listDraftItems(t.linkId);
   expect(items.map((i) => [i.round, i.job_id])).toEqual([
@@ -72,9 +76,8 @@ async function expectMadeOnce(t: Awaited<ReturnType<typeof legacyOpenRound>>) {
 }
 
 it.concurrent('gives a round whose maker is gone its run, and a stage worker makes it', async () => {
-  const past = new Date(Date.now() - 5 * 60_000);
   const t = await alone(async () => {
-    const legacy = await legacyOpenRound({ until: past, handedAt: past });
+    const legacy = await legacyOpenRound({ leftMs: -5 * 60_000, handedAgoMs: 5 * 60_000 });
     expect((await migrateInsuredSubmitRounds()).resumed).toBeGreaterThanOrEqual(1);
     return legacy;
   });
@@ -94,10 +97,8 @@ it.concurrent('gives a round whose maker is gone its run, and a stage worker mak
 
 it.concurrent('opens a round whose earlier maker held its lease under that lease; the watchdog restarts it once it runs out', async () => {
   const t = await alone(async () => {
-    const legacy = await legacyOpenRound({
-      until: new Date(Date.now() + 5_000),
-      handedAt: new Date(Date.now() - 2 * 60_000),
-    });
+    // Long enough for the migration to find it held on a loaded machine; the watchdog runs every 15 s.
+    const legacy = await legacyOpenRound({ leftMs: 20_000, handedAgoMs: 2 * 60_000 });
     expect((await migrateInsuredSubmitRounds()).resumed).toBeGreaterThanOrEqual(1);
     return legacy;
   });
@@ -106,7 +107,7 @@ it.concurrent('opens a round whose earlier maker held its lease under that lease
     stage_state: 'running',
     stage_runner: 'before-the-engine',
   });
-  // Nobody but the stack's watchdog moves it on.
-  await expectMadeOnce(t);
+  // Nobody but the stack's watchdog moves it on: the lease's 20 s, a watchdog period and the making.
+  await expectMadeOnce(t, 90_000);
   expect(await roundRow(t.linkId, 1)).toMatchObject({ status: 'made', recovery_attempts: 1 });
 });
