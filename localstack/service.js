@@ -28,6 +28,9 @@ const SERVICE = 'contents-inventory';
  *   isolation: there, functions share no module state and each sees only its own environment.
  * @param {(line: string) => void} [options.log]
  * @param {(chunk: string) => void} [options.onOfflineOutput]
+ * @param {(emulators: { dynamodb: string, s3: string, sqs: string }) => Promise<{ dynamodb: string, s3: string, sqs: string }>} [options.interpose]
+ *   endpoints to put between the service and the emulators (the operations benchmark's counting proxies): given the
+ *   emulators' URLs, the URLs the functions and the queue delivery use instead. Provisioning talks to the emulators.
  */
 async function startLocalService({
   stage,
@@ -39,6 +42,7 @@ async function startLocalService({
   functionsInProcess = false,
   log = () => {},
   onOfflineOutput,
+  interpose,
 }) {
   // What a start on this data that was killed left running is stopped first; a stack still running on it refuses
   // this start (before anything below could remove its data).
@@ -70,6 +74,13 @@ async function startLocalService({
     };
     const awsEnv = emulatorEnv(emulatorPorts);
     const names = resourceNames({ stage, env: { ...process.env, ...awsEnv } });
+    const serviceEndpoints = interpose
+      ? await interpose({
+          dynamodb: awsEnv.AWS_ENDPOINT_URL_DYNAMODB,
+          s3: awsEnv.AWS_ENDPOINT_URL_S3,
+          sqs: awsEnv.AWS_ENDPOINT_URL_SQS,
+        })
+      : null;
     const appEnv = {
       // serverless offline cannot stream responses; the job event stream runs beside it.
       STREAM_BASE_URL: `http://localhost:${streamPort}`,
@@ -77,6 +88,11 @@ async function startLocalService({
       AWS_ENDPOINT_URL_LAMBDA: `http://localhost:${lambdaPort}`,
       FUNCTION_NAME_PREFIX: `${SERVICE}-${stage}-`,
       ...awsEnv,
+      ...(serviceEndpoints && {
+        AWS_ENDPOINT_URL_DYNAMODB: serviceEndpoints.dynamodb,
+        AWS_ENDPOINT_URL_S3: serviceEndpoints.s3,
+        AWS_ENDPOINT_URL_SQS: serviceEndpoints.sqs,
+      }),
       TABLE_NAME: names.table,
       MEDIA_BUCKET: names.bucket,
       QUEUE_NAME_PREFIX: names.queuePrefix,
@@ -132,7 +148,7 @@ async function startLocalService({
     const delivery = startQueueDelivery({
       consumers,
       invoke: invoker.invoke,
-      sqsEndpoint: emulators.endpoints.sqs,
+      sqsEndpoint: serviceEndpoints?.sqs ?? emulators.endpoints.sqs,
       log,
     });
     stops.push(async () => invoker.close());
