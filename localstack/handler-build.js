@@ -101,4 +101,7 @@ function ensureHandlerBuild({ log = () => {}, sourceMaps = false } = {}) {
 /** The PDF sandbox's child in a build (lib/pdf/sandbox.ts runs it for every PDF a function reads). */
 const pdfSandboxEntryIn = (outDir = OUT_DIR) => path.join(outDir, 'functions', 'sandbox', 'pdf-reader.mjs');
 
-module.exports = { ensureHandlerBuild, pdfSandboxEntryIn };
+/** The file a finished build writes last: another process following the build watches it. */
+const buildStampIn = (outDir = OUT_DIR) => path.join(outDir, STAMP);
+
+module.exports = { ensureHandlerBuild, pdfSandboxEntryIn, buildStampIn };

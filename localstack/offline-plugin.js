@@ -8,11 +8,16 @@
  * With LOCAL_WATCH_SOURCES=true (`npm start`), a change under functions/ or
  * lib/ rebuilds and has serverless offline drop its loaded handlers, so the
  * next call of each function runs the new code.
+ *
+ * LOCAL_FUNCTION_GROUP keeps some of the functions (localstack/service.js
+ * runs two serverless offline processes): `api`, the functions with routes;
+ * `workers`, the rest (queue workers, schedules, the job stream). Only the
+ * API's process rebuilds on a change; the workers' process follows the build.
  */
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
-const { ensureHandlerBuild, pdfSandboxEntryIn } = require('./handler-build');
+const { ensureHandlerBuild, pdfSandboxEntryIn, buildStampIn } = require('./handler-build');
 
 const WATCHED = ['functions', 'lib'];
 /**
@@ -44,6 +49,7 @@ class LocalHandlerBuild {
     this.log = (message) => (utils?.log?.notice ? utils.log.notice(message) : console.log(message));
     this.hooks = {
       'before:offline:start:init': () => {
+        this.keepGroup(process.env.LOCAL_FUNCTION_GROUP);
         this.useSharedBuild();
         this.scheduleEvery(process.env.LOCAL_SCHEDULE_SECONDS);
       },
@@ -68,6 +74,16 @@ class LocalHandlerBuild {
     this.log(`schedules ${settingSchedules.join(', ')}: every ${seconds} s (LOCAL_SCHEDULE_SECONDS)`);
   }
 
+  /** Drops the functions of the other group: a route's function is the API's, any other a worker's. */
+  keepGroup(group) {
+    if (group !== 'api' && group !== 'workers') return;
+    const { functions } = this.serverless.service;
+    for (const [name, fn] of Object.entries(functions)) {
+      const routed = (fn.events ?? []).some((event) => event.httpApi || event.http);
+      if (routed !== (group === 'api')) delete functions[name];
+    }
+  }
+
   useSharedBuild() {
     keepIdleConnections();
     const serviceDir = this.serverless.serviceDir ?? this.serverless.config.servicePath;
@@ -79,7 +95,19 @@ class LocalHandlerBuild {
     custom['serverless-offline'] = { ...custom['serverless-offline'], location: path.relative(serviceDir, outDir) };
     // The PDF sandbox's child (lib/pdf/sandbox.ts) is built with the handlers; the functions inherit this.
     process.env.PDF_SANDBOX_ENTRY ??= pdfSandboxEntryIn(outDir);
-    if (watching) this.watch(serviceDir);
+    if (!watching) return;
+    if (process.env.LOCAL_FUNCTION_GROUP === 'workers') this.followBuild(outDir);
+    else this.watch(serviceDir);
+  }
+
+  /** The workers' process drops its loaded handlers once the API's process has written a new build. */
+  followBuild(outDir) {
+    const stamp = buildStampIn(outDir);
+    fs.watchFile(stamp, { interval: 500, persistent: false }, (now, before) => {
+      if (now.mtimeMs === before.mtimeMs && now.ino === before.ino) return;
+      if (now.mtimeMs === 0) return; // between the old build's removal and the new one's rename
+      void this.serverless.pluginManager.spawn('offline:functionsUpdated');
+    });
   }
 
   watch(serviceDir) {

@@ -2,10 +2,12 @@
  * Runs `serverless offline` (HTTP API on httpPort, Lambda invoke endpoint on
  * lambdaPort, schedules) as a child process in its own process group, on the
  * shared build of every handler (localstack/handler-build.js, made first if
- * the sources changed), and resolves once GET /health answers.
+ * the sources changed), and resolves once it answers: GET /health, or for the
+ * workers' process (no routes) its Lambda endpoint.
  */
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
+const { setPriority } = require('node:os');
 const path = require('node:path');
 const { ensureHandlerBuild } = require('./handler-build');
 
@@ -78,6 +80,9 @@ function privateTempDir(tempRoot = TEMP_ROOT) {
  * @param {boolean} [options.watch]  rebuild when a source changes (npm start); off for tests and benchmarks
  * @param {boolean} [options.functionsInProcess]  run every function in serverless offline's own process
  *   instead of a worker thread per function instance (see startLocalService)
+ * @param {'api' | 'workers'} [options.group]  only these functions (offline-plugin.js): the routes, or the rest
+ *   (queue workers, schedules); every function when absent
+ * @param {number} [options.niceness]  the child's scheduling priority (its ffmpeg and sandbox children inherit it)
  * @param {(line: string) => void} [options.log]  progress lines
  * @param {(chunk: string) => void} [options.onOutput]
  * @param {number} [options.timeoutMs]  default: LOCAL_READY_TIMEOUT_S
@@ -89,6 +94,8 @@ function launchOffline({
   env,
   watch = false,
   functionsInProcess = false,
+  group,
+  niceness = 0,
   log = () => {},
   onOutput,
   timeoutMs = readyTimeoutMs(),
@@ -122,6 +129,7 @@ function launchOffline({
         ...env,
         SERVERLESS_BUILD_PLUGIN: OFFLINE_PLUGIN,
         LOCAL_WATCH_SOURCES: String(watch),
+        LOCAL_FUNCTION_GROUP: group ?? '',
         TMPDIR: tempDir,
         SLS_TELEMETRY_DISABLED: '1',
         SLS_NOTIFICATIONS_MODE: 'off',
@@ -130,6 +138,13 @@ function launchOffline({
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  if (niceness) {
+    try {
+      setPriority(child.pid, niceness);
+    } catch (err) {
+      log(`serverless offline (${group}): could not lower its priority (${err.message}); it runs at the default`);
+    }
+  }
   let tail = '';
   const collect = (chunk) => {
     const text = chunk.toString();
@@ -144,6 +159,13 @@ function launchOffline({
   });
 
   const url = `http://localhost:${httpPort}`;
+  const lambdaEndpoint = `http://localhost:${lambdaPort}`;
+  // The workers' process serves no routes: any answer of its Lambda endpoint (a 404 here) says it is up.
+  const probe =
+    group === 'workers'
+      ? { url: `${lambdaEndpoint}/`, answers: () => true }
+      : { url: `${url}/health`, answers: (res) => res.ok };
+  const who = group ? `serverless offline (${group})` : 'serverless offline';
   const guard = () => {
     void stopProcessGroup(child, true);
     removeTempDir();
@@ -155,7 +177,9 @@ function launchOffline({
     removeTempDir();
   };
 
-  log(`serverless offline: starting on :${httpPort} (reading serverless.yml and the route table)…`);
+  log(
+    `${who}: starting on :${group === 'workers' ? lambdaPort : httpPort} (reading serverless.yml and the route table)…`,
+  );
   const waitUntilAnswering = async () => {
     const started = Date.now();
     const deadline = started + timeoutMs;
@@ -166,17 +190,18 @@ function launchOffline({
         const lines = tail.trim().split('\n');
         const last = lines[lines.length - 1]?.trim().slice(0, 120);
         log(
-          `serverless offline: still starting (${Math.round((Date.now() - started) / 1000)} s of at most ${timeoutMs / 1000} s)${last ? `; last output: ${last}` : ''}`,
+          `${who}: still starting (${Math.round((Date.now() - started) / 1000)} s of at most ${timeoutMs / 1000} s)${last ? `; last output: ${last}` : ''}`,
         );
       }
       if (exited) {
         await stop();
-        throw new Error(`serverless offline exited (${JSON.stringify(exited)}) before it was ready:\n${tail}`);
+        throw new Error(`${who} exited (${JSON.stringify(exited)}) before it was ready:\n${tail}`);
       }
       try {
-        const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
-        if (res.ok) {
-          log(`serverless offline: answering after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        const res = await fetch(probe.url, { signal: AbortSignal.timeout(2000) });
+        await res.body?.cancel();
+        if (probe.answers(res)) {
+          log(`${who}: answering after ${((Date.now() - started) / 1000).toFixed(1)} s`);
           return;
         }
       } catch {
@@ -186,13 +211,13 @@ function launchOffline({
     }
     await stop();
     throw new Error(
-      `serverless offline did not answer /health within ${timeoutMs / 1000}s (LOCAL_READY_TIMEOUT_S sets the wait):\n${tail}`,
+      `${who} did not answer ${probe.url} within ${timeoutMs / 1000}s (LOCAL_READY_TIMEOUT_S sets the wait):\n${tail}`,
     );
   };
   const ready = waitUntilAnswering();
   // Whoever launched it may fail before awaiting `ready`; its rejection is theirs to read then.
   ready.catch(() => {});
-  return { url, lambdaEndpoint: `http://localhost:${lambdaPort}`, ready, stop, child, tempDir };
+  return { url, lambdaEndpoint, ready, stop, child, tempDir };
 }
 
 /** Ends the whole process group (serverless plus its handler workers); SIGKILL after a grace period. */

@@ -13,6 +13,8 @@ const { startStreamServer } = require('./stream-server');
 const { takeOverDataDir, recordStack, forgetStack } = require('./stack-record');
 
 const SERVICE = 'contents-inventory';
+/** The workers' process yields the CPU to the API's (nice 10: about a tenth of a core's share when both want it). */
+const WORKERS_NICENESS = 10;
 
 /**
  * @param {object} options
@@ -22,10 +24,11 @@ const SERVICE = 'contents-inventory';
  * @param {{ http?: number, lambda?: number, stream?: number, dynamodb?: number, s3?: number, sqs?: number }} [options.ports]
  * @param {Record<string, string>} [options.env]  settings for the service (e.g. CLAIMS_PLATFORM_JWT_SECRET)
  * @param {boolean} [options.watch]  rebuild the functions when a source file changes (npm start)
- * @param {boolean} [options.functionsInProcess]  run every function in serverless offline's own process (one
- *   module cache: the shared build's code is compiled and optimised once, not in each function instance's worker
- *   thread). The test stack uses it; npm start and the benchmarks keep a thread per instance, closer to Lambda's
- *   isolation: there, functions share no module state and each sees only its own environment.
+ * @param {boolean} [options.functionsInProcess]  run every function in one serverless offline process (the test
+ *   stack). Otherwise (npm start, the benchmarks) the routes run in one process and the workers and schedules in
+ *   another, at a lower priority. Either way a process runs its functions in itself, not in a worker thread per
+ *   function instance: one module cache, so the shared build is compiled once per process and memory stays flat
+ *   however many instances run at once.
  * @param {(line: string) => void} [options.log]
  * @param {(chunk: string) => void} [options.onOfflineOutput]
  * @param {(emulators: { dynamodb: string, s3: string, sqs: string }) => Promise<{ dynamodb: string, s3: string, sqs: string }>} [options.interpose]
@@ -101,17 +104,30 @@ async function startLocalService({
     // Stopped in reverse: serverless offline (pushed below) before the emulators.
     let emulators;
     stops.push(() => emulators?.stop());
-    const offline = launchOffline({
-      stage,
-      httpPort,
-      lambdaPort,
-      env: appEnv,
-      watch,
-      functionsInProcess,
-      log,
-      onOutput: onOfflineOutput,
-    });
-    stops.push(() => offline.stop());
+    // The test stack runs every function in one process. Otherwise the routes and the workers run in two (as Lambda
+    // gives each function its own capacity): a request never waits behind a pipeline's CPU, and the workers' process
+    // runs at a lower priority, so on a busy machine the API is served first.
+    const groups = functionsInProcess
+      ? [{ httpPort, lambdaPort }]
+      : [
+          { group: 'api', httpPort, lambdaPort: await freePort() },
+          { group: 'workers', httpPort: await freePort(), lambdaPort, niceness: WORKERS_NICENESS },
+        ];
+    const launched = groups.map((options) =>
+      launchOffline({
+        stage,
+        env: appEnv,
+        watch,
+        // One module cache per process: the shared build is compiled once, not in a worker thread per instance.
+        functionsInProcess: true,
+        log,
+        onOutput: onOfflineOutput,
+        ...options,
+      }),
+    );
+    for (const offline of launched) stops.push(() => offline.stop());
+    const api = launched[0];
+    const workers = launched[launched.length - 1];
 
     // A throwaway stack's tables need not outlive it: DynamoDB keeps them in memory.
     emulators = await startEmulators({
@@ -127,7 +143,10 @@ async function startLocalService({
     if (dataDir)
       recordStack(
         dataDir,
-        [offline.child.pid, emulators.dynamoDbPid],
+        [
+          ...launched.map((offline, i) => ({ pid: offline.child.pid, role: groups[i].group ?? 'functions' })),
+          { pid: emulators.dynamoDbPid, role: 'dynamodb' },
+        ],
         [httpPort, lambdaPort, streamPort, ...Object.values(emulatorPorts)],
       );
     const { resources } = await provision({ stage, env: awsEnv, log });
@@ -138,13 +157,13 @@ async function startLocalService({
     const streams = await startStreamServer({ port: streamPort, log });
     stops.push(() => streams.stop());
     const { functions } = require('../functions/manifest.js');
-    const invoker = offlineInvoker({ lambdaEndpoint: offline.lambdaEndpoint, functionPrefix: `${SERVICE}-${stage}-` });
+    const invoker = offlineInvoker({ lambdaEndpoint: workers.lambdaEndpoint, functionPrefix: `${SERVICE}-${stage}-` });
     const consumers = consumersOf(functions, (logicalId) => {
       const queue = resources[logicalId];
       if (!queue) throw new Error(`queue ${logicalId} is consumed by a worker but not declared in serverless.yml`);
       return queue.ref;
     });
-    await offline.ready;
+    for (const offline of launched) await offline.ready;
     const delivery = startQueueDelivery({
       consumers,
       invoke: invoker.invoke,
@@ -155,14 +174,17 @@ async function startLocalService({
     stops.push(() => delivery.stop());
 
     return {
-      url: offline.url,
-      lambdaEndpoint: offline.lambdaEndpoint,
+      url: api.url,
+      lambdaEndpoint: workers.lambdaEndpoint,
       functionPrefix: `${SERVICE}-${stage}-`,
       env: appEnv,
       names,
       delivery,
-      offlinePid: offline.child.pid,
-      offlineTempDir: offline.tempDir,
+      // The process that runs the workers (every function in the test stack), and all of them.
+      offlinePid: workers.child.pid,
+      offlineTempDir: workers.tempDir,
+      offlinePids: launched.map((offline) => offline.child.pid),
+      offlineTempDirs: launched.map((offline) => offline.tempDir),
       stop,
     };
   } catch (err) {

@@ -36,9 +36,9 @@ function commandOf(pid) {
   }
 }
 
-/** What to write down for `pid`: enough to recognise it later. */
-function known(pid) {
-  return { pid, command: commandOf(pid) };
+/** What to write down for `pid`: enough to recognise it later (and what it is, for a reader of the file). */
+function known(pid, role) {
+  return { pid, command: commandOf(pid), ...(role && { role }) };
 }
 
 const stillThere = (entry) => entry.command !== null && commandOf(entry.pid) === entry.command;
@@ -103,9 +103,16 @@ async function takeOverDataDir(dataDir, log = () => {}) {
   fs.rmSync(file, { force: true });
 }
 
-/** Writes down this process, the process groups it started on `dataDir` and the ports the stack listens on. */
+/**
+ * Writes down this process, the process groups it started on `dataDir` (each a pid, or `{ pid, role }`) and the
+ * ports the stack listens on.
+ */
 function recordStack(dataDir, groupLeaders, ports) {
-  const record = { owner: known(process.pid), groups: groupLeaders.filter(Boolean).map(known), ports };
+  const groups = groupLeaders
+    .map((leader) => (typeof leader === 'number' ? { pid: leader } : leader))
+    .filter((leader) => leader?.pid)
+    .map(({ pid, role }) => known(pid, role));
+  const record = { owner: known(process.pid, 'emulators'), groups, ports };
   fs.writeFileSync(path.join(dataDir, RECORD), `${JSON.stringify(record, null, 2)}\n`);
 }
 

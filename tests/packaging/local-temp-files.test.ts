@@ -42,14 +42,20 @@ describe('local service temp files', () => {
         fs.rmSync(dataDir, { recursive: true, force: true });
         throw err;
       });
-      const { offlinePid, offlineTempDir } = service as { offlinePid: number; offlineTempDir: string };
+      // The API's serverless offline process and the workers'.
+      const { offlinePids, offlineTempDirs } = service as { offlinePids: number[]; offlineTempDirs: string[] };
+      expect(offlinePids).toHaveLength(2);
       await service.stop();
 
-      // Whatever the child or its functions leave in a temp directory is named after its pid.
-      const leftovers = fs.readdirSync(os.tmpdir()).filter((entry) => entry.includes(`-${offlinePid}-`));
-      expect(leftovers).toEqual([]);
-      expect(path.relative(path.join(__dirname, '..', '..', '.local'), offlineTempDir).startsWith('..')).toBe(false);
-      expect(fs.existsSync(offlineTempDir)).toBe(false);
+      // Whatever a child or its functions leave in a temp directory is named after its pid.
+      for (const pid of offlinePids) {
+        const leftovers = fs.readdirSync(os.tmpdir()).filter((entry) => entry.includes(`-${pid}-`));
+        expect(leftovers).toEqual([]);
+      }
+      for (const dir of offlineTempDirs) {
+        expect(path.relative(path.join(__dirname, '..', '..', '.local'), dir).startsWith('..')).toBe(false);
+        expect(fs.existsSync(dir)).toBe(false);
+      }
       expect(fs.existsSync(dataDir)).toBe(false);
     },
     6 * 60_000,
