@@ -21,9 +21,9 @@
  * (the thumbnail: thumb-service.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { S3Client } from '@aws-sdk/client-s3';
-import { mediaBucket, presignedGet, type ServedAs } from '../blob/client';
+import { presignedGet, type ServedAs } from '../blob/client';
+import { presignedUploadForm } from '../blob/presigned-post';
 import { blobKeys } from '../blob/keys';
 import { copyObject, deleteObjectWith, headObject, readObjectHead } from '../blob/objects';
 import { s3ForTeam } from '../blob/team-credentials';
@@ -140,17 +140,16 @@ async function issuePhotoUpload(token: string, link: InsuredLink, owner: PhotoOw
   });
   if (!reserved) await handleRefusedReservation(link, file.size_bytes);
   const expiresIn = config.PRESIGNED_URL_TTL_SECONDS;
-  const post = await createPresignedPost(await s3ForTeam(link.team_id), {
-    Bucket: mediaBucket(),
-    Key: file.key,
-    Conditions: [['content-length-range', 1, file.size_bytes]],
+  const upload = await presignedUploadForm(
+    file.key,
     // Fields become eq conditions of the signed policy.
-    Fields: { 'Content-Type': file.content_type, 'x-amz-meta-insured-file-id': file.id },
-    Expires: expiresIn,
-  });
+    { maxBytes: file.size_bytes, fields: { 'Content-Type': file.content_type, 'x-amz-meta-insured-file-id': file.id } },
+    expiresIn,
+    await s3ForTeam(link.team_id),
+  );
   return {
     file: draftFileView(token, file),
-    upload: { url: post.url, fields: post.fields },
+    upload,
     max_bytes: file.size_bytes,
     expires_in: expiresIn,
   };

@@ -24,9 +24,8 @@
  * No image decoding here: the HTTP function stays small and fast.
  */
 import { randomUUID } from 'node:crypto';
-import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { Identity } from '../auth/identity-rules';
-import { mediaBucket, s3 } from '../blob/client';
+import { presignedUploadForm } from '../blob/presigned-post';
 import { blobKeys } from '../blob/keys';
 import { deleteObject, headObject, readObjectHead } from '../blob/objects';
 import { settings } from '../config';
@@ -76,23 +75,24 @@ async function issueItemPhotoUpload(
   const index = job.photo_next_index - 1;
   const uploadId = randomUUID();
   const expiresIn = settings().PRESIGNED_URL_TTL_SECONDS;
-  const post = await createPresignedPost(s3(), {
-    Bucket: mediaBucket(),
-    Key: incomingKeyOf(item, uploadId),
-    Conditions: [['content-length-range', 1, body.size]],
-    Fields: {
+  const upload = await presignedUploadForm(
+    incomingKeyOf(item, uploadId),
+    {
+      maxBytes: body.size,
       // Fields become eq conditions of the signed policy: confirm trusts them.
-      'Content-Type': photoUploadContentType(body.content_type),
-      'x-amz-meta-original-filename': encodeMetaFilename(body.filename),
-      'x-amz-meta-item-id': item.id,
-      'x-amz-meta-upload-purpose': purpose,
-      'x-amz-meta-photo-index': String(index),
+      fields: {
+        'Content-Type': photoUploadContentType(body.content_type),
+        'x-amz-meta-original-filename': encodeMetaFilename(body.filename),
+        'x-amz-meta-item-id': item.id,
+        'x-amz-meta-upload-purpose': purpose,
+        'x-amz-meta-photo-index': String(index),
+      },
     },
-    Expires: expiresIn,
-  });
+    expiresIn,
+  );
   return {
     upload_key: uploadKeyOf(uploadId, index),
-    upload: { url: post.url, fields: post.fields },
+    upload,
     max_bytes: body.size,
     expires_in: expiresIn,
   };

@@ -14,8 +14,7 @@
  * to grouping with the photos it has, the reason on the job. A document that
  * was never confirmed is settled by the watchdog once its upload link expired.
  */
-import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
-import { mediaBucket, s3 } from '../blob/client';
+import { presignedUploadForm } from '../blob/presigned-post';
 import { headObject } from '../blob/objects';
 import { settings } from '../config';
 import { isConditionRace } from '../db/client';
@@ -46,18 +45,19 @@ export async function presignDocumentUploads(documents: PdfDocument[]): Promise<
     documents
       .filter((d) => d.state === 'awaiting_upload')
       .map(async (d) => {
-        const post = await createPresignedPost(s3(), {
-          Bucket: mediaBucket(),
-          Key: d.key,
-          Conditions: [['content-length-range', 1, d.size_bytes]],
-          Fields: {
+        const post = await presignedUploadForm(
+          d.key,
+          {
+            maxBytes: d.size_bytes,
             // Fields become eq conditions of the signed policy.
-            'Content-Type': PDF_CONTENT_TYPE,
-            'x-amz-meta-original-filename': encodeMetaFilename(d.original_filename),
-            'x-amz-meta-document': String(d.document),
+            fields: {
+              'Content-Type': PDF_CONTENT_TYPE,
+              'x-amz-meta-original-filename': encodeMetaFilename(d.original_filename),
+              'x-amz-meta-document': String(d.document),
+            },
           },
-          Expires: ttl,
-        });
+          ttl,
+        );
         return {
           document: d.document,
           original_filename: d.original_filename,

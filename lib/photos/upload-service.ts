@@ -22,11 +22,10 @@
  * re-queues any re-encode still pending.
  */
 import { randomUUID } from 'node:crypto';
-import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import pLimit from 'p-limit';
 import { recordActivity } from '../activity/service';
 import type { Identity } from '../auth/identity-rules';
-import { mediaBucket, s3 } from '../blob/client';
+import { presignedUploadForm } from '../blob/presigned-post';
 import { blobKeys } from '../blob/keys';
 import { deleteObject, headObject, readObjectHead } from '../blob/objects';
 import { settings } from '../config';
@@ -118,19 +117,20 @@ async function issueUploads(job: Pick<Job, 'team_id' | 'claim_id' | 'id'>, batch
       }
       const { filename, incomingKey } = photoObjectKeys(prefix, index);
       const capturedAt = normalizeCapturedAt(batch.captured_ats?.[i] ?? null);
-      const post = await createPresignedPost(s3(), {
-        Bucket: mediaBucket(),
-        Key: incomingKey,
-        Conditions: [['content-length-range', 1, file.size]],
-        Fields: {
+      const post = await presignedUploadForm(
+        incomingKey,
+        {
+          maxBytes: file.size,
           // Fields become eq conditions of the signed policy.
-          'Content-Type': photoUploadContentType(file.content_type),
-          'x-amz-meta-original-filename': encodeMetaFilename(file.filename),
-          'x-amz-meta-index': String(index),
-          ...(capturedAt ? { 'x-amz-meta-captured-at': capturedAt } : {}),
+          fields: {
+            'Content-Type': photoUploadContentType(file.content_type),
+            'x-amz-meta-original-filename': encodeMetaFilename(file.filename),
+            'x-amz-meta-index': String(index),
+            ...(capturedAt ? { 'x-amz-meta-captured-at': capturedAt } : {}),
+          },
         },
-        Expires: config.PRESIGNED_URL_TTL_SECONDS,
-      });
+        config.PRESIGNED_URL_TTL_SECONDS,
+      );
       uploads.push({
         index,
         filename,

@@ -109,6 +109,16 @@ function useCasesNotNamedByAction(files: Source[]): string[] {
     );
 }
 
+/** The one module that writes presigned POST policies (browser upload forms). */
+const UPLOAD_FORM_MODULE = 'lib/blob/presigned-post.ts';
+
+/** Files outside UPLOAD_FORM_MODULE that import @aws-sdk/s3-presigned-post. */
+function uploadFormsOutsideBlob(files: Source[]): string[] {
+  return files
+    .filter((f) => f.path !== UPLOAD_FORM_MODULE && specifiers(f.text).includes('@aws-sdk/s3-presigned-post'))
+    .map((f) => f.path);
+}
+
 describe('conventions', () => {
   const lib = sources(join(root, 'lib'));
   const functions = sources(join(root, 'functions'));
@@ -132,6 +142,11 @@ describe('conventions', () => {
 
   it('names every file of a domain folder after its role (routes, schemas, examples, rules, store, view, service)', () => {
     expect(domainFilesWithoutRole(lib)).toEqual([]);
+  });
+
+  it(`writes presigned POST policies only in ${UPLOAD_FORM_MODULE}`, () => {
+    expect(read(lib).some((f) => f.path === UPLOAD_FORM_MODULE)).toBe(true);
+    expect(uploadFormsOutsideBlob(read([...lib, ...functions]))).toEqual([]);
   });
 
   it('imports lib/http/errors only in lib/http and lib/api (elsewhere, throw the errors of lib/errors.ts)', () => {
@@ -163,6 +178,22 @@ describe('conventions', () => {
         'lib/teams/storefront.ts',
         'functions/api/get.ts',
       ]);
+    });
+
+    it('a presigned POST outside lib/blob', () => {
+      const files = [
+        file(UPLOAD_FORM_MODULE, "import { createPresignedPost } from '@aws-sdk/s3-presigned-post';"),
+        file('lib/photos/upload-service.ts', "import { createPresignedPost } from '@aws-sdk/s3-presigned-post';"),
+        file(
+          'lib/insured/file-service.ts',
+          "const { createPresignedPost } = await import('@aws-sdk/s3-presigned-post');",
+        ),
+        file(
+          'lib/inventory/item-photo-upload-service.ts',
+          "import { presignedUploadForm } from '../blob/presigned-post';",
+        ),
+      ];
+      expect(uploadFormsOutsideBlob(files)).toEqual(['lib/photos/upload-service.ts', 'lib/insured/file-service.ts']);
     });
 
     it('a domain file without a role', () => {
