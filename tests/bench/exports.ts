@@ -14,27 +14,19 @@
  * (tests/bench/run.js); `node <bundle> --child <export id>` is the measured process.
  */
 import { randomUUID } from 'node:crypto';
-import pLimit from 'p-limit';
-import sharp from 'sharp';
 import type { QueueWorker } from '../../lib/background/functions';
 import { blobKeys } from '../../lib/blob/keys';
-import { putJpeg } from '../../lib/blob/objects';
 import { putNewClaim } from '../../lib/claims/store';
-import { putRows } from '../../lib/db/batch';
 import { handleExportMessage } from '../../lib/exports/build-service';
 import { EXPORT_FORMATS, type ExportFormat, exportExpiry } from '../../lib/exports/rules';
 import { type ExportRecord, getExport, putExportRequest } from '../../lib/exports/store';
-import { type InventoryItem, type ItemPhoto, itemRowOf, photoRowOf } from '../../lib/inventory/item-store';
-import { photoUrl } from '../../lib/photos/view';
-import { putNewRoom } from '../../lib/rooms/store';
 import { bytes, childFigures, emitResult, printTable, queueWorker, runBenchmarkWithChild, seconds } from './report';
 import { peakRssMb as measuredPeakRssMb } from '../support/process-rss';
+import { PHOTO_EDGE, seedClaimItems } from './shared/claim-items';
 
 const NAME = 'exports';
 const ROOMS = 10;
 const ITEMS = 5000;
-const PHOTO_EDGE = 1024;
-const DISTINCT_PHOTOS = 25;
 const BOUND_SECONDS = 30;
 const BOUND_RSS_MB = 1024;
 
@@ -68,89 +60,10 @@ async function child(exportId: string): Promise<void> {
   process.stdout.write(`${JSON.stringify(figures)}\n`);
 }
 
-/** A 1024 px photo with texture (so its JPEG size is a real photo's), one of a few variants. */
-function photo(seed: number): Promise<Buffer> {
-  const width = PHOTO_EDGE;
-  const height = Math.round(PHOTO_EDGE * 0.75);
-  const raw = Buffer.alloc(width * height * 3);
-  for (let i = 0; i < raw.length; i++) raw[i] = (i * (seed + 3) * 31 + ((i / (width * 3)) | 0) * 7 * seed) & 0xff;
-  return sharp(raw, { raw: { width, height, channels: 3 } })
-    .blur(1.2)
-    .jpeg({ quality: 82 })
-    .toBuffer();
-}
-
 async function seed(): Promise<{ claimId: string; teamId: string; photoBytes: number }> {
   const teamId = `bench-${randomUUID()}`;
   const claim = await putNewClaim(teamId, 'bench-user', { claim_number: 'BENCH-EXPORT', insured_name: 'Pat Bench' });
-  const photos = await Promise.all(Array.from({ length: DISTINCT_PHOTOS }, (_, i) => photo(i + 1)));
-  const limit = pLimit(16);
-  const now = new Date().toISOString();
-  let number = 0;
-  let photoBytes = 0;
-  for (let r = 0; r < ROOMS; r++) {
-    const room = await putNewRoom(claim, `Room ${r + 1}`);
-    const jobId = randomUUID();
-    const prefix = blobKeys.jobPrefix(teamId, claim.id, jobId);
-    const rows: Record<string, unknown>[] = [];
-    const uploads: Promise<void>[] = [];
-    for (let i = 0; i < ITEMS / ROOMS; i++) {
-      number++;
-      const id = randomUUID();
-      const filename = `${String(i).padStart(6, '0')}.jpg`;
-      const key = `${prefix}photos/${filename}`;
-      const jpeg = photos[number % DISTINCT_PHOTOS];
-      photoBytes += jpeg.length;
-      uploads.push(limit(() => putJpeg(key, jpeg)));
-      const item: InventoryItem = {
-        id,
-        job_id: jobId,
-        room_id: room.id,
-        claim_id: claim.id,
-        team_id: teamId,
-        item_number: number,
-        name: `Item ${number}: ${['Sofa', 'Lamp', 'Television', 'Chair', '=Formula'][number % 5]} with a longer description`,
-        quantity: 1 + (number % 3),
-        brand: 'Brand',
-        model: `M-${number}`,
-        serial: null,
-        sku: null,
-        condition: 'good',
-        age: '2 years',
-        estimated_price: 10 + (number % 500),
-        damage: null,
-        notes: number % 7 === 0 ? '-see photo' : null,
-        room: room.name,
-        confidence: 0.9,
-        evidence: null,
-        needs_review: false,
-        reviewed: true,
-        approved: number % 2 === 0,
-        is_archived: false,
-        archived_at: null,
-        claims_platform_submitted_at: null,
-        estimation_sent_at: null,
-        // The primary photo's path, as every item with a photo carries it.
-        photo_path: photoUrl(jobId, filename),
-        created_pass: 1,
-        source_group_index: i,
-        created_at: now,
-        updated_at: now,
-      };
-      const itemPhoto: ItemPhoto = {
-        id: randomUUID(),
-        item_id: id,
-        filename,
-        job_id: jobId,
-        key,
-        is_primary: true,
-        ordering: 0,
-      };
-      rows.push(itemRowOf(item), photoRowOf(itemPhoto));
-    }
-    await putRows(rows);
-    await Promise.all(uploads);
-  }
+  const { photoBytes } = await seedClaimItems(claim, { rooms: ROOMS, items: ITEMS });
   return { claimId: claim.id, teamId, photoBytes };
 }
 

@@ -52,10 +52,10 @@ import { db, tableName } from '../../lib/db/client';
 import { openPdf } from '../../lib/pdf/reader';
 import { newStagedPhoto } from '../../lib/photos/staged-photo-store';
 import { startFakeAiGateway } from '../fakes/ai-gateway-server';
-import { CARD_GRID_RECIPE, cardGridList } from '../support/pdf-fixtures';
+import { cardGridList } from '../support/pdf-fixtures';
 import { newTeamMember, signLoginToken } from '../support/tokens';
-import { postDocument } from '../support/uploads';
 import { Api } from './api';
+import { CARD_GRID_RECIPE_ANSWER, postedDocument } from './shared/pdf-upload';
 import {
   bytes,
   childFigures,
@@ -192,21 +192,6 @@ function timings(metrics: any): Record<string, string> {
       timing.seconds === null ? 'not finished' : seconds(timing.seconds),
     ]),
   );
-}
-
-/** The gateway's answer to a recipe call: the card-grid recipe the tests use. */
-const CARD_GRID_RECIPE_ANSWER = { items: [], content: CARD_GRID_RECIPE };
-
-/** A room's photo job with `pdf` posted as the browser does, not yet confirmed. */
-async function postedDocument(api: Api, claimId: string, filename: string, pdf: Buffer) {
-  const room = await api.call('POST', `/api/claims/${claimId}/rooms`, { name: `Room ${filename}` });
-  const started = await api.call('POST', '/api/upload-photos', {
-    room_id: room.id,
-    files: [{ filename, size: pdf.length, content_type: 'application/pdf' }],
-  });
-  const posted = await postDocument(started.documents[0], pdf);
-  if (posted.status !== 204) throw new Error(`PDF POST: ${posted.status} ${posted.text.slice(0, 200)}`);
-  return started.job.id as string;
 }
 
 /**

@@ -6,9 +6,9 @@
  * Exits non-zero when a benchmark fails its bound or errors.
  *
  *   npm run bench                       # all benchmarks
- *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator, photos, photo-memory, exports, video, pdf, admin, start, insured-submit)
+ *   npm run bench -- orchestrator       # only the named ones (upload, orchestrator, photos, photo-memory, exports, video, pdf, admin, start, insured-submit, load, ops)
  *
- * A standalone entry (start) runs first and starts what it measures itself;
+ * A standalone entry (start, load, ops) runs first and starts what it measures itself;
  * the shared stack starts only when another entry is selected.
  *
  * The service is pointed at a fake AI gateway on a port chosen here
@@ -43,6 +43,8 @@ const BENCHMARKS = [
   { id: 'admin', entry: 'admin.ts', title: '(h) admin overview over 20,000 jobs' },
   { id: 'start', entry: 'start.ts', title: '(i) local start', standalone: true },
   { id: 'insured-submit', entry: 'insured-submit.ts', title: '(j) homeowner submit at ceilings' },
+  { id: 'load', entry: 'load.ts', title: '(k) load and soak: many teams at once', standalone: true },
+  { id: 'ops', entry: 'ops.ts', title: '(l) AWS operations per job', standalone: true },
 ];
 
 function freePort() {

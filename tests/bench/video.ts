@@ -53,16 +53,14 @@ import type { QueueWorker } from '../../lib/background/functions';
 import { settings } from '../../lib/config';
 import { getJob } from '../../lib/jobs/job-store';
 import { JobLog } from '../../lib/jobs/log-store';
-import { frameFilters, frameName, showinfoTime, useKeyframeDecode } from '../../lib/media/extraction-rules';
-import { clock } from '../../lib/pipelines/video/prompt-rules';
+import { frameFilters, showinfoTime, useKeyframeDecode } from '../../lib/media/extraction-rules';
 import { inputGuards, resolveFfmpeg } from '../../lib/media/ffmpeg';
 import { keyframeRate } from '../../lib/media/frames';
 import { extractFrameUnit } from '../../lib/pipelines/video/extract';
 import { startFakeAiGateway } from '../fakes/ai-gateway-server';
-import { modelItem } from '../support/fake-gateway';
 import { startFakeSpeechServer } from '../fakes/speech-server';
 import { newTeamMember, signLoginToken } from '../support/tokens';
-import { makeWalkthrough, type WalkthroughObject } from '../support/walkthrough';
+import { makeWalkthrough } from '../support/walkthrough';
 import { processTree, type RssPeaks, sampleRss, peakRssMb } from '../support/process-rss';
 import {
   bytes,
@@ -75,6 +73,7 @@ import {
   seconds,
 } from './report';
 import { Api } from './api';
+import { scriptChunks, toneBursts, uploadParts, walkthroughObjects } from './shared/video-upload';
 
 const NAME = 'video-pipeline-10min';
 const VIDEO_SECONDS = 600;
@@ -96,65 +95,7 @@ const POLL_MS = 1000;
 const RSS_SAMPLE_MS = 500;
 const PROCESS_TIMEOUT_MS = 20 * 60_000;
 
-const COLOURS = ['red', 'green', 'blue', 'yellow', 'magenta', 'cyan'] as const;
-
 const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
-
-/** A box of one colour every 40 s for 5 s, in turn on the left and the right of the room. */
-function walkthroughObjects(length: number): WalkthroughObject[] {
-  return Array.from({ length: Math.floor((length - 10) / 40) + 1 }, (_, i) => ({
-    colour: COLOURS[i % COLOURS.length],
-    from: 5 + i * 40,
-    to: 10 + i * 40,
-    box: { x: i % 2 ? 0.6 : 0.1, y: 0.3, width: 0.25, height: 0.35 },
-  }));
-}
-
-/** A 0.4 s tone every 45 s: one word each to the fake speech-to-text provider. */
-function toneBursts(length: number): [number, number][] {
-  return Array.from({ length: Math.floor((length - 20) / 45) + 1 }, (_, i) => [15 + i * 45, 15.4 + i * 45]);
-}
-
-/**
- * Each chunk's answer scripted from the boxes drawn in it (what the fake's vision mode would see), so the
- * fake does not decode 600 frames on the cores the pipeline is measured on.
- */
-function scriptChunks(
-  gateway: Awaited<ReturnType<typeof startFakeAiGateway>>,
-  filename: string,
-  objects: WalkthroughObject[],
-  chunkSeconds: number,
-): void {
-  for (let start = 0; start < VIDEO_SECONDS; start += chunkSeconds) {
-    const seen = objects.filter((o) => o.from >= start && o.from < start + chunkSeconds);
-    const items = seen.map((o) => ({
-      ...modelItem(`${o.colour[0].toUpperCase()}${o.colour.slice(1)} box`),
-      video_time: o.from,
-      frame: frameName(o.from),
-      box: o.box,
-    }));
-    gateway.script(`"${filename}" from ${clock(start)} `, [{ items }]);
-  }
-}
-
-/** init → part URLs → PUT each part to the bucket, as the browser does; returns the upload id. */
-async function uploadParts(api: Api, roomId: string, video: Buffer, filename: string): Promise<string> {
-  const init = await api.call('POST', '/api/uploads/init', {
-    kind: 'video',
-    filename,
-    room_id: roomId,
-    total_size: video.length,
-  });
-  const chunkSize = init.chunk_size as number;
-  const parts = Array.from({ length: init.part_count as number }, (_, i) => i);
-  const { urls } = await api.call('POST', `/api/uploads/${init.upload_id}/part-urls`, { parts });
-  for (const { index, url, size } of urls as { index: number; url: string; size: number }[]) {
-    const put = await fetch(url, { method: 'PUT', body: video.subarray(index * chunkSize, index * chunkSize + size) });
-    await put.arrayBuffer();
-    if (put.status !== 200) throw new Error(`part ${index} PUT: ${put.status}`);
-  }
-  return init.upload_id as string;
-}
 
 /**
  * POST complete (with billing off the pipeline starts there: probe, then
@@ -363,7 +304,7 @@ async function main() {
       for (let i = 0; i < ROUNDS; i++) {
         t = performance.now();
         const filename = `bench-walkthrough-${tag}-${i + 1}.mp4`;
-        scriptChunks(gateway, filename, objects, config.CHUNK_DURATION_SECONDS);
+        scriptChunks(gateway, filename, objects, config.CHUNK_DURATION_SECONDS, VIDEO_SECONDS);
         const uploadId = await uploadParts(api, room.id, video, filename);
         uploadS = (performance.now() - t) / 1000;
         const plain = await plainExtraction(file, frameOptions);
