@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import { startFakeAiGateway } from '../fakes/ai-gateway-server';
 import { startFakeEstimationPlatform } from '../fakes/estimation-platform-server';
 import { startFakeSpeechServer } from '../fakes/speech-server';
+import { capacityModel, formatCapacityModel } from './ops/capacity-model';
 import { exportScenario, sendScenario } from './ops/claim-scenarios';
 import { type CountingProxy, type Emulator, startCountingProxy } from './ops/counting-proxy';
 import { parseLambdaLine, providerMemoryMb, wholeLines } from './ops/lambda-lines';
@@ -172,8 +173,11 @@ async function main() {
     await cleanUp();
   }
 
+  const routed = (fn: string) => (functions[fn]?.events ?? []).some((event: { httpApi?: unknown }) => event.httpApi);
+  const model = capacityModel(results, memoryMb, routed);
+  process.stdout.write(`${formatCapacityModel(model)}\n`);
   const jsonFile = join(root, 'node_modules', '.cache', 'contents-inventory', 'ops-last.json');
-  writeJson(jsonFile, results, memoryMb, METHOD);
+  writeJson(jsonFile, results, memoryMb, METHOD, model);
   process.stdout.write(
     `\nHow the figures were obtained\n${Object.entries(METHOD)
       .map(([k, v]) => `  ${k}: ${v}`)

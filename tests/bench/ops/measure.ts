@@ -29,10 +29,17 @@ export interface Fakes {
   estimation: Awaited<ReturnType<typeof startFakeEstimationPlatform>>;
 }
 
+/** Requests the service made of the providers AWS does not bill: the AI gateway and speech-to-text. */
+export interface ProviderCalls {
+  ai: number;
+  speech: number;
+}
+
 interface Measured<T> {
   result: T;
   counts: OpsCounts;
   seconds: number;
+  providers: ProviderCalls;
 }
 
 export interface ScenarioContext {
@@ -50,6 +57,7 @@ export interface ScenarioResult {
   units: number;
   counts: OpsCounts;
   seconds: number;
+  providers: ProviderCalls;
   /** What the phase covered and what it produced, for the table's heading. */
   notes: string[];
 }
@@ -119,12 +127,17 @@ export function scenarioContext(
     async measure(phase) {
       await untilQuiet();
       tally.reset();
+      const before = { ai: fakes.gateway.requests.length, speech: fakes.speech.requests.length };
       const started = performance.now();
       const result = await phase();
       await untilQuiet();
       // The quiet wait itself is not the job's: the time is the phase's.
       const seconds = (performance.now() - started) / 1000 - QUIET_MS / 1000;
-      return { result, counts: tally.snapshot(), seconds };
+      const providers = {
+        ai: fakes.gateway.requests.length - before.ai,
+        speech: fakes.speech.requests.length - before.speech,
+      };
+      return { result, counts: tally.snapshot(), seconds, providers };
     },
     close: () => sqs.destroy(),
   };

@@ -56,6 +56,7 @@ export const photoScenario: Scenario = {
       result: job,
       counts,
       seconds,
+      providers,
     } = await ctx.measure(async () => {
       const jobId = await uploadJob(api, roomId, photo, filenames);
       const staged = (await untilReencoded(jobId, PHOTOS)).sort((a, b) => a.index - b.index);
@@ -73,6 +74,7 @@ export const photoScenario: Scenario = {
         units: PHOTOS,
         counts,
         seconds,
+        providers,
         notes: [
           `${PHOTOS} JPEGs of ${bytes(photo.length)} (12 MP): manifest → presigned POST each → confirm → re-encode → regroup into ${PHOTOS / PER_GROUP} groups of ${PER_GROUP} → process → complete`,
           `${job.items_found} items`,
@@ -106,6 +108,7 @@ export const videoScenario: Scenario = {
       result: job,
       counts,
       seconds,
+      providers,
     } = await ctx.measure(async () => {
       const uploadId = await uploadParts(api, roomId, video, filename);
       const { id } = await api.call('POST', `/api/uploads/${uploadId}/complete`);
@@ -118,6 +121,7 @@ export const videoScenario: Scenario = {
         units: VIDEO_SECONDS / 60,
         counts,
         seconds,
+        providers,
         notes: [
           `1280x720 30 fps walkthrough, ${bytes(video.length)}: init → part URLs → PUT each part → complete (billing off: the pipeline starts) → complete`,
           `${job.items_found} items, ${job.total_frames ?? '?'} frames`,
@@ -143,6 +147,7 @@ export const voiceScenario: Scenario = {
       result: job,
       counts,
       seconds,
+      providers,
     } = await ctx.measure(async () => {
       const uploadId = await uploadParts(api, roomId, audio, `ops-note-${tag}.m4a`, 'audio');
       const { id } = await api.call('POST', `/api/uploads/${uploadId}/complete`);
@@ -155,6 +160,7 @@ export const voiceScenario: Scenario = {
         units: VOICE_SECONDS / 60,
         counts,
         seconds,
+        providers,
         notes: [
           `M4A voice note, ${bytes(audio.length)}, ${VOICE_NOTE_WORDS.length} words: init → part URLs → PUT each part → complete → complete`,
           `${job.items_found} items`,
@@ -185,6 +191,7 @@ export const pdfScenario: Scenario = {
       result: job,
       counts,
       seconds,
+      providers,
     } = await ctx.measure(async () => {
       const jobId = await postedDocument(api, claimId, filename, pdf);
       await api.call('POST', `/api/upload-photos/${jobId}/confirm`, { documents: [0] });
@@ -197,6 +204,7 @@ export const pdfScenario: Scenario = {
         units: PAGES,
         counts,
         seconds,
+        providers,
         notes: [
           `card-grid list, ${fixture.expected.photos.length} photos, ${bytes(pdf.length)}: room → manifest → presigned POST → confirm → read → awaiting_grouping (the photo job that follows is not included)`,
           `${job.pdf_documents?.[0]?.photos ?? '?'} photos staged`,

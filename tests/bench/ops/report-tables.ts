@@ -185,7 +185,8 @@ export function formatScenario(r: ScenarioResult, memoryMb: (fn: string) => numb
     `  per ${r.unit} (${r.units}): DynamoDB ${per(t.dynamoCalls)} calls, ${per(t.rcu)} RCU, ${per(t.wcu)} WCU; ` +
       `S3 ${per(t.s3Requests)} requests (${per(t.s3ServiceRequests)} by the service); ` +
       `SQS ${per(t.sqsSends)} sent, ${per(t.sqsReceives - t.sqsEmptyReceives)} non-empty receives, ${per(t.sqsDeletes)} deleted; ` +
-      `Lambda ${per(t.lambdaInvocations)} invocations, ${per(t.gbSeconds)} GB-s`,
+      `Lambda ${per(t.lambdaInvocations)} invocations, ${per(t.gbSeconds)} GB-s; ` +
+      `AI gateway ${per(r.providers.ai)} requests, speech-to-text ${per(r.providers.speech)}`,
   );
   return out.join('\n');
 }
@@ -196,6 +197,7 @@ export function writeJson(
   results: ScenarioResult[],
   memoryMb: (fn: string) => number,
   method: Record<string, string>,
+  capacity: unknown,
 ): void {
   const scenarios = results.map((r) => {
     const totals = totalsOf(r.counts, memoryMb);
@@ -209,5 +211,8 @@ export function writeJson(
     return { ...r, counts: { ...r.counts, lambda }, totals, perUnit };
   });
   mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify({ generatedAt: new Date().toISOString(), method, scenarios }, null, 2)}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), method, scenarios, capacity }, null, 2)}\n`,
+  );
 }
