@@ -30,7 +30,7 @@ export interface Fakes {
 }
 
 /** Requests the service made of the providers AWS does not bill: the AI gateway and speech-to-text. */
-export interface ProviderCalls {
+interface ProviderCalls {
   ai: number;
   speech: number;
 }
