@@ -13,8 +13,18 @@ const { startStreamServer } = require('./stream-server');
 const { takeOverDataDir, recordStack, forgetStack } = require('./stack-record');
 
 const SERVICE = 'contents-inventory';
-/** The workers' process yields the CPU to the API's (nice 10: about a tenth of a core's share when both want it). */
-const WORKERS_NICENESS = 10;
+/**
+ * The workers' process yields the CPU to the API's: LOCAL_WORKERS_NICENESS, 10 by default (about a tenth of the
+ * API's share when both want a core); 0 runs them alike.
+ */
+function workersNiceness(env = process.env) {
+  const raw = env.LOCAL_WORKERS_NICENESS;
+  if (raw === undefined || raw === '') return 10;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 19)
+    throw new Error(`LOCAL_WORKERS_NICENESS must be a whole number from 0 to 19, not ${JSON.stringify(raw)}`);
+  return value;
+}
 
 /**
  * @param {object} options
@@ -29,6 +39,10 @@ const WORKERS_NICENESS = 10;
  *   another, at a lower priority. Either way a process runs its functions in itself, not in a worker thread per
  *   function instance: one module cache, so the shared build is compiled once per process and memory stays flat
  *   however many instances run at once.
+ * @param {boolean} [options.workerThreads]  run each instance of a worker function in a worker thread of its own
+ *   (serverless offline's default) instead of in the workers' process itself: the pipelines' JavaScript then uses
+ *   every core at once, as Lambda gives each invocation its own, at the cost of a copy of the build in memory per
+ *   instance. The pipeline benchmarks use it; LOCAL_WORKER_THREADS=1 sets it for npm start.
  * @param {(line: string) => void} [options.log]
  * @param {(chunk: string) => void} [options.onOfflineOutput]
  * @param {(emulators: { dynamodb: string, s3: string, sqs: string }) => Promise<{ dynamodb: string, s3: string, sqs: string }>} [options.interpose]
@@ -46,6 +60,7 @@ async function startLocalService({
   log = () => {},
   onOfflineOutput,
   interpose,
+  workerThreads = Boolean(process.env.LOCAL_WORKER_THREADS),
 }) {
   // What a start on this data that was killed left running is stopped first; a stack still running on it refuses
   // this start (before anything below could remove its data).
@@ -111,7 +126,13 @@ async function startLocalService({
       ? [{ httpPort, lambdaPort }]
       : [
           { group: 'api', httpPort, lambdaPort: await freePort() },
-          { group: 'workers', httpPort: await freePort(), lambdaPort, niceness: WORKERS_NICENESS },
+          {
+            group: 'workers',
+            httpPort: await freePort(),
+            lambdaPort,
+            niceness: workersNiceness(),
+            functionsInProcess: !workerThreads,
+          },
         ];
     const launched = groups.map((options) =>
       launchOffline({

@@ -32,7 +32,8 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       MAX_PHOTOS_PER_ITEM: 'Photos per group (regroup and segment enforce it).',
       OPENROUTER_CONCURRENCY: 'AI calls in flight per video or audio job.',
       OPENROUTER_PHOTO_CONCURRENCY: 'AI calls in flight per photo job.',
-      OPENROUTER_GLOBAL_CONCURRENCY: 'AI calls in flight across the deployment (at most 32).',
+      OPENROUTER_GLOBAL_CONCURRENCY:
+        "AI calls in flight across the deployment: the units worker's concurrency (at most 1000, the SQS event source's limit; each invocation holds one connection). Size it to the AI provider's rate limit (docs/capacity.md).",
       WORKER_CONCURRENCY: 'Pipelines per worker (maps to the worker event source concurrency).',
       JOB_TIMEOUT_S: 'Longest one run of one job may take.',
       WEB_CONCURRENCY: 'Backend processes (single-server setting; Lambda scales per request).',

@@ -73,6 +73,16 @@ const LOCAL_START_SETTINGS: [name: string, value: string, meaning: string][] = [
     '`180`',
     "How long the start waits for serverless offline to answer before it gives up with its output (the test suite's global setup and the benchmarks use the same wait).",
   ],
+  [
+    'LOCAL_WORKERS_NICENESS',
+    '`10`',
+    "The scheduling priority (0-19) of the serverless offline process that runs the workers and schedules: at 10 a request to the API's process is served first while pipelines keep the cores busy; 0 runs both alike.",
+  ],
+  [
+    'LOCAL_WORKER_THREADS',
+    '(empty)',
+    "Any value: the workers' process runs each function instance in a worker thread of its own, so the pipelines' JavaScript uses every core at once as on Lambda, at a copy of the build in memory per instance (the pipeline benchmarks run so). Empty: the process runs them in itself, one copy however many run at once.",
+  ],
   ['LOCAL_VERBOSE', '(empty)', "Any value: print serverless offline's own output (each request, each rebuild)."],
   [
     'LOCAL_SCHEDULE_SECONDS',

@@ -107,7 +107,8 @@ const settingFields = z.object({
   MAX_PHOTOS_PER_ITEM: int(5).refine((v) => v >= 1, 'must be at least 1'),
   OPENROUTER_CONCURRENCY: int(6).refine((v) => v >= 1, 'must be at least 1'),
   OPENROUTER_PHOTO_CONCURRENCY: int(12).refine((v) => v >= 1, 'must be at least 1'),
-  OPENROUTER_GLOBAL_CONCURRENCY: int(24).refine((v) => v >= 1 && v <= 32, 'must be between 1 and 32'),
+  // The units worker's event source concurrency; SQS event sources allow at most 1,000.
+  OPENROUTER_GLOBAL_CONCURRENCY: int(24).refine((v) => v >= 1 && v <= 1000, 'must be between 1 and 1000'),
   WORKER_CONCURRENCY: int(4),
   JOB_TIMEOUT_S: int(3600),
   WEB_CONCURRENCY: int(2),

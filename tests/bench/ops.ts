@@ -174,7 +174,10 @@ async function main() {
   }
 
   const routed = (fn: string) => (functions[fn]?.events ?? []).some((event: { httpApi?: unknown }) => event.httpApi);
-  const model = capacityModel(results, memoryMb, routed);
+  const bound = (fn: string): number | null =>
+    (functions[fn]?.events ?? []).find((event: { sqs?: { maximumConcurrency?: number } }) => event.sqs)?.sqs
+      ?.maximumConcurrency ?? null;
+  const model = capacityModel(results, memoryMb, routed, bound);
   process.stdout.write(`${formatCapacityModel(model)}\n`);
   const jsonFile = join(root, 'node_modules', '.cache', 'contents-inventory', 'ops-last.json');
   writeJson(jsonFile, results, memoryMb, METHOD, model);

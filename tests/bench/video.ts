@@ -23,9 +23,9 @@
  * a second or more with it). The round with the median wall ratio is the
  * result (its timeline is printed); every round's figures are printed.
  *
- * A worker's peak RSS: locally every handler runs in a worker thread of the
- * one serverless offline process (BENCH_SERVICE_PID), which hosts every
- * function at once, so its RSS says little about one Lambda worker (it is
+ * A worker's peak RSS: locally every worker runs in a worker thread of the
+ * workers' serverless offline process (BENCH_SERVICE_PID), which hosts every
+ * worker function at once, so its RSS says little about one Lambda worker (it is
  * sampled through /proc during the run and printed for context). The figure
  * held against the target comes from a fresh process with the unit worker's
  * environment (`node <bundle> --child <jobId>`) that runs the heaviest unit,

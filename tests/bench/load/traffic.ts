@@ -62,10 +62,12 @@ export function routeOf(method: string, pathname: string): RouteContract | null 
   return compiled.find((c) => c.route.method === method && c.pattern.test(pathname))?.route ?? null;
 }
 
-function classOf(method: string, template: string): RouteClass {
+/** A GET that answers 202 (an export asked for: a record written, a worker started) is a write, not a read. */
+function classOf(method: string, template: string, route: RouteContract | null): RouteClass {
   const key = `${method} ${template}`;
   if (PRESIGN_ROUTES.has(key)) return 'presign';
   if (POLL_ROUTES.has(key)) return 'poll';
+  if (route?.successStatus === 202) return 'write';
   return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
 }
 
@@ -129,7 +131,7 @@ export function watchTraffic(serviceUrl: string): Traffic {
       at: Date.now(),
       method,
       route: `${method} ${template}`,
-      cls: classOf(method, template),
+      cls: classOf(method, template, route),
       status: res.status,
       ms: performance.now() - started,
       team,

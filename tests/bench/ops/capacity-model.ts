@@ -43,6 +43,8 @@ export const PRICES = {
   aiPerCall: 0.01,
   speechPerMinute: 0.006,
 } as const;
+/** How long one AI call takes at the provider (the benchmark's fake answers at once): a vision call of a few images. */
+const AI_CALL_SECONDS = 8;
 /** Media is kept a month (each day's bytes stored for 30 days): the bucket holds 30 days of uploads. */
 const STORED_DAYS = 30;
 const DAYS_PER_MONTH = 30;
@@ -78,7 +80,17 @@ interface Scaled {
 
 export interface CapacityModel {
   jobTypes: { title: string; what: string; monthlyUsd: Record<string, number>; aiCalls: number; speechCalls: number }[];
-  functions: { name: string; perDay: number; peakPerSecond: number; seconds: number; concurrency: number }[];
+  functions: {
+    name: string;
+    perDay: number;
+    peakPerSecond: number;
+    seconds: number;
+    concurrency: number;
+    /** The queue worker's maximum concurrency (its event source's), when it has one. */
+    bound: number | null;
+  }[];
+  /** AI calls in flight at peak when each takes AI_CALL_SECONDS at the provider. */
+  aiInFlight: number;
   partitions: { shape: string; perDay: number; peakPerSecond: number; shareOfLimit: number }[];
   totals: { awsMonthlyUsd: number; aiMonthlyUsd: number; speechMonthlyUsd: number; s3PeakWritesPerSecond: number };
 }
@@ -121,6 +133,7 @@ export function capacityModel(
   results: ScenarioResult[],
   memoryMb: (fn: string) => number,
   routed: (fn: string) => boolean,
+  bound: (fn: string) => number | null = () => null,
 ): CapacityModel {
   const day = scaled(results);
   const fnDay = new Map<string, { invocations: number; billedMs: number }>();
@@ -159,9 +172,17 @@ export function capacityModel(
       .map(([name, f]) => {
         const seconds = f.invocations ? f.billedMs / f.invocations / 1000 : 0;
         const rate = peakPerSecond(f.invocations);
-        return { name, perDay: f.invocations, peakPerSecond: rate, seconds, concurrency: rate * seconds };
+        return {
+          name,
+          perDay: f.invocations,
+          peakPerSecond: rate,
+          seconds,
+          concurrency: rate * seconds,
+          bound: bound(name),
+        };
       })
       .sort((a, b) => b.concurrency - a.concurrency),
+    aiInFlight: peakPerSecond(aiCallsPerDay) * AI_CALL_SECONDS,
     partitions: [...partDay.entries()]
       .map(([shape, perDay]) => {
         const rate = peakPerSecond(perDay);
@@ -179,7 +200,7 @@ export function capacityModel(
   };
 }
 
-const usd = (n: number) => `$${n.toFixed(n < 10 ? 2 : 0)}`;
+const usd = (n: number) => `$${n.toFixed(n < 0.1 ? 3 : n < 10 ? 2 : 0)}`;
 const num = (n: number, digits = 1) => (n >= 100 ? Math.round(n).toLocaleString('en') : n.toFixed(digits));
 
 /** The model as printed after the job tables. */
@@ -196,8 +217,9 @@ export function formatCapacityModel(model: CapacityModel): string {
       .filter((f) => f.concurrency >= 0.01)
       .map(
         (f) =>
-          `    ${f.name.padEnd(28)} ${num(f.perDay, 0).padStart(9)} a day  ${num(f.peakPerSecond, 2).padStart(7)}/s × ${f.seconds.toFixed(2)} s = ${num(f.concurrency, 1)} at once`,
+          `    ${f.name.padEnd(28)} ${num(f.perDay, 0).padStart(9)} a day  ${num(f.peakPerSecond, 2).padStart(7)}/s × ${f.seconds.toFixed(2)} s = ${num(f.concurrency, 1)} at once${f.bound ? ` (its queue's maximum concurrency: ${f.bound})` : ''}`,
       ),
+    `  AI calls in flight at peak, each ${AI_CALL_SECONDS} s at the provider: ${num(model.aiInFlight, 1)} (on top of the units' own work above)`,
     `  shared DynamoDB partitions at peak (limit ${PARTITION_WRITE_UNITS} write units/s each; shards spread over 16)`,
     ...model.partitions.map(
       (p) =>

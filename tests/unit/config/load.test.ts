@@ -74,6 +74,19 @@ describe('settings layering', () => {
     expect(() => loadSettings({ ...paths, env: { FRAME_JPEG_QUALITY: '40' } })).toThrow(/FRAME_JPEG_QUALITY/);
   });
 
+  it("lets the AI calls in flight across the deployment go up to the SQS event source's 1,000, not past it", () => {
+    const paths = files('', '');
+    expect(loadSettings({ ...paths, env: { OPENROUTER_GLOBAL_CONCURRENCY: '64' } }).OPENROUTER_GLOBAL_CONCURRENCY).toBe(
+      64,
+    );
+    expect(
+      loadSettings({ ...paths, env: { OPENROUTER_GLOBAL_CONCURRENCY: '1000' } }).OPENROUTER_GLOBAL_CONCURRENCY,
+    ).toBe(1000);
+    expect(() => loadSettings({ ...paths, env: { OPENROUTER_GLOBAL_CONCURRENCY: '1001' } })).toThrow(
+      /OPENROUTER_GLOBAL_CONCURRENCY/,
+    );
+  });
+
   it('parses booleans and comma lists', () => {
     const s = loadSettings({
       ...files('', ''),
