@@ -5,6 +5,7 @@ import { keys } from '../../lib/db/keys';
 import { findTeamByExternalId } from '../../lib/teams/store';
 import { findUserByExternalId } from '../../lib/users/store';
 import { Client } from './api';
+import { SENDABLE_CLAIM_DETAILS } from './claim-details';
 import { getRow, setFields } from './aws';
 import { fakeBilling } from './fake-billing';
 import { fakeClaimsPlatform } from './fake-claims-platform';
@@ -45,14 +46,7 @@ export async function sendTeam(
   const client = await Client.signIn(member);
   await fakeBilling.setBalance(member.current_team_id, 1000);
   const room = await newRoom(client, 'Living Room');
-  await client.patch(`/api/claims/${room.claim_id}`, {
-    insured_name: 'Pat Insured',
-    loss_type: 'Water Damage',
-    coverage_type: 'RCV',
-    claim_type: 'Residential',
-    zip_code: '90210',
-    adjuster_name: 'Ada Adjuster',
-  });
+  await client.patch(`/api/claims/${room.claim_id}`, SENDABLE_CLAIM_DETAILS);
   const { jobId, items } = options.photos
     ? await jobWithItems(client, room.id, names)
     : await typedItems(client, room, names.flat());

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from '../../support/api';
+import { SENDABLE_CLAIM_DETAILS } from '../../support/claim-details';
 import { type LoginClaimsInput, newTeamMember } from '../../support/tokens';
 import { newRoom } from '../../support/uploads';
 import type { Fakes } from './fakes';
@@ -125,18 +126,7 @@ async function round(team: TeamRecord, fakes: Fakes, media: Media, list: Uint8Ar
   const claimId = kitchen.claim_id;
   team.claims.push(claimId);
   const bedroom = expectStatus(await client.post(`/api/claims/${claimId}/rooms`, { name: 'Bedroom' }), 'room', 201);
-  expectStatus(
-    await client.patch(`/api/claims/${claimId}`, {
-      insured_name: 'Pat Insured',
-      loss_type: 'Water Damage',
-      coverage_type: 'RCV',
-      claim_type: 'Residential',
-      zip_code: '90210',
-      adjuster_name: 'Ada Adjuster',
-    }),
-    'claim details',
-    200,
-  );
+  expectStatus(await client.patch(`/api/claims/${claimId}`, SENDABLE_CLAIM_DETAILS), 'claim details', 200);
   const photoJobId = await clicked(team, photoStep(client, fakes, kitchen.id, tag));
   await clicked(team, recordingStep(client, bedroom.id, 'video', media.video, `walk-${tag}.mp4`));
   await clicked(team, recordingStep(client, bedroom.id, 'audio', media.audio, `note-${tag}.m4a`));

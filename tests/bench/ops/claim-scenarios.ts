@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { getClaim } from '../../../lib/claims/store';
 import { getExport } from '../../../lib/exports/store';
 import type { Api } from '../api';
+import { SENDABLE_CLAIM_DETAILS } from '../../support/claim-details';
 import { bytes } from '../report';
 import { seedClaimItems } from '../shared/claim-items';
 import { type Scenario, type ScenarioContext, type ScenarioResult, sleep } from './measure';
@@ -20,14 +21,7 @@ const EXPORT_TIMEOUT_MS = 10 * 60_000;
 /** A claim of the signed-in user's team with `items` items (and their photos) in `rooms` rooms. */
 async function seededClaim(api: Api, items: number, rooms: number): Promise<string> {
   const created = await api.call('POST', '/api/claims', { claim_number: `OPS-${randomUUID().slice(0, 8)}` });
-  await api.call('PATCH', `/api/claims/${created.id}`, {
-    insured_name: 'Pat Insured',
-    loss_type: 'Water Damage',
-    coverage_type: 'RCV',
-    claim_type: 'Residential',
-    zip_code: '90210',
-    adjuster_name: 'Ada Adjuster',
-  });
+  await api.call('PATCH', `/api/claims/${created.id}`, SENDABLE_CLAIM_DETAILS);
   const claim = await getClaim(created.id, true);
   if (!claim) throw new Error(`claim ${created.id} was not stored`);
   await seedClaimItems(claim, { rooms, items });
