@@ -26,7 +26,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
-import sharp from 'sharp';
+import { texturedJpeg } from './shared/textured-jpeg';
 import { putJpeg } from '../../lib/blob/objects';
 import { settings } from '../../lib/config';
 import { boundBefore, linkCeilings } from '../../lib/insured/draft-rules';
@@ -58,16 +58,7 @@ const DRAIN_TIMEOUT_MS = 20 * 60_000;
 const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
 
 /** A 480x360 photo with texture (a phone photo's JPEG, scaled down), one of a few variants. */
-function smallJpeg(seed: number): Promise<Buffer> {
-  const width = 480;
-  const height = 360;
-  const raw = Buffer.alloc(width * height * 3);
-  for (let i = 0; i < raw.length; i++) raw[i] = (i * (seed + 3) * 31 + ((i / (width * 3)) | 0) * 7 * seed) & 0xff;
-  return sharp(raw, { raw: { width, height, channels: 3 } })
-    .blur(1.2)
-    .jpeg({ quality: 82 })
-    .toBuffer();
-}
+const smallJpeg = (seed: number) => texturedJpeg(480, 360, seed);
 
 /** A public call of the link (no sign-in: the token is in the path). */
 async function publicCall(base: string, method: string, path: string, body?: unknown) {

@@ -16,7 +16,7 @@ import { startFakeOtlpCollector } from '../fakes/otlp-collector';
 import { startFakePostHog } from '../fakes/posthog-server';
 import { startFakeSentry } from '../fakes/sentry-server';
 import { startFakeSpeechServer } from '../fakes/speech-server';
-import { captureDownloadHosts, serviceEnv, TEST_MAIL_DOMAIN } from './service-env';
+import { fakeEndpointSettings, serviceEnv, TEST_MAIL_DOMAIN } from './service-env';
 
 const { startLocalService } = require('../../localstack/service.js');
 const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators.js');
@@ -82,23 +82,18 @@ export default async function globalSetup(): Promise<void> {
       UNSTARTED_ROUND_LEASE_SECONDS: '30',
       FAULT_POINTS: 'on',
       FAULT_POINTS_DIR: faultPointsDir,
-      OPENROUTER_BASE_URL: gateway.url,
-      OPENROUTER_API_KEY: gateway.apiKey,
-      ENABLE_BILLING: 'true',
-      BILLING_APP_DOMAIN: billing.url,
-      BILLING_APP_API_KEY: billing.apiKey,
-      TRANSCRIPTION_BASE_URL: speech.url,
-      TRANSCRIPTION_API_KEY: speech.apiKey,
-      MAIL_BASE_URL: mail.url,
-      MAIL_API_KEY: mail.apiKey,
-      ESTIMATION_PLATFORM_BASE_URL: estimation.url,
-      CLAIMS_PLATFORM_BASE_URL: claimsPlatform.url,
-      CAPTURE_SOURCE_API_BASE_URL: captureSource.url,
-      CAPTURE_SOURCE_DOWNLOAD_HOSTS: captureDownloadHosts(captureSource.url),
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-      POSTHOG_HOST: posthog.url,
-      POSTHOG_API_KEY: posthog.apiKey,
-      SENTRY_DSN: sentry.dsn,
+      ...fakeEndpointSettings({
+        gateway,
+        billing,
+        speech,
+        mail,
+        estimation,
+        claimsPlatform,
+        captureSource,
+        collector,
+        posthog,
+        sentry,
+      }),
       // The key of the hashes ids leave as, explicit so this process can compute them (tests/e2e/capability-ids.test.ts).
       SIGNALS_ID_KEY: TEST_SIGNALS_ID_KEY,
     },

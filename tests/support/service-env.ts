@@ -62,4 +62,46 @@ export const serviceEnv: Record<string, string> = {
 };
 
 /** CAPTURE_SOURCE_DOWNLOAD_HOSTS of the test stack: the fake capture source's origin, plain http being a loopback's. */
-export const captureDownloadHosts = (fakeCaptureSourceUrl: string) => new URL(fakeCaptureSourceUrl).origin;
+const captureDownloadHosts = (fakeCaptureSourceUrl: string) => new URL(fakeCaptureSourceUrl).origin;
+
+interface KeyedFake {
+  url: string;
+  apiKey: string;
+}
+
+/** The fakes of every external system, as the test run and the load benchmark start them. */
+export interface ExternalFakes {
+  gateway: KeyedFake;
+  billing: KeyedFake;
+  speech: KeyedFake;
+  mail: KeyedFake;
+  estimation: { url: string };
+  claimsPlatform: { url: string };
+  captureSource: { url: string };
+  collector: { url: string };
+  posthog: KeyedFake;
+  sentry: { dsn: string };
+}
+
+/** The settings that point the service at those fakes (billing on, against its fake). */
+export function fakeEndpointSettings(fakes: ExternalFakes): Record<string, string> {
+  return {
+    OPENROUTER_BASE_URL: fakes.gateway.url,
+    OPENROUTER_API_KEY: fakes.gateway.apiKey,
+    ENABLE_BILLING: 'true',
+    BILLING_APP_DOMAIN: fakes.billing.url,
+    BILLING_APP_API_KEY: fakes.billing.apiKey,
+    TRANSCRIPTION_BASE_URL: fakes.speech.url,
+    TRANSCRIPTION_API_KEY: fakes.speech.apiKey,
+    MAIL_BASE_URL: fakes.mail.url,
+    MAIL_API_KEY: fakes.mail.apiKey,
+    ESTIMATION_PLATFORM_BASE_URL: fakes.estimation.url,
+    CLAIMS_PLATFORM_BASE_URL: fakes.claimsPlatform.url,
+    CAPTURE_SOURCE_API_BASE_URL: fakes.captureSource.url,
+    CAPTURE_SOURCE_DOWNLOAD_HOSTS: captureDownloadHosts(fakes.captureSource.url),
+    OTEL_EXPORTER_OTLP_ENDPOINT: fakes.collector.url,
+    POSTHOG_HOST: fakes.posthog.url,
+    POSTHOG_API_KEY: fakes.posthog.apiKey,
+    SENTRY_DSN: fakes.sentry.dsn,
+  };
+}

@@ -15,7 +15,7 @@ import { startFakeOtlpCollector } from '../../fakes/otlp-collector';
 import { startFakePostHog } from '../../fakes/posthog-server';
 import { startFakeSentry } from '../../fakes/sentry-server';
 import { startFakeSpeechServer } from '../../fakes/speech-server';
-import { captureDownloadHosts, serviceEnv, TEST_MAIL_DOMAIN } from '../../support/service-env';
+import { fakeEndpointSettings, serviceEnv, TEST_MAIL_DOMAIN } from '../../support/service-env';
 
 const LATENCY_MIN_MS = 1000;
 const LATENCY_MAX_MS = 4000;
@@ -88,23 +88,18 @@ export async function startFakes() {
         TRANSCRIPTION_TIMEOUT_SECONDS: '30',
         // The watchdog and the billing sweep every 15 s, as in the test stack: owed refunds settle within the drain.
         LOCAL_SCHEDULE_SECONDS: '15',
-        OPENROUTER_BASE_URL: gateway.url,
-        OPENROUTER_API_KEY: gateway.apiKey,
-        ENABLE_BILLING: 'true',
-        BILLING_APP_DOMAIN: billing.url,
-        BILLING_APP_API_KEY: billing.apiKey,
-        TRANSCRIPTION_BASE_URL: speech.url,
-        TRANSCRIPTION_API_KEY: speech.apiKey,
-        MAIL_BASE_URL: mail.url,
-        MAIL_API_KEY: mail.apiKey,
-        ESTIMATION_PLATFORM_BASE_URL: estimation.url,
-        CLAIMS_PLATFORM_BASE_URL: claimsPlatform.url,
-        CAPTURE_SOURCE_API_BASE_URL: captureSource.url,
-        CAPTURE_SOURCE_DOWNLOAD_HOSTS: captureDownloadHosts(captureSource.url),
-        OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-        POSTHOG_HOST: posthog.url,
-        POSTHOG_API_KEY: posthog.apiKey,
-        SENTRY_DSN: sentry.dsn,
+        ...fakeEndpointSettings({
+          gateway,
+          billing,
+          speech,
+          mail,
+          estimation,
+          claimsPlatform,
+          captureSource,
+          collector,
+          posthog,
+          sentry,
+        }),
       };
     },
     async stop() {

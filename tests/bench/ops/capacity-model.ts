@@ -60,9 +60,8 @@ function unitsPerDay(title: string): { units: number; what: string } | null {
     return { units: DAY.videos * DAY.videoMinutes, what: `${DAY.videos} videos of ${DAY.videoMinutes} min` };
   if (/contents list/.test(title))
     return { units: DAY.lists * DAY.listPages, what: `${DAY.lists} lists of ${DAY.listPages} pages` };
-  const items = DAY.claims * DAY.itemsPerClaim;
-  if (/export/.test(title)) return { units: items, what: `${DAY.claims} claims of ${DAY.itemsPerClaim} items` };
-  if (/send/.test(title)) return { units: items, what: `${DAY.claims} claims of ${DAY.itemsPerClaim} items` };
+  if (/export|send/.test(title))
+    return { units: DAY.claims * DAY.itemsPerClaim, what: `${DAY.claims} claims of ${DAY.itemsPerClaim} items` };
   return null;
 }
 

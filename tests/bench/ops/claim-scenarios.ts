@@ -56,14 +56,12 @@ export const exportScenario: Scenario = {
       ['Excel', `/api/claims/${claimId}/export/excel`],
       ['PDF report', `/api/claims/${claimId}/report.pdf`],
     ] as const) {
-      const { result, counts, seconds, providers } = await ctx.measure(() => exportAndDownload(api, path));
+      const { result, measurement } = await ctx.measure(() => exportAndDownload(api, path));
       results.push({
         title: `${EXPORT_ITEMS.toLocaleString('en')}-item export, ${format}`,
         unit: 'item',
         units: EXPORT_ITEMS,
-        counts,
-        seconds,
-        providers,
+        ...measurement,
         notes: [
           `claim of ${EXPORT_ITEMS} items with a 1024 px photo each in ${EXPORT_ROOMS} rooms: request → built by the export worker → export status → download`,
           `${result.items} items, ${bytes(result.fileBytes)} file`,
@@ -81,7 +79,7 @@ export const sendScenario: Scenario = {
     ctx.fakes.estimation.registerKey(key);
     const api = await ctx.signIn({ current_team_estimation_intake_key: key });
     const claimId = await seededClaim(api, SEND_ITEMS, 1);
-    const { result, counts, seconds, providers } = await ctx.measure(() =>
+    const { result, measurement } = await ctx.measure(() =>
       api.call('POST', `/api/claims/${claimId}/submit-to-estimation-platform`, {}),
     );
     if (result.items_sent !== SEND_ITEMS) throw new Error(`sent ${result.items_sent} items, not ${SEND_ITEMS}`);
@@ -91,9 +89,7 @@ export const sendScenario: Scenario = {
         title: `${SEND_ITEMS}-item send to the estimation platform`,
         unit: 'item',
         units: SEND_ITEMS,
-        counts,
-        seconds,
-        providers,
+        ...measurement,
         notes: [
           `claim of ${SEND_ITEMS} items with a photo each: POST submit-to-estimation-platform → answered (billing off)`,
           `${result.items_sent} items sent, ${result.photos_included ?? '?'} photos, ${requests} request(s) to the platform`,

@@ -35,11 +35,16 @@ interface ProviderCalls {
   speech: number;
 }
 
-interface Measured<T> {
-  result: T;
+/** What one measured phase cost; a scenario's result carries it as is. */
+interface Measurement {
   counts: OpsCounts;
   seconds: number;
   providers: ProviderCalls;
+}
+
+interface Measured<T> {
+  result: T;
+  measurement: Measurement;
 }
 
 export interface ScenarioContext {
@@ -50,14 +55,11 @@ export interface ScenarioContext {
   measure<T>(phase: () => Promise<T>): Promise<Measured<T>>;
 }
 
-export interface ScenarioResult {
+export interface ScenarioResult extends Measurement {
   title: string;
   /** The unit per-unit figures are given in (photo, video minute, page, item) and how many the job has. */
   unit: string;
   units: number;
-  counts: OpsCounts;
-  seconds: number;
-  providers: ProviderCalls;
   /** What the phase covered and what it produced, for the table's heading. */
   notes: string[];
 }
@@ -137,7 +139,7 @@ export function scenarioContext(
         ai: fakes.gateway.requests.length - before.ai,
         speech: fakes.speech.requests.length - before.speech,
       };
-      return { result, counts: tally.snapshot(), seconds, providers };
+      return { result, measurement: { counts: tally.snapshot(), seconds, providers } };
     },
     close: () => sqs.destroy(),
   };

@@ -52,12 +52,7 @@ export const photoScenario: Scenario = {
     const match = `ops-${tag}-`;
     const filenames = Array.from({ length: PHOTOS }, (_, i) => `${match}${String(i + 1).padStart(4, '0')}.jpg`);
     ctx.fakes.gateway.script(match, [{ items: [modelItem('Armchair', 0.9, { estimated_price: 250 })] }]);
-    const {
-      result: job,
-      counts,
-      seconds,
-      providers,
-    } = await ctx.measure(async () => {
+    const { result: job, measurement } = await ctx.measure(async () => {
       const jobId = await uploadJob(api, roomId, photo, filenames);
       const staged = (await untilReencoded(jobId, PHOTOS)).sort((a, b) => a.index - b.index);
       const groups = Array.from({ length: PHOTOS / PER_GROUP }, (_, g) =>
@@ -72,9 +67,7 @@ export const photoScenario: Scenario = {
         title: `${PHOTOS}-photo job`,
         unit: 'photo',
         units: PHOTOS,
-        counts,
-        seconds,
-        providers,
+        ...measurement,
         notes: [
           `${PHOTOS} JPEGs of ${bytes(photo.length)} (12 MP): manifest → presigned POST each → confirm → re-encode → regroup into ${PHOTOS / PER_GROUP} groups of ${PER_GROUP} → process → complete`,
           `${job.items_found} items`,
@@ -104,12 +97,7 @@ export const videoScenario: Scenario = {
     const { roomId } = await claimRoom(api, tag);
     const filename = `ops-walkthrough-${tag}.mp4`;
     scriptChunks(ctx.fakes.gateway, filename, objects, settings().CHUNK_DURATION_SECONDS, VIDEO_SECONDS);
-    const {
-      result: job,
-      counts,
-      seconds,
-      providers,
-    } = await ctx.measure(async () => {
+    const { result: job, measurement } = await ctx.measure(async () => {
       const uploadId = await uploadParts(api, roomId, video, filename);
       const { id } = await api.call('POST', `/api/uploads/${uploadId}/complete`);
       return waitForJob(id, (j) => j.status === 'complete');
@@ -119,9 +107,7 @@ export const videoScenario: Scenario = {
         title: `${VIDEO_SECONDS / 60}-minute video`,
         unit: 'video minute',
         units: VIDEO_SECONDS / 60,
-        counts,
-        seconds,
-        providers,
+        ...measurement,
         notes: [
           `1280x720 30 fps walkthrough, ${bytes(video.length)}: init → part URLs → PUT each part → complete (billing off: the pipeline starts) → complete`,
           `${job.items_found} items, ${job.total_frames ?? '?'} frames`,
@@ -143,12 +129,7 @@ export const voiceScenario: Scenario = {
     const audio = readFileSync(note.path);
     const api = await ctx.signIn();
     const { roomId } = await claimRoom(api, tag);
-    const {
-      result: job,
-      counts,
-      seconds,
-      providers,
-    } = await ctx.measure(async () => {
+    const { result: job, measurement } = await ctx.measure(async () => {
       const uploadId = await uploadParts(api, roomId, audio, `ops-note-${tag}.m4a`, 'audio');
       const { id } = await api.call('POST', `/api/uploads/${uploadId}/complete`);
       return waitForJob(id, (j) => j.status === 'complete');
@@ -158,9 +139,7 @@ export const voiceScenario: Scenario = {
         title: `${VOICE_SECONDS / 60}-minute voice note`,
         unit: 'recording minute',
         units: VOICE_SECONDS / 60,
-        counts,
-        seconds,
-        providers,
+        ...measurement,
         notes: [
           `M4A voice note, ${bytes(audio.length)}, ${VOICE_NOTE_WORDS.length} words: init → part URLs → PUT each part → complete → complete`,
           `${job.items_found} items`,
@@ -187,12 +166,7 @@ export const pdfScenario: Scenario = {
     const { claimId } = await claimRoom(api, tag);
     const filename = `ops-${tag}.pdf`;
     await ctx.fakes.gateway.script(`Sample pages of the contents list "${filename}"`, [CARD_GRID_RECIPE_ANSWER]);
-    const {
-      result: job,
-      counts,
-      seconds,
-      providers,
-    } = await ctx.measure(async () => {
+    const { result: job, measurement } = await ctx.measure(async () => {
       const jobId = await postedDocument(api, claimId, filename, pdf);
       await api.call('POST', `/api/upload-photos/${jobId}/confirm`, { documents: [0] });
       return waitForJob(jobId, (j) => j.status === 'awaiting_grouping');
@@ -202,9 +176,7 @@ export const pdfScenario: Scenario = {
         title: `${PAGES}-page contents list`,
         unit: 'page',
         units: PAGES,
-        counts,
-        seconds,
-        providers,
+        ...measurement,
         notes: [
           `card-grid list, ${fixture.expected.photos.length} photos, ${bytes(pdf.length)}: room → manifest → presigned POST → confirm → read → awaiting_grouping (the photo job that follows is not included)`,
           `${job.pdf_documents?.[0]?.photos ?? '?'} photos staged`,

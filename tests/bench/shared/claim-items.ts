@@ -6,7 +6,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
-import sharp from 'sharp';
 import { blobKeys } from '../../../lib/blob/keys';
 import type { Claim } from '../../../lib/claims/store';
 import { putJpeg } from '../../../lib/blob/objects';
@@ -14,21 +13,13 @@ import { putRows } from '../../../lib/db/batch';
 import { type InventoryItem, type ItemPhoto, itemRowOf, photoRowOf } from '../../../lib/inventory/item-store';
 import { photoUrl } from '../../../lib/photos/view';
 import { putNewRoom } from '../../../lib/rooms/store';
+import { texturedJpeg } from './textured-jpeg';
 
 export const PHOTO_EDGE = 1024;
 const DISTINCT_PHOTOS = 25;
 
 /** A 1024 px photo with texture (so its JPEG size is a real photo's), one of a few variants. */
-function photo(seed: number): Promise<Buffer> {
-  const width = PHOTO_EDGE;
-  const height = Math.round(PHOTO_EDGE * 0.75);
-  const raw = Buffer.alloc(width * height * 3);
-  for (let i = 0; i < raw.length; i++) raw[i] = (i * (seed + 3) * 31 + ((i / (width * 3)) | 0) * 7 * seed) & 0xff;
-  return sharp(raw, { raw: { width, height, channels: 3 } })
-    .blur(1.2)
-    .jpeg({ quality: 82 })
-    .toBuffer();
-}
+const photo = (seed: number) => texturedJpeg(PHOTO_EDGE, Math.round(PHOTO_EDGE * 0.75), seed);
 
 /** Seeds the claim's rooms, items and item photos; answers the bytes of photo uploaded. */
 export async function seedClaimItems(
