@@ -8,9 +8,9 @@ import { archiveClaimRecord, patchClaimRecord, unarchiveClaimRecord } from '../c
 import type { ClaimPatch } from '../claims/store';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
 import { archiveRoomRecord, unarchiveRoomRecord } from '../rooms/service';
-import { inventoryEditRestorers } from '../inventory/edit-service';
-import { itemPhotoRestorers } from '../inventory/item-photo-service';
-import { inventoryLifecycleRestorers } from '../inventory/merge-service';
+import { inventoryEditRestorers } from '../inventory/editing/edit-service';
+import { itemPhotoRestorers } from '../inventory/photos/item-photo-service';
+import { inventoryLifecycleRestorers } from '../inventory/editing/merge-service';
 import { restoreAutomationSettings } from '../settings/automation-service';
 import { restorePromptSettings } from '../settings/prompt-service';
 import { loadClaimForTeam, loadRoomForTeam } from '../tenancy/service';

@@ -29,7 +29,7 @@ import { faultPoint } from '../faults/fault-points';
 import { keys } from '../db/keys';
 import { derivedId } from '../inventory/item-rules';
 import { type ItemDraft, saveItemBatch } from '../inventory/item-store';
-import { chunked } from '../inventory/numbering-rules';
+import { chunked } from '../inventory/numbering/numbering-rules';
 import { getJob, type Job, newJobRecord, putJobOnce } from '../jobs/job-store';
 import { JobLog } from '../jobs/log-store';
 import { photoObjectKeys } from '../photos/rules';

@@ -5,7 +5,7 @@
  * - An item row is ITEM#<id>/ITEM, listed per job (gsi1, by item number) and
  *   per room (gsi2). Its photos are rows in the item's own partition
  *   (ITEM#<id>/PHOTO#<photo id>), so one Query reads an item with its photos.
- * - Numbers come from item-number-store.ts. Items created by a pipeline have
+ * - Numbers come from numbering/item-number-store.ts. Items created by a pipeline have
  *   ids derived from (job, run, position): a stage that runs again after a
  *   crash writes the same items with the same numbers.
  * - Every write to an item row bumps its revision (rev; a row without one is
@@ -20,9 +20,9 @@ import { queryAll, queryPartition } from '../db/query';
 import { setClauses } from '../db/update';
 import { photoUrl } from '../photos/view';
 import { buildItem, derivedId, type NewItemFields, passBatchPrefix } from './item-rules';
-import { allocateItemNumbers } from './item-number-store';
-import { withNumberingLease } from './item-placement-store';
-import { batchNumbers, paddedItemNumber } from './numbering-rules';
+import { allocateItemNumbers } from './numbering/item-number-store';
+import { withNumberingLease } from './numbering/item-placement-store';
+import { batchNumbers, paddedItemNumber } from './numbering/numbering-rules';
 
 export interface InventoryItem {
   id: string;

@@ -2,7 +2,7 @@
 import type { Identity } from '../auth/identity-rules';
 import { loadJobForTeam, loadRoomForTeam } from '../tenancy/service';
 import { type InventoryItem, listItemPhotos, listJobItems } from './item-store';
-import { listRoomItems } from './room-item-store';
+import { listRoomItems } from './numbering/room-item-store';
 import { itemView } from './view';
 
 /** Photo partitions read at once: each item's photos are one Query. */

@@ -1,14 +1,16 @@
 /**
  * Stream slot leases (keys.jobStreamSlot): a job has a fixed number of slots,
- * and an open event stream holds one. A slot is taken with a conditional put
- * (free, or its lease ran out) and deleted on close; a holder that dies
+ * and an open event stream holds one. A slot is taken with a conditional write
+ * (free, or its lease ran out: lib/db/lease.ts) and deleted on close; a holder that dies
  * without closing frees its slot when the lease runs out (TTL then removes
  * the row).
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { keys } from '../db/keys';
+import { releaseLease, takeLease } from '../db/lease';
+
+/** A slot row is only its lease: a holder and the epoch ms it runs until (expires_at lets TTL remove it). */
+const SLOT_LEASE = { holder: 'holder', until: 'lease_until_ms' };
 
 export interface StreamSlot {
   release(): Promise<void>;
@@ -25,41 +27,12 @@ export async function claimStreamSlot(
   const first = randomInt(limits.slots);
   for (let i = 0; i < limits.slots; i++) {
     const key = keys.jobStreamSlot(jobId, (first + i) % limits.slots);
-    try {
-      await db().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...key,
-            entity: 'JobStreamSlot',
-            holder,
-            lease_until_ms: now + limits.leaseMs,
-            expires_at: Math.ceil((now + limits.leaseMs) / 1000),
-          },
-          ConditionExpression: 'attribute_not_exists(pk) OR lease_until_ms < :now',
-          ExpressionAttributeValues: { ':now': now },
-        }),
-      );
-    } catch (err) {
-      if (isConditionalCheckFailed(err)) continue;
-      throw err;
-    }
+    const untilMs = now + limits.leaseMs;
+    const set = { entity: 'JobStreamSlot', expires_at: Math.ceil(untilMs / 1000) };
+    if (!(await takeLease({ key, lease: SLOT_LEASE, holder, untilMs, nowMs: now, set }))) continue;
     return {
-      release: async () => {
-        try {
-          await db().send(
-            new DeleteCommand({
-              TableName: tableName(),
-              Key: key,
-              ConditionExpression: 'holder = :holder',
-              ExpressionAttributeValues: { ':holder': holder },
-            }),
-          );
-        } catch (err) {
-          // Our lease ran out and another stream took the slot: it is theirs now.
-          if (!isConditionalCheckFailed(err)) throw err;
-        }
-      },
+      // A slot another stream took once our lease ran out is theirs now: only our own row is deleted.
+      release: async () => void (await releaseLease(key, SLOT_LEASE, holder, { deleteRow: true })),
     };
   }
   return null;

@@ -26,6 +26,8 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
 import { keys } from '../db/keys';
+import { leaseFree, leaseHeldBy, releaseLease, takeLease } from '../db/lease';
+import { leaseHeld } from '../db/lease-rules';
 import { setClauses } from '../db/update';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
@@ -47,20 +49,21 @@ const WRITES_PER_TRANSACTION = 98;
 /** How long a multi-transaction edit may hold the job's photos; past it another edit may take over. */
 export const PHOTO_WRITE_LOCK_MS = 120_000;
 
+/** The job row's attributes that hold the lock: its token and the epoch ms it runs until. */
+const PHOTO_WRITE_LEASE = { holder: 'photo_write_lock', until: 'photo_write_lock_until' };
+
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Whether a job row shows a multi-transaction photo edit under way. */
 export function photoWriteLocked(job: object, now = Date.now()): boolean {
   const row = job as { photo_write_lock?: string | null; photo_write_lock_until?: number | null };
-  return Boolean(row.photo_write_lock) && (row.photo_write_lock_until ?? 0) >= now;
+  return leaseHeld(row.photo_write_lock, row.photo_write_lock_until, now);
 }
 
 /** The condition, for a job write, that no multi-transaction photo edit holds the job (none, or expired). */
 export function photoWriteLockFree(now = Date.now()): { condition: string; values: Record<string, unknown> } {
-  return {
-    condition: 'attribute_not_exists(photo_write_lock) OR photo_write_lock_until < :photoLockNow',
-    values: { ':photoLockNow': now },
-  };
+  const free = leaseFree(PHOTO_WRITE_LEASE, now, ':photoLockNow');
+  return { condition: free.expression, values: free.values };
 }
 
 function statusCondition(jobStatuses: readonly string[]) {
@@ -71,17 +74,12 @@ function statusCondition(jobStatuses: readonly string[]) {
 /** The job check that rides in every transaction: groupable, and the lock free (token null) or ours. */
 function jobCheck(jobId: string, jobStatuses: readonly string[], token: string | null, now: number): TransactItem {
   const status = statusCondition(jobStatuses);
-  const lock = token
-    ? { expression: 'photo_write_lock = :token', values: { ':token': token } }
-    : {
-        expression: '(attribute_not_exists(photo_write_lock) OR photo_write_lock_until < :now)',
-        values: { ':now': now },
-      };
+  const lock = token ? leaseHeldBy(PHOTO_WRITE_LEASE, token, ':token') : leaseFree(PHOTO_WRITE_LEASE, now, ':now');
   return {
     ConditionCheck: {
       TableName: tableName(),
       Key: keys.job(jobId),
-      ConditionExpression: `${status.expression} AND ${lock.expression}`,
+      ConditionExpression: `${status.expression} AND (${lock.expression})`,
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ...status.values, ...lock.values },
     },
@@ -204,48 +202,24 @@ export async function takePhotoWriteLock(
 ): Promise<boolean> {
   const status = statusCondition(jobStatuses);
   const now = Date.now();
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.job(jobId),
-        UpdateExpression: 'SET photo_write_lock = :token, photo_write_lock_until = :until',
-        ConditionExpression: `${status.expression} AND (attribute_not_exists(photo_write_lock) OR photo_write_lock_until < :now)`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ...status.values,
-          ':token': token,
-          ':until': now + PHOTO_WRITE_LOCK_MS,
-          ':now': now,
-        },
-      }),
-    );
-    return true;
-  } catch (err) {
-    if (isConditionalCheckFailed(err)) return false;
-    throw err;
-  }
+  return takeLease({
+    key: keys.job(jobId),
+    lease: PHOTO_WRITE_LEASE,
+    holder: token,
+    untilMs: now + PHOTO_WRITE_LOCK_MS,
+    nowMs: now,
+    also: { ...status, names: { '#status': 'status' } },
+  });
 }
 
 /** Releases the lock if `token` still holds it; never raises (an unreleased lock expires by itself). */
 export async function releasePhotoWriteLock(jobId: string, token: string): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.job(jobId),
-        UpdateExpression: 'REMOVE photo_write_lock, photo_write_lock_until',
-        ConditionExpression: 'photo_write_lock = :token',
-        ExpressionAttributeValues: { ':token': token },
-      }),
-    );
-  } catch (err) {
-    if (!isConditionalCheckFailed(err))
-      logger.error('staged photos: could not release the photo write lock (it expires by itself)', {
-        job_id: jobId,
-        err,
-      });
-  }
+  await releaseLease(keys.job(jobId), PHOTO_WRITE_LEASE, token).catch((err) =>
+    logger.error('staged photos: could not release the photo write lock (it expires by itself)', {
+      job_id: jobId,
+      err,
+    }),
+  );
 }
 
 /** The write that takes a row back to its before-image, only while the row still holds what `write` put there. */

@@ -2,7 +2,7 @@
  * Auto-approval after synthesis, for every pipeline that saves items: when
  * the team turned it on, the new items its rules accept are approved.
  */
-import { shouldAutoApprove } from '../inventory/auto-approval-rules';
+import { shouldAutoApprove } from '../inventory/editing/auto-approval-rules';
 import { type InventoryItem, setItemsApproved } from '../inventory/item-store';
 import type { StageContext } from '../orchestrator/pipeline';
 import { loadAutoApprovalRules } from '../settings/automation-service';

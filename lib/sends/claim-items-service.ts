@@ -4,7 +4,7 @@
  */
 import pLimit from 'p-limit';
 import { type InventoryItem, type ItemPhoto, listItemPhotos } from '../inventory/item-store';
-import { listRoomItems } from '../inventory/room-item-store';
+import { listRoomItems } from '../inventory/numbering/room-item-store';
 import { listClaimRooms } from '../rooms/store';
 
 /** Photo rows read at once. */

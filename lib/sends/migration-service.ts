@@ -9,7 +9,7 @@
  * it should not.
  */
 import { listClaimsSentToEstimation } from '../claims/store';
-import { listRoomItems } from '../inventory/room-item-store';
+import { listRoomItems } from '../inventory/numbering/room-item-store';
 import { updateItemFields } from '../inventory/item-store';
 import { logger } from '../observability/logger';
 import { listClaimRooms } from '../rooms/store';

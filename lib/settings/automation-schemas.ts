@@ -1,7 +1,7 @@
 /**
  * The team's automation settings file and the PUT /api/settings/automation
  * body (spec: What the service does 7): the auto-approval rules applied after
- * synthesis. How the rules judge an item lives in lib/inventory/auto-approval-rules.ts.
+ * synthesis. How the rules judge an item lives in lib/inventory/editing/auto-approval-rules.ts.
  */
 import * as z from 'zod';
 

@@ -16,7 +16,7 @@ import { ConflictError, NotFoundError } from '../errors';
 import { countExportRequests } from '../exports/store';
 import { teamFeatures } from '../features/store';
 import { derivedId } from '../inventory/item-rules';
-import { listRoomItems } from '../inventory/room-item-store';
+import { listRoomItems } from '../inventory/numbering/room-item-store';
 import { listRoomJobs } from '../jobs/job-store';
 import { listStagedPhotos } from '../photos/staged-photo-store';
 import { listClaimRooms } from '../rooms/store';

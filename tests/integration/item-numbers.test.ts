@@ -1,18 +1,18 @@
 /**
- * Item numbers under contention (lib/inventory/item-number-store.ts allocateItemNumbers,
+ * Item numbers under contention (lib/inventory/numbering/item-number-store.ts allocateItemNumbers,
  * on the shared retry policy): batches of one claim racing for numbers each
  * get their own consecutive range, a repeated batch gets its first range
  * back, and a claim that is gone fails instead of retrying. Insert-between
- * (lib/inventory/item-placement-store.ts) racing pipeline batches keeps every
+ * (lib/inventory/numbering/item-placement-store.ts) racing pipeline batches keeps every
  * number once, and a renumber whose holder died is finished by the next caller.
  */
 import { randomUUID } from 'node:crypto';
 import { putNewClaim } from '../../lib/claims/store';
-import { allocateItemNumbers } from '../../lib/inventory/item-number-store';
-import { placeItemRows } from '../../lib/inventory/item-placement-store';
+import { allocateItemNumbers } from '../../lib/inventory/numbering/item-number-store';
+import { placeItemRows } from '../../lib/inventory/numbering/item-placement-store';
 import { itemRowOf, saveItemBatch } from '../../lib/inventory/item-store';
-import { manualItem } from '../../lib/inventory/lifecycle-rules';
-import { listRoomItems } from '../../lib/inventory/room-item-store';
+import { manualItem } from '../../lib/inventory/editing/lifecycle-rules';
+import { listRoomItems } from '../../lib/inventory/numbering/room-item-store';
 import { putNewRoom } from '../../lib/rooms/store';
 import { getRow, setFields } from '../support/aws';
 

@@ -1,6 +1,6 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
-import { inventoryEditRoutes } from '../../../lib/inventory/edit-routes';
-import { setItemApproval } from '../../../lib/inventory/review-service';
+import { inventoryEditRoutes } from '../../../lib/inventory/editing/edit-routes';
+import { setItemApproval } from '../../../lib/inventory/editing/review-service';
 
 export const handler = httpEndpoint(inventoryEditRoutes.approve, ({ identity, params, body }) =>
   setItemApproval(identity, params.job_id, body),

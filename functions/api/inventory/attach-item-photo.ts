@@ -1,6 +1,6 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
-import { itemPhotoRoutes } from '../../../lib/inventory/item-photo-routes';
-import { addItemPhoto } from '../../../lib/inventory/item-photo-upload-service';
+import { itemPhotoRoutes } from '../../../lib/inventory/photos/item-photo-routes';
+import { addItemPhoto } from '../../../lib/inventory/photos/item-photo-upload-service';
 
 export const handler = httpEndpoint(itemPhotoRoutes.attachPhoto, ({ identity, params, body }) =>
   addItemPhoto(identity, params.item_id, body),

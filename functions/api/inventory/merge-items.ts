@@ -1,5 +1,5 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
-import { inventoryLifecycleRoutes } from '../../../lib/inventory/lifecycle-routes';
-import { mergeItems } from '../../../lib/inventory/merge-service';
+import { inventoryLifecycleRoutes } from '../../../lib/inventory/editing/lifecycle-routes';
+import { mergeItems } from '../../../lib/inventory/editing/merge-service';
 
 export const handler = httpEndpoint(inventoryLifecycleRoutes.merge, ({ identity, body }) => mergeItems(identity, body));

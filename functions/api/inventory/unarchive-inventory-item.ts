@@ -1,6 +1,6 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
-import { inventoryEditRoutes } from '../../../lib/inventory/edit-routes';
-import { unarchiveItem } from '../../../lib/inventory/edit-service';
+import { inventoryEditRoutes } from '../../../lib/inventory/editing/edit-routes';
+import { unarchiveItem } from '../../../lib/inventory/editing/edit-service';
 
 export const handler = httpEndpoint(inventoryEditRoutes.unarchive, ({ identity, params }) =>
   unarchiveItem(identity, params.item_id),

@@ -189,7 +189,7 @@ describe('conventions', () => {
           "const { createPresignedPost } = await import('@aws-sdk/s3-presigned-post');",
         ),
         file(
-          'lib/inventory/item-photo-upload-service.ts',
+          'lib/inventory/photos/item-photo-upload-service.ts',
           "import { presignedUploadForm } from '../blob/presigned-post';",
         ),
       ];
