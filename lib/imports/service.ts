@@ -6,7 +6,7 @@
  * at once. A reader job (no room, listed nowhere) reads them on the PDF
  * import pipeline like a room-level upload's; its last stage hands the photos
  * to one awaiting_grouping photo job per room and records the run on the
- * batch (lib/pipelines/pdf/room-split.ts). A run that stopped early is settled
+ * batch (lib/pipelines/pdf/split/room-split.ts). A run that stopped early is settled
  * here from its reader when the batch is next read. A retry reads only the
  * failed files again, with a new reader.
  */

@@ -24,7 +24,7 @@ import type { PdfPhotoFinding } from './finding';
 import { documentKey, documentName, missingDocument, openDocument } from './layout-stage';
 import { BYTES_LIMIT_REACHED, MAX_REGIONS_PER_PAGE } from './limit-rules';
 import { markPhotoBoxes } from './recipe-call';
-import { pageImageFindings, wholePageFinding } from './page-image-rules';
+import { pageImageFindings, wholePageFinding } from './strategies/page-image-rules';
 import {
   type ExtractedPhoto,
   type ExtractionResult,

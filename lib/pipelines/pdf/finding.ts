@@ -1,7 +1,7 @@
 /**
  * One photo an executor found in a contents list, before its bytes are
  * taken out of the document: where it is, and what the document says about
- * it. The grouping rules (grouping-rules.ts) then give it a group.
+ * it. The grouping rules (group/grouping-rules.ts) then give it a group.
  */
 import type { PdfBox } from '../../pdf/layout';
 

@@ -1,8 +1,8 @@
 /**
  * The PDF import's last stage, `group`: the photos the extraction units
  * wrote become staged photos in the job's grouping pile, grouped the way the
- * documents file them (grouping-rules.ts), with their captions, item keys
- * and rooms; each document's outcome is recorded on the job, and a poor read
+ * documents file them (group/grouping-rules.ts), with their captions, item
+ * keys and rooms; each document's outcome is recorded on the job, and a poor read
  * is reported to support. The engine then hands the job on to
  * awaiting_grouping.
  */
@@ -12,12 +12,12 @@ import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { pdfFilename } from '../../photos/rules';
 import { getStagedPhotos, insertStagedPhotos, newStagedPhoto, type StagedPhoto } from '../../photos/staged-photo-store';
 import { plural } from '../../text';
-import { assessExtraction, leftOutPhotos } from './assessment-rules';
+import { assessExtraction, leftOutPhotos } from './report/assessment-rules';
 import { pdfPhotoKey } from './extract-stage';
-import { reportPoorRead } from './failure-report';
-import { groupFindings } from './grouping-rules';
+import { reportPoorRead } from './report/failure-report';
+import { groupFindings } from './group/grouping-rules';
 import { inRuns } from './limit-rules';
-import { handToRoomJobs } from './room-split';
+import { handToRoomJobs } from './split/room-split';
 import { type ExtractedPhoto, getExtractionPlan, getReadPlan, listExtractionResults } from './run-store';
 
 /** Rows per transaction (with the job's byte counter: DynamoDB takes 100 items). */

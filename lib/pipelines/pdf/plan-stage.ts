@@ -15,15 +15,15 @@ import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { raisePhotoNextIndex, takePhotoIndices } from '../../photos/photo-job-store';
 import { MAX_PHOTO_INDEX } from '../../photos/rules';
 import type { PdfPhotoFinding } from './finding';
-import { documentFingerprint } from './fingerprint-rules';
+import { documentFingerprint } from './template/fingerprint-rules';
 import { documentName, openDocument } from './layout-stage';
 import { PdfUnreadable } from '../../pdf/unreadable';
 import { imagesToTake, inRuns, MAX_REGIONS_PER_PAGE, PHOTOS_PER_UNIT, RENDERED_PAGES_PER_UNIT } from './limit-rules';
-import { inventoryPageRange } from './page-range-rules';
+import { inventoryPageRange } from './page/page-range-rules';
 import { DEFAULT_RECIPE, type Recipe } from './recipe';
 import { askForRecipe } from './recipe-call';
-import { samplePages } from './recipe-prompt-rules';
-import { applyRecipe } from './strategy-rules';
+import { samplePages } from './learning/recipe-prompt-rules';
+import { applyRecipe } from './strategies/strategy-rules';
 import {
   type DocumentReading,
   type ExtractionTask,
@@ -33,8 +33,8 @@ import {
   putExtractionPlan,
   type ReadPlanDocument,
 } from './run-store';
-import { findTemplate, saveTemplate } from './template-store';
-import { textLines } from './text-line-rules';
+import { findTemplate, saveTemplate } from './template/template-store';
+import { textLines } from './page/text-line-rules';
 
 /** Extraction units run at once. */
 const EXTRACTION_CONCURRENCY = 8;

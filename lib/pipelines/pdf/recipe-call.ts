@@ -10,12 +10,17 @@ import { AiGatewayError } from '../../integrations/ai-call';
 import { AiGatewayClient } from '../../integrations/ai-gateway';
 import { recordAiCall } from '../../jobs/ai-request-service';
 import type { PdfPageLayout } from '../../pdf/layout';
-import { readMarkedBoxes } from './page-image-rules';
-import { type MarkedBox, PAGE_IMAGE_ANSWER_JSON_SCHEMA } from './page-image-schemas';
+import { readMarkedBoxes } from './strategies/page-image-rules';
+import { type MarkedBox, PAGE_IMAGE_ANSWER_JSON_SCHEMA } from './strategies/page-image-schemas';
 import type { Recipe } from './recipe';
-import { recipeFromAnswer } from './recipe-rules';
-import { RECIPE_JSON_SCHEMA } from './recipe-schemas';
-import { pageBoxesSystemPrompt, pageBoxesUserText, recipeSystemPrompt, recipeUserText } from './recipe-prompt-rules';
+import { recipeFromAnswer } from './learning/recipe-rules';
+import { RECIPE_JSON_SCHEMA } from './learning/recipe-schemas';
+import {
+  pageBoxesSystemPrompt,
+  pageBoxesUserText,
+  recipeSystemPrompt,
+  recipeUserText,
+} from './learning/recipe-prompt-rules';
 
 /** The job the calls are counted against. */
 export interface CallContext {

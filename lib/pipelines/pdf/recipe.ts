@@ -1,12 +1,20 @@
 /**
  * An extraction recipe: how one vendor's contents-list layout is read. The
- * AI proposes it once per layout (./recipe-rules.ts coerces what it says into
- * this shape); the executors (card-grid-rules.ts, header-runs-rules.ts) apply
- * it to every page. Layout rules only: nothing of one claim's content.
+ * AI proposes it once per layout (learning/recipe-rules.ts coerces what it
+ * says into this shape); the executors (strategies/card-grid-rules.ts,
+ * header-runs-rules.ts) apply it to every page. Layout rules only: nothing
+ * of one claim's content.
  */
 
 export const RECIPE_STRATEGIES = ['card_grid', 'header_runs', 'page_image'] as const;
 export type RecipeStrategy = (typeof RECIPE_STRATEGIES)[number];
+
+/** The layout each strategy reads, as the model is told it (the recipe prompt and the answer schema). */
+export const STRATEGY_DESCRIPTIONS: Record<RecipeStrategy, string> = {
+  card_grid: 'one photo per item, its label printed on or just under the photo, the caption near it',
+  header_runs: 'a heading line owns the photos below it until the next heading, across pages',
+  page_image: 'scanned pages without a text layer: photos are found on rendered pages',
+};
 
 /** Where a photo's caption sits relative to the photo. */
 export const DESCRIPTION_POSITIONS = ['below', 'above', 'right', 'left'] as const;
