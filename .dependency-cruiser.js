@@ -1,7 +1,7 @@
 /**
  * Import rules of the code base, checked by tests/unit/project/architecture.test.ts
- * (dependency-cruiser's cruise() over the TypeScript sources) and by
- * `npx depcruise lib functions --config .dependency-cruiser.js`.
+ * (dependency-cruiser's cruise() over the TypeScript sources and the tooling's
+ * JavaScript) and by `npx depcruise lib functions deploy localstack --config .dependency-cruiser.js`.
  *
  * Layers, bottom to top:
  *  - infrastructure (LOWER_LAYERS), itself in three tiers: settings and
@@ -105,9 +105,10 @@ module.exports = {
     },
     {
       name: 'no-circular',
-      comment: 'No import cycles in lib/: a cycle makes load order matter and the modules inseparable.',
+      comment:
+        'No import cycles in lib/, functions/, deploy/ or localstack/: a cycle makes load order matter and the modules inseparable.',
       severity: 'error',
-      from: { path: '^lib/' },
+      from: { path: '^(lib|functions|deploy|localstack)/' },
       to: { circular: true },
     },
     {
@@ -123,6 +124,22 @@ module.exports = {
       severity: 'error',
       from: { path: '^lib/' },
       to: { path: '^functions/' },
+    },
+    {
+      name: 'handler-imports-tooling',
+      comment:
+        'Handlers run in Lambda: they import neither the packaging and deployment tooling (deploy/) nor the local stack (localstack/).',
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { path: '^(deploy|localstack)/' },
+    },
+    {
+      name: 'deploy-imports-localstack',
+      comment:
+        'Packaging and deployment (deploy/) stand on their own; the local stack builds on them, never the other way round.',
+      severity: 'error',
+      from: { path: '^deploy/' },
+      to: { path: '^localstack/' },
     },
   ],
   options: {

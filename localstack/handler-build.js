@@ -5,15 +5,15 @@
  * (ES modules, .local/build/handlers). It takes a few seconds where bundling
  * each of ~165 functions on its own took minutes, and it is reused until a
  * source file, the lock file or tsconfig.json changes
- * (functions/source-fingerprint.js). The modules serverless.yml keeps out of
+ * (deploy/source-fingerprint.js). The modules serverless.yml keeps out of
  * the bundles (custom.esbuild.external: native and data-reading packages)
  * load from node_modules. `serverless package` and deployment still give each
- * function its own bundle (functions/package-bundles.js).
+ * function its own bundle (deploy/package-bundles.js).
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { sourceFingerprint } = require('../functions/source-fingerprint');
-const { loadServerlessConfig } = require('./provision');
+const { sourceFingerprint } = require('../deploy/source-fingerprint');
+const { loadServerlessConfig } = require('../deploy/serverless-config');
 
 const root = path.join(__dirname, '..');
 const OUT_DIR = path.join(root, '.local', 'build', 'handlers');

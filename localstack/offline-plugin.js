@@ -65,7 +65,7 @@ class LocalHandlerBuild {
   scheduleEvery(value) {
     const seconds = Number(value);
     if (!value || !Number.isInteger(seconds) || seconds < 1 || seconds > 59) return;
-    const { settingSchedules } = require('../functions/manifest');
+    const { settingSchedules } = require('../deploy/manifest');
     for (const name of settingSchedules) {
       const fn = this.serverless.service.functions[name];
       for (const event of fn?.events ?? [])

@@ -21,8 +21,3 @@ export function provision(options: {
 }): Promise<{ names: ResourceNames; resources: Record<string, CreatedResource> }>;
 
 export function resourceNames(options: { stage: string; env?: Record<string, string | undefined> }): ResourceNames;
-
-export function loadServerlessConfig(file?: string): Record<string, any>;
-
-/** The resources serverless.yml declares itself (every mapping of its `resources:` list, generated entries skipped). */
-export function declaredResources(config: Record<string, any>): Record<string, any>;

@@ -7,26 +7,17 @@
  *   node localstack/provision.js --stage local [--region us-east-1]
  */
 
-const fs = require('node:fs');
-const path = require('node:path');
-const yaml = require('js-yaml');
 const { DynamoDBClient } = require('@aws-sdk/client-dynamodb');
 const { S3Client } = require('@aws-sdk/client-s3');
 const { SQSClient } = require('@aws-sdk/client-sqs');
 const { CREATORS, unappliedProperties } = require('./resources');
-const { CFN_SCHEMA, createVariableResolver, creationOrder, evaluate } = require('./template');
-
-const SERVERLESS_YML = path.join(__dirname, '..', 'serverless.yml');
+const { declaredResources, loadServerlessConfig } = require('../deploy/serverless-config');
+const { createVariableResolver, creationOrder, evaluate } = require('./template');
 
 /**
  * @typedef {import('./template').Json} Json
  * @typedef {import('./template').Created} Created
  */
-
-/** @returns {Json} */
-function loadServerlessConfig(file = SERVERLESS_YML) {
-  return /** @type {Json} */ (yaml.load(fs.readFileSync(file, 'utf8'), { schema: CFN_SCHEMA, filename: file }));
-}
 
 /**
  * SDK client settings from an environment map: the service's own
@@ -54,23 +45,6 @@ function clientConfig(env, service) {
 function resourceNames({ stage, env = process.env }) {
   const config = loadServerlessConfig();
   return namesFrom(createVariableResolver(config, { stage, region: env.AWS_REGION || 'us-east-1', env }));
-}
-
-/**
- * The resources serverless.yml declares itself. `resources:` is a list of
- * mappings there; the generated entry (`${file(./functions/manifest.js):resources}`:
- * IAM roles and alarms, nothing an emulator runs) stays an unresolved string
- * and is skipped.
- *
- * @param {Json} config
- * @returns {Record<string, Json>}
- */
-function declaredResources(config) {
-  const parts = Array.isArray(config.resources) ? config.resources : [config.resources];
-  /** @type {Record<string, Json>} */
-  const merged = {};
-  for (const part of parts) if (part && typeof part === 'object') Object.assign(merged, part.Resources);
-  return merged;
 }
 
 /** @param {(value: unknown) => any} resolve */
@@ -149,4 +123,4 @@ if (require.main === module) {
   );
 }
 
-module.exports = { provision, resourceNames, loadServerlessConfig, declaredResources };
+module.exports = { provision, resourceNames };

@@ -1,6 +1,6 @@
 /**
  * Local stand-in for Lambda's SQS event source mapping: long-polls each queue
- * that a worker function consumes (as declared in functions/manifest.js),
+ * that a worker function consumes (as declared in deploy/manifest.js),
  * invokes the worker through serverless-offline's Lambda endpoint with a real
  * SQS event, deletes what succeeded and honours ReportBatchItemFailures.
  * Like the event source mapping, it leaves a failed message alone: it stays

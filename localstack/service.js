@@ -205,7 +205,7 @@ async function startLocalService({
     Object.assign(process.env, appEnv);
     const streams = await startStreamServer({ port: streamPort, log });
     stops.push(() => streams.stop());
-    const { functions } = require('../functions/manifest.js');
+    const { functions } = require('../deploy/manifest.js');
     const invoker = offlineInvoker({ lambdaEndpoint: workers.lambdaEndpoint, functionPrefix: `${SERVICE}-${stage}-` });
     const consumers = consumersOf(functions, (logicalId) => {
       const queue = resources[logicalId];

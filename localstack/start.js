@@ -16,7 +16,7 @@ const root = path.join(__dirname, '..');
 const port = (name, fallback) => Number(process.env[name] || fallback);
 
 function localDefaults() {
-  const { loadTypeScript } = require('../functions/manifest.js');
+  const { loadTypeScript } = require('../deploy/manifest.js');
   const { loadSettings, layeredValues } = loadTypeScript('lib/config/load.ts');
   const defaults = {};
   // Local by default, unless the environment, .env or the machine file says otherwise.
@@ -57,7 +57,7 @@ const LINK_TOKEN_SEGMENT = /(^|\/)[A-Za-z0-9_-]{43}(?=\/|$)/g;
  * both must share one copy of it.
  */
 function loadRequestPaths() {
-  const { loadTypeScriptSource } = require('../functions/manifest.js');
+  const { loadTypeScriptSource } = require('../deploy/manifest.js');
   return loadTypeScriptSource(
     'localstack/request-paths.ts',
     "export { routeTable } from '../lib/api/route-table'; export { loggablePath, MASKED_CREDENTIAL } from '../lib/http/route';",

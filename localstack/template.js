@@ -1,13 +1,11 @@
 /**
- * What serverless.yml's resource declarations mean, for local provisioning:
- * the YAML schema of CloudFormation's short tags (`!Ref`, `!GetAtt`, …), the
- * serverless variable resolver (`${self:…}`, `${sls:stage}`, `${opt:…}`,
+ * What serverless.yml's resource declarations mean, for local provisioning
+ * (deploy/serverless-config.js reads the file with CloudFormation's short
+ * tags): the serverless variable resolver (`${self:…}`, `${sls:stage}`, `${opt:…}`,
  * `${env:…}` with defaults), evaluation of intrinsics over the resources
  * created so far, and the order that creates each resource after those it
  * refers to.
  */
-
-const yaml = require('js-yaml');
 
 const ACCOUNT_ID = '000000000000';
 
@@ -18,49 +16,8 @@ const ACCOUNT_ID = '000000000000';
  */
 
 // ---------------------------------------------------------------------------
-// serverless.yml: CloudFormation short tags and serverless variables
+// serverless.yml: serverless variables
 // ---------------------------------------------------------------------------
-
-const INTRINSICS = [
-  'Base64',
-  'Cidr',
-  'FindInMap',
-  'GetAtt',
-  'GetAZs',
-  'If',
-  'ImportValue',
-  'Join',
-  'Select',
-  'Split',
-  'Sub',
-  'Equals',
-  'Not',
-  'And',
-  'Or',
-  'Condition',
-  'Ref',
-];
-
-// `!GetAtt X.Arn` becomes { 'Fn::GetAtt': ['X', 'Arn'] }, `!Ref X` becomes
-// { Ref: 'X' }: the long forms CloudFormation itself uses.
-const CFN_SCHEMA = yaml.DEFAULT_SCHEMA.extend(
-  INTRINSICS.flatMap((name) =>
-    /** @type {const} */ (['scalar', 'sequence', 'mapping']).map(
-      (kind) =>
-        new yaml.Type(`!${name}`, {
-          kind,
-          construct: (data) => {
-            const key = name === 'Ref' || name === 'Condition' ? name : `Fn::${name}`;
-            if (name === 'GetAtt' && typeof data === 'string') {
-              const dot = data.indexOf('.');
-              return { [key]: [data.slice(0, dot), data.slice(dot + 1)] };
-            }
-            return { [key]: data };
-          },
-        }),
-    ),
-  ),
-);
 
 // `${source:address, fallback}` with a serverless source; `${AWS::Region}`
 // and `${Logical.Attr}` inside !Sub are CloudFormation's and are left alone.
@@ -308,4 +265,4 @@ function creationOrder(resources) {
   return order;
 }
 
-module.exports = { CFN_SCHEMA, createVariableResolver, evaluate, creationOrder };
+module.exports = { createVariableResolver, evaluate, creationOrder };

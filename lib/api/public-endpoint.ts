@@ -3,7 +3,7 @@
  * homeowner link, webhooks, certificates, capability URLs, health). Kept
  * apart from lib/api/endpoint.ts so a public function's bundle never holds
  * the sign-in code and the team and user stores it reads: each public
- * function's role is derived from its bundle (functions/public-access.js),
+ * function's role is derived from its bundle (deploy/public-access.js),
  * and must not grant the rows a public request never touches.
  */
 import { buildEndpoint, type EndpointImpl, type HttpHandler } from '../http/endpoint';

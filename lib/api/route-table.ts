@@ -1,6 +1,6 @@
 /**
  * Every HTTP route the service has. The serverless function list
- * (functions/manifest.js) and the OpenAPI document are both derived from this
+ * (deploy/manifest.js) and the OpenAPI document are both derived from this
  * table, so a route added here is deployed and documented at once.
  *
  * It gathers the route contracts of every domain, so it lives above them

@@ -1,12 +1,12 @@
 /**
  * The non-HTTP functions: queue workers and schedules. Like the route table,
- * the serverless function list (functions/manifest.js) and the local queue
+ * the serverless function list (deploy/manifest.js) and the local queue
  * delivery (localstack/) are derived from this one declaration.
  */
 import type { QueuePurpose } from '../queue/queues';
 
 /**
- * Lambda layers with the native media tools (functions/layers.js builds them,
+ * Lambda layers with the native media tools (deploy/layers.js builds them,
  * serverless.yml declares them). Bundles keep sharp, pdfkit, pdf.js and
  * @napi-rs/canvas external and zips leave them out, so a worker that loads
  * one, or runs ffmpeg or ffprobe, must carry its layer ('pdfjs' holds pdf.js
@@ -42,7 +42,7 @@ export interface Schedule {
   handler: string;
   /**
    * An EventBridge rate() or cron() expression, or the setting that holds one,
-   * read at package time (functions/manifest.js; `npm start` schedules from the same manifest).
+   * read at package time (deploy/manifest.js; `npm start` schedules from the same manifest).
    */
   rate: `rate(${string})` | `cron(${string})` | ScheduleRateSetting;
   timeout: number;

@@ -1,6 +1,6 @@
 /**
  * An S3 client that reaches one team's objects only. The function assumes the
- * team-objects role (TEAM_OBJECTS_ROLE_ARN, declared by functions/iam.js) with
+ * team-objects role (TEAM_OBJECTS_ROLE_ARN, declared by deploy/iam.js) with
  * a session tag naming the team, and that role allows objects under
  * teams/${aws:PrincipalTag/team}/ only: a key of another team is refused by
  * S3 itself, whatever the code built. Without the role's ARN (npm start,

@@ -183,7 +183,7 @@ export const SETTING_GROUPS: { title: string; descriptions: Partial<Record<keyof
       FUNCTION_NAME_PREFIX:
         'Lambda functions are named <prefix><function> (the queue-outage fallback invokes workers directly).',
       TEAM_OBJECTS_ROLE_ARN:
-        "ARN of the team-objects role (functions/iam.js): the homeowner link's functions assume it with a session tag naming the link's team, and it reaches only teams/<that team>/ in the media bucket. Set by the packaging step on those functions; empty (npm start, tests) uses the function's own credentials. Presigned URLs signed with it last at most its one-hour session.",
+        "ARN of the team-objects role (deploy/iam.js): the homeowner link's functions assume it with a session tag naming the link's team, and it reaches only teams/<that team>/ in the media bucket. Set by the packaging step on those functions; empty (npm start, tests) uses the function's own credentials. Presigned URLs signed with it last at most its one-hour session.",
       STREAM_BASE_URL:
         "Origin of the job event stream: the jobStream function's URL after deploy (npm start sets its own).",
       STAGE_LEASE_SECONDS: 'How long a worker holds a pipeline stage before it counts as interrupted.',

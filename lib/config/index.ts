@@ -8,7 +8,7 @@ import type { Settings } from './schema';
 import { fetchSecrets, SECRETS_PARAMETER_PATH_VARIABLE, type SecretSettingName } from './secrets';
 
 export { loadSettings, layeredValues, ConfigError } from './load';
-// isSecretSetting is read by functions/manifest.js, which loads this module with esbuild.
+// isSecretSetting is read by deploy/manifest.js, which loads this module with esbuild.
 export { SECRET_SETTING_NAMES, isSecretSetting } from './secrets';
 export { settingsSchema, SETTING_NAMES } from './schema';
 export { type HostRule, hostAllowed, hostRules, isLoopbackHost } from './host-rules';

@@ -11,7 +11,7 @@
  * left with its Latin words and numbers left to right in their place.
  *
  * The font files are read at run time from their packages: in Lambda from
- * the pdfkit layer (/opt/nodejs/node_modules, functions/layers.js keeps these
+ * the pdfkit layer (/opt/nodejs/node_modules, deploy/layers.js keeps these
  * files), locally from node_modules. A face is read the first time a text
  * needs it, so a report in Latin script never reads the Chinese or Korean
  * files, and is kept for the next report.

@@ -5,7 +5,7 @@
  *
  * A fault point is inert unless FAULT_POINTS is 'on' in the environment.
  * `serverless package` defines FAULT_POINTS as 'off' at build time
- * (functions/package-bundles.js), so esbuild drops the armed branch and the
+ * (deploy/package-bundles.js), so esbuild drops the armed branch and the
  * module behind it from every deployed bundle (a packaging test checks); the
  * local stack and the tests build without that definition and turn it on.
  * An armed point (armed-fault-points.ts) trips once: it throws

@@ -3,9 +3,9 @@
  * page is lib/http/api-reference.ts): Swagger UI's browser bundle and
  * stylesheet, and the script that starts it on the OpenAPI document.
  *
- * A function's zip holds its handler's bundle only (functions/package-bundles.js),
+ * A function's zip holds its handler's bundle only (deploy/package-bundles.js),
  * so Swagger UI's files are read from the swagger-ui-dist package at run time:
- * the assets route carries the swaggerUi layer (functions/layers.js), whose
+ * the assets route carries the swaggerUi layer (deploy/layers.js), whose
  * package Lambda resolves through NODE_PATH as the local stack resolves it
  * from node_modules. Each file is answered gzip-compressed when the client
  * accepts it (the bundle: 1.7 MB, ~450 KB gzipped); compressed or not, every

@@ -2,7 +2,7 @@
  * A route contract: method, path, who may call it and the zod schemas of what
  * it takes and returns. Contracts live beside their domain (lib/<domain>/routes.ts)
  * and are read by three things: the handler (validation), the OpenAPI document
- * (lib/http/openapi.ts) and the serverless function list (functions/manifest.js).
+ * (lib/http/openapi.ts) and the serverless function list (deploy/manifest.js).
  */
 import * as z from 'zod';
 
@@ -56,7 +56,7 @@ export interface RouteContract {
   idempotent?: true;
   /** Per-function overrides for serverless.yml (timeout, memory). */
   lambda?: { timeout?: number; memorySize?: number };
-  /** Layers whose modules the handler loads at run time (functions/layers.js; e.g. 'sharp' for a thumbnail route). */
+  /** Layers whose modules the handler loads at run time (deploy/layers.js; e.g. 'sharp' for a thumbnail route). */
   layers?: readonly string[];
 }
 

@@ -4,7 +4,7 @@
  * homeowner's recording, a submitted photo's original). Checked before
  * signing, so a record can never lend a public route another claim's object,
  * and those routes' roles are scoped to exactly these prefixes
- * (functions/public-access.js reads them from the routes' code).
+ * (deploy/public-access.js reads them from the routes' code).
  */
 import { blobKeys } from '../blob/keys';
 import type { Job } from './job-store';

@@ -56,7 +56,7 @@ const METHOD = {
   s3: 'method + path + query of each request through the proxy; "presigned" carries X-Amz-Signature in its query (a URL the service presigned: for the client, or for a tool of its own such as ffmpeg reading a video by range), "browser-post" is a form POST to the bucket without an Authorization header, "service" is signed by the functions (SDK).',
   sqs: 'X-Amz-Target (JSON protocol) or Action (query protocol); messages = batch entries sent or deleted, messages received; "empty" receives are the local event source mapping idling (1-second long polls per queue), which depends on time, not the job.',
   lambda:
-    "serverless offline's (λ: fn) … Billed Duration lines (successful invocations only), memory from functions/manifest.js or serverless.yml's provider; billed time is this machine's.",
+    "serverless offline's (λ: fn) … Billed Duration lines (successful invocations only), memory from deploy/manifest.js or serverless.yml's provider; billed time is this machine's.",
   scope:
     'Counters zeroed before each measured phase, read once no request or invocation came for 3 s and no queue holds a message. Setup (media made, user, claim, seeding) is not counted; the benchmark polls job state in the table directly, past the proxies. Scheduled functions run once a day for the run.',
 };
@@ -148,7 +148,7 @@ async function main() {
   process.env.AWS_ENDPOINT_URL_S3 = emulators.s3;
   process.env.AWS_ENDPOINT_URL_SQS = emulators.sqs;
   const root = process.cwd();
-  const { functions } = require(join(root, 'functions', 'manifest.js'));
+  const { functions } = require(join(root, 'deploy', 'manifest.js'));
   const defaultMemory = providerMemoryMb(readFileSync(join(root, 'serverless.yml'), 'utf8'));
   const memoryMb = (fn: string): number => functions[fn]?.memorySize ?? defaultMemory;
 

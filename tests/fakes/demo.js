@@ -6,7 +6,7 @@
  * two rooms with a few photos, for connecting and browsing. Ctrl-C stops them.
  */
 const sharp = require('sharp');
-const { loadTypeScript } = require('../../functions/manifest');
+const { loadTypeScript } = require('../../deploy/manifest');
 
 const ESTIMATION_PORT = Number(process.env.FAKE_ESTIMATION_PORT || 4020);
 const CLAIMS_PLATFORM_PORT = Number(process.env.FAKE_CLAIMS_PLATFORM_PORT || 4021);

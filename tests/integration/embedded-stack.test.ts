@@ -32,7 +32,8 @@ import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-s
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'node:stream';
-import { declaredResources, loadServerlessConfig, provision, resourceNames } from '../../localstack/provision';
+import { declaredResources, loadServerlessConfig } from '../../deploy/serverless-config';
+import { provision, resourceNames } from '../../localstack/provision';
 
 const STAGE = 'itest';
 const ORIGIN = 'http://localhost:3000';

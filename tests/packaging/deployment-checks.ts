@@ -182,7 +182,7 @@ const list = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]
 
 /** The route contracts, read the way the manifest reads them: which routes are public is their `auth`. */
 const routeTable = (): { name: string; auth: string; path: string }[] =>
-  require('../../functions/manifest').loadTypeScript('lib/api/route-table.ts').routeTable;
+  require('../../deploy/manifest').loadTypeScript('lib/api/route-table.ts').routeTable;
 
 export function describeDeploymentSafety(get: () => Packaged): void {
   const all = () => [get().root, ...get().nested];

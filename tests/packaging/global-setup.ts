@@ -1,5 +1,5 @@
 /**
- * Builds the media layer zips (functions/layers.js) once for the run, before
+ * Builds the media layer zips (deploy/layers.js) once for the run, before
  * any test starts: the packaging suites then find them ready, so
  * `serverless package` only hashes them and the network guard never meets a
  * download. On a fresh clone this takes one pass over the npm registry (about
@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 
-const { buildLayers } = require('../../functions/layers.js');
+const { buildLayers } = require('../../deploy/layers.js');
 
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();

@@ -1,5 +1,5 @@
 /**
- * The media layers in the packaged service (functions/layers.js builds them,
+ * The media layers in the packaged service (deploy/layers.js builds them,
  * serverless.yml declares them), checked on the one `serverless package` run
  * of packaging.test.ts: what each layer zip holds (linux-arm64 binaries with
  * their executable bit, sharp's and @napi-rs/canvas's native builds, pdfkit
@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildSync } from 'esbuild';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
-import { loadServerlessConfig } from '../../localstack/provision';
+import { loadServerlessConfig } from '../../deploy/serverless-config';
 import { fontFile, REPORT_FONTS } from '../../lib/exports/report-fonts-view';
 import { kib, type PackageRun, type TemplateFile, table } from '../support/packaging';
 import { extractZip, readZipEntry, unzippedSize, zipEntries } from '../support/zip-entries';
@@ -525,7 +525,7 @@ export function describeMediaLayers(get: () => Packaged): void {
     });
 
     it('gives a layer to every function whose code loads sharp, pdfkit, pdf.js, @napi-rs/canvas or Swagger UI', () => {
-      const { profiles } = require(path.join(get().run.serviceDir, 'functions', 'manifest.js')) as {
+      const { profiles } = require(path.join(get().run.serviceDir, 'deploy', 'manifest.js')) as {
         profiles: Record<string, { packages: string[] }>;
       };
       const actual = layersByFunction();

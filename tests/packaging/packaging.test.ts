@@ -7,7 +7,7 @@
  *    1 MB, and has no dangling reference,
  *  - each HTTP route and integration sits in the same stack as its function,
  *    and the resources declared in serverless.yml stay in the root stack,
- *  - every function of functions/manifest.js has a zip, and each HTTP handler's
+ *  - every function of deploy/manifest.js has a zip, and each HTTP handler's
  *    zip is within its budget,
  *  - deployment safety: no secret value anywhere in the package, each function
  *    gets only the settings its code reads, least-privilege roles per function
@@ -92,7 +92,7 @@ beforeAll(async () => {
   // The media layer zips are ready in .layers/ (global-setup.ts), shared with the snapshot.
   serviceDir = snapshotService();
   // The manifest of the same snapshot that is packaged.
-  manifest = require(path.join(serviceDir, 'functions', 'manifest.js')).functions;
+  manifest = require(path.join(serviceDir, 'deploy', 'manifest.js')).functions;
   run = await runServerlessPackage(serviceDir, 'ci', undefined, PACKAGING_ENV);
   if (run.exitCode !== 0) throw new Error(`serverless package failed (exit ${run.exitCode}):\n${run.output}`);
   ({ root, nested } = readTemplates(run.packageDir));

@@ -10,7 +10,7 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { loadTypeScript } = require('../../functions/manifest');
+const { loadTypeScript } = require('../../deploy/manifest');
 
 const ROOT = path.join(__dirname, '..', '..');
 const TYPES_FILE = 'tests/support/api-types.ts';

@@ -13,7 +13,7 @@ let built: string | undefined;
 
 function pdfSandboxEntry(): string {
   if (built) return built;
-  const { loadServerlessConfig } = require('../../localstack/provision') as {
+  const { loadServerlessConfig } = require('../../deploy/serverless-config') as {
     loadServerlessConfig(): { custom?: { esbuild?: { external?: string[] } } };
   };
   const outfile = path.join(root, '.local', 'build', 'pdf-sandbox', `pdf-reader-${process.pid}.cjs`);

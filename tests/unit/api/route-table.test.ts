@@ -1,4 +1,4 @@
-/** Covers: lib/api/route-table.ts, lib/http/openapi.ts, functions/manifest.js (the function list built from it). */
+/** Covers: lib/api/route-table.ts, lib/http/openapi.ts, deploy/manifest.js (the function list built from it). */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { backgroundFunctions } from '../../../lib/background/functions';
@@ -258,8 +258,8 @@ describe('openApiDocument', () => {
   });
 });
 
-describe('functions/manifest.js', () => {
-  const manifest = require('../../../functions/manifest.js') as {
+describe('deploy/manifest.js', () => {
+  const manifest = require('../../../deploy/manifest.js') as {
     functions: Record<string, { handler: string; events: Record<string, Record<string, unknown>>[]; url?: unknown }>;
     queueLogicalId: (purpose: string) => string;
     settings: Record<string, unknown>;

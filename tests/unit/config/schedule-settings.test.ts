@@ -1,6 +1,6 @@
 /**
  * Covers: lib/config/schema.ts (the schedule rates, sweep and lease settings), lib/sends/claims-platform-rules.ts
- * (the send leases), functions/manifest.js (a schedule's rate taken from its setting).
+ * (the send leases), deploy/manifest.js (a schedule's rate taken from its setting).
  *
  * Every sweep rate and lease is a setting whose default is what was hard-coded
  * before. A rate must be an EventBridge rate expression: a bad one stops the
@@ -95,10 +95,10 @@ describe('a lease or attempt limit', () => {
   });
 });
 
-describe('the function list (functions/manifest.js, which `npm start` schedules from too)', () => {
+describe('the function list (deploy/manifest.js, which `npm start` schedules from too)', () => {
   /** The schedules' rates as packaging builds them, in a process of its own with `env` set (as the real env layer). */
   const schedulesWith = (env: Record<string, string>) => {
-    const script = `const { functions } = require('./functions/manifest.js');
+    const script = `const { functions } = require('./deploy/manifest.js');
       const rates = Object.fromEntries(['watchdog', 'billingSweep', 'uploadSweep'].map((n) => [n, functions[n].events[0].schedule.rate]));
       process.stdout.write(JSON.stringify(rates));`;
     try {

@@ -3,7 +3,7 @@
  * (lib/blob/team-credentials.ts): every S3 call of the photo, upload, content,
  * thumbnail and removal paths goes through the client of the link's team, and
  * every presigned URL or POST is signed with that team's session. In AWS the
- * functions' own roles hold no object (functions/iam.js), so a call left on
+ * functions' own roles hold no object (deploy/iam.js), so a call left on
  * the function's own client would be refused there.
  */
 import {

@@ -1,8 +1,8 @@
 /**
  * The import rules of .dependency-cruiser.js hold: layering (lower layers
  * import no domain module, the route table sits above the domains), HTTP
- * errors only at the edge, no cycles in lib/, thin handlers. dependency-cruiser's cruise() runs over the
- * TypeScript sources with tsconfig.json; it is ESM-only, so it runs in a
+ * errors only at the edge, no cycles, thin handlers that import no tooling, deploy/ apart from localstack/.
+ * dependency-cruiser's cruise() runs over the TypeScript sources with tsconfig.json and the tooling's JavaScript; it is ESM-only, so it runs in a
  * child Node process and hands back the violations as JSON.
  */
 import { execFileSync } from 'node:child_process';
@@ -53,6 +53,8 @@ function cruiseViolations(
   return JSON.parse(out);
 }
 
+const CRUISED = ['lib', 'functions', 'deploy', 'localstack'];
+
 const describeViolation = (v: Violation) =>
   `${v.rule}: ${v.from} → ${v.to}${v.cycle.length ? ` (cycle: ${[v.from, ...v.cycle].join(' → ')})` : ''}`;
 
@@ -70,8 +72,8 @@ describe('architecture (.dependency-cruiser.js)', () => {
     expect(config.forbidden.filter((r) => r.severity !== 'error').map((r) => r.name)).toEqual([]);
   });
 
-  it('finds no violation in lib/ and functions/', () => {
-    const { modules, violations } = cruiseViolations(root, ['lib', 'functions'], join(root, 'tsconfig.json'));
+  it('finds no violation in lib/, functions/, deploy/ and localstack/', () => {
+    const { modules, violations } = cruiseViolations(root, CRUISED, join(root, 'tsconfig.json'));
     expect(modules).toBeGreaterThan(100);
     expect(violations.map(describeViolation)).toEqual([]);
   });
@@ -96,16 +98,31 @@ describe('architecture (.dependency-cruiser.js)', () => {
       file('lib/api/route-table.ts', "import { job } from '../jobs/job';\nexport const table = [job];\n");
       file('lib/users/user.ts', "import { table } from '../api/route-table';\nexport const user = table;\n");
       file('functions/api/get.ts', "import { db } from '../../lib/db/client';\nexport const handler = () => db;\n");
+      file(
+        'functions/api/list.ts',
+        "import { LAYERS } from '../../deploy/layers';\nexport const handler = () => LAYERS;\n",
+      );
+      // A lazy require still closes a cycle.
+      file('deploy/layers.js', "const later = () => require('./manifest');\nmodule.exports = { LAYERS: {}, later };\n");
+      file('deploy/manifest.js', "const { LAYERS } = require('./layers');\nmodule.exports = { LAYERS };\n");
+      file(
+        'deploy/iam.js',
+        "const { provision } = require('../localstack/provision');\nmodule.exports = { provision };\n",
+      );
+      file('localstack/provision.js', 'module.exports = { provision: () => {} };\n');
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
     it('reports them all, type-only imports included', () => {
-      const { violations } = cruiseViolations(dir, ['lib', 'functions'], null);
+      const { violations } = cruiseViolations(dir, CRUISED, null);
       const found = violations.map((v) => `${v.rule}: ${v.from} → ${v.to}`).sort();
       expect(found).toEqual(
         [
           'domain-imports-composition: lib/users/user.ts → lib/api/route-table.ts',
           'handler-imports-db: functions/api/get.ts → lib/db/client.ts',
+          'handler-imports-tooling: functions/api/list.ts → deploy/layers.js',
+          'deploy-imports-localstack: deploy/iam.js → localstack/provision.js',
+          'no-circular: deploy/layers.js → deploy/manifest.js',
           'imports-http-errors: lib/db/pagination.ts → lib/http/errors.ts',
           'imports-http-errors: lib/rooms/room.ts → lib/http/errors.ts',
           'lower-layer-imports-domain: lib/db/client.ts → lib/jobs/job.ts',

@@ -1,15 +1,15 @@
 /**
- * functions/iam.js: the team-objects role. A public function whose code asks
+ * deploy/iam.js: the team-objects role. A public function whose code asks
  * for a team's S3 client reaches teams/… objects only through that role,
  * assumed with one `team` session tag; its own role keeps no teams/… object.
  * The packaged template is checked the same way in
  * tests/packaging/deployment-checks.ts (slow); this builds the roles directly.
  */
-const { roles, TEAM_OBJECTS_ROLE } = require('../../../functions/iam') as {
+const { roles, TEAM_OBJECTS_ROLE } = require('../../../deploy/iam') as {
   roles: (input: Record<string, unknown>) => Record<string, any>;
   TEAM_OBJECTS_ROLE: string;
 };
-const { bundleFacts: factsOf, publicAccess: accessOf } = require('../../../functions/public-access') as {
+const { bundleFacts: factsOf, publicAccess: accessOf } = require('../../../deploy/public-access') as {
   bundleFacts: (bundle: string, sources: Record<string, string>) => Record<string, unknown>;
   publicAccess: (input: Record<string, unknown>) => Record<string, any>;
 };

@@ -1,8 +1,8 @@
 /**
- * functions/public-access.js reads a public function's role from its bundle:
+ * deploy/public-access.js reads a public function's role from its bundle:
  * these cases pin what it takes from the text and what it refuses.
  */
-const { bundleFacts, publicAccess } = require('../../../functions/public-access') as {
+const { bundleFacts, publicAccess } = require('../../../deploy/public-access') as {
   bundleFacts: (bundle: string, sources: Record<string, string>) => Record<string, string[]>;
   publicAccess: (input: Record<string, unknown>) => Record<string, any>;
 };

@@ -59,7 +59,7 @@ describe('sendBatchToQueue', () => {
 
 describe('QUEUE_MAX_RECEIVES', () => {
   it("is each queue's redrive maxReceiveCount in serverless.yml, and the exports rule's attempts", () => {
-    const { loadServerlessConfig, declaredResources } = require('../../../localstack/provision.js');
+    const { loadServerlessConfig, declaredResources } = require('../../../deploy/serverless-config.js');
     const resources = declaredResources(loadServerlessConfig()) as Record<string, any>;
     const declared: Record<string, number> = {};
     for (const resource of Object.values(resources)) {

@@ -1,5 +1,5 @@
 /**
- * Resources generated from the function declarations (functions/manifest.js):
+ * Resources generated from the function declarations (deploy/manifest.js):
  *
  *  - One execution role per function group: the HTTP API, each queue worker
  *    kind, the schedules and the job stream. A role allows only the AWS
@@ -13,7 +13,7 @@
  *    streams of a named log group (…:log-group:<name>:*) are open-ended.
  *  - One role per public route (auth 'none' or 'capability'), scoped to the
  *    rows, objects and queues its own code uses (publicRoleStatements).
- *  - The team-objects role (functions/team-objects-role.js), when a public function's code
+ *  - The team-objects role (deploy/team-objects-role.js), when a public function's code
  *    asks for a team's S3 client: the only way those functions reach objects
  *    under teams/, one team per session (the session tag `team`).
  *  - One CloudWatch alarm per dead-letter queue (any queue another queue's
@@ -25,7 +25,7 @@
  * kms:Decrypt grant is needed. A customer-managed key would need one, on
  * that key's ARN.
  */
-const { declaredResources, loadServerlessConfig } = require('../localstack/provision');
+const { declaredResources, loadServerlessConfig } = require('./serverless-config');
 const { TEAM_OBJECTS_ROLE, TEAM_TAG_CONDITION, teamObjectsRole, teamObjectsRoleArn } = require('./team-objects-role');
 
 const DYNAMODB_PACKAGES = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb', '@aws-lambda-powertools/idempotency'];
@@ -130,7 +130,7 @@ const parameterArnOf = (service, stage) => (suffix) =>
 
 /**
  * The statements of a public function's own role, from its access
- * (functions/public-access.js). Table rows only under the partition key
+ * (deploy/public-access.js). Table rows only under the partition key
  * prefixes its code builds (dynamodb:LeadingKeys); index queries on the
  * indexes it names, unconditioned, because LeadingKeys is evaluated against
  * the table's partition key, which an index query does not carry; media
@@ -144,7 +144,7 @@ const parameterArnOf = (service, stage) => (suffix) =>
  * token lookup (lib/insured/access-service.ts). Objects do begin with their
  * team: a function that asks for a team's S3 client gets no teams/… object
  * here, only sts:AssumeRole on the team-objects role with one `team` session
- * tag (functions/team-objects-role.js), so S3 itself refuses another team's key. For the
+ * tag (deploy/team-objects-role.js), so S3 itself refuses another team's key. For the
  * others, the key checks before signing (lib/jobs/job-object-rules.ts) do,
  * and the role bounds what kind of row and object they can reach at all.
  */
@@ -191,7 +191,7 @@ function publicRoleStatements({ service, stage, profile, profiles, secretNames }
     const workers = Object.keys(profiles).filter((name) => access.queues.includes(profiles[name].queue));
     for (const queue of access.queues)
       if (!workers.some((name) => profiles[name].queue === queue))
-        throw new Error(`functions/iam.js: a public function dispatches to queue ${queue}, which no worker consumes`);
+        throw new Error(`deploy/iam.js: a public function dispatches to queue ${queue}, which no worker consumes`);
     statements.push(
       allow(
         ['sqs:SendMessage', 'sqs:GetQueueUrl', 'sqs:GetQueueAttributes'],
@@ -256,7 +256,7 @@ function roles({ service, stage, profiles, secretNames, scheduleFailuresQueue })
     const statements = access
       ? publicRoleStatements({ service, stage, profile: profiles[members[0]], profiles, secretNames })
       : roleStatements({ service, stage, members, profiles, secretNames, scheduleFailuresQueue });
-    if (access && members.length > 1) throw new Error(`functions/iam.js: public role ${role} is shared`);
+    if (access && members.length > 1) throw new Error(`deploy/iam.js: public role ${role} is shared`);
     resources[role] = {
       Type: 'AWS::IAM::Role',
       Properties: {
@@ -296,7 +296,7 @@ function deadLetterQueues(declared, scheduleFailuresQueue) {
   ids.add(scheduleFailuresQueue);
   for (const id of ids) {
     if (declared[id]?.Type !== 'AWS::SQS::Queue')
-      throw new Error(`functions/iam.js: dead-letter queue ${id} is not declared in serverless.yml`);
+      throw new Error(`deploy/iam.js: dead-letter queue ${id} is not declared in serverless.yml`);
   }
   return [...ids].sort();
 }

@@ -1,7 +1,7 @@
 /**
  * What a public function (a route with auth 'none' or 'capability': the
  * homeowner link, the webhooks, certificates, capability URLs, health) may
- * touch, read from its own bundle, so its role (functions/iam.js) follows the
+ * touch, read from its own bundle, so its role (deploy/iam.js) follows the
  * code instead of a list kept by hand:
  *
  *  - table rows: the partition key prefixes of the keys its code builds
@@ -15,7 +15,7 @@
  *  - team objects: a function whose code asks for a team's S3 client
  *    (s3ForTeam, lib/blob/team-credentials.ts) reaches teams/… objects only
  *    through the team-objects role, assumed with the team as a session tag
- *    (functions/iam.js); its own role keeps the objects outside teams/.
+ *    (deploy/iam.js); its own role keeps the objects outside teams/.
  *
  * Everything is an over-approximation of one request (a module bundled for
  * the handler counts whole), never an under-approximation: a handler whose
@@ -150,7 +150,7 @@ function objectPatterns(objectKeys, handler) {
     if (builder === 'jobPrefix') return `${JOB_OBJECTS}${folder}*`;
     if (builder === 'claimExport') return `${CLAIM_OBJECTS}exports/*`;
     if (builder === 'teamSettings') return 'team_settings/*';
-    throw new Error(`functions/public-access.js: ${handler} builds object keys with blobKeys.${builder}, unknown here`);
+    throw new Error(`deploy/public-access.js: ${handler} builds object keys with blobKeys.${builder}, unknown here`);
   });
   // teams/*/claims/*/jobs/* covers teams/*/claims/*/jobs/*/photos/*.
   return [...new Set(patterns)].filter((p) => !patterns.some((q) => q !== p && p.startsWith(q.slice(0, -1)))).sort();
@@ -166,13 +166,13 @@ function publicAccess({ handler, facts, packages, keys, indexes }) {
   const partitions = new Set(facts.literalPartitions.map((p) => (p.endsWith('#') ? `${p}*` : p)));
   for (const name of facts.keyBuilders) {
     if (typeof keys[name] !== 'function')
-      throw new Error(`functions/public-access.js: ${handler} calls keys.${name}, which lib/db/keys.ts lacks`);
+      throw new Error(`deploy/public-access.js: ${handler} calls keys.${name}, which lib/db/keys.ts lacks`);
     partitions.add(partitionPattern(keys[name](...callArgs(keys[name])).pk));
   }
   const indexNames = new Set(facts.literalIndexes);
   for (const name of facts.indexBuilders) {
     if (typeof indexes[name] !== 'function')
-      throw new Error(`functions/public-access.js: ${handler} calls indexes.${name}, which lib/db/keys.ts lacks`);
+      throw new Error(`deploy/public-access.js: ${handler} calls indexes.${name}, which lib/db/keys.ts lacks`);
     indexNames.add(indexes[name](...callArgs(indexes[name])).index);
   }
 
@@ -197,13 +197,13 @@ function publicAccess({ handler, facts, packages, keys, indexes }) {
     const objects = objectPatterns(facts.objectKeys, handler);
     if (!objects.length)
       throw new Error(
-        `functions/public-access.js: ${handler} calls S3 but builds no key with lib/blob/keys.ts; a public function gets no object it cannot name`,
+        `deploy/public-access.js: ${handler} calls S3 but builds no key with lib/blob/keys.ts; a public function gets no object it cannot name`,
       );
     const actions = [...objectActions].sort();
     if (facts.teamClient) {
       if (bucketActions.size)
         throw new Error(
-          `functions/public-access.js: ${handler} lists the bucket and uses a team's S3 client; the team-objects role grants no listing`,
+          `deploy/public-access.js: ${handler} lists the bucket and uses a team's S3 client; the team-objects role grants no listing`,
         );
       const teamPatterns = objects.filter((p) => p.startsWith('teams/'));
       const ownPatterns = objects.filter((p) => !p.startsWith('teams/'));

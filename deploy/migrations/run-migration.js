@@ -1,9 +1,9 @@
 /**
- * Runs one of the one-time data migrations of lib/ (functions/migrate-*.js)
+ * Runs one of the one-time data migrations of lib/ (deploy/migrations/migrate-*.js)
  * with the deployment's settings in the environment: prints its report as
  * JSON, or the error and exit code 1.
  */
-const { loadTypeScript } = require('./manifest');
+const { loadTypeScript } = require('../manifest');
 
 /** Calls `name` of the TypeScript module at `modulePath` (relative to the repository). */
 function runMigration(modulePath, name) {

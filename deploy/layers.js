@@ -34,7 +34,8 @@
  * node_modules/.cache until it is complete, so no one sees half a layer.
  *
  * `npm run build:layers` (this file run on its own) builds or checks every
- * layer; the package hook and the packaging tests' global setup do the same.
+ * layer; the package hook (deploy/media-layers-plugin.js) and the packaging
+ * tests' global setup do the same.
  */
 const { execFileSync } = require('node:child_process');
 const crypto = require('node:crypto');
@@ -134,7 +135,7 @@ function installedVersion(serviceDir, pkg) {
 /** What decides a layer's contents; its hash is the cache key. */
 function specOf(serviceDir, name) {
   const layer = LAYERS[name];
-  if (!layer) throw new Error(`functions/layers.js: no media layer named ${name}`);
+  if (!layer) throw new Error(`deploy/layers.js: no media layer named ${name}`);
   const packages = layer.binary
     ? { [layer.binary.package]: layer.binary.version }
     : Object.fromEntries(layer.modules.map((pkg) => [pkg, installedVersion(serviceDir, pkg)]));
@@ -182,7 +183,7 @@ function assertArm64Elf(file) {
   }
   const elf = head.subarray(0, 4).equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]));
   if (!elf || head[4] !== 2 || head[5] !== 1 || head.readUInt16LE(18) !== ELF_MACHINE_AARCH64)
-    throw new Error(`functions/layers.js: ${file} is not a linux-arm64 binary`);
+    throw new Error(`deploy/layers.js: ${file} is not a linux-arm64 binary`);
 }
 
 function assembleBinary(staging, { package: pkg, version, file }) {
@@ -212,7 +213,7 @@ function prunePackage(dir, keep) {
   };
   walk('');
   const missing = keep.filter((k) => !fs.existsSync(path.join(dir, k)));
-  if (missing.length) throw new Error(`functions/layers.js: ${dir} has no ${missing.join(', ')}`);
+  if (missing.length) throw new Error(`deploy/layers.js: ${dir} has no ${missing.join(', ')}`);
 }
 
 /** Fails unless a module's platform package came at the module's version with a linux-arm64 binary. */
@@ -220,7 +221,7 @@ function assertNative(modules, { of, package: pkg, file }, version) {
   const native = path.join(modules, pkg);
   const nativeVersion = JSON.parse(fs.readFileSync(path.join(native, 'package.json'), 'utf8')).version;
   if (nativeVersion !== version)
-    throw new Error(`functions/layers.js: ${of} ${version} came with its ${PLATFORM.cpu} build ${nativeVersion}`);
+    throw new Error(`deploy/layers.js: ${of} ${version} came with its ${PLATFORM.cpu} build ${nativeVersion}`);
   assertArm64Elf(path.join(native, file(version)));
 }
 
@@ -256,7 +257,7 @@ function assembleModules(staging, packages, patchFiles, { keep = {}, native } = 
     // The patch's paths start at node_modules/, as in this checkout; true also when it is already applied.
     const details = { pathSpecifier: name, humanReadablePathSpecifier: name };
     if (!applyPatch({ patchFilePath: file, reverse: false, patchDetails: details, patchDir: PATCH_DIR, cwd: prefix }))
-      throw new Error(`functions/layers.js: ${PATCH_DIR}/${name} does not apply to the layer's copy`);
+      throw new Error(`deploy/layers.js: ${PATCH_DIR}/${name} does not apply to the layer's copy`);
   }
   const modules = path.join(prefix, 'node_modules');
   for (const [pkg, paths] of Object.entries(keep)) prunePackage(path.join(modules, pkg), paths);
@@ -320,67 +321,7 @@ async function buildLayers(serviceDir, names = Object.keys(LAYERS), log = () => 
   return results;
 }
 
-/**
- * Package hook (listed after package-offline.js, whose refusals come first):
- * checks the layers serverless.yml declares, builds any that is missing or
- * out of date, and sets the binaries' paths on the functions that carry them.
- */
-class MediaLayers {
-  constructor(serverless, _options, utils) {
-    this.serverless = serverless;
-    this.log = (message) => (utils?.log?.notice ? utils.log.notice(message) : console.log(message));
-    this.hooks = { 'before:package:initialize': () => this.prepare() };
-  }
-
-  fail(message) {
-    const ServerlessError = this.serverless.classes?.Error;
-    throw ServerlessError ? new ServerlessError(message, 'CONTENTS_INVENTORY_MEDIA_LAYERS') : new Error(message);
-  }
-
-  async prepare() {
-    this.skipDeployedLayerLookup();
-    const service = this.serverless.service;
-    const declared = service.getAllLayers();
-    for (const name of declared) {
-      if (!LAYERS[name]) this.fail(`serverless.yml declares layer ${name}, which functions/layers.js does not build`);
-      // A `path` would have serverless zip the layer again on every package; the ready zip is used as it is.
-      const layer = service.getLayer(name);
-      if (layer.path !== undefined || layer.package?.artifact !== artifactOf(name))
-        this.fail(
-          `serverless.yml: layer ${name} must have package.artifact ${artifactOf(name)} (where functions/layers.js builds it) and no path`,
-        );
-    }
-    try {
-      await buildLayers(this.serverless.serviceDir, declared, this.log);
-    } catch (err) {
-      this.fail(`Could not build the media layers (needs the npm registry once per version): ${err.message}`);
-    }
-    const { profiles } = require('./manifest.js');
-    for (const name of service.getAllFunctions()) {
-      for (const layer of profiles[name]?.layers ?? []) {
-        if (!declared.includes(layer))
-          this.fail(`Function ${name} needs layer ${layer}, which serverless.yml does not declare under layers:`);
-        const fn = service.getFunction(name);
-        fn.environment = { ...(fn.environment ?? {}), ...(LAYERS[layer].environment ?? {}) };
-      }
-    }
-  }
-
-  /**
-   * Before reusing a layer already uploaded with the same hash, the framework
-   * reads the deployed stack's outputs (CloudFormation DescribeStacks): that
-   * needs AWS, which `serverless package` must not (package-offline.js).
-   * `serverless deploy` keeps the lookup, so an unchanged layer is not uploaded again.
-   */
-  skipDeployedLayerLookup() {
-    if (this.serverless.processedInput?.commands?.[0] !== 'package') return;
-    const compileLayers = this.serverless.pluginManager.plugins.find((p) => p.constructor?.name === 'AwsCompileLayers');
-    if (compileLayers) compileLayers.compareWithLastLayer = async () => {};
-  }
-}
-
-module.exports = MediaLayers;
-Object.assign(module.exports, { LAYERS, layerLogicalId, artifactOf, buildLayers });
+module.exports = { LAYERS, layerLogicalId, artifactOf, buildLayers };
 
 if (require.main === module) {
   const serviceDir = path.join(__dirname, '..');

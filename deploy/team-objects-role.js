@@ -2,7 +2,7 @@
  * The team-objects role: the only way the public functions whose code asks
  * for a team's S3 client (lib/blob/team-credentials.ts) reach objects under
  * teams/, one team per session (the session tag `team`). Built by
- * functions/iam.js with the other generated roles.
+ * deploy/iam.js with the other generated roles.
  */
 
 const getAtt = (id, attribute) => ({ 'Fn::GetAtt': [id, attribute] });

@@ -11,16 +11,17 @@
  *    value differs from the spec's default; secret settings never (they are
  *    read from SSM at run time, lib/config/secrets.ts);
  *  - IAM: its group's role allows only the AWS services the group's code
- *    imports, on the exact resources of this stack (functions/iam.js).
+ *    imports, on the exact resources of this stack (deploy/iam.js).
  * Its media layers are the exception: a worker declares them (`layers` in
  * lib/background/functions.ts), because running ffmpeg leaves no trace in a
  * bundle; they become references to serverless.yml's layers
- * (functions/layers.js builds them).
+ * (deploy/layers.js builds them).
  */
 const fs = require('node:fs');
 const path = require('node:path');
 const Module = require('node:module');
 const { buildSync } = require('esbuild');
+const { generatedResources } = require('./iam');
 const { LAYERS, layerLogicalId } = require('./layers');
 const { bundleFacts, isPublicRoute, publicAccess } = require('./public-access');
 const { sourceFingerprint } = require('./source-fingerprint');
@@ -112,13 +113,13 @@ function analyseHandlers(handlers, settingNames) {
   } catch (err) {
     const first = (err.errors ?? []).slice(0, 5).map((e) => `${e.location?.file}:${e.location?.line}: ${e.text}`);
     throw new Error(
-      `functions/manifest.js: could not bundle the handlers to find the settings they read:\n${first.join('\n') || err.message}`,
+      `deploy/manifest.js: could not bundle the handlers to find the settings they read:\n${first.join('\n') || err.message}`,
     );
   }
   const leaked = Object.keys(result.metafile.inputs).filter((file) => file.startsWith('lib/config/'));
   if (leaked.length)
     throw new Error(
-      `functions/manifest.js: lib/config was bundled (${leaked.join(', ')}); import it as '<relative>/config'`,
+      `deploy/manifest.js: lib/config was bundled (${leaked.join(', ')}); import it as '<relative>/config'`,
     );
 
   const textByOutput = new Map(result.outputFiles.map((f) => [path.relative(root, f.path), f.text]));
@@ -201,7 +202,7 @@ function nonDefaultSettings(config) {
 /**
  * The role a function runs with: one per group (HTTP API, each worker kind,
  * schedules, the stream), and one of its own for each public route, scoped
- * to what that route's code touches (functions/public-access.js).
+ * to what that route's code touches (deploy/public-access.js).
  */
 function roleOf(kind, fn) {
   if (kind === 'http' && isPublicRoute(fn)) return `Public${fn.name[0].toUpperCase()}${fn.name.slice(1)}Role`;
@@ -248,7 +249,7 @@ function build() {
       });
     for (const layer of profiles[name].layers)
       if (!LAYERS[layer])
-        throw new Error(`functions/manifest.js: ${name} asks for media layer ${layer}, which does not exist`);
+        throw new Error(`deploy/manifest.js: ${name} asks for media layer ${layer}, which does not exist`);
     return { handler: `functions/${declaration.handler}.handler`, role: profiles[name].role, environment };
   };
 
@@ -333,7 +334,6 @@ const manifest = () => (built ??= build());
  * own (serverless calls this with the resolved options).
  */
 async function resources({ resolveVariable }) {
-  const { generatedResources } = require('./iam');
   const [service, stage] = await Promise.all([resolveVariable('self:service'), resolveVariable('sls:stage')]);
   const { profiles, config } = manifest();
   return generatedResources({
@@ -352,7 +352,7 @@ module.exports = {
   get cors() {
     return manifest().cors;
   },
-  /** name → role, secret use, SDK packages and media layers of each function (functions/iam.js, functions/package-offline.js, functions/layers.js). */
+  /** name → role, secret use, SDK packages and media layers of each function (deploy/iam.js, deploy/package-offline.js, deploy/layers.js). */
   get profiles() {
     return manifest().profiles;
   },

@@ -11,7 +11,7 @@
  *    keep reading secrets from the environment, so this is added here and not
  *    in the manifest.
  * 3. Give the functions whose code asks for a team's S3 client the ARN of
- *    the team-objects role (TEAM_OBJECTS_ROLE_ARN, functions/iam.js). Offline
+ *    the team-objects role (TEAM_OBJECTS_ROLE_ARN, deploy/iam.js). Offline
  *    runs have no STS: without the variable they use their own credentials.
  * 4. Keep packaging offline: serverless-plugin-split-stacks reads the
  *    deployed stack (CloudFormation ListStackResources on the root and every
