@@ -55,10 +55,10 @@ export const FALLBACK_ORDER: readonly ReadingStrategy[] = [
 export function applyRecipe(recipe: Recipe, pages: PdfPageLayout[]): Reading {
   // Every recipe strategy is in the order (a unit test holds it), so the read starts at the recipe's own.
   const start = FALLBACK_ORDER.findIndex((strategy) => strategy.name === recipe.strategy);
-  for (const strategy of FALLBACK_ORDER.slice(start)) {
+  for (const strategy of FALLBACK_ORDER.slice(start, -1)) {
     const reading = strategy.read(pages, recipe);
     if (reading) return reading;
   }
-  // Not reached: page_image ends the order and applies to any page.
+  // page_image ends the order (a unit test holds it) and applies to any page.
   return pageImage.read(pages);
 }
