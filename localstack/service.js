@@ -6,7 +6,6 @@
  */
 const { rmSync } = require('node:fs');
 const { startEmulators, assertPortFree, freePort, emulatorEnv } = require('./emulators');
-const { startFairShareProxy } = require('./fair-share-proxy');
 const { provision, resourceNames } = require('./provision');
 const { launchOffline } = require('./offline');
 const { startQueueDelivery, consumersOf, offlineInvoker } = require('./queue-delivery');
@@ -44,30 +43,12 @@ function workersNiceness(env = process.env) {
  *   (serverless offline's default) instead of in the workers' process itself: the pipelines' JavaScript then uses
  *   every core at once, as Lambda gives each invocation its own, at the cost of a copy of the build in memory per
  *   instance. The pipeline benchmarks use it; LOCAL_WORKER_THREADS=1 sets it for npm start.
- * @param {number} [options.workersDynamoDbShare]  with the workers in their own process, how many of their DynamoDB
- *   requests reach DynamoDB Local at once (the rest wait in a proxy, so the API's requests do not queue behind a
- *   pipeline's burst); 0: no limit. Default LOCAL_WORKERS_DYNAMODB_CONCURRENCY, else 4.
  * @param {(line: string) => void} [options.log]
  * @param {(chunk: string) => void} [options.onOfflineOutput]
  * @param {(emulators: { dynamodb: string, s3: string, sqs: string }) => Promise<{ dynamodb: string, s3: string, sqs: string }>} [options.interpose]
  *   endpoints to put between the service and the emulators (the operations benchmark's counting proxies): given the
  *   emulators' URLs, the URLs the functions and the queue delivery use instead. Provisioning talks to the emulators.
  */
-/**
- * How many of the workers' DynamoDB requests reach DynamoDB Local at once (localstack/fair-share-proxy.js):
- * LOCAL_WORKERS_DYNAMODB_CONCURRENCY, 4 by default; 0 sends them straight to it, as the API's always go.
- */
-function workersDynamoDbConcurrency(env = process.env) {
-  const raw = env.LOCAL_WORKERS_DYNAMODB_CONCURRENCY;
-  if (raw === undefined || raw === '') return 4;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 1000)
-    throw new Error(
-      `LOCAL_WORKERS_DYNAMODB_CONCURRENCY must be a whole number from 0 to 1000, not ${JSON.stringify(raw)}`,
-    );
-  return value;
-}
-
 async function startLocalService({
   stage,
   dataDir,
@@ -80,7 +61,6 @@ async function startLocalService({
   onOfflineOutput,
   interpose,
   workerThreads = Boolean(process.env.LOCAL_WORKER_THREADS),
-  workersDynamoDbShare = workersDynamoDbConcurrency(),
 }) {
   // What a start on this data that was killed left running is stopped first; a stack still running on it refuses
   // this start (before anything below could remove its data).
@@ -142,13 +122,6 @@ async function startLocalService({
     // The test stack runs every function in one process. Otherwise the routes and the workers run in two (as Lambda
     // gives each function its own capacity): a request never waits behind a pipeline's CPU, and the workers' process
     // runs at a lower priority, so on a busy machine the API is served first.
-    const dynamoDbShare = functionsInProcess ? 0 : workersDynamoDbShare;
-    const workersDynamoDb =
-      dynamoDbShare > 0
-        ? await startFairShareProxy({ target: appEnv.AWS_ENDPOINT_URL_DYNAMODB, concurrency: dynamoDbShare })
-        : null;
-    // Closed after serverless offline (stops run in reverse).
-    if (workersDynamoDb) stops.push(() => workersDynamoDb.close());
     const groups = functionsInProcess
       ? [{ httpPort, lambdaPort }]
       : [
@@ -159,7 +132,6 @@ async function startLocalService({
             lambdaPort,
             niceness: workersNiceness(),
             functionsInProcess: !workerThreads,
-            ...(workersDynamoDb && { env: { ...appEnv, AWS_ENDPOINT_URL_DYNAMODB: workersDynamoDb.url } }),
           },
         ];
     const launched = groups.map((options) =>

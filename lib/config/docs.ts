@@ -79,11 +79,6 @@ const LOCAL_START_SETTINGS: [name: string, value: string, meaning: string][] = [
     "The scheduling priority (0-19) of the serverless offline process that runs the workers and schedules: at 10 a request to the API's process is served first while pipelines keep the cores busy; 0 runs both alike.",
   ],
   [
-    'LOCAL_WORKERS_DYNAMODB_CONCURRENCY',
-    '`4`',
-    "How many of the workers' DynamoDB requests reach DynamoDB Local at once; the rest wait their turn in a small proxy, so a pipeline's burst never makes the API's requests (which go straight to it) queue behind it. 0: no limit.",
-  ],
-  [
     'LOCAL_WORKER_THREADS',
     '(empty)',
     "Any value: the workers' process runs each function instance in a worker thread of its own, so the pipelines' JavaScript uses every core at once as on Lambda, at a copy of the build in memory per instance (the pipeline benchmarks run so). Empty: the process runs them in itself, one copy however many run at once.",

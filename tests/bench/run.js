@@ -171,8 +171,6 @@ async function main() {
       },
       // The pipelines' benchmarks measure what a job does with every core, as Lambda gives each invocation its own.
       workerThreads: true,
-      // Nor does the API ask anything of DynamoDB while they run: their requests go straight to it.
-      workersDynamoDbShare: 0,
       log: (line) => output.push(line),
       onOfflineOutput: (chunk) => {
         output.push(chunk);
