@@ -15,7 +15,7 @@ import type { Identity } from '../auth/identity-rules';
 import { settings as currentSettings, type Settings } from '../config';
 import { ConflictError, NotFoundError, RemoteFailureError, UnavailableError, UnprocessableError } from '../errors';
 import { CaptureSourceClient, type CaptureSourceResult } from '../integrations/capture-source';
-import { loadConnectionForTeam } from '../tenancy/service';
+import { loadConnectionForTeam } from './access-service';
 import {
   CAPTURE_SOURCE,
   deleteConnection,

@@ -1,10 +1,10 @@
 /** Claim use cases: each call checks scope, changes state, and writes activity. */
-import { recordActivity } from '../activity/service';
+import { recordActivity, type Restorer } from '../activity/service';
 import type { Identity } from '../auth/identity-rules';
 import { InvalidRequestError, NotFoundError, UnavailableError } from '../errors';
 import { logger } from '../observability/logger';
 import { requestPurge } from '../purge/service';
-import { CLAIM_NOT_FOUND, loadClaimForTeam, loadClaimOrForbidden } from '../tenancy/service';
+import { CLAIM_NOT_FOUND, loadClaimForTeam, loadClaimOrForbidden } from './access-service';
 import { CLAIM_SUBMITTED, changedClaimFields } from './rules';
 import {
   deleteClaimRow,
@@ -31,7 +31,7 @@ const claimEntity = (claim: Claim) => ({
 // State changes without activity: the use cases below and the undo of claim actions share them.
 
 /** Applies a patch to a loaded claim; the claim as it is after. */
-export async function patchClaimRecord(claim: Claim, patch: ClaimPatch): Promise<Claim> {
+async function patchClaimRecord(claim: Claim, patch: ClaimPatch): Promise<Claim> {
   const after = await updateClaimFields(claim.id, patch);
   if (!after) throw new NotFoundError(CLAIM_NOT_FOUND);
   return after;
@@ -132,3 +132,12 @@ export async function hardDeleteClaim(identity: Identity, claimId: string) {
   });
   return { deleted: true, id: claim.id };
 }
+
+/** Undo of the claim's activity entries (lib/api/undo-restorers.ts): adding a claim is undone by archiving it. */
+export const claimRestorers: Record<string, Restorer> = {
+  create_claim: async (e, id) => archiveClaimRecord(await loadClaimForTeam(id, e.entity_id)),
+  update_claim: async (e, id) =>
+    patchClaimRecord(await loadClaimForTeam(id, e.entity_id), (e.snapshot?.before ?? {}) as ClaimPatch),
+  archive_claim: async (e, id) => unarchiveClaimRecord(await loadClaimForTeam(id, e.entity_id)),
+  unarchive_claim: async (e, id) => archiveClaimRecord(await loadClaimForTeam(id, e.entity_id)),
+};

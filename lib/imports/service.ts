@@ -21,7 +21,8 @@ import { startJob } from '../orchestrator/start';
 import { confirmDocumentUploads, presignDocumentUploads } from '../photos/document-upload-service';
 import { newPdfDocuments, unknownDocumentsProblem } from '../photos/upload-rules';
 import { PDF_IMPORT } from '../pipelines/catalog';
-import { loadClaimForTeam, loadImportBatchForTeam } from '../tenancy/service';
+import { loadClaimForTeam } from '../claims/access-service';
+import { loadImportBatchForTeam } from './access-service';
 import { plural } from '../text';
 import {
   batchCounters,

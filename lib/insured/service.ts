@@ -19,7 +19,7 @@ import { settings as currentSettings, type Settings } from '../config';
 import { NotFoundError } from '../errors';
 import { MailClient } from '../integrations/mail';
 import { logger } from '../observability/logger';
-import { loadClaimForTeam } from '../tenancy/service';
+import { loadClaimForTeam } from '../claims/access-service';
 import { LINK_NOT_FOUND, openLink, type PublicCaller } from './access-service';
 import {
   bareMessageId,

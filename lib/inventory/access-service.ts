@@ -6,9 +6,17 @@
 import type { Identity } from '../auth/identity-rules';
 import type { Claim } from '../claims/store';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
-import { CLAIM_NOT_FOUND, ITEM_NOT_FOUND, loadClaimForTeam, loadItemForTeam } from '../tenancy/service';
+import { CLAIM_NOT_FOUND, loadClaimForTeam } from '../claims/access-service';
+import { ownRecordOr404 } from '../tenancy/team-scope-rules';
 import { ITEM_FROZEN, itemFrozen } from './freeze-rules';
-import type { InventoryItem } from './item-store';
+import { getItem, type InventoryItem } from './item-store';
+
+export const ITEM_NOT_FOUND = 'Item not found';
+
+/** load_item_for_team: 404 for a missing item and for another team's item (items carry their team id). */
+export async function loadItemForTeam(identity: Identity, itemId: string): Promise<InventoryItem> {
+  return ownRecordOr404(identity, await getItem(itemId), ITEM_NOT_FOUND);
+}
 
 /** The item with its claim, for approve and flag (allowed on frozen items). */
 export async function loadItemForReview(

@@ -1,6 +1,7 @@
 /** Inventory lists (spec: Inventory GET /api/inventory/{job_id}; Rooms GET /api/rooms/{room_id}/inventory). */
 import type { Identity } from '../auth/identity-rules';
-import { loadJobForTeam, loadRoomForTeam } from '../tenancy/service';
+import { loadJobForTeam } from '../jobs/access-service';
+import { loadRoomForTeam } from '../rooms/access-service';
 import { type InventoryItem, listItemPhotos, listJobItems } from './item-store';
 import { listRoomItems } from './numbering/room-item-store';
 import { itemView } from './view';

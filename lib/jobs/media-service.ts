@@ -9,7 +9,7 @@ import { baseUrl, settings } from '../config';
 import { NotFoundError, UnavailableError } from '../errors';
 import { HttpResponse } from '../http/response';
 import type { Identity } from '../auth/identity-rules';
-import { loadJobForTeam } from '../tenancy/service';
+import { loadJobForTeam } from './access-service';
 import { frameNames, frameObjectKey } from '../pipelines/video/frame-packs';
 import { RECORDING_SNIFF_BYTES, recordingContentType } from '../uploads/sniff-rules';
 import { isJobObjectKey } from './job-object-rules';

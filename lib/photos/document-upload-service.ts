@@ -25,7 +25,7 @@ import { startJob } from '../orchestrator/start';
 import { failJob } from '../orchestrator/terminal';
 import { PDF_IMPORT } from '../pipelines/catalog';
 import { withRetry } from '../retry';
-import { JOB_NOT_FOUND } from '../tenancy/service';
+import { JOB_NOT_FOUND } from '../jobs/access-service';
 import { encodeMetaFilename } from './rules';
 import type { DocumentSlot, SkippedPhoto } from './schemas';
 import {

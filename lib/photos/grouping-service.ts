@@ -16,7 +16,7 @@ import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
 import { getJob, type Job } from '../jobs/job-store';
 import { dispatch } from '../queue/dispatch';
 import { getRoom } from '../rooms/store';
-import { JOB_NOT_FOUND, loadJobForTeam } from '../tenancy/service';
+import { JOB_NOT_FOUND, loadJobForTeam } from '../jobs/access-service';
 import { plural } from '../text';
 import {
   clearSegmentsProblem,

@@ -14,7 +14,7 @@ import { HttpResponse } from '../http/response';
 import { SNIFF_HEAD_BYTES, sniffImage } from '../media/sniff';
 import { isJobObjectKey } from '../jobs/job-object-rules';
 import { getJob } from '../jobs/job-store';
-import { loadJobForTeam } from '../tenancy/service';
+import { loadJobForTeam } from '../jobs/access-service';
 import { aiGroups } from './grouping-rules';
 import { indexFromFilename, isPipelinePicture, servedContentType } from './rules';
 import { getStagedPhoto, listStagedPhotos, type StagedPhoto } from './staged-photo-store';

@@ -1,8 +1,9 @@
 /** Room use cases: scope, state change, activity. */
-import { recordActivity } from '../activity/service';
+import { recordActivity, type Restorer } from '../activity/service';
 import type { Identity } from '../auth/identity-rules';
 import { InvalidRequestError, NotFoundError } from '../errors';
-import { loadClaimForTeam, loadRoomForTeam, ROOM_NOT_FOUND } from '../tenancy/service';
+import { loadClaimForTeam } from '../claims/access-service';
+import { loadRoomForTeam, ROOM_NOT_FOUND } from './access-service';
 import { roomCounts, roomHasSubmittedItem } from './counts-store';
 import { listClaimRooms, putNewRoom, setRoomArchived, setRoomName, setRoomUnarchived, type Room } from './store';
 
@@ -30,12 +31,12 @@ const found = (room: Room | null): Room => {
  * submitted item). The one way a room is archived, so the archive route and
  * every undo that archives (undo of create_room or unarchive_room) obey the rule.
  */
-export async function archiveRoomRecord(room: Room, now = new Date()): Promise<Room> {
+async function archiveRoomRecord(room: Room, now = new Date()): Promise<Room> {
   if (await roomHasSubmittedItem(room.id)) throw new InvalidRequestError(ROOM_SUBMITTED);
   return found(await setRoomArchived(room.id, now));
 }
 
-export async function unarchiveRoomRecord(room: Room, now = new Date()): Promise<Room> {
+async function unarchiveRoomRecord(room: Room, now = new Date()): Promise<Room> {
   return found(await setRoomUnarchived(room.id, now));
 }
 
@@ -96,3 +97,10 @@ export async function unarchiveRoom(identity: Identity, roomId: string) {
   });
   return withCounts(room);
 }
+
+/** Undo of the room's activity entries (lib/api/undo-restorers.ts): adding a room is undone by archiving it. */
+export const roomRestorers: Record<string, Restorer> = {
+  create_room: async (e, id) => archiveRoomRecord(await loadRoomForTeam(id, e.entity_id)),
+  archive_room: async (e, id) => unarchiveRoomRecord(await loadRoomForTeam(id, e.entity_id)),
+  unarchive_room: async (e, id) => archiveRoomRecord(await loadRoomForTeam(id, e.entity_id)),
+};

@@ -34,7 +34,7 @@ import { finishRequestStage, requestStageFields } from '../orchestrator/request-
 import { listClaimRooms } from '../rooms/store';
 import { recordSend } from '../stats/service';
 import { getTeam, type Team } from '../teams/store';
-import { loadClaimForTeam } from '../tenancy/service';
+import { loadClaimForTeam } from '../claims/access-service';
 import { listActiveClaimItems } from './claim-items-service';
 import {
   claimsPlatformDestination,

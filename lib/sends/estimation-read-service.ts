@@ -13,7 +13,7 @@ import { settings as currentSettings, type Settings } from '../config';
 import { NotFoundError } from '../errors';
 import { teamFeatures } from '../features/store';
 import { getTeam, type Team } from '../teams/store';
-import { loadClaimForTeam } from '../tenancy/service';
+import { loadClaimForTeam } from '../claims/access-service';
 import { claimView } from '../claims/view';
 import { listActiveClaimItems } from './claim-items-service';
 import { createEstimationClient } from './estimation-remote-service';

@@ -38,7 +38,7 @@ import {
   withinRequestTime,
 } from '../orchestrator/request-stage';
 import { getTeam, type Team } from '../teams/store';
-import { loadClaimForTeam } from '../tenancy/service';
+import { loadClaimForTeam } from '../claims/access-service';
 import { listActiveClaimItems } from './claim-items-service';
 import { createEstimationClient, loadTargetClaim } from './estimation-remote-service';
 import {

@@ -1,5 +1,5 @@
 /** Automation settings use cases (spec: Endpoints: GET/PUT /api/settings/automation; Processing rules 4). */
-import { recordActivity } from '../activity/service';
+import { recordActivity, type Restorer } from '../activity/service';
 import type { Identity } from '../auth/identity-rules';
 import { automationChangeLabel, describeAutomationChanges } from './automation-rules';
 import { automationSettingsSchema, type AutomationSettings, type AutoApproveRules } from './automation-schemas';
@@ -43,11 +43,13 @@ export async function updateAutomationSettings(
 }
 
 /** Undo of update_automation_settings: the settings as they were before. */
-export async function restoreAutomationSettings(
-  teamId: string,
-  snapshot: Record<string, unknown> | null,
-): Promise<void> {
+async function restoreAutomationSettings(teamId: string, snapshot: Record<string, unknown> | null): Promise<void> {
   const before = automationSettingsSchema.safeParse(snapshot?.before);
   if (!before.success) throw new Error('update_automation_settings snapshot is not a valid automation settings shape');
   await putAutomationSettings(teamId, before.data);
 }
+
+/** Undo of a change of the team's automation settings; the entry is the team's own (entity_id is the team id). */
+export const automationSettingsRestorers: Record<string, Restorer> = {
+  update_automation_settings: async (e) => restoreAutomationSettings(e.team_id, e.snapshot),
+};

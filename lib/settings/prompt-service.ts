@@ -1,5 +1,5 @@
 /** Prompt settings use cases (spec: Endpoints: GET/PUT /api/settings/prompts; Photo pipeline 4). */
-import { recordActivity } from '../activity/service';
+import { recordActivity, type Restorer } from '../activity/service';
 import type { Identity } from '../auth/identity-rules';
 import { describePromptChanges, promptChangeLabel, resolvePrompts, type EffectivePrompts } from './prompt-rules';
 import { promptSettingsSchema, type PromptSettings } from './prompt-schemas';
@@ -40,8 +40,13 @@ export async function updatePromptSettings(identity: Identity, body: PromptSetti
 }
 
 /** Undo of update_prompt_settings: the settings as they were before. */
-export async function restorePromptSettings(teamId: string, snapshot: Record<string, unknown> | null): Promise<void> {
+async function restorePromptSettings(teamId: string, snapshot: Record<string, unknown> | null): Promise<void> {
   const before = promptSettingsSchema.safeParse(snapshot?.before);
   if (!before.success) throw new Error('update_prompt_settings snapshot is not a valid prompt settings shape');
   await putPromptSettings(teamId, before.data);
 }
+
+/** Undo of a change of the team's prompt settings; the entry is the team's own (entity_id is the team id). */
+export const promptSettingsRestorers: Record<string, Restorer> = {
+  update_prompt_settings: async (e) => restorePromptSettings(e.team_id, e.snapshot),
+};

@@ -21,7 +21,8 @@ import { logger } from '../observability/logger';
 import { startJob } from '../orchestrator/start';
 import { pipelineRefForSource } from '../pipelines/catalog';
 import { dispatch } from '../queue/dispatch';
-import { loadRoomForTeam, JOB_NOT_FOUND } from '../tenancy/service';
+import { loadRoomForTeam } from '../rooms/access-service';
+import { JOB_NOT_FOUND } from '../jobs/access-service';
 import {
   baseName,
   checkAssembly,

@@ -5,7 +5,7 @@ import { recordActivity, type Restorer } from '../../activity/service';
 import type { Identity } from '../../auth/identity-rules';
 import { ConflictError, InvalidRequestError } from '../../errors';
 import { getRoom } from '../../rooms/store';
-import { loadJobForTeam } from '../../tenancy/service';
+import { loadJobForTeam } from '../../jobs/access-service';
 import { loadItemForEdit } from '../access-service';
 import { ITEM_CHANGED_SINCE } from '../freeze-rules';
 import { itemRowOf, listItemPhotos, type InventoryItem } from '../item-store';

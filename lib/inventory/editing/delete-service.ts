@@ -6,7 +6,7 @@
 import { recordActivity, type Restorer } from '../../activity/service';
 import type { Identity } from '../../auth/identity-rules';
 import { ConflictError, InvalidRequestError } from '../../errors';
-import { loadClaimForTeam } from '../../tenancy/service';
+import { loadClaimForTeam } from '../../claims/access-service';
 import { loadItemForEdit } from '../access-service';
 import { getItem, itemRowOf, listItemPhotos, photoRowOf } from '../item-store';
 import { placeItemRows } from '../numbering/item-placement-store';

@@ -13,7 +13,8 @@ import { recordActivity, type Restorer } from '../../activity/service';
 import type { Identity } from '../../auth/identity-rules';
 import { getClaim, type Claim } from '../../claims/store';
 import { ConflictError, InvalidRequestError } from '../../errors';
-import { loadItemForTeam, loadJobForTeam } from '../../tenancy/service';
+import { loadItemForTeam } from '../access-service';
+import { loadJobForTeam } from '../../jobs/access-service';
 import { loadItemForEdit, loadItemForReview, loadItemsForEdit } from '../access-service';
 import {
   archiveChangeOf,

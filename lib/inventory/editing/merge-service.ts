@@ -8,7 +8,7 @@ import type * as z from 'zod';
 import { recordActivity, type Restorer } from '../../activity/service';
 import type { Identity } from '../../auth/identity-rules';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors';
-import { ITEM_NOT_FOUND } from '../../tenancy/service';
+import { ITEM_NOT_FOUND } from '../access-service';
 import { loadItemForEdit, loadItemsForEdit } from '../access-service';
 import { addItemRestorers } from './add-service';
 import { deleteItemRestorers, restoreRemovedItem } from './delete-service';

@@ -19,7 +19,7 @@ import { getJob, type Job } from '../../jobs/job-store';
 import { isProcessing } from '../../jobs/job-rules';
 import { jobView } from '../../jobs/view';
 import { startJob } from '../../orchestrator/engine';
-import { loadJobForTeam } from '../../tenancy/service';
+import { loadJobForTeam } from '../../jobs/access-service';
 import { PHOTO_READ_THE_REST } from '../catalog';
 import { groupsWithPassLeft, tooDenseGroups } from './pass-rules';
 
