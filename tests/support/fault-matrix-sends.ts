@@ -73,7 +73,9 @@ async function claimsCell(kind: 'create' | 'append', fault: Fault, armed: boolea
     await addItem(t, 'Telescope');
   }
   const items = kind === 'append' ? 1 : 2;
-  if (armed) await injectBillingFault(teamId, fault);
+  // A lost answer stays lost until the send's record is read below: a request slower than its time hands the send to
+  // a worker, whose own ask of the same charge would otherwise be answered and confirm it.
+  if (armed) await injectBillingFault(teamId, fault, { untilRecovered: true });
   if (armed && BOUNDARY[fault]) {
     const point = pointOf('claims-send', fault);
     armFaultPoint(point, t.claimId);
@@ -99,6 +101,7 @@ async function claimsCell(kind: 'create' | 'append', fault: Fault, armed: boolea
   expect(done).toMatchObject({ done_count: items, failed_count: 0 });
   // The service's lost-answer handling was reached (the send keeps the spend to confirm), or, disarmed, not.
   if (fault === "the charge's answer is lost") expect(Boolean(done.charge_spend)).toBe(armed);
+  if (fault === "the charge's answer is lost" && armed) await fakeBilling.recover(teamId);
   if (fault === "the charge's answer is lost" && armed) await fakeBilling.lateApplied(teamId);
   if (fault === 'billing down at the charge' && armed) await fakeBilling.recover(teamId);
   if (!BOUNDARY[fault] && fault !== 'the work fails') expect(await billingFaultMet(teamId, fault)).toBe(armed);
@@ -128,7 +131,8 @@ async function estimationCell(kind: 'create' | 'append', fault: Fault, armed: bo
     await addItem(t, 'Rug');
   }
   const items = kind === 'append' ? 1 : 2;
-  if (armed) await injectBillingFault(teamId, fault);
+  // A lost answer stays lost until the send's record is read below (as for the claims platform send).
+  if (armed) await injectBillingFault(teamId, fault, { untilRecovered: true });
   let sentByRequest = true;
   if (armed && BOUNDARY[fault]) {
     const point = pointOf('estimation-send', fault);
@@ -163,6 +167,7 @@ async function estimationCell(kind: 'create' | 'append', fault: Fault, armed: bo
   expect(record?.state).toBe('done');
   // The service's lost-answer handling was reached (the send keeps the spend to confirm), or, disarmed, not.
   if (fault === "the charge's answer is lost") expect(Boolean(record?.charge_unconfirmed)).toBe(armed);
+  if (fault === "the charge's answer is lost" && armed) await fakeBilling.recover(teamId);
   if (fault === "the charge's answer is lost" && armed) await fakeBilling.lateApplied(teamId);
   if (fault === 'billing down at the charge' && armed) await fakeBilling.recover(teamId);
   if (!BOUNDARY[fault] && fault !== 'the work fails') expect(await billingFaultMet(teamId, fault)).toBe(armed);
