@@ -3,89 +3,56 @@
  * (dependency-cruiser's cruise() over the TypeScript sources and the tooling's
  * JavaScript) and by `npx depcruise lib functions deploy localstack --config .dependency-cruiser.js`.
  *
- * Layers, bottom to top:
- *  - infrastructure (LOWER_LAYERS), itself in three tiers: settings and
- *    logging and fault points (FOUNDATION); table, bucket and queues (STORAGE); the HTTP edge,
- *    workers' plumbing, media processing and clients of external systems (EDGE). They know
- *    nothing of the domain, so they can be reused and tested on their own;
- *  - domain (DOMAINS): one folder per capability of the spec;
- *  - composition (COMPOSITION): wires the domains together (the API endpoint
- *    with its sign-in, the route table).
- * Modules directly in lib/ (lib/retry.ts) are shared by all layers. Every
- * folder under lib/ is in exactly one of the three lists; the test fails for a
- * folder that is in none, so a new folder has to be placed.
+ * The layers of lib/'s folders are written once, in the "Folder layers" table
+ * of docs/architecture.md; this file reads them from there. Each layer's folders
+ * may import only folders of their own layer or below, and no folders import
+ * each other (folder-level cycles). Modules directly in lib/ (lib/retry.ts) are
+ * shared by all layers.
  */
-const FOUNDATION = ['config', 'observability', 'faults'];
-const STORAGE = ['blob', 'db', 'queue'];
-const EDGE = ['background', 'http', 'integrations', 'media', 'pdf'];
-const LOWER_LAYERS = [...FOUNDATION, ...STORAGE, ...EDGE];
-const DOMAINS = [
-  'activity',
-  'admin',
-  'auth',
-  'billing',
-  'capture',
-  'claims',
-  'dashboard',
-  'exports',
-  'features',
-  'health',
-  'inventory',
-  'jobs',
-  'orchestrator',
-  'photos',
-  'imports',
-  'insured',
-  'pipelines',
-  'purge',
-  'rooms',
-  'sends',
-  'settings',
-  'stats',
-  'teams',
-  'training',
-  'tenancy',
-  'uploads',
-  'users',
-];
-const COMPOSITION = ['api'];
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
 
+/** The layers, bottom first: [{ number, name, folders }], from the table's rows ("| 3 edge | `http`, … | … |"). */
+function readLayers() {
+  const doc = readFileSync(join(__dirname, 'docs', 'architecture.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## Folder layers'));
+  const rows = [...section.matchAll(/^\| (\d+) ([a-z ]+) \| ([^|]+) \|/gm)];
+  const layers = rows.map(([, number, name, cell]) => ({
+    number: Number(number),
+    name: name.trim(),
+    folders: [...cell.matchAll(/`([a-z-]+)`/g)].map((m) => m[1]),
+  }));
+  if (layers.length === 0) throw new Error('docs/architecture.md: no "Folder layers" table found');
+  return layers.sort((a, b) => a.number - b.number);
+}
+
+const LAYERS = readLayers();
 const folders = (names) => `^lib/(${names.join('|')})/`;
+
+/** One rule per layer: its folders import nothing of a higher layer. */
+const layerRules = LAYERS.slice(0, -1).map((layer, i) => {
+  const above = LAYERS.slice(i + 1).flatMap((l) => l.folders);
+  return {
+    name: `layer-${layer.number}-imports-above`,
+    comment: `The ${layer.name} layer (lib/${layer.folders.join(', lib/')}) imports only its own layer and those below it (docs/architecture.md, Folder layers): inject what it needs from above (a callback, a registry) instead.`,
+    severity: 'error',
+    from: { path: folders(layer.folders) },
+    to: { path: folders(above) },
+  };
+});
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...layerRules,
     {
-      name: 'lower-layer-imports-domain',
+      name: 'no-folder-cycle',
       comment:
-        'lib/db, lib/http, lib/queue, lib/blob, lib/integrations, lib/background, lib/media, lib/pdf, lib/observability and lib/config import no domain module: inject what they need (a callback, a recorder) from the domain instead.',
+        'No two folders of lib/ import each other, directly or through others: a folder cycle hides the blast radius of a change.',
       severity: 'error',
-      from: { path: folders(LOWER_LAYERS) },
-      to: { path: folders([...DOMAINS, ...COMPOSITION]) },
-    },
-    {
-      name: 'domain-imports-composition',
-      comment:
-        'The composition layer (lib/api: the endpoint wiring and the route table) sits above every domain; nothing below it imports it.',
-      severity: 'error',
-      from: { path: folders([...LOWER_LAYERS, ...DOMAINS]) },
-      to: { path: folders(COMPOSITION) },
-    },
-    {
-      name: 'foundation-imports-above',
-      comment:
-        'lib/config and lib/observability are the base everything else stands on; they import nothing else in lib/.',
-      severity: 'error',
-      from: { path: folders(FOUNDATION) },
-      to: { path: '^lib/', pathNot: folders(FOUNDATION) },
-    },
-    {
-      name: 'storage-imports-edge',
-      comment:
-        'lib/db, lib/blob and lib/queue sit below the HTTP edge and the external clients: they throw their own errors and know no HTTP status.',
-      severity: 'error',
-      from: { path: folders(STORAGE) },
-      to: { path: folders(EDGE) },
+      scope: 'folder',
+      from: { path: '^lib/[^/]+/?$' },
+      to: { path: '^lib/[^/]+/?$', circular: true },
     },
     {
       name: 'imports-http-errors',
@@ -153,5 +120,5 @@ module.exports = {
     },
   },
 };
-// For the architecture test (every lib/ folder is placed); not enumerable, as the config schema allows no extra keys.
-Object.defineProperty(module.exports, 'layers', { value: { LOWER_LAYERS, DOMAINS, COMPOSITION }, enumerable: false });
+// For the architecture test (every lib/ folder is placed once); not enumerable, as the config schema allows no extra keys.
+Object.defineProperty(module.exports, 'layers', { value: LAYERS, enumerable: false });

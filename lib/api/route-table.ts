@@ -10,7 +10,7 @@ import { activityRoutes } from '../activity/routes';
 import { adminRoutes } from '../admin/routes';
 import { authRoutes } from '../auth/routes';
 import { billingRoutes } from '../billing/routes';
-import { captureRoutes } from '../capture/routes';
+import { captureRoutes } from '../imports/capture/routes';
 import { claimRoutes } from '../claims/routes';
 import { exportRoutes } from '../exports/routes';
 import { dashboardRoutes } from '../dashboard/routes';

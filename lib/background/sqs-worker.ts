@@ -13,7 +13,7 @@ import { loadSecrets } from '../config';
 import { flushSignals } from '../observability/flush';
 import { runInMessageTrace } from '../observability/job-trace';
 import { logger } from '../observability/logger';
-import { PING_BODY } from './heartbeat';
+import { PING_BODY } from '../queue/worker-ping';
 import { recordWorkerHeartbeat } from './heartbeat-store';
 
 const HEARTBEAT_EVERY_MS = 30_000;

@@ -1,13 +1,10 @@
 /** Claim use cases: each call checks scope, changes state, and writes activity. */
 import { recordActivity, type Restorer } from '../activity/service';
 import type { Identity } from '../auth/identity-rules';
-import { InvalidRequestError, NotFoundError, UnavailableError } from '../errors';
-import { logger } from '../observability/logger';
-import { requestPurge } from '../purge/service';
+import { InvalidRequestError, NotFoundError } from '../errors';
 import { CLAIM_NOT_FOUND, loadClaimForTeam, loadClaimOrForbidden } from './access-service';
 import { CLAIM_SUBMITTED, changedClaimFields } from './rules';
 import {
-  deleteClaimRow,
   getClaim,
   listTeamClaims,
   putNewClaim,
@@ -106,31 +103,6 @@ export async function unarchiveClaim(identity: Identity, claimId: string) {
     restorable: true,
   });
   return claimView(claim);
-}
-
-/**
- * Admin hard delete: not team-scoped. The purge of everything beneath the
- * claim (rooms, jobs, items, stored objects) is queued first, then the claim
- * row goes, so the claim is gone at once and nothing is left orphaned if the
- * queue is down (the request fails and nothing changed).
- */
-export async function hardDeleteClaim(identity: Identity, claimId: string) {
-  const claim = await getClaim(claimId, true);
-  if (!claim) throw new NotFoundError(CLAIM_NOT_FOUND);
-  try {
-    await requestPurge({ kind: 'claim', claim_id: claim.id, team_id: claim.team_id });
-  } catch (err) {
-    logger.error('could not queue the claim purge', { claim_id: claim.id, error: String(err) });
-    throw new UnavailableError('The deletion could not be started; nothing was deleted. Try again shortly.');
-  }
-  await deleteClaimRow(claim.id);
-  await recordActivity(identity.actor, {
-    action_type: 'delete_claim',
-    action_label: 'Deleted claim permanently (admin)',
-    ...claimEntity(claim),
-    restorable: false,
-  });
-  return { deleted: true, id: claim.id };
 }
 
 /** Undo of the claim's activity entries (lib/api/undo-restorers.ts): adding a claim is undone by archiving it. */

@@ -3,7 +3,7 @@
  * reference (lib/http/openapi.ts shows them beside the schemas): the manifest
  * in, one presigned POST per PDF out, then the confirm naming the files
  * whose POST finished. importBatchExample is the ImportBatch answer, which
- * the capture source import shares (lib/capture/examples.ts).
+ * the capture source import shares (lib/imports/capture/examples.ts).
  */
 import type * as z from 'zod';
 import { bodyExample, responseExample } from '../http/route';

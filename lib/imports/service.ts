@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { recordActivity } from '../activity/service';
-import { retryCaptureImport, settleCaptureBatch } from '../capture/import-service';
+import { retryCaptureImport, settleCaptureBatch } from './capture/import-service';
 import type { Identity } from '../auth/identity-rules';
 import { blobKeys } from '../blob/keys';
 import { ConflictError, InvalidRequestError, TooLargeError } from '../errors';
@@ -20,7 +20,7 @@ import { deleteJobRows, getJob, type Job, newJobRecord, type PdfDocument, putNew
 import { startJob } from '../orchestrator/start';
 import { confirmDocumentUploads, presignDocumentUploads } from '../photos/document-upload-service';
 import { newPdfDocuments, unknownDocumentsProblem } from '../photos/upload-rules';
-import { PDF_IMPORT } from '../pipelines/catalog';
+import { PDF_IMPORT } from '../orchestrator/pipeline-catalog';
 import { loadClaimForTeam } from '../claims/access-service';
 import { loadImportBatchForTeam } from './access-service';
 import { plural } from '../text';

@@ -30,7 +30,7 @@ export interface ImportBatch extends BatchCounters {
   connection_id: string | null;
   /** contents_list: PDFs uploaded to the claim; capture_source: media selected on a connection. */
   kind: 'contents_list' | 'capture_source';
-  /** The selection: the files as the manifest listed them, or the capture manifest (lib/capture/import-rules.ts). */
+  /** The selection: the files as the manifest listed them, or the capture manifest (lib/imports/capture/import-rules.ts). */
   manifest: { files: { filename: string; size: number }[] } | Record<string, unknown>;
   documents: BatchDocument[];
   status: ImportBatchStatus;

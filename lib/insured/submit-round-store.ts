@@ -1,7 +1,7 @@
 /**
  * A homeowner submit round's own row (INSUREDROUND#<id>, the id derived from
  * the link and the round: insuredRoundId): the round's run on the engine (lib/orchestrator: its fields in
- * run-state.ts) and what the round is (its number, what the submit counted,
+ * lib/db/run-state.ts) and what the round is (its number, what the submit counted,
  * what it made or why it was given up). The link keeps only which round was
  * started last and which is over (submit_round, submitted_round): the round
  * is started on both in one transaction and ended on both in one, so a

@@ -3,7 +3,7 @@
  * the record of a new job (pure: no I/O). Reads and writes are in job-store.ts.
  */
 import { randomUUID } from 'node:crypto';
-import type { RunState } from '../orchestrator/run-state';
+import type { RunState } from '../db/run-state';
 import type { JobStatus, SourceType } from './job-rules';
 
 /** A photo group whose answer was cut short (spec: Output budget and truncation). */

@@ -3,7 +3,7 @@
  * sets that decide what may happen to a job, and its progress figure. Pure.
  */
 
-import type { StageState } from '../orchestrator/run-state';
+import type { StageState } from '../db/run-state';
 
 export const JOB_STATUSES = [
   'pending',

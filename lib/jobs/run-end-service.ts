@@ -3,7 +3,7 @@
  * publishes one RunEnd per run end, right after the conditional write that
  * ended the run (lib/orchestrator/terminal.ts), so each end is published
  * once; the folders that react to it subscribe here — the usage counters
- * (lib/stats/run-end-service.ts), the chat post (lib/jobs/outcome-chat-service.ts) and
+ * (lib/pipelines/run-end-count-service.ts), the chat post (lib/pipelines/outcome-chat-service.ts) and
  * the outbound signals (lib/orchestrator/signals.ts) — and the engine imports
  * none of them. The deployment's wiring (lib/pipelines/run-end-subscribers.ts)
  * registers them in every function that can end a run (a packaging check

@@ -3,7 +3,7 @@
  * it starts with, which branches are done, the run's status and progress
  * while they run, and the key a branch's unit rows and timings go under.
  */
-import type { BranchRun } from './run-state';
+import type { BranchRun } from '../db/run-state';
 import type { BranchStage } from './pipeline';
 
 /** A branch stage of any kind's pipeline, with its statuses `S`. */

@@ -165,7 +165,7 @@ export interface CompletionSummary {
  * A pipeline: its stages in order, what the finished job is billed, and how
  * an interrupted run's partial results are cleared before the restart.
  * Registered for the workers in lib/pipelines/index.ts and named for the
- * HTTP side in lib/pipelines/catalog.ts.
+ * HTTP side in lib/orchestrator/pipeline-catalog.ts.
  *
  * @example
  * ```ts
@@ -222,7 +222,7 @@ export interface PipelineDefinition extends RunPipeline<StageContext, Job, JobSt
    * from complete and ends there again. Its credits are added to the job's
    * billed credits instead of finalizing them, no chat message is posted, and
    * a failed pass leaves the job complete with its items (and undoes only the
-   * pass's own charge, pass_charge_round). Never what pipelineRefForSource (lib/pipelines/catalog.ts) picks.
+   * pass's own charge, pass_charge_round). Never what pipelineRefForSource (lib/orchestrator/pipeline-catalog.ts) picks.
    */
   followUp?: boolean;
   /**
@@ -248,7 +248,7 @@ export interface PipelineDefinition extends RunPipeline<StageContext, Job, JobSt
 
 /**
  * What starting a job on a pipeline needs to know. HTTP handlers start jobs
- * from these (lib/pipelines/catalog.ts) without loading any stage code.
+ * from these (lib/orchestrator/pipeline-catalog.ts) without loading any stage code.
  */
 export interface PipelineRef {
   name: string;

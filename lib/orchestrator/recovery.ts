@@ -18,7 +18,7 @@
  *    24 hours → failed, never requeued.
  */
 import { randomUUID } from 'node:crypto';
-import { PING_BODY } from '../background/heartbeat';
+import { PING_BODY } from '../queue/worker-ping';
 import { settings } from '../config';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Job } from '../jobs/job-store';

@@ -10,9 +10,9 @@
  */
 import type { RowUpdate } from '../db/update';
 import type { RunContext, RunLog, RunPipeline } from './pipeline';
-import type { RunState } from './run-state';
+import type { RunState } from '../db/run-state';
 
-/** A run's subject as the engine sees it: the engine's fields (run-state.ts) and what every subject has. */
+/** A run's subject as the engine sees it: the engine's fields (lib/db/run-state.ts) and what every subject has. */
 export interface RunRecord extends RunState {
   id: string;
   status: string;

@@ -11,7 +11,7 @@
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../config';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
-import type { BranchRun } from './run-state';
+import type { BranchRun } from '../db/run-state';
 import { withRetry } from '../retry';
 import { branchPathNames, stepKey } from './branch-rules';
 import type { RunKind, RunRecord, RunUpdate, UpdateInput } from './run-kind';

@@ -23,7 +23,7 @@ import { getJob, type Job, type PdfDocument, updateJob } from '../jobs/job-store
 import { logger } from '../observability/logger';
 import { startJob } from '../orchestrator/start';
 import { failJob } from '../orchestrator/terminal';
-import { PDF_IMPORT } from '../pipelines/catalog';
+import { PDF_IMPORT } from '../orchestrator/pipeline-catalog';
 import { withRetry } from '../retry';
 import { JOB_NOT_FOUND } from '../jobs/access-service';
 import { encodeMetaFilename } from './rules';

@@ -193,7 +193,7 @@ export async function writeStagedPhotos(
 /**
  * Takes the job's photo-write lock for PHOTO_WRITE_LOCK_MS, only while the job
  * is in one of `jobStatuses` and no unexpired lock is held; false otherwise.
- * Processing refuses a job while it is held (lib/jobs/service.ts).
+ * Processing refuses a job while it is held (lib/job-actions/service.ts).
  */
 export async function takePhotoWriteLock(
   jobId: string,

@@ -1,7 +1,7 @@
 /**
  * The pipelines this deployment runs, registered with the orchestrator.
  * Everything that runs them (the stage and unit workers, the watchdog)
- * imports this module; HTTP handlers start jobs from lib/pipelines/catalog.ts
+ * imports this module; HTTP handlers start jobs from lib/orchestrator/pipeline-catalog.ts
  * instead.
  */
 import { registerPipeline } from '../orchestrator/pipeline';

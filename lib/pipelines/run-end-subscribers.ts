@@ -6,10 +6,10 @@
  * lib/api/endpoint.ts (a Cancel, a dismissal or an upload's end can end one).
  * A packaging check holds every bundle that publishes run ends to load it.
  */
-import { postRunOutcome } from '../jobs/outcome-chat-service';
+import { postRunOutcome } from './outcome-chat-service';
 import { subscribeToRunEnds } from '../jobs/run-end-service';
 import { signalRunEnd } from '../orchestrator/signals';
-import { countRunEnd } from '../stats/run-end-service';
+import { countRunEnd } from './run-end-count-service';
 
 subscribeToRunEnds('signals', signalRunEnd);
 subscribeToRunEnds('usage-counters', countRunEnd);

@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { defineRoute } from '../http/route';
-import { queryBool, uuid } from '../http/schemas';
-import { itemResponse } from '../inventory/schemas';
+import { uuid } from '../http/schemas';
 import { roomCreateBody, roomListQuery, roomRenameBody, roomResponse } from './schemas';
 
 const claimParams = z.object({ claim_id: uuid() });
@@ -82,20 +81,6 @@ export const roomRoutes = {
     handler: 'api/rooms/unarchive-room',
     params: roomParams,
     response: roomResponse,
-    errors: [404],
-  }),
-  inventory: defineRoute({
-    name: 'listRoomInventory',
-    method: 'GET',
-    path: '/api/rooms/{room_id}/inventory',
-    auth: 'user',
-    tag: 'rooms',
-    summary:
-      "Every item of the room across its jobs, with photos, ordered by item number (the shape of a job's inventory). Archived items are left out unless archived=true.",
-    handler: 'api/rooms/list-room-inventory',
-    params: roomParams,
-    query: z.object({ archived: queryBool(false) }),
-    response: z.array(itemResponse),
     errors: [404],
   }),
 };

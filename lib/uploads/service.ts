@@ -19,7 +19,7 @@ import { JobLog } from '../jobs/log-store';
 import { jobView } from '../jobs/view';
 import { logger } from '../observability/logger';
 import { startJob } from '../orchestrator/start';
-import { pipelineRefForSource } from '../pipelines/catalog';
+import { pipelineRefForSource } from '../orchestrator/pipeline-catalog';
 import { dispatch } from '../queue/dispatch';
 import { loadRoomForTeam } from '../rooms/access-service';
 import { JOB_NOT_FOUND } from '../jobs/access-service';

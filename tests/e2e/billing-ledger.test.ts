@@ -8,7 +8,7 @@
  * at the time (the billing sweep settles it later, once).
  */
 import { randomUUID } from 'node:crypto';
-import { PHOTOS_BEING_SAVED } from '../../lib/jobs/service';
+import { PHOTOS_BEING_SAVED } from '../../lib/job-actions/service';
 import { GROUPING_STATUSES } from '../../lib/photos/grouping-rules';
 import { releasePhotoWriteLock, takePhotoWriteLock } from '../../lib/photos/photo-write-store';
 import { Client, eventually, jobInStatus } from '../support/api';

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { settings } from '../../lib/config';
-import { openCaptureSource } from '../../lib/capture/service';
+import { openCaptureSource } from '../../lib/imports/capture/service';
 import { UnavailableError } from '../../lib/errors';
 import { Client } from '../support/api';
 import { fakeCaptureSource } from '../support/fake-capture-source';

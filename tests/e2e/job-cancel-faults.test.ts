@@ -1,5 +1,5 @@
 /**
- * Covers: lib/jobs/service.ts (cancelJob), lib/billing/settlement-rules.ts
+ * Covers: lib/job-actions/service.ts (cancelJob), lib/billing/settlement-rules.ts
  * (cancelBlock), the billing sweep's schedule (lib/billing/sweep-service.ts).
  *
  * Cancel around a Process click that died at its charge, through the real

@@ -24,7 +24,7 @@ import { BillingServiceClient, DEFAULT_DEADLINE_MS } from '../../lib/integration
 import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job-store';
 import { logger } from '../../lib/observability/logger';
 import { startJob } from '../../lib/orchestrator/engine';
-import { pipelineRefForSource } from '../../lib/pipelines/catalog';
+import { pipelineRefForSource } from '../../lib/orchestrator/pipeline-catalog';
 import { createTeam, type Team } from '../../lib/teams/store';
 import { createUser, type User } from '../../lib/users/store';
 import { startFakeBillingServer, type FailureMode, type FakeBillingServer } from '../fakes/billing-server';

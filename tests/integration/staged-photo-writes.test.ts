@@ -12,7 +12,7 @@ import { GROUPING_STATUSES } from '../../lib/photos/grouping-rules';
 import { insertStagedPhotos, newStagedPhoto, type StagedPhoto } from '../../lib/photos/staged-photo-store';
 import { getJob, updateJob } from '../../lib/jobs/job-store';
 import { startJob } from '../../lib/orchestrator/engine';
-import { PHOTO_PIPELINE } from '../../lib/pipelines/catalog';
+import { PHOTO_PIPELINE } from '../../lib/orchestrator/pipeline-catalog';
 import {
   PHOTO_WRITE_LOCK_MS,
   photoWriteLockFree,

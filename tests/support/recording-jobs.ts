@@ -14,7 +14,7 @@ import type { SourceType } from '../../lib/jobs/job-rules';
 import { getJob, type Job, newJobRecord, putNewJob } from '../../lib/jobs/job-store';
 import { readLiveLog } from '../../lib/jobs/log-store';
 import { startJob } from '../../lib/orchestrator/engine';
-import { pipelineRefForSource } from '../../lib/pipelines/catalog';
+import { pipelineRefForSource } from '../../lib/orchestrator/pipeline-catalog';
 import { putNewRoom } from '../../lib/rooms/store';
 import { eventually } from './api';
 import { bucket, s3 } from './aws';

@@ -1,6 +1,6 @@
 import { headerValue, publicEndpoint, rawBody } from '../../../lib/api/public-endpoint';
-import { captureRoutes } from '../../../lib/capture/routes';
-import { handleCaptureEvent } from '../../../lib/capture/webhook-service';
+import { captureRoutes } from '../../../lib/imports/capture/routes';
+import { handleCaptureEvent } from '../../../lib/imports/capture/webhook-service';
 
 export const handler = publicEndpoint(captureRoutes.webhook, ({ event }) =>
   handleCaptureEvent({

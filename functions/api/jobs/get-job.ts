@@ -1,5 +1,5 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { jobRoutes } from '../../../lib/jobs/routes';
-import { showJob } from '../../../lib/jobs/service';
+import { showJob } from '../../../lib/job-actions/service';
 
 export const handler = httpEndpoint(jobRoutes.get, ({ identity, params }) => showJob(identity, params.id));

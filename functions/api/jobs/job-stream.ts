@@ -1,5 +1,5 @@
 import { publicEndpoint } from '../../../lib/api/public-endpoint';
-import { redirectToStream } from '../../../lib/jobs/media-service';
+import { redirectToStream } from '../../../lib/job-actions/media-service';
 import { jobRoutes } from '../../../lib/jobs/routes';
 
 export const handler = publicEndpoint(jobRoutes.stream, ({ params }) => redirectToStream(params.id));

@@ -1,5 +1,5 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
 import { jobRoutes } from '../../../lib/jobs/routes';
-import { listJobs } from '../../../lib/jobs/service';
+import { listJobs } from '../../../lib/job-actions/service';
 
 export const handler = httpEndpoint(jobRoutes.list, ({ identity }) => listJobs(identity));

@@ -1,7 +1,7 @@
 import { httpEndpoint } from '../../../lib/api/endpoint';
+import { inventoryRoutes } from '../../../lib/inventory/routes';
 import { listRoomInventory } from '../../../lib/inventory/service';
-import { roomRoutes } from '../../../lib/rooms/routes';
 
-export const handler = httpEndpoint(roomRoutes.inventory, ({ identity, params, query }) =>
+export const handler = httpEndpoint(inventoryRoutes.listRoom, ({ identity, params, query }) =>
   listRoomInventory(identity, params.room_id, { archived: query.archived }),
 );

@@ -8,8 +8,8 @@
  * gets an id derived from the runner and its run, so the stage can run again.
  */
 import { blobKeys } from '../../blob/keys';
-import { openCaptureSource } from '../../capture/service';
-import { getConnection } from '../../capture/store';
+import { openCaptureSource } from '../../imports/capture/service';
+import { getConnection } from '../../imports/capture/store';
 import type { CaptureSourceResult } from '../../integrations/capture-source';
 import {
   type CaptureManifest,
@@ -18,8 +18,8 @@ import {
   roomNameOf,
   selectMedia,
   type SourceMedia,
-} from '../../capture/import-rules';
-import { importedMediaIds, putUploadRecords, recordAssignmentClaim } from '../../capture/import-store';
+} from '../../imports/capture/import-rules';
+import { importedMediaIds, putUploadRecords, recordAssignmentClaim } from '../../imports/capture/import-store';
 import { getImportBatch, updateImportBatch } from '../../imports/store';
 import { derivedId } from '../../inventory/item-rules';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';

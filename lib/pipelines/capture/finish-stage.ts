@@ -9,7 +9,7 @@
  * complete, partial or failed. Ids are derived, so the stage can run again.
  */
 import { getImportBatch, updateImportBatch, type BatchJob } from '../../imports/store';
-import { runStatus, settledGroups } from '../../capture/import-rules';
+import { runStatus, settledGroups } from '../../imports/capture/import-rules';
 import { derivedId } from '../../inventory/item-rules';
 import { getJob, newJobRecord, putJobOnce } from '../../jobs/job-store';
 import { normalizeCapturedAt } from '../../media/sniff';

@@ -8,7 +8,7 @@ import { putJson, readObject } from '../../blob/objects';
 import { blobKeys } from '../../blob/keys';
 import type { Job } from '../../jobs/job-store';
 import { getRunRecord, listRunRecords, putRunRecord, runRecordKey } from '../run-record-store';
-import type { CaptureMediaType } from '../../capture/import-rules';
+import type { CaptureMediaType } from '../../imports/capture/import-rules';
 
 type JobPlace = Pick<Job, 'team_id' | 'claim_id' | 'id'>;
 

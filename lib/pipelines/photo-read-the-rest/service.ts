@@ -20,7 +20,7 @@ import { isProcessing } from '../../jobs/job-rules';
 import { jobView } from '../../jobs/view';
 import { startJob } from '../../orchestrator/engine';
 import { loadJobForTeam } from '../../jobs/access-service';
-import { PHOTO_READ_THE_REST } from '../catalog';
+import { PHOTO_READ_THE_REST } from '../../orchestrator/pipeline-catalog';
 import { groupsWithPassLeft, tooDenseGroups } from './pass-rules';
 
 const TOO_DENSE_ADVICE =

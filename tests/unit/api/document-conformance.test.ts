@@ -1,6 +1,6 @@
 /**
  * Covers: lib/claims/view.ts, the api-requests schema (lib/admin/schemas.ts), the statuses of the public homeowner
- * routes (lib/insured/routes.ts) and the capture-source webhook (lib/capture/routes.ts): what they answer matches
+ * routes (lib/insured/routes.ts) and the capture-source webhook (lib/imports/capture/routes.ts): what they answer matches
  * the API document as GET /api/openapi.json serves it.
  */
 import { apiRequestsExamples } from '../../../lib/admin/examples';

@@ -1,7 +1,8 @@
 /**
- * The import rules of .dependency-cruiser.js hold: layering (lower layers
- * import no domain module, the route table sits above the domains), HTTP
- * errors only at the edge, no cycles, thin handlers that import no tooling, deploy/ apart from localstack/.
+ * The import rules of .dependency-cruiser.js hold: the folder layers of
+ * docs/architecture.md (no import climbs a layer, no two folders of lib/ import
+ * each other), HTTP errors only at the edge, no module cycles, thin handlers
+ * that import no tooling, deploy/ apart from localstack/.
  * dependency-cruiser's cruise() runs over the TypeScript sources with tsconfig.json and the tooling's JavaScript; it is ESM-only, so it runs in a
  * child Node process and hands back the violations as JSON.
  */
@@ -14,7 +15,7 @@ const root = join(__dirname, '..', '..', '..');
 const configFile = join(root, '.dependency-cruiser.js');
 const config = require(configFile) as {
   forbidden: { name: string; severity: string }[];
-  layers: Record<'LOWER_LAYERS' | 'DOMAINS' | 'COMPOSITION', string[]>;
+  layers: { number: number; name: string; folders: string[] }[];
 };
 
 interface Violation {
@@ -59,9 +60,9 @@ const describeViolation = (v: Violation) =>
   `${v.rule}: ${v.from} → ${v.to}${v.cycle.length ? ` (cycle: ${[v.from, ...v.cycle].join(' → ')})` : ''}`;
 
 describe('architecture (.dependency-cruiser.js)', () => {
-  it('places every folder of lib/ in exactly one layer', () => {
-    const { LOWER_LAYERS, DOMAINS, COMPOSITION } = config.layers;
-    const placed = [...LOWER_LAYERS, ...DOMAINS, ...COMPOSITION];
+  it('places every folder of lib/ in exactly one layer of docs/architecture.md', () => {
+    expect(config.layers.map((l) => l.number)).toEqual(config.layers.map((_, i) => i + 1));
+    const placed = config.layers.flatMap((l) => l.folders);
     const folders = readdirSync(join(root, 'lib')).filter((name) => statSync(join(root, 'lib', name)).isDirectory());
     expect(folders.filter((f) => !placed.includes(f))).toEqual([]);
     expect(placed.filter((f, i) => placed.indexOf(f) !== i)).toEqual([]);
@@ -97,6 +98,13 @@ describe('architecture (.dependency-cruiser.js)', () => {
       file('lib/rooms/room.ts', "import { notFound } from '../http/errors';\nexport const room = notFound;\n");
       file('lib/api/route-table.ts', "import { job } from '../jobs/job';\nexport const table = [job];\n");
       file('lib/users/user.ts', "import { table } from '../api/route-table';\nexport const user = table;\n");
+      // Two folders of one layer importing each other, with no module cycle.
+      file('lib/claims/claim.ts', "import { room } from '../rooms/room';\nexport const claim = room;\n");
+      file(
+        'lib/rooms/plan.ts',
+        "import { job } from '../jobs/job';\nimport { a } from '../claims/c';\nexport const plan = [job, a];\n",
+      );
+      file('lib/claims/c.ts', 'export const a = 1;\n');
       file('functions/api/get.ts', "import { db } from '../../lib/db/client';\nexport const handler = () => db;\n");
       file(
         'functions/api/list.ts',
@@ -118,17 +126,19 @@ describe('architecture (.dependency-cruiser.js)', () => {
       const found = violations.map((v) => `${v.rule}: ${v.from} → ${v.to}`).sort();
       expect(found).toEqual(
         [
-          'domain-imports-composition: lib/users/user.ts → lib/api/route-table.ts',
+          'layer-4-imports-above: lib/users/user.ts → lib/api/route-table.ts',
           'handler-imports-db: functions/api/get.ts → lib/db/client.ts',
           'handler-imports-tooling: functions/api/list.ts → deploy/layers.js',
           'deploy-imports-localstack: deploy/iam.js → localstack/provision.js',
           'no-circular: deploy/layers.js → deploy/manifest.js',
           'imports-http-errors: lib/db/pagination.ts → lib/http/errors.ts',
           'imports-http-errors: lib/rooms/room.ts → lib/http/errors.ts',
-          'lower-layer-imports-domain: lib/db/client.ts → lib/jobs/job.ts',
-          'lower-layer-imports-domain: lib/http/table.ts → lib/jobs/job.ts',
+          'layer-2-imports-above: lib/db/client.ts → lib/jobs/job.ts',
+          'layer-3-imports-above: lib/http/table.ts → lib/jobs/job.ts',
+          'layer-2-imports-above: lib/db/pagination.ts → lib/http/errors.ts',
+          'no-folder-cycle: lib/claims → lib/rooms',
+          'no-folder-cycle: lib/rooms → lib/claims',
           'no-circular: lib/claims/a.ts → lib/claims/b.ts',
-          'storage-imports-edge: lib/db/pagination.ts → lib/http/errors.ts',
         ].sort(),
       );
     });

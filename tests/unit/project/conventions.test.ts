@@ -230,15 +230,15 @@ describe('conventions', () => {
 
     it('a use case not named by its action', () => {
       const files = [
-        file('lib/jobs/service.ts', 'export async function showJob() {}\nexport function listJobs() {}'),
+        file('lib/job-actions/service.ts', 'export async function showJob() {}\nexport function listJobs() {}'),
         file('lib/jobs/stream-service.ts', 'export async function* streamJobEvents() {}\nexport const LIMIT = 5;'),
         file('lib/billing/charge-service.ts', 'export async function teamCreditsBalance() {}'),
-        file('lib/jobs/media-service.ts', 'export async function getJobFor() {}\nfunction helper() {}'),
+        file('lib/job-actions/media-service.ts', 'export async function getJobFor() {}\nfunction helper() {}'),
         file('lib/jobs/job-store.ts', 'export async function jobRow() {}'),
       ];
       expect(useCasesNotNamedByAction(files)).toEqual([
         'lib/billing/charge-service.ts: teamCreditsBalance',
-        'lib/jobs/media-service.ts: getJobFor',
+        'lib/job-actions/media-service.ts: getJobFor',
       ]);
     });
 

@@ -5,7 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import { putStream } from '../../../../lib/blob/objects';
-import { putUploadRecords } from '../../../../lib/capture/import-store';
+import { putUploadRecords } from '../../../../lib/imports/capture/import-store';
 import { loadSettings, resetSettings } from '../../../../lib/config';
 import { openDownload } from '../../../../lib/integrations/guarded-download';
 import type { StageContext } from '../../../../lib/orchestrator/pipeline';
@@ -13,7 +13,7 @@ import { downloadUnit } from '../../../../lib/pipelines/capture/download-unit';
 import { type DownloadResult, putUnitResults } from '../../../../lib/pipelines/capture/run-store';
 
 jest.mock('../../../../lib/blob/objects', () => ({ putJpeg: jest.fn(), putStream: jest.fn() }));
-jest.mock('../../../../lib/capture/import-store', () => ({ putUploadRecords: jest.fn() }));
+jest.mock('../../../../lib/imports/capture/import-store', () => ({ putUploadRecords: jest.fn() }));
 jest.mock('../../../../lib/imports/store', () => ({ addBatchProgress: jest.fn() }));
 jest.mock('../../../../lib/faults/fault-points', () => ({ faultPoint: jest.fn() }));
 jest.mock('../../../../lib/media/normalize', () => ({ normalizePhoto: jest.fn() }));

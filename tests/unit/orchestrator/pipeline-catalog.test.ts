@@ -1,5 +1,5 @@
 /**
- * Covers: lib/pipelines/catalog.ts, lib/pipelines/index.ts.
+ * Covers: lib/orchestrator/pipeline-catalog.ts, lib/pipelines/index.ts.
  *
  * The HTTP side starts jobs from the catalog without loading any stage code;
  * the workers run the registered declarations. The two must name the same
@@ -7,7 +7,7 @@
  */
 import { refOf } from '../../../lib/orchestrator/pipeline';
 import { PIPELINES } from '../../../lib/pipelines';
-import { PIPELINE_CATALOG } from '../../../lib/pipelines/catalog';
+import { PIPELINE_CATALOG } from '../../../lib/orchestrator/pipeline-catalog';
 
 describe('pipeline catalog', () => {
   it('starts each registered pipeline the way the HTTP side names it', () => {

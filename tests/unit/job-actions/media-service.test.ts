@@ -1,12 +1,12 @@
 /**
- * The job media redirects (lib/jobs/media-service.ts): the presigned GET names the type the recording's first
+ * The job media redirects (lib/job-actions/media-service.ts): the presigned GET names the type the recording's first
  * bytes show (never the type it was stored with), played inline; bytes that are no recording only download.
  */
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { loadSettings, resetSettings } from '../../../lib/config';
-import { redirectToJobMedia } from '../../../lib/jobs/media-service';
+import { redirectToJobMedia } from '../../../lib/job-actions/media-service';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const s3 = mockClient(S3Client);

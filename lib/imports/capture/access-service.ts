@@ -1,6 +1,6 @@
 /** Loading a storage connection by its id for the caller (lib/tenancy/team-scope-rules.ts). */
-import type { Identity } from '../auth/identity-rules';
-import { ownRecordOr404 } from '../tenancy/team-scope-rules';
+import type { Identity } from '../../auth/identity-rules';
+import { ownRecordOr404 } from '../../tenancy/team-scope-rules';
 import { getConnection, type StorageConnection } from './store';
 
 const CONNECTION_NOT_FOUND = 'Connection not found';

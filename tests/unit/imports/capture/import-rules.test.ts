@@ -12,7 +12,7 @@ import {
   type SourceMedia,
   UNSORTED_ROOM,
   uploadLimit,
-} from '../../../lib/capture/import-rules';
+} from '../../../../lib/imports/capture/import-rules';
 
 const media = (id: string, over: Partial<SourceMedia> = {}): SourceMedia => ({
   id,

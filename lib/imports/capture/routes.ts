@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineRoute } from '../http/route';
-import { importBatchResponse } from '../imports/schemas';
+import { defineRoute } from '../../http/route';
+import { importBatchResponse } from '../schemas';
 import { captureImportExamples } from './examples';
 import {
   assignmentParams,

@@ -7,8 +7,8 @@
  * and a redelivery answers the batch the first delivery made.
  */
 import * as z from 'zod';
-import { settings as currentSettings, type Settings } from '../config';
-import { InvalidRequestError, NotSignedInError, UnavailableError, UnprocessableError } from '../errors';
+import { settings as currentSettings, type Settings } from '../../config';
+import { InvalidRequestError, NotSignedInError, UnavailableError, UnprocessableError } from '../../errors';
 import { captureSignatureValid } from './import-rules';
 import { handleSubmission } from './import-service';
 import { findOrgConnection } from './store';

@@ -19,16 +19,16 @@ import { loadChargeExemptions } from '../billing/exemption-service';
 import { ConflictError, UnavailableError } from '../errors';
 import { faultPoint } from '../faults/fault-points';
 import { startJob } from '../orchestrator/engine';
-import { pipelineRefForSource } from '../pipelines/catalog';
+import { pipelineRefForSource } from '../orchestrator/pipeline-catalog';
 import { countPhotoAiRequests } from '../photos/photo-service';
 import { photoWriteLocked, photoWriteLockFree } from '../photos/photo-write-store';
 import { roomItemCountByJob } from '../rooms/counts-store';
-import { loadJobForTeam } from './access-service';
+import { loadJobForTeam } from '../jobs/access-service';
 import { loadRoomForTeam } from '../rooms/access-service';
-import { deleteJobRows, getJob, listRoomJobs, listTeamJobs, type Job } from './job-store';
-import { isProcessing, STARTABLE_STATUSES } from './job-rules';
-import { readArchivedLog, readLiveLog } from './log-store';
-import { jobMetrics, jobView } from './view';
+import { deleteJobRows, getJob, listRoomJobs, listTeamJobs, type Job } from '../jobs/job-store';
+import { isProcessing, STARTABLE_STATUSES } from '../jobs/job-rules';
+import { readArchivedLog, readLiveLog } from '../jobs/log-store';
+import { jobMetrics, jobView } from '../jobs/view';
 
 export async function listJobs(identity: Identity) {
   return (await listTeamJobs(identity.team.id, settings().RECENT_JOBS_LIMIT)).map(jobView);

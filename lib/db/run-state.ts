@@ -1,8 +1,9 @@
 /**
  * The engine's fields on a run's subject row (a job's, a send's): the run,
  * its stage and lease, the fan-out counters, the branches, the heartbeat and
- * the timings. Types only, imported by the engine (run-kind.ts) and by the
- * stores whose rows carry a run (lib/jobs/job-record-rules.ts).
+ * the timings. Types only, imported by the engine (lib/orchestrator/run-kind.ts)
+ * and by the stores whose rows carry a run (lib/jobs/job-record-rules.ts): here
+ * in the storage layer, below both, as the shape of stored rows.
  */
 
 /** Where the current stage is; 'branches' while a stage's branches run side by side. */

@@ -10,11 +10,11 @@
  * integration is off: the list says so and everything else answers 503.
  */
 import { randomUUID } from 'node:crypto';
-import { recordActivity } from '../activity/service';
-import type { Identity } from '../auth/identity-rules';
-import { settings as currentSettings, type Settings } from '../config';
-import { ConflictError, NotFoundError, RemoteFailureError, UnavailableError, UnprocessableError } from '../errors';
-import { CaptureSourceClient, type CaptureSourceResult } from '../integrations/capture-source';
+import { recordActivity } from '../../activity/service';
+import type { Identity } from '../../auth/identity-rules';
+import { settings as currentSettings, type Settings } from '../../config';
+import { ConflictError, NotFoundError, RemoteFailureError, UnavailableError, UnprocessableError } from '../../errors';
+import { CaptureSourceClient, type CaptureSourceResult } from '../../integrations/capture-source';
 import { loadConnectionForTeam } from './access-service';
 import {
   CAPTURE_SOURCE,

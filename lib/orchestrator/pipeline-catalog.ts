@@ -6,7 +6,7 @@
  * in step.
  */
 import type { SourceType } from '../jobs/job-rules';
-import type { PipelineRef } from '../orchestrator/pipeline';
+import type { PipelineRef } from './pipeline';
 
 const processing = { followUp: false, preparation: false };
 

@@ -6,7 +6,7 @@
  * count nothing (the job itself was counted by its first run).
  */
 import type { RunEnd } from '../jobs/run-end-service';
-import { recordJobCompleted, recordJobFailed } from './service';
+import { recordJobCompleted, recordJobFailed } from '../stats/service';
 
 export async function countRunEnd({ job, outcome, credits = 0, error }: RunEnd): Promise<void> {
   if (outcome === 'complete') await recordJobCompleted(job, credits);

@@ -8,21 +8,21 @@
  * progress; a partial or failed batch can be retried (the failed media only).
  */
 import { randomUUID } from 'node:crypto';
-import type { Identity } from '../auth/identity-rules';
-import { recordActivity } from '../activity/service';
-import { type Claim, getClaim, putNewClaim } from '../claims/store';
-import { isConditionalCheckFailed } from '../db/client';
-import { ConflictError, UnprocessableError } from '../errors';
-import { batchCounters } from '../imports/rules';
-import { type ImportBatch, importBatchRow, putNewImportBatch, updateImportBatch } from '../imports/store';
-import { importBatchView } from '../imports/view';
-import { derivedId } from '../inventory/item-rules';
-import { deleteJobRows, type Job, newJobRecord, putNewJob } from '../jobs/job-store';
-import { startJob } from '../orchestrator/start';
-import { CAPTURE_IMPORT } from '../pipelines/catalog';
-import { loadClaimForTeam } from '../claims/access-service';
+import type { Identity } from '../../auth/identity-rules';
+import { recordActivity } from '../../activity/service';
+import { type Claim, getClaim, putNewClaim } from '../../claims/store';
+import { isConditionalCheckFailed } from '../../db/client';
+import { ConflictError, UnprocessableError } from '../../errors';
+import { batchCounters } from '../rules';
+import { type ImportBatch, importBatchRow, putNewImportBatch, updateImportBatch } from '../store';
+import { importBatchView } from '../view';
+import { derivedId } from '../../inventory/item-rules';
+import { deleteJobRows, type Job, newJobRecord, putNewJob } from '../../jobs/job-store';
+import { startJob } from '../../orchestrator/start';
+import { CAPTURE_IMPORT } from '../../orchestrator/pipeline-catalog';
+import { loadClaimForTeam } from '../../claims/access-service';
 import { loadConnectionForTeam } from './access-service';
-import { loadRoomForTeam } from '../rooms/access-service';
+import { loadRoomForTeam } from '../../rooms/access-service';
 import { type CaptureManifest, claimNumberOf } from './import-rules';
 import { assignmentClaimId, putWebhookBatch, recordAssignmentClaim, webhookBatchId } from './import-store';
 import { openCaptureSource } from './service';

@@ -9,11 +9,11 @@ import { baseUrl, settings } from '../config';
 import { NotFoundError, UnavailableError } from '../errors';
 import { HttpResponse } from '../http/response';
 import type { Identity } from '../auth/identity-rules';
-import { loadJobForTeam } from './access-service';
+import { loadJobForTeam } from '../jobs/access-service';
 import { frameNames, frameObjectKey } from '../pipelines/video/frame-packs';
 import { RECORDING_SNIFF_BYTES, recordingContentType } from '../uploads/sniff-rules';
-import { isJobObjectKey } from './job-object-rules';
-import { getJob, type Job } from './job-store';
+import { isJobObjectKey } from '../jobs/job-object-rules';
+import { getJob, type Job } from '../jobs/job-store';
 
 /**
  * How the recording is served: played inline as the type its first bytes show; bytes that are no recording

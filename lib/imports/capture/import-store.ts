@@ -12,9 +12,9 @@
  *     delivery made, in one transaction with that batch.
  */
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { getRows, putRows } from '../db/batch';
-import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
-import { keys, withoutKeys } from '../db/keys';
+import { getRows, putRows } from '../../db/batch';
+import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../../db/client';
+import { keys, withoutKeys } from '../../db/keys';
 
 type UploadRecordStatus = 'registered' | 'importing' | 'ready' | 'failed';
 

@@ -7,9 +7,9 @@
  * organisation. Connecting again replaces the connection in one transaction.
  */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { db, isConditionRace, tableName } from '../db/client';
-import { keys, withoutKeys } from '../db/keys';
-import { queryPartition } from '../db/query';
+import { db, isConditionRace, tableName } from '../../db/client';
+import { keys, withoutKeys } from '../../db/keys';
+import { queryPartition } from '../../db/query';
 
 export const CAPTURE_SOURCE = 'capture_source';
 

@@ -8,7 +8,7 @@ import { teamFeatures } from '../features/store';
 import { maskSecret, publicTeam } from '../teams/view';
 import { setUserTimezone } from '../users/store';
 import { userView } from '../users/view';
-import type { Identity } from './identity-rules';
+import type { Identity } from '../auth/identity-rules';
 
 /** The answer of GET/PUT /api/auth/me. */
 async function describeMe(identity: Identity) {

@@ -3,9 +3,9 @@
  * reference (lib/http/openapi.ts shows them beside the schemas): the three
  * targets, and the select / exclude scopes with the filters.
  */
-import { bodyExample, responseExample } from '../http/route';
-import { importBatchExample } from '../imports/examples';
-import { importBatchResponse } from '../imports/schemas';
+import { bodyExample, responseExample } from '../../http/route';
+import { importBatchExample } from '../examples';
+import { importBatchResponse } from '../schemas';
 import { importBody } from './schemas';
 
 const CLAIM_ID = '5b0e7c1a-3d2f-4a8b-9c6e-1f2a3b4c5d6e';

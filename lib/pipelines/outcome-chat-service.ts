@@ -9,7 +9,7 @@ import { revenueUsd } from '../billing/credit-rules';
 import { postJobOutcome } from '../integrations/chat';
 import { getTeam } from '../teams/store';
 import { getUser } from '../users/store';
-import type { RunEnd } from './run-end-service';
+import type { RunEnd } from '../jobs/run-end-service';
 
 export async function postRunOutcome({ job, outcome, credits = 0, error }: RunEnd): Promise<void> {
   if (outcome !== 'complete' && outcome !== 'error') return;
