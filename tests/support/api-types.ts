@@ -435,28 +435,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/rooms/{room_id}/inventory": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Every item of the room across its jobs, with photos, ordered by item number (the shape of a job's inventory). Archived items are left out unless archived=true.
-         * @description Every item of the room across its jobs, with photos, ordered by item number (the shape of a job's inventory). Archived items are left out unless archived=true.
-         *
-         *     Signed-in user (bearer token or login cookie); team-scoped.
-         */
-        get: operations["listRoomInventory"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/activity": {
         parameters: {
             query?: never;
@@ -1357,6 +1335,28 @@ export interface paths {
          *     Signed-in user (bearer token or login cookie); team-scoped.
          */
         get: operations["listInventory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rooms/{room_id}/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every item of the room across its jobs, with photos, ordered by item number (the shape of a job's inventory). Archived items are left out unless archived=true.
+         * @description Every item of the room across its jobs, with photos, ordered by item number (the shape of a job's inventory). Archived items are left out unless archived=true.
+         *
+         *     Signed-in user (bearer token or login cookie); team-scoped.
+         */
+        get: operations["listRoomInventory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4670,104 +4670,6 @@ interface operations {
             };
             /** @description Cross-site request refused: signed in by the login cookie, the write carried neither an `Origin` from the allowed origins nor an `X-Requested-With` header */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not found (or another team’s id) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Validation failed: `errors` lists each bad field (`body.*`, `query.*`, `path.*`) with its message */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    listRoomInventory: {
-        parameters: {
-            query?: {
-                archived?: "0" | "1" | "true" | "false" | "True" | "False";
-            };
-            header?: never;
-            path: {
-                room_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        /** Format: uuid */
-                        job_id: string;
-                        /** Format: uuid */
-                        room_id: string;
-                        /** Format: uuid */
-                        claim_id: string;
-                        item_number: number;
-                        name: string;
-                        quantity: number;
-                        brand: string | null;
-                        model: string | null;
-                        serial: string | null;
-                        sku: string | null;
-                        condition: string | null;
-                        age: string | null;
-                        estimated_price: number | null;
-                        damage: string | null;
-                        notes: string | null;
-                        room: string | null;
-                        confidence: number;
-                        evidence: string | null;
-                        /** @description Flagged for review: confidence below 0.6. */
-                        needs_review: boolean;
-                        reviewed: boolean;
-                        approved: boolean;
-                        is_archived: boolean;
-                        archived_at: string | null;
-                        claims_platform_submitted_at: string | null;
-                        estimation_sent_at: string | null;
-                        /** @description The primary photo's path. */
-                        photo_path: string | null;
-                        source_group_index: number | null;
-                        /** @description The label a contents list printed for the photos the item was made from (for example 'Item 0018'; several joined by '; ' after a merge), so the item can be matched to the vendor's line. Null for items not made from a contents list's photos. */
-                        source_label: string | null;
-                        created_at: string;
-                        updated_at: string;
-                        photos: {
-                            /** Format: uuid */
-                            id: string;
-                            filename: string;
-                            url: string;
-                            is_primary: boolean;
-                            ordering: number;
-                        }[];
-                    }[];
-                };
-            };
-            /** @description Missing, invalid or expired token or login cookie */
-            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9610,6 +9512,104 @@ interface operations {
             header?: never;
             path: {
                 job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        job_id: string;
+                        /** Format: uuid */
+                        room_id: string;
+                        /** Format: uuid */
+                        claim_id: string;
+                        item_number: number;
+                        name: string;
+                        quantity: number;
+                        brand: string | null;
+                        model: string | null;
+                        serial: string | null;
+                        sku: string | null;
+                        condition: string | null;
+                        age: string | null;
+                        estimated_price: number | null;
+                        damage: string | null;
+                        notes: string | null;
+                        room: string | null;
+                        confidence: number;
+                        evidence: string | null;
+                        /** @description Flagged for review: confidence below 0.6. */
+                        needs_review: boolean;
+                        reviewed: boolean;
+                        approved: boolean;
+                        is_archived: boolean;
+                        archived_at: string | null;
+                        claims_platform_submitted_at: string | null;
+                        estimation_sent_at: string | null;
+                        /** @description The primary photo's path. */
+                        photo_path: string | null;
+                        source_group_index: number | null;
+                        /** @description The label a contents list printed for the photos the item was made from (for example 'Item 0018'; several joined by '; ' after a merge), so the item can be matched to the vendor's line. Null for items not made from a contents list's photos. */
+                        source_label: string | null;
+                        created_at: string;
+                        updated_at: string;
+                        photos: {
+                            /** Format: uuid */
+                            id: string;
+                            filename: string;
+                            url: string;
+                            is_primary: boolean;
+                            ordering: number;
+                        }[];
+                    }[];
+                };
+            };
+            /** @description Missing, invalid or expired token or login cookie */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found (or another team’s id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed: `errors` lists each bad field (`body.*`, `query.*`, `path.*`) with its message */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRoomInventory: {
+        parameters: {
+            query?: {
+                archived?: "0" | "1" | "true" | "false" | "True" | "False";
+            };
+            header?: never;
+            path: {
+                room_id: string;
             };
             cookie?: never;
         };
