@@ -12,7 +12,8 @@
  *  - Lambda invocations and billed time per function (serverless offline's
  *    output), with each function's memory → GB-seconds.
  * Jobs: a 50-photo job, a 10-minute video, a 5-minute voice note, a 300-page
- * contents list, a 5,000-item export (Excel, PDF report) and a 500-item send.
+ * contents list and the photo job it leaves, a 5,000-item export (Excel, PDF
+ * report) and a 500-item send to each platform.
  * The fakes answer at once: the counts matter, not the time. The figures are
  * also written to node_modules/.cache/contents-inventory/ops-last.json.
  * It passes when every job completes: it is a measurement, not a bound.
@@ -24,10 +25,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeAiGateway } from '../fakes/ai-gateway-server';
+import { startFakeClaimsPlatform } from '../fakes/claims-platform-server';
 import { startFakeEstimationPlatform } from '../fakes/estimation-platform-server';
 import { startFakeSpeechServer } from '../fakes/speech-server';
 import { capacityModel, formatCapacityModel } from './ops/capacity-model';
-import { exportScenario, sendScenario } from './ops/claim-scenarios';
+import { claimsPlatformSendScenario, exportScenario, sendScenario } from './ops/claim-scenarios';
 import { type CountingProxy, type Emulator, startCountingProxy } from './ops/counting-proxy';
 import { parseLambdaLine, providerMemoryMb, wholeLines } from './ops/lambda-lines';
 import { type Fakes, type ScenarioResult, scenarioContext } from './ops/measure';
@@ -40,7 +42,15 @@ const { startLocalService } = require('../../localstack/service.js');
 const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators.js');
 
 const NAME = 'ops';
-const SCENARIOS = [photoScenario, videoScenario, voiceScenario, pdfScenario, exportScenario, sendScenario];
+const SCENARIOS = [
+  photoScenario,
+  videoScenario,
+  voiceScenario,
+  pdfScenario,
+  exportScenario,
+  sendScenario,
+  claimsPlatformSendScenario,
+];
 const JWT_SECRET = 'bench-ops-claims-platform-secret-0123456789';
 const OUTPUT_TAIL_LINES = 200;
 
@@ -75,6 +85,7 @@ async function main() {
     gateway: await startFakeAiGateway({ apiKey: 'ops-gateway-key' }),
     speech: await startFakeSpeechServer({ apiKey: 'ops-speech-key' }),
     estimation: await startFakeEstimationPlatform(),
+    claimsPlatform: await startFakeClaimsPlatform(),
   };
   const tally = new OpsTally();
   const proxies: CountingProxy[] = [];
@@ -91,6 +102,7 @@ async function main() {
     await fakes.gateway.stop();
     await fakes.speech.stop();
     await fakes.estimation.close();
+    await fakes.claimsPlatform.close();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -112,6 +124,7 @@ async function main() {
         TRANSCRIPTION_API_KEY: fakes.speech.apiKey,
         ESTIMATION_PLATFORM_BASE_URL: fakes.estimation.url,
         ESTIMATION_PLATFORM_APP_URL: 'https://estimation.example.test',
+        CLAIMS_PLATFORM_BASE_URL: fakes.claimsPlatform.url,
         PUBLIC_BASE_URL: 'https://inventory.example.test',
         // The schedules' work is the service's background, not a job's: they run once a day here.
         WATCHDOG_RATE: 'rate(1 day)',

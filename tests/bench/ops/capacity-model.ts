@@ -21,6 +21,8 @@ export const DAY = {
   /** A claim per 50 photos; each claim's 50 items exported once as Excel and once as the PDF report, and sent once. */
   claims: 2_000,
   itemsPerClaim: 50,
+  /** The share of claims sent to each platform (the claims platform or the estimation platform). */
+  sentToEachPlatform: 0.5,
 } as const;
 
 /** The day's work falls in 10 busy hours, and the busiest hour has twice an average busy hour's work. */
@@ -53,14 +55,20 @@ const PARTITION_WRITE_UNITS = 1000;
 /** S3's request rate per prefix: 3,500 writes and 5,500 reads a second. */
 const S3_PREFIX_WRITES = 3500;
 
-/** The day's units of each measured job type, by its title. */
-function unitsPerDay(title: string): { units: number; what: string } | null {
+/** The day's units of each measured job type, by its title; `units` is what the measured job had. */
+function unitsPerDay(title: string, units: number): { units: number; what: string } | null {
+  // Each list's photos are processed once after its read: the measured job is one list's.
+  if (/photo job after/.test(title)) return { units: DAY.lists * units, what: `the photos of ${DAY.lists} lists` };
   if (/photo job/.test(title)) return { units: DAY.photos, what: `${DAY.photos} photos` };
   if (/minute video/.test(title))
     return { units: DAY.videos * DAY.videoMinutes, what: `${DAY.videos} videos of ${DAY.videoMinutes} min` };
   if (/contents list/.test(title))
     return { units: DAY.lists * DAY.listPages, what: `${DAY.lists} lists of ${DAY.listPages} pages` };
-  if (/export|send/.test(title))
+  if (/send to the/.test(title)) {
+    const claims = DAY.claims * DAY.sentToEachPlatform;
+    return { units: claims * DAY.itemsPerClaim, what: `${claims} claims of ${DAY.itemsPerClaim} items` };
+  }
+  if (/export/.test(title))
     return { units: DAY.claims * DAY.itemsPerClaim, what: `${DAY.claims} claims of ${DAY.itemsPerClaim} items` };
   return null;
 }
@@ -97,7 +105,7 @@ export interface CapacityModel {
 /** Each measured job type scaled to a day of the modelled service. */
 function scaled(results: ScenarioResult[]): Scaled[] {
   return results.flatMap((r) => {
-    const day = unitsPerDay(r.title);
+    const day = unitsPerDay(r.title, r.units);
     return day
       ? [{ title: r.title, what: day.what, factor: day.units / r.units, counts: r.counts, providers: r.providers }]
       : [];

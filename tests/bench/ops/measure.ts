@@ -10,6 +10,7 @@
 import { GetQueueAttributesCommand, ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { getJob, type Job } from '../../../lib/jobs/job-store';
 import type { startFakeAiGateway } from '../../fakes/ai-gateway-server';
+import type { startFakeClaimsPlatform } from '../../fakes/claims-platform-server';
 import type { startFakeEstimationPlatform } from '../../fakes/estimation-platform-server';
 import type { startFakeSpeechServer } from '../../fakes/speech-server';
 import { type LoginClaimsInput, newTeamMember, signLoginToken } from '../../support/tokens';
@@ -27,6 +28,7 @@ export interface Fakes {
   gateway: Awaited<ReturnType<typeof startFakeAiGateway>>;
   speech: Awaited<ReturnType<typeof startFakeSpeechServer>>;
   estimation: Awaited<ReturnType<typeof startFakeEstimationPlatform>>;
+  claimsPlatform: Awaited<ReturnType<typeof startFakeClaimsPlatform>>;
 }
 
 /** Requests the service made of the providers AWS does not bill: the AI gateway and speech-to-text. */

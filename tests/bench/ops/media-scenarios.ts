@@ -171,6 +171,13 @@ export const pdfScenario: Scenario = {
       await api.call('POST', `/api/upload-photos/${jobId}/confirm`, { documents: [0] });
       return waitForJob(jobId, (j) => j.status === 'awaiting_grouping');
     });
+    // The photo job the list left awaiting grouping, processed as the read grouped it: its photos' labels name the list.
+    const staged = job.pdf_documents?.[0]?.photos ?? 0;
+    ctx.fakes.gateway.script(`${filename}, page`, [{ items: [modelItem('Armchair', 0.9, { estimated_price: 250 })] }]);
+    const processed = await ctx.measure(async () => {
+      await api.call('POST', `/api/jobs/${job.id}/process`);
+      return waitForJob(job.id, (j) => j.status === 'complete');
+    });
     return [
       {
         title: `${PAGES}-page contents list`,
@@ -178,8 +185,18 @@ export const pdfScenario: Scenario = {
         units: PAGES,
         ...measurement,
         notes: [
-          `card-grid list, ${fixture.expected.photos.length} photos, ${bytes(pdf.length)}: room → manifest → presigned POST → confirm → read → awaiting_grouping (the photo job that follows is not included)`,
-          `${job.pdf_documents?.[0]?.photos ?? '?'} photos staged`,
+          `card-grid list, ${fixture.expected.photos.length} photos, ${bytes(pdf.length)}: room → manifest → presigned POST → confirm → read → awaiting_grouping (the photo job that follows is measured next)`,
+          `${staged} photos staged`,
+        ],
+      },
+      {
+        title: `photo job after the ${PAGES}-page list`,
+        unit: 'photo',
+        units: staged,
+        ...processed.measurement,
+        notes: [
+          `the list's ${staged} photos in the groups the read made: process → one AI call per group → complete`,
+          `${processed.result.items_found} items`,
         ],
       },
     ];
