@@ -33,6 +33,27 @@ export function leaseHeldBy(lease: LeaseAttributes, holder: string, placeholder 
   return { expression: `${lease.holder} = ${placeholder}`, values: { [placeholder]: holder } };
 }
 
+/** The condition that nobody has ever held the lease on the row (no holder attribute). */
+export function leaseAbsent(lease: LeaseAttributes): LeaseCondition {
+  return { expression: `attribute_not_exists(${lease.holder})`, values: {} };
+}
+
+/**
+ * The condition that the lease is exactly the one read: `holder`'s, running until `untilMs`. Taking over a lease
+ * that ran out on this condition takes only that lease: a holder that renewed it meanwhile keeps it.
+ */
+export function leaseIs(
+  lease: LeaseAttributes,
+  holder: string,
+  untilMs: number,
+  placeholder = ':leaseRead',
+): LeaseCondition {
+  return {
+    expression: `${lease.holder} = ${placeholder}Holder AND ${lease.until} = ${placeholder}Until`,
+    values: { [`${placeholder}Holder`]: holder, [`${placeholder}Until`]: untilMs },
+  };
+}
+
 interface TakeLease {
   key: Record<string, unknown>;
   lease: LeaseAttributes;

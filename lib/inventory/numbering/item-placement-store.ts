@@ -23,6 +23,8 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getRows, putRows } from '../../db/batch';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../../db/client';
+import { type LeaseAttributes, leaseAbsent, leaseHeldBy, leaseIs } from '../../db/lease';
+import { leaseHeld } from '../../db/lease-rules';
 import { indexes, keys } from '../../db/keys';
 import { queryAll } from '../../db/query';
 import { withRetry, type RetryPolicy } from '../../retry';
@@ -30,7 +32,6 @@ import { scanClaimMaximum } from './item-number-store';
 import {
   chunked,
   itemsToShift,
-  leaseAvailable,
   maximumAfter,
   paddedItemNumber,
   placedNumber,
@@ -39,6 +40,8 @@ import {
   type Placement,
 } from './numbering-rules';
 
+/** The claim row's numbering lease: a map holding its holder, expiry and the plan in progress. */
+const NUMBERING_LEASE: LeaseAttributes = { holder: 'numbering_lease.holder', until: 'numbering_lease.expires_at' };
 /** A holder that stops renewing for this long is taken for dead. */
 const LEASE_MS = 15_000;
 /** How long after the last numbering write the item indexes are read. */
@@ -111,20 +114,19 @@ async function acquireLease(
     if (!claim) throw new Error(`claim ${claimId} no longer exists`);
     const current = claim.numbering_lease as StoredLease | undefined;
     const now = Date.now();
-    if (!leaseAvailable(current, now)) throw new LeaseBusy();
+    if (leaseHeld(current?.holder, current?.expires_at, now)) throw new LeaseBusy();
+    // Taking over an expired lease: only the very lease read (a holder that renewed meanwhile keeps it).
+    const free = current ? leaseIs(NUMBERING_LEASE, current.holder, current.expires_at) : leaseAbsent(NUMBERING_LEASE);
     try {
       await db().send(
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.claim(claimId),
           UpdateExpression: 'SET numbering_lease = :lease',
-          // Taking over an expired lease: only the very lease read (a holder that renewed meanwhile keeps it).
-          ConditionExpression: current
-            ? 'numbering_lease.holder = :previous AND numbering_lease.expires_at = :previous_expiry'
-            : 'attribute_exists(pk) AND attribute_not_exists(numbering_lease)',
+          ConditionExpression: `attribute_exists(pk) AND ${free.expression}`,
           ExpressionAttributeValues: {
             ':lease': { holder, expires_at: now + ttlMs, pending_plan: current?.pending_plan ?? null },
-            ...(current ? { ':previous': current.holder, ':previous_expiry': current.expires_at } : {}),
+            ...free.values,
           },
         }),
       );
@@ -139,14 +141,15 @@ async function acquireLease(
 }
 
 async function releaseLease(lease: HeldLease): Promise<void> {
+  const mine = leaseHeldBy(NUMBERING_LEASE, lease.holder);
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.claim(lease.claimId),
         UpdateExpression: 'REMOVE numbering_lease SET numbering_written_at = :now',
-        ConditionExpression: 'numbering_lease.holder = :me',
-        ExpressionAttributeValues: { ':me': lease.holder, ':now': Date.now() },
+        ConditionExpression: mine.expression,
+        ExpressionAttributeValues: { ...mine.values, ':now': Date.now() },
       }),
     );
   } catch (err) {
@@ -228,13 +231,14 @@ function shiftUpdate(item: { id: string; item_number: number }) {
 
 /** The claim-row element of each renumber transaction: only while we hold the lease, which it renews. */
 function leaseUpdate(lease: HeldLease, set: string, values: Row) {
+  const mine = leaseHeldBy(NUMBERING_LEASE, lease.holder);
   return {
     Update: {
       TableName: tableName(),
       Key: keys.claim(lease.claimId),
-      UpdateExpression: `SET numbering_lease.expires_at = :expires, ${set}`,
-      ConditionExpression: 'numbering_lease.holder = :me',
-      ExpressionAttributeValues: { ':me': lease.holder, ':expires': Date.now() + lease.ttlMs, ...values },
+      UpdateExpression: `SET ${NUMBERING_LEASE.until} = :expires, ${set}`,
+      ConditionExpression: mine.expression,
+      ExpressionAttributeValues: { ...mine.values, ':expires': Date.now() + lease.ttlMs, ...values },
     },
   };
 }

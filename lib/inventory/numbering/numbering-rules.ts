@@ -55,10 +55,6 @@ export interface LeaseState {
   expires_at: number;
 }
 
-/** Whether a caller may take the claim's numbering lease now: nobody holds it, or its holder stopped renewing it. */
-export const leaseAvailable = (lease: LeaseState | null | undefined, nowMs: number) =>
-  !lease || lease.expires_at <= nowMs;
-
 /**
  * How long to wait before reading the item indexes: they catch up with the
  * table shortly after a write, so a renumber waits until `settleMs` after

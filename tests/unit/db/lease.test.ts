@@ -7,7 +7,7 @@
 import { DeleteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { leaseFree, leaseHeldBy, releaseLease, takeLease } from '../../../lib/db/lease';
+import { leaseAbsent, leaseFree, leaseHeldBy, leaseIs, releaseLease, takeLease } from '../../../lib/db/lease';
 import { useIsolatedSettings } from '../../support/unit-settings';
 
 const TABLE = 'unit-lease-table';
@@ -26,6 +26,14 @@ describe('conditions', () => {
     expect(leaseFree(LEASE, 5, ':t')).toEqual({
       expression: 'attribute_not_exists(holder) OR lease_until_ms < :t',
       values: { ':t': 5 },
+    });
+  });
+
+  it('finds no lease on a row that never had one, and takes over only the very lease read', () => {
+    expect(leaseAbsent(LEASE)).toEqual({ expression: 'attribute_not_exists(holder)', values: {} });
+    expect(leaseIs({ holder: 'lease.holder', until: 'lease.expires_at' }, 'dead', 42)).toEqual({
+      expression: 'lease.holder = :leaseReadHolder AND lease.expires_at = :leaseReadUntil',
+      values: { ':leaseReadHolder': 'dead', ':leaseReadUntil': 42 },
     });
   });
 

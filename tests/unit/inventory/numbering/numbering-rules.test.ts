@@ -2,7 +2,6 @@ import {
   batchNumbers,
   chunked,
   itemsToShift,
-  leaseAvailable,
   MISSING_POSITION,
   maximumAfter,
   paddedItemNumber,
@@ -63,15 +62,6 @@ describe('chunked', () => {
   it('splits in order', () => {
     expect(chunked([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
     expect(chunked([], 3)).toEqual([]);
-  });
-});
-
-describe('leaseAvailable', () => {
-  it('is free without a lease or once it expired', () => {
-    expect(leaseAvailable(null, 100)).toBe(true);
-    expect(leaseAvailable(undefined, 100)).toBe(true);
-    expect(leaseAvailable({ holder: 'a', expires_at: 100 }, 100)).toBe(true);
-    expect(leaseAvailable({ holder: 'a', expires_at: 101 }, 100)).toBe(false);
   });
 });
 
