@@ -14,6 +14,9 @@
  * Modules directly in lib/ (lib/retry.ts) are shared by all layers. Every
  * folder under lib/ is in exactly one of the three lists; the test fails for a
  * folder that is in none, so a new folder has to be placed.
+ *
+ * The local stack (localstack/) has three folders, one way: the emulators and the provisioning know nothing of
+ * each other, and the service runner (runtime) puts them together.
  */
 const FOUNDATION = ['config', 'observability', 'faults'];
 const STORAGE = ['blob', 'db', 'queue'];
@@ -140,6 +143,22 @@ module.exports = {
       severity: 'error',
       from: { path: '^deploy/' },
       to: { path: '^localstack/' },
+    },
+    {
+      name: 'local-emulators-import-above',
+      comment:
+        'The emulators (localstack/emulators) are the bottom of the local stack: they know neither the provisioning nor the service runner (localstack/runtime), which starts them.',
+      severity: 'error',
+      from: { path: '^localstack/emulators/' },
+      to: { path: '^localstack/(provision|runtime)/' },
+    },
+    {
+      name: 'local-provisioning-imports-stack',
+      comment:
+        'Provisioning (localstack/provision) works against any endpoints (the embedded emulators, LocalStack, Floci), so it imports neither the emulators nor the service runner; the runner (localstack/runtime) puts them together.',
+      severity: 'error',
+      from: { path: '^localstack/provision/' },
+      to: { path: '^localstack/(emulators|runtime)/' },
     },
   ],
   options: {

@@ -1,7 +1,8 @@
 /**
  * The import rules of .dependency-cruiser.js hold: layering (lower layers
  * import no domain module, the route table sits above the domains), HTTP
- * errors only at the edge, no cycles, thin handlers that import no tooling, deploy/ apart from localstack/.
+ * errors only at the edge, no cycles, thin handlers that import no tooling, deploy/ apart from localstack/, and the
+ * local stack's folders one way (emulators and provisioning below the service runner).
  * dependency-cruiser's cruise() runs over the TypeScript sources with tsconfig.json and the tooling's JavaScript; it is ESM-only, so it runs in a
  * child Node process and hands back the violations as JSON.
  */
@@ -107,9 +108,17 @@ describe('architecture (.dependency-cruiser.js)', () => {
       file('deploy/manifest.js', "const { LAYERS } = require('./layers');\nmodule.exports = { LAYERS };\n");
       file(
         'deploy/iam.js',
-        "const { provision } = require('../localstack/provision');\nmodule.exports = { provision };\n",
+        "const { provision } = require('../localstack/provision/provision');\nmodule.exports = { provision };\n",
       );
-      file('localstack/provision.js', 'module.exports = { provision: () => {} };\n');
+      file(
+        'localstack/provision/provision.js',
+        "const { startEmulators } = require('../emulators/emulators');\nmodule.exports = { provision: () => startEmulators };\n",
+      );
+      file(
+        'localstack/emulators/emulators.js',
+        "const later = () => require('../runtime/service');\nmodule.exports = { startEmulators: () => {}, later };\n",
+      );
+      file('localstack/runtime/service.js', 'module.exports = { startLocalService: () => {} };\n');
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -121,7 +130,9 @@ describe('architecture (.dependency-cruiser.js)', () => {
           'domain-imports-composition: lib/users/user.ts → lib/api/route-table.ts',
           'handler-imports-db: functions/api/get.ts → lib/db/client.ts',
           'handler-imports-tooling: functions/api/list.ts → deploy/layers.js',
-          'deploy-imports-localstack: deploy/iam.js → localstack/provision.js',
+          'deploy-imports-localstack: deploy/iam.js → localstack/provision/provision.js',
+          'local-emulators-import-above: localstack/emulators/emulators.js → localstack/runtime/service.js',
+          'local-provisioning-imports-stack: localstack/provision/provision.js → localstack/emulators/emulators.js',
           'no-circular: deploy/layers.js → deploy/manifest.js',
           'imports-http-errors: lib/db/pagination.ts → lib/http/errors.ts',
           'imports-http-errors: lib/rooms/room.ts → lib/http/errors.ts',
