@@ -4,7 +4,7 @@
  * functions with routes, the workers' process every other one.
  */
 const LocalHandlerBuild = require('../../../../localstack/runtime/offline-plugin.js');
-const { functions } = require('../../../deploy/manifest.js');
+const { functions } = require('../../../../deploy/manifest.js');
 
 function keptBy(group: string | undefined): string[] {
   const service = { functions: structuredClone(functions) };

@@ -5,7 +5,7 @@
  * writes paths (lib/http/route.ts loggablePath), the token masked.
  */
 import { randomBytes } from 'node:crypto';
-import { MASKED_CREDENTIAL } from '../../../lib/http/route';
+import { MASKED_CREDENTIAL } from '../../../../lib/http/route';
 
 const {
   loadRequestPaths,
