@@ -8,6 +8,9 @@
  * may import only folders of their own layer or below, and no folders import
  * each other (folder-level cycles). Modules directly in lib/ (lib/retry.ts) are
  * shared by all layers.
+ *
+ * The local stack (localstack/) has three folders, one way: the emulators and the provisioning know nothing of
+ * each other, and the service runner (runtime) puts them together.
  */
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -107,6 +110,22 @@ module.exports = {
       severity: 'error',
       from: { path: '^deploy/' },
       to: { path: '^localstack/' },
+    },
+    {
+      name: 'local-emulators-import-above',
+      comment:
+        'The emulators (localstack/emulators) are the bottom of the local stack: they know neither the provisioning nor the service runner (localstack/runtime), which starts them.',
+      severity: 'error',
+      from: { path: '^localstack/emulators/' },
+      to: { path: '^localstack/(provision|runtime)/' },
+    },
+    {
+      name: 'local-provisioning-imports-stack',
+      comment:
+        'Provisioning (localstack/provision) works against any endpoints (the embedded emulators, LocalStack, Floci), so it imports neither the emulators nor the service runner; the runner (localstack/runtime) puts them together.',
+      severity: 'error',
+      from: { path: '^localstack/provision/' },
+      to: { path: '^localstack/(emulators|runtime)/' },
     },
   ],
   options: {

@@ -319,7 +319,7 @@ function build() {
     exposedResponseHeaders: ['Content-Disposition', 'Retry-After'],
     maxAge: 3600,
   };
-  // The schedules whose rate is a setting: the local stack may run them more often (localstack/offline-plugin.js).
+  // The schedules whose rate is a setting: the local stack may run them more often (localstack/runtime/offline-plugin.js).
   const settingSchedules = backgroundFunctions
     .filter((fn) => fn.kind === 'schedule' && !/^(rate|cron)\(/.test(fn.rate))
     .map((fn) => fn.name);

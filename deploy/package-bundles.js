@@ -10,7 +10,7 @@
  * function, ~165 times: about five minutes on 2 cores. A pass parses it once
  * for its 20 handlers; all of them in one pass was no faster and held ~9 GB,
  * where a pass of 20 holds ~2 GB (measured on 165 functions: 43 s).
- * The local stack runs a shared, split build instead (localstack/handler-build.js).
+ * The local stack runs a shared, split build instead (localstack/runtime/handler-build.js).
  */
 const fs = require('node:fs');
 const path = require('node:path');

@@ -1,6 +1,6 @@
 /**
  * Reads serverless.yml as data, for the deployment tooling (the generated
- * alarms in deploy/iam.js) and the local stack (localstack/provision.js), with
+ * alarms in deploy/iam.js) and the local stack (localstack/provision/provision.js), with
  * CloudFormation's short tags (`!Ref`, `!GetAtt`, …) in their long forms.
  * Serverless variables stay unresolved strings.
  */

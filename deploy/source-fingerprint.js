@@ -1,7 +1,7 @@
 /**
  * One hash of everything the functions are built from: the TypeScript under
  * functions/ and lib/, the locked npm packages, tsconfig.json and the esbuild
- * version. The local stack's shared build (localstack/handler-build.js) and
+ * version. The local stack's shared build (localstack/runtime/handler-build.js) and
  * the manifest's handler analysis (deploy/manifest.js) are reused while
  * it is unchanged. Contents are hashed, not modification times, so a
  * checkout or a copy that keeps every byte keeps the hash.

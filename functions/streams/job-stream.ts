@@ -1,7 +1,7 @@
 /**
  * GET /api/jobs/{id}/stream behind a Lambda Function URL with response
  * streaming (API Gateway HTTP APIs cannot stream). The job id in the path is
- * the credential (capability URL). Locally, localstack/stream-server.js calls
+ * the credential (capability URL). Locally, localstack/runtime/stream-server.js calls
  * this same handler with a Node ServerResponse as the stream.
  */
 import type { ServerResponse } from 'node:http';

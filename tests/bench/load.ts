@@ -6,7 +6,7 @@
  *   BENCH_LOAD_TEAMS    teams working at once (default 20)
  *   BENCH_LOAD_MINUTES  how long they start new rounds of work (default 10); a round under way then is finished
  *
- * The service is copied to a throwaway directory and `node localstack/start.js`
+ * The service is copied to a throwaway directory and `node localstack/runtime/start.js`
  * runs there (APP_ENV=stage, billing on) against fakes of every external system
  * in this process (./load/fakes.ts: the AI gateway and speech-to-text answer in
  * 1–4 s and fail a few percent of requests with 429/500/503). Each team loops

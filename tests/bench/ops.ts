@@ -38,8 +38,8 @@ import { formatScenario, totalsOf, writeJson } from './ops/report-tables';
 import { OpsTally } from './ops/tally';
 import { emitResult, runBenchmark } from './report';
 
-const { startLocalService } = require('../../localstack/service.js');
-const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators.js');
+const { startLocalService } = require('../../localstack/runtime/service.js');
+const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators/emulators.js');
 
 const NAME = 'ops';
 const SCENARIOS = [

@@ -5,7 +5,7 @@
  * Runs on its own deployment stage ('bench-engine': own table and queues) of
  * the stack tests/bench/run.js started, with the REAL worker handlers
  * (functions/workers/stages.ts, units.ts) fed in-process by the local queue
- * delivery (localstack/queue-delivery.js), as tests/support/engine.ts does.
+ * delivery (localstack/runtime/queue-delivery.js), as tests/support/engine.ts does.
  * Prints measured, bound, ratio and PASS/FAIL, and where the time went.
  */
 import { randomUUID } from 'node:crypto';
@@ -22,8 +22,8 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import type { PipelineDefinition } from '../../lib/orchestrator/pipeline';
 import { emitResult, median, ms, printTable, quantile, runBenchmark, seconds } from './report';
 
-const { provision } = require('../../localstack/provision.js');
-const { startQueueDelivery } = require('../../localstack/queue-delivery.js');
+const { provision } = require('../../localstack/provision/provision.js');
+const { startQueueDelivery } = require('../../localstack/runtime/queue-delivery.js');
 
 const NAME = 'orchestrator-fanout-40x1s';
 export const BENCH_ENGINE_STAGE = 'bench-engine';

@@ -25,7 +25,7 @@ const { createServer } = require('node:net');
 const { availableParallelism, loadavg, tmpdir } = require('node:os');
 const path = require('node:path');
 const { build } = require('esbuild');
-const { startLocalService } = require('../../localstack/service.js');
+const { startLocalService } = require('../../localstack/runtime/service.js');
 
 const root = path.join(__dirname, '..', '..');
 const RESULT_PREFIX = 'BENCH_RESULT ';
@@ -60,13 +60,13 @@ function freePort() {
 }
 
 /**
- * The local stack's own modules (localstack/*.js) stay outside the bundle,
+ * The local stack's own modules (the .js files under localstack/) stay outside the bundle,
  * required from where they are: they find serverless.yml next to them.
  */
 const keepLocalstackExternal = {
   name: 'keep-localstack-external',
   setup(build) {
-    build.onResolve({ filter: /localstack\/[^/]+\.js$/ }, (args) => ({
+    build.onResolve({ filter: /localstack\/(emulators|provision|runtime)\/[^/]+\.js$/ }, (args) => ({
       path: path.resolve(args.resolveDir, args.path),
       external: true,
     }));

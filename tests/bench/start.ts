@@ -4,7 +4,7 @@
  *
  * The service is copied to a new directory with node_modules linked (a fresh
  * clone after `npm install`: no .local, so no build, no data), and
- * `node localstack/start.js` runs there on free ports:
+ * `node localstack/runtime/start.js` runs there on free ports:
  *  - first start: builds the functions, creates the table, bucket and queues;
  *  - warm start: the same directory again (three times, the median counts);
  *  - busy machine: a first start again (build and data removed) with one
@@ -19,8 +19,8 @@ import path from 'node:path';
 import { removeSnapshot, snapshotService } from '../support/packaging';
 import { emitResult, median, printTable, runBenchmark, seconds } from './report';
 
-const { readyTimeoutMs } = require('../../localstack/offline.js');
-const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators.js');
+const { readyTimeoutMs } = require('../../localstack/runtime/offline.js');
+const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators/emulators.js');
 
 const FIRST_START_BOUND_S = 45;
 const WARM_START_BOUND_S = 10;
@@ -46,7 +46,7 @@ function stopStart(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Runs `node localstack/start.js` in serviceDir; seconds until its ready line (it is stopped then). */
+/** Runs `node localstack/runtime/start.js` in serviceDir; seconds until its ready line (it is stopped then). */
 async function timedStart(serviceDir: string, label: string): Promise<number> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -58,7 +58,7 @@ async function timedStart(serviceDir: string, label: string): Promise<number> {
   for (const name of Object.keys(env))
     if (/^(AWS_|TABLE_NAME|MEDIA_BUCKET|QUEUE_NAME_PREFIX)/.test(name)) delete env[name];
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, ['localstack/start.js'], {
+  const child = spawn(process.execPath, ['localstack/runtime/start.js'], {
     cwd: serviceDir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

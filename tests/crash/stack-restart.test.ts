@@ -42,7 +42,7 @@ import { serviceEnv, TEST_MAIL_DOMAIN } from '../support/service-env';
 import { dead, type StackProcess, startStackProcess } from '../support/stack-process';
 import { photoJob } from '../support/uploads';
 
-const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators.js');
+const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators/emulators.js');
 
 jest.setTimeout(420_000);
 

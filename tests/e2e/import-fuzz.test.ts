@@ -32,7 +32,7 @@ const capture = fakeCaptureSource(process.env.TEST_FAKE_CAPTURE_SOURCE_URL as st
 const IMPORT_PATHS = /upload-photos|import-contents-list|\/integrations\//;
 const routes = routeTable.filter((r) => IMPORT_PATHS.test(r.path) && ['POST', 'PUT', 'PATCH'].includes(r.method));
 
-/** The temporary directory the local service gives its functions (localstack/offline.js privateTempDir). */
+/** The temporary directory the local service gives its functions (localstack/runtime/offline.js privateTempDir). */
 const serviceTempDir = process.env.TEST_SERVICE_TMPDIR as string;
 
 /** Entries of the service's temp directory, each with when it was made (birth time, else last change). */

@@ -1,6 +1,6 @@
 /**
- * The embedded AWS stack (localstack/emulators.js) provisioned from
- * serverless.yml (localstack/provision.js), exercised through the SDK with
+ * The embedded AWS stack (localstack/emulators/emulators.js) provisioned from
+ * serverless.yml (localstack/provision/provision.js), exercised through the SDK with
  * nothing but the environment variables the stack hands out.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -33,7 +33,7 @@ import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'node:stream';
 import { declaredResources, loadServerlessConfig } from '../../deploy/serverless-config';
-import { provision, resourceNames } from '../../localstack/provision';
+import { provision, resourceNames } from '../../localstack/provision/provision';
 
 const STAGE = 'itest';
 const ORIGIN = 'http://localhost:3000';
@@ -342,7 +342,7 @@ describe('shutdown', () => {
   // The one place a second set of emulators starts: a child process runs them
   // the way npm start does, and a Ctrl-C must leave no java and no open port.
   it('leaves no java and no open port behind when the parent gets SIGINT', async () => {
-    const script = `const { startEmulators } = require(${JSON.stringify(path.resolve(__dirname, '../../localstack/emulators.js'))});
+    const script = `const { startEmulators } = require(${JSON.stringify(path.resolve(__dirname, '../../localstack/emulators/emulators.js'))});
       startEmulators({ quiet: true }).then((s) => {
         process.on('SIGINT', () => s.stop().then(() => process.exit(0)));
         console.log(JSON.stringify(s.endpoints));

@@ -97,7 +97,7 @@ const finished = (jobId: string, timeout = 40_000) =>
     return job && (job.status === 'complete' || job.status === 'error') ? job : null;
   }, timeout);
 
-const { startQueueDelivery } = require('../../localstack/queue-delivery.js');
+const { startQueueDelivery } = require('../../localstack/runtime/queue-delivery.js');
 
 async function sendRaw(queueUrl: string, body: unknown) {
   await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(body) }));

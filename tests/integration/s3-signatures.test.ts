@@ -1,5 +1,5 @@
 /**
- * The local S3 refuses what AWS refuses (localstack/s3-auth.js): SigV4
+ * The local S3 refuses what AWS refuses (localstack/emulators/s3-auth.js): SigV4
  * signatures are recomputed for header-signed and presigned requests,
  * presigned URLs expire, and a browser POST must match its signed policy.
  * Run against the run's shared emulators (tests/support/global-setup.ts).

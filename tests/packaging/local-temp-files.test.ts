@@ -11,8 +11,8 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-const { startLocalService } = require('../../localstack/service.js');
-const { privateTempDir, sweepStaleTempDirs } = require('../../localstack/offline.js');
+const { startLocalService } = require('../../localstack/runtime/service.js');
+const { privateTempDir, sweepStaleTempDirs } = require('../../localstack/runtime/offline.js');
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -12,7 +12,7 @@ import { buildSync } from 'esbuild';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { useOwnStage } from './stage';
 
-const { startQueueDelivery } = require('../../localstack/queue-delivery.js');
+const { startQueueDelivery } = require('../../localstack/runtime/queue-delivery.js');
 
 const ENGINE_STAGE = 'engine';
 const root = join(__dirname, '..', '..');

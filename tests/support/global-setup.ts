@@ -18,9 +18,9 @@ import { startFakeSentry } from '../fakes/sentry-server';
 import { startFakeSpeechServer } from '../fakes/speech-server';
 import { fakeEndpointSettings, serviceEnv, TEST_MAIL_DOMAIN } from './service-env';
 
-const { startLocalService } = require('../../localstack/service.js');
-const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators.js');
-const { pdfSandboxEntryIn }: { pdfSandboxEntryIn: () => string } = require('../../localstack/handler-build.js');
+const { startLocalService } = require('../../localstack/runtime/service.js');
+const { freePort }: { freePort: () => Promise<number> } = require('../../localstack/emulators/emulators.js');
+const { pdfSandboxEntryIn }: { pdfSandboxEntryIn: () => string } = require('../../localstack/runtime/handler-build.js');
 
 /** SIGNALS_ID_KEY of the stack and of the test processes. */
 const TEST_SIGNALS_ID_KEY = 'test-signals-id-key-0123456789abcdef';

@@ -7,7 +7,7 @@
  * in STACK_PROCESS_OPTIONS; one JSON line on stdout says the stack is ready.
  * SIGTERM stops it cleanly.
  */
-const { startLocalService } = require('../../localstack/service.js');
+const { startLocalService } = require('../../localstack/runtime/service.js');
 
 const options = JSON.parse(process.env.STACK_PROCESS_OPTIONS ?? '{}');
 const log = (line) => process.stderr.write(`[stack] ${line}\n`);

@@ -4,7 +4,7 @@
  * billing sweep) never reads. For suites that run lib code in-process against
  * their own fakes, so nothing of theirs is picked up by the service's workers.
  */
-const { provision } = require('../../localstack/provision.js');
+const { provision } = require('../../localstack/provision/provision.js');
 
 export interface OwnStage {
   env: Record<string, string>;

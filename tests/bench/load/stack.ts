@@ -1,6 +1,6 @@
 /**
  * The load benchmark's own local stack: the service copied to a throwaway
- * directory (node_modules linked) and `node localstack/start.js` run there on
+ * directory (node_modules linked) and `node localstack/runtime/start.js` run there on
  * free ports, stage `local`, until its ready line; stopped with SIGINT.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { removeSnapshot, snapshotService } from '../../support/packaging';
 
-const { freePort }: { freePort: () => Promise<number> } = require('../../../localstack/emulators.js');
+const { freePort }: { freePort: () => Promise<number> } = require('../../../localstack/emulators/emulators.js');
 const { emulatorEnv }: { emulatorEnv: (ports: Record<string, number>) => Record<string, string> } =
-  require('../../../localstack/emulators.js');
+  require('../../../localstack/emulators/emulators.js');
 const {
   resourceNames,
 }: {
@@ -19,10 +19,10 @@ const {
     bucket: string;
     queuePrefix: string;
   };
-} = require('../../../localstack/provision.js');
+} = require('../../../localstack/provision/provision.js');
 
 const READY_LINE = 'Contents inventory service ready at';
-/** `node localstack/start.js` always runs the stage `local`. */
+/** `node localstack/runtime/start.js` always runs the stage `local`. */
 const STAGE = 'local';
 const READY_TIMEOUT_MS = 240_000;
 
@@ -52,7 +52,7 @@ export async function startStack(serviceEnv: Record<string, string>): Promise<Ru
   Object.assign(env, serviceEnv);
   for (const [name, port] of Object.entries(ports)) env[`LOCAL_${name.toUpperCase()}_PORT`] = String(port);
 
-  const child: ChildProcess = spawn(process.execPath, ['localstack/start.js'], {
+  const child: ChildProcess = spawn(process.execPath, ['localstack/runtime/start.js'], {
     cwd: serviceDir,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -129,7 +129,7 @@ function labelOf(command: string): string {
   return command.split(/\s+/).slice(0, 2).join(' ').slice(0, 40);
 }
 
-/** The stack record's roles (localstack/service.js), as the figures name them. */
+/** The stack record's roles (localstack/runtime/service.js), as the figures name them. */
 const ROLE_LABELS: Record<string, string> = {
   api: 'serverless offline: API',
   workers: 'serverless offline: workers',

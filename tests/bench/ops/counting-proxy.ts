@@ -1,6 +1,6 @@
 /**
  * Counting HTTP proxies, one per emulator, between the service and the
- * emulators (localstack/service.js's `interpose`). Requests and answers pass
+ * emulators (localstack/runtime/service.js's `interpose`). Requests and answers pass
  * through with every header unchanged (the local S3 checks SigV4 signatures,
  * which cover the host), except that a DynamoDB request without
  * ReturnConsumedCapacity is asked for it (DynamoDB Local checks no

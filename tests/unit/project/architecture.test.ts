@@ -2,7 +2,8 @@
  * The import rules of .dependency-cruiser.js hold: the folder layers of
  * docs/architecture.md (no import climbs a layer, no two folders of lib/ import
  * each other), HTTP errors only at the edge, no module cycles, thin handlers
- * that import no tooling, deploy/ apart from localstack/.
+ * that import no tooling, deploy/ apart from localstack/, and the
+ * local stack's folders one way (emulators and provisioning below the service runner).
  * dependency-cruiser's cruise() runs over the TypeScript sources with tsconfig.json and the tooling's JavaScript; it is ESM-only, so it runs in a
  * child Node process and hands back the violations as JSON.
  */
@@ -115,9 +116,17 @@ describe('architecture (.dependency-cruiser.js)', () => {
       file('deploy/manifest.js', "const { LAYERS } = require('./layers');\nmodule.exports = { LAYERS };\n");
       file(
         'deploy/iam.js',
-        "const { provision } = require('../localstack/provision');\nmodule.exports = { provision };\n",
+        "const { provision } = require('../localstack/provision/provision');\nmodule.exports = { provision };\n",
       );
-      file('localstack/provision.js', 'module.exports = { provision: () => {} };\n');
+      file(
+        'localstack/provision/provision.js',
+        "const { startEmulators } = require('../emulators/emulators');\nmodule.exports = { provision: () => startEmulators };\n",
+      );
+      file(
+        'localstack/emulators/emulators.js',
+        "const later = () => require('../runtime/service');\nmodule.exports = { startEmulators: () => {}, later };\n",
+      );
+      file('localstack/runtime/service.js', 'module.exports = { startLocalService: () => {} };\n');
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -129,7 +138,9 @@ describe('architecture (.dependency-cruiser.js)', () => {
           'layer-4-imports-above: lib/users/user.ts → lib/api/route-table.ts',
           'handler-imports-db: functions/api/get.ts → lib/db/client.ts',
           'handler-imports-tooling: functions/api/list.ts → deploy/layers.js',
-          'deploy-imports-localstack: deploy/iam.js → localstack/provision.js',
+          'deploy-imports-localstack: deploy/iam.js → localstack/provision/provision.js',
+          'local-emulators-import-above: localstack/emulators/emulators.js → localstack/runtime/service.js',
+          'local-provisioning-imports-stack: localstack/provision/provision.js → localstack/emulators/emulators.js',
           'no-circular: deploy/layers.js → deploy/manifest.js',
           'imports-http-errors: lib/db/pagination.ts → lib/http/errors.ts',
           'imports-http-errors: lib/rooms/room.ts → lib/http/errors.ts',

@@ -5,7 +5,7 @@
  * writes paths (lib/http/route.ts loggablePath), the token masked.
  */
 import { randomBytes } from 'node:crypto';
-import { MASKED_CREDENTIAL } from '../../../lib/http/route';
+import { MASKED_CREDENTIAL } from '../../../../lib/http/route';
 
 const {
   loadRequestPaths,
@@ -15,7 +15,7 @@ const {
   loadRequestPaths: () => Record<string, unknown>;
   maskedOfflineOutput: (write: (text: string) => void, mask: (text: string) => string) => (chunk: string) => void;
   requestLineMasker: (paths: Record<string, unknown>) => (text: string) => string;
-} = require('../../../localstack/start.js');
+} = require('../../../../localstack/runtime/start.js');
 
 const FILE = '2c1f6b0e-8a1d-4b6e-9d3a-0f4c5b6a7e8d';
 /** A token as the service makes them, and one without a digit (the kind a digit-based rule let through). */

@@ -4,14 +4,14 @@
  * variables point at: the embedded emulators, LocalStack or Floci.
  * serverless.yml stays the only declaration; nothing here lists resources.
  *
- *   node localstack/provision.js --stage local [--region us-east-1]
+ *   node localstack/provision/provision.js --stage local [--region us-east-1]
  */
 
 const { DynamoDBClient } = require('@aws-sdk/client-dynamodb');
 const { S3Client } = require('@aws-sdk/client-s3');
 const { SQSClient } = require('@aws-sdk/client-sqs');
 const { CREATORS, unappliedProperties } = require('./resources');
-const { declaredResources, loadServerlessConfig } = require('../deploy/serverless-config');
+const { declaredResources, loadServerlessConfig } = require('../../deploy/serverless-config');
 const { createVariableResolver, creationOrder, evaluate } = require('./template');
 
 /**

@@ -7,7 +7,7 @@ const http = require('node:http');
 
 /** @param {{ port: number, host?: string, log?: (line: string) => void }} options */
 async function startStreamServer({ port, host = '127.0.0.1', log = () => {} }) {
-  const { loadTypeScript } = require('../deploy/manifest.js');
+  const { loadTypeScript } = require('../../deploy/manifest.js');
   const { streamJob } = loadTypeScript('functions/streams/job-stream.ts');
 
   const server = http.createServer((req, res) => {

@@ -12,11 +12,11 @@ const { mkdirSync } = require('node:fs');
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const root = path.join(__dirname, '..');
+const root = path.join(__dirname, '..', '..');
 const port = (name, fallback) => Number(process.env[name] || fallback);
 
 function localDefaults() {
-  const { loadTypeScript } = require('../deploy/manifest.js');
+  const { loadTypeScript } = require('../../deploy/manifest.js');
   const { loadSettings, layeredValues } = loadTypeScript('lib/config/load.ts');
   const defaults = {};
   // Local by default, unless the environment, .env or the machine file says otherwise.
@@ -57,10 +57,10 @@ const LINK_TOKEN_SEGMENT = /(^|\/)[A-Za-z0-9_-]{43}(?=\/|$)/g;
  * both must share one copy of it.
  */
 function loadRequestPaths() {
-  const { loadTypeScriptSource } = require('../deploy/manifest.js');
+  const { loadTypeScriptSource } = require('../../deploy/manifest.js');
   return loadTypeScriptSource(
-    'localstack/request-paths.ts',
-    "export { routeTable } from '../lib/api/route-table'; export { loggablePath, MASKED_CREDENTIAL } from '../lib/http/route';",
+    'localstack/runtime/request-paths.ts',
+    "export { routeTable } from '../../lib/api/route-table'; export { loggablePath, MASKED_CREDENTIAL } from '../../lib/http/route';",
   );
 }
 

@@ -5,8 +5,8 @@
  * test suite's global setup both start it through startLocalService().
  */
 const { rmSync } = require('node:fs');
-const { startEmulators, assertPortFree, freePort, emulatorEnv } = require('./emulators');
-const { provision, resourceNames } = require('./provision');
+const { startEmulators, assertPortFree, freePort, emulatorEnv } = require('../emulators/emulators');
+const { provision, resourceNames } = require('../provision/provision');
 const { launchOffline } = require('./offline');
 const { startQueueDelivery, consumersOf, offlineInvoker } = require('./queue-delivery');
 const { startStreamServer } = require('./stream-server');
@@ -177,7 +177,7 @@ async function startLocalService({
     Object.assign(process.env, appEnv);
     const streams = await startStreamServer({ port: streamPort, log });
     stops.push(() => streams.stop());
-    const { functions } = require('../deploy/manifest.js');
+    const { functions } = require('../../deploy/manifest.js');
     const invoker = offlineInvoker({ lambdaEndpoint: workers.lambdaEndpoint, functionPrefix: `${SERVICE}-${stage}-` });
     const consumers = consumersOf(functions, (logicalId) => {
       const queue = resources[logicalId];

@@ -12,10 +12,10 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { sourceFingerprint } = require('../deploy/source-fingerprint');
-const { loadServerlessConfig } = require('../deploy/serverless-config');
+const { sourceFingerprint } = require('../../deploy/source-fingerprint');
+const { loadServerlessConfig } = require('../../deploy/serverless-config');
 
-const root = path.join(__dirname, '..');
+const root = path.join(__dirname, '..', '..');
 const OUT_DIR = path.join(root, '.local', 'build', 'handlers');
 const STAMP = 'sources.sha1';
 

@@ -80,7 +80,7 @@ function createVariableResolver(config, { stage, region, env }) {
         if (address === 'accountId') return ACCOUNT_ID;
         break;
     }
-    throw new Error(`serverless.yml: \${${reference}} is not supported by localstack/provision.js`);
+    throw new Error(`serverless.yml: \${${reference}} is not supported by localstack/provision/provision.js`);
   };
 
   /**
@@ -187,7 +187,7 @@ function evaluate(value, created, options) {
         });
       }
       default:
-        throw new Error(`${keys[0]} is not supported by localstack/provision.js`);
+        throw new Error(`${keys[0]} is not supported by localstack/provision/provision.js`);
     }
   }
   return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, evaluate(item, created, options)]));

@@ -1,7 +1,7 @@
 /**
  * Runs `serverless offline` (HTTP API on httpPort, Lambda invoke endpoint on
  * lambdaPort, schedules) as a child process in its own process group, on the
- * shared build of every handler (localstack/handler-build.js, made first if
+ * shared build of every handler (localstack/runtime/handler-build.js, made first if
  * the sources changed), and resolves once it answers: GET /health, or for the
  * workers' process (no routes) its Lambda endpoint.
  */
@@ -11,9 +11,9 @@ const { setPriority } = require('node:os');
 const path = require('node:path');
 const { ensureHandlerBuild } = require('./handler-build');
 
-const root = path.join(__dirname, '..');
+const root = path.join(__dirname, '..', '..');
 const SERVERLESS_BIN = path.join(root, 'node_modules', 'serverless', 'bin', 'serverless.js');
-const OFFLINE_PLUGIN = './localstack/offline-plugin.js';
+const OFFLINE_PLUGIN = './localstack/runtime/offline-plugin.js';
 
 /** How long a start may take before it gives up: LOCAL_READY_TIMEOUT_S, 180 s by default. */
 const DEFAULT_READY_TIMEOUT_S = 180;

@@ -1,10 +1,10 @@
 /**
- * Covers: localstack/offline-plugin.js keepGroup — which functions each of the
+ * Covers: localstack/runtime/offline-plugin.js keepGroup — which functions each of the
  * local stack's two serverless offline processes keeps: the API's process the
  * functions with routes, the workers' process every other one.
  */
-const LocalHandlerBuild = require('../../../localstack/offline-plugin.js');
-const { functions } = require('../../../deploy/manifest.js');
+const LocalHandlerBuild = require('../../../../localstack/runtime/offline-plugin.js');
+const { functions } = require('../../../../deploy/manifest.js');
 
 function keptBy(group: string | undefined): string[] {
   const service = { functions: structuredClone(functions) };

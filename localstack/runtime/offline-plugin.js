@@ -1,15 +1,15 @@
 /**
  * Serverless plugin of the local stack, listed in serverless.yml in place of
- * the packaging bundler when localstack/offline.js starts `serverless offline`
+ * the packaging bundler when localstack/runtime/offline.js starts `serverless offline`
  * (SERVERLESS_BUILD_PLUGIN): the functions run from the shared build of every
- * handler (localstack/handler-build.js) instead of one bundle per function,
+ * handler (localstack/runtime/handler-build.js) instead of one bundle per function,
  * so a start builds for a few seconds instead of bundling ~165 functions.
  *
  * With LOCAL_WATCH_SOURCES=true (`npm start`), a change under functions/ or
  * lib/ rebuilds and has serverless offline drop its loaded handlers, so the
  * next call of each function runs the new code.
  *
- * LOCAL_FUNCTION_GROUP keeps some of the functions (localstack/service.js
+ * LOCAL_FUNCTION_GROUP keeps some of the functions (localstack/runtime/service.js
  * runs two serverless offline processes): `api`, the functions with routes;
  * `workers`, the rest (queue workers, schedules, the job stream). Only the
  * API's process rebuilds on a change; the workers' process follows the build.
@@ -65,7 +65,7 @@ class LocalHandlerBuild {
   scheduleEvery(value) {
     const seconds = Number(value);
     if (!value || !Number.isInteger(seconds) || seconds < 1 || seconds > 59) return;
-    const { settingSchedules } = require('../deploy/manifest');
+    const { settingSchedules } = require('../../deploy/manifest');
     for (const name of settingSchedules) {
       const fn = this.serverless.service.functions[name];
       for (const event of fn?.events ?? [])
@@ -87,7 +87,7 @@ class LocalHandlerBuild {
   useSharedBuild() {
     keepIdleConnections();
     const serviceDir = this.serverless.serviceDir ?? this.serverless.config.servicePath;
-    // localstack/offline.js has normally built already; this only checks the stamp.
+    // localstack/runtime/offline.js has normally built already; this only checks the stamp.
     const watching = process.env.LOCAL_WATCH_SOURCES === 'true';
     const { outDir } = ensureHandlerBuild({ log: this.log, sourceMaps: watching });
     this.serverless.service.custom ??= {};
