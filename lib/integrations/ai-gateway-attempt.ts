@@ -13,7 +13,14 @@
  */
 import type { AiFailureKind } from './ai-call';
 import { type AiUsage, usageOf } from './ai-usage';
-import { answerText, bodyExcerpt, causeOf, NO_REDIRECTS, refusedRedirect, retryAfterMs } from './http-failures';
+import {
+  answerText,
+  bodyExcerpt,
+  causeOf,
+  NO_REDIRECTS,
+  refusedRedirect,
+  retryAfterMs,
+} from '../observability/outbound-failures';
 
 const CHAT_COMPLETIONS_PATH = '/chat/completions';
 

@@ -31,7 +31,7 @@ import {
   type VisionRequest,
 } from './ai-call';
 import { type FailedAttempt, postChatCompletion } from './ai-gateway-attempt';
-import { AttemptFailed, attemptRetryPolicy, failureSummary } from './http-failures';
+import { AttemptFailed, attemptRetryPolicy, failureSummary } from '../observability/outbound-failures';
 import type { AiUsage } from './ai-usage';
 
 const DEFAULT_TIMEOUT_MS = 120_000;

@@ -30,7 +30,7 @@
 import { baseUrl as normalizeBaseUrl, settings as currentSettings, type Settings } from '../config';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
-import { answerText, bodyExcerpt, causeOf, NO_REDIRECTS, refusedRedirect } from './http-failures';
+import { answerText, bodyExcerpt, causeOf, NO_REDIRECTS, refusedRedirect } from '../observability/outbound-failures';
 import {
   BALANCE_PATH,
   type BalanceResult,

@@ -6,7 +6,7 @@
  */
 import { settings } from '../config';
 import { logger } from '../observability/logger';
-import { NO_REDIRECTS, refusedRedirect } from './http-failures';
+import { NO_REDIRECTS, refusedRedirect } from '../observability/outbound-failures';
 
 export interface JobOutcomeMessage {
   outcome: 'success' | 'failure';

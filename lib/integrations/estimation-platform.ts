@@ -80,7 +80,7 @@
  */
 import * as z from 'zod';
 import type { Settings } from '../config';
-import { causeOf } from './http-failures';
+import { causeOf } from '../observability/outbound-failures';
 import {
   isRecord,
   type JsonHttpOptions,

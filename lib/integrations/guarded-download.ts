@@ -14,7 +14,7 @@
  *  - at most maxBytes: a Content-Length above it is refused before a byte is
  *    read, a body that runs past it is stopped there;
  *  - network failures, timeouts before the answer, 5xx and 429 (Retry-After
- *    honoured) are retried with jittered backoff (./http-failures.ts) while
+ *    honoured) are retried with jittered backoff (lib/observability/outbound-failures.ts) while
  *    the deadline allows; anything else is final.
  * Every failure ends in DownloadFailed, whose message is a sentence for the
  * user naming URLs by their origin only (a signed URL's query is a
@@ -30,8 +30,14 @@ import type { HostRule } from '../config';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
 import { addressProblem } from './address-rules';
-import { checkedUrl, isRedirect, originOf, redirectTarget } from './download-rules';
-import { AttemptFailed, type AttemptFailure, attemptRetryPolicy, retryAfterMs } from './http-failures';
+import { checkedUrl, originOf, redirectTarget } from './download-rules';
+import {
+  AttemptFailed,
+  type AttemptFailure,
+  attemptRetryPolicy,
+  isRedirect,
+  retryAfterMs,
+} from '../observability/outbound-failures';
 import { networkCause } from './json-http';
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;

@@ -25,7 +25,14 @@ import type * as z from 'zod';
 import { baseUrl as normalizeBaseUrl } from '../config';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
-import { answerText, bodyExcerpt, causeOf, NO_REDIRECTS, refusedRedirect, retryAfterMs } from './http-failures';
+import {
+  answerText,
+  bodyExcerpt,
+  causeOf,
+  NO_REDIRECTS,
+  refusedRedirect,
+  retryAfterMs,
+} from '../observability/outbound-failures';
 
 /** One attempt. */
 const DEFAULT_TIMEOUT_MS = 8_000;

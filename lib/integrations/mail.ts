@@ -38,7 +38,7 @@ import {
   NO_REDIRECTS,
   refusedRedirect,
   retryAfterMs,
-} from './http-failures';
+} from '../observability/outbound-failures';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_ATTEMPTS = 3;

@@ -39,7 +39,7 @@ import {
   NO_REDIRECTS,
   refusedRedirect,
   retryAfterMs,
-} from './http-failures';
+} from '../observability/outbound-failures';
 
 const LISTEN_PATH = '/v1/listen';
 const DEFAULT_TIMEOUT_MS = 120_000;

@@ -6,8 +6,7 @@
  * taken from an answer's body reaches details, logs and messages only as a
  * `bodyExcerpt`: bounded and scrubbed of credentials and addresses.
  */
-import { scrubText } from '../observability/scrub-rules';
-import { isRedirect } from './download-rules';
+import { scrubText } from './scrub-rules';
 
 /** A Retry-After longer than this is not honoured in full; the job has a deadline. */
 const MAX_RETRY_AFTER_MS = 30_000;
@@ -69,6 +68,10 @@ export function failureSummary(service: string, failure: AttemptFailure, attempt
 
 /** Every outbound fetch's init carries this: a 3xx comes back as the answer, never followed. */
 export const NO_REDIRECTS = { redirect: 'manual' } as const;
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+export const isRedirect = (status: number) => REDIRECTS.has(status);
 
 /** A redirect (301, 302, 303, 307, 308) in words naming its status, or null for any other status. */
 export function refusedRedirect(status: number): string | null {
