@@ -1,10 +1,12 @@
 /**
- * How the outbound HTTP clients read a failed call. None follows a redirect
- * (`NO_REDIRECTS`): a platform's base URL pointed somewhere hostile could
- * otherwise send our credentials and requests on to an internal address and
- * have the answer reflected. A 3xx is a final failure naming its status. Text
- * taken from an answer's body reaches details, logs and messages only as a
- * `bodyExcerpt`: bounded and scrubbed of credentials and addresses.
+ * How an outbound HTTP call fails (the core is ./outbound-http.ts): one
+ * failed attempt (AttemptFailed), the error every integration's final failure
+ * is (IntegrationError), and the words of a failure. No redirect is followed
+ * unless a caller re-checks its target: a base URL pointed somewhere hostile
+ * could otherwise send our credentials and requests on to an internal address
+ * and have the answer reflected. Text taken from an answer's body reaches
+ * details, logs and messages only as a `bodyExcerpt`: bounded and scrubbed of
+ * credentials and addresses. Pure: no I/O.
  */
 import { scrubText } from './scrub-rules';
 
@@ -27,7 +29,30 @@ export function causeOf(err: unknown): string {
   return [e?.message ?? String(err), code].filter(Boolean).join(': ');
 }
 
-/** What a failed attempt tells the retry policy and, once retries are spent, the caller. */
+/**
+ * A fetch failure in words: the socket's own message ("connect ECONNREFUSED
+ * 127.0.0.1:4010") with its code; fetch's own words when the socket said
+ * nothing (or, with `bareCode`, the socket's code alone when it has one).
+ */
+export function networkCause(err: unknown, bareCode = false): string {
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } })?.cause;
+  const message = typeof cause?.message === 'string' ? cause.message : '';
+  const code = typeof cause?.code === 'string' ? cause.code : '';
+  if (!message) return bareCode && code ? code : causeOf(err);
+  return code && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+/** Connection failures that happen before a request is sent: it cannot have been applied. */
+export const NOT_SENT =
+  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPROTO|ERR_SSL|ERR_TLS|CERT|certificate|SSL routines|wrong version number|self[- ]signed/i;
+
+/**
+ * What a failed attempt tells the retry policy and, once retries are spent,
+ * the caller. The core's own kinds: 'timeout', 'network', 'redirect' (refused),
+ * 'refused' (a redirect target or an address the caller's guard refused),
+ * 'too_large' (past the byte cap); an integration's reading of an answer adds
+ * its own.
+ */
 export interface AttemptFailure {
   kind: string;
   /** The HTTP status received, null when none (not sent, timeout, network). */
@@ -36,28 +61,45 @@ export interface AttemptFailure {
   retryable: boolean;
   /** Retry-After, in ms, when the service asked for a pause. */
   retryAfterMs: number | null;
+  /** The request may have been applied even so (default: false). */
+  mayHaveApplied?: boolean;
+  /** A final answer of the service, not a failure to reach it. */
+  answered?: boolean;
 }
 
-/** One failed HTTP attempt, as the retry policy sees it. */
+/** One failed HTTP attempt, as the retry policy sees it: the only such class. */
 export class AttemptFailed<F extends AttemptFailure = AttemptFailure> extends Error {
   constructor(readonly failure: F) {
     super(failure.message);
   }
 }
 
+/** A failure with the fields most leave at their defaults filled in. */
+export const attemptFailed = <F extends AttemptFailure>(
+  failure: Omit<F, 'retryAfterMs'> & { retryAfterMs?: number | null },
+): AttemptFailed<F> => new AttemptFailed({ retryAfterMs: null, ...failure } as F);
+
 /**
- * The retry policy of a client whose attempts throw AttemptFailed: jittered
- * exponential backoff, retryable failures only, and a Retry-After longer
- * than the backoff wins.
+ * The one error of an integration that could not be used: which one, the last
+ * HTTP status (null when none), whether the request may have been applied even
+ * so, and whether the failure was transient (worth trying again later).
  */
-export function attemptRetryPolicy(attempts: number, backoffMs: number) {
-  return {
-    attempts,
-    backoffMs,
-    jitter: true,
-    retryable: (err: unknown) => err instanceof AttemptFailed && err.failure.retryable,
-    minPauseMs: (err: unknown) => (err instanceof AttemptFailed ? err.failure.retryAfterMs : null),
-  };
+export class IntegrationError extends Error {
+  constructor(
+    readonly integration: string,
+    message: string,
+    readonly status: number | null,
+    readonly retryable: boolean,
+    readonly mayHaveApplied: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether a final failure of this kind and status was a transient one (a timeout, the network, 5xx or 429). */
+export function transient(kind: string, status: number | null): boolean {
+  if (kind === 'timeout' || kind === 'network' || kind === 'unreachable') return true;
+  return status !== null && (status >= 500 || status === 429);
 }
 
 /** "<service> <kind> (HTTP <status>) after <n> attempts: <message>": a client's error once its retries are spent. */
@@ -66,9 +108,6 @@ export function failureSummary(service: string, failure: AttemptFailure, attempt
   return `${service} ${failure.kind}${failure.status ? ` (HTTP ${failure.status})` : ''}${tried}: ${failure.message}`;
 }
 
-/** Every outbound fetch's init carries this: a 3xx comes back as the answer, never followed. */
-export const NO_REDIRECTS = { redirect: 'manual' } as const;
-
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 export const isRedirect = (status: number) => REDIRECTS.has(status);
@@ -76,13 +115,6 @@ export const isRedirect = (status: number) => REDIRECTS.has(status);
 /** A redirect (301, 302, 303, 307, 308) in words naming its status, or null for any other status. */
 export function refusedRedirect(status: number): string | null {
   return isRedirect(status) ? `a redirect (HTTP ${status}), not followed` : null;
-}
-
-/** An answer's body as text; a redirect's is left unread (its status says all a caller needs). */
-export async function answerText(res: Pick<Response, 'status' | 'body' | 'text'>): Promise<string> {
-  if (!isRedirect(res.status)) return res.text();
-  await res.body?.cancel().catch(() => undefined);
-  return '';
 }
 
 /** The most of a response body that goes into a detail, a log line or a message. */
@@ -107,3 +139,15 @@ export function bodyExcerpt(text: string, maxChars = BODY_EXCERPT_CHARS): string
   const scrubbed = scrubText(head.replace(/\s+/g, ' ').trim());
   return scrubbed.length > maxChars ? `${scrubbed.slice(0, maxChars - 1)}…` : scrubbed;
 }
+
+/** The body as JSON; undefined when empty or not JSON. */
+export const parseJson = (text: string): unknown => {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);

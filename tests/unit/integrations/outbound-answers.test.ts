@@ -4,8 +4,8 @@
  * failure naming its status, the Location never requested; a long error body
  * reaches a detail or a message only bounded and scrubbed of addresses and
  * credentials.
- * Covers: lib/observability/outbound-failures.ts (NO_REDIRECTS, answerText,
- * bodyExcerpt) and the clients using it: json-http.ts (claims-platform.ts,
+ * Covers: lib/observability/outbound-failures.ts (bodyExcerpt, refusedRedirect) and
+ * the core (outbound-http.ts) with the clients using it: json-http.ts (claims-platform.ts,
  * estimation-platform.ts), billing-service.ts, ai-gateway-attempt.ts,
  * speech-to-text.ts, mail.ts, chat.ts.
  */
