@@ -78,9 +78,9 @@ export class MailError extends IntegrationError {
     /** HTTP attempts made. */
     readonly attempts = 0,
   ) {
-    // Once a request left, the message may have been queued: only a refusal (a 4xx) surely was not.
+    // Once a request left, the message may have been queued: only a refusal (a 3xx or 4xx) surely was not.
     const refused =
-      kind === 'not_configured' || kind === 'invalid' || (status !== null && status < 500 && status !== 429);
+      kind === 'not_configured' || kind === 'invalid' || (kind === 'http' && status !== null && status < 500);
     super('mail', message, status, transient(kind, status), attempts > 0 && !refused);
   }
 }
