@@ -3,6 +3,7 @@
  * kinds of failure, and the record of the finished call that the recorder
  * receives (the domain keeps it through lib/jobs/ai-request-service.ts).
  */
+import { IntegrationError, transient } from '../observability/outbound-failures';
 import type { AiUsage } from './ai-usage';
 
 export interface VisionImage {
@@ -44,17 +45,20 @@ export interface VisionAnswer {
 
 export type AiFailureKind = 'unconfigured' | 'http' | 'timeout' | 'unreachable' | 'empty' | 'unreadable';
 
-export class AiGatewayError extends Error {
+export class AiGatewayError extends IntegrationError {
   override readonly name = 'AiGatewayError';
   constructor(
     readonly kind: AiFailureKind,
     message: string,
     /** The last HTTP status received, null when none (timeout, network, unconfigured). */
-    readonly status: number | null = null,
+    status: number | null = null,
     /** HTTP attempts made. */
     readonly attempts = 0,
   ) {
-    super(message);
+    // Once a request left, the gateway may have run (and billed) it: only a refusal (a 3xx or 4xx) surely did not.
+    const refused = kind === 'unconfigured' || (kind === 'http' && status !== null && status < 500);
+    const retryable = transient(kind, status) || kind === 'empty' || kind === 'unreadable';
+    super('AI gateway', message, status, retryable, attempts > 0 && !refused);
   }
 }
 

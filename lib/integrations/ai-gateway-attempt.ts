@@ -1,6 +1,7 @@
 /**
- * One HTTP attempt at the gateway's chat completions, and how its outcome is
- * read (spec: Processing rules shared by all pipelines, rule 9):
+ * The gateway's chat completions on the outbound core
+ * (lib/observability/outbound-http.ts): the request, and how an attempt's
+ * outcome is read (spec: Processing rules shared by all pipelines, rule 9):
  *
  *   POST {base_url}/chat/completions   Authorization: Bearer <OPENROUTER_API_KEY>
  *   200 {model, choices: [{message: {content}, finish_reason}], usage: {prompt_tokens, completion_tokens, cost}}
@@ -11,9 +12,17 @@
  * redirect among them (never followed). What the body says reaches a message
  * only bounded and scrubbed (bodyExcerpt).
  */
+import {
+  AttemptFailed,
+  type AttemptFailure,
+  bodyExcerpt,
+  isRecord,
+  parseJson,
+  retryAfterMs,
+} from '../observability/outbound-failures';
+import { type OutboundAnswer, type OutboundRequest, sendOutbound } from '../observability/outbound-http';
 import type { AiFailureKind } from './ai-call';
 import { type AiUsage, usageOf } from './ai-usage';
-import { answerText, bodyExcerpt, causeOf, NO_REDIRECTS, refusedRedirect, retryAfterMs } from './http-failures';
 
 const CHAT_COMPLETIONS_PATH = '/chat/completions';
 
@@ -36,10 +45,16 @@ export type Attempt =
       retryAfterMs: number | null;
     };
 
+/** An answered attempt of the gateway. */
+type Answered = Extract<Attempt, { ok: true }>;
+
 /** A failed attempt of the gateway (with the usage it reported, if any). */
 export type FailedAttempt = Extract<Attempt, { ok: false }>;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+interface Endpoint {
+  baseUrl: string;
+  apiKey: string;
+}
 
 function gatewayMessage(body: unknown, text: string): string {
   if (isRecord(body) && isRecord(body.error) && typeof body.error.message === 'string')
@@ -47,126 +62,75 @@ function gatewayMessage(body: unknown, text: string): string {
   return bodyExcerpt(text) || 'no body';
 }
 
-/** Sends one request body and classifies what comes back; never throws for HTTP or network failures. */
-export async function postChatCompletion(
-  { baseUrl, apiKey, timeoutMs }: { baseUrl: string; apiKey: string; timeoutMs: number },
-  body: string,
-): Promise<Attempt> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    const res = await fetch(`${baseUrl}${CHAT_COMPLETIONS_PATH}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        'content-type': 'application/json',
-        accept: 'application/json',
-      },
-      body,
-      signal: controller.signal,
-      ...NO_REDIRECTS,
-    });
-    const text = await answerText(res);
-    const redirect = refusedRedirect(res.status);
-    if (redirect)
-      return {
-        ok: false,
-        kind: 'http',
-        status: res.status,
-        message: redirect,
-        retryable: false,
-        usage: null,
-        retryAfterMs: null,
-      };
-    let parsed: unknown;
-    let readable = false;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-      readable = text !== '';
-    } catch {
-      parsed = undefined;
-    }
-    const usage = usageOf(parsed);
-    if (res.status >= 200 && res.status < 300) {
-      // Spec rule 9: an empty or unreadable 200 is retried like a 5xx.
-      if (!text.trim())
-        return {
-          ok: false,
-          kind: 'empty',
-          status: res.status,
-          message: 'empty body',
-          retryable: true,
-          usage,
-          retryAfterMs: null,
-        };
-      if (!readable)
-        return {
-          ok: false,
-          kind: 'unreadable',
-          status: res.status,
-          message: `body is not JSON: ${bodyExcerpt(text, 200)}`,
-          retryable: true,
-          usage,
-          retryAfterMs: null,
-        };
-      const choice =
-        isRecord(parsed) && Array.isArray(parsed.choices) && isRecord(parsed.choices[0]) ? parsed.choices[0] : null;
-      const content = choice && isRecord(choice.message) ? choice.message.content : undefined;
-      if (typeof content !== 'string')
-        return {
-          ok: false,
-          kind: 'unreadable',
-          status: res.status,
-          message: `no message content: ${gatewayMessage(parsed, text)}`,
-          retryable: true,
-          usage,
-          retryAfterMs: null,
-        };
-      if (!content.trim())
-        return {
-          ok: false,
-          kind: 'empty',
-          status: res.status,
-          message: 'empty message content',
-          retryable: true,
-          usage,
-          retryAfterMs: null,
-        };
-      const finishReason = choice && typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
-      const model = isRecord(parsed) && typeof parsed.model === 'string' && parsed.model ? parsed.model : null;
-      return { ok: true, status: res.status, content, finishReason, model, usage };
-    }
-    const retryable = res.status >= 500 || res.status === 429;
-    return {
-      ok: false,
-      kind: 'http',
-      status: res.status,
-      message: gatewayMessage(parsed, text),
-      retryable,
-      usage,
-      retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
-    };
-  } catch (err) {
-    if (controller.signal.aborted)
-      return {
-        ok: false,
-        kind: 'timeout',
-        status: null,
-        message: `no answer within ${timeoutMs} ms`,
+/** One request body to the gateway. */
+export function chatCompletionRequest({ baseUrl, apiKey }: Endpoint, body: string): OutboundRequest {
+  return {
+    url: `${baseUrl}${CHAT_COMPLETIONS_PATH}`,
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+    },
+    body,
+  };
+}
+
+/** What one answer says: the content, or AttemptFailed<FailedAttempt> (retryable or not). */
+export function readChatCompletion({ status, text, headers }: OutboundAnswer): Answered {
+  const parsed = parseJson(text);
+  const readable = parsed !== undefined;
+  const usage = usageOf(parsed);
+  const fail = (
+    failure: Omit<FailedAttempt, 'ok' | 'usage' | 'status' | 'retryAfterMs'>,
+    retryAfter = null as number | null,
+  ) => new AttemptFailed<FailedAttempt>({ ok: false, status, usage, retryAfterMs: retryAfter, ...failure });
+  if (status >= 200 && status < 300) {
+    // Spec rule 9: an empty or unreadable 200 is retried like a 5xx.
+    if (!text.trim()) throw fail({ kind: 'empty', message: 'empty body', retryable: true });
+    if (!readable)
+      throw fail({ kind: 'unreadable', message: `body is not JSON: ${bodyExcerpt(text, 200)}`, retryable: true });
+    const choice =
+      isRecord(parsed) && Array.isArray(parsed.choices) && isRecord(parsed.choices[0]) ? parsed.choices[0] : null;
+    const content = choice && isRecord(choice.message) ? choice.message.content : undefined;
+    if (typeof content !== 'string')
+      throw fail({
+        kind: 'unreadable',
+        message: `no message content: ${gatewayMessage(parsed, text)}`,
         retryable: true,
-        usage: null,
-        retryAfterMs: null,
-      };
-    return {
-      ok: false,
-      kind: 'unreachable',
-      status: null,
-      message: causeOf(err),
-      retryable: true,
-      usage: null,
-      retryAfterMs: null,
-    };
-  } finally {
-    clearTimeout(timer);
+      });
+    if (!content.trim()) throw fail({ kind: 'empty', message: 'empty message content', retryable: true });
+    const finishReason = choice && typeof choice.finish_reason === 'string' ? choice.finish_reason : null;
+    const model = isRecord(parsed) && typeof parsed.model === 'string' && parsed.model ? parsed.model : null;
+    return { ok: true, status, content, finishReason, model, usage };
   }
+  throw fail(
+    { kind: 'http', message: gatewayMessage(parsed, text), retryable: status >= 500 || status === 429 },
+    retryAfterMs(headers.get('retry-after')),
+  );
+}
+
+const CORE_KINDS: Record<string, FailedAttempt['kind']> = {
+  timeout: 'timeout',
+  network: 'unreachable',
+  redirect: 'http',
+  refused: 'http',
+  too_large: 'unreadable',
+};
+
+/** A failure as a gateway attempt: the gateway's own as is, the core's (no answer, a redirect) in its kinds. */
+export function failedAttempt(failure: AttemptFailure): FailedAttempt {
+  if ('ok' in failure) return failure as FailedAttempt;
+  const { status, message, retryable, retryAfterMs } = failure;
+  return { ok: false, kind: CORE_KINDS[failure.kind] ?? 'http', status, message, retryable, usage: null, retryAfterMs };
+}
+
+/** Sends one request body, one attempt, and classifies what comes back; never throws for HTTP or network failures. */
+export async function postChatCompletion(endpoint: Endpoint & { timeoutMs: number }, body: string): Promise<Attempt> {
+  const result = await sendOutbound(
+    { timeoutMs: endpoint.timeoutMs, attempts: 1, backoffMs: 0 },
+    chatCompletionRequest(endpoint, body),
+    readChatCompletion,
+  );
+  return result.ok ? result.value : failedAttempt(result.failure);
 }

@@ -22,7 +22,8 @@
 import { baseUrl as normalizeBaseUrl, type Settings } from '../config';
 import { logger } from '../observability/logger';
 import { recordAiUsage } from '../observability/metrics';
-import { withRetry } from '../retry';
+import { AttemptFailed, failureSummary } from '../observability/outbound-failures';
+import { sendOutbound } from '../observability/outbound-http';
 import {
   type AiCallRecord,
   type AiCallRecorder,
@@ -30,8 +31,7 @@ import {
   type VisionAnswer,
   type VisionRequest,
 } from './ai-call';
-import { type FailedAttempt, postChatCompletion } from './ai-gateway-attempt';
-import { AttemptFailed, attemptRetryPolicy, failureSummary } from './http-failures';
+import { chatCompletionRequest, type FailedAttempt, failedAttempt, readChatCompletion } from './ai-gateway-attempt';
 import type { AiUsage } from './ai-usage';
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -182,51 +182,35 @@ export class AiGatewayClient {
     }
 
     const body = JSON.stringify(this.requestBody(request));
-    const endpoint = { baseUrl: this.baseUrl, apiKey: this.apiKey, timeoutMs: this.timeoutMs };
-    try {
-      const answered = await withRetry(
-        async () => {
-          attempts++;
-          const attempt = await postChatCompletion(endpoint, body);
-          if (attempt.usage) {
-            usage.inputTokens += attempt.usage.inputTokens;
-            usage.outputTokens += attempt.usage.outputTokens;
-            usage.costUsd += attempt.usage.costUsd;
-          }
-          if (!attempt.ok) throw new AttemptFailed(attempt);
-          return attempt;
-        },
-        {
-          ...attemptRetryPolicy(this.maxAttempts, this.backoffMs),
-          onRetry: (err, attempt) => {
-            const failure = (err as AttemptFailed<FailedAttempt>).failure;
-            logger.warn('AI gateway call failed; retrying', {
-              purpose: request.context.purpose,
-              job_id: request.context.jobId,
-              attempt,
-              kind: failure.kind,
-              status: failure.status,
-              detail: failure.message,
-            });
-          },
-        },
-      );
-      const own = answered.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
-      answeredStatus = answered.status;
-      return finish({
-        answer: {
-          content: answered.content,
-          finishReason: answered.finishReason,
-          inputTokens: own.inputTokens,
-          outputTokens: own.outputTokens,
-          costUsd: own.costUsd,
-          model: answered.model ?? this.model,
-          attempts,
-        },
-      });
-    } catch (err) {
-      if (!(err instanceof AttemptFailed)) throw err;
-      const failure = (err as AttemptFailed<FailedAttempt>).failure;
+    const endpoint = { baseUrl: this.baseUrl, apiKey: this.apiKey };
+    const result = await sendOutbound(
+      {
+        timeoutMs: this.timeoutMs,
+        attempts: this.maxAttempts,
+        backoffMs: this.backoffMs,
+        onRetry: (failure, attempt) =>
+          logger.warn('AI gateway call failed; retrying', {
+            purpose: request.context.purpose,
+            job_id: request.context.jobId,
+            attempt,
+            kind: failedAttempt(failure).kind,
+            status: failure.status,
+            detail: failure.message,
+          }),
+      },
+      chatCompletionRequest(endpoint, body),
+      (answer) => {
+        try {
+          return countUsage(readChatCompletion(answer));
+        } catch (err) {
+          if (err instanceof AttemptFailed) countUsage(err.failure as FailedAttempt);
+          throw err;
+        }
+      },
+    );
+    attempts = result.attempts;
+    if (!result.ok) {
+      const failure = failedAttempt(result.failure);
       return finish({
         error: new AiGatewayError(
           failure.kind,
@@ -235,6 +219,30 @@ export class AiGatewayClient {
           attempts,
         ),
       });
+    }
+    const answered = result.value;
+    const own = answered.usage ?? { inputTokens: 0, outputTokens: 0, costUsd: 0 };
+    answeredStatus = answered.status;
+    return finish({
+      answer: {
+        content: answered.content,
+        finishReason: answered.finishReason,
+        inputTokens: own.inputTokens,
+        outputTokens: own.outputTokens,
+        costUsd: own.costUsd,
+        model: answered.model ?? this.model,
+        attempts,
+      },
+    });
+
+    /** Every attempt's reported spend goes on the call's, failed ones included. */
+    function countUsage<A extends { usage: AiUsage | null }>(attempt: A): A {
+      if (attempt.usage) {
+        usage.inputTokens += attempt.usage.inputTokens;
+        usage.outputTokens += attempt.usage.outputTokens;
+        usage.costUsd += attempt.usage.costUsd;
+      }
+      return attempt;
     }
   }
 

@@ -30,6 +30,8 @@
  *   Any call: 401 for a wrong or missing key.
  */
 
+import { IntegrationError } from '../observability/outbound-failures';
+
 export const SPEND_PATH = '/api/v1/credits/spend';
 export const REFUND_PATH = '/api/v1/credits/refund';
 export const BALANCE_PATH = '/api/v1/credits/balance';
@@ -37,21 +39,27 @@ export const BALANCE_PATH = '/api/v1/credits/balance';
 export type UnreachableReason = 'not_configured' | 'network' | 'timeout' | 'server_error' | 'unreadable' | 'rejected';
 
 /** The billing service could not be used; `reason` says why. Never a flat refusal. */
-export class BillingServiceUnreachable extends Error {
+export class BillingServiceUnreachable extends IntegrationError {
   constructor(
     readonly reason: UnreachableReason,
     readonly call: string,
     readonly detail: string,
     /** HTTP status when the service answered. */
-    readonly status?: number,
+    status?: number,
     /**
      * The request may have reached the service and been applied, its answer
      * lost (a timeout, a dropped connection, a 5xx, an unreadable 200). False
      * when it surely was not (nothing listening, DNS, TLS, a 4xx, not configured).
      */
-    readonly mayHaveApplied = false,
+    mayHaveApplied = false,
   ) {
-    super(`billing service unreachable: ${call} ${reason}${status ? ` (HTTP ${status})` : ''}: ${detail}`);
+    super(
+      'billing service',
+      `billing service unreachable: ${call} ${reason}${status ? ` (HTTP ${status})` : ''}: ${detail}`,
+      status ?? null,
+      reason !== 'rejected' && reason !== 'not_configured',
+      mayHaveApplied,
+    );
     this.name = 'BillingServiceUnreachable';
   }
 }

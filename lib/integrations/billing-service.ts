@@ -29,8 +29,15 @@
  */
 import { baseUrl as normalizeBaseUrl, settings as currentSettings, type Settings } from '../config';
 import { logger } from '../observability/logger';
-import { withRetry } from '../retry';
-import { answerText, bodyExcerpt, causeOf, NO_REDIRECTS, refusedRedirect } from './http-failures';
+import {
+  type AttemptFailure,
+  attemptFailed,
+  bodyExcerpt,
+  isRecord,
+  parseJson,
+  refusedRedirect,
+} from '../observability/outbound-failures';
+import { sendOutbound } from '../observability/outbound-http';
 import {
   BALANCE_PATH,
   type BalanceResult,
@@ -41,6 +48,7 @@ import {
   SPEND_PATH,
   type SpendRequest,
   type SpendResult,
+  type UnreachableReason,
 } from './billing-contract';
 
 /** One attempt. */
@@ -72,11 +80,6 @@ type Answer = { status: number; body: unknown; text: string };
 /** The body's words for a detail: bounded and scrubbed. */
 const said = (text: string) => bodyExcerpt(text, 200) || 'no body';
 
-/** Connection failures that happen before a request is sent: it cannot have been applied. */
-const NOT_SENT =
-  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPROTO|ERR_SSL|ERR_TLS|CERT|certificate|SSL routines|wrong version number|self[- ]signed/i;
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const num = (v: unknown): number | null =>
   typeof v === 'number' && Number.isFinite(v)
     ? v
@@ -207,7 +210,7 @@ export class BillingServiceClient {
   }
 
   /**
-   * One call with retries (lib/retry.ts), all of it within deadlineMs.
+   * One call with retries (the outbound core), all of it within deadlineMs.
    * Returns the final answer (a 200 that `valid` accepts, or a non-retryable
    * status) or the reason the service could not be used.
    */
@@ -224,77 +227,24 @@ export class BillingServiceClient {
         call,
         'BILLING_APP_DOMAIN or BILLING_APP_API_KEY is empty',
       );
-    const deadline = Date.now() + this.deadlineMs;
-    // Once any attempt may have been applied, the call as a whole may have been.
-    let mayHaveApplied = false;
-    try {
-      return await withRetry(
-        async () => {
-          const a = await this.attempt(call, method, path, body, deadline - Date.now());
-          if (a instanceof BillingServiceUnreachable) {
-            mayHaveApplied ||= a.mayHaveApplied;
-            throw a;
-          }
-          if (a.status === 200) {
-            if (valid(a)) return a;
-            mayHaveApplied = true;
-            // Spec rule 9: an unreadable or empty 200 is retried like a 5xx.
-            throw new BillingServiceUnreachable(
-              'unreadable',
-              call,
-              a.text.trim() ? `unexpected body: ${said(a.text)}` : 'empty body',
-              200,
-              true,
-            );
-          }
-          if (a.status >= 500 || a.status === 429) {
-            mayHaveApplied ||= a.status >= 500;
-            throw new BillingServiceUnreachable('server_error', call, said(a.text), a.status, a.status >= 500);
-          }
-          return a;
-        },
-        {
-          attempts: this.retries + 1,
-          backoffMs: this.backoffMs,
-          // Transient failures only, and never past the deadline.
-          retryable: (err) =>
-            err instanceof BillingServiceUnreachable &&
-            err.reason !== 'rejected' &&
-            Date.now() + this.backoffMs < deadline,
-          onRetry: (err, attempt) => {
-            const e = err as BillingServiceUnreachable;
-            logger.warn('billing service call failed; retrying', {
-              call,
-              attempt,
-              reason: e.reason,
-              status: e.status,
-              detail: e.detail,
-            });
-          },
-        },
-      );
-    } catch (err) {
-      const e =
-        err instanceof BillingServiceUnreachable ? err : new BillingServiceUnreachable('network', call, causeOf(err));
-      return new BillingServiceUnreachable(e.reason, e.call, e.detail, e.status, mayHaveApplied);
-    }
-  }
-
-  /** One request, given at most `budgetMs`. */
-  private async attempt(
-    call: string,
-    method: 'GET' | 'POST',
-    path: string,
-    body: unknown,
-    budgetMs: number,
-  ): Promise<Answer | BillingServiceUnreachable> {
-    if (budgetMs <= 0)
-      return new BillingServiceUnreachable('timeout', call, `no time left within the ${this.deadlineMs} ms deadline`);
-    const timeoutMs = Math.min(this.timeoutMs, budgetMs);
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    try {
-      const res = await fetch(`${this.baseUrl}${path}`, {
+    const result = await sendOutbound(
+      {
+        timeoutMs: this.timeoutMs,
+        deadlineMs: this.deadlineMs,
+        attempts: this.retries + 1,
+        backoffMs: this.backoffMs,
+        jitter: false,
+        onRetry: (failure, attempt) =>
+          logger.warn('billing service call failed; retrying', {
+            call,
+            attempt,
+            reason: reasonOf(failure),
+            status: failure.status ?? undefined,
+            detail: failure.message,
+          }),
+      },
+      {
+        url: `${this.baseUrl}${path}`,
         method,
         headers: {
           authorization: `Bearer ${this.apiKey}`,
@@ -302,24 +252,42 @@ export class BillingServiceClient {
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
         },
         body: body !== undefined ? JSON.stringify(body) : undefined,
-        signal: controller.signal,
-        ...NO_REDIRECTS,
-      });
-      const text = await answerText(res);
-      let parsed: unknown = null;
-      try {
-        parsed = text ? JSON.parse(text) : null;
-      } catch {
-        parsed = null;
-      }
-      return { status: res.status, body: parsed, text };
-    } catch (err) {
-      if (controller.signal.aborted)
-        return new BillingServiceUnreachable('timeout', call, `no answer within ${timeoutMs} ms`, undefined, true);
-      const detail = causeOf(err);
-      return new BillingServiceUnreachable('network', call, detail, undefined, !NOT_SENT.test(detail));
-    } finally {
-      clearTimeout(timer);
-    }
+      },
+      ({ status, text }) => {
+        const a: Answer = { status, body: parseJson(text) ?? null, text };
+        if (status === 200) {
+          if (valid(a)) return a;
+          // Spec rule 9: an unreadable or empty 200 is retried like a 5xx.
+          const message = text.trim() ? `unexpected body: ${said(text)}` : 'empty body';
+          throw attemptFailed({ kind: 'unreadable', status, message, retryable: true, mayHaveApplied: true });
+        }
+        if (status >= 500 || status === 429)
+          throw attemptFailed({
+            kind: 'server_error',
+            status,
+            message: said(text),
+            retryable: true,
+            mayHaveApplied: status >= 500,
+          });
+        return a;
+      },
+    );
+    if (result.ok) return result.value;
+    const { failure } = result;
+    // A refused redirect is a final answer, as any other status the service gives.
+    if (failure.kind === 'redirect') return this.rejected(call, { status: failure.status ?? 0, text: '' });
+    return new BillingServiceUnreachable(
+      reasonOf(failure),
+      call,
+      failure.message,
+      failure.status ?? undefined,
+      result.mayHaveApplied,
+    );
   }
+}
+
+/** The core's kinds of failure as the billing service's reasons. */
+function reasonOf(failure: AttemptFailure): UnreachableReason {
+  if (failure.kind === 'too_large') return 'unreadable';
+  return failure.kind as UnreachableReason;
 }

@@ -69,7 +69,8 @@
 import * as z from 'zod';
 import { baseUrl, type HostRule, hostRules, type Settings, settings } from '../config';
 import type { DownloadGuard } from './guarded-download';
-import { errorBodySpec, type JsonHttpOptions, type JsonHttpResult, JsonHttpClient, NOT_SENT } from './json-http';
+import { NOT_SENT } from '../observability/outbound-failures';
+import { errorBodySpec, type JsonHttpOptions, type JsonHttpResult, JsonHttpClient } from './json-http';
 
 export interface CaptureSourceClientOptions extends JsonHttpOptions {
   /** The organisation's token (sent as the bearer token). */

@@ -6,7 +6,7 @@
  */
 import { settings } from '../config';
 import { logger } from '../observability/logger';
-import { NO_REDIRECTS, refusedRedirect } from './http-failures';
+import { sendOutbound } from '../observability/outbound-http';
 
 export interface JobOutcomeMessage {
   outcome: 'success' | 'failure';
@@ -47,20 +47,26 @@ function chatPayload(message: JobOutcomeMessage) {
 export async function postJobOutcome(message: JobOutcomeMessage): Promise<void> {
   const url = settings().CHAT_WEBHOOK_URL;
   if (!url) return;
-  try {
-    const res = await fetch(url, {
+  const result = await sendOutbound(
+    { timeoutMs: POST_TIMEOUT_MS, attempts: 1, backoffMs: 0 },
+    {
+      url,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(chatPayload(message)),
-      signal: AbortSignal.timeout(POST_TIMEOUT_MS),
-      ...NO_REDIRECTS,
-    });
-    // The answer's body is not needed; letting it go frees the connection.
-    await res.body?.cancel().catch(() => undefined);
-    const redirect = refusedRedirect(res.status);
-    if (redirect) logger.warn('chat webhook answered a redirect', { status: res.status, detail: redirect });
-    else if (!res.ok) logger.warn('chat webhook answered an error', { status: res.status });
-  } catch (err) {
-    logger.warn('chat webhook unreachable', { error: String(err) });
-  }
+      // The answer's body is not needed; letting it go frees the connection.
+      stream: true,
+    },
+    async ({ status, response }) => {
+      await response.body?.cancel().catch(() => undefined);
+      return status;
+    },
+  );
+  if (result.ok) {
+    if (result.value < 200 || result.value >= 300)
+      logger.warn('chat webhook answered an error', { status: result.value });
+  } else if (result.failure.kind === 'redirect') {
+    const { status, message } = result.failure;
+    logger.warn('chat webhook answered a redirect', { status, detail: message });
+  } else logger.warn('chat webhook unreachable', { error: result.failure.message });
 }

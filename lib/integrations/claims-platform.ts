@@ -83,7 +83,8 @@
  * longer than deadlineMs (default 20 s). The token is never logged.
  */
 import * as z from 'zod';
-import { errorBodySpec, type JsonHttpOptions, type JsonHttpResult, JsonHttpClient, NOT_SENT } from './json-http';
+import { NOT_SENT } from '../observability/outbound-failures';
+import { errorBodySpec, type JsonHttpOptions, type JsonHttpResult, JsonHttpClient } from './json-http';
 
 export interface ClaimsPlatformClientOptions extends JsonHttpOptions {
   /** CLAIMS_PLATFORM_BASE_URL: bare domain or full base URL. */

@@ -12,10 +12,6 @@ import { addressProblem, literalAddress } from './address-rules';
 /** Redirects followed before a download is refused. */
 const MAX_REDIRECTS = 5;
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-
-export const isRedirect = (status: number) => REDIRECTS.has(status);
-
 /** Scheme and host of a URL (its path and query left out). */
 export function originOf(url: URL): string {
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : `${url.protocol}//${url.host}`;

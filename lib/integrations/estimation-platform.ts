@@ -80,17 +80,8 @@
  */
 import * as z from 'zod';
 import type { Settings } from '../config';
-import { causeOf } from './http-failures';
-import {
-  isRecord,
-  type JsonHttpOptions,
-  type JsonHttpResult,
-  type JsonHttpSpec,
-  JsonHttpClient,
-  NOT_SENT,
-  networkCause,
-  parseJson,
-} from './json-http';
+import { causeOf, isRecord, NOT_SENT, networkCause, parseJson } from '../observability/outbound-failures';
+import { type JsonHttpOptions, type JsonHttpResult, type JsonHttpSpec, JsonHttpClient } from './json-http';
 
 /** The `<source_app>` path segment naming this service on the platform. */
 export const ESTIMATION_SOURCE_APP = 'contents-inventory';

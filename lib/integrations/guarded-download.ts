@@ -14,8 +14,11 @@
  *  - at most maxBytes: a Content-Length above it is refused before a byte is
  *    read, a body that runs past it is stopped there;
  *  - network failures, timeouts before the answer, 5xx and 429 (Retry-After
- *    honoured) are retried with jittered backoff (./http-failures.ts) while
- *    the deadline allows; anything else is final.
+ *    honoured) are retried with jittered backoff while the deadline allows;
+ *    anything else is final.
+ * The requests, retries and redirects are the outbound core's
+ * (lib/observability/outbound-http.ts), with this file's address guard as its
+ * connection pool and its URL checks as its redirect policy.
  * Every failure ends in DownloadFailed, whose message is a sentence for the
  * user naming URLs by their origin only (a signed URL's query is a
  * credential). The body is a byte stream, never buffered here, so a
@@ -25,14 +28,19 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ReadableStreamReadResult } from 'node:stream/web';
-import { Agent, fetch, type Response } from 'undici';
+import { Agent } from 'undici';
 import type { HostRule } from '../config';
 import { logger } from '../observability/logger';
-import { withRetry } from '../retry';
+import {
+  type AttemptFailure,
+  attemptFailed,
+  IntegrationError,
+  networkCause,
+  retryAfterMs,
+} from '../observability/outbound-failures';
+import { sendOutbound } from '../observability/outbound-http';
 import { addressProblem } from './address-rules';
-import { checkedUrl, isRedirect, originOf, redirectTarget } from './download-rules';
-import { AttemptFailed, type AttemptFailure, attemptRetryPolicy, retryAfterMs } from './http-failures';
-import { networkCause } from './json-http';
+import { checkedUrl, originOf, redirectTarget } from './download-rules';
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 const DEFAULT_ATTEMPTS = 3;
@@ -112,8 +120,12 @@ function addressRefusalOf(err: unknown): AddressRefused | null {
 }
 
 /** A download that did not happen or was stopped; the message says why, for the user. */
-export class DownloadFailed extends Error {
+export class DownloadFailed extends IntegrationError {
   override readonly name = 'DownloadFailed';
+  constructor(message: string, status: number | null = null, retryable = false) {
+    // A download is a GET: nothing it does can have been applied.
+    super('download', message, status, retryable, false);
+  }
 }
 
 export interface Download {
@@ -125,7 +137,7 @@ export interface Download {
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
 
 const final = (message: string, status: number | null = null) =>
-  new AttemptFailed({ kind: 'refused', status, message, retryable: false, retryAfterMs: null });
+  attemptFailed({ kind: 'refused', status, message, retryable: false });
 
 /** The reason of a download that failed before its body: what the last attempt met, and the attempts made. */
 function failedSentence(failure: AttemptFailure, attempts: number): string {
@@ -134,12 +146,12 @@ function failedSentence(failure: AttemptFailure, attempts: number): string {
   return `Download failed: ${failure.message}${tried}.`;
 }
 
-/** One download: its deadline, the request in flight, and which timer stopped it. */
+/** One download: its deadline, and whether the body's read was stopped for stalling. */
 class Transfer {
   private readonly total = new AbortController();
   private readonly totalTimer: NodeJS.Timeout;
-  private current = new AbortController();
-  private stopped: 'connect' | 'stall' | null = null;
+  private readonly stall = new AbortController();
+  private stalled = false;
 
   constructor(private readonly guard: DownloadGuard) {
     this.totalTimer = setTimeout(() => this.total.abort(), guard.totalTimeoutMs);
@@ -158,88 +170,34 @@ class Transfer {
   /** The first acceptable answer, retried and redirected as the guard allows; its body unread. */
   async answer(first: URL): Promise<Response> {
     const { guard } = this;
-    const policy = attemptRetryPolicy(guard.attempts ?? DEFAULT_ATTEMPTS, guard.backoffMs ?? DEFAULT_BACKOFF_MS);
-    let attempts = 0;
-    try {
-      return await withRetry(
-        (attempt) => {
-          attempts = attempt;
-          return this.follow(first);
-        },
-        {
-          ...policy,
-          retryable: (err) => policy.retryable(err) && !this.total.signal.aborted,
-          onRetry: (err, attempt) => {
-            const { kind, status, message } = (err as AttemptFailed).failure;
-            logger.warn(`${guard.source} download failed; retrying`, {
-              origin: originOf(first),
-              attempt,
-              kind,
-              status,
-              detail: message,
-            });
-          },
-        },
-      );
-    } catch (err) {
-      if (err instanceof AttemptFailed) throw new DownloadFailed(failedSentence(err.failure, attempts));
-      throw err;
-    }
-  }
-
-  /** One attempt: the URL and the redirects it leads to, each checked before it is fetched. */
-  private async follow(first: URL): Promise<Response> {
-    let url = first;
-    for (let hops = 0; ; hops++) {
-      const res = await this.request(url);
-      if (!isRedirect(res.status)) return this.accepted(res);
-      await res.body?.cancel().catch(() => undefined);
-      const next = redirectTarget(res.headers.get('location'), url, hops, this.guard.hosts, this.guard.source);
-      if (typeof next === 'string') throw final(next, res.status);
-      url = next;
-    }
-  }
-
-  /** One GET, its answer's headers within the connect timeout. */
-  private async request(url: URL): Promise<Response> {
-    const connectMs = this.guard.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    this.current = new AbortController();
-    this.stopped = null;
-    const own = this.current;
-    const timer = setTimeout(() => {
-      this.stopped = 'connect';
-      own.abort();
-    }, connectMs);
-    try {
-      return await fetch(url, {
-        redirect: 'manual',
-        signal: AbortSignal.any([own.signal, this.total.signal]),
-        dispatcher: agentFor(this.guard.resolve ?? systemResolve),
-      });
-    } catch (err) {
-      const refused = addressRefusalOf(err);
-      if (refused) throw final(refused.message);
-      if (this.total.signal.aborted)
-        throw new AttemptFailed({
-          kind: 'timeout',
-          status: null,
-          message: this.tookTooLong,
-          retryable: false,
-          retryAfterMs: null,
-        });
-      if (this.stopped === 'connect')
-        throw new AttemptFailed({
-          kind: 'timeout',
-          status: null,
-          message: `${originOf(url)} did not answer within ${seconds(connectMs)}`,
-          retryable: true,
-          retryAfterMs: null,
-        });
-      const message = `${originOf(url)} could not be reached (${networkCause(err)})`;
-      throw new AttemptFailed({ kind: 'unreachable', status: null, message, retryable: true, retryAfterMs: null });
-    } finally {
-      clearTimeout(timer);
-    }
+    const result = await sendOutbound(
+      {
+        // Until the answer's headers, each redirect's request on its own.
+        timeoutMs: guard.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        attempts: guard.attempts ?? DEFAULT_ATTEMPTS,
+        backoffMs: guard.backoffMs ?? DEFAULT_BACKOFF_MS,
+        dispatcher: agentFor(guard.resolve ?? systemResolve),
+        followRedirect: (location, from, hops) => redirectTarget(location, from, hops, guard.hosts, guard.source),
+        refusal: (err) => addressRefusalOf(err)?.message ?? null,
+        stoppedWords: () => this.tookTooLong,
+        timeoutWords: (ms, url) => `${originOf(new URL(url))} did not answer within ${seconds(ms)}`,
+        networkWords: (err, url) => `${originOf(new URL(url))} could not be reached (${networkCause(err)})`,
+        onRetry: ({ kind, status, message }, attempt) =>
+          logger.warn(`${guard.source} download failed; retrying`, {
+            origin: originOf(first),
+            attempt,
+            kind: kind === 'network' ? 'unreachable' : kind,
+            status,
+            detail: message,
+          }),
+      },
+      // The stall signal stops the body's read later (chunks); the total one, everything.
+      { url: first, signal: AbortSignal.any([this.total.signal, this.stall.signal]), stream: true },
+      ({ response }) => this.accepted(response),
+    );
+    if (result.ok) return result.value;
+    const { failure } = result;
+    throw new DownloadFailed(failedSentence(failure, result.attempts), failure.status, failure.retryable);
   }
 
   /** A 2xx whose declared length fits; anything else an AttemptFailed. */
@@ -252,7 +210,7 @@ class Transfer {
       throw final(`its answer is ${length} bytes, more than ${maxBytesWords}`, res.status);
     }
     await res.body?.cancel().catch(() => undefined);
-    throw new AttemptFailed({
+    throw attemptFailed({
       kind: 'http',
       status: res.status,
       message: `HTTP ${res.status}`,
@@ -265,20 +223,19 @@ class Transfer {
   async *chunks(res: Response): AsyncGenerator<Buffer> {
     const { maxBytes, maxBytesWords, stallTimeoutMs } = this.guard;
     const reader = res.body?.getReader();
-    const own = this.current;
     let received = 0;
     try {
       while (reader) {
         const stall = setTimeout(() => {
-          this.stopped = 'stall';
-          own.abort();
+          this.stalled = true;
+          this.stall.abort();
         }, stallTimeoutMs);
         let step: ReadableStreamReadResult<Uint8Array>;
         try {
           step = await reader.read();
         } catch (err) {
           if (this.total.signal.aborted) throw new DownloadFailed(`Download stopped: ${this.tookTooLong}.`);
-          if (this.stopped === 'stall')
+          if (this.stalled)
             throw new DownloadFailed(
               `Download stopped: no bytes for ${seconds(stallTimeoutMs)}; the transfer stalled.`,
             );

@@ -1,8 +1,8 @@
 /**
- * The machinery of our JSON-over-HTTP platform clients (lib/integrations/
- * claims-platform.ts, estimation-platform.ts): one call with retries
- * (lib/retry.ts) within a deadline, each attempt with its own timeout, and
- * every way it can end mapped to a discriminated result, never an opaque throw:
+ * The JSON-over-HTTP platform clients' reading of the outbound core
+ * (lib/observability/outbound-http.ts) for claims-platform.ts,
+ * estimation-platform.ts and capture-source.ts: one call with retries within
+ * a deadline, each attempt with its own timeout, and every way it can end mapped to a discriminated result, never an opaque throw:
  *   - ok: a 2xx whose body validates against the call's zod schema;
  *   - unauthorized (401), not_found (404), unprocessable (422): final;
  *   - unavailable: `reason` 'network', 'timeout', 'server_error' (5xx, or a 429
@@ -24,8 +24,16 @@
 import type * as z from 'zod';
 import { baseUrl as normalizeBaseUrl } from '../config';
 import { logger } from '../observability/logger';
-import { withRetry } from '../retry';
-import { answerText, bodyExcerpt, causeOf, NO_REDIRECTS, refusedRedirect, retryAfterMs } from './http-failures';
+import {
+  type AttemptFailure,
+  attemptFailed,
+  bodyExcerpt,
+  isRecord,
+  networkCause,
+  parseJson,
+  retryAfterMs,
+} from '../observability/outbound-failures';
+import { type OutboundAnswer, type OutboundResult, sendOutbound } from '../observability/outbound-http';
 
 /** One attempt. */
 const DEFAULT_TIMEOUT_MS = 8_000;
@@ -111,35 +119,6 @@ export interface JsonHttpRequest<T> {
   schema: z.ZodType<T>;
 }
 
-/** Connection failures that happen before a request is sent: it cannot have been applied. */
-export const NOT_SENT =
-  /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EPROTO|ERR_SSL|ERR_TLS|CERT|certificate|SSL routines|wrong version number|self[- ]signed/i;
-
-/**
- * A fetch failure in words: the socket's own message ("connect ECONNREFUSED
- * 127.0.0.1:4010") with its code; fetch's own words when the socket said
- * nothing (or, with `bareCode`, the socket's code alone when it has one).
- */
-export function networkCause(err: unknown, bareCode = false): string {
-  const cause = (err as { cause?: { code?: unknown; message?: unknown } })?.cause;
-  const message = typeof cause?.message === 'string' ? cause.message : '';
-  const code = typeof cause?.code === 'string' ? cause.code : '';
-  if (!message) return bareCode && code ? code : causeOf(err);
-  return code && !message.includes(code) ? `${message} (${code})` : message;
-}
-
-export const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** The body as JSON; undefined when empty or not JSON. */
-export const parseJson = (text: string): unknown => {
-  try {
-    return text ? JSON.parse(text) : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
 /** A platform's own words in an error answer: the JSON `detail`, else `error`, else the body (the caller cuts it). */
 function errorBodyWords(text: string): string {
   const body = parseJson(text);
@@ -171,24 +150,6 @@ export function errorBodySpec(name: string, notSent: (cause: string) => boolean)
   };
 }
 
-/** One failed attempt, as the retry policy sees it. */
-class AttemptFailed extends Error {
-  constructor(
-    readonly reason: UnavailableReason,
-    /** What went wrong, without the call (e.g. "HTTP 503: ..."). */
-    readonly problem: string,
-    readonly mayHaveApplied: boolean,
-    readonly retryable: boolean,
-    readonly status?: number,
-    /** Retry-After, in ms, when the platform asked for a pause. */
-    readonly retryAfterMs: number | null = null,
-    /** A final answer of the platform, not a failure to reach it. */
-    readonly answered = false,
-  ) {
-    super(problem);
-  }
-}
-
 /** A client of one JSON platform: the timing it was given, and `request`, one call with retries. */
 export abstract class JsonHttpClient {
   readonly baseUrl: string;
@@ -196,7 +157,7 @@ export abstract class JsonHttpClient {
   readonly attempts: number;
   readonly backoffMs: number;
   readonly deadlineMs: number;
-  private readonly fetch: typeof fetch;
+  private readonly fetch: typeof fetch | undefined;
 
   protected constructor(
     options: JsonHttpOptions,
@@ -207,120 +168,115 @@ export abstract class JsonHttpClient {
     this.attempts = Math.max(1, Math.floor(options.attempts ?? DEFAULT_ATTEMPTS));
     this.backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
     this.deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
-    this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.fetch = options.fetch;
   }
 
-  /** One call with retries (lib/retry.ts), all of it within deadlineMs. */
+  /** One call with retries (the outbound core), all of it within deadlineMs. */
   protected async request<T>(request: JsonHttpRequest<T>): Promise<JsonHttpResult<T>> {
     const { spec } = this;
     const call = request.call ?? `${request.method} ${request.path}`;
-    const deadline = Date.now() + this.deadlineMs;
-    const minAttemptMs = Math.min(spec.minAttemptMs, this.timeoutMs);
-    let attempts = 0;
-    // Once any attempt may have been applied, the call as a whole may have been.
-    let mayHaveApplied = false;
+    const { body } = request;
+    let result: OutboundResult<Final<T>>;
     try {
-      return await withRetry<Final<T>>(
-        async (attempt) => {
-          attempts = attempt;
-          try {
-            return await this.attempt(request, call, deadline);
-          } catch (err) {
-            if (err instanceof AttemptFailed) mayHaveApplied ||= err.mayHaveApplied;
-            throw err;
-          }
-        },
+      result = await sendOutbound(
         {
+          timeoutMs: this.timeoutMs,
+          deadlineMs: this.deadlineMs,
           attempts: this.attempts,
           backoffMs: this.backoffMs,
-          jitter: true,
-          // Transient failures only, and only when the pause leaves time for another attempt.
-          retryable: (err) => {
-            if (!(err instanceof AttemptFailed) || !err.retryable) return false;
-            const pause = Math.max(this.backoffMs * 2 ** (attempts - 1), err.retryAfterMs ?? 0);
-            const left = deadline - (Date.now() + pause);
-            return left > 0 && left >= minAttemptMs;
-          },
-          minPauseMs: (err) => (err instanceof AttemptFailed ? err.retryAfterMs : null),
-          onRetry: (err, attempt) => {
-            const e = err as AttemptFailed;
+          minAttemptMs: spec.minAttemptMs,
+          fetch: this.fetch,
+          networkWords: (err) => spec.networkCause(err),
+          notSent: (cause, err) => spec.notSent(cause, err),
+          onRetry: (failure, attempt) =>
             logger.warn(`${spec.name} call failed; retrying`, {
               call,
               attempt,
-              reason: e.reason,
-              status: e.status,
-              detail: e.problem,
-            });
-          },
+              reason: reasonOf(failure),
+              status: failure.status ?? undefined,
+              detail: failure.message,
+            }),
         },
+        {
+          url: `${this.baseUrl}${request.path}`,
+          method: request.method,
+          headers: {
+            ...spec.headers,
+            accept: 'application/json',
+            ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          },
+          body: body !== undefined ? JSON.stringify(body) : undefined,
+        },
+        (answer) => this.read(request, call, answer),
       );
     } catch (err) {
-      const e = err instanceof AttemptFailed ? err : new AttemptFailed('network', spec.networkCause(err), true, false);
-      return {
-        outcome: 'unavailable',
-        reason: e.reason,
-        ...(e.status !== undefined ? { status: e.status } : {}),
-        detail: `${spec.name} unreachable: ${call}: ${e.problem}${spec.attemptsNote(attempts, e.answered)}`,
-        mayHaveApplied: mayHaveApplied || e.mayHaveApplied,
+      result = {
+        ok: false,
+        failure: {
+          kind: 'network',
+          status: null,
+          message: spec.networkCause(err),
+          retryable: false,
+          retryAfterMs: null,
+        },
+        attempts: 1,
+        mayHaveApplied: true,
       };
     }
+    if (result.ok) return result.value;
+    const { failure } = result;
+    return {
+      outcome: 'unavailable',
+      reason: reasonOf(failure),
+      ...(failure.status !== null ? { status: failure.status } : {}),
+      detail: `${spec.name} unreachable: ${call}: ${failure.message}${spec.attemptsNote(result.attempts, failure.answered === true)}`,
+      mayHaveApplied: result.mayHaveApplied || failure.mayHaveApplied === true,
+    };
   }
 
-  /** One request within what is left of the deadline: a final answer, or AttemptFailed. */
-  private async attempt<T>(request: JsonHttpRequest<T>, call: string, deadline: number): Promise<Final<T>> {
+  /** What one answer means: a final answer, or AttemptFailed. */
+  private read<T>(request: JsonHttpRequest<T>, call: string, answer: OutboundAnswer): Final<T> {
     const { spec } = this;
-    const { method, path, body } = request;
-    const budgetMs = deadline - Date.now();
-    if (budgetMs <= 0)
-      throw new AttemptFailed('timeout', `no time left within the ${this.deadlineMs} ms deadline`, false, false);
-    const timeoutMs = Math.min(this.timeoutMs, budgetMs);
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
-    let status: number;
-    let text: string;
-    let retryAfter: string | null;
-    let redirect: string | null;
-    try {
-      const res = await this.fetch(`${this.baseUrl}${path}`, {
-        method,
-        headers: {
-          ...spec.headers,
-          accept: 'application/json',
-          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
-        body: body !== undefined ? JSON.stringify(body) : undefined,
-        signal: controller.signal,
-        ...NO_REDIRECTS,
-      });
-      status = res.status;
-      retryAfter = res.headers.get('retry-after');
-      redirect = refusedRedirect(status);
-      text = await answerText(res);
-    } catch (err) {
-      if (controller.signal.aborted) throw new AttemptFailed('timeout', `no answer within ${timeoutMs} ms`, true, true);
-      const cause = spec.networkCause(err);
-      throw new AttemptFailed('network', cause, !spec.notSent(cause, err), true);
-    } finally {
-      clearTimeout(timer);
-    }
-
-    if (redirect) throw new AttemptFailed('rejected', redirect, false, false, status, null, true);
+    const { status, text } = answer;
     if (status >= 200 && status < 300) {
       const parsed = parseJson(text);
       const checked = request.schema.safeParse(parsed);
       if (checked.success) return { outcome: 'ok', status, body: checked.data };
-      const problem = spec.unreadable(status, bodyExcerpt(text), parsed === undefined ? undefined : checked.error);
-      const retry = spec.retryUnreadable;
-      throw new AttemptFailed('unreadable', problem, true, retry, status, null, !retry);
+      const message = spec.unreadable(status, bodyExcerpt(text), parsed === undefined ? undefined : checked.error);
+      const retryable = spec.retryUnreadable;
+      throw attemptFailed({
+        kind: 'unreadable',
+        status,
+        message,
+        mayHaveApplied: true,
+        retryable,
+        answered: !retryable,
+      });
     }
     if (status === 401) return { outcome: 'unauthorized' };
     const said = bodyExcerpt(spec.words(text)) || 'no body';
     if (status === 404) return { outcome: 'not_found', detail: spec.notFoundDetail?.(call, said) ?? said };
     if (status === 422) return { outcome: 'unprocessable', detail: said };
-    const problem = `HTTP ${status}: ${said}`;
-    if (status >= 500) throw new AttemptFailed('server_error', problem, true, true, status, retryAfterMs(retryAfter));
+    const message = `HTTP ${status}: ${said}`;
+    const retryAfter = retryAfterMs(answer.headers.get('retry-after'));
+    if (status >= 500)
+      throw attemptFailed({
+        kind: 'server_error',
+        status,
+        message,
+        mayHaveApplied: true,
+        retryable: true,
+        retryAfterMs: retryAfter,
+      });
     if (status === 429)
-      throw new AttemptFailed(spec.tooManyRequests, problem, false, true, status, retryAfterMs(retryAfter));
-    throw new AttemptFailed('rejected', problem, false, false, status, null, true);
+      throw attemptFailed({ kind: spec.tooManyRequests, status, message, retryable: true, retryAfterMs: retryAfter });
+    throw attemptFailed({ kind: 'rejected', status, message, retryable: false, answered: true });
   }
+}
+
+/** The core's kinds of failure as this client's reasons. */
+function reasonOf(failure: AttemptFailure): UnavailableReason {
+  if (failure.kind === 'redirect' || failure.kind === 'refused') return 'rejected';
+  if (failure.kind === 'too_large') return 'unreadable';
+  return failure.kind as UnavailableReason;
 }

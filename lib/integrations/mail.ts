@@ -26,19 +26,18 @@
  */
 import { baseUrl as normalizeBaseUrl, type Settings } from '../config';
 import { logger } from '../observability/logger';
-import { withRetry } from '../retry';
 import {
   type AttemptFailure,
-  AttemptFailed,
-  answerText,
-  attemptRetryPolicy,
+  attemptFailed,
   bodyExcerpt,
-  causeOf,
   failureSummary,
-  NO_REDIRECTS,
-  refusedRedirect,
+  IntegrationError,
+  isRecord,
+  parseJson,
   retryAfterMs,
-} from './http-failures';
+  transient,
+} from '../observability/outbound-failures';
+import { type OutboundAnswer, sendOutbound } from '../observability/outbound-http';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_ATTEMPTS = 3;
@@ -69,22 +68,21 @@ export interface SentMail {
 
 type MailFailureKind = 'not_configured' | 'invalid' | 'http' | 'timeout' | 'unreachable' | 'unreadable';
 
-export class MailError extends Error {
+export class MailError extends IntegrationError {
   override readonly name = 'MailError';
   constructor(
     readonly kind: MailFailureKind,
     message: string,
     /** The last HTTP status received, null when none (not sent, timeout, network). */
-    readonly status: number | null = null,
+    status: number | null = null,
     /** HTTP attempts made. */
     readonly attempts = 0,
   ) {
-    super(message);
+    // Once a request left, the message may have been queued: only a refusal (a 3xx or 4xx) surely was not.
+    const refused =
+      kind === 'not_configured' || kind === 'invalid' || (kind === 'http' && status !== null && status < 500);
+    super('mail', message, status, transient(kind, status), attempts > 0 && !refused);
   }
-}
-
-interface Failure extends AttemptFailure {
-  kind: MailFailureKind;
 }
 
 export interface MailClientOptions {
@@ -100,17 +98,11 @@ export interface MailClientOptions {
   backoffMs?: number;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The service's own words: the JSON `message`, else the start of the body. */
 function serviceMessage(text: string): string {
-  try {
-    const body: unknown = JSON.parse(text);
-    if (isRecord(body) && typeof body.message === 'string' && body.message)
-      return bodyExcerpt(body.message) || 'no body';
-  } catch {
-    // Not JSON (the 401 answers a bare "Forbidden").
-  }
+  // Not always JSON (the 401 answers a bare "Forbidden").
+  const body = parseJson(text);
+  if (isRecord(body) && typeof body.message === 'string' && body.message) return bodyExcerpt(body.message) || 'no body';
   return bodyExcerpt(text) || 'no body';
 }
 
@@ -166,35 +158,40 @@ export class MailClient {
     if (missing.length)
       throw new MailError('not_configured', `mail is not configured: ${missing.join(', ')} must be set`);
     const form = this.form(message);
-    const url = this.messagesUrl();
-    let attempts = 0;
-    try {
-      const id = await withRetry(
-        async () => {
-          attempts++;
-          return this.attempt(url, form);
+    const result = await sendOutbound(
+      {
+        timeoutMs: this.timeoutMs,
+        attempts: this.maxAttempts,
+        backoffMs: this.backoffMs,
+        onRetry: (failure, attempt) =>
+          // Addresses stay out of the logs (insureds are mailed too).
+          logger.warn('mail service call failed; retrying', {
+            domain: this.domain,
+            attempt,
+            kind: kindOf(failure),
+            status: failure.status,
+            detail: failure.message,
+          }),
+      },
+      {
+        url: this.messagesUrl(),
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from(`api:${this.apiKey}`).toString('base64')}`,
+          accept: 'application/json',
         },
-        {
-          ...attemptRetryPolicy(this.maxAttempts, this.backoffMs),
-          onRetry: (err, attempt) => {
-            const failure = (err as AttemptFailed<Failure>).failure;
-            // Addresses stay out of the logs (insureds are mailed too).
-            logger.warn('mail service call failed; retrying', {
-              domain: this.domain,
-              attempt,
-              kind: failure.kind,
-              status: failure.status,
-              detail: failure.message,
-            });
-          },
-        },
-      );
-      return { id, attempts };
-    } catch (err) {
-      if (!(err instanceof AttemptFailed)) throw err;
-      const failure = (err as AttemptFailed<Failure>).failure;
-      throw new MailError(failure.kind, failureSummary('mail', failure, attempts), failure.status, attempts);
-    }
+        body: form,
+      },
+      (answer) => this.messageId(answer),
+    );
+    if (result.ok) return { id: result.value, attempts: result.attempts };
+    const failure = { ...result.failure, kind: kindOf(result.failure) };
+    throw new MailError(
+      failure.kind,
+      failureSummary('mail', failure, result.attempts),
+      failure.status,
+      result.attempts,
+    );
   }
 
   private missingSettings(): string[] {
@@ -232,65 +229,26 @@ export class MailClient {
     return form;
   }
 
-  /** One HTTP attempt: the message id, or AttemptFailed saying whether it is worth another. */
-  private async attempt(url: string, form: FormData): Promise<string> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    const fail = (failure: Omit<Failure, 'retryAfterMs'> & { retryAfterMs?: number | null }) =>
-      new AttemptFailed({ retryAfterMs: null, ...failure });
-    try {
-      let res: Response;
-      let text: string;
-      try {
-        res = await fetch(url, {
-          method: 'POST',
-          headers: {
-            authorization: `Basic ${Buffer.from(`api:${this.apiKey}`).toString('base64')}`,
-            accept: 'application/json',
-          },
-          body: form,
-          signal: controller.signal,
-          ...NO_REDIRECTS,
-        });
-        text = await answerText(res);
-      } catch (err) {
-        if (controller.signal.aborted)
-          throw fail({
-            kind: 'timeout',
-            status: null,
-            message: `no answer within ${this.timeoutMs} ms`,
-            retryable: true,
-          });
-        throw fail({ kind: 'unreachable', status: null, message: causeOf(err), retryable: true });
-      }
-      const redirect = refusedRedirect(res.status);
-      if (redirect) throw fail({ kind: 'http', status: res.status, message: redirect, retryable: false });
-      if (res.status < 200 || res.status >= 300)
-        throw fail({
-          kind: 'http',
-          status: res.status,
-          message: this.explain(res.status, serviceMessage(text)),
-          retryable: res.status >= 500 || res.status === 429,
-          retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
-        });
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = undefined;
-      }
-      // Not retried: the message may well have been queued.
-      if (!isRecord(body) || typeof body.id !== 'string' || !body.id)
-        throw fail({
-          kind: 'unreadable',
-          status: res.status,
-          message: `the answer carries no message id (${bodyExcerpt(text, 200) || 'empty body'})`,
-          retryable: false,
-        });
-      return body.id;
-    } finally {
-      clearTimeout(timer);
-    }
+  /** One answer: the message id, or AttemptFailed saying whether it is worth another. */
+  private messageId({ status, text, headers }: OutboundAnswer): string {
+    if (status < 200 || status >= 300)
+      throw attemptFailed({
+        kind: 'http',
+        status,
+        message: this.explain(status, serviceMessage(text)),
+        retryable: status >= 500 || status === 429,
+        retryAfterMs: retryAfterMs(headers.get('retry-after')),
+      });
+    const body = parseJson(text);
+    // Not retried: the message may well have been queued.
+    if (!isRecord(body) || typeof body.id !== 'string' || !body.id)
+      throw attemptFailed({
+        kind: 'unreadable',
+        status,
+        message: `the answer carries no message id (${bodyExcerpt(text, 200) || 'empty body'})`,
+        retryable: false,
+      });
+    return body.id;
   }
 
   /** What a refusal most likely means for this deployment's settings. */
@@ -301,4 +259,12 @@ export class MailClient {
       return `${said}: check MAIL_DOMAIN (${this.domain}) and MAIL_BASE_URL (${this.baseUrl}; EU domains use https://api.eu.mailgun.net)`;
     return said;
   }
+}
+
+/** The core's kinds of failure as this client's. */
+function kindOf(failure: AttemptFailure): MailFailureKind {
+  if (failure.kind === 'network') return 'unreachable';
+  if (failure.kind === 'redirect' || failure.kind === 'refused') return 'http';
+  if (failure.kind === 'too_large') return 'unreadable';
+  return failure.kind as MailFailureKind;
 }

@@ -26,20 +26,19 @@
  */
 import { baseUrl as normalizeBaseUrl, type Settings } from '../config';
 import { logger } from '../observability/logger';
-import { withRetry } from '../retry';
-import type { TranscriptWord } from './transcript-stitching';
 import {
   type AttemptFailure,
-  AttemptFailed,
-  answerText,
-  attemptRetryPolicy,
+  attemptFailed,
   bodyExcerpt,
-  causeOf,
   failureSummary,
-  NO_REDIRECTS,
-  refusedRedirect,
+  IntegrationError,
+  isRecord,
+  parseJson,
   retryAfterMs,
-} from './http-failures';
+  transient,
+} from '../observability/outbound-failures';
+import { sendOutbound } from '../observability/outbound-http';
+import type { TranscriptWord } from './transcript-stitching';
 
 const LISTEN_PATH = '/v1/listen';
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -67,22 +66,19 @@ export interface TranscriptionRequest {
 
 type SpeechFailureKind = 'http' | 'timeout' | 'unreachable' | 'unreadable';
 
-export class SpeechToTextError extends Error {
+export class SpeechToTextError extends IntegrationError {
   override readonly name = 'SpeechToTextError';
   constructor(
     readonly kind: SpeechFailureKind,
     message: string,
     /** The last HTTP status received, null when none (timeout, network). */
-    readonly status: number | null,
+    status: number | null,
     /** HTTP attempts made. */
     readonly attempts: number,
   ) {
-    super(message);
+    // A transcription changes nothing at the provider: repeating it is always safe.
+    super('speech-to-text', message, status, transient(kind, status) || kind === 'unreadable', false);
   }
-}
-
-interface Failure extends AttemptFailure {
-  kind: SpeechFailureKind;
 }
 
 export interface SpeechToTextOptions {
@@ -95,7 +91,6 @@ export interface SpeechToTextOptions {
   backoffMs?: number;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /** The provider's own words about a failure: err_msg (or message/details), else the start of the body. */
@@ -182,96 +177,65 @@ export class SpeechToTextClient {
         configured: false,
         reason: 'speech-to-text is not configured: TRANSCRIPTION_API_KEY (and TRANSCRIPTION_BASE_URL) must be set',
       };
-    const url = this.listenUrl(request.tag);
-    let attempts = 0;
-    try {
-      const transcript = await withRetry(
-        async () => {
-          attempts++;
-          return this.attempt(url, request);
+    const result = await sendOutbound(
+      {
+        timeoutMs: this.timeoutMs,
+        attempts: this.maxAttempts,
+        backoffMs: this.backoffMs,
+        onRetry: (failure, attempt) =>
+          logger.warn('speech-to-text call failed; retrying', {
+            tag: request.tag,
+            attempt,
+            kind: kindOf(failure),
+            status: failure.status,
+            detail: failure.message,
+          }),
+      },
+      {
+        url: this.listenUrl(request.tag),
+        method: 'POST',
+        headers: {
+          authorization: `Token ${this.apiKey}`,
+          'content-type': request.contentType,
+          accept: 'application/json',
         },
-        {
-          ...attemptRetryPolicy(this.maxAttempts, this.backoffMs),
-          onRetry: (err, attempt) => {
-            const failure = (err as AttemptFailed<Failure>).failure;
-            logger.warn('speech-to-text call failed; retrying', {
-              tag: request.tag,
-              attempt,
-              kind: failure.kind,
-              status: failure.status,
-              detail: failure.message,
-            });
-          },
-        },
-      );
-      return { configured: true, transcript, attempts };
-    } catch (err) {
-      if (!(err instanceof AttemptFailed)) throw err;
-      const failure = (err as AttemptFailed<Failure>).failure;
-      throw new SpeechToTextError(
-        failure.kind,
-        failureSummary('speech-to-text', failure, attempts),
-        failure.status,
-        attempts,
-      );
-    }
+        body: request.audio,
+      },
+      readAnswer,
+    );
+    if (result.ok) return { configured: true, transcript: result.value, attempts: result.attempts };
+    const failure = { ...result.failure, kind: kindOf(result.failure) };
+    throw new SpeechToTextError(
+      failure.kind,
+      failureSummary('speech-to-text', failure, result.attempts),
+      failure.status,
+      result.attempts,
+    );
   }
+}
 
-  /** One HTTP attempt: the transcript, or AttemptFailed saying whether it is worth another. */
-  private async attempt(url: string, request: TranscriptionRequest): Promise<Transcript> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
-    const fail = (failure: Omit<Failure, 'retryAfterMs'> & { retryAfterMs?: number | null }) =>
-      new AttemptFailed({ retryAfterMs: null, ...failure });
-    try {
-      let res: Response;
-      let text: string;
-      try {
-        res = await fetch(url, {
-          method: 'POST',
-          headers: {
-            authorization: `Token ${this.apiKey}`,
-            'content-type': request.contentType,
-            accept: 'application/json',
-          },
-          body: request.audio,
-          signal: controller.signal,
-          ...NO_REDIRECTS,
-        });
-        text = await answerText(res);
-      } catch (err) {
-        if (controller.signal.aborted)
-          throw fail({
-            kind: 'timeout',
-            status: null,
-            message: `no answer within ${this.timeoutMs} ms`,
-            retryable: true,
-          });
-        throw fail({ kind: 'unreachable', status: null, message: causeOf(err), retryable: true });
-      }
-      const redirect = refusedRedirect(res.status);
-      if (redirect) throw fail({ kind: 'http', status: res.status, message: redirect, retryable: false });
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      if (res.status < 200 || res.status >= 300)
-        throw fail({
-          kind: 'http',
-          status: res.status,
-          message: providerMessage(parsed, text),
-          retryable: res.status >= 500 || res.status === 429,
-          retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
-        });
-      // An empty or unreadable 200 is a broken answer, retried like a 5xx.
-      const transcript = parsed === undefined ? (text ? 'body is not JSON' : 'empty body') : readTranscript(parsed);
-      if (typeof transcript === 'string')
-        throw fail({ kind: 'unreadable', status: res.status, message: transcript, retryable: true });
-      return transcript;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
+/** One answer: the transcript, or AttemptFailed saying whether it is worth another. */
+function readAnswer({ status, text, headers }: { status: number; text: string; headers: Headers }): Transcript {
+  const parsed = parseJson(text);
+  if (status < 200 || status >= 300)
+    throw attemptFailed({
+      kind: 'http',
+      status,
+      message: providerMessage(parsed, text),
+      retryable: status >= 500 || status === 429,
+      retryAfterMs: retryAfterMs(headers.get('retry-after')),
+    });
+  // An empty or unreadable 200 is a broken answer, retried like a 5xx.
+  const transcript = parsed === undefined ? (text ? 'body is not JSON' : 'empty body') : readTranscript(parsed);
+  if (typeof transcript === 'string')
+    throw attemptFailed({ kind: 'unreadable', status, message: transcript, retryable: true });
+  return transcript;
+}
+
+/** The core's kinds of failure as this client's. */
+function kindOf(failure: AttemptFailure): SpeechFailureKind {
+  if (failure.kind === 'network') return 'unreachable';
+  if (failure.kind === 'redirect' || failure.kind === 'refused') return 'http';
+  if (failure.kind === 'too_large') return 'unreadable';
+  return failure.kind as SpeechFailureKind;
 }

@@ -9,12 +9,16 @@
 import { settings } from '../config';
 import { type AnalyticsEvent, analyticsTarget, batchBody } from './analytics-rules';
 import { logger } from './logger';
+import { sendOutbound } from './outbound-http';
 import { outboundIdKey, withOutboundIds } from './outbound-id-rules';
 
 /** A container that cannot send keeps at most this many events; the oldest go first. */
 const MAX_QUEUED = 1000;
 
 const queue: AnalyticsEvent[] = [];
+
+/** The capture API answers a few bytes; more is read no further. */
+const ANSWER_MAX_BYTES = 64 * 1024;
 
 /** Whether analytics is on: callers skip work (a lookup) that only an event needs. */
 export function analyticsEnabled(): boolean {
@@ -39,19 +43,23 @@ export async function flushAnalytics(): Promise<void> {
   const target = analyticsTarget(config);
   const events = queue.splice(0);
   if (!target) return;
-  try {
-    const res = await fetch(target.url, {
+  const result = await sendOutbound(
+    // Never retried, never followed: a redirect would carry the signals to wherever it points.
+    { timeoutMs: config.SIGNALS_TIMEOUT_MS, attempts: 1, backoffMs: 0, maxBytes: ANSWER_MAX_BYTES },
+    {
+      url: target.url,
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(batchBody(target.apiKey, events)),
-      signal: AbortSignal.timeout(config.SIGNALS_TIMEOUT_MS),
-      // Never followed: a redirect would carry the signals to wherever it points.
-      redirect: 'manual',
-    });
+    },
     // The answer's body is not needed; reading it frees the connection.
-    await res.arrayBuffer().catch(() => undefined);
-    if (!res.ok) logger.warn('analytics batch refused; dropped', { status: res.status, events: events.length });
-  } catch (err) {
-    logger.warn('analytics batch not sent; dropped', { events: events.length, error: String(err) });
-  }
+    ({ status }) => status,
+  );
+  if (result.ok && result.value >= 200 && result.value < 300) return;
+  if (result.ok || result.failure.status !== null)
+    logger.warn('analytics batch refused; dropped', {
+      status: result.ok ? result.value : result.failure.status,
+      events: events.length,
+    });
+  else logger.warn('analytics batch not sent; dropped', { events: events.length, error: result.failure.message });
 }

@@ -12,9 +12,13 @@
  * hashes (outbound-id-rules.ts).
  */
 import { createTransport, defaultStackParser, NodeClient, Scope } from '@sentry/node';
+import { sendOutbound } from './outbound-http';
 import { withOutboundIds } from './outbound-id-rules';
 import type { TrackedEvent } from './scrub-rules';
 import { scrubEvent } from './scrub-rules';
+
+/** The envelope endpoint answers a few bytes; more is read no further. */
+const ANSWER_MAX_BYTES = 64 * 1024;
 
 type TransportOptions = Parameters<typeof createTransport>[0] & { url: string; headers?: Record<string, string> };
 
@@ -25,22 +29,28 @@ type TransportOptions = Parameters<typeof createTransport>[0] & { url: string; h
  */
 const boundedTransport = (timeoutMs: number) => (options: TransportOptions) =>
   createTransport(options, async (request) => {
-    const res = await fetch(options.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-sentry-envelope', ...options.headers },
-      body: request.body,
-      signal: AbortSignal.timeout(timeoutMs),
-      // Never followed: a redirect would carry the signals to wherever it points.
-      redirect: 'manual',
-    });
-    await res.arrayBuffer().catch(() => undefined);
-    return {
-      statusCode: res.status,
-      headers: {
-        'x-sentry-rate-limits': res.headers.get('x-sentry-rate-limits'),
-        'retry-after': res.headers.get('retry-after'),
+    const result = await sendOutbound(
+      // Never retried here (the SDK keeps its own buffer), never followed: a redirect would carry the signals on.
+      { timeoutMs, attempts: 1, backoffMs: 0, maxBytes: ANSWER_MAX_BYTES },
+      {
+        url: options.url,
+        method: 'POST',
+        headers: { 'content-type': 'application/x-sentry-envelope', ...options.headers },
+        body: request.body,
       },
-    };
+      ({ status, headers }) => ({
+        statusCode: status,
+        headers: {
+          'x-sentry-rate-limits': headers.get('x-sentry-rate-limits'),
+          'retry-after': headers.get('retry-after'),
+        },
+      }),
+    );
+    if (result.ok) return result.value;
+    // A redirect or a too long answer is still the service's answer; no answer at all fails the send.
+    if (result.failure.status !== null)
+      return { statusCode: result.failure.status, headers: { 'x-sentry-rate-limits': null, 'retry-after': null } };
+    throw new Error(result.failure.message);
   });
 
 export interface ErrorClient {

@@ -4,8 +4,8 @@
  * failure naming its status, the Location never requested; a long error body
  * reaches a detail or a message only bounded and scrubbed of addresses and
  * credentials.
- * Covers: lib/integrations/http-failures.ts (NO_REDIRECTS, answerText,
- * bodyExcerpt) and the clients using it: json-http.ts (claims-platform.ts,
+ * Covers: lib/observability/outbound-failures.ts (bodyExcerpt, refusedRedirect) and
+ * the core (outbound-http.ts) with the clients using it: json-http.ts (claims-platform.ts,
  * estimation-platform.ts), billing-service.ts, ai-gateway-attempt.ts,
  * speech-to-text.ts, mail.ts, chat.ts.
  */
@@ -16,7 +16,7 @@ import { BillingServiceClient } from '../../../lib/integrations/billing-service'
 import { postJobOutcome } from '../../../lib/integrations/chat';
 import { ClaimsPlatformClient } from '../../../lib/integrations/claims-platform';
 import { EstimationPlatformClient } from '../../../lib/integrations/estimation-platform';
-import { bodyExcerpt } from '../../../lib/integrations/http-failures';
+import { bodyExcerpt } from '../../../lib/observability/outbound-failures';
 import { MailClient } from '../../../lib/integrations/mail';
 import { SpeechToTextClient } from '../../../lib/integrations/speech-to-text';
 import { logger } from '../../../lib/observability/logger';
