@@ -14,7 +14,7 @@
  * other filters keep) are read and matched here.
  */
 import pLimit from 'p-limit';
-import type { User } from '../users/store';
+import type { User } from '../users/user-record-rules';
 import { isExpressible, jobFilterExpression } from './job-filter-rules';
 import { COUNT_DAYS_AT_ONCE, dayOf, daysFrom } from './job-page-rules';
 import { readJobTotals } from '../jobs/job-totals-store';

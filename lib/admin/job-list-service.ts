@@ -9,8 +9,8 @@
  * counted beside it (./job-count-service.ts).
  */
 import { listAiRequests } from '../jobs/ai-request-store';
-import type { Job } from '../jobs/job-store';
-import type { User } from '../users/store';
+import type { Job } from '../jobs/job-record-rules';
+import type { User } from '../users/user-record-rules';
 import { countMatchingJobs } from './job-count-service';
 import { jobFilterExpression } from './job-filter-rules';
 import {
@@ -41,8 +41,9 @@ import {
   listRunningJobIds,
   listTeamJobIndexRows,
   listTeamUsersById,
+  namesOf,
 } from './store';
-import { adminJobView, namesOf } from './view';
+import { adminJobView } from './view';
 
 /** Where a page starts: `offset` matches from the newest, or where `cursor` stopped (the route refuses both). */
 type Page = { limit: number; offset?: number; cursor?: string };

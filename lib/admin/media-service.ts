@@ -6,7 +6,7 @@
  * file is still in the bucket.
  */
 import { headObject } from '../blob/objects';
-import type { Job } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import { listStagedPhotos } from '../photos/staged-photo-store';
 import { frameNames } from '../pipelines/video/frame-packs';
 import { countMatchingJobs } from './job-count-service';

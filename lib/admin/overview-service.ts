@@ -8,13 +8,13 @@
  * a team's jobs or items, so the answer costs the same with 20 or 20,000 jobs.
  */
 import type { ActivityEntry } from '../activity/store';
-import type { Claim } from '../claims/store';
+import type { Claim } from '../claims/claim-record-rules';
 import { MEDIA_COUNTERS, parseRange, qualityAverages, rangeBuckets, sumUsage, usageByTeam } from '../stats/rules';
 import { countActiveUsers, listFailureEntries, readRollupRows, readUsageRows } from '../stats/store';
 import { listNewestJobIds, listRunningJobs } from './job-list-service';
 import { LEADERBOARD_SIZE, OVERVIEW_LIST_SIZE } from './rules';
-import { getJobsInOrder, getTeamsById, listNewestFeedRows } from './store';
-import { adminJobView, namesOf } from './view';
+import { getJobsInOrder, getTeamsById, listNewestFeedRows, namesOf } from './store';
+import { adminJobView } from './view';
 import type { SendPlatform } from '../sends/destination-rules';
 import { SEND_DESTINATIONS } from '../sends/destination-rules';
 

@@ -8,9 +8,10 @@ import { getRows } from '../db/batch';
 import { db, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { countIndexRows, indexRows, queryAll } from '../db/query';
-import { countJobInTotals, type Job } from '../jobs/job-store';
-import type { Team } from '../teams/store';
-import type { User } from '../users/store';
+import { countJobInTotals } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
+import type { Team } from '../teams/team-record-rules';
+import type { User } from '../users/user-record-rules';
 import type { JobFilterExpression } from './job-filter-rules';
 import type { JobIndexRow } from './rules';
 
@@ -143,6 +144,17 @@ export async function listTeamUsersById(teamId: string): Promise<Map<string, Use
 export async function getUsersById(ids: readonly string[]): Promise<Map<string, User>> {
   const rows = await getRows([...new Set(ids)].filter(Boolean).map((id) => keys.user(id)));
   return new Map(rows.map((row) => [row.id as string, withoutKeys(row) as unknown as User]));
+}
+
+/** The teams and creators of these jobs, read in two batches. */
+export async function namesOf(
+  jobs: ReadonlyArray<Pick<Job, 'team_id' | 'created_by_user_id'>>,
+): Promise<{ teams: Map<string, Team>; users: Map<string, User> }> {
+  const [teams, users] = await Promise.all([
+    getTeamsById(jobs.map((j) => j.team_id)),
+    getUsersById(jobs.map((j) => j.created_by_user_id)),
+  ]);
+  return { teams, users };
 }
 
 /**

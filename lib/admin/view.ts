@@ -1,22 +1,12 @@
 /** Jobs, users and teams as the admin dashboard shows them: with the names of their team and creator. */
-import type { Job } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import { jobProgress } from '../jobs/job-rules';
-import type { Team } from '../teams/store';
-import type { User } from '../users/store';
-import { getTeamsById, getUsersById } from './store';
+import type { Team } from '../teams/team-record-rules';
+import type { User } from '../users/user-record-rules';
 
 export interface Names {
   teams: Map<string, Team>;
   users: Map<string, User>;
-}
-
-/** The teams and creators of these jobs, read in two batches. */
-export async function namesOf(jobs: ReadonlyArray<Pick<Job, 'team_id' | 'created_by_user_id'>>): Promise<Names> {
-  const [teams, users] = await Promise.all([
-    getTeamsById(jobs.map((j) => j.team_id)),
-    getUsersById(jobs.map((j) => j.created_by_user_id)),
-  ]);
-  return { teams, users };
 }
 
 export function adminJobView(job: Job, names: Names) {

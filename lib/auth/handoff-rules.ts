@@ -5,8 +5,8 @@
  * login-token-rules.ts refuses tokens carrying them.
  */
 import { type JWTPayload, SignJWT } from 'jose';
-import type { Team } from '../teams/store';
-import type { User } from '../users/store';
+import type { Team } from '../teams/team-record-rules';
+import type { User } from '../users/user-record-rules';
 
 /** The fixed path segment naming this service on the estimation platform. */
 export const SOURCE_APP = 'contents-inventory';

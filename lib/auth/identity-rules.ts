@@ -5,8 +5,8 @@
  */
 import type { JWTPayload } from 'jose';
 import { settings } from '../config';
-import type { Team } from '../teams/store';
-import type { User } from '../users/store';
+import type { Team } from '../teams/team-record-rules';
+import type { User } from '../users/user-record-rules';
 
 /** The acting identity written on activity entries. */
 export interface Actor {

@@ -12,8 +12,10 @@ import { settings } from '../config';
 import { isConditionRace } from '../db/client';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
-import { createTeam, findTeamByExternalId, findTeamByToken, getTeam, syncTeam, type Team } from '../teams/store';
-import { createUser, findUserByEmail, findUserByExternalId, syncUser, touchLastSeen, type User } from '../users/store';
+import { createTeam, findTeamByExternalId, findTeamByToken, getTeam, syncTeam } from '../teams/store';
+import type { Team } from '../teams/team-record-rules';
+import { createUser, findUserByEmail, findUserByExternalId, syncUser, touchLastSeen } from '../users/store';
+import type { User } from '../users/user-record-rules';
 import type { LoginClaims } from './login-token-rules';
 
 /** Attempts at a first-sight creation; a lost race is retried at once, as the winner's rows are already there. */

@@ -7,8 +7,9 @@
  */
 import { getRows, type RowKey } from '../db/batch';
 import { keys, withoutKeys } from '../db/keys';
-import { type Team, teamTokenHash } from '../teams/store';
-import type { User } from '../users/store';
+import { teamTokenHash } from '../teams/store';
+import type { Team } from '../teams/team-record-rules';
+import type { User } from '../users/user-record-rules';
 
 export interface SignedInRows {
   /** The team the team token names; null without a token or when the token is not known here. */

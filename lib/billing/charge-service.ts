@@ -44,11 +44,13 @@ import { settings as currentSettings } from '../config';
 import { ConflictError, NotFoundError } from '../errors';
 import { endsInvocation, faultPoint } from '../faults/fault-points';
 import { isProcessing } from '../jobs/job-rules';
-import { getJob, type Job } from '../jobs/job-store';
+import { getJob } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import { logger } from '../observability/logger';
 import type { Identity } from '../auth/identity-rules';
-import { getTeam, type Team } from '../teams/store';
-import type { User } from '../users/store';
+import { getTeam } from '../teams/store';
+import type { Team } from '../teams/team-record-rules';
+import type { User } from '../users/user-record-rules';
 import {
   chargedRoundStart,
   clearSpendRequest,

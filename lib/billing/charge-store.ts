@@ -5,7 +5,8 @@
  * billed_minutes, billing_finalized_at, pass_billed). Each write is
  * conditional, so a racing confirm or a repeated completion records once.
  */
-import { type Job, updateJob } from '../jobs/job-store';
+import { updateJob } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import type { JobCharge } from './credit-rules';
 import { pendingEntry } from './settlement-store';
 

@@ -22,7 +22,7 @@ import { InsufficientCreditsError } from '../errors';
 import type { insufficientCreditsBody } from '../http/schemas';
 import type { SourceType } from '../jobs/job-rules';
 import { logger } from '../observability/logger';
-import type { Team } from '../teams/store';
+import type { Team } from '../teams/team-record-rules';
 
 /** Settings the credit rules read. */
 export type CreditSettings = Pick<

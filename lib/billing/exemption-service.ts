@@ -5,7 +5,7 @@
  */
 import { getClaim } from '../claims/store';
 import { teamFeatures } from '../features/store';
-import type { Job } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 
 export interface ChargeExemptions {
   enterprise: boolean;

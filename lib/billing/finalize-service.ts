@@ -7,7 +7,7 @@
  * billing existed is never finalized retroactively: it stays at 0.
  */
 import { addClaimSpend } from '../claims/store';
-import type { Job } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import { logger } from '../observability/logger';
 import { completionBilling, recordCompletionBilling } from './charge-store';
 import type { JobCharge } from './credit-rules';

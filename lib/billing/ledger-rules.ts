@@ -2,7 +2,7 @@
  * How a job's charges are named at the billing service: the spend and refund
  * references of a charge round and the spend's description.
  */
-import type { Job } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 
 /** The spend reference of one charge round of a job. */
 export const jobChargeReference = (jobId: string, round: number) => `job:${jobId}:${round}`;

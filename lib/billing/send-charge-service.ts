@@ -21,18 +21,18 @@ import { settings as currentSettings } from '../config';
 import { endsInvocation, faultPoint } from '../faults/fault-points';
 import type { BillingServiceClient } from '../integrations/billing-service';
 import { logger } from '../observability/logger';
-import { getTeam, type Team } from '../teams/store';
-import type { User } from '../users/store';
+import { getTeam } from '../teams/store';
+import type { Team } from '../teams/team-record-rules';
+import type { User } from '../users/user-record-rules';
 import { insufficientCredits, prepaidMode } from './credit-rules';
 import {
   clearOwedSendRefund,
   deferOwedSendRefund,
   getOwedSendRefund,
-  type OwedSendRefund,
   owedRefundKey,
   recordOwedSendRefund,
-  type UnconfirmedSpend,
 } from './send-refund-store';
+import type { OwedSendRefund, UnconfirmedSpend } from './send-refund-record-rules';
 import { type BillingDeps, createBillingClient } from './settlement-service';
 
 export type SendChargeOutcome =

@@ -12,30 +12,7 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/l
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
 import { pendingEntry } from './settlement-store';
-
-/**
- * A send's spend whose answer was lost (it may or may not be on the ledger):
- * what asking for it again under the same reference takes. The service
- * answers the first spend if it landed, or makes it now.
- */
-export interface UnconfirmedSpend {
-  team_external_id: number;
-  user_external_id: string | null;
-  /** Whole credits, as first asked. */
-  amount: number;
-  description: string;
-}
-
-export interface OwedSendRefund {
-  /** The charge to give back (all of it, or `amount` of it). */
-  reference: string;
-  team_id: string;
-  owed_at: string;
-  /** A part of the charge: its own idempotency key at the billing service, and the credits. */
-  part?: { refund_reference: string; amount: number };
-  /** The charge was not confirmed: this spend is asked for again before anything is given back. */
-  spend?: UnconfirmedSpend;
-}
+import type { OwedSendRefund, UnconfirmedSpend } from './send-refund-record-rules';
 
 /** The key an owed refund is kept and settled under: the charge's reference, or the part's own. */
 export const owedRefundKey = (owed: Pick<OwedSendRefund, 'reference' | 'part'>) =>

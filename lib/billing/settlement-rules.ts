@@ -19,7 +19,7 @@
  *   charged round that was not given back.
  */
 import { type Settings, settings } from '../config';
-import type { Job, OwedRefund } from '../jobs/job-store';
+import type { Job, OwedRefund } from '../jobs/job-record-rules';
 import { jobChargeReference, unbilledRefundReference } from './ledger-rules';
 
 type BillingState = Pick<

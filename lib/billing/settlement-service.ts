@@ -36,7 +36,8 @@
 import { settings as currentSettings, type Settings } from '../config';
 import { endsInvocation, faultPoint } from '../faults/fault-points';
 import { BillingServiceClient } from '../integrations/billing-service';
-import { getJob, type Job, type OwedRefund } from '../jobs/job-store';
+import { getJob } from '../jobs/job-store';
+import type { Job, OwedRefund } from '../jobs/job-record-rules';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
 import { getTeam } from '../teams/store';

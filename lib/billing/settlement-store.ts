@@ -11,7 +11,8 @@ import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { indexRows } from '../db/query';
 import { setClauses } from '../db/update';
-import { type Job, type OwedRefund, updateJob } from '../jobs/job-store';
+import { updateJob } from '../jobs/job-store';
+import type { Job, OwedRefund } from '../jobs/job-record-rules';
 
 /** The pending-billing index entry (lib/db/keys.ts). */
 export const pendingEntry = (jobId: string, at: string) => ({

@@ -8,7 +8,7 @@ import { listTeamClaims } from '../claims/store';
 import { settings as currentSettings, type Settings } from '../config';
 import { BillingServiceClient } from '../integrations/billing-service';
 import { logger } from '../observability/logger';
-import type { Team } from '../teams/store';
+import type { Team } from '../teams/team-record-rules';
 import { prepaidBillingActive } from './credit-rules';
 
 export interface BillingSummary {

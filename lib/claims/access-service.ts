@@ -2,7 +2,8 @@
 import type { Identity } from '../auth/identity-rules';
 import { ForbiddenError, NotFoundError } from '../errors';
 import { ownRecordOr404, reachesTeam } from '../tenancy/team-scope-rules';
-import { type Claim, getClaim } from './store';
+import { getClaim } from './store';
+import type { Claim } from './claim-record-rules';
 
 export const CLAIM_NOT_FOUND = 'Claim not found';
 

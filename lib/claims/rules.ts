@@ -1,5 +1,5 @@
 /** Claim rules (spec: Resources > Claim; States > Other lifecycles). Pure: no I/O. */
-import type { Claim, ClaimPatch } from './store';
+import type { Claim, ClaimPatch } from './claim-record-rules';
 
 /** The fields a person edits; the update activity names the ones that changed. */
 const EDITABLE_CLAIM_FIELDS = [

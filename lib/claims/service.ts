@@ -11,10 +11,8 @@ import {
   setClaimArchived,
   setClaimUnarchived,
   updateClaimFields,
-  type Claim,
-  type ClaimCreate,
-  type ClaimPatch,
 } from './store';
+import type { Claim, ClaimCreate, ClaimPatch } from './claim-record-rules';
 import { claimView } from './view';
 
 // Activity goes to the feed of the claim's team, also when an admin of another team acted.

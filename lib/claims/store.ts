@@ -6,41 +6,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type * as z from 'zod';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { queryAll } from '../db/query';
 import { setClauses } from '../db/update';
-import type { claimCreateBody, claimPatchBody } from './schemas';
 import { recordClaimCreated } from '../stats/service';
-
-export interface Claim {
-  id: string;
-  team_id: string;
-  created_by_user_id: string;
-  claim_number: string;
-  insured_name: string | null;
-  loss_type: string | null;
-  coverage_type: 'ACV' | 'RCV' | null;
-  claim_type: 'Residential' | 'Commercial' | null;
-  zip_code: string | null;
-  adjuster_name: string | null;
-  is_archived: boolean;
-  archived_at: string | null;
-  submitted_at: string | null;
-  is_training: boolean;
-  estimation_claim_key: string | null;
-  estimation_claim_id: string | null;
-  estimation_submitted_at: string | null;
-  estimation_items_unlocked: boolean;
-  /** Whole credits charged to the claim; atomically incremented when a charge is finalized. */
-  spend_credits: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export type ClaimCreate = z.output<typeof claimCreateBody>;
-export type ClaimPatch = z.output<typeof claimPatchBody>;
+import type { Claim, ClaimCreate, ClaimPatch } from './claim-record-rules';
 
 function claimRow(claim: Claim) {
   const index = indexes.teamClaims(claim.team_id);

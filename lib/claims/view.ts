@@ -2,7 +2,7 @@
 import type * as z from 'zod';
 import { itemsLocked } from './rules';
 import type { claimResponse } from './schemas';
-import type { Claim } from './store';
+import type { Claim } from './claim-record-rules';
 
 /**
  * Names every answered field: the claim's row also carries the item-numbering bookkeeping other modules write

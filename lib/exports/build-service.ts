@@ -8,7 +8,8 @@
  */
 import type { SQSRecord } from 'aws-lambda';
 import { getClaim } from '../claims/store';
-import { listJobItems, type InventoryItem } from '../inventory/item-store';
+import { listJobItems } from '../inventory/item-store';
+import type { InventoryItem } from '../inventory/item-record-rules';
 import { getJob } from '../jobs/job-store';
 import { logger } from '../observability/logger';
 import { countDelivery } from '../queue/delivery';

@@ -4,7 +4,7 @@
  * item-number order, grouped by room. The same columns serve the CSV and each
  * room sheet of the workbook.
  */
-import type { InventoryItem } from '../inventory/item-store';
+import type { InventoryItem } from '../inventory/item-record-rules';
 
 /** The item fields an export reads. */
 export type ExportItem = Pick<

@@ -12,7 +12,7 @@ import { mediaBucket, s3 } from '../blob/client';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';
 import { queryAll, queryPartition } from '../db/query';
-import type { InventoryItem } from '../inventory/item-store';
+import type { InventoryItem } from '../inventory/item-record-rules';
 import type { ExportFormat, ExportScope, ExportStatus } from './rules';
 
 export interface ExportRecord {

@@ -7,7 +7,8 @@
  */
 import pLimit from 'p-limit';
 import { readObject } from '../blob/objects';
-import { type InventoryItem, listItemPhotos } from '../inventory/item-store';
+import { listItemPhotos } from '../inventory/item-store';
+import type { InventoryItem } from '../inventory/item-record-rules';
 import { thumbnail } from '../media/resize';
 import { logger } from '../observability/logger';
 import { photoKeyOfPath } from '../photos/rules';

@@ -1,7 +1,8 @@
 /** Loading an import batch by its id for the caller (lib/tenancy/team-scope-rules.ts). */
 import type { Identity } from '../auth/identity-rules';
 import { ownRecordOr404 } from '../tenancy/team-scope-rules';
-import { getImportBatch, type ImportBatch } from './store';
+import { getImportBatch } from './store';
+import type { ImportBatch } from './batch-record-rules';
 
 const IMPORT_NOT_FOUND = 'Import not found';
 

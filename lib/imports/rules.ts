@@ -4,7 +4,7 @@
  * file's read settles into the batch's counters, and the batch's status when
  * a run ends. Pure.
  */
-import type { PdfDocument } from '../jobs/job-store';
+import type { PdfDocument } from '../jobs/job-record-rules';
 import {
   classifyFile,
   hugePdfProblem,

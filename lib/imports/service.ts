@@ -16,7 +16,8 @@ import { retryCaptureImport, settleCaptureBatch } from './capture/import-service
 import type { Identity } from '../auth/identity-rules';
 import { blobKeys } from '../blob/keys';
 import { ConflictError, InvalidRequestError, TooLargeError } from '../errors';
-import { deleteJobRows, getJob, type Job, newJobRecord, type PdfDocument, putNewJob } from '../jobs/job-store';
+import { deleteJobRows, getJob, putNewJob } from '../jobs/job-store';
+import { type Job, newJobRecord, type PdfDocument } from '../jobs/job-record-rules';
 import { startJob } from '../orchestrator/start';
 import { confirmDocumentUploads, presignDocumentUploads } from '../photos/document-upload-service';
 import { newPdfDocuments, unknownDocumentsProblem } from '../photos/upload-rules';
@@ -33,7 +34,8 @@ import {
   settledDocuments,
 } from './rules';
 import type { ConfirmImportInput, ImportContentsListInput } from './schemas';
-import { type ImportBatch, putNewImportBatch, updateImportBatch } from './store';
+import { putNewImportBatch, updateImportBatch } from './store';
+import type { ImportBatch } from './batch-record-rules';
 import { importBatchView } from './view';
 
 /** The batch's folder in the bucket: under the claim, so the claim's purge takes it. */

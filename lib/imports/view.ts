@@ -1,8 +1,8 @@
 /** An ImportBatch as the API shows it: while it runs, its files' states come live from its reader job. */
-import type { Job } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import { jobProgress } from '../jobs/job-rules';
 import { batchCounters, type ImportBatchStatus, liveDocuments } from './rules';
-import type { ImportBatch } from './store';
+import type { ImportBatch } from './batch-record-rules';
 
 function shownStatus(batch: ImportBatch, reader: Job | null): ImportBatchStatus {
   if (batch.status !== 'importing') return batch.status;

@@ -14,7 +14,8 @@ import { settings as currentSettings, type Settings } from '../config';
 import { takeRateSlot } from '../db/rate-window';
 import { NotFoundError, RateLimitedError } from '../errors';
 import { LINK_TOKEN_PATTERN, linkState, linkTokenHash } from './rules';
-import { findLinkByTokenHash, type InsuredLink } from './store';
+import { findLinkByTokenHash } from './store';
+import type { InsuredLink } from './link-record-rules';
 
 export const LINK_NOT_FOUND = 'Link not found';
 

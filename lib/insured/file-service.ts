@@ -45,15 +45,10 @@ import {
   photoFileProblem,
   SUBMITTED_ROW,
 } from './draft-rules';
-import {
-  deleteDraftFile,
-  type DraftFile,
-  getDraftFile,
-  getDraftItem,
-  putDraftFile,
-  updateDraftFile,
-} from './draft-store';
-import { getInsuredLink, type InsuredLink, listInsuredRooms } from './store';
+import { deleteDraftFile, getDraftFile, getDraftItem, putDraftFile, updateDraftFile } from './draft-store';
+import type { DraftFile } from './draft-record-rules';
+import { getInsuredLink, listInsuredRooms } from './store';
+import type { InsuredLink } from './link-record-rules';
 import { draftFileView } from './view';
 
 const FILE_NOT_FOUND = 'File not found';

@@ -14,15 +14,16 @@ import { boundBefore, itemCeilingProblem, linkCeilings, SUBMITTED_ROW } from './
 import {
   deleteDraftFile,
   deleteDraftItem,
-  type DraftItem,
   getDraftItem,
   listDraftFiles,
   putDraftItem,
   updateDraftItem,
 } from './draft-store';
+import type { DraftItem } from './draft-record-rules';
 import { deleteFileBytes } from './file-service';
 import type { DraftItemFields } from './draft-schemas';
-import { getInsuredLink, type InsuredLink, listInsuredRooms } from './store';
+import { getInsuredLink, listInsuredRooms } from './store';
+import type { InsuredLink } from './link-record-rules';
 import { draftItemView } from './view';
 
 const ITEM_NOT_FOUND = 'Item not found';

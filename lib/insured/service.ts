@@ -38,7 +38,6 @@ import type { mailEventBody } from './schemas';
 import {
   findLinkIdByMessageId,
   getInsuredLink,
-  type InsuredLink,
   listClaimInsuredLinks,
   listInsuredRooms,
   markMailEventSeen,
@@ -49,6 +48,7 @@ import {
   rotateLinkToken,
   updateInsuredLink,
 } from './store';
+import type { InsuredLink } from './link-record-rules';
 import { draftFileView, draftItemView, insuredLinkView } from './view';
 import { linkCeilings } from './draft-rules';
 import { listDraftFiles, listDraftItems } from './draft-store';

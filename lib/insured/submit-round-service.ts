@@ -28,24 +28,22 @@ import { ROWS_PER_TRANSACTION } from '../db/batch';
 import { faultPoint } from '../faults/fault-points';
 import { keys } from '../db/keys';
 import { derivedId } from '../inventory/item-rules';
-import { type ItemDraft, saveItemBatch } from '../inventory/item-store';
+import { saveItemBatch } from '../inventory/item-store';
+import type { ItemDraft } from '../inventory/item-record-rules';
 import { chunked } from '../inventory/numbering/numbering-rules';
-import { getJob, type Job, newJobRecord, putJobOnce } from '../jobs/job-store';
+import { getJob, putJobOnce } from '../jobs/job-store';
+import { type Job, newJobRecord } from '../jobs/job-record-rules';
 import { JobLog } from '../jobs/log-store';
 import { photoObjectKeys } from '../photos/rules';
-import { listStagedPhotos, newStagedPhoto, putStagedPhotoRows, type StagedPhoto } from '../photos/staged-photo-store';
+import { listStagedPhotos, newStagedPhoto, putStagedPhotoRows } from '../photos/staged-photo-store';
+import type { StagedPhoto } from '../photos/staged-photo-record-rules';
 import { dispatch, dispatchAll } from '../queue/dispatch';
 import { listClaimRooms, putRoomOnce, type Room } from '../rooms/store';
 import { awaitingSubmit, homeownerPhotoGroups, stillUploading, typedRowFields } from './draft-rules';
-import {
-  type DraftFile,
-  type DraftItem,
-  listDraftFiles,
-  listDraftItems,
-  markDraftRowsRound,
-  type RoundRow,
-} from './draft-store';
-import { getInsuredLink, type InsuredLink, type InsuredRoom, listInsuredRooms, type SubmitRoundSummary } from './store';
+import { listDraftFiles, listDraftItems, markDraftRowsRound, type RoundRow } from './draft-store';
+import type { DraftFile, DraftItem } from './draft-record-rules';
+import { getInsuredLink, type InsuredRoom, listInsuredRooms } from './store';
+import type { InsuredLink, SubmitRoundSummary } from './link-record-rules';
 import { releaseRoundRows } from './submit-round-store';
 
 /**

@@ -16,7 +16,7 @@ import { indexRows } from '../db/query';
 import { type RowUpdate, rowUpdateInput, setClauses, updateRowReturningNew } from '../db/update';
 import { derivedId } from '../inventory/item-rules';
 import type { RunRecord } from '../orchestrator/run-kind';
-import type { SubmitRoundSummary } from './store';
+import type { SubmitRoundSummary } from './link-record-rules';
 
 /** Being made (its run under way), made, or given up (the engine ended its run: its rows are back in the draft). */
 type RoundStatus = 'making' | 'made' | 'given_up';

@@ -27,8 +27,9 @@ import { finishRequestStage, requestStageFields } from '../orchestrator/request-
 import { queuedStage, sendStage } from '../orchestrator/transitions';
 import { openLink, type PublicCaller } from './access-service';
 import { awaitingSubmit, stillUploading } from './draft-rules';
-import type { DraftFile, DraftItem } from './draft-store';
-import { getInsuredLink, type InsuredLink, type SubmitRoundSummary } from './store';
+import type { DraftFile, DraftItem } from './draft-record-rules';
+import { getInsuredLink } from './store';
+import type { InsuredLink, SubmitRoundSummary } from './link-record-rules';
 import { insuredRoundPipeline, insuredRoundRunKind } from './submit-round-run-service';
 import { listDraft, submitRoundRows } from './submit-round-service';
 import { type InsuredRound, type RoundRun, startSubmitRound } from './submit-round-store';

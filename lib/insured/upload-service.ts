@@ -38,16 +38,11 @@ import {
 } from '../uploads/rules';
 import { openLink, type PublicCaller } from './access-service';
 import { boundBefore, linkCeilings, mediaFileProblem } from './draft-rules';
-import {
-  closeDraftUpload,
-  type DraftFile,
-  type DraftFileStatus,
-  listDraftFiles,
-  putDraftFile,
-  updateDraftFile,
-} from './draft-store';
+import { closeDraftUpload, listDraftFiles, putDraftFile, updateDraftFile } from './draft-store';
+import type { DraftFile, DraftFileStatus } from './draft-record-rules';
 import { draftFileFolder, handleRefusedReservation, handleDraftProblem, loadDraftFile } from './file-service';
-import { type InsuredLink, listInsuredRooms } from './store';
+import { listInsuredRooms } from './store';
+import type { InsuredLink } from './link-record-rules';
 import { draftFileView } from './view';
 
 const UPLOAD_NOT_FOUND = 'Upload not found';

@@ -1,8 +1,8 @@
 /** Insured links as the adjuster and the homeowner see them (spec: Insured link). */
 import { typedRowFields } from './draft-rules';
 import { linkState, submitProcessing } from './rules';
-import type { DraftFile, DraftItem } from './draft-store';
-import type { InsuredLink } from './store';
+import type { DraftFile, DraftItem } from './draft-record-rules';
+import type { InsuredLink } from './link-record-rules';
 
 /** The adjuster's view: state, open and mail tracking. Never the token or its hash. */
 export function insuredLinkView(link: InsuredLink, now = new Date()) {

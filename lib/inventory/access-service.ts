@@ -4,12 +4,13 @@
  * item may be changed: another team's item is 404, a frozen item is 409.
  */
 import type { Identity } from '../auth/identity-rules';
-import type { Claim } from '../claims/store';
+import type { Claim } from '../claims/claim-record-rules';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
 import { CLAIM_NOT_FOUND, loadClaimForTeam } from '../claims/access-service';
 import { ownRecordOr404 } from '../tenancy/team-scope-rules';
 import { ITEM_FROZEN, itemFrozen } from './freeze-rules';
-import { getItem, type InventoryItem } from './item-store';
+import { getItem } from './item-store';
+import type { InventoryItem } from './item-record-rules';
 
 export const ITEM_NOT_FOUND = 'Item not found';
 

@@ -6,7 +6,7 @@
  * flagging and adding new items stay allowed. Pure: no I/O.
  */
 import { itemsLocked } from '../claims/rules';
-import type { InventoryItem } from './item-store';
+import type { InventoryItem } from './item-record-rules';
 
 export const ITEM_FROZEN = 'This item has been sent to the estimation platform and can no longer be changed here.';
 

@@ -2,7 +2,8 @@
 import type { Identity } from '../auth/identity-rules';
 import { loadJobForTeam } from '../jobs/access-service';
 import { loadRoomForTeam } from '../rooms/access-service';
-import { type InventoryItem, listItemPhotos, listJobItems } from './item-store';
+import { listItemPhotos, listJobItems } from './item-store';
+import type { InventoryItem } from './item-record-rules';
 import { listRoomItems } from './numbering/room-item-store';
 import { itemView } from './view';
 

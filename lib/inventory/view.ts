@@ -1,6 +1,6 @@
 /** Items as the API shows them (spec: InventoryItem, ItemPhoto). */
 import { photoUrl } from '../photos/view';
-import type { InventoryItem, ItemPhoto } from './item-store';
+import type { InventoryItem, ItemPhoto } from './item-record-rules';
 
 export function itemView(item: InventoryItem, photos: ItemPhoto[]) {
   // Internal bookkeeping stays inside: ownership, the pass that made it, the write revision, who auto-approved.

@@ -13,7 +13,8 @@ import { loadJobForTeam } from '../jobs/access-service';
 import { frameNames, frameObjectKey } from '../pipelines/video/frame-packs';
 import { RECORDING_SNIFF_BYTES, recordingContentType } from '../uploads/sniff-rules';
 import { isJobObjectKey } from '../jobs/job-object-rules';
-import { getJob, type Job } from '../jobs/job-store';
+import { getJob } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 
 /**
  * How the recording is served: played inline as the type its first bytes show; bytes that are no recording

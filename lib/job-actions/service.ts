@@ -25,7 +25,8 @@ import { photoWriteLocked, photoWriteLockFree } from '../photos/photo-write-stor
 import { roomItemCountByJob } from '../rooms/counts-store';
 import { loadJobForTeam } from '../jobs/access-service';
 import { loadRoomForTeam } from '../rooms/access-service';
-import { deleteJobRows, getJob, listRoomJobs, listTeamJobs, type Job } from '../jobs/job-store';
+import { deleteJobRows, getJob, listRoomJobs, listTeamJobs } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import { isProcessing, STARTABLE_STATUSES } from '../jobs/job-rules';
 import { readArchivedLog, readLiveLog } from '../jobs/log-store';
 import { jobMetrics, jobView } from '../jobs/view';

@@ -1,7 +1,8 @@
 /** Loading a job by its id for the caller (lib/tenancy/team-scope-rules.ts). */
 import type { Identity } from '../auth/identity-rules';
 import { ownRecordOr404 } from '../tenancy/team-scope-rules';
-import { getJob, type Job } from './job-store';
+import { getJob } from './job-store';
+import type { Job } from './job-record-rules';
 
 export const JOB_NOT_FOUND = 'Job not found';
 

@@ -7,7 +7,7 @@
  * (deploy/public-access.js reads them from the routes' code).
  */
 import { blobKeys } from '../blob/keys';
-import type { Job } from './job-store';
+import type { Job } from './job-record-rules';
 
 export const isJobObjectKey = (job: Pick<Job, 'team_id' | 'claim_id' | 'id'>, key: string) =>
   key.startsWith(blobKeys.jobPrefix(job.team_id, job.claim_id, job.id)) ||

@@ -16,9 +16,6 @@ import { isTotalledJob, type JobTotalsFlags, totalsOf } from './job-totals-rules
 import { totalsChange, writeWithTotals } from './job-totals-store';
 import { recordJobCreated } from '../stats/service';
 
-export type { Job, JobSlice, OwedRefund, SliceFields, PdfDocument, TruncatedGroup } from './job-record-rules';
-export { newJobRecord } from './job-record-rules';
-
 /** Index attributes a job row carries; `active*` only while the engine may run it (the watchdog's sparse index). */
 function jobIndexAttributes(
   job: Pick<

@@ -16,7 +16,7 @@
  */
 import type { RunOutcome } from '../observability/analytics-rules';
 import { logger } from '../observability/logger';
-import type { Job } from './job-store';
+import type { Job } from './job-record-rules';
 
 /** One run's end: the job as its ending write left it, how the run ended, what it billed or why it failed. */
 export interface RunEnd {

@@ -1,6 +1,6 @@
 /** A job as the API shows it (engine internals left out). */
 import * as z from 'zod';
-import type { Job } from './job-store';
+import type { Job } from './job-record-rules';
 import { JOB_STATUSES, jobProgress } from './job-rules';
 
 export function jobView(job: Job) {

@@ -10,7 +10,8 @@
 import { settings } from '../config';
 import { indexes } from '../db/keys';
 import { indexRows } from '../db/query';
-import { getJob, jobUpdateInput, updateJob, type Job, type JobSlice, type JobUpdate } from '../jobs/job-store';
+import { getJob, jobUpdateInput, updateJob, type JobUpdate } from '../jobs/job-store';
+import type { Job, JobSlice } from '../jobs/job-record-rules';
 import { PREPARING_STATUSES, RUNNING_STATUSES } from '../jobs/job-rules';
 import { JobLog } from '../jobs/log-store';
 import { preparingPipelineFor, type PipelineDefinition, type StageContext } from './pipeline';

@@ -6,7 +6,7 @@
  * declares its pipelines as RunPipelines of its own context and record. How
  * to add one: docs/orchestrator.md.
  */
-import type { Job } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import { type JobStatus, PREPARING_STATUSES, type SourceType } from '../jobs/job-rules';
 import type { JobLog } from '../jobs/log-store';
 import { logger } from '../observability/logger';

@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { PING_BODY } from '../queue/worker-ping';
 import { settings } from '../config';
 import { ConflictError, NotFoundError } from '../errors';
-import type { Job } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import { isProcessing } from '../jobs/job-rules';
 import { jobView } from '../jobs/view';
 import { type SweepJobs, watchdogSweepReport } from '../observability/error-report-rules';

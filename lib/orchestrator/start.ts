@@ -6,7 +6,8 @@
  * what hears a run's end into its function.
  */
 import { randomUUID } from 'node:crypto';
-import { updateJob, type Job, type SliceFields } from '../jobs/job-store';
+import { updateJob } from '../jobs/job-store';
+import type { Job, SliceFields } from '../jobs/job-record-rules';
 import { PREPARING_STATUSES, STARTABLE_STATUSES } from '../jobs/job-rules';
 import { JobLog } from '../jobs/log-store';
 import { newRunTraceparent } from '../observability/job-trace';

@@ -17,7 +17,8 @@ import { completionBilling, passCompletionBilling } from '../billing/charge-stor
 import { settleJobBilling } from '../billing/settlement-service';
 import { owesBilling, unbilledRefund, wholeRefund } from '../billing/settlement-rules';
 import { owedFields } from '../billing/settlement-store';
-import { updateJob, type Job } from '../jobs/job-store';
+import { updateJob } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import { PREPARING_STATUSES, PROCESSING_STATUSES, statusAfterPreparing } from '../jobs/job-rules';
 import { archiveLog, JobLog } from '../jobs/log-store';
 import { publishRunEnd } from '../jobs/run-end-service';

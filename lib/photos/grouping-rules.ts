@@ -6,9 +6,9 @@
  * lib/photos/grouping-service.ts reads the rows, asks these rules and writes.
  * Every check answers the problem as a sentence for a 400, or null.
  */
-import type { Job } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import { plural } from '../text';
-import type { SegmentBox, StagedPhoto } from './staged-photo-store';
+import type { SegmentBox, StagedPhoto } from './staged-photo-record-rules';
 
 /** A job whose photos can still be (re)grouped: it can still be (re)processed. */
 export const GROUPING_STATUSES = ['awaiting_grouping', 'error'] as const;

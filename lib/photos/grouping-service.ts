@@ -13,7 +13,8 @@ import { recordActivity } from '../activity/service';
 import { deleteObject } from '../blob/objects';
 import { settings } from '../config';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../errors';
-import { getJob, type Job } from '../jobs/job-store';
+import { getJob } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import { dispatch } from '../queue/dispatch';
 import { getRoom } from '../rooms/store';
 import { JOB_NOT_FOUND, loadJobForTeam } from '../jobs/access-service';
@@ -39,7 +40,8 @@ import { photoWriteLocked, type StagedPhotoWrite, writeStagedPhotos } from './ph
 import type { SegmentCropMessage } from './queue-schemas';
 import { MAX_PHOTO_INDEX } from './rules';
 import type { GroupDetailsInput, SegmentInput } from './schemas';
-import { listStagedPhotos, newSegmentPhoto, type StagedPhoto } from './staged-photo-store';
+import { listStagedPhotos, newSegmentPhoto } from './staged-photo-store';
+import type { StagedPhoto } from './staged-photo-record-rules';
 import { stagedPhotoView } from './view';
 
 /** The job (team-scoped: 404 for another team's) and its photos, or 409 when they can no longer be grouped. */

@@ -17,7 +17,8 @@ import { normalizePhoto, UnreadableImageError } from '../media/images';
 import { logger } from '../observability/logger';
 import { deleteObject, putJpeg, readObject } from '../blob/objects';
 import type { NormalizeMessage } from './queue-schemas';
-import { getStagedPhoto, type StagedPhoto, updateStagedPhoto } from './staged-photo-store';
+import { getStagedPhoto, updateStagedPhoto } from './staged-photo-store';
+import type { StagedPhoto } from './staged-photo-record-rules';
 
 export type NormalizeOutcome = 'normalized' | 'already-done' | 'unreadable' | 'missing-row' | 'missing-original';
 

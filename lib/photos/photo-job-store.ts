@@ -6,7 +6,8 @@
  * hand out a number twice. Each answers the job after it, or null when the
  * condition did not hold.
  */
-import { type Job, updateJob } from '../jobs/job-store';
+import { updateJob } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import type { JobStatus } from '../jobs/job-rules';
 
 /**

@@ -17,7 +17,8 @@ import { getJob } from '../jobs/job-store';
 import { loadJobForTeam } from '../jobs/access-service';
 import { aiGroups } from './grouping-rules';
 import { indexFromFilename, isPipelinePicture, servedContentType } from './rules';
-import { getStagedPhoto, listStagedPhotos, type StagedPhoto } from './staged-photo-store';
+import { getStagedPhoto, listStagedPhotos } from './staged-photo-store';
+import type { StagedPhoto } from './staged-photo-record-rules';
 import { stagedPhotoView } from './view';
 
 const PHOTO_NOT_FOUND = 'Photo not found';

@@ -31,7 +31,8 @@ import { leaseHeld } from '../db/lease-rules';
 import { setClauses } from '../db/update';
 import { logger } from '../observability/logger';
 import { withRetry } from '../retry';
-import { getStagedPhotos, PHOTO_TRANSACTION_RETRY, stagedPhotoItem, type StagedPhoto } from './staged-photo-store';
+import { getStagedPhotos, PHOTO_TRANSACTION_RETRY, stagedPhotoItem } from './staged-photo-store';
+import type { StagedPhoto } from './staged-photo-record-rules';
 
 type PhotoFields = Partial<Omit<StagedPhoto, 'id' | 'job_id' | 'index'>>;
 

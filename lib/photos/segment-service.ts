@@ -17,7 +17,8 @@ import { deleteObject, putJpeg, readObject } from '../blob/objects';
 import { JobLog } from '../jobs/log-store';
 import { cropJpeg, normalizePhoto, UnreadableImageError } from '../media/images';
 import { logger } from '../observability/logger';
-import { getStagedPhoto, updateStagedPhoto, type StagedPhoto } from './staged-photo-store';
+import { getStagedPhoto, updateStagedPhoto } from './staged-photo-store';
+import type { StagedPhoto } from './staged-photo-record-rules';
 
 export type SegmentCropOutcome =
   | 'cropped'

@@ -10,7 +10,7 @@
  * in importing_pdf. The rules of their slots, of their confirm and of when
  * their read starts are the second half of this file.
  */
-import type { Job, PdfDocument } from '../jobs/job-store';
+import type { Job, PdfDocument } from '../jobs/job-record-rules';
 import { BMP_NOT_SUPPORTED, type ImageType } from '../media/sniff';
 import { extensionOf } from '../text';
 import { documentKey } from './rules';

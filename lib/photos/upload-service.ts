@@ -30,7 +30,8 @@ import { blobKeys } from '../blob/keys';
 import { deleteObject, headObject, readObjectHead } from '../blob/objects';
 import { settings } from '../config';
 import { ConflictError, InvalidRequestError, NotFoundError, TooLargeError } from '../errors';
-import { getJob, type Job, newJobRecord, putNewJob } from '../jobs/job-store';
+import { getJob, putNewJob } from '../jobs/job-store';
+import { type Job, newJobRecord } from '../jobs/job-record-rules';
 import { jobView } from '../jobs/view';
 import { normalizeCapturedAt, SNIFF_HEAD_BYTES, sniffImage } from '../media/sniff';
 import { logger } from '../observability/logger';
@@ -45,13 +46,8 @@ import { raisePhotoNextIndex, reservePhotoBatch } from './photo-job-store';
 import type { NormalizeMessage } from './queue-schemas';
 import { decodeMetaFilename, encodeMetaFilename, photoObjectKeys } from './rules';
 import type { AppendPhotosInput, ConfirmPhotosInput, SkippedPhoto, UploadPhotosInput, UploadSlot } from './schemas';
-import {
-  getStagedPhotos,
-  insertStagedPhotos,
-  newStagedPhoto,
-  PHOTO_TRANSACTION_RETRY,
-  type StagedPhoto,
-} from './staged-photo-store';
+import { getStagedPhotos, insertStagedPhotos, newStagedPhoto, PHOTO_TRANSACTION_RETRY } from './staged-photo-store';
+import type { StagedPhoto } from './staged-photo-record-rules';
 import {
   arrivedUploadProblem,
   batchBytes,

@@ -1,5 +1,5 @@
 /** A staged photo as the API shows it (spec: Jobs > GET /api/jobs/{id}/staged-photos). */
-import type { StagedPhoto } from './staged-photo-store';
+import type { StagedPhoto } from './staged-photo-record-rules';
 
 /** The capability path that serves a job's photo (no token: the job uuid is the credential). */
 export const photoUrl = (jobId: string, filename: string) => `/api/photos/${jobId}/${encodeURIComponent(filename)}`;

@@ -3,7 +3,8 @@
  * the team turned it on, the new items its rules accept are approved.
  */
 import { shouldAutoApprove } from '../inventory/editing/auto-approval-rules';
-import { type InventoryItem, setItemsApproved } from '../inventory/item-store';
+import { setItemsApproved } from '../inventory/item-store';
+import type { InventoryItem } from '../inventory/item-record-rules';
 import type { StageContext } from '../orchestrator/pipeline';
 import { loadAutoApprovalRules } from '../settings/automation-service';
 

@@ -6,7 +6,7 @@
  */
 import { jobCharge } from '../billing/credit-rules';
 import { loadChargeExemptions } from '../billing/exemption-service';
-import type { Job } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 
 export async function recordingCredits(job: Job): Promise<{ credits: number; blocks: number; minutes: number }> {
   if (job.source_type === 'photo') throw new Error('a photo job is billed per AI request');

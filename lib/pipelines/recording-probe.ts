@@ -6,7 +6,7 @@
  * throws as is.
  */
 import { presignedToolRead } from '../blob/client';
-import type { Job } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import { ProbeError, type ProbeResult, probeMedia } from '../media/probe';
 import { PipelineFailure } from '../orchestrator/terminal';
 

@@ -20,7 +20,7 @@ import { putJson, readObject } from '../blob/objects';
 import { settings } from '../config';
 import { SpeechToTextClient, SpeechToTextError } from '../integrations/speech-to-text';
 import { segmentWords, stitchPieces, type TranscriptPiece } from '../integrations/transcript-stitching';
-import type { Job } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import type { JobLog } from '../jobs/log-store';
 import { audioPieces, extractAudioTrack } from '../media/audio-track';
 import { makeWorkDir } from '../media/work-dirs';

@@ -3,7 +3,8 @@
  * archived) with their photo rows, room by room in item-number order.
  */
 import pLimit from 'p-limit';
-import { type InventoryItem, type ItemPhoto, listItemPhotos } from '../inventory/item-store';
+import { listItemPhotos } from '../inventory/item-store';
+import type { InventoryItem, ItemPhoto } from '../inventory/item-record-rules';
 import { listRoomItems } from '../inventory/numbering/room-item-store';
 import { listClaimRooms } from '../rooms/store';
 

@@ -23,7 +23,7 @@ import { logger } from '../observability/logger';
 import { getTeam } from '../teams/store';
 import { itemRefundReference, remoteItemFields, remotePhotos, sendToken } from './claims-platform-rules';
 import { countSubmissionItem, submissionItemState } from './submission-item-store';
-import type { Submission } from './submission-store';
+import type { Submission } from './submission-record-rules';
 
 /** The platform did not answer (or answered 5xx): the unit is run again after a backoff. */
 class TransientFailure extends Error {}

@@ -32,7 +32,7 @@ import {
   raiseClaimSendRounds,
   type StoredSubmission,
 } from './submission-migration-store';
-import type { Submission } from './submission-store';
+import type { Submission } from './submission-record-rules';
 
 export interface SendMigrationReport {
   /** Claims whose charge rounds were recorded. */

@@ -3,11 +3,11 @@
  * 1-8; Limits > Credit prices, rules 6, 8 and 9). No I/O.
  */
 import { createHash } from 'node:crypto';
-import type { Claim } from '../claims/store';
+import type { Claim } from '../claims/claim-record-rules';
 import type { Settings } from '../config';
 import { ConflictError, type DomainError, RemoteFailureError } from '../errors';
 import type { PlatformClaimFields, PlatformItemFields, PlatformPhoto } from '../integrations/claims-platform';
-import type { InventoryItem, ItemPhoto } from '../inventory/item-store';
+import type { InventoryItem, ItemPhoto } from '../inventory/item-record-rules';
 import { compact, itemQuantity, itemTitle, present, publicPhotoUrls } from './payload-rules';
 
 export const NO_TEAM_TOKEN =

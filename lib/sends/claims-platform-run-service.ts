@@ -18,7 +18,7 @@
  * send stays processing and an item is never both refunded and submitted.
  */
 import { requestOwedSendRefund } from '../billing/send-charge-service';
-import type { UnconfirmedSpend } from '../billing/send-refund-store';
+import type { UnconfirmedSpend } from '../billing/send-refund-record-rules';
 import { settings } from '../config';
 import { keys } from '../db/keys';
 import { logger } from '../observability/logger';
@@ -26,7 +26,8 @@ import { type RunContext, type RunPipeline, registerPipeline, serviceRunLog } fr
 import type { RunKind } from '../orchestrator/run-kind';
 import { registerRunKind } from '../orchestrator/run-kinds';
 import { destinationOf } from './destination-rules';
-import { getTeam, type Team } from '../teams/store';
+import { getTeam } from '../teams/store';
+import type { Team } from '../teams/team-record-rules';
 import { getUser } from '../users/store';
 import { countItem, deliverSubmissionItem } from './claims-platform-item-service';
 import { recordUnitItems, submissionItemIds, unitItemId } from './submission-item-store';
@@ -35,11 +36,10 @@ import {
   failSubmission,
   getSubmission,
   openSubmissionIds,
-  type Submission,
-  type RequestStep,
   submissionUpdateInput,
   updateSubmission,
 } from './submission-store';
+import type { Submission, RequestStep } from './submission-record-rules';
 
 export const SEND_INTERRUPTED =
   'The send was interrupted before its items went out; any charge for it is refunded. Send again.';

@@ -21,7 +21,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Identity } from '../auth/identity-rules';
 import { chargeSend } from '../billing/send-charge-service';
-import { type Claim, setClaimSubmitted } from '../claims/store';
+import { setClaimSubmitted } from '../claims/store';
+import type { Claim } from '../claims/claim-record-rules';
 import { settings as currentSettings, type Settings } from '../config';
 import { faultPoint } from '../faults/fault-points';
 import { ConflictError, InsufficientCreditsError, InvalidRequestError, NotFoundError } from '../errors';
@@ -33,7 +34,8 @@ import { logger } from '../observability/logger';
 import { finishRequestStage, requestStageFields } from '../orchestrator/request-stage';
 import { listClaimRooms } from '../rooms/store';
 import { recordSend } from '../stats/service';
-import { getTeam, type Team } from '../teams/store';
+import { getTeam } from '../teams/store';
+import type { Team } from '../teams/team-record-rules';
 import { loadClaimForTeam } from '../claims/access-service';
 import { listActiveClaimItems } from './claim-items-service';
 import {
@@ -57,15 +59,14 @@ import {
 import { recordSubmissionItems, submissionItemIds } from './submission-item-store';
 import {
   advanceSubmission,
-  type ClaimSend,
   completeSubmission,
   getClaimSend,
   getSubmission,
   listClaimSubmissions,
   openSubmission,
-  type Submission,
   withdrawSubmission,
 } from './submission-store';
+import type { ClaimSend, Submission } from './submission-record-rules';
 import { submissionView } from './submission-view';
 
 /** The sync calls of a send (claim, then rooms) share an HTTP function's 29 s. */

@@ -8,7 +8,7 @@
  * (the admin dashboard's per-platform counts) does not load the sends. How to
  * add one: docs/architecture.md, "Adding a send destination".
  */
-import type { InventoryItem } from '../inventory/item-store';
+import type { InventoryItem } from '../inventory/item-record-rules';
 import type { SendCounter } from '../stats/rules';
 
 export interface SendDestination {

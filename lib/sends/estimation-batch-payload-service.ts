@@ -4,7 +4,7 @@
  * warning the adjuster sees when photos could not be linked.
  */
 import pLimit from 'p-limit';
-import type { Claim } from '../claims/store';
+import type { Claim } from '../claims/claim-record-rules';
 import type { Settings } from '../config';
 import type { EstimationItem } from '../integrations/estimation-platform';
 import { getItem } from '../inventory/item-store';

@@ -11,13 +11,15 @@
  */
 import pLimit from 'p-limit';
 import { chargeSend } from '../billing/send-charge-service';
-import { type Claim, getClaim, setEstimationLink } from '../claims/store';
+import { getClaim, setEstimationLink } from '../claims/store';
+import type { Claim } from '../claims/claim-record-rules';
 import type { Settings } from '../config';
 import { NotFoundError } from '../errors';
 import { faultPoint } from '../faults/fault-points';
 import { getItem, updateItemFields } from '../inventory/item-store';
 import { logger } from '../observability/logger';
-import { getTeam, type Team } from '../teams/store';
+import { getTeam } from '../teams/store';
+import type { Team } from '../teams/team-record-rules';
 import { getUser } from '../users/store';
 import { ITEM_WRITES_AT_ONCE, loadRemoteBatch } from './estimation-batch-payload-service';
 import { createEstimationClient, deliverToEstimationPlatform, type RemoteCall } from './estimation-remote-service';

@@ -4,7 +4,7 @@
  * rule, rules 3, 5 and 6). Every call here is idempotent at the remote, so a
  * send finished again after an interruption repeats them safely.
  */
-import type { Claim } from '../claims/store';
+import type { Claim } from '../claims/claim-record-rules';
 import type { Settings } from '../config';
 import { ConflictError, type DomainError } from '../errors';
 import {
@@ -12,7 +12,7 @@ import {
   type EstimationItem,
   EstimationPlatformClient,
 } from '../integrations/estimation-platform';
-import type { Team } from '../teams/store';
+import type { Team } from '../teams/team-record-rules';
 import { completedPricing, type Destination, type Pricing, REMOTE_CLAIM_GONE, remoteFailure } from './estimation-rules';
 import type { RemoteOutcome } from './estimation-store';
 

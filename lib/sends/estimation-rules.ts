@@ -5,9 +5,9 @@
  * (estimation-service.ts) reads the records, calls the remote and writes.
  */
 import { createHash } from 'node:crypto';
-import type { Claim } from '../claims/store';
+import type { Claim } from '../claims/claim-record-rules';
 import { ConflictError, type DomainError, RemoteFailureError, UnprocessableError } from '../errors';
-import type { InventoryItem, ItemPhoto } from '../inventory/item-store';
+import type { InventoryItem, ItemPhoto } from '../inventory/item-record-rules';
 import type {
   EstimationCatalog,
   EstimationClaimPayload,

@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { requestOwedSendRefund } from '../billing/send-charge-service';
-import type { UnconfirmedSpend } from '../billing/send-refund-store';
+import type { UnconfirmedSpend } from '../billing/send-refund-record-rules';
 import { addClaimSpend } from '../claims/store';
 import { settings } from '../config';
 import { DomainError, InsufficientCreditsError } from '../errors';
@@ -32,7 +32,8 @@ import type { RunKind } from '../orchestrator/run-kind';
 import { registerRunKind } from '../orchestrator/run-kinds';
 import { destinationOf } from './destination-rules';
 import { recordSend } from '../stats/service';
-import { getTeam, type Team } from '../teams/store';
+import { getTeam } from '../teams/store';
+import type { Team } from '../teams/team-record-rules';
 import { getUser } from '../users/store';
 import { deliverEstimationSend } from './estimation-delivery-service';
 import {

@@ -26,7 +26,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Identity } from '../auth/identity-rules';
-import { type Claim, getClaim } from '../claims/store';
+import { getClaim } from '../claims/store';
+import type { Claim } from '../claims/claim-record-rules';
 import { settings as currentSettings, type Settings } from '../config';
 import { ConflictError, InvalidRequestError, NotFoundError, UnavailableError } from '../errors';
 import { faultPoint } from '../faults/fault-points';
@@ -37,7 +38,8 @@ import {
   requestStageFields,
   withinRequestTime,
 } from '../orchestrator/request-stage';
-import { getTeam, type Team } from '../teams/store';
+import { getTeam } from '../teams/store';
+import type { Team } from '../teams/team-record-rules';
 import { loadClaimForTeam } from '../claims/access-service';
 import { listActiveClaimItems } from './claim-items-service';
 import { createEstimationClient, loadTargetClaim } from './estimation-remote-service';

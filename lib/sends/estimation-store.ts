@@ -19,7 +19,8 @@
  *   thousands of items never meets DynamoDB's 400 KB row limit.
  */
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { owedSendRefundPut, type UnconfirmedSpend } from '../billing/send-refund-store';
+import { owedSendRefundPut } from '../billing/send-refund-store';
+import type { UnconfirmedSpend } from '../billing/send-refund-record-rules';
 import { deleteKeys, partitionKeys, putRows } from '../db/batch';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
 import { indexes, keys, withoutKeys } from '../db/keys';

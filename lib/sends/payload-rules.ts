@@ -5,7 +5,7 @@
  * absolute URLs of the stored /api/photos/... paths under PUBLIC_BASE_URL,
  * primary first. Pure.
  */
-import type { InventoryItem, ItemPhoto } from '../inventory/item-store';
+import type { InventoryItem, ItemPhoto } from '../inventory/item-record-rules';
 import { photoUrl } from '../photos/view';
 
 /** A value worth sending: blank strings are omitted, never sent as null. */

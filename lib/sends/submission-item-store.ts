@@ -13,7 +13,8 @@
  * time: the engine's unit lease outlives any invocation.)
  */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { type OwedSendRefund, owedSendRefundPut } from '../billing/send-refund-store';
+import { owedSendRefundPut } from '../billing/send-refund-store';
+import type { OwedSendRefund } from '../billing/send-refund-record-rules';
 import { putRows } from '../db/batch';
 import { db, isConditionCancellation, tableName } from '../db/client';
 import { keys } from '../db/keys';

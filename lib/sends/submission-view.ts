@@ -1,6 +1,6 @@
 /** A Submission as the API shows it (spec: Submission record). */
 import { claimDeepLink } from './claims-platform-rules';
-import type { Submission } from './submission-store';
+import type { Submission } from './submission-record-rules';
 
 /** `appUrl`: CLAIMS_PLATFORM_APP_URL, for the deep link to the remote claim (none when empty or a dry run). */
 export function submissionView(submission: Submission, appUrl: string) {

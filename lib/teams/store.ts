@@ -4,18 +4,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { db, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
 import { setClauses, uniqueRowPut } from '../db/update';
-
-export interface Team {
-  id: string;
-  external_id: number | null;
-  name: string;
-  team_token: string | null;
-  estimation_platform_key: string | null;
-  /** Dollars per credit; null means DEFAULT_TEAM_CREDIT_RATE. */
-  credit_rate: number | null;
-  created_at: string;
-  updated_at: string;
-}
+import type { Team } from './team-record-rules';
 
 export function teamTokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');

@@ -1,5 +1,5 @@
 /** Teams as the API shows them: secrets masked. */
-import type { Team } from './store';
+import type { Team } from './team-record-rules';
 
 /** The team token is masked wherever it is displayed: last four characters only. */
 export function maskSecret(value: string | null | undefined): string | null {

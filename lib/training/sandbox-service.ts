@@ -7,8 +7,10 @@
 import { blobKeys } from '../blob/keys';
 import { putJpeg } from '../blob/objects';
 import { derivedId } from '../inventory/item-rules';
-import { type ItemDraft, saveItemBatch } from '../inventory/item-store';
-import { type Job, updateJob } from '../jobs/job-store';
+import { saveItemBatch } from '../inventory/item-store';
+import type { ItemDraft } from '../inventory/item-record-rules';
+import { updateJob } from '../jobs/job-store';
+import type { Job } from '../jobs/job-record-rules';
 import { archiveLog, JobLog } from '../jobs/log-store';
 import { logger } from '../observability/logger';
 import { aiGroups } from '../photos/grouping-rules';

@@ -10,7 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import { listTeamActivity } from '../activity/store';
 import type { Identity } from '../auth/identity-rules';
-import { type Claim, getClaim, putNewClaim } from '../claims/store';
+import { getClaim, putNewClaim } from '../claims/store';
+import type { Claim } from '../claims/claim-record-rules';
 import { isConditionalCheckFailed } from '../db/client';
 import { ConflictError, NotFoundError } from '../errors';
 import { countExportRequests } from '../exports/store';

@@ -5,19 +5,7 @@ import { db, isConditionalCheckFailed, tableName } from '../db/client';
 import { keys, withoutKeys } from '../db/keys';
 import { setClauses, uniqueRowPut } from '../db/update';
 import { presenceMinute } from '../stats/rules';
-
-export interface User {
-  id: string;
-  /** String form; a legacy integer is stored as its string, a UUID is allowed. Null for the local bypass user. */
-  external_id: string | null;
-  name: string;
-  email: string | null;
-  team_id: string;
-  last_seen_at: string | null;
-  /** IANA zone name, or '' for browser-local. */
-  timezone?: string;
-  created_at: string;
-}
+import type { User } from './user-record-rules';
 
 /** How often last_seen_at is stamped at most. */
 const LAST_SEEN_RESOLUTION_MS = 60_000;

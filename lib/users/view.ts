@@ -1,5 +1,5 @@
 /** Users as the API shows them. */
-import type { User } from './store';
+import type { User } from './user-record-rules';
 
 /** A user as the API shows them. */
 export function userView(user: User) {

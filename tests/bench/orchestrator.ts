@@ -129,10 +129,11 @@ async function main() {
     require('../../lib/orchestrator/pipeline') as typeof import('../../lib/orchestrator/pipeline');
   const {
     getJob,
-    newJobRecord,
     putNewJob,
     updateJob: updateJobFn,
   } = require('../../lib/jobs/job-store') as typeof import('../../lib/jobs/job-store');
+  const { newJobRecord } =
+    require('../../lib/jobs/job-record-rules') as typeof import('../../lib/jobs/job-record-rules');
   const handlers: Record<string, (event: SQSEvent, ctx: Context) => Promise<unknown>> = {
     stageWorker: require('../../functions/workers/stages').handler,
     unitWorker: require('../../functions/workers/units').handler,

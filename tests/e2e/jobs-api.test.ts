@@ -16,7 +16,8 @@ import { Client, eventually, request } from '../support/api';
 import { doc, getRow, listKeys, objectExists, putObject, seedItem, setFields, table } from '../support/aws';
 import { TEST_ADMIN_EXTERNAL_IDS } from '../support/service-env';
 import { packFrames, recordOneUnitRun } from '../support/video-frames';
-import { getJob, type Job } from '../../lib/jobs/job-store';
+import { getJob } from '../../lib/jobs/job-store';
+import type { Job } from '../../lib/jobs/job-record-rules';
 import { newTeamMember } from '../support/tokens';
 import {
   chunkedUpload,

@@ -22,10 +22,12 @@ import { type JobFilter, jobMatches, jobNamesOf } from '../../lib/admin/rules';
 import { resetSettings } from '../../lib/config';
 import { putRows } from '../../lib/db/batch';
 import { keys } from '../../lib/db/keys';
-import { type Job, newJobRecord } from '../../lib/jobs/job-store';
+import { type Job, newJobRecord } from '../../lib/jobs/job-record-rules';
 import type { JobStatus } from '../../lib/jobs/job-rules';
-import { createTeam, type Team } from '../../lib/teams/store';
-import { createUser, type User } from '../../lib/users/store';
+import { createTeam } from '../../lib/teams/store';
+import type { Team } from '../../lib/teams/team-record-rules';
+import { createUser } from '../../lib/users/store';
+import type { User } from '../../lib/users/user-record-rules';
 import { putCountedJobRows } from '../support/job-rows';
 import { useOwnStage } from '../support/stage';
 

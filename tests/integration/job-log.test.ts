@@ -23,7 +23,8 @@ import {
 } from '../support/test-pipelines';
 import { settings } from '../../lib/config';
 import { db, tableName } from '../../lib/db/client';
-import { getJob, updateJob, type Job } from '../../lib/jobs/job-store';
+import { getJob, updateJob } from '../../lib/jobs/job-store';
+import type { Job } from '../../lib/jobs/job-record-rules';
 import { appendLog, archiveLog, readArchivedLog, readLiveLog } from '../../lib/jobs/log-store';
 import { startJob } from '../../lib/orchestrator/engine';
 import { registerPipeline, type PipelineDefinition } from '../../lib/orchestrator/pipeline';

@@ -20,13 +20,12 @@ import {
   addJobAiSpend,
   deleteJobRows,
   getJob,
-  type Job,
   jobRowOf,
-  newJobRecord,
   purgeJobRows,
   putJobOnce,
   putNewJob,
 } from '../../lib/jobs/job-store';
+import { type Job, newJobRecord } from '../../lib/jobs/job-record-rules';
 import type { JobStatus } from '../../lib/jobs/job-rules';
 import type { JobTotals } from '../../lib/jobs/job-totals-rules';
 import { readJobTotals } from '../../lib/jobs/job-totals-store';

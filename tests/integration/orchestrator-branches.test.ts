@@ -20,7 +20,8 @@ import {
   type Script,
   type Span,
 } from '../support/test-pipelines';
-import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job-store';
+import { getJob, putNewJob, updateJob } from '../../lib/jobs/job-store';
+import { newJobRecord, type Job } from '../../lib/jobs/job-record-rules';
 import { readLiveLog } from '../../lib/jobs/log-store';
 import { startJob } from '../../lib/orchestrator/engine';
 import { RESTARTING, runWatchdog } from '../../lib/orchestrator/recovery';

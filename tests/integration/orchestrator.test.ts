@@ -46,7 +46,8 @@ import {
 import { db, tableName } from '../../lib/db/client';
 import { ConflictError } from '../../lib/errors';
 import { STATUS_OF_DOMAIN_ERROR } from '../../lib/http/errors';
-import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job-store';
+import { getJob, putNewJob, updateJob } from '../../lib/jobs/job-store';
+import { newJobRecord, type Job } from '../../lib/jobs/job-record-rules';
 import { appendLog, archiveLog, readArchivedLog, readLiveLog } from '../../lib/jobs/log-store';
 import { flushSignals } from '../../lib/observability/flush';
 import { sqs as serviceSqs } from '../../lib/queue/queues';

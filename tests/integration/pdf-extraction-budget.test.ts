@@ -12,7 +12,8 @@ import { startInProcessWorkers, useEngineStage, type EngineStage } from '../supp
 import { cardGridList, layoutTag } from '../support/pdf-fixtures';
 import { cardGridPdfJob, handedOn, pdfNames, pdfPhotos, startPdfRead } from '../support/pdf-jobs';
 import { db, tableName } from '../../lib/db/client';
-import { putNewJob, type Job } from '../../lib/jobs/job-store';
+import { putNewJob } from '../../lib/jobs/job-store';
+import type { Job } from '../../lib/jobs/job-record-rules';
 import { BYTES_LIMIT_REACHED, MAX_EXTRACTED_BYTES } from '../../lib/pipelines/pdf/limit-rules';
 import { runRecordKey } from '../../lib/pipelines/run-record-store';
 

@@ -23,7 +23,8 @@ import '../../lib/pipelines'; // the watchdog restarts a job through its pipelin
 import { listNames } from '../../lib/blob/client';
 import { blobKeys } from '../../lib/blob/keys';
 import { putJpeg, readObject } from '../../lib/blob/objects';
-import { getJob, putNewJob, type Job } from '../../lib/jobs/job-store';
+import { getJob, putNewJob } from '../../lib/jobs/job-store';
+import type { Job } from '../../lib/jobs/job-record-rules';
 import { readLiveLog } from '../../lib/jobs/log-store';
 import { RESTARTING, runWatchdog } from '../../lib/orchestrator/recovery';
 import { photoObjectKeys } from '../../lib/photos/rules';
@@ -32,8 +33,8 @@ import {
   insertStagedPhotos,
   listStagedPhotos,
   newStagedPhoto,
-  type StagedPhoto,
 } from '../../lib/photos/staged-photo-store';
+import type { StagedPhoto } from '../../lib/photos/staged-photo-record-rules';
 
 // About 120 photos: more than one insert of staged rows (99 a transaction), so the kill leaves some written, some not.
 const PAGES = 20;

@@ -19,7 +19,8 @@ import { db } from '../../lib/db/client';
 import { REFUND_PATH, SPEND_PATH } from '../../lib/integrations/billing-contract';
 import { BillingServiceClient } from '../../lib/integrations/billing-service';
 import { logger } from '../../lib/observability/logger';
-import { createTeam, type Team } from '../../lib/teams/store';
+import { createTeam } from '../../lib/teams/store';
+import type { Team } from '../../lib/teams/team-record-rules';
 import { fakeBilling } from '../support/fake-billing';
 
 /** The real client from the run's settings with short attempts: its three attempts end within about 0.5 s. */

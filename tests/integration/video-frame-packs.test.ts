@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { s3 as mediaStore } from '../../lib/blob/client';
-import { getJob, type Job } from '../../lib/jobs/job-store';
+import { getJob } from '../../lib/jobs/job-store';
+import type { Job } from '../../lib/jobs/job-record-rules';
 import {
   clearFrames,
   frameNames,

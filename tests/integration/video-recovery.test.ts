@@ -35,7 +35,8 @@ import { makeWalkthrough, type WalkthroughObject } from '../support/walkthrough'
 import { blobKeys } from '../../lib/blob/keys';
 import { resetSettings } from '../../lib/config';
 import { listItemPhotos, listJobItems } from '../../lib/inventory/item-store';
-import { getJob, type Job } from '../../lib/jobs/job-store';
+import { getJob } from '../../lib/jobs/job-store';
+import type { Job } from '../../lib/jobs/job-record-rules';
 import { RESTARTING, runWatchdog } from '../../lib/orchestrator/recovery';
 import { jobRunKind } from '../../lib/orchestrator/job-run-kind';
 import { listUnits } from '../../lib/orchestrator/store';

@@ -10,7 +10,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
-import { getJob, type Job } from '../../lib/jobs/job-store';
+import { getJob } from '../../lib/jobs/job-store';
+import type { Job } from '../../lib/jobs/job-record-rules';
 import { Client, eventually, jobInStatus } from './api';
 import { getRow } from './aws';
 import { fakeBilling } from './fake-billing';

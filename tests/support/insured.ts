@@ -5,8 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import pLimit from 'p-limit';
-import { type DraftItem, putDraftItem } from '../../lib/insured/draft-store';
-import { getInsuredLink, type SubmitRoundSummary } from '../../lib/insured/store';
+import { putDraftItem } from '../../lib/insured/draft-store';
+import type { DraftItem } from '../../lib/insured/draft-record-rules';
+import { getInsuredLink } from '../../lib/insured/store';
+import type { SubmitRoundSummary } from '../../lib/insured/link-record-rules';
 import { insuredRoundPipeline } from '../../lib/insured/submit-round-run-service';
 import { insuredRoundId, startSubmitRound } from '../../lib/insured/submit-round-store';
 import { keys } from '../../lib/db/keys';

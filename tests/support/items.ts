@@ -1,6 +1,6 @@
 /** Item records for unit tests of the item rules: a plain, unapproved item unless told otherwise. */
 import { buildItem } from '../../lib/inventory/item-rules';
-import type { InventoryItem } from '../../lib/inventory/item-store';
+import type { InventoryItem } from '../../lib/inventory/item-record-rules';
 
 let seq = 0;
 

@@ -9,7 +9,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { putRows } from '../../lib/db/batch';
 import { db } from '../../lib/db/client';
-import { type Job, jobRowOf } from '../../lib/jobs/job-store';
+import { jobRowOf } from '../../lib/jobs/job-store';
+import type { Job } from '../../lib/jobs/job-record-rules';
 import { isTotalledJob, type JobTotals, totalsOf, totalsShardOf } from '../../lib/jobs/job-totals-rules';
 import { shardChange } from '../../lib/jobs/job-totals-store';
 

@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../lib/db/client';
-import { getJob, newJobRecord, putNewJob, updateJob, type Job } from '../../lib/jobs/job-store';
+import { getJob, putNewJob, updateJob } from '../../lib/jobs/job-store';
+import { newJobRecord, type Job } from '../../lib/jobs/job-record-rules';
 import {
   registerPipeline,
   type BranchDefinition,

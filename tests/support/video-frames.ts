@@ -2,7 +2,7 @@
  * A video run's frames planted as extraction leaves them (packed, one unit,
  * one frame a second from 0), for tests of what reads them.
  */
-import type { Job } from '../../lib/jobs/job-store';
+import type { Job } from '../../lib/jobs/job-record-rules';
 import { FramePackWriter } from '../../lib/pipelines/video/frame-packs';
 import { type FrameRecord, putUnitFrames, putVideoPlan } from '../../lib/pipelines/video/run-store';
 import { setFields } from './aws';

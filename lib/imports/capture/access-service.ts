@@ -1,7 +1,8 @@
 /** Loading a storage connection by its id for the caller (lib/tenancy/team-scope-rules.ts). */
 import type { Identity } from '../../auth/identity-rules';
 import { ownRecordOr404 } from '../../tenancy/team-scope-rules';
-import { getConnection, type StorageConnection } from './store';
+import { getConnection } from './store';
+import type { StorageConnection } from './connection-record-rules';
 
 const CONNECTION_NOT_FOUND = 'Connection not found';
 

@@ -10,14 +10,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Identity } from '../../auth/identity-rules';
 import { recordActivity } from '../../activity/service';
-import { type Claim, getClaim, putNewClaim } from '../../claims/store';
+import { getClaim, putNewClaim } from '../../claims/store';
+import type { Claim } from '../../claims/claim-record-rules';
 import { isConditionalCheckFailed } from '../../db/client';
 import { ConflictError, UnprocessableError } from '../../errors';
 import { batchCounters } from '../rules';
-import { type ImportBatch, importBatchRow, putNewImportBatch, updateImportBatch } from '../store';
+import { importBatchRow, putNewImportBatch, updateImportBatch } from '../store';
+import type { ImportBatch } from '../batch-record-rules';
 import { importBatchView } from '../view';
 import { derivedId } from '../../inventory/item-rules';
-import { deleteJobRows, type Job, newJobRecord, putNewJob } from '../../jobs/job-store';
+import { deleteJobRows, putNewJob } from '../../jobs/job-store';
+import { type Job, newJobRecord } from '../../jobs/job-record-rules';
 import { startJob } from '../../orchestrator/start';
 import { CAPTURE_IMPORT } from '../../orchestrator/pipeline-catalog';
 import { loadClaimForTeam } from '../../claims/access-service';
@@ -26,7 +29,7 @@ import { loadRoomForTeam } from '../../rooms/access-service';
 import { type CaptureManifest, claimNumberOf } from './import-rules';
 import { assignmentClaimId, putWebhookBatch, recordAssignmentClaim, webhookBatchId } from './import-store';
 import { openCaptureSource } from './service';
-import type { StorageConnection } from './store';
+import type { StorageConnection } from './connection-record-rules';
 
 /** The claim of a new-claim import: numbered after the assignment (its reference, else its title). */
 async function ensureClaim(connection: StorageConnection, assignmentId: string, userId: string, claimId: string) {

@@ -16,14 +16,8 @@ import { settings as currentSettings, type Settings } from '../../config';
 import { ConflictError, NotFoundError, RemoteFailureError, UnavailableError, UnprocessableError } from '../../errors';
 import { CaptureSourceClient, type CaptureSourceResult } from '../../integrations/capture-source';
 import { loadConnectionForTeam } from './access-service';
-import {
-  CAPTURE_SOURCE,
-  deleteConnection,
-  findOrgConnection,
-  findTeamConnection,
-  type StorageConnection,
-  saveConnection,
-} from './store';
+import { CAPTURE_SOURCE, deleteConnection, findOrgConnection, findTeamConnection, saveConnection } from './store';
+import type { StorageConnection } from './connection-record-rules';
 import { connectionView } from './view';
 
 const NOT_CONFIGURED = 'The capture source integration is not configured in this deployment.';

@@ -10,24 +10,9 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionRace, tableName } from '../../db/client';
 import { keys, withoutKeys } from '../../db/keys';
 import { queryPartition } from '../../db/query';
+import type { StorageConnection } from './connection-record-rules';
 
-export const CAPTURE_SOURCE = 'capture_source';
-
-export interface StorageConnection {
-  id: string;
-  team_id: string;
-  provider: typeof CAPTURE_SOURCE;
-  /** The capture source organisation's id. */
-  external_account_id: string;
-  external_account_name: string;
-  /** The organisation's token: sent as the bearer token, never answered. */
-  api_token: string;
-  /** Who made the token, as the capture source says. */
-  token_owner: string;
-  connected_by_user_id: string;
-  created_at: string;
-  updated_at: string;
-}
+export const CAPTURE_SOURCE: StorageConnection['provider'] = 'capture_source';
 
 const asConnection = (row: Record<string, unknown>) => withoutKeys(row) as unknown as StorageConnection;
 

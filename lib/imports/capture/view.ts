@@ -1,5 +1,5 @@
 /** Storage connections as the browser sees them: never the token. */
-import type { StorageConnection } from './store';
+import type { StorageConnection } from './connection-record-rules';
 
 export function connectionView(connection: StorageConnection) {
   return {

@@ -6,7 +6,7 @@
 import type { AutoApproveRules } from '../../settings/automation-schemas';
 import { shouldAutoApprove } from './auto-approval-rules';
 import type { ItemPatchInput } from './edit-schemas';
-import type { InventoryItem } from '../item-store';
+import type { InventoryItem } from '../item-record-rules';
 
 export const ITEM_SUBMITTED_NOT_ARCHIVABLE = 'This item has been submitted and cannot be archived.';
 

@@ -11,7 +11,8 @@
 import pLimit from 'p-limit';
 import { recordActivity, type Restorer } from '../../activity/service';
 import type { Identity } from '../../auth/identity-rules';
-import { getClaim, type Claim } from '../../claims/store';
+import { getClaim } from '../../claims/store';
+import type { Claim } from '../../claims/claim-record-rules';
 import { ConflictError, InvalidRequestError } from '../../errors';
 import { loadItemForTeam } from '../access-service';
 import { loadJobForTeam } from '../../jobs/access-service';
@@ -36,14 +37,8 @@ import {
 import type { ItemPatchInput } from './edit-schemas';
 import { ITEM_CHANGED_SINCE, itemFrozen } from '../freeze-rules';
 import { updateItemsAtRevisions } from './item-edit-store';
-import {
-  archivedIndexOf,
-  getItem,
-  listItemPhotos,
-  updateItemFields,
-  type InventoryItem,
-  type ItemFields,
-} from '../item-store';
+import { archivedIndexOf, getItem, listItemPhotos, updateItemFields, type ItemFields } from '../item-store';
+import type { InventoryItem } from '../item-record-rules';
 import { itemView } from '../view';
 
 /** Reads of an item before a write lost to a concurrent one are retried this many times in all. */

@@ -11,7 +11,8 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteKeys, putRows } from '../../db/batch';
 import { db, isTransactionCanceled, tableName } from '../../db/client';
 import { keys } from '../../db/keys';
-import { itemRevisionUpdate, photoRowOf, type InventoryItem, type ItemFields, type ItemPhoto } from '../item-store';
+import { itemRevisionUpdate, photoRowOf, type ItemFields } from '../item-store';
+import type { InventoryItem, ItemPhoto } from '../item-record-rules';
 
 /** Photo rows that fit in a transaction beside its item row. */
 const WITH_ITEM = 99;

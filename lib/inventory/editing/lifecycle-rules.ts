@@ -5,7 +5,7 @@
  */
 import { photoUrl } from '../../photos/view';
 import { buildItem, joinedSourceLabels, type NewItemFields, type NewItemPlace } from '../item-rules';
-import type { InventoryItem, ItemPhoto } from '../item-store';
+import type { InventoryItem, ItemPhoto } from '../item-record-rules';
 
 export const MERGE_TOO_FEW = 'Choose at least two items to merge.';
 export const MERGE_TARGET_OUTSIDE = 'The target item must be one of the items being merged.';

@@ -14,7 +14,8 @@ import { loadJobForTeam } from '../../jobs/access-service';
 import { loadItemForReview } from '../access-service';
 import { approvalChangeOf, approvalLabelOf, autoApprovalPicksOf, itemsTargetOf, revisionOf } from './edit-rules';
 import { updateItemRecord } from './edit-service';
-import { listJobItems, updateItemFields, type InventoryItem } from '../item-store';
+import { listJobItems, updateItemFields } from '../item-store';
+import type { InventoryItem } from '../item-record-rules';
 
 /** Most items one auto-approval run approves (its undo record must fit one activity entry); run it again for more. */
 const MAX_AUTO_APPROVED = 2500;

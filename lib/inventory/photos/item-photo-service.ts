@@ -20,7 +20,7 @@ import { recordActivity } from '../../activity/service';
 import type { Identity } from '../../auth/identity-rules';
 import { isConditionRace } from '../../db/client';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../../errors';
-import type { StagedPhoto } from '../../photos/staged-photo-store';
+import type { StagedPhoto } from '../../photos/staged-photo-record-rules';
 import { photoUrl } from '../../photos/view';
 import { withRetry } from '../../retry';
 import { loadItemForEdit } from '../access-service';
@@ -39,7 +39,8 @@ import {
 } from './item-photo-rules';
 import type { ItemPhotoUpdate } from './item-photo-schemas';
 import { type ItemPhotoChange, PhotoChangeTooLarge, writeItemPhotoChanges } from './item-photo-store';
-import { getItem, type InventoryItem, type ItemPhoto, listItemPhotos } from '../item-store';
+import { getItem, listItemPhotos } from '../item-store';
+import type { InventoryItem, ItemPhoto } from '../item-record-rules';
 import { itemView } from '../view';
 
 interface ItemState {

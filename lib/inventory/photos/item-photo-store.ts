@@ -11,8 +11,10 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../db/client';
 import { keys } from '../../db/keys';
 import { ROWS_PER_TRANSACTION } from '../../db/batch';
-import { type StagedPhoto, stagedPhotoItem } from '../../photos/staged-photo-store';
-import { type ItemPhoto, itemRevisionUpdate, photoRowOf } from '../item-store';
+import { stagedPhotoItem } from '../../photos/staged-photo-store';
+import type { StagedPhoto } from '../../photos/staged-photo-record-rules';
+import { itemRevisionUpdate, photoRowOf } from '../item-store';
+import type { ItemPhoto } from '../item-record-rules';
 
 export interface ItemPhotoChange {
   itemId: string;

@@ -51,7 +51,7 @@ import {
 import type { ItemPhotoUploadInput } from './item-photo-schemas';
 import { addUploadedItemPhoto, showItemWithPhotos } from './item-photo-service';
 import { derivedId } from '../item-rules';
-import type { InventoryItem } from '../item-store';
+import type { InventoryItem } from '../item-record-rules';
 
 type UploadRequest = Extract<ItemPhotoUploadInput, { filename: string }>;
 type UploadConfirmation = Extract<ItemPhotoUploadInput, { upload_key: string }>;

@@ -8,10 +8,12 @@
  * its jobs, the media that failed (what a retry reads) and its status:
  * complete, partial or failed. Ids are derived, so the stage can run again.
  */
-import { getImportBatch, updateImportBatch, type BatchJob } from '../../imports/store';
+import { getImportBatch, updateImportBatch } from '../../imports/store';
+import type { BatchJob } from '../../imports/batch-record-rules';
 import { runStatus, settledGroups } from '../../imports/capture/import-rules';
 import { derivedId } from '../../inventory/item-rules';
-import { getJob, newJobRecord, putJobOnce } from '../../jobs/job-store';
+import { getJob, putJobOnce } from '../../jobs/job-store';
+import { newJobRecord } from '../../jobs/job-record-rules';
 import { normalizeCapturedAt } from '../../media/sniff';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { newStagedPhoto, putStagedPhotoRows } from '../../photos/staged-photo-store';

@@ -6,7 +6,7 @@
  */
 import { putJson, readObject } from '../../blob/objects';
 import { blobKeys } from '../../blob/keys';
-import type { Job } from '../../jobs/job-store';
+import type { Job } from '../../jobs/job-record-rules';
 import { getRunRecord, listRunRecords, putRunRecord, runRecordKey } from '../run-record-store';
 import type { CaptureMediaType } from '../../imports/capture/import-rules';
 

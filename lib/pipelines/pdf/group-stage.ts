@@ -7,10 +7,11 @@
  * awaiting_grouping.
  */
 import { settings } from '../../config';
-import type { Job, PdfDocument } from '../../jobs/job-store';
+import type { Job, PdfDocument } from '../../jobs/job-record-rules';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';
 import { pdfFilename } from '../../photos/rules';
-import { getStagedPhotos, insertStagedPhotos, newStagedPhoto, type StagedPhoto } from '../../photos/staged-photo-store';
+import { getStagedPhotos, insertStagedPhotos, newStagedPhoto } from '../../photos/staged-photo-store';
+import type { StagedPhoto } from '../../photos/staged-photo-record-rules';
 import { plural } from '../../text';
 import { assessExtraction, leftOutPhotos } from './report/assessment-rules';
 import { pdfPhotoKey } from './extract-stage';

@@ -11,7 +11,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { makeWorkDir } from '../../media/work-dirs';
 import { downloadObject } from '../../blob/objects';
-import type { Job, PdfDocument } from '../../jobs/job-store';
+import type { Job, PdfDocument } from '../../jobs/job-record-rules';
 import type { PdfPageLayout } from '../../pdf/layout';
 import type { OpenOptions, PdfReader } from '../../pdf/reader';
 import { openSandboxedPdf } from '../../pdf/sandbox';

@@ -8,7 +8,7 @@
  * once, past the loose photos (photo_count_hint).
  */
 import { settings } from '../../config';
-import type { Job } from '../../jobs/job-store';
+import type { Job } from '../../jobs/job-record-rules';
 import type { PdfPageLayout } from '../../pdf/layout';
 import { PipelineFailure } from '../../orchestrator/terminal';
 import type { StageContext, StageOutcome } from '../../orchestrator/pipeline';

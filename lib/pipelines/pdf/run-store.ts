@@ -15,7 +15,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { putJson, readObject } from '../../blob/objects';
 import { db, isConditionalCheckFailed, tableName } from '../../db/client';
 import { blobKeys } from '../../blob/keys';
-import type { Job } from '../../jobs/job-store';
+import type { Job } from '../../jobs/job-record-rules';
 import type { PdfImagePlacement, PdfPageLayout } from '../../pdf/layout';
 import { getRunRecord, putRunRecord, runRecordKey } from '../run-record-store';
 import type { PdfPhotoFinding } from './finding';

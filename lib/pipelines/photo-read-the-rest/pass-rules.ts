@@ -4,7 +4,7 @@
  * and what the job's list of cut-short groups is after it.
  */
 import { settings } from '../../config';
-import type { Job, TruncatedGroup } from '../../jobs/job-store';
+import type { Job, TruncatedGroup } from '../../jobs/job-record-rules';
 import type { PlannedGroup } from '../photo/plan-rules';
 
 /** Recorded groups that still have a pass left: the ceiling is PHOTO_MAX_PASSES, counting the first call. */

@@ -3,7 +3,7 @@
  * each item, and the item drafts a group's answer becomes.
  */
 import { joinedSourceLabels } from '../../inventory/item-rules';
-import type { ItemDraft } from '../../inventory/item-store';
+import type { ItemDraft } from '../../inventory/item-record-rules';
 import { modelItem, type ModelItem } from './answer-schemas';
 
 /**

@@ -17,7 +17,7 @@ import { AiGatewayError, type VisionImage } from '../../integrations/ai-call';
 import { AiGatewayClient } from '../../integrations/ai-gateway';
 import { salvageItems } from '../../integrations/structured-output';
 import { recordAiCall } from '../../jobs/ai-request-service';
-import type { Job } from '../../jobs/job-store';
+import type { Job } from '../../jobs/job-record-rules';
 import type { JobLog } from '../../jobs/log-store';
 import { getStagedPhoto } from '../../photos/staged-photo-store';
 import { readModelItem } from './answer-rules';

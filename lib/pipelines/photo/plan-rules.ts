@@ -10,7 +10,7 @@
  * count the same groups.
  */
 import { aiGroups, isVisiblePhoto } from '../../photos/grouping-rules';
-import type { StagedPhoto } from '../../photos/staged-photo-store';
+import type { StagedPhoto } from '../../photos/staged-photo-record-rules';
 
 /** Spec: a source note is appended to the user prompt, truncated at 1,200 characters. */
 export const SOURCE_NOTE_MAX_CHARS = 1200;

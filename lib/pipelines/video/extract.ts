@@ -17,7 +17,7 @@
  */
 import { presignedToolRead } from '../../blob/client';
 import { settings } from '../../config';
-import type { Job } from '../../jobs/job-store';
+import type { Job } from '../../jobs/job-record-rules';
 import { frameName, useKeyframeDecode } from '../../media/extraction-rules';
 import { extractFrames, keyframeRate } from '../../media/frames';
 import { frameSize, measureFrame } from '../../media/sharpness';

@@ -21,7 +21,7 @@ import { deletePrefix } from '../../blob/client';
 import { headObject, putBytes, putJpeg, readObjectRanges } from '../../blob/objects';
 import { blobKeys } from '../../blob/keys';
 import type { ByteRange } from '../../blob/range-rules';
-import type { Job } from '../../jobs/job-store';
+import type { Job } from '../../jobs/job-record-rules';
 import { frameTime } from '../../media/extraction-rules';
 import { type FrameRecord, findVideoPlan, firstFrames, getUnitFrames, listFrames, type PackedFrame } from './run-store';
 

@@ -8,7 +8,8 @@
  * ask is counted.
  */
 import { GetQueueAttributesCommand, ListQueuesCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { getJob, type Job } from '../../../lib/jobs/job-store';
+import { getJob } from '../../../lib/jobs/job-store';
+import type { Job } from '../../../lib/jobs/job-record-rules';
 import type { startFakeAiGateway } from '../../fakes/ai-gateway-server';
 import type { startFakeClaimsPlatform } from '../../fakes/claims-platform-server';
 import type { startFakeEstimationPlatform } from '../../fakes/estimation-platform-server';

@@ -7,10 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
 import { blobKeys } from '../../../lib/blob/keys';
-import type { Claim } from '../../../lib/claims/store';
+import type { Claim } from '../../../lib/claims/claim-record-rules';
 import { putJpeg } from '../../../lib/blob/objects';
 import { putRows } from '../../../lib/db/batch';
-import { type InventoryItem, type ItemPhoto, itemRowOf, photoRowOf } from '../../../lib/inventory/item-store';
+import { itemRowOf, photoRowOf } from '../../../lib/inventory/item-store';
+import type { InventoryItem, ItemPhoto } from '../../../lib/inventory/item-record-rules';
 import { photoUrl } from '../../../lib/photos/view';
 import { putNewRoom } from '../../../lib/rooms/store';
 import { texturedJpeg } from './textured-jpeg';

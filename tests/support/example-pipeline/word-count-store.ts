@@ -7,7 +7,7 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../../../lib/db/client';
 import { queryPartition } from '../../../lib/db/query';
-import type { Job } from '../../../lib/jobs/job-store';
+import type { Job } from '../../../lib/jobs/job-record-rules';
 
 type Run = Pick<Job, 'id' | 'run_id'>;
 

@@ -5,7 +5,7 @@
  */
 import { apiRequestsExamples } from '../../../lib/admin/examples';
 import { routeTable } from '../../../lib/api/route-table';
-import type { Claim } from '../../../lib/claims/store';
+import type { Claim } from '../../../lib/claims/claim-record-rules';
 import { claimView } from '../../../lib/claims/view';
 import { serviceApi } from '../../../lib/http/docs-routes';
 import { openApiDocument } from '../../../lib/http/openapi';

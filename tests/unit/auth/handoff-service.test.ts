@@ -7,8 +7,8 @@ import { verifyLoginToken } from '../../../lib/auth/login-token-rules';
 import { loadSettings, resetSettings, type SettingsInput } from '../../../lib/config';
 import { ConflictError, DomainError, NotSignedInError, UnavailableError } from '../../../lib/errors';
 import { logger } from '../../../lib/observability/logger';
-import type { Team } from '../../../lib/teams/store';
-import type { User } from '../../../lib/users/store';
+import type { Team } from '../../../lib/teams/team-record-rules';
+import type { User } from '../../../lib/users/user-record-rules';
 
 const SSO_SECRET = 'estimation-sso-secret-abcdefghijklmnop';
 const JWT_SECRET = 'claims-platform-secret-0123456789abcd';

@@ -1,8 +1,8 @@
 /** Who is calling: the identity and activity actor of a provisioned user, and the admin allowlist (spec: Dependencies). */
 import { loadSettings, resetSettings } from '../../../lib/config';
 import { identityOf, isAdminUser, RESTRICTED } from '../../../lib/auth/identity-rules';
-import type { Team } from '../../../lib/teams/store';
-import type { User } from '../../../lib/users/store';
+import type { Team } from '../../../lib/teams/team-record-rules';
+import type { User } from '../../../lib/users/user-record-rules';
 
 const isolated = (env: Record<string, string> = {}) =>
   loadSettings({ env, overrides: {}, dotenvPath: '/nonexistent', machineFilePath: '/nonexistent' });

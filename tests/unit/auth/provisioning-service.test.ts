@@ -14,8 +14,10 @@ import { loginClaimsSchema, type LoginClaims } from '../../../lib/auth/login-tok
 import { provisionTeam, provisionUser } from '../../../lib/auth/provisioning-service';
 import { loadSettings, resetSettings } from '../../../lib/config';
 import { logger } from '../../../lib/observability/logger';
-import { teamTokenHash, type Team } from '../../../lib/teams/store';
-import { touchLastSeen, type User } from '../../../lib/users/store';
+import { teamTokenHash } from '../../../lib/teams/store';
+import type { Team } from '../../../lib/teams/team-record-rules';
+import { touchLastSeen } from '../../../lib/users/store';
+import type { User } from '../../../lib/users/user-record-rules';
 
 const TABLE = 'unit-provisioning-table';
 const ddb = mockClient(DynamoDBDocumentClient);

@@ -1,5 +1,5 @@
 import { changedClaimFields, itemsLocked } from '../../../lib/claims/rules';
-import type { Claim } from '../../../lib/claims/store';
+import type { Claim } from '../../../lib/claims/claim-record-rules';
 
 const claim = (over: Partial<Claim> = {}): Claim => ({
   id: 'c1',

@@ -12,7 +12,7 @@ import {
   retryProblem,
   settledDocuments,
 } from '../../../lib/imports/rules';
-import type { PdfDocument } from '../../../lib/jobs/job-store';
+import type { PdfDocument } from '../../../lib/jobs/job-record-rules';
 
 const MiB = 1024 * 1024;
 

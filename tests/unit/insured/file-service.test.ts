@@ -14,7 +14,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { loadSettings, resetSettings } from '../../../lib/config';
 import { UnsupportedTypeError } from '../../../lib/errors';
-import type { DraftFile } from '../../../lib/insured/draft-store';
+import type { DraftFile } from '../../../lib/insured/draft-record-rules';
 import { deleteDraftFile, getDraftFile, updateDraftFile } from '../../../lib/insured/draft-store';
 import { addRoomPhoto, deleteFileBytes, redirectToFileContent } from '../../../lib/insured/file-service';
 

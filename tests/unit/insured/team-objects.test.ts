@@ -34,6 +34,7 @@ import {
   presignInsuredParts,
 } from '../../../lib/insured/upload-service';
 import { useIsolatedSettings } from '../../support/unit-settings';
+import type { DraftFile } from '../../../lib/insured/draft-record-rules';
 
 jest.mock('../../../lib/insured/access-service');
 jest.mock('../../../lib/insured/draft-store');
@@ -56,7 +57,7 @@ useIsolatedSettings({
 
 const link = { id: 'link-1', team_id: TEAM, claim_id: 'claim-1' };
 const folder = `teams/${TEAM}/claims/claim-1/insured/link-1/files/`;
-const file = (fields: Partial<drafts.DraftFile>): drafts.DraftFile => ({
+const file = (fields: Partial<DraftFile>): DraftFile => ({
   id: 'f1',
   link_id: link.id,
   kind: 'photo',

@@ -3,7 +3,7 @@
  * whatever one of them does: a subscriber that throws is logged, and neither
  * the others nor the publishing engine see its error.
  */
-import type { Job } from '../../../lib/jobs/job-store';
+import type { Job } from '../../../lib/jobs/job-record-rules';
 import { publishRunEnd, subscribeToRunEnds } from '../../../lib/jobs/run-end-service';
 import { logger } from '../../../lib/observability/logger';
 

@@ -17,7 +17,7 @@ import 'aws-sdk-client-mock-jest';
 import { RETRY_MAX_SECONDS, retryDelaySeconds } from '../../../lib/queue/delivery';
 import { jobRunKind } from '../../../lib/orchestrator/job-run-kind';
 import { finishAndCount } from '../../../lib/orchestrator/store';
-import type { Job } from '../../../lib/jobs/job-store';
+import type { Job } from '../../../lib/jobs/job-record-rules';
 import { useIsolatedSettings } from '../../support/unit-settings';
 
 const ddb = mockClient(DynamoDBDocumentClient);

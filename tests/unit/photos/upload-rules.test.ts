@@ -52,7 +52,7 @@ import {
   PDF_CONTENT_TYPE,
   photoCountHint,
 } from '../../../lib/photos/upload-rules';
-import type { PdfDocument } from '../../../lib/jobs/job-store';
+import type { PdfDocument } from '../../../lib/jobs/job-record-rules';
 import { BMP_NOT_SUPPORTED, type ImageType } from '../../../lib/media/sniff';
 import { extensionOf } from '../../../lib/text';
 

@@ -72,6 +72,22 @@ function domainFilesWithoutRole(paths: string[]): string[] {
   });
 }
 
+/**
+ * Pure modules (rules and views in lib/) that import a store module, as "importer → specifier". A record type they need
+ * lives in a `<concept>-record-rules.ts` beside the store, so reading a rule never loads the database client.
+ */
+function storesImportedByPureModules(files: Source[]): string[] {
+  const pureModule = (path: string) => path.startsWith('lib/') && /(^|-)(rules|view)\.ts$/.test(posix.basename(path));
+  const storeModule = (spec: string) => /(^|-)store(\.[cm]?[jt]s)?$/.test(posix.basename(spec));
+  return files
+    .filter((f) => pureModule(f.path))
+    .flatMap((f) =>
+      specifiers(f.text)
+        .filter(storeModule)
+        .map((spec) => `${f.path} → ${spec}`),
+    );
+}
+
 /** Importers of lib/http/errors outside lib/http and lib/api, as "importer → specifier". */
 function httpErrorsOutsideEdge(files: Source[]): string[] {
   return files
@@ -140,6 +156,10 @@ describe('conventions', () => {
     expect(dynamoDbOutsideStores(read([...lib, ...functions]))).toEqual([]);
   });
 
+  it('keeps rules and views pure: none imports a store module (record types live in *-record-rules.ts)', () => {
+    expect(storesImportedByPureModules(read(lib))).toEqual([]);
+  });
+
   it('names every file of a domain folder after its role (routes, schemas, examples, rules, store, view, service)', () => {
     expect(domainFilesWithoutRole(lib)).toEqual([]);
   });
@@ -194,6 +214,26 @@ describe('conventions', () => {
         ),
       ];
       expect(uploadFormsOutsideBlob(files)).toEqual(['lib/photos/upload-service.ts', 'lib/insured/file-service.ts']);
+    });
+
+    it('a store imported by a rule or a view', () => {
+      const files = [
+        file('lib/billing/settlement-rules.ts', "import type { Job } from '../jobs/job-store';"),
+        file('lib/claims/view.ts', "import type { Claim } from './store';"),
+        file('lib/photos/grouping-rules.ts', "import { listStagedPhotos } from './staged-photo-store.ts';"),
+        file('lib/admin/view.ts', "import {\n  getTeamsById,\n} from './store';"),
+        file('lib/claims/rules.ts', "import type { Claim } from './claim-record-rules';"),
+        file('lib/claims/service.ts', "import { getClaim } from './store';"),
+        file('lib/jobs/job-store.ts', "import type { Job } from './job-record-rules';"),
+        file('lib/teams/view.ts', "import { storefront } from './storefront';"),
+        file('lib/rooms/restore-rules.ts', "import type { Room } from './restore';"),
+      ];
+      expect(storesImportedByPureModules(files)).toEqual([
+        'lib/billing/settlement-rules.ts → ../jobs/job-store',
+        'lib/claims/view.ts → ./store',
+        'lib/photos/grouping-rules.ts → ./staged-photo-store.ts',
+        'lib/admin/view.ts → ./store',
+      ]);
     });
 
     it('a domain file without a role', () => {

@@ -9,7 +9,7 @@
 import { readObject } from '../../../blob/objects';
 import { settings } from '../../../config';
 import { MailClient } from '../../../integrations/mail';
-import type { Job, PdfDocument } from '../../../jobs/job-store';
+import type { Job, PdfDocument } from '../../../jobs/job-record-rules';
 import type { JobLog } from '../../../jobs/log-store';
 import { attachmentAllowed } from './assessment-rules';
 

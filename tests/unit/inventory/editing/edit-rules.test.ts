@@ -19,7 +19,7 @@ import {
   snapshotFits,
 } from '../../../../lib/inventory/editing/edit-rules';
 import { approveBody, bulkBody, itemPatchBody } from '../../../../lib/inventory/editing/edit-schemas';
-import type { InventoryItem } from '../../../../lib/inventory/item-store';
+import type { InventoryItem } from '../../../../lib/inventory/item-record-rules';
 import { DEFAULT_AUTOMATION_SETTINGS } from '../../../../lib/settings/automation-schemas';
 import { itemRecord } from '../../../support/items';
 

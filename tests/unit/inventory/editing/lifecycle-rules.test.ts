@@ -1,4 +1,4 @@
-import type { InventoryItem, ItemPhoto } from '../../../../lib/inventory/item-store';
+import type { InventoryItem, ItemPhoto } from '../../../../lib/inventory/item-record-rules';
 import {
   MERGE_TARGET_OUTSIDE,
   MERGE_TOO_FEW,

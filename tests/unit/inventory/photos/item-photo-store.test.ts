@@ -6,7 +6,7 @@
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { PhotoChangeTooLarge, writeItemPhotoChanges } from '../../../../lib/inventory/photos/item-photo-store';
-import type { ItemPhoto } from '../../../../lib/inventory/item-store';
+import type { ItemPhoto } from '../../../../lib/inventory/item-record-rules';
 import { useIsolatedSettings } from '../../../support/unit-settings';
 
 const ddb = mockClient(DynamoDBDocumentClient);

@@ -1,6 +1,6 @@
 /** Which cut-short groups a read-the-rest pass re-reads, and the job's cut-short list after it. */
 import { loadSettings, resetSettings } from '../../../../lib/config';
-import type { Job, TruncatedGroup } from '../../../../lib/jobs/job-store';
+import type { Job, TruncatedGroup } from '../../../../lib/jobs/job-record-rules';
 import type { PlannedGroup } from '../../../../lib/pipelines/photo/plan-rules';
 import {
   groupsWithPassLeft,
