@@ -23,8 +23,8 @@ const Module = require('node:module');
 const { buildSync } = require('esbuild');
 const { generatedResources } = require('./iam');
 const { LAYERS, layerLogicalId } = require('./layers');
-const { bundleFacts, isPublicRoute, publicAccess } = require('./public-access');
-const { sourceFingerprint } = require('./source-fingerprint');
+const { bundleFacts, isPublicRoute, isTableKeyModule, publicAccess } = require('./public-access');
+const { sourceFiles, sourceFingerprint } = require('./source-fingerprint');
 
 const root = path.join(__dirname, '..');
 /** The last analysis, reused while the sources are the same (every local start reads the manifest twice). */
@@ -64,6 +64,21 @@ function loadTypeScriptSource(relativePath, source) {
   return compiledModule(file, {
     stdin: { contents: source, resolveDir: path.dirname(file), sourcefile: file, loader: 'ts' },
   });
+}
+
+/**
+ * Every table key builder by the name its module exports it under ({ keys, jobKeys, jobIndexes, … }): lib/db/keys.ts
+ * and each domain's keys.ts. Two modules exporting one name would make a bundle's calls ambiguous: refused.
+ */
+function loadTableKeys(files) {
+  const tableKeys = {};
+  for (const file of files.filter(isTableKeyModule))
+    for (const [name, builders] of Object.entries(loadTypeScript(file))) {
+      if (Object.hasOwn(tableKeys, name))
+        throw new Error(`deploy/manifest.js: ${name} is exported by two table key modules (${file} and another)`);
+      tableKeys[name] = builders;
+    }
+  return tableKeys;
 }
 
 /** PurgeQueue for purpose 'purge', the logical id serverless.yml declares. */
@@ -214,7 +229,7 @@ function roleOf(kind, fn) {
 
 function build() {
   const config = loadTypeScript('lib/config/index.ts');
-  const tableKeys = loadTypeScript('lib/db/keys.ts');
+  const tableKeys = loadTableKeys(sourceFiles());
   const { routeTable } = loadTypeScript('lib/api/route-table.ts');
   const { backgroundFunctions } = loadTypeScript('lib/background/functions.ts');
   const { values, settings } = nonDefaultSettings(config);
@@ -244,8 +259,7 @@ function build() {
         handler: declaration.handler,
         facts,
         packages: profiles[name].packages,
-        keys: tableKeys.keys,
-        indexes: tableKeys.indexes,
+        tableKeys,
       });
     for (const layer of profiles[name].layers)
       if (!LAYERS[layer])

@@ -5,8 +5,9 @@
  * code instead of a list kept by hand:
  *
  *  - table rows: the partition key prefixes of the keys its code builds
- *    (keys.<name>(…) and indexes.<name>(…) of lib/db/keys.ts, and literal
- *    `pk: 'X#…'` keys), for the DynamoDB calls its code makes;
+ *    (the builders of the table key modules: keys.<name>(…) of lib/db/keys.ts,
+ *    <domain>Keys.<name>(…) and <domain>Indexes.<name>(…) of each domain's
+ *    keys.ts; and literal `pk: 'X#…'` keys), for the DynamoDB calls its code makes;
  *  - media objects: the prefixes below a claim or a job its code builds keys
  *    under (blobKeys.claimPrefix(…)}insured/ → teams/*\/claims/*\/insured/*),
  *    for the S3 calls it makes;
@@ -23,8 +24,15 @@
  */
 const PUBLIC_AUTH = new Set(['none', 'capability']);
 
-/** Key builders whose output is not a row or object key of this handler (their module is dropped before reading). */
-const KEY_MODULES = ['lib/db/keys.ts', 'lib/blob/keys.ts'];
+/** The object key builders (lib/blob/keys.ts): what they build is read from `blobKeys.<name>(…)` calls. */
+const OBJECT_KEY_MODULE = 'lib/blob/keys.ts';
+
+/** A module of table key builders: lib/db/keys.ts, and each domain's keys.ts or <concept>-keys.ts. */
+const isTableKeyModule = (file) =>
+  file !== OBJECT_KEY_MODULE && /^lib\/(?:[\w-]+\/)*(?:[a-z0-9-]+-)?keys\.ts$/.test(file);
+
+/** Key builders' modules name every key shape, not a row or object key of this handler: dropped before reading. */
+const isKeyModule = (file) => file === OBJECT_KEY_MODULE || isTableKeyModule(file);
 
 /** DynamoDB commands (lib-dynamodb and client-dynamodb names) → the IAM actions they need. */
 const TABLE_COMMANDS = {
@@ -96,7 +104,7 @@ const isPublicRoute = (route) => PUBLIC_AUTH.has(route.auth);
 function ownText(bundleText) {
   const parts = bundleText.split(/^\/\/ (\S+)$/m);
   let text = parts[0];
-  for (let i = 1; i < parts.length; i += 2) if (!KEY_MODULES.includes(parts[i])) text += parts[i + 1];
+  for (let i = 1; i < parts.length; i += 2) if (!isKeyModule(parts[i])) text += parts[i + 1];
   return text;
 }
 
@@ -112,12 +120,14 @@ const matches = (text, pattern) => [...new Set([...text.matchAll(pattern)].map((
 function bundleFacts(bundleText, sources) {
   const text = ownText(bundleText);
   const sourceText = Object.entries(sources)
-    .filter(([file]) => !KEY_MODULES.includes(file))
+    .filter(([file]) => !isKeyModule(file))
     .map(([, source]) => source)
     .join('\n');
   return {
-    keyBuilders: matches(text, /\bkeys\d*\.(\w+)\(/g),
-    indexBuilders: matches(text, /\bindexes\d*\.(\w+)\(/g),
+    // 'jobKeys|job' for jobKeys.job(…) (esbuild numbers a name that two modules declare: jobKeys2).
+    tableBuilders: matches(text, /\b(keys|indexes|[a-z]\w*?(?:Keys|Indexes))\d*\.(\w+)\(/g).filter(
+      (call) => !call.startsWith('blobKeys|'),
+    ),
     literalPartitions: matches(text, /\bpk: [`'"]([A-Z][A-Z0-9_]*(?:#|(?=['"])))/g),
     literalIndexes: matches(text, /\bindex: ['"](\w+)['"]/g),
     commands: [
@@ -159,21 +169,22 @@ function objectPatterns(objectKeys, handler) {
 /**
  * The access of a public function: { table?, indexes?, objects?, bucketList?, teamObjects?, queues }.
  * teamObjects: the teams/… patterns and actions it reaches through the team-objects role.
- * `keys` and `indexes` are lib/db/keys.ts's builders.
+ * `tableKeys`: what the table key modules export, by name ({ keys, jobKeys, jobIndexes, … }). A call on a name
+ * none exports is no key builder (a local `photoKeys.map(…)`); a builder its object lacks fails the build.
  */
-function publicAccess({ handler, facts, packages, keys, indexes }) {
+function publicAccess({ handler, facts, packages, tableKeys }) {
   const callArgs = (fn) => Array.from({ length: Math.max(fn.length, 1) }, () => PLACEHOLDER);
   const partitions = new Set(facts.literalPartitions.map((p) => (p.endsWith('#') ? `${p}*` : p)));
-  for (const name of facts.keyBuilders) {
-    if (typeof keys[name] !== 'function')
-      throw new Error(`deploy/public-access.js: ${handler} calls keys.${name}, which lib/db/keys.ts lacks`);
-    partitions.add(partitionPattern(keys[name](...callArgs(keys[name])).pk));
-  }
   const indexNames = new Set(facts.literalIndexes);
-  for (const name of facts.indexBuilders) {
-    if (typeof indexes[name] !== 'function')
-      throw new Error(`deploy/public-access.js: ${handler} calls indexes.${name}, which lib/db/keys.ts lacks`);
-    indexNames.add(indexes[name](...callArgs(indexes[name])).index);
+  for (const call of facts.tableBuilders) {
+    const [object, name] = call.split('|');
+    if (!Object.hasOwn(tableKeys, object)) continue;
+    const builder = tableKeys[object][name];
+    if (typeof builder !== 'function')
+      throw new Error(`deploy/public-access.js: ${handler} calls ${object}.${name}, which no table key module has`);
+    const built = builder(...callArgs(builder));
+    if (built.index) indexNames.add(built.index);
+    else partitions.add(partitionPattern(built.pk));
   }
 
   const tableActions = new Set();
@@ -217,4 +228,4 @@ function publicAccess({ handler, facts, packages, keys, indexes }) {
   return access;
 }
 
-module.exports = { isPublicRoute, bundleFacts, publicAccess };
+module.exports = { isPublicRoute, isTableKeyModule, bundleFacts, publicAccess };

@@ -38,4 +38,4 @@ function sourceFingerprint() {
   return { files, hash: hash.digest('hex') };
 }
 
-module.exports = { sourceFingerprint };
+module.exports = { sourceFingerprint, sourceFiles };

@@ -4,7 +4,8 @@
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { activityIndexes, activityKeys } from './keys';
 import { decodeCursor, encodeCursor } from '../db/pagination';
 import { indexRows } from '../db/query';
 
@@ -30,12 +31,12 @@ export interface ActivityEntry {
 
 /** Writes a new entry to the feed of its team (and the all-teams feed the admin reads). */
 export async function putActivity(entry: ActivityEntry): Promise<void> {
-  const index = indexes.teamActivity(entry.team_id);
+  const index = activityIndexes.teamActivity(entry.team_id);
   await db().send(
     new PutCommand({
       TableName: tableName(),
       Item: {
-        ...keys.activity(entry.id),
+        ...activityKeys.activity(entry.id),
         entity: 'Activity',
         gsi1pk: index.pk,
         gsi1sk: `${entry.created_at}#${entry.id}`,
@@ -49,14 +50,14 @@ export async function putActivity(entry: ActivityEntry): Promise<void> {
 
 export async function getActivity(id: string): Promise<ActivityEntry | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.activity(id), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: activityKeys.activity(id), ConsistentRead: true }),
   );
   return Item ? (withoutKeys(Item) as unknown as ActivityEntry) : null;
 }
 
 /** The team's feed, newest first. */
 export async function listTeamActivity(teamId: string, page: { limit: number; cursor?: string }) {
-  const index = indexes.teamActivity(teamId);
+  const index = activityIndexes.teamActivity(teamId);
   const result = await db().send(
     new QueryCommand({
       TableName: tableName(),
@@ -80,7 +81,7 @@ export async function markRestored(id: string, userId: string, now = new Date())
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.activity(id),
+        Key: activityKeys.activity(id),
         UpdateExpression: 'SET restored_at = :now, restored_by_user_id = :user',
         ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(restored_at) OR restored_at = :null)',
         ExpressionAttributeValues: { ':now': now.toISOString(), ':user': userId, ':null': null },
@@ -98,7 +99,7 @@ export async function unmarkRestored(id: string): Promise<void> {
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.activity(id),
+      Key: activityKeys.activity(id),
       UpdateExpression: 'SET restored_at = :null, restored_by_user_id = :null',
       ExpressionAttributeValues: { ':null': null },
     }),
@@ -107,7 +108,7 @@ export async function unmarkRestored(id: string): Promise<void> {
 
 /** One team's feed, or every team's (teamId null), newest first, read a page at a time. */
 export async function* activityRows(teamId: string | null): AsyncGenerator<ActivityEntry> {
-  const index = teamId ? indexes.teamActivity(teamId) : { index: 'gsi2', pk: 'ACTIVITY' };
+  const index = teamId ? activityIndexes.teamActivity(teamId) : { index: 'gsi2', pk: 'ACTIVITY' };
   for await (const row of indexRows(index, { ScanIndexForward: false }))
     yield withoutKeys(row) as unknown as ActivityEntry;
 }

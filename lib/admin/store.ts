@@ -6,7 +6,10 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getRows } from '../db/batch';
 import { db, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { jobIndexes, jobKeys } from '../jobs/keys';
+import { teamKeys } from '../teams/keys';
+import { userIndexes, userKeys } from '../users/keys';
 import { countIndexRows, indexRows, queryAll } from '../db/query';
 import { countJobInTotals } from '../jobs/job-store';
 import type { Job } from '../jobs/job-record-rules';
@@ -27,7 +30,7 @@ export async function listJobIndexRowsOfDay(
   filter: JobFilterExpression | null = null,
 ): Promise<Array<JobIndexRow & { jobssk: string }>> {
   const out: Array<JobIndexRow & { jobssk: string }> = [];
-  for await (const row of indexRows(indexes.jobsOfDay(day), {
+  for await (const row of indexRows(jobIndexes.jobsOfDay(day), {
     ScanIndexForward: false,
     ...(after ? { KeyConditionExpression: '#pk = :pk AND jobssk < :after' } : {}),
     FilterExpression: filter?.FilterExpression,
@@ -42,12 +45,12 @@ export async function listJobIndexRowsOfDay(
 
 /** How many of one UTC day's media jobs the filter expression keeps (all when null); DynamoDB counts them. */
 export function countJobIndexRowsOfDay(day: string, filter: JobFilterExpression | null): Promise<number> {
-  return countIndexRows(indexes.jobsOfDay(day), { ...filter });
+  return countIndexRows(jobIndexes.jobsOfDay(day), { ...filter });
 }
 
 /** How many of a team's media jobs (its own jobs index) the filter expression keeps; DynamoDB counts them. */
 export function countTeamJobIndexRows(teamId: string, filter: JobFilterExpression | null): Promise<number> {
-  return countIndexRows(indexes.teamJobs(teamId), { ...filter });
+  return countIndexRows(jobIndexes.teamJobs(teamId), { ...filter });
 }
 
 /**
@@ -61,7 +64,7 @@ export async function* listTeamJobIndexRows(
   teamId: string,
   before: string | null,
 ): AsyncGenerator<JobIndexRow & { jobssk: string }> {
-  for await (const row of indexRows(indexes.teamJobs(teamId), {
+  for await (const row of indexRows(jobIndexes.teamJobs(teamId), {
     ScanIndexForward: false,
     ...(before
       ? { KeyConditionExpression: '#pk = :pk AND gsi2sk < :before', ExpressionAttributeValues: { ':before': before } }
@@ -95,11 +98,11 @@ export async function getOldestTeamDay(): Promise<string | null> {
  */
 export async function moveLegacyJobIndexRows(limit: number): Promise<number> {
   let moved = 0;
-  for await (const row of indexRows(indexes.legacyAllJobs(), { Limit: limit })) {
+  for await (const row of indexRows(jobIndexes.legacyAllJobs(), { Limit: limit })) {
     const done = await countJobInTotals(
       String(row.id),
-      { jobspk: indexes.jobsOfDay(String(row.jobssk).slice(0, 10)).pk },
-      { expression: 'jobspk = :legacy', values: { ':legacy': indexes.legacyAllJobs().pk } },
+      { jobspk: jobIndexes.jobsOfDay(String(row.jobssk).slice(0, 10)).pk },
+      { expression: 'jobspk = :legacy', values: { ':legacy': jobIndexes.legacyAllJobs().pk } },
     );
     if (done) moved += 1;
     if (moved >= limit) break;
@@ -109,7 +112,7 @@ export async function moveLegacyJobIndexRows(limit: number): Promise<number> {
 
 /** Jobs by id, in the order asked (ids with no job left out). */
 export async function getJobsInOrder(ids: readonly string[]): Promise<Job[]> {
-  const rows = await getRows(ids.map((id) => keys.job(id)));
+  const rows = await getRows(ids.map((id) => jobKeys.job(id)));
   const byId = new Map(rows.map((row) => [row.id as string, withoutKeys(row) as unknown as Job]));
   return ids.map((id) => byId.get(id)).filter((job): job is Job => Boolean(job));
 }
@@ -117,7 +120,7 @@ export async function getJobsInOrder(ids: readonly string[]): Promise<Job[]> {
 /** The ids of the jobs the engine may be running (the watchdog's sparse index, which holds keys only). */
 export async function listRunningJobIds(): Promise<string[]> {
   const out: string[] = [];
-  for await (const row of indexRows(indexes.activeJobs())) out.push((row.pk as string).slice('JOB#'.length));
+  for await (const row of indexRows(jobIndexes.activeJobs())) out.push((row.pk as string).slice('JOB#'.length));
   return out;
 }
 
@@ -131,18 +134,18 @@ export async function listAllUsers(): Promise<User[]> {
 }
 
 export async function getTeamsById(ids: readonly string[]): Promise<Map<string, Team>> {
-  const rows = await getRows([...new Set(ids)].map((id) => keys.team(id)));
+  const rows = await getRows([...new Set(ids)].map((id) => teamKeys.team(id)));
   return new Map(rows.map((row) => [row.id as string, withoutKeys(row) as unknown as Team]));
 }
 
 /** A team's users by id (its users' partition): the text filter of a team's job list. */
 export async function listTeamUsersById(teamId: string): Promise<Map<string, User>> {
-  const users = await queryAll<User>(indexes.teamUsers(teamId));
+  const users = await queryAll<User>(userIndexes.teamUsers(teamId));
   return new Map(users.map((user) => [user.id, user]));
 }
 
 export async function getUsersById(ids: readonly string[]): Promise<Map<string, User>> {
-  const rows = await getRows([...new Set(ids)].filter(Boolean).map((id) => keys.user(id)));
+  const rows = await getRows([...new Set(ids)].filter(Boolean).map((id) => userKeys.user(id)));
   return new Map(rows.map((row) => [row.id as string, withoutKeys(row) as unknown as User]));
 }
 

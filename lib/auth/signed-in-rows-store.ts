@@ -6,7 +6,9 @@
  * is found here and falls back to its own lookups for anything missing.
  */
 import { getRows, type RowKey } from '../db/batch';
-import { keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { teamKeys } from '../teams/keys';
+import { userKeys } from '../users/keys';
 import { teamTokenHash } from '../teams/store';
 import type { Team } from '../teams/team-record-rules';
 import type { User } from '../users/user-record-rules';
@@ -21,15 +23,15 @@ export interface SignedInRows {
 const sameKey = (row: Record<string, unknown>, key: RowKey) => row.pk === key.pk && row.sk === key.sk;
 
 export async function readSignedInRows(teamToken: string | null, userExternalId: string): Promise<SignedInRows> {
-  const tokenKey = teamToken ? keys.teamToken(teamTokenHash(teamToken)) : null;
-  const userExternalKey = keys.userExternal(userExternalId);
+  const tokenKey = teamToken ? teamKeys.teamToken(teamTokenHash(teamToken)) : null;
+  const userExternalKey = userKeys.userExternal(userExternalId);
   const uniques = await getRows(tokenKey ? [tokenKey, userExternalKey] : [userExternalKey], { consistentRead: true });
   const targetOf = (key: RowKey | null) =>
     key ? ((uniques.find((row) => sameKey(row, key))?.target_id as string | undefined) ?? null) : null;
   const teamId = targetOf(tokenKey);
   const userId = targetOf(userExternalKey);
-  const teamKey = teamId === null ? null : keys.team(teamId);
-  const userKey = userId === null ? null : keys.user(userId);
+  const teamKey = teamId === null ? null : teamKeys.team(teamId);
+  const userKey = userId === null ? null : userKeys.user(userId);
   const wanted = [teamKey, userKey].filter((key): key is RowKey => key !== null);
   const rows = wanted.length > 0 ? await getRows(wanted) : [];
   const rowOf = (key: RowKey | null) => {

@@ -1,6 +1,6 @@
 /**
  * Refunds of failed sends that the billing service has not confirmed yet: one
- * row per refund (keys.owedSendRefund: the charge reference for a whole
+ * row per refund (billingKeys.owedSendRefund: the charge reference for a whole
  * refund, the refund's own reference for a part of a charge, such as one
  * item of a send that failed for good), written before the refund call and
  * removed once the service answers it, listed meanwhile in the pending-billing
@@ -10,7 +10,8 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
-import { keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { billingKeys } from './keys';
 import { pendingEntry } from './settlement-store';
 import type { OwedSendRefund, UnconfirmedSpend } from './send-refund-record-rules';
 
@@ -43,7 +44,7 @@ export function owedSendRefundPut(
   return {
     TableName: tableName(),
     Item: {
-      ...keys.owedSendRefund(key),
+      ...billingKeys.owedSendRefund(key),
       ...row,
       ...pendingEntry(`SEND#${key}`, at),
       entity: 'SendRefund',
@@ -69,14 +70,14 @@ export async function recordOwedSendRefund(
 /** The owed refund kept under `key` (owedRefundKey). */
 export async function getOwedSendRefund(key: string): Promise<OwedSendRefund | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.owedSendRefund(key), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: billingKeys.owedSendRefund(key), ConsistentRead: true }),
   );
   return Item ? (withoutKeys(Item) as unknown as OwedSendRefund) : null;
 }
 
 /** The service confirmed the refund: nothing is owed any more. */
 export async function clearOwedSendRefund(key: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.owedSendRefund(key) }));
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: billingKeys.owedSendRefund(key) }));
 }
 
 /** Still owed after a try: to the back of the index, so refunds the service keeps refusing never hold up others. */
@@ -86,7 +87,7 @@ export async function deferOwedSendRefund(key: string, now = new Date()): Promis
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.owedSendRefund(key),
+        Key: billingKeys.owedSendRefund(key),
         UpdateExpression: 'SET archsk = :sk',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':sk': entry.archsk },

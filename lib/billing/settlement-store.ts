@@ -8,15 +8,17 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { billingIndexes } from './keys';
+import { jobKeys } from '../jobs/keys';
 import { indexRows } from '../db/query';
 import { setClauses } from '../db/update';
 import { updateJob } from '../jobs/job-store';
 import type { Job, OwedRefund } from '../jobs/job-record-rules';
 
-/** The pending-billing index entry (lib/db/keys.ts). */
+/** The pending-billing index entry (billingIndexes.pendingBilling; lib/db/keys.ts describes the index). */
 export const pendingEntry = (jobId: string, at: string) => ({
-  archpk: indexes.pendingBilling().pk,
+  archpk: billingIndexes.pendingBilling().pk,
   archsk: `${at}#${jobId}`,
 });
 
@@ -126,7 +128,7 @@ export async function recordSettlement(job: Job, record: SettlementRecord): Prom
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.job(job.id),
+        Key: jobKeys.job(job.id),
         UpdateExpression: `SET ${set.expression} ADD #billing_version :one${listed ? '' : ' REMOVE archpk, archsk'}`,
         ConditionExpression: seen.condition,
         ExpressionAttributeNames: { ...set.names, ...seen.names },
@@ -165,7 +167,7 @@ export async function unlistSettledJob(job: Pick<Job, 'id' | 'billing_version'>)
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.job(job.id),
+        Key: jobKeys.job(job.id),
         UpdateExpression: 'REMOVE archpk, archsk',
         ConditionExpression: seen.condition,
         ExpressionAttributeNames: seen.names,
@@ -184,7 +186,7 @@ export type PendingBilling = { kind: 'job'; jobId: string } | { kind: 'send-refu
 
 /** The entries of the pending-billing index, oldest first, read a page at a time. */
 export async function* pendingBillingEntries(): AsyncGenerator<PendingBilling> {
-  for await (const row of indexRows(indexes.pendingBilling())) {
+  for await (const row of indexRows(billingIndexes.pendingBilling())) {
     const pk = String(row.pk);
     if (pk.startsWith('JOB#')) yield { kind: 'job', jobId: pk.slice('JOB#'.length) };
     else if (pk.startsWith('SENDREFUND#')) yield { kind: 'send-refund', reference: pk.slice('SENDREFUND#'.length) };

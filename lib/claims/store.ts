@@ -7,16 +7,17 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { claimIndexes, claimKeys } from './keys';
 import { queryAll } from '../db/query';
 import { setClauses } from '../db/update';
 import { recordClaimCreated } from '../stats/service';
 import type { Claim, ClaimCreate, ClaimPatch } from './claim-record-rules';
 
 function claimRow(claim: Claim) {
-  const index = indexes.teamClaims(claim.team_id);
+  const index = claimIndexes.teamClaims(claim.team_id);
   return {
-    ...keys.claim(claim.id),
+    ...claimKeys.claim(claim.id),
     entity: 'Claim',
     gsi1pk: index.pk,
     gsi1sk: `${claim.created_at}#${claim.id}`,
@@ -71,13 +72,13 @@ export async function putNewClaim(
 
 export async function getClaim(id: string, consistent = false): Promise<Claim | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.claim(id), ConsistentRead: consistent }),
+    new GetCommand({ TableName: tableName(), Key: claimKeys.claim(id), ConsistentRead: consistent }),
   );
   return Item ? asClaim(Item) : null;
 }
 
 export async function listTeamClaims(teamId: string, archived: boolean): Promise<Claim[]> {
-  return queryAll<Claim>(indexes.teamClaims(teamId), {
+  return queryAll<Claim>(claimIndexes.teamClaims(teamId), {
     FilterExpression: 'is_archived = :archived',
     ExpressionAttributeValues: { ':archived': archived },
     ScanIndexForward: false,
@@ -86,7 +87,7 @@ export async function listTeamClaims(teamId: string, archived: boolean): Promise
 
 /** Every claim (any team) that has been sent to the estimation platform, oldest first: for the one-time migration. */
 export async function listClaimsSentToEstimation(): Promise<Claim[]> {
-  return queryAll<Claim>(indexes.allClaims(), {
+  return queryAll<Claim>(claimIndexes.allClaims(), {
     FilterExpression: 'attribute_exists(estimation_submitted_at) AND estimation_submitted_at <> :none',
     ExpressionAttributeValues: { ':none': null },
     ScanIndexForward: true,
@@ -100,7 +101,7 @@ async function writeClaimFields(claimId: string, fields: Partial<Claim>): Promis
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.claim(claimId),
+        Key: claimKeys.claim(claimId),
         UpdateExpression: `SET ${set.expression}`,
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: set.names,
@@ -141,7 +142,7 @@ export async function setEstimationLink(
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.claim(claim.id),
+        Key: claimKeys.claim(claim.id),
         UpdateExpression: `SET ${set.expression}`,
         ConditionExpression:
           'attribute_exists(pk) AND (attribute_not_exists(estimation_claim_key) OR estimation_claim_key = :none OR estimation_claim_key = :estimation_claim_key)',
@@ -174,7 +175,7 @@ export async function setClaimArchived(claimId: string, now = new Date()): Promi
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.claim(claimId),
+        Key: claimKeys.claim(claimId),
         UpdateExpression:
           'SET is_archived = :true, archived_at = :at, archpk = :archpk, archsk = :archsk, updated_at = :at',
         ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(submitted_at) OR submitted_at = :null)',
@@ -201,7 +202,7 @@ export async function setClaimUnarchived(claimId: string): Promise<Claim | null>
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.claim(claimId),
+        Key: claimKeys.claim(claimId),
         UpdateExpression: 'SET is_archived = :false, archived_at = :null, updated_at = :now REMOVE archpk, archsk',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':false': false, ':null': null, ':now': new Date().toISOString() },
@@ -217,7 +218,7 @@ export async function setClaimUnarchived(claimId: string): Promise<Claim | null>
 
 /** Removes the claim row itself; what lies beneath is removed by the purge worker. */
 export async function deleteClaimRow(claimId: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.claim(claimId) }));
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: claimKeys.claim(claimId) }));
 }
 
 /** Adds finalized credits to the claim's spend (atomic counter). */
@@ -228,7 +229,7 @@ export async function addClaimSpend(claimId: string, credits: number): Promise<b
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.claim(claimId),
+        Key: claimKeys.claim(claimId),
         UpdateExpression: 'ADD spend_credits :c',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':c': credits },

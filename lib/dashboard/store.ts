@@ -1,7 +1,8 @@
 /** What the dashboard reads: the team's jobs (a few attributes each) and each job's live item count. */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import { indexes } from '../db/keys';
+import { jobIndexes } from '../jobs/keys';
+import { itemIndexes } from '../inventory/keys';
 import { queryAll } from '../db/query';
 import type { JobStatus } from '../jobs/job-rules';
 
@@ -14,7 +15,7 @@ export interface JobRunSpan {
 
 /** Every job of the team, projected to its status and run span (the team's job index, gsi2). */
 export async function listTeamJobSpans(teamId: string): Promise<JobRunSpan[]> {
-  const rows = await queryAll<Partial<JobRunSpan> & { id: string }>(indexes.teamJobs(teamId), {
+  const rows = await queryAll<Partial<JobRunSpan> & { id: string }>(jobIndexes.teamJobs(teamId), {
     ProjectionExpression: 'id, #status, started_at, finished_at',
     ExpressionAttributeNames: { '#status': 'status' },
   });
@@ -28,7 +29,7 @@ export async function listTeamJobSpans(teamId: string): Promise<JobRunSpan[]> {
 
 /** How many of the job's items are not archived; DynamoDB counts them, no item is returned. */
 export async function countLiveJobItems(jobId: string): Promise<number> {
-  const index = indexes.jobItems(jobId);
+  const index = itemIndexes.jobItems(jobId);
   let count = 0;
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {

@@ -10,7 +10,9 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mediaBucket, s3 } from '../blob/client';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { exportKeys } from './keys';
+import { roomIndexes } from '../rooms/keys';
 import { queryAll, queryPartition } from '../db/query';
 import type { InventoryItem } from '../inventory/item-record-rules';
 import type { ExportFormat, ExportScope, ExportStatus } from './rules';
@@ -39,11 +41,11 @@ export interface ExportRecord {
 }
 
 const requestKey = (r: Pick<ExportRecord, 'team_id' | 'scope' | 'scope_id' | 'format' | 'approved_only'>) =>
-  keys.exportRequest(r.team_id, r.scope, r.scope_id, r.format, r.approved_only);
+  exportKeys.exportRequest(r.team_id, r.scope, r.scope_id, r.format, r.approved_only);
 
 export async function getExport(id: string, consistent = false): Promise<ExportRecord | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.export(id), ConsistentRead: consistent }),
+    new GetCommand({ TableName: tableName(), Key: exportKeys.export(id), ConsistentRead: consistent }),
   );
   return Item ? (withoutKeys(Item) as unknown as ExportRecord) : null;
 }
@@ -70,7 +72,7 @@ export async function putExportRequest(record: ExportRecord, previousId: string 
           {
             Put: {
               TableName: tableName(),
-              Item: { ...keys.export(record.id), entity: 'Export', ...record },
+              Item: { ...exportKeys.export(record.id), entity: 'Export', ...record },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
@@ -134,7 +136,7 @@ async function setExportFields(
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.export(id),
+        Key: exportKeys.export(id),
         UpdateExpression: expression,
         ConditionExpression: condition ? `attribute_exists(pk) AND ${condition}` : 'attribute_exists(pk)',
         ExpressionAttributeNames: { '#s': 'status', '#e': 'error' },
@@ -150,7 +152,7 @@ async function setExportFields(
 
 /** Every item of a room across its jobs, by item number (the room's item index). */
 export async function listRoomItems(roomId: string): Promise<InventoryItem[]> {
-  return queryAll<InventoryItem>(indexes.roomItems(roomId), { ScanIndexForward: true });
+  return queryAll<InventoryItem>(roomIndexes.roomItems(roomId), { ScanIndexForward: true });
 }
 
 /**
@@ -177,7 +179,7 @@ export async function putExportFile(
 /** How many exports were asked for on one scope (any format, any filter). */
 export async function countExportRequests(teamId: string, scope: string, scopeId: string): Promise<number> {
   const rows = await queryPartition<Record<string, unknown>>(
-    keys.exportRequest(teamId, scope, scopeId, '', false).pk,
+    exportKeys.exportRequest(teamId, scope, scopeId, '', false).pk,
     '',
     {
       consistent: true,

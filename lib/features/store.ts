@@ -1,14 +1,14 @@
 /** Component overrides (spec: Team feature flags; Admin components): one global row and one row per team. */
 import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
-import { keys } from '../db/keys';
+import { featureKeys } from './keys';
 import { partitionRows } from '../db/query';
 import { resolveComponents, type Features, type Overrides } from './rules';
 
 /** The components the team sees, with the overrides applied. */
 export async function teamFeatures(teamId: string): Promise<Features> {
-  const globalKey = keys.components(null);
-  const teamKey = keys.components(teamId);
+  const globalKey = featureKeys.components(null);
+  const teamKey = featureKeys.components(teamId);
   const { Responses } = await db().send(
     new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: [globalKey, teamKey] } } }),
   );
@@ -20,7 +20,7 @@ export async function teamFeatures(teamId: string): Promise<Features> {
 /** Every override row: the global one (team_id null) and one per team that has any. */
 export async function listComponentOverrides(): Promise<Array<{ team_id: string | null; visible: Overrides }>> {
   const out: Array<{ team_id: string | null; visible: Overrides }> = [];
-  for await (const row of partitionRows(keys.components(null).pk, { consistent: true })) {
+  for await (const row of partitionRows(featureKeys.components(null).pk, { consistent: true })) {
     const sk = row.sk as string;
     out.push({
       team_id: sk.startsWith('TEAM#') ? sk.slice('TEAM#'.length) : null,
@@ -40,7 +40,7 @@ export async function setComponentOverride(
   component: keyof Features,
   visible: boolean | null,
 ): Promise<void> {
-  const Key = keys.components(teamId);
+  const Key = featureKeys.components(teamId);
   const names = { '#visible': 'visible', '#c': component };
   if (visible === null) {
     await db()

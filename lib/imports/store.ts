@@ -7,16 +7,17 @@
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { importIndexes, importKeys } from './keys';
 import { setClauses } from '../db/update';
 import type { ImportBatchStatus } from './rules';
 import type { ImportBatch } from './batch-record-rules';
 
 /** The batch's full row (keys and its listing under the claim), for a Put. */
 export const importBatchRow = (batch: ImportBatch) => {
-  const index = indexes.claimImports(batch.claim_id);
+  const index = importIndexes.claimImports(batch.claim_id);
   return {
-    ...keys.importBatch(batch.id),
+    ...importKeys.importBatch(batch.id),
     entity: 'ImportBatch',
     gsi1pk: index.pk,
     gsi1sk: `${batch.created_at}#${batch.id}`,
@@ -37,7 +38,7 @@ export async function putNewImportBatch(batch: ImportBatch): Promise<ImportBatch
 
 export async function getImportBatch(id: string, consistent = true): Promise<ImportBatch | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.importBatch(id), ConsistentRead: consistent }),
+    new GetCommand({ TableName: tableName(), Key: importKeys.importBatch(id), ConsistentRead: consistent }),
   );
   return Item ? (withoutKeys(Item) as unknown as ImportBatch) : null;
 }
@@ -57,7 +58,7 @@ export async function updateImportBatch(
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.importBatch(id),
+        Key: importKeys.importBatch(id),
         UpdateExpression: `SET ${clauses.expression}`,
         ConditionExpression: 'attribute_exists(pk) AND #batch_status = :expect_status AND read_job_id = :expect_reader',
         ExpressionAttributeNames: { ...clauses.names, '#batch_status': 'status' },
@@ -85,7 +86,7 @@ export async function addBatchProgress(id: string, readJobId: string, imported: 
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.importBatch(id),
+        Key: importKeys.importBatch(id),
         UpdateExpression: 'ADD imported :imported, failed :failed',
         ConditionExpression: '#batch_status = :importing AND read_job_id = :reader',
         ExpressionAttributeNames: { '#batch_status': 'status' },

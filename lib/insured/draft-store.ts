@@ -10,14 +10,23 @@
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, isConditionRace, isThrottledTransaction, tableName } from '../db/client';
-import { keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { insuredKeys } from './keys';
 import { ROWS_PER_TRANSACTION } from '../db/batch';
 import { queryPartition } from '../db/query';
 import { setClauses } from '../db/update';
 import type { DraftFile, DraftFileStatus, DraftItem } from './draft-record-rules';
 
-const fileRow = (file: DraftFile) => ({ ...keys.insuredFile(file.link_id, file.id), entity: 'InsuredFile', ...file });
-const itemRow = (item: DraftItem) => ({ ...keys.insuredItem(item.link_id, item.id), entity: 'InsuredItem', ...item });
+const fileRow = (file: DraftFile) => ({
+  ...insuredKeys.insuredFile(file.link_id, file.id),
+  entity: 'InsuredFile',
+  ...file,
+});
+const itemRow = (item: DraftItem) => ({
+  ...insuredKeys.insuredItem(item.link_id, item.id),
+  entity: 'InsuredItem',
+  ...item,
+});
 
 /** The ceilings one new row must stay within: the most each counter may hold before it is raised (null: off). */
 export interface ReserveBounds {
@@ -57,7 +66,7 @@ async function reserveAndPut(
           {
             Update: {
               TableName: tableName(),
-              Key: keys.insuredLink(linkId),
+              Key: insuredKeys.insuredLink(linkId),
               UpdateExpression: 'ADD bytes_reserved :bytes, files_count :files, items_count :items',
               ConditionExpression: conditions.map((c) => `(${c})`).join(' AND '),
               ExpressionAttributeValues: values,
@@ -86,14 +95,14 @@ export function putDraftItem(item: DraftItem, bounds: ReserveBounds): Promise<bo
 
 export async function getDraftFile(linkId: string, fileId: string): Promise<DraftFile | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.insuredFile(linkId, fileId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: insuredKeys.insuredFile(linkId, fileId), ConsistentRead: true }),
   );
   return Item ? (withoutKeys(Item) as unknown as DraftFile) : null;
 }
 
 export async function getDraftItem(linkId: string, itemId: string): Promise<DraftItem | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.insuredItem(linkId, itemId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: insuredKeys.insuredItem(linkId, itemId), ConsistentRead: true }),
   );
   return Item ? (withoutKeys(Item) as unknown as DraftItem) : null;
 }
@@ -102,14 +111,14 @@ const byCreation = <T extends { created_at: string; id: string }>(a: T, b: T) =>
   a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
 
 export async function listDraftFiles(linkId: string): Promise<DraftFile[]> {
-  const rows = await queryPartition<Record<string, unknown>>(keys.insuredLink(linkId).pk, 'FILE#', {
+  const rows = await queryPartition<Record<string, unknown>>(insuredKeys.insuredLink(linkId).pk, 'FILE#', {
     consistent: true,
   });
   return rows.map((r) => withoutKeys(r) as unknown as DraftFile).sort(byCreation);
 }
 
 export async function listDraftItems(linkId: string): Promise<DraftItem[]> {
-  const rows = await queryPartition<Record<string, unknown>>(keys.insuredLink(linkId).pk, 'ITEM#', {
+  const rows = await queryPartition<Record<string, unknown>>(insuredKeys.insuredLink(linkId).pk, 'ITEM#', {
     consistent: true,
   });
   return rows.map((r) => withoutKeys(r) as unknown as DraftItem).sort(byCreation);
@@ -159,14 +168,14 @@ export function updateDraftFile(
   fields: Partial<DraftFile>,
   statuses: readonly DraftFileStatus[],
 ): Promise<DraftFile | null> {
-  return updateDraftRow<DraftFile>(keys.insuredFile(file.link_id, file.id), fields, statuses);
+  return updateDraftRow<DraftFile>(insuredKeys.insuredFile(file.link_id, file.id), fields, statuses);
 }
 
 export function updateDraftItem(
   item: Pick<DraftItem, 'link_id' | 'id'>,
   fields: Partial<DraftItem>,
 ): Promise<DraftItem | null> {
-  return updateDraftRow<DraftItem>(keys.insuredItem(item.link_id, item.id), fields, null);
+  return updateDraftRow<DraftItem>(insuredKeys.insuredItem(item.link_id, item.id), fields, null);
 }
 
 /** Records a file's thumbnail (a cache: written whatever the file's state). */
@@ -175,7 +184,7 @@ export async function setDraftFileThumb(file: Pick<DraftFile, 'link_id' | 'id'>,
     .send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.insuredFile(file.link_id, file.id),
+        Key: insuredKeys.insuredFile(file.link_id, file.id),
         UpdateExpression: 'SET thumb_key = :key',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':key': thumbKey },
@@ -204,7 +213,7 @@ async function changeAndGiveBack(
           {
             Update: {
               TableName: tableName(),
-              Key: keys.insuredLink(linkId),
+              Key: insuredKeys.insuredLink(linkId),
               UpdateExpression: `ADD ${counter} :minus`,
               ConditionExpression: 'attribute_exists(pk)',
               ExpressionAttributeValues: { ':minus': -1 },
@@ -240,10 +249,10 @@ const deleteDraftRow = (linkId: string, key: { pk: string; sk: string }, counter
   );
 
 export const deleteDraftFile = (file: Pick<DraftFile, 'link_id' | 'id'>) =>
-  deleteDraftRow(file.link_id, keys.insuredFile(file.link_id, file.id), 'files_count');
+  deleteDraftRow(file.link_id, insuredKeys.insuredFile(file.link_id, file.id), 'files_count');
 
 export const deleteDraftItem = (item: Pick<DraftItem, 'link_id' | 'id'>) =>
-  deleteDraftRow(item.link_id, keys.insuredItem(item.link_id, item.id), 'items_count');
+  deleteDraftRow(item.link_id, insuredKeys.insuredItem(item.link_id, item.id), 'items_count');
 
 /**
  * Ends a chunked upload that will never complete (aborted, or abandoned for
@@ -256,7 +265,7 @@ export function closeDraftUpload(file: Pick<DraftFile, 'link_id' | 'id'>, status
     {
       Update: {
         TableName: tableName(),
-        Key: keys.insuredFile(file.link_id, file.id),
+        Key: insuredKeys.insuredFile(file.link_id, file.id),
         UpdateExpression: 'SET #status = :status, updated_at = :at',
         ConditionExpression: '#status = :open',
         ExpressionAttributeNames: { '#status': 'status' },

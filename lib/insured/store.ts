@@ -8,7 +8,8 @@
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteKeys, partitionKeys } from '../db/batch';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { insuredIndexes, insuredKeys } from './keys';
 import { indexRows, queryAll, queryPartition } from '../db/query';
 import { derivedId } from '../inventory/item-rules';
 import { setClauses, uniqueRowPut } from '../db/update';
@@ -17,9 +18,9 @@ import type { InsuredLink } from './link-record-rules';
 const asLink = (row: Record<string, unknown>) => withoutKeys(row) as unknown as InsuredLink;
 
 function linkRow(link: InsuredLink) {
-  const index = indexes.claimInsuredLinks(link.claim_id);
+  const index = insuredIndexes.claimInsuredLinks(link.claim_id);
   return {
-    ...keys.insuredLink(link.id),
+    ...insuredKeys.insuredLink(link.id),
     entity: 'InsuredLink',
     gsi1pk: index.pk,
     gsi1sk: `${link.created_at}#${link.id}`,
@@ -33,7 +34,7 @@ export async function putNewInsuredLink(link: InsuredLink): Promise<void> {
     new TransactWriteCommand({
       TransactItems: [
         { Put: { TableName: tableName(), Item: linkRow(link), ConditionExpression: 'attribute_not_exists(pk)' } },
-        uniqueRowPut(keys.insuredToken(link.token_hash), link.id),
+        uniqueRowPut(insuredKeys.insuredToken(link.token_hash), link.id),
       ],
     }),
   );
@@ -41,7 +42,7 @@ export async function putNewInsuredLink(link: InsuredLink): Promise<void> {
 
 export async function getInsuredLink(id: string): Promise<InsuredLink | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.insuredLink(id), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: insuredKeys.insuredLink(id), ConsistentRead: true }),
   );
   return Item ? asLink(Item) : null;
 }
@@ -49,7 +50,7 @@ export async function getInsuredLink(id: string): Promise<InsuredLink | null> {
 /** The link a token opens, if the token is its current one. */
 export async function findLinkByTokenHash(tokenHash: string): Promise<InsuredLink | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.insuredToken(tokenHash), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: insuredKeys.insuredToken(tokenHash), ConsistentRead: true }),
   );
   if (!Item?.target_id) return null;
   const link = await getInsuredLink(String(Item.target_id));
@@ -57,7 +58,9 @@ export async function findLinkByTokenHash(tokenHash: string): Promise<InsuredLin
 }
 
 export async function listClaimInsuredLinks(claimId: string): Promise<InsuredLink[]> {
-  const rows = await queryAll<Record<string, unknown>>(indexes.claimInsuredLinks(claimId), { ScanIndexForward: false });
+  const rows = await queryAll<Record<string, unknown>>(insuredIndexes.claimInsuredLinks(claimId), {
+    ScanIndexForward: false,
+  });
   return rows.map(asLink);
 }
 
@@ -79,15 +82,15 @@ export async function rotateLinkToken(
           {
             Update: {
               TableName: tableName(),
-              Key: keys.insuredLink(link.id),
+              Key: insuredKeys.insuredLink(link.id),
               UpdateExpression: `SET ${set.expression}`,
               ConditionExpression: 'token_hash = :old_hash',
               ExpressionAttributeNames: set.names,
               ExpressionAttributeValues: { ...set.values, ':old_hash': link.token_hash },
             },
           },
-          { Delete: { TableName: tableName(), Key: keys.insuredToken(link.token_hash) } },
-          uniqueRowPut(keys.insuredToken(newHash), link.id),
+          { Delete: { TableName: tableName(), Key: insuredKeys.insuredToken(link.token_hash) } },
+          uniqueRowPut(insuredKeys.insuredToken(newHash), link.id),
         ],
       }),
     );
@@ -105,7 +108,7 @@ export async function updateInsuredLink(id: string, fields: Partial<InsuredLink>
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.insuredLink(id),
+        Key: insuredKeys.insuredLink(id),
         UpdateExpression: `SET ${set.expression}`,
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: set.names,
@@ -125,7 +128,7 @@ export async function recordLinkOpened(id: string, at: string): Promise<void> {
   const { Attributes } = await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.insuredLink(id),
+      Key: insuredKeys.insuredLink(id),
       UpdateExpression: 'SET last_opened_at = :at, updated_at = :at ADD open_count :one',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':at': at, ':one': 1 },
@@ -138,7 +141,7 @@ export async function recordLinkOpened(id: string, at: string): Promise<void> {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.insuredLink(id),
+        Key: insuredKeys.insuredLink(id),
         UpdateExpression: 'SET opened_at = :at',
         ConditionExpression: 'opened_at = :none',
         ExpressionAttributeValues: { ':at': at, ':none': null },
@@ -154,13 +157,13 @@ export async function putLinkMailRow(messageId: string, linkId: string): Promise
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.insuredMail(messageId), entity: 'Unique', target_id: linkId },
+      Item: { ...insuredKeys.insuredMail(messageId), entity: 'Unique', target_id: linkId },
     }),
   );
 }
 
 export async function findLinkIdByMessageId(messageId: string): Promise<string | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.insuredMail(messageId) }));
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: insuredKeys.insuredMail(messageId) }));
   return Item?.target_id ? String(Item.target_id) : null;
 }
 
@@ -170,7 +173,7 @@ export async function markMailEventSeen(token: string, expiresAtEpoch: number): 
     await db().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.mailEventToken(token), entity: 'MailEvent', expires_at: expiresAtEpoch },
+        Item: { ...insuredKeys.mailEventToken(token), entity: 'MailEvent', expires_at: expiresAtEpoch },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -185,14 +188,14 @@ export async function markMailEventSeen(token: string, expiresAtEpoch: number): 
 export async function deleteClaimInsuredLinks(claimId: string): Promise<number> {
   const links = await listClaimInsuredLinks(claimId);
   const rows = links.flatMap((l) => [
-    keys.insuredToken(l.token_hash),
-    ...(l.mail_message_id ? [keys.insuredMail(l.mail_message_id)] : []),
+    insuredKeys.insuredToken(l.token_hash),
+    ...(l.mail_message_id ? [insuredKeys.insuredMail(l.mail_message_id)] : []),
   ]);
   // The link's partition (the link row and its drafts) and its submit rounds' rows.
   for (const link of links) {
-    rows.push(...(await partitionKeys(keys.insuredLink(link.id).pk)));
+    rows.push(...(await partitionKeys(insuredKeys.insuredLink(link.id).pk)));
     for (let round = 1; round <= (link.submit_round ?? 0); round++)
-      rows.push(keys.insuredRound(derivedId('insured-round', link.id, round)));
+      rows.push(insuredKeys.insuredRound(derivedId('insured-round', link.id, round)));
   }
   await deleteKeys(rows);
   return links.length;
@@ -207,7 +210,7 @@ export interface InsuredRoom {
 }
 
 export async function listInsuredRooms(linkId: string): Promise<InsuredRoom[]> {
-  const rows = await queryPartition<Record<string, unknown>>(keys.insuredLink(linkId).pk, 'ROOM#', {
+  const rows = await queryPartition<Record<string, unknown>>(insuredKeys.insuredLink(linkId).pk, 'ROOM#', {
     consistent: true,
   });
   return rows
@@ -221,7 +224,7 @@ export async function listInsuredRooms(linkId: string): Promise<InsuredRoom[]> {
  * name make one room. Answers the room that holds the name.
  */
 export async function putInsuredRoomOnce(room: InsuredRoom): Promise<{ room: InsuredRoom; created: boolean }> {
-  const nameKey = keys.insuredRoomName(room.link_id, room.name.toLowerCase());
+  const nameKey = insuredKeys.insuredRoomName(room.link_id, room.name.toLowerCase());
   try {
     await db().send(
       new TransactWriteCommand({
@@ -236,7 +239,7 @@ export async function putInsuredRoomOnce(room: InsuredRoom): Promise<{ room: Ins
           {
             Put: {
               TableName: tableName(),
-              Item: { ...keys.insuredRoom(room.link_id, room.id), entity: 'InsuredRoom', ...room },
+              Item: { ...insuredKeys.insuredRoom(room.link_id, room.id), entity: 'InsuredRoom', ...room },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
@@ -252,7 +255,7 @@ export async function putInsuredRoomOnce(room: InsuredRoom): Promise<{ room: Ins
     ? await db().send(
         new GetCommand({
           TableName: tableName(),
-          Key: keys.insuredRoom(room.link_id, String(Item.target_id)),
+          Key: insuredKeys.insuredRoom(room.link_id, String(Item.target_id)),
           ConsistentRead: true,
         }),
       )
@@ -268,7 +271,7 @@ export async function putInsuredRoomOnce(room: InsuredRoom): Promise<{ room: Ins
  */
 export async function listLegacyOpenSubmitLinkIds(): Promise<string[]> {
   const ids: string[] = [];
-  for await (const row of indexRows(indexes.openInsuredSubmits()))
+  for await (const row of indexRows(insuredIndexes.openInsuredSubmits()))
     ids.push(String(row.activesk).slice(String(row.activesk).indexOf('#') + 1));
   return ids;
 }

@@ -28,7 +28,7 @@
  * (billing, team rows) into the homeowner's public function.
  */
 import { settings } from '../config';
-import { keys } from '../db/keys';
+import { insuredKeys } from './keys';
 import { reportError } from '../observability/error-tracking';
 import { logger } from '../observability/logger';
 import { type RunContext, type RunPipeline, serviceRunLog } from '../orchestrator/pipeline';
@@ -75,7 +75,7 @@ const roundLog = (id: string) => serviceRunLog({ insured_round_id: id });
 export const insuredRoundRunKind: RunKind<InsuredRound, InsuredRoundContext> = {
   name: 'insured-round',
   // No stage fans out; unit rows would sit in the round's own partition.
-  unitPartition: (id) => keys.insuredRound(id).pk,
+  unitPartition: (id) => insuredKeys.insuredRound(id).pk,
   get: getInsuredRound,
   update: updateInsuredRound,
   updateInput: insuredRoundUpdateInput,

@@ -26,7 +26,7 @@ import { blobKeys } from '../blob/keys';
 import { settings as currentSettings } from '../config';
 import { ROWS_PER_TRANSACTION } from '../db/batch';
 import { faultPoint } from '../faults/fault-points';
-import { keys } from '../db/keys';
+import { insuredKeys } from './keys';
 import { derivedId } from '../inventory/item-rules';
 import { saveItemBatch } from '../inventory/item-store';
 import type { ItemDraft } from '../inventory/item-record-rules';
@@ -247,12 +247,12 @@ async function markRound(link: InsuredLink, round: number, files: DraftFile[], i
     return file.kind === 'photo' ? roundJobId.photos(link, round, file.room_id as string) : roundJobId.media(file);
   };
   const fileRows = (some: DraftFile[], roomOfItem: Map<string, string>) =>
-    some.map((file) => ({ key: keys.insuredFile(link.id, file.id), jobId: jobOf(file, roomOfItem) }));
+    some.map((file) => ({ key: insuredKeys.insuredFile(link.id, file.id), jobId: jobOf(file, roomOfItem) }));
   // The room's files and the typed rows at once; the rows' photos once it is known which rows are in.
   const [taken] = await Promise.all([
     markRows(
       freshItems.map((item) => ({
-        key: keys.insuredItem(link.id, item.id),
+        key: insuredKeys.insuredItem(link.id, item.id),
         jobId: roundJobId.rows(link, round, item.room_id),
       })),
       round,
@@ -337,8 +337,12 @@ export async function restoreRoundRows(
 ): Promise<{ rows_kept: number; rows_returned: number }> {
   const [files, items] = await listDraft(linkId);
   const taken = [
-    ...files.filter((f) => f.round === round).map((f) => ({ key: keys.insuredFile(linkId, f.id), jobId: f.job_id })),
-    ...items.filter((i) => i.round === round).map((i) => ({ key: keys.insuredItem(linkId, i.id), jobId: i.job_id })),
+    ...files
+      .filter((f) => f.round === round)
+      .map((f) => ({ key: insuredKeys.insuredFile(linkId, f.id), jobId: f.job_id })),
+    ...items
+      .filter((i) => i.round === round)
+      .map((i) => ({ key: insuredKeys.insuredItem(linkId, i.id), jobId: i.job_id })),
   ];
   const made = new Set<string>();
   for (const jobId of new Set(taken.map((row) => row.jobId))) if (jobId && (await getJob(jobId, true))) made.add(jobId);

@@ -11,7 +11,8 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { insuredIndexes, insuredKeys } from './keys';
 import { indexRows } from '../db/query';
 import { type RowUpdate, rowUpdateInput, setClauses, updateRowReturningNew } from '../db/update';
 import { derivedId } from '../inventory/item-rules';
@@ -47,11 +48,11 @@ const RELEASES_IN_FLIGHT = 8;
 /** A round's id (a UUID, as the engine's messages name their subject), found again from its link and number. */
 export const insuredRoundId = (linkId: string, round: number) => derivedId('insured-round', linkId, round);
 
-const roundKey = (id: string) => keys.insuredRound(id);
+const roundKey = (id: string) => insuredKeys.insuredRound(id);
 
 /** A round's place on the open-runs index the watchdog walks: listed while it is being made. */
 const openRuns = (id: string) => ({
-  pk: indexes.openInsuredRounds().pk,
+  pk: insuredIndexes.openInsuredRounds().pk,
   id,
   listed: (status: string) => status === 'making',
 });
@@ -92,7 +93,7 @@ function roundPut(id: string, record: InsuredRound, heartbeatAt: string) {
       Item: {
         ...roundKey(id),
         entity: 'InsuredRound',
-        activepk: indexes.openInsuredRounds().pk,
+        activepk: insuredIndexes.openInsuredRounds().pk,
         activesk: `${heartbeatAt}#${id}`,
         ...record,
       },
@@ -122,7 +123,8 @@ export async function updateInsuredRound(
 
 /** Ids of the rounds being made, one page at a time. */
 export async function* openInsuredRoundIds(): AsyncGenerator<string> {
-  for await (const row of indexRows(indexes.openInsuredRounds())) yield String(row.pk).slice('INSUREDROUND#'.length);
+  for await (const row of indexRows(insuredIndexes.openInsuredRounds()))
+    yield String(row.pk).slice('INSUREDROUND#'.length);
 }
 
 /**
@@ -149,7 +151,7 @@ export async function startSubmitRound(
           {
             Update: {
               TableName: tableName(),
-              Key: keys.insuredLink(link.id),
+              Key: insuredKeys.insuredLink(link.id),
               UpdateExpression: 'SET submit_round = :round, submit_started_at = :at, submit_summary = :summary',
               // Nothing started yet, or the last round started is over: no two rounds at once.
               ConditionExpression:
@@ -206,7 +208,7 @@ export async function endInsuredRound(
           {
             Update: {
               TableName: tableName(),
-              Key: keys.insuredLink(round.link_id),
+              Key: insuredKeys.insuredLink(round.link_id),
               UpdateExpression:
                 end.status === 'made'
                   ? 'SET submitted_round = :round, submitted_at = :at, updated_at = :at'
@@ -221,7 +223,7 @@ export async function endInsuredRound(
   } catch (err) {
     if (!isConditionRace(err)) throw err;
     const { Item: link } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.insuredLink(round.link_id), ConsistentRead: true }),
+      new GetCommand({ TableName: tableName(), Key: insuredKeys.insuredLink(round.link_id), ConsistentRead: true }),
     );
     if (Number(link?.submitted_round ?? 0) < round.round) return null;
     try {
@@ -257,7 +259,7 @@ export async function openMigratedRound(
           {
             Update: {
               TableName: tableName(),
-              Key: keys.insuredLink(link.id),
+              Key: insuredKeys.insuredLink(link.id),
               UpdateExpression: 'REMOVE activepk, activesk, submit_lease_until, submit_attempts, submit_handed_at',
               ConditionExpression: ROUND_OPEN,
               ExpressionAttributeValues: { ':round': round },

@@ -15,7 +15,9 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteKeys, getRows, partitionKeys, putRows } from '../db/batch';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { roomIndexes } from '../rooms/keys';
+import { withoutKeys } from '../db/keys';
+import { itemIndexes, itemKeys } from './keys';
 import { queryAll, queryPartition } from '../db/query';
 import { setClauses } from '../db/update';
 import { photoUrl } from '../photos/view';
@@ -29,11 +31,11 @@ import type { InventoryItem, ItemDraft, ItemPhoto } from './item-record-rules';
 export function itemRowOf(item: InventoryItem) {
   const number = paddedItemNumber(item.item_number);
   return {
-    ...keys.item(item.id),
+    ...itemKeys.item(item.id),
     entity: 'Item',
-    gsi1pk: indexes.jobItems(item.job_id).pk,
+    gsi1pk: itemIndexes.jobItems(item.job_id).pk,
     gsi1sk: number,
-    gsi2pk: indexes.roomItems(item.room_id).pk,
+    gsi2pk: roomIndexes.roomItems(item.room_id).pk,
     gsi2sk: number,
     ...item,
   };
@@ -41,7 +43,7 @@ export function itemRowOf(item: InventoryItem) {
 
 /** The full row of an item photo, for a Put. */
 export const photoRowOf = (photo: ItemPhoto) => ({
-  ...keys.itemPhoto(photo.item_id, photo.id),
+  ...itemKeys.itemPhoto(photo.item_id, photo.id),
   entity: 'ItemPhoto',
   ...photo,
 });
@@ -111,7 +113,7 @@ export async function saveItemBatch(
       if (range.staleSince !== undefined) {
         // Written again after a renumber: rows already written stay as they are, the rest take fresh numbers.
         const rows = await getRows(
-          ids.map((id) => keys.item(id)),
+          ids.map((id) => itemKeys.item(id)),
           { consistentRead: true },
         );
         for (const row of rows) written.set(String(row.id), Number(row.item_number));
@@ -142,7 +144,7 @@ export async function setItemsApproved(itemIds: string[], now = new Date()): Pro
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.item(id),
+        Key: itemKeys.item(id),
         UpdateExpression:
           'SET approved = :true, approved_by = :auto, updated_at = :at, rev = if_not_exists(rev, :zero) + :one',
         ConditionExpression: 'attribute_exists(pk)',
@@ -160,7 +162,7 @@ export async function setItemsApproved(itemIds: string[], now = new Date()): Pro
 
 export async function getItem(id: string): Promise<InventoryItem | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.item(id), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: itemKeys.item(id), ConsistentRead: true }),
   );
   return Item ? (withoutKeys(Item) as unknown as InventoryItem) : null;
 }
@@ -197,7 +199,7 @@ function revisionUpdate(itemId: string, fields: ItemFields, expectedRev: number 
   }
   return {
     TableName: tableName(),
-    Key: keys.item(itemId),
+    Key: itemKeys.item(itemId),
     UpdateExpression:
       `SET ${set.expression}, rev = if_not_exists(rev, :zero) + :one` +
       (removed.length ? ` REMOVE ${removed.join(', ')}` : ''),
@@ -245,12 +247,12 @@ export async function updateItemFields(
 }
 
 export async function listJobItems(jobId: string): Promise<InventoryItem[]> {
-  return queryAll<InventoryItem>(indexes.jobItems(jobId), { ScanIndexForward: true });
+  return queryAll<InventoryItem>(itemIndexes.jobItems(jobId), { ScanIndexForward: true });
 }
 
 /** An item's photo rows by ordering; `consistent` for a change about to be made from them. */
 export async function listItemPhotos(itemId: string, options: { consistent?: boolean } = {}): Promise<ItemPhoto[]> {
-  return (await queryPartition<ItemPhoto>(keys.item(itemId).pk, 'PHOTO#', options)).sort(
+  return (await queryPartition<ItemPhoto>(itemKeys.item(itemId).pk, 'PHOTO#', options)).sort(
     (a, b) => a.ordering - b.ordering,
   );
 }
@@ -258,7 +260,7 @@ export async function listItemPhotos(itemId: string, options: { consistent?: boo
 /** Deletes the job's items made by one pass (and their photo rows), e.g. the partial results of an interrupted run. */
 export async function deleteJobItems(jobId: string, pass?: number): Promise<number> {
   const items = (await listJobItems(jobId)).filter((i) => pass === undefined || i.created_pass === pass);
-  const rows = (await Promise.all(items.map((i) => partitionKeys(keys.item(i.id).pk)))).flat();
+  const rows = (await Promise.all(items.map((i) => partitionKeys(itemKeys.item(i.id).pk)))).flat();
   const prefix = pass === undefined ? 'ITEMBATCH#' : `ITEMBATCH#${passBatchPrefix(pass)}`;
   const markers = (await partitionKeys(`JOB#${jobId}`)).filter((k) => k.sk.startsWith(prefix));
   await deleteKeys([...rows, ...markers]);

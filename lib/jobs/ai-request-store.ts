@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
 import { queryPartition } from '../db/query';
-import { keys } from '../db/keys';
+import { jobKeys } from './keys';
 import type { AiCallRecord, AiFailureKind } from '../integrations/ai-call';
 
 /** Prompt, user text and answer are kept up to this many characters each. */
@@ -92,12 +92,12 @@ export async function putAiRequest(record: AiRequestRecord): Promise<void> {
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.aiRequest(record.job_id, record.created_at, record.id), entity: 'AiRequest', ...record },
+      Item: { ...jobKeys.aiRequest(record.job_id, record.created_at, record.id), entity: 'AiRequest', ...record },
     }),
   );
 }
 
 /** A job's AI request records, oldest first. */
 export async function listAiRequests(jobId: string): Promise<AiRequestRecord[]> {
-  return queryPartition<AiRequestRecord>(keys.aiRequest(jobId, '', '').pk);
+  return queryPartition<AiRequestRecord>(jobKeys.aiRequest(jobId, '', '').pk);
 }

@@ -7,7 +7,8 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteKeys, partitionKeys, type RowKey } from '../db/batch';
 import { db, isConditionalCheckFailed, isConditionCancellation, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { jobIndexes, jobKeys } from './keys';
 import { type RowUpdate, rowUpdateInput, setClauses, updateRowReturningNew } from '../db/update';
 import { queryAll } from '../db/query';
 import type { Job, JobSlice, SliceFields } from './job-record-rules';
@@ -26,12 +27,12 @@ function jobIndexAttributes(
   // A contents-list import's reader belongs to no room and is not one of the team's jobs: its batch shows it.
   if (job.reads_batch_id) return {};
   return {
-    gsi1pk: indexes.roomJobs(job.room_id).pk,
+    gsi1pk: jobIndexes.roomJobs(job.room_id).pk,
     gsi1sk: `${job.created_at}#${job.id}`,
-    gsi2pk: indexes.teamJobs(job.team_id).pk,
+    gsi2pk: jobIndexes.teamJobs(job.team_id).pk,
     gsi2sk: `${job.created_at}#${job.id}`,
     // The admin lists' day bucket, from created_at: every write of the row carries it (lib/admin/job-page-rules.ts).
-    jobspk: indexes.jobsOfDay(job.created_at.slice(0, 10)).pk,
+    jobspk: jobIndexes.jobsOfDay(job.created_at.slice(0, 10)).pk,
     jobssk: `${job.created_at}#${job.id}`,
   };
 }
@@ -39,7 +40,7 @@ function jobIndexAttributes(
 /** A new job's row as stored, with its index attributes. */
 export function jobRowOf(job: Job) {
   return {
-    ...keys.job(job.id),
+    ...jobKeys.job(job.id),
     entity: 'Job',
     ...jobIndexAttributes(job),
     ...(isRunning(job.status) ? activeIndex(job.id, job.updated_at) : {}),
@@ -85,14 +86,14 @@ function activeIndex(jobId: string, at: string) {
 
 export async function getJob(id: string, consistent = true): Promise<Job | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.job(id), ConsistentRead: consistent }),
+    new GetCommand({ TableName: tableName(), Key: jobKeys.job(id), ConsistentRead: consistent }),
   );
   return Item ? (withoutKeys(Item) as unknown as Job) : null;
 }
 
 /** The team's most recent jobs, newest first. */
 export async function listTeamJobs(teamId: string, limit: number): Promise<Job[]> {
-  const index = indexes.teamJobs(teamId);
+  const index = jobIndexes.teamJobs(teamId);
   const { Items } = await db().send(
     new QueryCommand({
       TableName: tableName(),
@@ -107,7 +108,7 @@ export async function listTeamJobs(teamId: string, limit: number): Promise<Job[]
 }
 
 export async function listRoomJobs(roomId: string): Promise<Job[]> {
-  return queryAll<Job>(indexes.roomJobs(roomId), { ScanIndexForward: false });
+  return queryAll<Job>(jobIndexes.roomJobs(roomId), { ScanIndexForward: false });
 }
 
 /** Keys of the table's indexes a job row may be put on or taken off (beside its fields). */
@@ -150,8 +151,8 @@ export function jobUpdateInput<S extends JobSlice>(
   now = new Date(),
 ) {
   // The watchdog's sparse index lists jobs in the processing states.
-  return rowUpdateInput(keys.job(jobId), update as RowUpdate, now, {
-    pk: indexes.activeJobs().pk,
+  return rowUpdateInput(jobKeys.job(jobId), update as RowUpdate, now, {
+    pk: jobIndexes.activeJobs().pk,
     id: jobId,
     listed: isRunning,
   });
@@ -191,7 +192,7 @@ async function deleteJobRow(jobId: string, guard?: RowGuard): Promise<boolean> {
     if (!row) return false;
     const del = {
       TableName: tableName(),
-      Key: keys.job(jobId),
+      Key: jobKeys.job(jobId),
       ConditionExpression: ['attribute_exists(pk)', flagsAsRead(row), guard ? `(${guard.expression})` : '']
         .filter(Boolean)
         .join(' AND '),
@@ -307,7 +308,7 @@ export async function countJobInTotals(jobId: string, set: Record<string, string
         {
           Update: {
             TableName: tableName(),
-            Key: keys.job(jobId),
+            Key: jobKeys.job(jobId),
             UpdateExpression: `SET ${fields.expression}`,
             ConditionExpression: `attribute_not_exists(in_job_totals) AND ${
               calls > 0 ? '#calls = :calls' : '(attribute_not_exists(#calls) OR #calls = :calls)'

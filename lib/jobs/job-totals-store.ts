@@ -6,7 +6,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { getRows } from '../db/batch';
 import { db, isThrottledTransaction, isTransactionCollision, tableName } from '../db/client';
-import { keys } from '../db/keys';
+import { jobKeys } from './keys';
 import { withRetry } from '../retry';
 import { JOB_TOTAL_SHARDS, type JobTotals, sumTotals, totalsShardOf } from './job-totals-rules';
 
@@ -23,7 +23,7 @@ export function shardChange(shard: number, change: Partial<JobTotals>, sign: 1 |
   return {
     Update: {
       TableName: tableName(),
-      Key: keys.jobTotalsShard(shard),
+      Key: jobKeys.jobTotalsShard(shard),
       UpdateExpression: `ADD ${entries.map((_, n) => `#t${n} :t${n}`).join(', ')}`,
       ExpressionAttributeNames: Object.fromEntries(entries.map(([name], n) => [`#t${n}`, name])),
       ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], n) => [`:t${n}`, sign * Number(value)])),
@@ -48,6 +48,6 @@ export async function writeWithTotals(items: TransactItems): Promise<void> {
 
 /** The media job totals now: every shard read strongly, 16 keys in one batch. */
 export async function readJobTotals(): Promise<JobTotals> {
-  const shards = Array.from({ length: JOB_TOTAL_SHARDS }, (_, shard) => keys.jobTotalsShard(shard));
+  const shards = Array.from({ length: JOB_TOTAL_SHARDS }, (_, shard) => jobKeys.jobTotalsShard(shard));
   return sumTotals(await getRows(shards, { consistentRead: true }));
 }

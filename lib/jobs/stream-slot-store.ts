@@ -1,12 +1,12 @@
 /**
- * Stream slot leases (keys.jobStreamSlot): a job has a fixed number of slots,
+ * Stream slot leases (jobKeys.jobStreamSlot): a job has a fixed number of slots,
  * and an open event stream holds one. A slot is taken with a conditional write
  * (free, or its lease ran out: lib/db/lease.ts) and deleted on close; a holder that dies
  * without closing frees its slot when the lease runs out (TTL then removes
  * the row).
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { keys } from '../db/keys';
+import { jobKeys } from './keys';
 import { releaseLease, takeLease } from '../db/lease';
 
 /** A slot row is only its lease: a holder and the epoch ms it runs until (expires_at lets TTL remove it). */
@@ -26,7 +26,7 @@ export async function claimStreamSlot(
   // Starting at a random slot keeps simultaneous openers from racing for the same row.
   const first = randomInt(limits.slots);
   for (let i = 0; i < limits.slots; i++) {
-    const key = keys.jobStreamSlot(jobId, (first + i) % limits.slots);
+    const key = jobKeys.jobStreamSlot(jobId, (first + i) % limits.slots);
     const untilMs = now + limits.leaseMs;
     const set = { entity: 'JobStreamSlot', expires_at: Math.ceil(untilMs / 1000) };
     if (!(await takeLease({ key, lease: SLOT_LEASE, holder, untilMs, nowMs: now, set }))) continue;

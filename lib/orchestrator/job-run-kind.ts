@@ -8,7 +8,7 @@
  * for its uploads when their links expire.
  */
 import { settings } from '../config';
-import { indexes } from '../db/keys';
+import { jobIndexes } from '../jobs/keys';
 import { indexRows } from '../db/query';
 import { getJob, jobUpdateInput, updateJob, type JobUpdate } from '../jobs/job-store';
 import type { Job, JobSlice } from '../jobs/job-record-rules';
@@ -42,7 +42,7 @@ export const jobRunKind: RunKind<Job, StageContext> = {
   runningStatuses: RUNNING_STATUSES,
   async *activeIds() {
     // The index is sparse (processing jobs only).
-    for await (const row of indexRows(indexes.activeJobs())) yield String(row.pk).slice('JOB#'.length);
+    for await (const row of indexRows(jobIndexes.activeJobs())) yield String(row.pk).slice('JOB#'.length);
   },
   fail: (job, message) => failJob(job, message),
   complete: (job, pipeline) => completeJob(job, pipeline as PipelineDefinition),

@@ -25,7 +25,8 @@ import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import pLimit from 'p-limit';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
-import { keys } from '../db/keys';
+import { jobKeys } from '../jobs/keys';
+import { photoKeys } from './keys';
 import { leaseFree, leaseHeldBy, releaseLease, takeLease } from '../db/lease';
 import { leaseHeld } from '../db/lease-rules';
 import { setClauses } from '../db/update';
@@ -79,7 +80,7 @@ function jobCheck(jobId: string, jobStatuses: readonly string[], token: string |
   return {
     ConditionCheck: {
       TableName: tableName(),
-      Key: keys.job(jobId),
+      Key: jobKeys.job(jobId),
       ConditionExpression: `${status.expression} AND (${lock.expression})`,
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ...status.values, ...lock.values },
@@ -97,12 +98,12 @@ function transactItem(jobId: string, write: StagedPhotoWrite, at: string): Trans
       },
     };
   if ('delete' in write)
-    return { Delete: { TableName: tableName(), Key: keys.stagedPhoto(jobId, write.delete.index) } };
+    return { Delete: { TableName: tableName(), Key: photoKeys.stagedPhoto(jobId, write.delete.index) } };
   const clauses = setClauses({ ...write.update.set, updated_at: at });
   return {
     Update: {
       TableName: tableName(),
-      Key: keys.stagedPhoto(jobId, write.update.index),
+      Key: photoKeys.stagedPhoto(jobId, write.update.index),
       UpdateExpression: `SET ${clauses.expression}`,
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: clauses.names,
@@ -204,7 +205,7 @@ export async function takePhotoWriteLock(
   const status = statusCondition(jobStatuses);
   const now = Date.now();
   return takeLease({
-    key: keys.job(jobId),
+    key: jobKeys.job(jobId),
     lease: PHOTO_WRITE_LEASE,
     holder: token,
     untilMs: now + PHOTO_WRITE_LOCK_MS,
@@ -215,7 +216,7 @@ export async function takePhotoWriteLock(
 
 /** Releases the lock if `token` still holds it; never raises (an unreleased lock expires by itself). */
 export async function releasePhotoWriteLock(jobId: string, token: string): Promise<void> {
-  await releaseLease(keys.job(jobId), PHOTO_WRITE_LEASE, token).catch((err) =>
+  await releaseLease(jobKeys.job(jobId), PHOTO_WRITE_LEASE, token).catch((err) =>
     logger.error('staged photos: could not release the photo write lock (it expires by itself)', {
       job_id: jobId,
       err,
@@ -228,7 +229,7 @@ function undoCommand(jobId: string, write: StagedPhotoWrite, before: Map<number,
   if ('put' in write) {
     return new DeleteCommand({
       TableName: tableName(),
-      Key: keys.stagedPhoto(jobId, write.put.index),
+      Key: photoKeys.stagedPhoto(jobId, write.put.index),
       ConditionExpression: 'id = :id',
       ExpressionAttributeValues: { ':id': write.put.id },
     });
@@ -252,7 +253,7 @@ function undoCommand(jobId: string, write: StagedPhotoWrite, before: Map<number,
   const ours = Object.fromEntries(fields.map((f, i) => [`:was${i}`, write.update.set[f]]));
   return new UpdateCommand({
     TableName: tableName(),
-    Key: keys.stagedPhoto(jobId, write.update.index),
+    Key: photoKeys.stagedPhoto(jobId, write.update.index),
     UpdateExpression: `SET ${restore.expression}`,
     // Only the fields this edit wrote are compared: the photos worker's later writes (normalized, size) are other fields.
     ConditionExpression: fields.map((f, i) => `#${f} = :was${i}`).join(' AND '),

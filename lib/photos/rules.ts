@@ -7,7 +7,7 @@
 import { blobKeys } from '../blob/keys';
 import type { ImageType } from '../media/sniff';
 
-/** Staged photo indices are stored zero-padded to 6 digits (lib/db/keys.ts stagedPhoto). */
+/** Staged photo indices are stored zero-padded to 6 digits (photoKeys.stagedPhoto in lib/photos/keys.ts). */
 export const MAX_PHOTO_INDEX = 999_999;
 
 /** The synthetic name of a staged photo: orig_0000.jpg, orig_0001.jpg ... orig_12345.jpg (4 digits at least). */

@@ -8,7 +8,9 @@ import { setClauses } from '../db/update';
 import { randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../db/client';
-import { keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { photoKeys } from './keys';
+import { jobKeys } from '../jobs/keys';
 import { deleteKeys, getRows, putRows } from '../db/batch';
 import { partitionRows } from '../db/query';
 import { segmentFilename } from './rules';
@@ -104,7 +106,7 @@ export function newSegmentPhoto(original: StagedPhoto, segment: NewSegment, now 
 
 /** The table row of a photo. */
 export const stagedPhotoItem = (photo: StagedPhoto) => ({
-  ...keys.stagedPhoto(photo.job_id, photo.index),
+  ...photoKeys.stagedPhoto(photo.job_id, photo.index),
   entity: 'StagedPhoto',
   ...photo,
 });
@@ -154,7 +156,7 @@ export async function insertStagedPhotos(
           {
             Update: {
               TableName: tableName(),
-              Key: keys.job(jobId),
+              Key: jobKeys.job(jobId),
               UpdateExpression: 'ADD file_size_bytes :bytes SET updated_at = :at',
               ConditionExpression: `attribute_exists(pk) AND #status IN (${Object.keys(statusValues).join(', ')})`,
               ExpressionAttributeNames: { '#status': 'status' },
@@ -187,7 +189,7 @@ export async function putStagedPhotoRows(photos: StagedPhoto[]): Promise<void> {
 
 export async function getStagedPhoto(jobId: string, index: number): Promise<StagedPhoto | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.stagedPhoto(jobId, index), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: photoKeys.stagedPhoto(jobId, index), ConsistentRead: true }),
   );
   return Item ? fromItem(Item) : null;
 }
@@ -195,7 +197,7 @@ export async function getStagedPhoto(jobId: string, index: number): Promise<Stag
 /** The photos at these indices that exist (consistent reads; lib/db/batch retries unprocessed keys). */
 export async function getStagedPhotos(jobId: string, indices: number[]): Promise<Map<number, StagedPhoto>> {
   const rows = await getRows(
-    [...new Set(indices)].map((index) => keys.stagedPhoto(jobId, index)),
+    [...new Set(indices)].map((index) => photoKeys.stagedPhoto(jobId, index)),
     { consistentRead: true },
   );
   return new Map(rows.map((row) => fromItem(row)).map((photo) => [photo.index, photo]));
@@ -204,7 +206,7 @@ export async function getStagedPhotos(jobId: string, indices: number[]): Promise
 /** Every staged photo of a job, in index order. */
 export async function listStagedPhotos(jobId: string): Promise<StagedPhoto[]> {
   const out: StagedPhoto[] = [];
-  for await (const row of partitionRows(keys.job(jobId).pk, { skPrefix: 'PHOTO#', consistent: true }))
+  for await (const row of partitionRows(jobKeys.job(jobId).pk, { skPrefix: 'PHOTO#', consistent: true }))
     out.push(fromItem(row));
   return out;
 }
@@ -221,7 +223,7 @@ export async function updateStagedPhoto(
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.stagedPhoto(jobId, index),
+        Key: photoKeys.stagedPhoto(jobId, index),
         UpdateExpression: `SET ${clauses.expression}`,
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: clauses.names,
@@ -238,7 +240,7 @@ export async function updateStagedPhoto(
 
 /** Deletes staged photo rows by index (the pipeline removes soft-deleted photos before the AI runs). */
 export async function deleteStagedPhotos(jobId: string, indices: number[]): Promise<void> {
-  await deleteKeys(indices.map((index) => keys.stagedPhoto(jobId, index)));
+  await deleteKeys(indices.map((index) => photoKeys.stagedPhoto(jobId, index)));
 }
 
 /** Rows per removal transaction (with the job's byte counter: DynamoDB takes 100 items). */
@@ -265,14 +267,14 @@ export async function removeStagedPhotos(jobId: string, indices: number[]): Prom
               ...left.map((p) => ({
                 Delete: {
                   TableName: tableName(),
-                  Key: keys.stagedPhoto(jobId, p.index),
+                  Key: photoKeys.stagedPhoto(jobId, p.index),
                   ConditionExpression: 'attribute_exists(pk)',
                 },
               })),
               {
                 Update: {
                   TableName: tableName(),
-                  Key: keys.job(jobId),
+                  Key: jobKeys.job(jobId),
                   UpdateExpression: 'ADD file_size_bytes :less',
                   ConditionExpression: 'attribute_exists(pk)',
                   ExpressionAttributeValues: { ':less': -bytes },

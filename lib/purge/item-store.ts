@@ -5,7 +5,9 @@
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteKeys, type RowKey } from '../db/batch';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
-import { indexes, keys } from '../db/keys';
+import { itemKeys } from '../inventory/keys';
+import { purgeIndexes } from './keys';
+import { roomIndexes } from '../rooms/keys';
 import { queryAll, queryPartition } from '../db/query';
 
 /** A photo row of the purged item: its key in the table, the object it shows and the job it came from. */
@@ -25,10 +27,13 @@ export async function deleteArchivedItemRow(itemId: string, archivedAt: string):
     await db().send(
       new DeleteCommand({
         TableName: tableName(),
-        Key: keys.item(itemId),
+        Key: itemKeys.item(itemId),
         // The archived index entry as the daily purge read it: an unarchive or a new archive changes it.
         ConditionExpression: 'attribute_exists(pk) AND archpk = :archived AND archsk = :entry',
-        ExpressionAttributeValues: { ':archived': indexes.archived().pk, ':entry': `${archivedAt}#item#${itemId}` },
+        ExpressionAttributeValues: {
+          ':archived': purgeIndexes.archived().pk,
+          ':entry': `${archivedAt}#item#${itemId}`,
+        },
       }),
     );
     return 'deleted';
@@ -37,7 +42,7 @@ export async function deleteArchivedItemRow(itemId: string, archivedAt: string):
     const { Item } = await db().send(
       new GetCommand({
         TableName: tableName(),
-        Key: keys.item(itemId),
+        Key: itemKeys.item(itemId),
         ConsistentRead: true,
         ProjectionExpression: 'pk',
       }),
@@ -48,10 +53,10 @@ export async function deleteArchivedItemRow(itemId: string, archivedAt: string):
 
 /** The photo rows left in the item's partition (a redelivered purge finds those it has not deleted yet). */
 export async function listItemPhotoRows(itemId: string): Promise<PurgedPhotoRow[]> {
-  const rows = await queryPartition<{ id: string; key: string; job_id: string }>(keys.item(itemId).pk, 'PHOTO#', {
+  const rows = await queryPartition<{ id: string; key: string; job_id: string }>(itemKeys.item(itemId).pk, 'PHOTO#', {
     consistent: true,
   });
-  return rows.map((r) => ({ row: keys.itemPhoto(itemId, r.id), object_key: r.key, job_id: r.job_id }));
+  return rows.map((r) => ({ row: itemKeys.itemPhoto(itemId, r.id), object_key: r.key, job_id: r.job_id }));
 }
 
 export async function deletePhotoRows(rows: RowKey[]): Promise<void> {
@@ -77,10 +82,10 @@ export async function objectKeysInUse(
   };
   const photoRows = (pk: string) => queryPartition<{ key?: string }>(pk, 'PHOTO#', { consistent: true });
   for (const jobId of jobIds) note(await photoRows(`JOB#${jobId}`));
-  const rooms = await queryAll<{ id: string }>(indexes.claimRooms(claimId), { ProjectionExpression: 'id' });
+  const rooms = await queryAll<{ id: string }>(roomIndexes.claimRooms(claimId), { ProjectionExpression: 'id' });
   const itemIds: string[] = [];
   for (const room of rooms) {
-    const items = await queryAll<{ id: string }>(indexes.roomItems(room.id), { ProjectionExpression: 'id' });
+    const items = await queryAll<{ id: string }>(roomIndexes.roomItems(room.id), { ProjectionExpression: 'id' });
     for (const item of items) if (item.id !== purgedItemId) itemIds.push(item.id);
   }
   // One Query per item partition; a bounded number at once.
@@ -89,7 +94,7 @@ export async function objectKeysInUse(
     Array.from({ length: Math.min(16, itemIds.length) }, async () => {
       while (next < itemIds.length && inUse.size < wanted.size) {
         const id = itemIds[next++];
-        note(await photoRows(keys.item(id).pk));
+        note(await photoRows(itemKeys.item(id).pk));
       }
     }),
   );

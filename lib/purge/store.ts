@@ -2,38 +2,42 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteKeys, partitionKeys, type RowKey } from '../db/batch';
 import { db, tableName } from '../db/client';
-import { indexes, keys } from '../db/keys';
+import { jobIndexes } from '../jobs/keys';
+import { itemKeys } from '../inventory/keys';
+import { roomIndexes, roomKeys } from '../rooms/keys';
+import { importIndexes, importKeys } from '../imports/keys';
+import { purgeIndexes } from './keys';
 import { queryAll } from '../db/query';
 
 /** The ids of a room's jobs and the row keys of its items (an item's partition holds the item and its photos). */
 export async function listRoomChildren(roomId: string): Promise<{ jobIds: string[]; itemRows: RowKey[] }> {
   const [jobs, items] = await Promise.all([
-    queryAll<{ id: string }>(indexes.roomJobs(roomId), { ProjectionExpression: 'id' }),
-    queryAll<{ id: string }>(indexes.roomItems(roomId), { ProjectionExpression: 'id' }),
+    queryAll<{ id: string }>(jobIndexes.roomJobs(roomId), { ProjectionExpression: 'id' }),
+    queryAll<{ id: string }>(roomIndexes.roomItems(roomId), { ProjectionExpression: 'id' }),
   ]);
-  const itemRows = (await Promise.all(items.map((i) => partitionKeys(keys.item(i.id).pk)))).flat();
+  const itemRows = (await Promise.all(items.map((i) => partitionKeys(itemKeys.item(i.id).pk)))).flat();
   return { jobIds: jobs.map((j) => j.id), itemRows };
 }
 
 export async function listClaimRoomIds(claimId: string): Promise<string[]> {
-  const rooms = await queryAll<{ id: string }>(indexes.claimRooms(claimId), { ProjectionExpression: 'id' });
+  const rooms = await queryAll<{ id: string }>(roomIndexes.claimRooms(claimId), { ProjectionExpression: 'id' });
   return rooms.map((r) => r.id);
 }
 
 /** A claim's import batches: each one's row key and the reader jobs of its runs (they belong to no room). */
 export async function listClaimImports(claimId: string): Promise<{ batchRows: RowKey[]; readerJobIds: string[] }> {
-  const batches = await queryAll<{ id: string; read_job_ids?: string[] }>(indexes.claimImports(claimId), {
+  const batches = await queryAll<{ id: string; read_job_ids?: string[] }>(importIndexes.claimImports(claimId), {
     ProjectionExpression: 'id, read_job_ids',
   });
   return {
-    batchRows: batches.map((b) => keys.importBatch(b.id)),
+    batchRows: batches.map((b) => importKeys.importBatch(b.id)),
     readerJobIds: batches.flatMap((b) => b.read_job_ids ?? []),
   };
 }
 
 /** Deletes the given rows and the room row itself; how many rows went. */
 export async function deleteRoomAndRows(roomId: string, rows: RowKey[]): Promise<number> {
-  await deleteKeys([...rows, keys.room(roomId)]);
+  await deleteKeys([...rows, roomKeys.room(roomId)]);
   return rows.length + 1;
 }
 
@@ -53,9 +57,9 @@ export async function* archivedBefore(cutoff: string): AsyncGenerator<ArchivedEn
     const page = await db().send(
       new QueryCommand({
         TableName: tableName(),
-        IndexName: indexes.archived().index,
+        IndexName: purgeIndexes.archived().index,
         KeyConditionExpression: 'archpk = :pk AND archsk < :cutoff',
-        ExpressionAttributeValues: { ':pk': indexes.archived().pk, ':cutoff': cutoff },
+        ExpressionAttributeValues: { ':pk': purgeIndexes.archived().pk, ':cutoff': cutoff },
         ExclusiveStartKey,
       }),
     );

@@ -2,7 +2,8 @@
  * Per-room counts for room lists (spec: Room — video, photo, audio, items,
  * submitted; item counts exclude archived items).
  */
-import { indexes } from '../db/keys';
+import { jobIndexes } from '../jobs/keys';
+import { roomIndexes } from './keys';
 import { queryAll } from '../db/query';
 
 /** The claims platform "submitted" marker on an item. */
@@ -19,8 +20,8 @@ export interface RoomCounts {
 
 export async function roomCounts(roomId: string): Promise<RoomCounts> {
   const [jobs, items] = await Promise.all([
-    queryAll<{ source_type: string }>(indexes.roomJobs(roomId), { ProjectionExpression: 'source_type' }),
-    queryAll<{ is_archived?: boolean; [ITEM_SUBMITTED_FIELD]?: string | null }>(indexes.roomItems(roomId), {
+    queryAll<{ source_type: string }>(jobIndexes.roomJobs(roomId), { ProjectionExpression: 'source_type' }),
+    queryAll<{ is_archived?: boolean; [ITEM_SUBMITTED_FIELD]?: string | null }>(roomIndexes.roomItems(roomId), {
       ProjectionExpression: `is_archived, ${ITEM_SUBMITTED_FIELD}`,
     }),
   ]);
@@ -38,7 +39,7 @@ export async function roomCounts(roomId: string): Promise<RoomCounts> {
 
 /** Whether any item in the room (archived or not) has been submitted: such a room cannot be archived. */
 export async function roomHasSubmittedItem(roomId: string): Promise<boolean> {
-  const submitted = await queryAll(indexes.roomItems(roomId), {
+  const submitted = await queryAll(roomIndexes.roomItems(roomId), {
     FilterExpression: `attribute_exists(${ITEM_SUBMITTED_FIELD}) AND ${ITEM_SUBMITTED_FIELD} <> :null`,
     ExpressionAttributeValues: { ':null': null },
     ProjectionExpression: 'id',
@@ -48,7 +49,7 @@ export async function roomHasSubmittedItem(roomId: string): Promise<boolean> {
 
 /** Live item counts per job of a room, archived items excluded (current_item_count). */
 export async function roomItemCountByJob(roomId: string): Promise<Map<string, number>> {
-  const items = await queryAll<{ job_id: string; is_archived?: boolean }>(indexes.roomItems(roomId), {
+  const items = await queryAll<{ job_id: string; is_archived?: boolean }>(roomIndexes.roomItems(roomId), {
     ProjectionExpression: 'job_id, is_archived',
   });
   const counts = new Map<string, number>();

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { roomIndexes, roomKeys } from './keys';
 import { queryAll } from '../db/query';
 
 export interface Room {
@@ -35,11 +36,11 @@ export async function putNewRoom(
     created_at: now,
     updated_at: now,
   };
-  const index = indexes.claimRooms(claim.id);
+  const index = roomIndexes.claimRooms(claim.id);
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.room(room.id), entity: 'Room', gsi1pk: index.pk, gsi1sk: `${now}#${room.id}`, ...room },
+      Item: { ...roomKeys.room(room.id), entity: 'Room', gsi1pk: index.pk, gsi1sk: `${now}#${room.id}`, ...room },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -60,14 +61,14 @@ export async function putRoomOnce(claim: { id: string; team_id: string }, name: 
 
 export async function getRoom(id: string, consistent = false): Promise<Room | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.room(id), ConsistentRead: consistent }),
+    new GetCommand({ TableName: tableName(), Key: roomKeys.room(id), ConsistentRead: consistent }),
   );
   return Item ? (withoutKeys(Item) as unknown as Room) : null;
 }
 
 export async function listClaimRooms(claimId: string, archived?: boolean): Promise<Room[]> {
   return queryAll<Room>(
-    indexes.claimRooms(claimId),
+    roomIndexes.claimRooms(claimId),
     archived === undefined
       ? {}
       : { FilterExpression: 'is_archived = :archived', ExpressionAttributeValues: { ':archived': archived } },
@@ -84,7 +85,7 @@ async function updateRoom(
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.room(id),
+        Key: roomKeys.room(id),
         UpdateExpression: expression,
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: extra.names,

@@ -20,7 +20,7 @@
 import { requestOwedSendRefund } from '../billing/send-charge-service';
 import type { UnconfirmedSpend } from '../billing/send-refund-record-rules';
 import { settings } from '../config';
-import { keys } from '../db/keys';
+import { sendKeys } from './keys';
 import { logger } from '../observability/logger';
 import { type RunContext, type RunPipeline, registerPipeline, serviceRunLog } from '../orchestrator/pipeline';
 import type { RunKind } from '../orchestrator/run-kind';
@@ -93,7 +93,7 @@ const sendLog = (submissionId: string) => serviceRunLog({ submission_id: submiss
 export const claimsSendRunKind: RunKind<Submission, ClaimsSendContext> = {
   name: claimsPlatformDestination.runKind,
   // Unit rows sit in the send's own partition, beside its item rows (`ITEM#…`): they go when the send does.
-  unitPartition: (id) => keys.submission(id).pk,
+  unitPartition: (id) => sendKeys.submission(id).pk,
   get: getSubmission,
   update: updateSubmission,
   updateInput: submissionUpdateInput,

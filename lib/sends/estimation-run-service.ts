@@ -25,7 +25,7 @@ import { addClaimSpend } from '../claims/store';
 import { settings } from '../config';
 import { DomainError, InsufficientCreditsError } from '../errors';
 import { endsInvocation, faultPoint } from '../faults/fault-points';
-import { keys } from '../db/keys';
+import { sendKeys } from './keys';
 import { logger } from '../observability/logger';
 import { type RunContext, type RunPipeline, registerPipeline, serviceRunLog } from '../orchestrator/pipeline';
 import type { RunKind } from '../orchestrator/run-kind';
@@ -80,7 +80,7 @@ const sendLog = (claimId: string) => serviceRunLog({ claim_id: claimId, send: 'e
 
 export const estimationSendRunKind: RunKind<EstimationSend, EstimationSendContext> = {
   name: estimationPlatformDestination.runKind,
-  unitPartition: (id) => keys.estimationSend(id).pk,
+  unitPartition: (id) => sendKeys.estimationSend(id).pk,
   get: getEstimationSend,
   update: updateEstimationSend,
   updateInput: estimationSendUpdateInput,

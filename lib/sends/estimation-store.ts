@@ -23,7 +23,8 @@ import { owedSendRefundPut } from '../billing/send-refund-store';
 import type { UnconfirmedSpend } from '../billing/send-refund-record-rules';
 import { deleteKeys, partitionKeys, putRows } from '../db/batch';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { sendIndexes, sendKeys } from './keys';
 import { indexRows, partitionRows } from '../db/query';
 import { type RowUpdate, rowUpdateInput, setClauses, updateRowReturningNew } from '../db/update';
 import type { RunRecord } from '../orchestrator/run-kind';
@@ -114,14 +115,14 @@ function asEstimationSend(row: Record<string, unknown>): EstimationSend {
 
 /** The send's place on the open-runs index the watchdog walks: listed while processing, by its last heartbeat. */
 const openRuns = (claimId: string) => ({
-  pk: indexes.openEstimationSends().pk,
+  pk: sendIndexes.openEstimationSends().pk,
   id: claimId,
   listed: (status: string) => status === 'processing',
 });
 
 export async function getEstimationSend(claimId: string): Promise<EstimationSend | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.estimationSend(claimId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: sendKeys.estimationSend(claimId), ConsistentRead: true }),
   );
   return Item ? asEstimationSend(Item) : null;
 }
@@ -140,9 +141,9 @@ export async function openEstimationSend(send: EstimationSend, seenRunId: string
       new PutCommand({
         TableName: tableName(),
         Item: {
-          ...keys.estimationSend(send.claim_id),
+          ...sendKeys.estimationSend(send.claim_id),
           entity: 'EstimationSend',
-          activepk: indexes.openEstimationSends().pk,
+          activepk: sendIndexes.openEstimationSends().pk,
           activesk: `${send.heartbeat_at}#${send.claim_id}`,
           ...send,
         },
@@ -163,7 +164,7 @@ export async function openEstimationSend(send: EstimationSend, seenRunId: string
 
 /** One conditional update of the send's row, keeping its place on the open-runs index (the run kind's store). */
 export function estimationSendUpdateInput(claimId: string, update: RowUpdate, now = new Date()) {
-  return rowUpdateInput(keys.estimationSend(claimId), update, now, openRuns(claimId));
+  return rowUpdateInput(sendKeys.estimationSend(claimId), update, now, openRuns(claimId));
 }
 
 /** The send after `update`, or null when its condition did not hold. */
@@ -265,14 +266,14 @@ export async function recordSendDone(send: Pick<EstimationSend, 'claim_id' | 'ru
 
 /** The claims whose estimation send is under way (the open-runs index), the quietest first. */
 export async function* openEstimationSendClaimIds(): AsyncGenerator<string> {
-  for await (const row of indexRows(indexes.openEstimationSends())) yield String(row.pk).slice('ESTSEND#'.length);
+  for await (const row of indexRows(sendIndexes.openEstimationSends())) yield String(row.pk).slice('ESTSEND#'.length);
 }
 
 /** Writes the item rows of a new batch (before the send that names it is opened). */
 export async function recordBatchItems(claimId: string, batchId: string, itemIds: string[]): Promise<void> {
   await putRows(
     itemIds.map((itemId) => ({
-      ...keys.estimationSendItem(claimId, batchId, itemId),
+      ...sendKeys.estimationSendItem(claimId, batchId, itemId),
       entity: 'EstimationSendItem',
       item_id: itemId,
     })),
@@ -281,7 +282,7 @@ export async function recordBatchItems(claimId: string, batchId: string, itemIds
 
 /** Drops the item rows of one batch (the previous send's, once a new one is open; or a request's that lost the open). */
 export async function dropBatch(claimId: string, batchId: string): Promise<void> {
-  const rows = (await partitionKeys(keys.estimationSend(claimId).pk)).filter((k) =>
+  const rows = (await partitionKeys(sendKeys.estimationSend(claimId).pk)).filter((k) =>
     k.sk.startsWith(`ITEM#${batchId}#`),
   );
   await deleteKeys(rows);
@@ -291,7 +292,7 @@ export async function dropBatch(claimId: string, batchId: string): Promise<void>
 export async function batchItemIds(record: Pick<EstimationSend, 'claim_id' | 'batch_id'>): Promise<string[]> {
   if (!record.batch_id) return (record as { item_ids?: string[] }).item_ids ?? [];
   const ids: string[] = [];
-  for await (const row of partitionRows(keys.estimationSend(record.claim_id).pk, {
+  for await (const row of partitionRows(sendKeys.estimationSend(record.claim_id).pk, {
     skPrefix: `ITEM#${record.batch_id}#`,
     consistent: true,
     projection: 'item_id',
@@ -302,7 +303,7 @@ export async function batchItemIds(record: Pick<EstimationSend, 'claim_id' | 'ba
 
 /** The purge's part: the record and its batch rows go with the claim. */
 export async function deleteEstimationSend(claimId: string): Promise<void> {
-  await deleteKeys(await partitionKeys(keys.estimationSend(claimId).pk));
+  await deleteKeys(await partitionKeys(sendKeys.estimationSend(claimId).pk));
 }
 
 /**
@@ -317,14 +318,14 @@ export async function openMigratedEstimationRun(
 ): Promise<EstimationSend | null> {
   const set = setClauses({
     ...run,
-    activepk: indexes.openEstimationSends().pk,
+    activepk: sendIndexes.openEstimationSends().pk,
     activesk: `${run.heartbeat_at}#${claimId}`,
   });
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.estimationSend(claimId),
+        Key: sendKeys.estimationSend(claimId),
         UpdateExpression: `SET ${set.expression} REMOVE #owner_, lease_until`,
         ConditionExpression:
           'attribute_not_exists(run_id) AND #state_ IN (:sending, :delivered) AND (attribute_not_exists(lease_until) OR lease_until < :now)',
@@ -344,7 +345,7 @@ export async function openMigratedEstimationRun(
 export async function* openEstimationSendRows(): AsyncGenerator<Record<string, unknown>> {
   for await (const claimId of openEstimationSendClaimIds()) {
     const { Item } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.estimationSend(claimId), ConsistentRead: true }),
+      new GetCommand({ TableName: tableName(), Key: sendKeys.estimationSend(claimId), ConsistentRead: true }),
     );
     if (Item) yield withoutKeys(Item);
   }

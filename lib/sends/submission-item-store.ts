@@ -17,7 +17,7 @@ import { owedSendRefundPut } from '../billing/send-refund-store';
 import type { OwedSendRefund } from '../billing/send-refund-record-rules';
 import { putRows } from '../db/batch';
 import { db, isConditionCancellation, tableName } from '../db/client';
-import { keys } from '../db/keys';
+import { sendKeys } from './keys';
 import { partitionRows } from '../db/query';
 import { itemRevisionUpdate } from '../inventory/item-store';
 
@@ -27,7 +27,7 @@ export type SubmissionItemState = 'pending' | 'done' | 'failed';
 export async function recordSubmissionItems(submissionId: string, itemIds: string[]): Promise<void> {
   await putRows(
     itemIds.map((itemId) => ({
-      ...keys.submissionItem(submissionId, itemId),
+      ...sendKeys.submissionItem(submissionId, itemId),
       entity: 'SubmissionItem',
       item_id: itemId,
       state: 'pending',
@@ -38,7 +38,7 @@ export async function recordSubmissionItems(submissionId: string, itemIds: strin
 /** The send's item ids in `state` (every item when none is given). */
 export async function submissionItemIds(submissionId: string, state?: SubmissionItemState): Promise<string[]> {
   const ids: string[] = [];
-  for await (const row of partitionRows(keys.submission(submissionId).pk, {
+  for await (const row of partitionRows(sendKeys.submission(submissionId).pk, {
     skPrefix: 'ITEM#',
     consistent: true,
     projection: 'item_id, #state',
@@ -56,7 +56,7 @@ export async function submissionItemIds(submissionId: string, state?: Submission
 export async function recordUnitItems(submissionId: string, itemIds: string[]): Promise<void> {
   await putRows(
     itemIds.map((itemId, index) => ({
-      ...keys.submissionUnitItem(submissionId, index),
+      ...sendKeys.submissionUnitItem(submissionId, index),
       entity: 'SubmissionUnitItem',
       item_id: itemId,
     })),
@@ -66,7 +66,11 @@ export async function recordUnitItems(submissionId: string, itemIds: string[]): 
 /** The item unit `index` of the send's run sends (recordUnitItems). */
 export async function unitItemId(submissionId: string, index: number): Promise<string | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.submissionUnitItem(submissionId, index), ConsistentRead: true }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: sendKeys.submissionUnitItem(submissionId, index),
+      ConsistentRead: true,
+    }),
   );
   return (Item?.item_id as string | undefined) ?? null;
 }
@@ -74,7 +78,11 @@ export async function unitItemId(submissionId: string, index: number): Promise<s
 /** Where one item of the send is: pending until its outcome is counted. */
 export async function submissionItemState(submissionId: string, itemId: string): Promise<SubmissionItemState | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.submissionItem(submissionId, itemId), ConsistentRead: true }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: sendKeys.submissionItem(submissionId, itemId),
+      ConsistentRead: true,
+    }),
   );
   return (Item?.state as SubmissionItemState | undefined) ?? null;
 }
@@ -108,7 +116,7 @@ export async function countSubmissionItem(
           {
             Update: {
               TableName: tableName(),
-              Key: keys.submissionItem(submissionId, itemId),
+              Key: sendKeys.submissionItem(submissionId, itemId),
               UpdateExpression: 'SET #state = :outcome',
               ConditionExpression: '#state = :pending',
               ExpressionAttributeNames: { '#state': 'state' },
@@ -118,7 +126,7 @@ export async function countSubmissionItem(
           {
             Update: {
               TableName: tableName(),
-              Key: keys.submission(submissionId),
+              Key: sendKeys.submission(submissionId),
               UpdateExpression: outcome.ok ? 'ADD done_count :one, photo_count :photos' : 'ADD failed_count :one',
               ConditionExpression: 'attribute_exists(pk) AND #status = :processing',
               ExpressionAttributeNames: { '#status': 'status' },

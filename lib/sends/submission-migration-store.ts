@@ -8,7 +8,8 @@
  */
 import { PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { sendIndexes, sendKeys } from './keys';
 import { setClauses } from '../db/update';
 
 /** What the migration reads of a Submission, in either shape. */
@@ -55,7 +56,7 @@ export async function raiseClaimSendRounds(
   rounds: Record<string, number>,
   openId: string | null,
 ): Promise<void> {
-  const key = keys.claimSend(claimId);
+  const key = sendKeys.claimSend(claimId);
   for (const [alreadySubmitted, round] of Object.entries(rounds)) {
     try {
       await db().send(
@@ -98,7 +99,7 @@ export async function putSubmissionItemOnce(
     await db().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.submissionItem(submissionId, itemId), entity: 'SubmissionItem', item_id: itemId, state },
+        Item: { ...sendKeys.submissionItem(submissionId, itemId), entity: 'SubmissionItem', item_id: itemId, state },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -118,12 +119,12 @@ export async function openMigratedRun(
   id: string,
   run: Record<string, unknown> & { heartbeat_at: string },
 ): Promise<Record<string, unknown> | null> {
-  const set = setClauses({ ...run, activepk: indexes.openSubmissions().pk, activesk: `${run.heartbeat_at}#${id}` });
+  const set = setClauses({ ...run, activepk: sendIndexes.openSubmissions().pk, activesk: `${run.heartbeat_at}#${id}` });
   try {
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.submission(id),
+        Key: sendKeys.submission(id),
         UpdateExpression: `SET ${set.expression} REMOVE item_ids, counted_item_ids, failed_item_ids, stage, lease_until, resumes`,
         ConditionExpression: '#status_ = :processing AND attribute_not_exists(run_id)',
         ExpressionAttributeNames: { ...set.names, '#status_': 'status' },

@@ -19,7 +19,8 @@ import { owedSendRefundPut } from '../billing/send-refund-store';
 import type { UnconfirmedSpend } from '../billing/send-refund-record-rules';
 import { deleteKeys, partitionKeys } from '../db/batch';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { sendIndexes, sendKeys } from './keys';
 import { indexRows, queryAll } from '../db/query';
 import { type RowUpdate, rowUpdateInput, setClauses, updateRowReturningNew } from '../db/update';
 import type { ClaimSend, RequestStep, Submission } from './submission-record-rules';
@@ -30,14 +31,14 @@ const asSubmission = (row: Record<string, unknown>) => withoutKeys(row) as unkno
 
 /** A send's place on the open-runs index the watchdog walks: listed while processing, by its last heartbeat. */
 const openRuns = (id: string) => ({
-  pk: indexes.openSubmissions().pk,
+  pk: sendIndexes.openSubmissions().pk,
   id,
   listed: (status: string) => status === 'processing',
 });
 
 export async function getClaimSend(claimId: string): Promise<ClaimSend> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.claimSend(claimId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: sendKeys.claimSend(claimId), ConsistentRead: true }),
   );
   const rounds: Record<string, number> = {};
   for (const [name, value] of Object.entries(Item ?? {}))
@@ -55,7 +56,7 @@ export async function openSubmission(
   submission: Submission,
   seen: { previous: string | null; alreadySubmitted: number; round: number },
 ): Promise<boolean> {
-  const index = indexes.claimSubmissions(submission.claim_id);
+  const index = sendIndexes.claimSubmissions(submission.claim_id);
   try {
     await db().send(
       new TransactWriteCommand({
@@ -63,7 +64,7 @@ export async function openSubmission(
           {
             Update: {
               TableName: tableName(),
-              Key: keys.claimSend(submission.claim_id),
+              Key: sendKeys.claimSend(submission.claim_id),
               UpdateExpression: 'SET submission_id = :id, claim_id = :claim, entity = :entity, #round = :round',
               ConditionExpression: seen.previous ? 'submission_id = :previous' : 'attribute_not_exists(submission_id)',
               ExpressionAttributeNames: { '#round': `${ROUND_PREFIX}${seen.alreadySubmitted}` },
@@ -80,11 +81,11 @@ export async function openSubmission(
             Put: {
               TableName: tableName(),
               Item: {
-                ...keys.submission(submission.id),
+                ...sendKeys.submission(submission.id),
                 entity: 'Submission',
                 gsi1pk: index.pk,
                 gsi1sk: `${submission.created_at}#${submission.id}`,
-                activepk: indexes.openSubmissions().pk,
+                activepk: sendIndexes.openSubmissions().pk,
                 activesk: `${submission.heartbeat_at}#${submission.id}`,
                 ...submission,
               },
@@ -117,7 +118,7 @@ export async function withdrawSubmission(
         {
           Delete: {
             TableName: tableName(),
-            Key: keys.submission(submission.id),
+            Key: sendKeys.submission(submission.id),
             ConditionExpression: '#status_ = :processing AND request_step = :charging',
             ExpressionAttributeNames: { '#status_': 'status' },
             ExpressionAttributeValues: { ':processing': 'processing', ':charging': 'charging' },
@@ -126,7 +127,7 @@ export async function withdrawSubmission(
         {
           Update: {
             TableName: tableName(),
-            Key: keys.claimSend(submission.claim_id),
+            Key: sendKeys.claimSend(submission.claim_id),
             UpdateExpression: seen.previous ? 'SET submission_id = :previous' : 'REMOVE submission_id',
             ConditionExpression: 'submission_id = :id',
             ExpressionAttributeValues: {
@@ -138,18 +139,22 @@ export async function withdrawSubmission(
       ],
     }),
   );
-  await deleteKeys((await partitionKeys(keys.submission(submission.id).pk)).filter((k) => k.sk.startsWith('ITEM#')));
+  await deleteKeys(
+    (await partitionKeys(sendKeys.submission(submission.id).pk)).filter((k) => k.sk.startsWith('ITEM#')),
+  );
 }
 
 export async function getSubmission(id: string): Promise<Submission | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.submission(id), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: sendKeys.submission(id), ConsistentRead: true }),
   );
   return Item ? asSubmission(Item) : null;
 }
 
 export async function listClaimSubmissions(claimId: string): Promise<Submission[]> {
-  const rows = await queryAll<Record<string, unknown>>(indexes.claimSubmissions(claimId), { ScanIndexForward: false });
+  const rows = await queryAll<Record<string, unknown>>(sendIndexes.claimSubmissions(claimId), {
+    ScanIndexForward: false,
+  });
   return rows.map(asSubmission);
 }
 
@@ -157,7 +162,7 @@ type StepFields = Partial<Pick<Submission, 'credits' | 'charge_spend' | 'done_co
 
 /** One conditional update of a send's row, keeping its place on the open-runs index (the run kind's store). */
 export function submissionUpdateInput(id: string, update: RowUpdate, now = new Date()) {
-  return rowUpdateInput(keys.submission(id), update, now, openRuns(id));
+  return rowUpdateInput(sendKeys.submission(id), update, now, openRuns(id));
 }
 
 /** The send after `update`, or null when its condition did not hold. */
@@ -194,7 +199,7 @@ function finishUpdate(
   const set = setClauses({ ...fields, request_step: null, stage_state: 'done', stage_runner: null });
   return {
     TableName: tableName(),
-    Key: keys.submission(id),
+    Key: sendKeys.submission(id),
     UpdateExpression: `SET ${set.expression} REMOVE activepk, activesk`,
     ConditionExpression: `attribute_exists(pk) AND #status_ = :processing AND ${guard.condition}`,
     ExpressionAttributeNames: { ...set.names, '#status_': 'status', ...(guard.names ?? {}) },
@@ -283,13 +288,13 @@ function secondsSince(createdAt: string, now: Date): number {
 
 /** The ids of processing sends (the open-runs index), the quietest first. */
 export async function* openSubmissionIds(): AsyncGenerator<string> {
-  for await (const row of indexRows(indexes.openSubmissions())) yield String(row.pk).slice('SUBMISSION#'.length);
+  for await (const row of indexRows(sendIndexes.openSubmissions())) yield String(row.pk).slice('SUBMISSION#'.length);
 }
 
 /** The purge's part: a claim's submissions, their item and unit rows and its open-send row go with it. */
 export async function deleteClaimSubmissions(claimId: string): Promise<number> {
   const rows = await listClaimSubmissions(claimId);
-  for (const row of rows) await deleteKeys(await partitionKeys(keys.submission(row.id).pk));
-  await deleteKeys([keys.claimSend(claimId)]);
+  for (const row of rows) await deleteKeys(await partitionKeys(sendKeys.submission(row.id).pk));
+  await deleteKeys([sendKeys.claimSend(claimId)]);
   return rows.length;
 }

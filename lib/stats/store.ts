@@ -1,12 +1,13 @@
 /**
- * The rows the admin overview reads instead of the jobs (keys.usage,
- * keys.failure, keys.presence): usage counters added to as things happen,
+ * The rows the admin overview reads instead of the jobs (statsKeys.usage,
+ * statsKeys.failure, statsKeys.presence): usage counters added to as things happen,
  * the failure feed and the minute-by-minute presence of users.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { putRows } from '../db/batch';
 import { db, tableName } from '../db/client';
-import { keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { statsKeys } from './keys';
 import { queryPartition } from '../db/query';
 import { ACTIVE_USER_WINDOW_MS, bucketsAt, presenceMinutes, type Rollup, rollUp, type UsageRow } from './rules';
 
@@ -21,7 +22,7 @@ export async function addUsageRows(teamId: string, at: Date, increments: Record<
       db().send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: keys.usage(bucket, teamId),
+          Key: statsKeys.usage(bucket, teamId),
           UpdateExpression: `SET team_id = :team, #bucket = :bucket ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
           ExpressionAttributeNames: { ...names, '#bucket': 'bucket' },
           ExpressionAttributeValues: { ...values, ':team': teamId, ':bucket': bucket },
@@ -34,7 +35,7 @@ export async function addUsageRows(teamId: string, at: Date, increments: Record<
 /** Every team's row of every bucket named, read side by side. */
 export async function readUsageRows(buckets: readonly string[]): Promise<UsageRow[]> {
   const parts = await Promise.all(
-    buckets.map((bucket) => queryPartition<UsageRow>(keys.usage(bucket, '').pk, 'TEAM#')),
+    buckets.map((bucket) => queryPartition<UsageRow>(statsKeys.usage(bucket, '').pk, 'TEAM#')),
   );
   return parts.flat();
 }
@@ -51,7 +52,7 @@ const ROLLUP_KEEP_SECONDS = 62 * 24 * 3600;
  */
 export async function readRollupRows(rollup: Rollup, now = new Date()): Promise<UsageRow[]> {
   const [done, rows] = await Promise.all([
-    db().send(new GetCommand({ TableName: tableName(), Key: keys.usageRollupDone(rollup.bucket) })),
+    db().send(new GetCommand({ TableName: tableName(), Key: statsKeys.usageRollupDone(rollup.bucket) })),
     readUsageRows([rollup.bucket]),
   ]);
   if (done.Item) return rows;
@@ -60,12 +61,12 @@ export async function readRollupRows(rollup: Rollup, now = new Date()): Promise<
   await putRows([
     ...summed.map((row) => ({
       ...row,
-      ...keys.usage(rollup.bucket, row.team_id),
+      ...statsKeys.usage(rollup.bucket, row.team_id),
       entity: 'Usage',
       bucket: rollup.bucket,
       expires_at,
     })),
-    { ...keys.usageRollupDone(rollup.bucket), entity: 'UsageRollup', months: rollup.months, expires_at },
+    { ...statsKeys.usageRollupDone(rollup.bucket), entity: 'UsageRollup', months: rollup.months, expires_at },
   ]);
   return summed;
 }
@@ -86,7 +87,7 @@ export async function putFailureEntry(entry: FailureEntry): Promise<void> {
     new PutCommand({
       TableName: tableName(),
       Item: {
-        ...keys.failure(entry.failed_at, entry.job_id),
+        ...statsKeys.failure(entry.failed_at, entry.job_id),
         entity: 'Failure',
         ...entry,
         expires_at: Math.floor(Date.parse(entry.failed_at) / 1000) + FAILURE_KEEP_SECONDS,
@@ -101,7 +102,7 @@ export async function listFailureEntries(start: string | null, limit: number): P
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: start ? 'pk = :pk AND sk >= :start' : 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.failure('', '').pk, ...(start ? { ':start': start } : {}) },
+      ExpressionAttributeValues: { ':pk': statsKeys.failure('', '').pk, ...(start ? { ':start': start } : {}) },
       ScanIndexForward: false,
       Limit: limit,
     }),
@@ -118,7 +119,7 @@ export async function countActiveUsers(now = new Date()): Promise<number> {
   const since = new Date(now.getTime() - ACTIVE_USER_WINDOW_MS).toISOString();
   const minutes = await Promise.all(
     presenceMinutes(now).map((minute) =>
-      queryPartition<{ user_id: string; seen_at: string }>(keys.presence(minute, '').pk),
+      queryPartition<{ user_id: string; seen_at: string }>(statsKeys.presence(minute, '').pk),
     ),
   );
   return new Set(

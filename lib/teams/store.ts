@@ -2,7 +2,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../db/client';
-import { keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { teamKeys } from './keys';
 import { setClauses, uniqueRowPut } from '../db/update';
 import type { Team } from './team-record-rules';
 
@@ -11,7 +12,7 @@ export function teamTokenHash(token: string): string {
 }
 
 export async function getTeam(id: string): Promise<Team | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.team(id) }));
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: teamKeys.team(id) }));
   return Item ? (withoutKeys(Item) as unknown as Team) : null;
 }
 
@@ -21,12 +22,12 @@ async function getUniqueTarget(key: { pk: string; sk: string }): Promise<string 
 }
 
 export async function findTeamByToken(token: string): Promise<Team | null> {
-  const id = await getUniqueTarget(keys.teamToken(teamTokenHash(token)));
+  const id = await getUniqueTarget(teamKeys.teamToken(teamTokenHash(token)));
   return id ? getTeam(id) : null;
 }
 
 export async function findTeamByExternalId(externalId: number): Promise<Team | null> {
-  const id = await getUniqueTarget(keys.teamExternal(externalId));
+  const id = await getUniqueTarget(teamKeys.teamExternal(externalId));
   return id ? getTeam(id) : null;
 }
 
@@ -50,13 +51,13 @@ export async function createTeam(
     {
       Put: {
         TableName: tableName(),
-        Item: { ...keys.team(team.id), entity: 'Team', gsi1pk: 'TEAMS', gsi1sk: now, ...team },
+        Item: { ...teamKeys.team(team.id), entity: 'Team', gsi1pk: 'TEAMS', gsi1sk: now, ...team },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
   ];
-  if (team.team_token) items.push(uniqueRowPut(keys.teamToken(teamTokenHash(team.team_token)), team.id));
-  if (team.external_id !== null) items.push(uniqueRowPut(keys.teamExternal(team.external_id), team.id));
+  if (team.team_token) items.push(uniqueRowPut(teamKeys.teamToken(teamTokenHash(team.team_token)), team.id));
+  if (team.external_id !== null) items.push(uniqueRowPut(teamKeys.teamExternal(team.external_id), team.id));
   await db().send(new TransactWriteCommand({ TransactItems: items }));
   return team;
 }
@@ -74,7 +75,7 @@ export async function syncTeam(
   const update = {
     Update: {
       TableName: tableName(),
-      Key: keys.team(team.id),
+      Key: teamKeys.team(team.id),
       UpdateExpression: `SET ${set.expression}`,
       ExpressionAttributeNames: set.names,
       ExpressionAttributeValues: set.values,
@@ -87,9 +88,9 @@ export async function syncTeam(
   }
   // A rotated token moves the token uniqueness row in the same transaction.
   const transact: Record<string, unknown>[] = [update];
-  if (next.team_token) transact.push(uniqueRowPut(keys.teamToken(teamTokenHash(next.team_token)), team.id));
+  if (next.team_token) transact.push(uniqueRowPut(teamKeys.teamToken(teamTokenHash(next.team_token)), team.id));
   if (team.team_token)
-    transact.push({ Delete: { TableName: tableName(), Key: keys.teamToken(teamTokenHash(team.team_token)) } });
+    transact.push({ Delete: { TableName: tableName(), Key: teamKeys.teamToken(teamTokenHash(team.team_token)) } });
   await db().send(new TransactWriteCommand({ TransactItems: transact as never }));
   return next;
 }

@@ -7,7 +7,8 @@
  */
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { trainingIndexes, trainingKeys } from './keys';
 import { queryAll, queryPartition } from '../db/query';
 import type { MissionProgress } from './rules';
 
@@ -33,13 +34,13 @@ export interface Certificate {
 
 /** The user's progress row, created with the sandbox claim's id unless it exists; the row that stands. */
 export async function ensureProgress(progress: TrainingProgress): Promise<TrainingProgress> {
-  const index = indexes.teamTraining(progress.team_id);
+  const index = trainingIndexes.teamTraining(progress.team_id);
   try {
     await db().send(
       new PutCommand({
         TableName: tableName(),
         Item: {
-          ...keys.trainingProgress(progress.user_id),
+          ...trainingKeys.trainingProgress(progress.user_id),
           entity: 'TrainingProgress',
           gsi1pk: index.pk,
           gsi1sk: progress.user_id,
@@ -57,14 +58,14 @@ export async function ensureProgress(progress: TrainingProgress): Promise<Traini
 
 export async function getProgress(userId: string): Promise<TrainingProgress | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.trainingProgress(userId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: trainingKeys.trainingProgress(userId), ConsistentRead: true }),
   );
   return Item ? (withoutKeys(Item) as unknown as TrainingProgress) : null;
 }
 
 /** Every mission row of the user, by mission key. */
 export async function listMissionProgress(userId: string): Promise<Record<string, MissionProgress>> {
-  const rows = await queryPartition<Record<string, unknown>>(keys.trainingProgress(userId).pk, 'MISSION#', {
+  const rows = await queryPartition<Record<string, unknown>>(trainingKeys.trainingProgress(userId).pk, 'MISSION#', {
     consistent: true,
   });
   return Object.fromEntries(
@@ -86,7 +87,7 @@ export async function recordQuizScore(userId: string, missionKey: string, score:
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.trainingMission(userId, missionKey),
+        Key: trainingKeys.trainingMission(userId, missionKey),
         UpdateExpression: 'SET mission_key = :key, quiz_best = :score, quiz_total = :total, entity = :entity',
         ConditionExpression: 'attribute_not_exists(quiz_best) OR quiz_best < :score',
         ExpressionAttributeValues: {
@@ -111,7 +112,7 @@ export async function completeMission(userId: string, missionKey: string, points
           {
             Update: {
               TableName: tableName(),
-              Key: keys.trainingMission(userId, missionKey),
+              Key: trainingKeys.trainingMission(userId, missionKey),
               UpdateExpression: 'SET mission_key = :key, completed_at = :at, points = :points, entity = :entity',
               ConditionExpression: 'attribute_not_exists(completed_at)',
               ExpressionAttributeValues: {
@@ -125,7 +126,7 @@ export async function completeMission(userId: string, missionKey: string, points
           {
             Update: {
               TableName: tableName(),
-              Key: keys.trainingProgress(userId),
+              Key: trainingKeys.trainingProgress(userId),
               UpdateExpression: 'ADD points :points',
               ConditionExpression: 'attribute_exists(pk)',
               ExpressionAttributeValues: { ':points': points },
@@ -143,7 +144,7 @@ export async function completeMission(userId: string, missionKey: string, points
 
 /** The team's training rows (the leaderboard). */
 export function listTeamProgress(teamId: string): Promise<TrainingProgress[]> {
-  return queryAll<TrainingProgress>(indexes.teamTraining(teamId));
+  return queryAll<TrainingProgress>(trainingIndexes.teamTraining(teamId));
 }
 
 /** Issues the user's certificate once: the code row and the progress row's code together; the code that stands. */
@@ -155,14 +156,14 @@ export async function issueCertificate(certificate: Certificate): Promise<string
           {
             Put: {
               TableName: tableName(),
-              Item: { ...keys.trainingCertificate(certificate.code), entity: 'Certificate', ...certificate },
+              Item: { ...trainingKeys.trainingCertificate(certificate.code), entity: 'Certificate', ...certificate },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
           {
             Update: {
               TableName: tableName(),
-              Key: keys.trainingProgress(certificate.user_id),
+              Key: trainingKeys.trainingProgress(certificate.user_id),
               UpdateExpression: 'SET certificate_code = :code',
               ConditionExpression:
                 'attribute_exists(pk) AND (attribute_not_exists(certificate_code) OR certificate_code = :none)',
@@ -182,6 +183,8 @@ export async function issueCertificate(certificate: Certificate): Promise<string
 }
 
 export async function getCertificate(code: string): Promise<Certificate | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.trainingCertificate(code) }));
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: trainingKeys.trainingCertificate(code) }),
+  );
   return Item ? (withoutKeys(Item) as unknown as Certificate) : null;
 }

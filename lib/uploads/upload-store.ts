@@ -10,7 +10,8 @@
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
-import { indexes, keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { uploadIndexes, uploadKeys } from './keys';
 import type { UploadKind } from './rules';
 
 const UPLOAD_STATUSES = ['open', 'completing', 'completed', 'aborted', 'expired'] as const;
@@ -45,7 +46,7 @@ export interface Upload {
 const FINISHED_ROW_DAYS = 30;
 
 const openIndex = (upload: Pick<Upload, 'created_at'>) => ({
-  gsi2pk: indexes.openUploads().pk,
+  gsi2pk: uploadIndexes.openUploads().pk,
   gsi2sk: upload.created_at,
 });
 
@@ -53,7 +54,7 @@ export async function putUpload(upload: Upload): Promise<Upload> {
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.upload(upload.id), entity: 'Upload', ...openIndex(upload), ...upload },
+      Item: { ...uploadKeys.upload(upload.id), entity: 'Upload', ...openIndex(upload), ...upload },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
@@ -62,7 +63,7 @@ export async function putUpload(upload: Upload): Promise<Upload> {
 
 export async function getUpload(id: string): Promise<Upload | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.upload(id), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: uploadKeys.upload(id), ConsistentRead: true }),
   );
   return Item ? (withoutKeys(Item) as unknown as Upload) : null;
 }
@@ -95,7 +96,7 @@ export async function transitionUpload(
     const { Attributes } = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.upload(id),
+        Key: uploadKeys.upload(id),
         UpdateExpression: `SET ${sets.join(', ')}${removes}`,
         ConditionExpression: `attribute_exists(pk) AND #status IN (${froms.join(', ')})`,
         ExpressionAttributeNames: { '#status': 'status' },
@@ -112,7 +113,7 @@ export async function transitionUpload(
 
 /** Open uploads created before `cutoff`, oldest first, a page at a time. */
 export async function* openUploadsCreatedBefore(cutoff: Date): AsyncGenerator<Upload> {
-  const index = indexes.openUploads();
+  const index = uploadIndexes.openUploads();
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await db().send(

@@ -2,7 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../db/client';
-import { keys, withoutKeys } from '../db/keys';
+import { withoutKeys } from '../db/keys';
+import { userKeys } from './keys';
+import { statsKeys } from '../stats/keys';
 import { setClauses, uniqueRowPut } from '../db/update';
 import { presenceMinute } from '../stats/rules';
 import type { User } from './user-record-rules';
@@ -11,7 +13,7 @@ import type { User } from './user-record-rules';
 const LAST_SEEN_RESOLUTION_MS = 60_000;
 
 export async function getUser(id: string): Promise<User | null> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.user(id) }));
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: userKeys.user(id) }));
   return Item ? (withoutKeys(Item) as unknown as User) : null;
 }
 
@@ -21,12 +23,12 @@ async function target(key: { pk: string; sk: string }): Promise<string | null> {
 }
 
 export async function findUserByExternalId(externalId: string): Promise<User | null> {
-  const id = await target(keys.userExternal(externalId));
+  const id = await target(userKeys.userExternal(externalId));
   return id ? getUser(id) : null;
 }
 
 export async function findUserByEmail(email: string): Promise<User | null> {
-  const id = await target(keys.userEmail(email));
+  const id = await target(userKeys.userEmail(email));
   return id ? getUser(id) : null;
 }
 
@@ -43,7 +45,7 @@ export async function createUser(
       Put: {
         TableName: tableName(),
         Item: {
-          ...keys.user(user.id),
+          ...userKeys.user(user.id),
           entity: 'User',
           gsi1pk: `TEAM#${user.team_id}#USERS`,
           gsi1sk: now,
@@ -55,8 +57,8 @@ export async function createUser(
       },
     },
   ];
-  if (user.external_id) items.push(uniqueRowPut(keys.userExternal(user.external_id), user.id));
-  if (user.email && registerEmail) items.push(uniqueRowPut(keys.userEmail(user.email), user.id));
+  if (user.external_id) items.push(uniqueRowPut(userKeys.userExternal(user.external_id), user.id));
+  if (user.email && registerEmail) items.push(uniqueRowPut(userKeys.userEmail(user.email), user.id));
   await db().send(new TransactWriteCommand({ TransactItems: items as never }));
   return user;
 }
@@ -79,7 +81,7 @@ export async function syncUser(
   });
   const update = {
     TableName: tableName(),
-    Key: keys.user(user.id),
+    Key: userKeys.user(user.id),
     UpdateExpression: `SET ${set.expression}`,
     ExpressionAttributeNames: set.names,
     ExpressionAttributeValues: set.values,
@@ -88,7 +90,7 @@ export async function syncUser(
   if (adopting && next.external_id) {
     await db().send(
       new TransactWriteCommand({
-        TransactItems: [{ Update: update }, uniqueRowPut(keys.userExternal(next.external_id), user.id)] as never,
+        TransactItems: [{ Update: update }, uniqueRowPut(userKeys.userExternal(next.external_id), user.id)] as never,
       }),
     );
   } else {
@@ -105,7 +107,7 @@ export async function touchLastSeen(user: User, now = new Date()): Promise<void>
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.user(user.id),
+        Key: userKeys.user(user.id),
         UpdateExpression: 'SET last_seen_at = :now',
         ConditionExpression: 'attribute_not_exists(last_seen_at) OR last_seen_at = :null OR last_seen_at < :cutoff',
         ExpressionAttributeValues: { ':now': now.toISOString(), ':cutoff': cutoff, ':null': null },
@@ -127,7 +129,7 @@ async function putPresence(userId: string, now: Date): Promise<void> {
     new PutCommand({
       TableName: tableName(),
       Item: {
-        ...keys.presence(presenceMinute(now), userId),
+        ...statsKeys.presence(presenceMinute(now), userId),
         entity: 'Presence',
         user_id: userId,
         seen_at: now.toISOString(),
@@ -141,7 +143,7 @@ export async function setUserTimezone(userId: string, timezone: string): Promise
   const { Attributes } = await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: keys.user(userId),
+      Key: userKeys.user(userId),
       // TIMEZONE is a DynamoDB reserved word.
       UpdateExpression: 'SET #tz = :tz',
       ConditionExpression: 'attribute_exists(pk)',

@@ -21,7 +21,7 @@ import { putRows } from '../../lib/db/batch';
 import { itemRowOf } from '../../lib/inventory/item-store';
 import type { InventoryItem } from '../../lib/inventory/item-record-rules';
 import { buildItem } from '../../lib/inventory/item-rules';
-import { keys } from '../../lib/db/keys';
+import { statsKeys } from '../../lib/stats/keys';
 import { type Job, newJobRecord } from '../../lib/jobs/job-record-rules';
 import { putCountedJobRows } from '../support/job-rows';
 import { bucketsAt, OVERVIEW_RANGES, type UsageEvent, usageIncrements } from '../../lib/stats/rules';
@@ -143,7 +143,7 @@ async function seed(): Promise<string> {
     if (failed) {
       countInto(usage, team.id, finished, { media, counts: { failed: 1 } });
       failureRows.push({
-        ...keys.failure(finished.toISOString(), job.id),
+        ...statsKeys.failure(finished.toISOString(), job.id),
         entity: 'Failure',
         job_id: job.id,
         team_id: team.id,
@@ -162,7 +162,7 @@ async function seed(): Promise<string> {
   }
   const usageRows = [...usage.entries()].map(([key, counters]) => {
     const [bucket, teamId] = key.split('|');
-    return { ...keys.usage(bucket, teamId), entity: 'Usage', team_id: teamId, bucket, ...counters };
+    return { ...statsKeys.usage(bucket, teamId), entity: 'Usage', team_id: teamId, bucket, ...counters };
   });
   const chunksOf = <T>(rows: T[]) =>
     Array.from({ length: Math.ceil(rows.length / 500) }, (_, i) => rows.slice(i * 500, i * 500 + 500));

@@ -20,7 +20,7 @@
  * restart finishes it, each row one item once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { keys } from '../../lib/db/keys';
+import { insuredKeys } from '../../lib/insured/keys';
 import type { FaultPointName } from '../../lib/faults/fault-points';
 import { listDraftFiles, listDraftItems } from '../../lib/insured/draft-store';
 import { INLINE_ROUND_ROWS } from '../../lib/insured/submit-service';
@@ -57,7 +57,7 @@ async function leaseLeftHeld(linkId: string): Promise<string> {
 /** The link's round as it stands: started, made (or given up), and the restarts of its run. */
 async function roundOf(linkId: string) {
   const [link, round] = await Promise.all([
-    getRow(keys.insuredLink(linkId).pk, keys.insuredLink(linkId).sk),
+    getRow(insuredKeys.insuredLink(linkId).pk, insuredKeys.insuredLink(linkId).sk),
     roundRow(linkId, 1),
   ]);
   return {

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../lib/db/keys';
+import { featureKeys } from '../../lib/features/keys';
 import { CURRICULUM } from '../../lib/training/curriculum-rules';
 import { Client, request } from '../support/api';
 import { doc, setFields, table } from '../support/aws';
@@ -35,7 +35,7 @@ async function trainee(trainingOn = true) {
   const teamId = me.team.id as string;
   if (trainingOn)
     await doc.send(
-      new PutCommand({ TableName: table(), Item: { ...keys.components(teamId), visible: { training: true } } }),
+      new PutCommand({ TableName: table(), Item: { ...featureKeys.components(teamId), visible: { training: true } } }),
     );
   await fakeBilling.setBalance(member.current_team_id, 100);
   return { client, member, me: me.user as { id: string } };

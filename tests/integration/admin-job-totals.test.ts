@@ -21,7 +21,7 @@ import { MAX_DAYS_PER_PAGE } from '../../lib/admin/job-page-rules';
 import { type JobFilter, jobMatches, jobNamesOf } from '../../lib/admin/rules';
 import { resetSettings } from '../../lib/config';
 import { putRows } from '../../lib/db/batch';
-import { keys } from '../../lib/db/keys';
+import { jobKeys } from '../../lib/jobs/keys';
 import { type Job, newJobRecord } from '../../lib/jobs/job-record-rules';
 import type { JobStatus } from '../../lib/jobs/job-rules';
 import { createTeam } from '../../lib/teams/store';
@@ -214,7 +214,7 @@ describe('an api-requests page', () => {
           const created_at = new Date(Date.parse(job.created_at) + n * 1000).toISOString();
           const id = randomUUID();
           return {
-            ...keys.aiRequest(job.id, created_at, id),
+            ...jobKeys.aiRequest(job.id, created_at, id),
             id,
             job_id: job.id,
             team_id: team,

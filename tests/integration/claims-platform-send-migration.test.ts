@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { chargeSend, refundSend } from '../../lib/billing/send-charge-service';
-import { keys } from '../../lib/db/keys';
+import { sendKeys } from '../../lib/sends/keys';
 import { ClaimsPlatformClient } from '../../lib/integrations/claims-platform';
 import { getItem } from '../../lib/inventory/item-store';
 import { chargeKeyRound, migrateClaimsPlatformSends } from '../../lib/sends/claims-platform-migration-service';
@@ -36,7 +36,7 @@ async function putLegacySubmission(
   const id = randomUUID();
   const createdAt = new Date().toISOString();
   await putLegacyRow({
-    ...keys.submission(id),
+    ...sendKeys.submission(id),
     entity: 'Submission',
     gsi1pk: `CLAIM#${t.claimId}#SUBMISSIONS`,
     gsi1sk: `${createdAt}#${id}`,
@@ -177,7 +177,7 @@ async function putLeasedSubmission(
   const createdAt = new Date(Date.now() - 10 * 60_000).toISOString();
   const itemIds = t.items.map((i) => i.id);
   await putLegacyRow({
-    ...keys.submission(id),
+    ...sendKeys.submission(id),
     entity: 'Submission',
     gsi1pk: `CLAIM#${t.claimId}#SUBMISSIONS`,
     gsi1sk: `${createdAt}#${id}`,
@@ -207,13 +207,13 @@ async function putLeasedSubmission(
   });
   for (const itemId of itemIds)
     await putLegacyRow({
-      ...keys.submissionItem(id, itemId),
+      ...sendKeys.submissionItem(id, itemId),
       entity: 'SubmissionItem',
       item_id: itemId,
       state: 'pending',
     });
   await putLegacyRow({
-    ...keys.claimSend(t.claimId),
+    ...sendKeys.claimSend(t.claimId),
     entity: 'ClaimSend',
     claim_id: t.claimId,
     submission_id: id,

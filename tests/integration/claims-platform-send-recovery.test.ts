@@ -7,7 +7,7 @@
  * send written on the table as one stuck for a day, which the watchdog ends.
  */
 import { randomUUID } from 'node:crypto';
-import { keys } from '../../lib/db/keys';
+import { sendKeys } from '../../lib/sends/keys';
 import type { FaultPointName } from '../../lib/faults/fault-points';
 import { requestStageFields } from '../../lib/orchestrator/request-stage';
 import { claimsPlatformSendPipeline, SEND_INTERRUPTED } from '../../lib/sends/claims-platform-run-service';
@@ -144,7 +144,7 @@ it.concurrent('a send stuck for a day is ended by the watchdog: what did not go 
   expect(await sendIn(submission.id, 'complete')).toMatchObject({ failed_count: 2, stage_state: 'done' });
   expect((await submissionItemIds(submission.id, 'failed')).sort()).toEqual([...itemIds].sort());
   // Off the open-runs index: the watchdog does not look at it again.
-  const row = await getRow(keys.submission(submission.id).pk, keys.submission(submission.id).sk);
+  const row = await getRow(sendKeys.submission(submission.id).pk, sendKeys.submission(submission.id).sk);
   expect(row?.activepk).toBeUndefined();
 });
 
@@ -154,7 +154,7 @@ it('a refusal of the charge (402) leaves no send and no item rows; the next send
   await expect(submitToClaimsPlatform(t.identity, t.claimId, {})).rejects.toMatchObject({
     code: 'insufficient_credits',
   });
-  const key = keys.claimSend(t.claimId);
+  const key = sendKeys.claimSend(t.claimId);
   const row = await getRow(key.pk, key.sk);
   expect(row?.submission_id).toBeUndefined();
   // The billing service remembers a refusal under its reference: that round is spent.

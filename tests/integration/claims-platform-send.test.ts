@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { settings } from '../../lib/config';
-import { keys } from '../../lib/db/keys';
+import { featureKeys } from '../../lib/features/keys';
 import { quoteClaimsPlatformSend, submitToClaimsPlatform } from '../../lib/sends/claims-platform-service';
 import { NOTHING_TO_SUBMIT } from '../../lib/sends/claims-platform-rules';
 import { getSubmission } from '../../lib/sends/submission-store';
@@ -42,7 +42,7 @@ it('charges an enterprise team nothing, and its quote says so', async () => {
   const member = newTeamMember({ current_team_token: token });
   const { claimId, team, identity } = await teamWithItems(member);
   await doc.send(
-    new PutCommand({ TableName: table(), Item: { ...keys.components(team.id), visible: { enterprise: true } } }),
+    new PutCommand({ TableName: table(), Item: { ...featureKeys.components(team.id), visible: { enterprise: true } } }),
   );
   expect(await quoteClaimsPlatformSend(identity, claimId, {})).toMatchObject({
     item_count: 2,

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../../lib/db/keys';
+import { sendKeys } from '../../lib/sends/keys';
 import { migrateEstimationSends } from '../../lib/sends/estimation-migration-service';
 import { getEstimationSend } from '../../lib/sends/estimation-store';
 import { eventually } from '../support/api';
@@ -26,7 +26,11 @@ async function putLegacySend(t: SendTeam, fields: { state: string; leaseUntil: n
     await doc.send(
       new PutCommand({
         TableName: table(),
-        Item: { ...keys.estimationSendItem(t.claimId, batchId, itemId), entity: 'EstimationSendItem', item_id: itemId },
+        Item: {
+          ...sendKeys.estimationSendItem(t.claimId, batchId, itemId),
+          entity: 'EstimationSendItem',
+          item_id: itemId,
+        },
       }),
     );
   const open = fields.state === 'sending' || fields.state === 'delivered';
@@ -35,7 +39,7 @@ async function putLegacySend(t: SendTeam, fields: { state: string; leaseUntil: n
     new PutCommand({
       TableName: table(),
       Item: {
-        ...keys.estimationSend(t.claimId),
+        ...sendKeys.estimationSend(t.claimId),
         entity: 'EstimationSend',
         claim_id: t.claimId,
         team_id: identity.team.id,

@@ -15,7 +15,8 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getOwedSendRefund } from '../../lib/billing/send-refund-store';
 import { settings } from '../../lib/config';
-import { keys } from '../../lib/db/keys';
+import { sendKeys } from '../../lib/sends/keys';
+import { featureKeys } from '../../lib/features/keys';
 import type { FaultPointName } from '../../lib/faults/fault-points';
 import { SPEND_PATH } from '../../lib/integrations/billing-contract';
 import { PHOTOS_NOT_SENT } from '../../lib/sends/estimation-batch-payload-service';
@@ -99,7 +100,7 @@ describe.each([
     expect(claim.body.estimation_claim_key).toBe(remote.claim_key);
     expect(claim.body.spend_usd).toBe(2);
     // Off the open index: the watchdog does not look at it again.
-    const key = keys.estimationSend(t.claimId);
+    const key = sendKeys.estimationSend(t.claimId);
     expect((await getRow(key.pk, key.sk))?.activepk).toBeUndefined();
   });
 });
@@ -230,7 +231,10 @@ it.concurrent('an enterprise team is not charged, and its quote says so', async 
   const t = await sendTeam();
   const team = await findTeamByExternalId(t.member.current_team_id);
   await doc.send(
-    new PutCommand({ TableName: table(), Item: { ...keys.components(team!.id), visible: { enterprise: true } } }),
+    new PutCommand({
+      TableName: table(),
+      Item: { ...featureKeys.components(team!.id), visible: { enterprise: true } },
+    }),
   );
   const quote = await t.client.get(`/api/claims/${t.claimId}/estimation-platform-quote`);
   expect(quote.body).toMatchObject({

@@ -10,7 +10,7 @@
  * Either way every row is made once, and the link leaves the old shape.
  * Run again, the migration opens nothing twice.
  */
-import { keys } from '../../lib/db/keys';
+import { insuredKeys } from '../../lib/insured/keys';
 import { derivedId } from '../../lib/inventory/item-rules';
 import { listDraftItems } from '../../lib/insured/draft-store';
 import { migrateInsuredSubmitRounds } from '../../lib/insured/submit-round-migration-service';
@@ -42,7 +42,7 @@ async function legacyOpenRound(lease: { leftMs: number; handedAgoMs: number }) {
   await setFields(`INSUREDLINK#${linkId}`, `ITEM#${lamp.id}`, { round: 1, job_id: jobId });
   const now = Date.now();
   const handed = new Date(now - lease.handedAgoMs).toISOString();
-  const link = keys.insuredLink(linkId);
+  const link = insuredKeys.insuredLink(linkId);
   await setFields(link.pk, link.sk, {
     submit_round: 1,
     submit_started_at: handed,

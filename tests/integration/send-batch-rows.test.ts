@@ -7,7 +7,7 @@
  * quick: the header rows stay under 4 KB whatever the send's size.
  */
 import { randomUUID } from 'node:crypto';
-import { keys } from '../../lib/db/keys';
+import { sendKeys } from '../../lib/sends/keys';
 import { requestStageFields } from '../../lib/orchestrator/request-stage';
 import { claimsPlatformSendPipeline } from '../../lib/sends/claims-platform-run-service';
 import { estimationSendPipeline } from '../../lib/sends/estimation-run-service';
@@ -68,7 +68,7 @@ it('a claims platform send of 500 items keeps a small Submission row and counts 
   expect(await getSubmission(id)).toMatchObject({ done_count: 1, failed_count: 1, photo_count: 2 });
   expect(await submissionItemIds(id, 'pending')).toHaveLength(ITEMS - 2);
   expect(await submissionItemIds(id, 'failed')).toEqual([itemIds[1]]);
-  const key = keys.submission(id);
+  const key = sendKeys.submission(id);
   expect(rowBytes(await getRow(key.pk, key.sk))).toBeLessThan(4096);
 });
 
@@ -111,6 +111,6 @@ it('an estimation send of 500 items keeps a small record and reads its batch bac
   await dropBatch(claimId, 'batch-1');
   expect(await batchItemIds({ claim_id: claimId, batch_id: 'batch-1' })).toEqual([]);
   expect(await batchItemIds({ claim_id: claimId, batch_id: 'batch-2' })).toHaveLength(3);
-  const key = keys.estimationSend(claimId);
+  const key = sendKeys.estimationSend(claimId);
   expect(rowBytes(await getRow(key.pk, key.sk))).toBeLessThan(4096);
 });

@@ -11,7 +11,7 @@ import { getInsuredLink } from '../../lib/insured/store';
 import type { SubmitRoundSummary } from '../../lib/insured/link-record-rules';
 import { insuredRoundPipeline } from '../../lib/insured/submit-round-run-service';
 import { insuredRoundId, startSubmitRound } from '../../lib/insured/submit-round-store';
-import { keys } from '../../lib/db/keys';
+import { insuredKeys } from '../../lib/insured/keys';
 import { requestStageFields } from '../../lib/orchestrator/request-stage';
 import { queuedStage } from '../../lib/orchestrator/transitions';
 import { Client, request } from './api';
@@ -139,12 +139,12 @@ export async function seedTypedRows(linkId: string, roomId: string, count: numbe
 
 /** A homeowner submit round's own row: its run on the engine (lib/insured/submit-round-store.ts). */
 export const roundRow = (linkId: string, round: number) => {
-  const key = keys.insuredRound(insuredRoundId(linkId, round));
+  const key = insuredKeys.insuredRound(insuredRoundId(linkId, round));
   return getRow(key.pk, key.sk);
 };
 
 /** A round's row key, to write fields of a state time would leave it in. */
-export const roundKey = (linkId: string, round: number) => keys.insuredRound(insuredRoundId(linkId, round));
+export const roundKey = (linkId: string, round: number) => insuredKeys.insuredRound(insuredRoundId(linkId, round));
 
 /**
  * Starts round `previous + 1` of the link as a submit that died would leave it, for the stack's watchdog to find:

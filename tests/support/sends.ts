@@ -1,7 +1,7 @@
 /** Teams ready to send to the estimation platform and the claims platform (the run's fakes), for the send tests. */
 import { randomUUID } from 'node:crypto';
 import { type Identity, identityOf } from '../../lib/auth/identity-rules';
-import { keys } from '../../lib/db/keys';
+import { sendKeys } from '../../lib/sends/keys';
 import { findTeamByExternalId } from '../../lib/teams/store';
 import { findUserByExternalId } from '../../lib/users/store';
 import { Client } from './api';
@@ -97,7 +97,7 @@ export async function claimsPlatformTeam(names = ['Globe', 'Atlas'], balance = 1
 
 /** The id of the claim's open (or last) claims platform send. */
 export async function openSubmissionId(claimId: string): Promise<string> {
-  const key = keys.claimSend(claimId);
+  const key = sendKeys.claimSend(claimId);
   return String((await getRow(key.pk, key.sk))?.submission_id);
 }
 
@@ -107,12 +107,12 @@ export async function openSubmissionId(claimId: string): Promise<string> {
  * tick, finds the request's stage without a worker, or the next stage queued with its message lost.
  */
 export async function expireSubmissionLease(submissionId: string): Promise<void> {
-  await expireRunLease(keys.submission(submissionId), submissionId);
+  await expireRunLease(sendKeys.submission(submissionId), submissionId);
 }
 
 /** The same for a claim's estimation send, whose run is addressed by the claim's id. */
 export async function expireEstimationSendLease(claimId: string): Promise<void> {
-  await expireRunLease(keys.estimationSend(claimId), claimId);
+  await expireRunLease(sendKeys.estimationSend(claimId), claimId);
 }
 
 async function expireRunLease(key: { pk: string; sk: string }, id: string): Promise<void> {

@@ -14,7 +14,8 @@
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { getRows, putRows } from '../../db/batch';
 import { db, isConditionalCheckFailed, isConditionRace, tableName } from '../../db/client';
-import { keys, withoutKeys } from '../../db/keys';
+import { withoutKeys } from '../../db/keys';
+import { captureKeys } from './keys';
 
 type UploadRecordStatus = 'registered' | 'importing' | 'ready' | 'failed';
 
@@ -32,7 +33,7 @@ export interface UploadRecord {
 }
 
 const recordRow = (r: UploadRecord) => ({
-  ...keys.uploadRecord(r.connection_id, r.external_media_id),
+  ...captureKeys.uploadRecord(r.connection_id, r.external_media_id),
   entity: 'UploadRecord',
   ...r,
 });
@@ -40,7 +41,7 @@ const recordRow = (r: UploadRecord) => ({
 /** The media of `mediaIds` already imported (ready) on the connection. */
 export async function importedMediaIds(connectionId: string, mediaIds: string[]): Promise<Set<string>> {
   const rows = await getRows(
-    mediaIds.map((id) => keys.uploadRecord(connectionId, id)),
+    mediaIds.map((id) => captureKeys.uploadRecord(connectionId, id)),
     { consistentRead: true },
   );
   return new Set(rows.filter((r) => r.status === 'ready').map((r) => String(r.external_media_id)));
@@ -53,7 +54,11 @@ export async function putUploadRecords(records: UploadRecord[]): Promise<void> {
 
 export async function getUploadRecord(connectionId: string, mediaId: string): Promise<UploadRecord | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.uploadRecord(connectionId, mediaId), ConsistentRead: true }),
+    new GetCommand({
+      TableName: tableName(),
+      Key: captureKeys.uploadRecord(connectionId, mediaId),
+      ConsistentRead: true,
+    }),
   );
   return Item ? (withoutKeys(Item) as unknown as UploadRecord) : null;
 }
@@ -63,7 +68,7 @@ export async function assignmentClaimId(connectionId: string, assignmentId: stri
   const { Item } = await db().send(
     new GetCommand({
       TableName: tableName(),
-      Key: keys.captureAssignment(connectionId, assignmentId),
+      Key: captureKeys.captureAssignment(connectionId, assignmentId),
       ConsistentRead: true,
     }),
   );
@@ -76,7 +81,7 @@ export async function recordAssignmentClaim(connectionId: string, assignmentId: 
     await db().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...keys.captureAssignment(connectionId, assignmentId), entity: 'Unique', claim_id: claimId },
+        Item: { ...captureKeys.captureAssignment(connectionId, assignmentId), entity: 'Unique', claim_id: claimId },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -108,8 +113,8 @@ export async function putWebhookBatch(
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          bind(keys.captureEvent(connectionId, ids.event_id)),
-          bind(keys.captureSubmission(connectionId, ids.submission_id)),
+          bind(captureKeys.captureEvent(connectionId, ids.event_id)),
+          bind(captureKeys.captureSubmission(connectionId, ids.submission_id)),
           { Put: { TableName: tableName(), Item: batchRow, ConditionExpression: 'attribute_not_exists(pk)' } },
         ],
       }),
@@ -127,8 +132,8 @@ export async function webhookBatchId(
   ids: { event_id: string; submission_id: string },
 ): Promise<string | null> {
   for (const key of [
-    keys.captureEvent(connectionId, ids.event_id),
-    keys.captureSubmission(connectionId, ids.submission_id),
+    captureKeys.captureEvent(connectionId, ids.event_id),
+    captureKeys.captureSubmission(connectionId, ids.submission_id),
   ]) {
     const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
     if (Item?.target_id) return String(Item.target_id);

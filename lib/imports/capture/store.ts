@@ -8,7 +8,8 @@
  */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionRace, tableName } from '../../db/client';
-import { keys, withoutKeys } from '../../db/keys';
+import { withoutKeys } from '../../db/keys';
+import { captureKeys } from './keys';
 import { queryPartition } from '../../db/query';
 import type { StorageConnection } from './connection-record-rules';
 
@@ -18,7 +19,7 @@ const asConnection = (row: Record<string, unknown>) => withoutKeys(row) as unkno
 
 export async function getConnection(id: string): Promise<StorageConnection | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.connection(id), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: captureKeys.connection(id), ConsistentRead: true }),
   );
   return Item ? asConnection(Item) : null;
 }
@@ -26,14 +27,14 @@ export async function getConnection(id: string): Promise<StorageConnection | nul
 /** The team's connection of a provider kind, if any. */
 export async function findTeamConnection(teamId: string, provider = CAPTURE_SOURCE): Promise<StorageConnection | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.teamConnection(teamId, provider), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: captureKeys.teamConnection(teamId, provider), ConsistentRead: true }),
   );
   return Item?.target_id ? getConnection(String(Item.target_id)) : null;
 }
 
 /** The connections made to a capture source organisation (by any team), oldest first. */
 async function listOrgConnections(orgId: string): Promise<StorageConnection[]> {
-  const rows = await queryPartition<Record<string, unknown>>(keys.orgConnection(orgId, '').pk, 'TEAM#', {
+  const rows = await queryPartition<Record<string, unknown>>(captureKeys.orgConnection(orgId, '').pk, 'TEAM#', {
     consistent: true,
   });
   const found = await Promise.all(rows.map((r) => getConnection(String(r.target_id))));
@@ -43,10 +44,10 @@ async function listOrgConnections(orgId: string): Promise<StorageConnection[]> {
 }
 
 const rowsOf = (c: StorageConnection) => [
-  { ...keys.connection(c.id), entity: 'StorageConnection', ...c },
-  { ...keys.teamConnection(c.team_id, c.provider), entity: 'Unique', target_id: c.id },
-  { ...keys.orgConnection(c.external_account_id, c.team_id), entity: 'Unique', target_id: c.id },
-  { ...keys.orgOwner(c.external_account_id), entity: 'Unique', target_id: c.id, team_id: c.team_id },
+  { ...captureKeys.connection(c.id), entity: 'StorageConnection', ...c },
+  { ...captureKeys.teamConnection(c.team_id, c.provider), entity: 'Unique', target_id: c.id },
+  { ...captureKeys.orgConnection(c.external_account_id, c.team_id), entity: 'Unique', target_id: c.id },
+  { ...captureKeys.orgOwner(c.external_account_id), entity: 'Unique', target_id: c.id, team_id: c.team_id },
 ];
 
 /**
@@ -57,7 +58,7 @@ const rowsOf = (c: StorageConnection) => [
  */
 export async function findOrgConnection(orgId: string): Promise<StorageConnection | null> {
   const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.orgOwner(orgId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: captureKeys.orgOwner(orgId), ConsistentRead: true }),
   );
   if (Item?.target_id) return getConnection(String(Item.target_id));
   return (await listOrgConnections(orgId))[0] ?? null;
@@ -114,7 +115,7 @@ export async function deleteConnection(connection: StorageConnection): Promise<v
  * one-team rule may share its organisation with the team that owns it now).
  */
 async function ownRowsOf(connection: StorageConnection) {
-  const owner = keys.orgOwner(connection.external_account_id);
+  const owner = captureKeys.orgOwner(connection.external_account_id);
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: owner, ConsistentRead: true }));
   return rowsOf(connection).filter(
     (r) => r.sk !== owner.sk || r.pk !== owner.pk || Item?.team_id === connection.team_id,

@@ -10,7 +10,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteKeys, putRows } from '../../db/batch';
 import { db, isTransactionCanceled, tableName } from '../../db/client';
-import { keys } from '../../db/keys';
+import { itemKeys } from '../keys';
 import { itemRevisionUpdate, photoRowOf, type ItemFields } from '../item-store';
 import type { InventoryItem, ItemPhoto } from '../item-record-rules';
 
@@ -49,12 +49,12 @@ export async function deleteItemRows(
   expectedRev?: number,
 ): Promise<boolean> {
   const check = revisionCondition(expectedRev);
-  const photoKeys = photos.map((p) => keys.itemPhoto(itemId, p.id));
+  const photoKeys = photos.map((p) => itemKeys.itemPhoto(itemId, p.id));
   const done = await transact([
     {
       Delete: {
         TableName: tableName(),
-        Key: keys.item(itemId),
+        Key: itemKeys.item(itemId),
         ConditionExpression: check.condition,
         ExpressionAttributeValues: check.values,
       },
@@ -98,7 +98,7 @@ export async function removeItemPhotoRows(
   fields: ItemFields,
   now = new Date(),
 ): Promise<boolean> {
-  const photoKeys = photoIds.map((id) => keys.itemPhoto(item.id, id));
+  const photoKeys = photoIds.map((id) => itemKeys.itemPhoto(item.id, id));
   const done = await transact([
     itemRevisionUpdate(item.id, expectedRev, fields, now),
     ...photoKeys.slice(0, WITH_ITEM).map((Key) => ({ Delete: { TableName: tableName(), Key } })),

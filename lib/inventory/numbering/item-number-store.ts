@@ -14,7 +14,8 @@
  */
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isTransactionCanceled, tableName } from '../../db/client';
-import { indexes, keys } from '../../db/keys';
+import { roomIndexes } from '../../rooms/keys';
+import { claimKeys } from '../../claims/keys';
 import { queryAll } from '../../db/query';
 import { withRetry, type RetryPolicy } from '../../retry';
 
@@ -22,15 +23,15 @@ import { withRetry, type RetryPolicy } from '../../retry';
 
 /** The largest item number any item of the claim carries (used once, when the claim has no counter yet). */
 export async function scanClaimMaximum(claimId: string): Promise<number> {
-  const rooms = await queryAll<{ id: string }>(indexes.claimRooms(claimId), { ProjectionExpression: 'id' });
+  const rooms = await queryAll<{ id: string }>(roomIndexes.claimRooms(claimId), { ProjectionExpression: 'id' });
   let max = 0;
   for (const room of rooms) {
     const { Items } = await db().send(
       new QueryCommand({
         TableName: tableName(),
-        IndexName: indexes.roomItems(room.id).index,
+        IndexName: roomIndexes.roomItems(room.id).index,
         KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': indexes.roomItems(room.id).pk },
+        ExpressionAttributeValues: { ':pk': roomIndexes.roomItems(room.id).pk },
         ScanIndexForward: false,
         Limit: 1,
         ProjectionExpression: 'item_number',
@@ -92,7 +93,7 @@ export async function allocateItemNumbers(
       db().send(
         new GetCommand({
           TableName: tableName(),
-          Key: keys.claim(claimId),
+          Key: claimKeys.claim(claimId),
           ConsistentRead: true,
           ProjectionExpression: 'item_number_max, numbering_seq',
         }),
@@ -114,7 +115,7 @@ export async function allocateItemNumbers(
             {
               Update: {
                 TableName: tableName(),
-                Key: keys.claim(claimId),
+                Key: claimKeys.claim(claimId),
                 UpdateExpression: 'SET item_number_max = :next',
                 // The renumber count too: a range recorded against an old count would be taken for stale.
                 ConditionExpression:

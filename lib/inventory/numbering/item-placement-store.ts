@@ -25,7 +25,9 @@ import { getRows, putRows } from '../../db/batch';
 import { db, isConditionalCheckFailed, isTransactionCanceled, tableName } from '../../db/client';
 import { type LeaseAttributes, leaseAbsent, leaseHeldBy, leaseIs } from '../../db/lease';
 import { leaseHeld } from '../../db/lease-rules';
-import { indexes, keys } from '../../db/keys';
+import { claimKeys } from '../../claims/keys';
+import { roomIndexes } from '../../rooms/keys';
+import { itemKeys } from '../keys';
 import { queryAll } from '../../db/query';
 import { withRetry, type RetryPolicy } from '../../retry';
 import { scanClaimMaximum } from './item-number-store';
@@ -106,7 +108,7 @@ async function acquireLease(
     const { Item: claim } = await db().send(
       new GetCommand({
         TableName: tableName(),
-        Key: keys.claim(claimId),
+        Key: claimKeys.claim(claimId),
         ConsistentRead: true,
         ProjectionExpression: 'pk, item_number_max, numbering_lease, numbering_written_at',
       }),
@@ -121,7 +123,7 @@ async function acquireLease(
       await db().send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: keys.claim(claimId),
+          Key: claimKeys.claim(claimId),
           UpdateExpression: 'SET numbering_lease = :lease',
           ConditionExpression: `attribute_exists(pk) AND ${free.expression}`,
           ExpressionAttributeValues: {
@@ -146,7 +148,7 @@ async function releaseLease(lease: HeldLease): Promise<void> {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.claim(lease.claimId),
+        Key: claimKeys.claim(lease.claimId),
         UpdateExpression: 'REMOVE numbering_lease SET numbering_written_at = :now',
         ConditionExpression: mine.expression,
         ExpressionAttributeValues: { ...mine.values, ':now': Date.now() },
@@ -179,10 +181,10 @@ export async function withNumberingLease<T>(
 
 /** The claim's items numbered `from` or more, as the table has them now (number and id). */
 async function claimItemsFrom(claimId: string, from: number): Promise<{ id: string; item_number: number }[]> {
-  const rooms = await queryAll<{ id: string }>(indexes.claimRooms(claimId), { ProjectionExpression: 'id' });
+  const rooms = await queryAll<{ id: string }>(roomIndexes.claimRooms(claimId), { ProjectionExpression: 'id' });
   const ids: string[] = [];
   for (const room of rooms) {
-    const index = indexes.roomItems(room.id);
+    const index = roomIndexes.roomItems(room.id);
     let ExclusiveStartKey: Row | undefined;
     do {
       const page = await db().send(
@@ -201,7 +203,7 @@ async function claimItemsFrom(claimId: string, from: number): Promise<{ id: stri
   }
   // The index may still show an old number of an item moved a moment ago: the table has the current one.
   const rows = await getRows(
-    ids.map((id) => keys.item(id)),
+    ids.map((id) => itemKeys.item(id)),
     { consistentRead: true },
   );
   return rows
@@ -215,7 +217,7 @@ function shiftUpdate(item: { id: string; item_number: number }) {
   return {
     Update: {
       TableName: tableName(),
-      Key: keys.item(item.id),
+      Key: itemKeys.item(item.id),
       UpdateExpression: 'SET item_number = :to, gsi1sk = :sk, gsi2sk = :sk, rev = if_not_exists(rev, :zero) + :one',
       ConditionExpression: 'attribute_exists(pk) AND item_number = :from',
       ExpressionAttributeValues: {
@@ -235,7 +237,7 @@ function leaseUpdate(lease: HeldLease, set: string, values: Row) {
   return {
     Update: {
       TableName: tableName(),
-      Key: keys.claim(lease.claimId),
+      Key: claimKeys.claim(lease.claimId),
       UpdateExpression: `SET ${NUMBERING_LEASE.until} = :expires, ${set}`,
       ConditionExpression: mine.expression,
       ExpressionAttributeValues: { ...mine.values, ':expires': Date.now() + lease.ttlMs, ...values },
@@ -268,7 +270,7 @@ async function shiftChunk(lease: HeldLease, chunk: { id: string; item_number: nu
         if (reasons[items.length]?.Code === 'ConditionalCheckFailed') throw leaseLost(lease.claimId);
         // An item was deleted (or edited) meanwhile: keep those still where we expect them and try again.
         const now = await getRows(
-          items.map((i) => keys.item(i.id)),
+          items.map((i) => itemKeys.item(i.id)),
           { consistentRead: true },
         );
         const current = new Map(now.map((r) => [String(r.id), Number(r.item_number)]));

@@ -9,7 +9,7 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../db/client';
-import { keys } from '../../db/keys';
+import { itemKeys } from '../keys';
 import { ROWS_PER_TRANSACTION } from '../../db/batch';
 import { stagedPhotoItem } from '../../photos/staged-photo-store';
 import type { StagedPhoto } from '../../photos/staged-photo-record-rules';
@@ -41,7 +41,7 @@ export async function writeItemPhotoChanges(
   const items = [
     ...changes.map((c) => itemRevisionUpdate(c.itemId, c.expectedRev, { photo_path: c.photoPath }, now)),
     ...changes.flatMap((c) => [
-      ...c.remove.map((p) => ({ Delete: { TableName: tableName(), Key: keys.itemPhoto(p.item_id, p.id) } })),
+      ...c.remove.map((p) => ({ Delete: { TableName: tableName(), Key: itemKeys.itemPhoto(p.item_id, p.id) } })),
       ...c.put.map((p) => ({ Put: { TableName: tableName(), Item: photoRowOf(p) } })),
     ]),
     ...(options.staged

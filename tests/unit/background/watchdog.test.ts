@@ -14,7 +14,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
 import { handler } from '../../../functions/schedules/watchdog';
 import { loadSettings, resetSettings } from '../../../lib/config';
-import { indexes } from '../../../lib/db/keys';
+import { jobIndexes } from '../../../lib/jobs/keys';
+import { sendIndexes } from '../../../lib/sends/keys';
+import { insuredIndexes } from '../../../lib/insured/keys';
 import { startFakeSentry } from '../../fakes/sentry-server';
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -52,7 +54,7 @@ const queriedPartitions = () =>
 const runHandler = () => (handler as unknown as () => Promise<Record<string, unknown>>)();
 
 it('reads every kind when the first fails, names the failed part, and reports it to error tracking', async () => {
-  const activeJobs = indexes.activeJobs().pk;
+  const activeJobs = jobIndexes.activeJobs().pk;
   ddb.on(QueryCommand).callsFake(async (input: QueryCommandInput) => {
     if (input.ExpressionAttributeValues?.[':pk'] === activeJobs) throw new Error('table refused the active jobs query');
     return { Items: [] };
@@ -64,9 +66,9 @@ it('reads every kind when the first fails, names the failed part, and reports it
   // the jobs' failed read.
   expect(queriedPartitions()).toEqual([
     activeJobs,
-    indexes.openSubmissions().pk,
-    indexes.openEstimationSends().pk,
-    indexes.openInsuredRounds().pk,
+    sendIndexes.openSubmissions().pk,
+    sendIndexes.openEstimationSends().pk,
+    insuredIndexes.openInsuredRounds().pk,
   ]);
   expect(report).toMatchObject({
     failed_parts: ['runs'],
@@ -79,7 +81,7 @@ it('reads every kind when the first fails, names the failed part, and reports it
 });
 
 it('reads every kind after a later one fails too, and reports nothing failed when none did', async () => {
-  const sends = indexes.openSubmissions().pk;
+  const sends = sendIndexes.openSubmissions().pk;
   ddb.on(QueryCommand).callsFake(async (input: QueryCommandInput) => {
     if (input.ExpressionAttributeValues?.[':pk'] === sends) throw new Error('sends index unreadable');
     return { Items: [] };

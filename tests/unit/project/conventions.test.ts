@@ -49,8 +49,8 @@ const NOT_DOMAINS = [
   'api',
 ];
 const DOMAIN_FILE = [
-  /^(routes|schemas|examples|rules|store|view|service)\.ts$/,
-  /^[a-z0-9-]+-(routes|schemas|examples|rules|store|view|service)\.ts$/,
+  /^(routes|schemas|examples|rules|keys|store|view|service)\.ts$/,
+  /^[a-z0-9-]+-(routes|schemas|examples|rules|keys|store|view|service)\.ts$/,
 ];
 
 /** Files outside lib/db that import the DynamoDB document client without being a store module. */
@@ -86,6 +86,14 @@ function storesImportedByPureModules(files: Source[]): string[] {
         .filter(storeModule)
         .map((spec) => `${f.path} → ${spec}`),
     );
+}
+
+/** Key modules (keys.ts, <concept>-keys.ts) that import anything: a key is built from its arguments alone. */
+function keyModulesWithImports(files: Source[]): string[] {
+  return files
+    .filter((f) => f.path.startsWith('lib/') && /(^|-)keys\.ts$/.test(posix.basename(f.path)))
+    .filter((f) => specifiers(f.text).length > 0)
+    .map((f) => f.path);
 }
 
 /** Importers of lib/http/errors outside lib/http and lib/api, as "importer → specifier". */
@@ -160,7 +168,11 @@ describe('conventions', () => {
     expect(storesImportedByPureModules(read(lib))).toEqual([]);
   });
 
-  it('names every file of a domain folder after its role (routes, schemas, examples, rules, store, view, service)', () => {
+  it('builds table and object keys from their arguments alone: key modules import nothing', () => {
+    expect(keyModulesWithImports(read(lib))).toEqual([]);
+  });
+
+  it('names every file of a domain folder after its role (routes, schemas, examples, rules, keys, store, view, service)', () => {
     expect(domainFilesWithoutRole(lib)).toEqual([]);
   });
 
@@ -236,9 +248,23 @@ describe('conventions', () => {
       ]);
     });
 
+    it('a key module that imports', () => {
+      const files = [
+        file('lib/db/keys.ts', 'export const keys = {};'),
+        file('lib/claims/keys.ts', "import { settings } from '../config';\nexport const claimKeys = {};"),
+        file('lib/pipelines/pdf/template/template-keys.ts', "import type { Recipe } from './recipe-rules';"),
+        file('lib/claims/store.ts', "import { claimKeys } from './keys';"),
+      ];
+      expect(keyModulesWithImports(files)).toEqual([
+        'lib/claims/keys.ts',
+        'lib/pipelines/pdf/template/template-keys.ts',
+      ]);
+    });
+
     it('a domain file without a role', () => {
       const paths = [
         'lib/claims/routes.ts',
+        'lib/claims/keys.ts',
         'lib/claims/claim-store.ts',
         'lib/photos/grouping-rules.ts',
         'lib/photos/staged-photo-view.ts',

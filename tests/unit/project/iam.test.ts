@@ -17,7 +17,7 @@ const { bundleFacts: factsOf, publicAccess: accessOf } = require('../../../deplo
 const SERVICE = 'contents-inventory';
 const STAGE = 'ci';
 const TEAM_PREFIX = `\${MediaBucket.Arn}/teams/\${!aws:PrincipalTag/team}/`;
-const tableKeys = { insuredLink: (id: string) => ({ pk: `INSUREDLINK#${id}`, sk: 'LINK' }) };
+const homeownerTableKeys = { insuredKeys: { insuredLink: (id: string) => ({ pk: `INSUREDLINK#${id}`, sk: 'LINK' }) } };
 const sdkPackages = ['@aws-sdk/lib-dynamodb', '@aws-sdk/client-s3', '@aws-sdk/client-sts'];
 const homeownerSources = {
   'lib/insured/file-service.ts': `const folder = \`\${blobKeys.claimPrefix(link.team_id, link.claim_id)}insured/\${link.id}/\`;`,
@@ -30,15 +30,14 @@ function publicProfile(name: string, bundle: string, sources: Record<string, str
     handler: `api/${name}`,
     facts: factsOf(bundle, sources),
     packages: sdkPackages,
-    keys: tableKeys,
-    indexes: {},
+    tableKeys: homeownerTableKeys,
   });
   return { role, readsSecrets: false, packages: sdkPackages, kind: 'http', layers: [], access };
 }
 
 const homeownerBundle = (commands: string) =>
   [
-    'await db().send(new import_lib_dynamodb.GetCommand({ Key: keys.insuredLink(id) }));',
+    'await db().send(new import_lib_dynamodb.GetCommand({ Key: insuredKeys.insuredLink(id) }));',
     'const client = await s3ForTeam(link.team_id);',
     commands,
   ].join('\n');

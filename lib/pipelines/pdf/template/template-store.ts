@@ -8,7 +8,7 @@
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, isConditionalCheckFailed, tableName } from '../../../db/client';
-import { keys } from '../../../db/keys';
+import { templateKeys } from './template-keys';
 import { closestSignature, type DocumentFingerprint, type LayoutSignature } from './fingerprint-rules';
 import type { Recipe } from '../recipe';
 import { coerceRecipe } from '../learning/recipe-rules';
@@ -19,7 +19,7 @@ interface TemplateRow extends LayoutSignature {
 }
 
 const keyOf = (t: { pageWidth: number; pageHeight: number; hash: string }) =>
-  keys.pdfTemplate(t.pageWidth, t.pageHeight, t.hash);
+  templateKeys.pdfTemplate(t.pageWidth, t.pageHeight, t.hash);
 
 /** Counts a use (how often a layout comes back); never fails the read. */
 async function countUse(row: TemplateRow): Promise<void> {
