@@ -22,7 +22,9 @@
  * imports nothing of lib/ but lib/retry.ts and ./outbound-failures.ts; logging
  * a retry is the caller's (`onRetry`).
  */
-import { type Dispatcher, fetch as undiciFetch } from 'undici';
+// Types only: undici's code would weigh every function's bundle (the signals import this module); the one caller
+// with a dispatcher passes undici's fetch itself.
+import type { Dispatcher } from 'undici';
 import { withRetry } from '../retry';
 import {
   AttemptFailed,
@@ -54,7 +56,10 @@ export interface OutboundSettings {
   maxBytes?: number;
   /** Redirects are refused unless this is given: it checks each target (the URL to go on to, or why not). */
   followRedirect?: (location: string | null, from: URL, hops: number) => URL | string;
-  /** The connection pool, e.g. one that checks every address at connect time (sent with undici's fetch). */
+  /**
+   * The connection pool, e.g. one that checks every address at connect time. Give `fetch` with it: undici's own,
+   * as Node's global fetch runs its own copy of undici.
+   */
   dispatcher?: Dispatcher;
   /** The fetch to use (default: the global one, looked up at each call). */
   fetch?: typeof fetch;
@@ -201,9 +206,7 @@ async function exchange(
       redirect: 'manual',
       ...(settings.dispatcher ? { dispatcher: settings.dispatcher } : {}),
     } as RequestInit;
-    const send = settings.dispatcher
-      ? (undiciFetch as unknown as typeof fetch)
-      : (settings.fetch ?? ((input, options) => fetch(input, options)));
+    const send = settings.fetch ?? ((input, options) => fetch(input, options));
     const response = await send(url, init);
     let text = '';
     if (isRedirect(response.status)) await response.body?.cancel().catch(() => undefined);
