@@ -301,8 +301,10 @@ export async function finishAndCountBranch(
   return withRetry(attempt, FAN_IN_RETRY);
 }
 
-// Jittered, growing pauses: units that finish together spread out.
-const FAN_IN_RETRY = { attempts: 12, backoffMs: 20, maxBackoffMs: 1000, jitter: true, retryable: isRetryableFanIn };
+// Jittered, growing pauses: units that finish together spread out. Each lost race is another unit counted, so a
+// stage whose units all finish at once needs about as many attempts as it runs units side by side: 12 were spent
+// by one of a 300-page list's units on a busy machine, and its message went back to the queue to be delivered again.
+const FAN_IN_RETRY = { attempts: 30, backoffMs: 20, maxBackoffMs: 2000, jitter: true, retryable: isRetryableFanIn };
 
 /** The unit's half of a fan-in transaction: done, with its outcome, if this runner still holds it. */
 function finishUnitUpdate(
