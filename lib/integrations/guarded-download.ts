@@ -28,7 +28,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ReadableStreamReadResult } from 'node:stream/web';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent } from 'undici';
 import type { HostRule } from '../config';
 import { logger } from '../observability/logger';
 import {
@@ -39,6 +39,7 @@ import {
   retryAfterMs,
 } from '../observability/outbound-failures';
 import { sendOutbound } from '../observability/outbound-http';
+import { undiciFetch } from '../observability/outbound-undici';
 import { addressProblem } from './address-rules';
 import { checkedUrl, originOf, redirectTarget } from './download-rules';
 
@@ -177,7 +178,7 @@ class Transfer {
         attempts: guard.attempts ?? DEFAULT_ATTEMPTS,
         backoffMs: guard.backoffMs ?? DEFAULT_BACKOFF_MS,
         dispatcher: agentFor(guard.resolve ?? systemResolve),
-        fetch: undiciFetch as unknown as typeof fetch,
+        fetch: undiciFetch,
         followRedirect: (location, from, hops) => redirectTarget(location, from, hops, guard.hosts, guard.source),
         refusal: (err) => addressRefusalOf(err)?.message ?? null,
         stoppedWords: () => this.tookTooLong,

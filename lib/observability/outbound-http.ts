@@ -57,8 +57,8 @@ export interface OutboundSettings {
   /** Redirects are refused unless this is given: it checks each target (the URL to go on to, or why not). */
   followRedirect?: (location: string | null, from: URL, hops: number) => URL | string;
   /**
-   * The connection pool, e.g. one that checks every address at connect time. Give `fetch` with it: undici's own,
-   * as Node's global fetch runs its own copy of undici.
+   * The connection pool, e.g. one that checks every address at connect time. Give `fetch` with it: undici's own
+   * (./outbound-undici.ts), as Node's global fetch runs its own copy of undici.
    */
   dispatcher?: Dispatcher;
   /** The fetch to use (default: the global one, looked up at each call). */
