@@ -36,7 +36,7 @@ import {
   attemptFailed,
   IntegrationError,
   networkCause,
-  retryAfterMs,
+  statusFailed,
 } from '../observability/outbound-failures';
 import { sendOutbound } from '../observability/outbound-http';
 import { undiciFetch } from '../observability/outbound-undici';
@@ -212,13 +212,7 @@ class Transfer {
       throw final(`its answer is ${length} bytes, more than ${maxBytesWords}`, res.status);
     }
     await res.body?.cancel().catch(() => undefined);
-    throw attemptFailed({
-      kind: 'http',
-      status: res.status,
-      message: `HTTP ${res.status}`,
-      retryable: res.status >= 500 || res.status === 429,
-      retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
-    });
+    throw statusFailed(res.status, res.headers, `HTTP ${res.status}`);
   }
 
   /** The body's pieces, each within the stall timeout and all within maxBytes and the deadline. */

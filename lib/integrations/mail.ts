@@ -30,11 +30,12 @@ import {
   type AttemptFailure,
   attemptFailed,
   bodyExcerpt,
+  clientKind,
   failureSummary,
   IntegrationError,
   isRecord,
   parseJson,
-  retryAfterMs,
+  statusFailed,
   transient,
 } from '../observability/outbound-failures';
 import { type OutboundAnswer, sendOutbound } from '../observability/outbound-http';
@@ -231,14 +232,7 @@ export class MailClient {
 
   /** One answer: the message id, or AttemptFailed saying whether it is worth another. */
   private messageId({ status, text, headers }: OutboundAnswer): string {
-    if (status < 200 || status >= 300)
-      throw attemptFailed({
-        kind: 'http',
-        status,
-        message: this.explain(status, serviceMessage(text)),
-        retryable: status >= 500 || status === 429,
-        retryAfterMs: retryAfterMs(headers.get('retry-after')),
-      });
+    if (status < 200 || status >= 300) throw statusFailed(status, headers, this.explain(status, serviceMessage(text)));
     const body = parseJson(text);
     // Not retried: the message may well have been queued.
     if (!isRecord(body) || typeof body.id !== 'string' || !body.id)
@@ -262,9 +256,4 @@ export class MailClient {
 }
 
 /** The core's kinds of failure as this client's. */
-function kindOf(failure: AttemptFailure): MailFailureKind {
-  if (failure.kind === 'network') return 'unreachable';
-  if (failure.kind === 'redirect' || failure.kind === 'refused') return 'http';
-  if (failure.kind === 'too_large') return 'unreadable';
-  return failure.kind as MailFailureKind;
-}
+const kindOf = (failure: AttemptFailure) => clientKind(failure.kind) as MailFailureKind;

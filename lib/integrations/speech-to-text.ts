@@ -30,11 +30,12 @@ import {
   type AttemptFailure,
   attemptFailed,
   bodyExcerpt,
+  clientKind,
   failureSummary,
   IntegrationError,
   isRecord,
   parseJson,
-  retryAfterMs,
+  statusFailed,
   transient,
 } from '../observability/outbound-failures';
 import { sendOutbound } from '../observability/outbound-http';
@@ -217,14 +218,7 @@ export class SpeechToTextClient {
 /** One answer: the transcript, or AttemptFailed saying whether it is worth another. */
 function readAnswer({ status, text, headers }: { status: number; text: string; headers: Headers }): Transcript {
   const parsed = parseJson(text);
-  if (status < 200 || status >= 300)
-    throw attemptFailed({
-      kind: 'http',
-      status,
-      message: providerMessage(parsed, text),
-      retryable: status >= 500 || status === 429,
-      retryAfterMs: retryAfterMs(headers.get('retry-after')),
-    });
+  if (status < 200 || status >= 300) throw statusFailed(status, headers, providerMessage(parsed, text));
   // An empty or unreadable 200 is a broken answer, retried like a 5xx.
   const transcript = parsed === undefined ? (text ? 'body is not JSON' : 'empty body') : readTranscript(parsed);
   if (typeof transcript === 'string')
@@ -233,9 +227,4 @@ function readAnswer({ status, text, headers }: { status: number; text: string; h
 }
 
 /** The core's kinds of failure as this client's. */
-function kindOf(failure: AttemptFailure): SpeechFailureKind {
-  if (failure.kind === 'network') return 'unreachable';
-  if (failure.kind === 'redirect' || failure.kind === 'refused') return 'http';
-  if (failure.kind === 'too_large') return 'unreadable';
-  return failure.kind as SpeechFailureKind;
-}
+const kindOf = (failure: AttemptFailure) => clientKind(failure.kind) as SpeechFailureKind;

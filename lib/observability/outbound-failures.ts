@@ -79,6 +79,24 @@ export const attemptFailed = <F extends AttemptFailure>(
   failure: Omit<F, 'retryAfterMs'> & { retryAfterMs?: number | null },
 ): AttemptFailed<F> => new AttemptFailed({ retryAfterMs: null, ...failure } as F);
 
+/** A non-2xx answer as an attempt's failure: a 5xx or a 429 is worth another try, after the answer's Retry-After. */
+export const statusFailed = (status: number, headers: Headers, message: string): AttemptFailed =>
+  attemptFailed({
+    kind: 'http',
+    status,
+    message,
+    retryable: status >= 500 || status === 429,
+    retryAfterMs: retryAfterMs(headers.get('retry-after')),
+  });
+
+/** The core's own kinds of failure in a client's words ('network' unreachable, a refused redirect or target http, 'too_large' unreadable); others as they are. */
+export function clientKind(kind: string): string {
+  if (kind === 'network') return 'unreachable';
+  if (kind === 'redirect' || kind === 'refused') return 'http';
+  if (kind === 'too_large') return 'unreadable';
+  return kind;
+}
+
 /**
  * The one error of an integration that could not be used: which one, the last
  * HTTP status (null when none), whether the request may have been applied even

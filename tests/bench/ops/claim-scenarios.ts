@@ -14,7 +14,7 @@ import type { Api } from '../api';
 import { SENDABLE_CLAIM_DETAILS } from '../../support/claim-details';
 import { bytes } from '../report';
 import { seedClaimItems } from '../shared/claim-items';
-import { type Scenario, type ScenarioContext, type ScenarioResult, sleep } from './measure';
+import { pollUntil, type Scenario, type ScenarioContext, type ScenarioResult } from './measure';
 
 const EXPORT_ITEMS = 5000;
 const EXPORT_ROOMS = 10;
@@ -34,14 +34,15 @@ async function seededClaim(api: Api, items: number, rooms: number): Promise<stri
 /** Asks for the export, waits until it is ready (read in the table, not counted), then downloads it as the browser does. */
 async function exportAndDownload(api: Api, path: string): Promise<{ fileBytes: number; items: number | null }> {
   const accepted = await api.call('GET', path, undefined, [202]);
-  const deadline = Date.now() + EXPORT_TIMEOUT_MS;
-  for (;;) {
-    const record = await getExport(accepted.export_id, true);
-    if (record?.status === 'ready') break;
-    if (record?.status === 'failed') throw new Error(`export failed: ${record.error}`);
-    if (Date.now() > deadline) throw new Error(`export ${accepted.export_id} was not ready in time`);
-    await sleep(500);
-  }
+  await pollUntil(
+    `export ${accepted.export_id}`,
+    () => getExport(accepted.export_id, true),
+    (record) => {
+      if (record.status === 'failed') throw new Error(`export failed: ${record.error}`);
+      return record.status === 'ready';
+    },
+    EXPORT_TIMEOUT_MS,
+  );
   const view = await api.call('GET', `/api/exports/${accepted.export_id}`);
   const file = await fetch(view.download_url);
   const body = Buffer.from(await file.arrayBuffer());
@@ -103,16 +104,16 @@ export const sendScenario: Scenario = {
 };
 
 /** Polls the claims platform send in the table (not counted) until it is complete. */
-async function untilSubmissionComplete(id: string) {
-  const deadline = Date.now() + EXPORT_TIMEOUT_MS;
-  for (;;) {
-    const submission = await getSubmission(id);
-    if (submission?.status === 'complete') return submission;
-    if (submission?.status === 'failed') throw new Error(`claims platform send failed: ${submission.error ?? ''}`);
-    if (Date.now() > deadline) throw new Error(`claims platform send ${id} did not complete in time`);
-    await sleep(500);
-  }
-}
+const untilSubmissionComplete = (id: string) =>
+  pollUntil(
+    `claims platform send ${id}`,
+    () => getSubmission(id),
+    (submission) => {
+      if (submission.status === 'failed') throw new Error(`claims platform send failed: ${submission.error ?? ''}`);
+      return submission.status === 'complete';
+    },
+    EXPORT_TIMEOUT_MS,
+  );
 
 export const claimsPlatformSendScenario: Scenario = {
   id: 'claims-send',

@@ -148,14 +148,34 @@ export function scenarioContext(
   };
 }
 
-/** Polls the job in the table itself (not counted) until `done` says so; fails on status error. */
-export async function waitForJob(jobId: string, done: (job: Job) => boolean, timeoutMs = 20 * 60_000): Promise<Job> {
+/**
+ * Reads a record in the table itself (not counted) until `done` says so; `done` throws for a record that failed.
+ * `what` names it in the error past the deadline.
+ */
+export async function pollUntil<T>(
+  what: string,
+  read: () => Promise<T | null | undefined>,
+  done: (record: T) => boolean,
+  timeoutMs = 20 * 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const job = await getJob(jobId);
-    if (job && done(job)) return job;
-    if (job?.status === 'error') throw new Error(`job ${jobId} ended in error: ${job.error_message ?? ''}`);
-    if (Date.now() > deadline) throw new Error(`job ${jobId} did not finish (status ${job?.status})`);
+    const record = await read();
+    if (record && done(record)) return record;
+    if (Date.now() > deadline) throw new Error(`${what} did not finish in time`);
     await sleep(POLL_MS);
   }
 }
+
+/** Polls the job until `done` says so; fails on status error. */
+export const waitForJob = (jobId: string, done: (job: Job) => boolean, timeoutMs?: number): Promise<Job> =>
+  pollUntil(
+    `job ${jobId}`,
+    () => getJob(jobId),
+    (job) => {
+      if (done(job)) return true;
+      if (job.status === 'error') throw new Error(`job ${jobId} ended in error: ${job.error_message ?? ''}`);
+      return false;
+    },
+    timeoutMs,
+  );
