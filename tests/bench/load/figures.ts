@@ -114,7 +114,22 @@ export function queueWait(jobs: FinalJob[]): Check[] {
   printTable('Queue wait (a stage, from the end of the one before it or the run start, to its own start)', [
     ['longest', `${longest.seconds.toFixed(2)} s  ${longest.label}`],
   ]);
+  printTable('Job time (its run start to its end), by kind of media', jobTimes(jobs));
   return [];
+}
+
+/** p50/p95/max of a job's run, per source type: what a setting that bounds the workers changes first. */
+function jobTimes(jobs: FinalJob[]): [string, string][] {
+  const byType = new Map<string, number[]>();
+  for (const { job } of jobs) {
+    if (!job.started_at || !job.finished_at) continue;
+    const seconds = (Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000;
+    byType.set(job.source_type, [...(byType.get(job.source_type) ?? []), seconds]);
+  }
+  return [...byType].map(([type, times]) => [
+    type,
+    `p50 ${quantile(times, 0.5).toFixed(1)} s  p95 ${quantile(times, 0.95).toFixed(1)} s  max ${Math.max(...times).toFixed(1)} s  (${times.length})`,
+  ]);
 }
 
 function nearest(samples: Sample[], at: number): Sample {
