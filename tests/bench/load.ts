@@ -32,6 +32,7 @@ import {
   finalJobs,
   itemChecks,
   ledgerCheck,
+  printSlowJobLogs,
   serverErrorCheck,
   terminalCheck,
 } from './load/checks';
@@ -130,6 +131,7 @@ async function main(): Promise<void> {
     const end = sampler.now();
     const drainedAt = Date.now();
     const jobs = await finalJobs(teams);
+    await printSlowJobLogs(jobs, teams);
     // Known once the load is over: its last rounds run past BENCH_LOAD_MINUTES.
     const window = { loadStart, warmUpAt: loadStart + WARM_UP_SHARE * (loadEnd - loadStart), loadEnd };
 

@@ -58,8 +58,11 @@ export async function startStack(serviceEnv: Record<string, string>): Promise<Ru
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';
+  // BENCH_LOAD_SERVICE_LOG names a file that receives the stack's whole output (its tail alone is kept otherwise).
+  const logFile = process.env.BENCH_LOAD_SERVICE_LOG ? fs.createWriteStream(process.env.BENCH_LOAD_SERVICE_LOG) : null;
   const keep = (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-20_000);
+    logFile?.write(chunk);
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
