@@ -90,23 +90,25 @@ export async function finalJobs(teams: TeamRecord[]): Promise<FinalJob[]> {
   return found;
 }
 
+/** A job's run, from its start to its end, in seconds; null while it has not both. */
+export const runSeconds = (job: { started_at?: string | null; finished_at?: string | null }): number | null =>
+  job.started_at && job.finished_at ? (Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000 : null;
+
 /** A job whose run took longer than this is printed with its log: a stall explains itself there. */
 const SLOW_JOB_SECONDS = 300;
 
 /** The job logs (their engine lines: stages, units, retries, recoveries) of the slowest runs past SLOW_JOB_SECONDS. */
 export async function printSlowJobLogs(jobs: FinalJob[], teams: TeamRecord[], most = 3): Promise<void> {
-  const runSeconds = ({ job }: FinalJob) =>
-    job.started_at && job.finished_at ? (Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000 : 0;
   const slow = jobs
-    .filter((j) => runSeconds(j) > SLOW_JOB_SECONDS)
-    .sort((a, b) => runSeconds(b) - runSeconds(a))
+    .filter(({ job }) => (runSeconds(job) ?? 0) > SLOW_JOB_SECONDS)
+    .sort((a, b) => (runSeconds(b.job) ?? 0) - (runSeconds(a.job) ?? 0))
     .slice(0, most);
   for (const found of slow) {
     const team = teams.find((t) => t.key === found.team);
     if (!team) continue;
     const log = expectStatus(await team.client.get(`/api/jobs/${found.job.id}/logs`), 'job logs', 200);
     process.stdout.write(
-      `\nSlow job ${found.job.id} (${found.job.source_type}, ${runSeconds(found).toFixed(0)} s, started ${found.job.started_at}):\n`,
+      `\nSlow job ${found.job.id} (${found.job.source_type}, ${runSeconds(found.job)?.toFixed(0)} s, started ${found.job.started_at}):\n`,
     );
     for (const line of log.lines ?? []) process.stdout.write(`  ${line.at} ${line.level} ${line.message}\n`);
   }

@@ -4,7 +4,7 @@
  * in the queue, and per stack process its memory, descriptors and CPU.
  */
 import { bytes, ms, printTable, quantile } from '../report';
-import type { Check, FinalJob } from './checks';
+import { type Check, type FinalJob, runSeconds } from './checks';
 import { type Sample, stackTotal } from './proc-sampler';
 import type { RouteClass, Traffic } from './traffic';
 
@@ -122,8 +122,8 @@ export function queueWait(jobs: FinalJob[]): Check[] {
 function jobTimes(jobs: FinalJob[]): [string, string][] {
   const byType = new Map<string, number[]>();
   for (const { job } of jobs) {
-    if (!job.started_at || !job.finished_at) continue;
-    const seconds = (Date.parse(job.finished_at) - Date.parse(job.started_at)) / 1000;
+    const seconds = runSeconds(job);
+    if (seconds === null) continue;
     byType.set(job.source_type, [...(byType.get(job.source_type) ?? []), seconds]);
   }
   return [...byType].map(([type, times]) => [

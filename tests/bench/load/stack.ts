@@ -70,6 +70,7 @@ export async function startStack(serviceEnv: Record<string, string>): Promise<Ru
   const stop = () =>
     new Promise<void>((resolve) => {
       const done = () => {
+        logFile?.end();
         removeSnapshot(serviceDir);
         resolve();
       };
