@@ -10,6 +10,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { z } from 'zod';
 import { loadSecrets } from '../config';
+import { endsInvocation } from '../faults/fault-points';
 import { flushSignals } from '../observability/flush';
 import { runInMessageTrace } from '../observability/job-trace';
 import { logger } from '../observability/logger';
@@ -23,8 +24,8 @@ const HEARTBEAT_EVERY_MS = 30_000;
  * as JSON and checked with `schema` (a malformed message is logged and
  * dropped, never retried), then handed to `handle`. A `handle` that throws
  * fails only its own record, which the queue delivers again (and, after the
- * queue's receive limit, dead-letters). The worker itself is declared in
- * lib/background/functions.ts.
+ * queue's receive limit, dead-letters); the failure is logged at warn
+ * level. The worker itself is declared in lib/background/functions.ts.
  *
  * @example
  * ```ts
@@ -57,7 +58,21 @@ export function sqsWorker<S extends z.ZodType>(
       });
       return;
     }
-    await runInMessageTrace(record.messageAttributes, () => handle(message, record));
+    try {
+      await runInMessageTrace(record.messageAttributes, () => handle(message, record));
+    } catch (err) {
+      // A crash logs nothing (fault points end the invocation as one would).
+      if (endsInvocation(err)) throw err;
+      // Batch processing reports the failure to the queue only: without this line a message that stays hidden
+      // until its visibility timeout (or goes to the DLQ) leaves no trace of why.
+      logger.warn('queue message failed; the queue delivers it again', {
+        worker: name,
+        message_id: record.messageId,
+        receive_count: Number(record.attributes?.ApproximateReceiveCount ?? 1),
+        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+      });
+      throw err;
+    }
   };
   let lastHeartbeat = 0;
   return async (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => {

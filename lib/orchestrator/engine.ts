@@ -276,15 +276,40 @@ export async function handleUnitMessage(message: UnitMessage, delivery: UnitDeli
   if (branchStage && message.branch) {
     const branch = counted.branches?.[message.branch];
     const toDispatch = (branch?.fanout_next ?? 0) - 1;
-    if (toDispatch < (branch?.fanout_total ?? 0)) await sendUnit(kind.name, counted, toDispatch, message.branch);
-    if (branch?.state === 'done') await afterBranchDone(kind, counted, pipeline, branchStage, message.branch);
+    if (toDispatch < (branch?.fanout_total ?? 0))
+      await owedByCount(message, () => sendUnit(kind.name, counted, toDispatch, message.branch));
+    if (branch?.state === 'done')
+      await owedByCount(message, () => afterBranchDone(kind, counted, pipeline, branchStage, message.branch as string));
     else await raiseBranchProgress(kind, counted, branchStage).catch(() => undefined); // progress only
     return;
   }
   const toDispatch = counted.fanout_next - 1;
-  if (toDispatch < counted.fanout_total) await sendUnit(kind.name, counted, toDispatch);
+  if (toDispatch < counted.fanout_total) await owedByCount(message, () => sendUnit(kind.name, counted, toDispatch));
   // Progress within a fan-out is derived from these counters when the subject is read (jobProgress for a job).
-  if (counted.fanout_done === counted.fanout_total) await advance(kind, counted, pipeline, stage.index, {});
+  if (counted.fanout_done === counted.fanout_total)
+    await owedByCount(message, () => advance(kind, counted, pipeline, stage.index, {}));
+}
+
+/**
+ * What a unit's count owes the run (the next unit's message, the stage's advance) is done by that count's
+ * invocation alone: a redelivered message finds its unit done and does nothing more. So a passing failure of it
+ * (a queue slow to answer, a throttled write) is tried again here; one that persists is left to the watchdog,
+ * which sends what is missing once the run has been quiet for STUCK_JOB_MINUTES. Each is safe to repeat: a
+ * unit's second message finds it claimed or done, and the advance is a conditional write.
+ */
+function owedByCount<T>(message: UnitMessage, work: () => Promise<T>): Promise<T> {
+  return withRetry(work, {
+    attempts: 4,
+    backoffMs: 1000,
+    jitter: true,
+    retryable: (err) => !endsInvocation(err),
+    onRetry: (err, attempt) =>
+      logger.warn('a unit was counted but what its count owes the run failed; trying it again', {
+        ...message,
+        attempt,
+        error: errorText(err),
+      }),
+  });
 }
 
 /** What a stage, branch or unit span says about its run (ids and names only): `job.id` for a job. */

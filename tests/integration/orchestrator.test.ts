@@ -4,7 +4,8 @@
  * and out-of-order messages, fan-out with bounded concurrency and fan-in,
  * unit retries with backoff, failures with refunds, a worker killed
  * mid-stage, the watchdog, faults injected around the fan-in (a worker killed
- * right after counting, a throttled or conflicting count), local queue
+ * right after counting, a throttled or conflicting count, a failed send of
+ * the next unit or advance after a count), local queue
  * delivery's visibility timeouts, and the queue-outage fallback.
  */
 import { createServer, type Server } from 'node:http';
@@ -653,6 +654,89 @@ describe('fault injection: the engine cannot lose work', () => {
       await setVisibilityTimeout(stage.queues.units, 10);
     }
   }, 60_000);
+});
+
+describe("fault injection: what a unit's count owes the run is not lost to a passing failure", () => {
+  // No watchdog runs in these cases: without the engine's own retry the run would wait for it, quiet, forever here.
+  it('sends the next unit when its first send failed after the count (SQS refused it, and the direct invoke too)', async () => {
+    const job = await newJob({ fanout: { units: 2, concurrency: 1 } });
+    let refused = 0;
+    const client = serviceSqs();
+    const middleware = `refuseNextUnit ${job.id}`;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const body = String((args.input as { MessageBody?: string }).MessageBody ?? '');
+        if (
+          context.commandName === 'SendMessageCommand' &&
+          refused === 0 &&
+          body.includes(job.id) &&
+          body.includes('"index":1')
+        ) {
+          refused++;
+          throw Object.assign(new Error('connect ECONNREFUSED (injected)'), { name: 'TimeoutError', $fault: 'client' });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: middleware },
+    );
+    // The fallback's Lambda endpoint does not answer either: the send fails as a whole, once.
+    const savedLambda = process.env.AWS_ENDPOINT_URL_LAMBDA;
+    process.env.AWS_ENDPOINT_URL_LAMBDA = 'http://127.0.0.1:9';
+    try {
+      workers = startInProcessWorkers(stage);
+      expect((await startJob(job, fanoutPipeline))?.status).toBe('pending');
+      const done = await finished(job.id, 30_000);
+      expect(refused).toBe(1);
+      expect(done.status).toBe('complete');
+      expect((await runRecord(job.id)).units).toEqual({ 0: 1, 1: 1 });
+      expect((await logLines(job.id, 'Watchdog:')).length).toBe(0);
+    } finally {
+      client.middlewareStack.remove(middleware);
+      if (savedLambda === undefined) delete process.env.AWS_ENDPOINT_URL_LAMBDA;
+      else process.env.AWS_ENDPOINT_URL_LAMBDA = savedLambda;
+    }
+  }, 60_000);
+
+  it("advances the stage when the last count's advance write was throttled once", async () => {
+    const job = await newJob({ fanout: { units: 2, concurrency: 2 } });
+    let throttled = 0;
+    const client = db();
+    const middleware = `throttleAdvance ${job.id}`;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = JSON.stringify(args.input);
+        // The advance out of the fan-out: the job's conditional move from split (in fanout) to finish.
+        const advancing =
+          /^Update(Item)?Command$/.test(String(context.commandName)) &&
+          input.includes(job.id) &&
+          input.includes('"fanout"') &&
+          input.includes('"finish"');
+        if (advancing && throttled === 0) {
+          throttled++;
+          throw Object.assign(new Error('Rate of requests exceeds the allowed throughput (injected)'), {
+            name: 'ProvisionedThroughputExceededException',
+            $fault: 'client',
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: middleware },
+    );
+    try {
+      workers = startInProcessWorkers(stage);
+      expect((await startJob(job, fanoutPipeline))?.status).toBe('pending');
+      const done = await finished(job.id, 30_000);
+      expect(throttled).toBe(1);
+      expect(done.status).toBe('complete');
+      expect((await runRecord(job.id)).runs).toEqual({ split: 1, finish: 1 });
+      expect((await logLines(job.id, 'Watchdog:')).length).toBe(0);
+    } finally {
+      client.middlewareStack.remove(middleware);
+    }
+  }, 60_000);
+
+  const logLines = async (jobId: string, prefix: string) =>
+    (await readLiveLog(jobId)).filter((l) => l.message.startsWith(prefix));
 });
 
 describe('queue outage', () => {
