@@ -15,9 +15,12 @@
  * (./load/proc-sampler.ts). After the load: the queues must drain, then the
  * checks (./load/checks.ts) and the figures with their targets
  * (./load/figures.ts): read p95 < 500 ms during the load, the whole stack
- * < 4 GB resident, and each process's resident memory at the end (drained)
- * within 10 % above its warm-up figure (warm-up: 20 % into the load, whose
- * last rounds run past BENCH_LOAD_MINUTES; the latency target counts from there too).
+ * < 4 GB resident, and each process's resident memory idle after the load
+ * within 10 % above its warm-up figure: the median of the samples of the
+ * window after the warm-up (20 % into the load, whose last rounds run past
+ * BENCH_LOAD_MINUTES; the latency target counts from there too), a fifth of
+ * BENCH_LOAD_MINUTES long. The last such window under load, with the jobs
+ * under way in each, and the figures right after the drain are printed beside it.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
@@ -133,7 +136,12 @@ async function main(): Promise<void> {
     const jobs = await finalJobs(teams);
     await printSlowJobLogs(jobs, teams);
     // Known once the load is over: its last rounds run past BENCH_LOAD_MINUTES.
-    const window = { loadStart, warmUpAt: loadStart + WARM_UP_SHARE * (loadEnd - loadStart), loadEnd };
+    const window = {
+      loadStart,
+      warmUpAt: loadStart + WARM_UP_SHARE * (loadEnd - loadStart),
+      roundsStopAt: until,
+      loadEnd,
+    };
 
     printTable('Work done', [
       ['teams', String(teams.length)],
@@ -159,7 +167,7 @@ async function main(): Promise<void> {
       ...throughput(traffic, jobs, window),
       ...latency(traffic, window),
       ...queueWait(jobs),
-      ...resources(sampler.samples, end, idle, window),
+      ...resources(sampler.samples, end, idle, window, jobs),
     ];
     const errors = teams.flatMap((t) => t.errors.map((e) => `team ${t.key}: ${e}`));
     checks.push(

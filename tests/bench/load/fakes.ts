@@ -81,7 +81,10 @@ export async function startFakes() {
       return {
         ...serviceEnv,
         APP_ENV: 'stage',
-        LOG_LEVEL: 'ERROR',
+        // BENCH_LOAD_LOG_LEVEL raises the functions' log level to trace a stall; their output reaches the stack's
+        // (kept by BENCH_LOAD_SERVICE_LOG) only with LOCAL_VERBOSE.
+        LOG_LEVEL: process.env.BENCH_LOAD_LOG_LEVEL ?? 'ERROR',
+        ...(process.env.BENCH_LOAD_LOG_LEVEL ? { LOCAL_VERBOSE: '1' } : {}),
         SLS_LOG_LEVEL: 'warning',
         // The providers take up to 4 s here; the test stack's 3 s gateway timeout would fail most calls.
         OPENROUTER_TIMEOUT_SECONDS: '30',
