@@ -74,9 +74,11 @@ function runStage<C extends RunContext>(def: StepStage<C, unknown, string>, ctx:
 
 /** How the queue delivered a unit message: lets the engine have it delivered again after a backoff. */
 export interface UnitDelivery {
+  /** The queue's receive count: 1 on the first delivery. */
+  attempt: number;
   retryAfter(seconds: number): Promise<void>;
 }
-const noRedelivery: UnitDelivery = { retryAfter: async () => undefined };
+const noRedelivery: UnitDelivery = { attempt: 1, retryAfter: async () => undefined };
 
 /** The subject of a message and its pipeline, when the message still belongs to its current run. */
 async function runOf(
@@ -195,23 +197,18 @@ export async function handleStageMessage(message: StageMessage): Promise<void> {
 
 /** Handles one unit message. Throws (after asking for a backoff) to have the queue deliver it again. */
 export async function handleUnitMessage(message: UnitMessage, delivery: UnitDelivery = noRedelivery): Promise<void> {
-  const run = await runOf(message, (record) =>
-    message.branch
-      ? record.stage_state === 'branches' && record.branches?.[message.branch]?.state === 'fanout'
-      : record.stage_state === 'fanout',
-  );
-  if (!run) return;
-  const { kind, record: job, pipeline } = run;
-  const stage = pipeline && stageOf(pipeline, message.stage);
-  const step = stage && stepOf(stage.def, message.branch);
-  if (!pipeline || !stage || !step?.unit) {
-    await kind.fail(job, `The ${job.pipeline} pipeline cannot run units of ${stepKey(message.stage, message.branch)}.`);
-    return;
-  }
-  const key = stepKey(message.stage, message.branch);
   const runner = randomUUID();
-  const unit = await claimUnit(kind, job, key, message.index, runner);
-  if (!unit) return; // done already, or running under a live lease elsewhere
+  const claimed = await claimUnitOf(message, runner).catch(async (err) => {
+    // Nothing is held yet: the message comes back after a backoff, not after the queue's visibility timeout
+    // (hours), and the unit is run then.
+    if (!endsInvocation(err))
+      await delivery
+        .retryAfter(retryDelaySeconds(delivery.attempt))
+        .catch((e) => logger.warn('could not schedule the unit retry', { ...message, error: errorText(e) }));
+    throw err;
+  });
+  if (!claimed) return;
+  const { kind, job, pipeline, stage, step, key, unit } = claimed;
 
   const branchStage = isBranchStage(stage.def) ? stage.def : null;
   const ctx =
@@ -310,6 +307,29 @@ function owedByCount<T>(message: UnitMessage, work: () => Promise<T>): Promise<T
         error: errorText(err),
       }),
   });
+}
+
+/**
+ * The unit a message names, claimed by `runner`: null when the message is stale, the unit done already or running
+ * under a live lease elsewhere, or the pipeline cannot run it (the run is failed).
+ */
+async function claimUnitOf(message: UnitMessage, runner: string) {
+  const run = await runOf(message, (record) =>
+    message.branch
+      ? record.stage_state === 'branches' && record.branches?.[message.branch]?.state === 'fanout'
+      : record.stage_state === 'fanout',
+  );
+  if (!run) return null;
+  const { kind, record: job, pipeline } = run;
+  const stage = pipeline && stageOf(pipeline, message.stage);
+  const step = stage && stepOf(stage.def, message.branch);
+  if (!pipeline || !stage || !step?.unit) {
+    await kind.fail(job, `The ${job.pipeline} pipeline cannot run units of ${stepKey(message.stage, message.branch)}.`);
+    return null;
+  }
+  const key = stepKey(message.stage, message.branch);
+  const unit = await claimUnit(kind, job, key, message.index, runner);
+  return unit ? { kind, job, pipeline, stage, step, key, unit } : null;
 }
 
 /** What a stage, branch or unit span says about its run (ids and names only): `job.id` for a job. */

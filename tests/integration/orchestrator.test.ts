@@ -5,7 +5,7 @@
  * unit retries with backoff, failures with refunds, a worker killed
  * mid-stage, the watchdog, faults injected around the fan-in (a worker killed
  * right after counting, a throttled or conflicting count, a failed send of
- * the next unit or advance after a count), local queue
+ * the next unit or advance after a count, a throttled claim), local queue
  * delivery's visibility timeouts, and the queue-outage fallback.
  */
 import { createServer, type Server } from 'node:http';
@@ -656,7 +656,7 @@ describe('fault injection: the engine cannot lose work', () => {
   }, 60_000);
 });
 
-describe("fault injection: what a unit's count owes the run is not lost to a passing failure", () => {
+describe("fault injection: a unit's message is not lost to a passing failure before its claim or after its count", () => {
   // No watchdog runs in these cases: without the engine's own retry the run would wait for it, quiet, forever here.
   it('sends the next unit when its first send failed after the count (SQS refused it, and the direct invoke too)', async () => {
     const job = await newJob({ fanout: { units: 2, concurrency: 1 } });
@@ -732,6 +732,47 @@ describe("fault injection: what a unit's count owes the run is not lost to a pas
       expect((await logLines(job.id, 'Watchdog:')).length).toBe(0);
     } finally {
       client.middlewareStack.remove(middleware);
+    }
+  }, 60_000);
+
+  it('brings a unit whose claim write was throttled back after its backoff, not after the visibility timeout', async () => {
+    // A visibility timeout far beyond this test's time limit: only the backoff can bring the unit back in time.
+    await setVisibilityTimeout(stage.queues.units, 600);
+    const job = await newJob({ fanout: { units: 2, concurrency: 2 } });
+    let throttled = 0;
+    const client = db();
+    const middleware = `throttleClaim ${job.id}`;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = JSON.stringify(args.input);
+        // A unit's claim: the conditional write of its JOBUNIT row (run by nobody yet, or under an expired lease).
+        const claiming =
+          /^Update(Item)?Command$/.test(String(context.commandName)) &&
+          input.includes(`JOBUNIT#${job.id}`) &&
+          input.includes('"JobUnit"');
+        if (claiming && throttled === 0) {
+          throttled++;
+          throw Object.assign(new Error('Rate of requests exceeds the allowed throughput (injected)'), {
+            name: 'ProvisionedThroughputExceededException',
+            $fault: 'client',
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: middleware },
+    );
+    try {
+      workers = startInProcessWorkers(stage);
+      expect((await startJob(job, fanoutPipeline))?.status).toBe('pending');
+      const done = await finished(job.id, 45_000);
+      expect(throttled).toBe(1);
+      expect(done.status).toBe('complete');
+      // Each unit ran once: the throttled delivery held nothing.
+      expect((await runRecord(job.id)).units).toEqual({ 0: 1, 1: 1 });
+      expect((await logLines(job.id, 'Watchdog:')).length).toBe(0);
+    } finally {
+      client.middlewareStack.remove(middleware);
+      await setVisibilityTimeout(stage.queues.units, 10);
     }
   }, 60_000);
 
