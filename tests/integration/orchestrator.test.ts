@@ -697,22 +697,18 @@ describe("fault injection: a unit's message is not lost to a passing failure bef
     }
   }, 60_000);
 
-  it("advances the stage when the last count's advance write was throttled once", async () => {
-    const job = await newJob({ fanout: { units: 2, concurrency: 2 } });
-    let throttled = 0;
+  /**
+   * Throttles the first UpdateItem of the table's client that `names` (its input as JSON) picks out, before the
+   * SDK's own retries see it; answers how many it threw and a way to take the fault away.
+   */
+  function throttleOneUpdate(label: string, names: (input: string) => boolean) {
     const client = db();
-    const middleware = `throttleAdvance ${job.id}`;
+    const fault = { throttled: 0, remove: () => client.middlewareStack.remove(label) };
     client.middlewareStack.add(
       (next, context) => async (args) => {
-        const input = JSON.stringify(args.input);
-        // The advance out of the fan-out: the job's conditional move from split (in fanout) to finish.
-        const advancing =
-          /^Update(Item)?Command$/.test(String(context.commandName)) &&
-          input.includes(job.id) &&
-          input.includes('"fanout"') &&
-          input.includes('"finish"');
-        if (advancing && throttled === 0) {
-          throttled++;
+        const update = /^Update(Item)?Command$/.test(String(context.commandName));
+        if (update && fault.throttled === 0 && names(JSON.stringify(args.input))) {
+          fault.throttled++;
           throw Object.assign(new Error('Rate of requests exceeds the allowed throughput (injected)'), {
             name: 'ProvisionedThroughputExceededException',
             $fault: 'client',
@@ -720,18 +716,28 @@ describe("fault injection: a unit's message is not lost to a passing failure bef
         }
         return next(args);
       },
-      { step: 'initialize', name: middleware },
+      { step: 'initialize', name: label },
+    );
+    return fault;
+  }
+
+  it("advances the stage when the last count's advance write was throttled once", async () => {
+    const job = await newJob({ fanout: { units: 2, concurrency: 2 } });
+    // The advance out of the fan-out: the job's conditional move from split (in fanout) to finish.
+    const fault = throttleOneUpdate(
+      `throttleAdvance ${job.id}`,
+      (input) => input.includes(job.id) && input.includes('"fanout"') && input.includes('"finish"'),
     );
     try {
       workers = startInProcessWorkers(stage);
       expect((await startJob(job, fanoutPipeline))?.status).toBe('pending');
       const done = await finished(job.id, 30_000);
-      expect(throttled).toBe(1);
+      expect(fault.throttled).toBe(1);
       expect(done.status).toBe('complete');
       expect((await runRecord(job.id)).runs).toEqual({ split: 1, finish: 1 });
       expect((await logLines(job.id, 'Watchdog:')).length).toBe(0);
     } finally {
-      client.middlewareStack.remove(middleware);
+      fault.remove();
     }
   }, 60_000);
 
@@ -739,39 +745,22 @@ describe("fault injection: a unit's message is not lost to a passing failure bef
     // A visibility timeout far beyond this test's time limit: only the backoff can bring the unit back in time.
     await setVisibilityTimeout(stage.queues.units, 600);
     const job = await newJob({ fanout: { units: 2, concurrency: 2 } });
-    let throttled = 0;
-    const client = db();
-    const middleware = `throttleClaim ${job.id}`;
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = JSON.stringify(args.input);
-        // A unit's claim: the conditional write of its JOBUNIT row (run by nobody yet, or under an expired lease).
-        const claiming =
-          /^Update(Item)?Command$/.test(String(context.commandName)) &&
-          input.includes(`JOBUNIT#${job.id}`) &&
-          input.includes('"JobUnit"');
-        if (claiming && throttled === 0) {
-          throttled++;
-          throw Object.assign(new Error('Rate of requests exceeds the allowed throughput (injected)'), {
-            name: 'ProvisionedThroughputExceededException',
-            $fault: 'client',
-          });
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: middleware },
+    // A unit's claim: the conditional write of its JOBUNIT row (run by nobody yet, or under an expired lease).
+    const fault = throttleOneUpdate(
+      `throttleClaim ${job.id}`,
+      (input) => input.includes(`JOBUNIT#${job.id}`) && input.includes('"JobUnit"'),
     );
     try {
       workers = startInProcessWorkers(stage);
       expect((await startJob(job, fanoutPipeline))?.status).toBe('pending');
       const done = await finished(job.id, 45_000);
-      expect(throttled).toBe(1);
+      expect(fault.throttled).toBe(1);
       expect(done.status).toBe('complete');
       // Each unit ran once: the throttled delivery held nothing.
       expect((await runRecord(job.id)).units).toEqual({ 0: 1, 1: 1 });
       expect((await logLines(job.id, 'Watchdog:')).length).toBe(0);
     } finally {
-      client.middlewareStack.remove(middleware);
+      fault.remove();
       await setVisibilityTimeout(stage.queues.units, 10);
     }
   }, 60_000);
