@@ -288,11 +288,12 @@ export async function handleUnitMessage(message: UnitMessage, delivery: UnitDeli
 }
 
 /**
- * What a unit's count owes the run (the next unit's message, the stage's advance) is done by that count's
- * invocation alone: a redelivered message finds its unit done and does nothing more. So a passing failure of it
- * (a queue slow to answer, a throttled write) is tried again here; one that persists is left to the watchdog,
+ * What a unit's count owes the run (the next unit's message, the stage's advance, a branch's end) is done by that
+ * count's invocation alone: a redelivered message finds its unit done and does nothing more. So a passing failure
+ * of it (a queue slow to answer, a throttled write) is tried again here; one that persists is left to the watchdog,
  * which sends what is missing once the run has been quiet for STUCK_JOB_MINUTES. Each is safe to repeat: a
- * unit's second message finds it claimed or done, and the advance is a conditional write.
+ * unit's second message finds it claimed or done, and the advance is a conditional write (a branch's end may write
+ * its log line twice).
  */
 function owedByCount<T>(message: UnitMessage, work: () => Promise<T>): Promise<T> {
   return withRetry(work, {
