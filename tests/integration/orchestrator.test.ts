@@ -99,6 +99,10 @@ const finished = (jobId: string, timeout = 40_000) =>
     return job && (job.status === 'complete' || job.status === 'error') ? job : null;
   }, timeout);
 
+/** The job's live log lines that start with `prefix`. */
+const logLines = async (jobId: string, prefix: string) =>
+  (await readLiveLog(jobId)).filter((l) => l.message.startsWith(prefix));
+
 const { startQueueDelivery } = require('../../localstack/runtime/queue-delivery.js');
 
 async function sendRaw(queueUrl: string, body: unknown) {
@@ -122,9 +126,6 @@ describe('the engine, its workers shared by cases side by side', () => {
 
   const field = (message: any, title: string) =>
     message.attachments[0].fields.find((f: any) => f.title === title)?.value;
-  const logLines = async (jobId: string, prefix: string) =>
-    (await readLiveLog(jobId)).filter((l) => l.message.startsWith(prefix));
-
   async function countWords(text: string): Promise<Job> {
     const job = newJobRecord({
       room: { id: randomUUID(), claim_id: randomUUID(), team_id: randomUUID() },
@@ -542,9 +543,6 @@ describe('interruptions and the watchdog', () => {
 
 describe('fault injection: the engine cannot lose work', () => {
   const later = (minutes: number) => new Date(Date.now() + minutes * 60_000);
-  const logLines = async (jobId: string, prefix: string) =>
-    (await readLiveLog(jobId)).filter((l) => l.message.startsWith(prefix));
-
   it('advances a fan-out whose last unit was counted by a worker killed before it advanced', async () => {
     const child = await startWorkerProcess(stage, { ENGINE_KILL_AFTER_FANIN: '2' });
     const job = await run({ fanout: { units: 2, concurrency: 1 } }, fanoutPipeline);
@@ -764,9 +762,6 @@ describe("fault injection: a unit's message is not lost to a passing failure bef
       await setVisibilityTimeout(stage.queues.units, 10);
     }
   }, 60_000);
-
-  const logLines = async (jobId: string, prefix: string) =>
-    (await readLiveLog(jobId)).filter((l) => l.message.startsWith(prefix));
 });
 
 describe('queue outage', () => {

@@ -169,16 +169,9 @@ export function resources(samples: Sample[], end: Sample, idle: Sample, window: 
   const span = SOAK_WINDOW_SHARE * (window.roundsStopAt - window.loadStart);
   const afterWarmUp = samples.filter((s) => s.at >= window.warmUpAt && s.at <= window.warmUpAt + span);
   const lastFull = samples.filter((s) => s.at >= window.roundsStopAt - span && s.at <= window.roundsStopAt);
-  const medianRss = (of: Sample[], label: string) =>
-    quantile(
-      of.map((s) => s.byLabel[label]?.rssBytes ?? 0),
-      0.5,
-    );
-  const underWay = (of: Sample[]) =>
-    quantile(
-      of.map((s) => jobsUnderWay(jobs, s.at)),
-      0.5,
-    );
+  const median = (of: Sample[], value: (s: Sample) => number) => quantile(of.map(value), 0.5);
+  const medianRss = (of: Sample[], label: string) => median(of, (s) => s.byLabel[label]?.rssBytes ?? 0);
+  const underWay = (of: Sample[]) => median(of, (s) => jobsUnderWay(jobs, s.at));
   const soakRows: [string, string][] = [
     ['jobs under way (median)', `after warm-up ${underWay(afterWarmUp)}, last window ${underWay(lastFull)}`],
   ];
